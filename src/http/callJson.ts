@@ -1,0 +1,132 @@
+/**
+ * One JSON call: send through a transport, map the status to the error taxonomy, parse the body with
+ * its zod schema. Reads may retry (jittered exponential backoff on transport failures and 5xx);
+ * signed commands never do, and an unknown outcome surfaces as `UnknownOutcomeError`.
+ */
+import type { z } from 'zod'
+import { type Clock, sleep } from '../clock.ts'
+import {
+  RateLimitError,
+  RequestRejectedError,
+  TransportError,
+  UnexpectedResponseError,
+  UnknownOutcomeError,
+} from '../errors.ts'
+import type { HttpRequest, HttpResponse, HttpTransport } from './transport.ts'
+
+export interface RetryPolicy {
+  /** Total attempts including the first. 1 disables retries. */
+  attempts: number
+  baseDelayMs: number
+  maxDelayMs: number
+}
+
+export const READ_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 200, maxDelayMs: 2_000 }
+export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 }
+
+export interface CallContext {
+  transport: HttpTransport
+  clock: Clock
+  /** Uniform in [0, 1); injected so tests are deterministic. */
+  random: () => number
+}
+
+/** Extracts the error code and message from a non-2xx body of one interface. */
+export type ErrorBodyParser = (body: unknown) => { code: string; message?: string | undefined } | undefined
+
+export interface CallOptions<S extends z.ZodType> {
+  request: HttpRequest
+  schema: S
+  parseErrorBody: ErrorBodyParser
+  retry?: RetryPolicy | undefined
+  /** A signed command: never retried, and an undelivered-or-unknown failure is reported as such. */
+  command?: boolean | undefined
+}
+
+/** Performs the call and returns the parsed body. */
+export async function callJson<S extends z.ZodType>(
+  ctx: CallContext,
+  opts: CallOptions<S>,
+): Promise<z.output<S>> {
+  const policy = opts.command ? NO_RETRY : (opts.retry ?? READ_RETRY)
+  const path = opts.request.path
+  for (let attempt = 1; ; attempt++) {
+    let res: HttpResponse
+    try {
+      res = await ctx.transport.request(opts.request)
+    } catch (e) {
+      if (opts.command && e instanceof TransportError && e.maybeDelivered) {
+        throw new UnknownOutcomeError(path, { cause: e, details: [e.shortMessage] })
+      }
+      if (attempt < policy.attempts && !opts.request.signal?.aborted) {
+        await backoff(ctx, policy, attempt, opts.request.signal)
+        continue
+      }
+      throw e
+    }
+    if (res.status >= 200 && res.status < 300) return parseBody(path, res.text, opts.schema)
+    const err = toRejection(path, res, opts.parseErrorBody)
+    const retryable = res.status >= 500 && res.status !== 501
+    if (opts.command && retryable) {
+      // A 5xx on a command may have been applied (e.g. a gateway timeout); only a reconcile can tell.
+      throw new UnknownOutcomeError(path, { cause: err, details: [err.shortMessage] })
+    }
+    if (retryable && attempt < policy.attempts && !opts.request.signal?.aborted) {
+      await backoff(ctx, policy, attempt, opts.request.signal)
+      continue
+    }
+    throw err
+  }
+}
+
+function parseBody<S extends z.ZodType>(path: string, text: string, schema: S): z.output<S> {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw new UnexpectedResponseError(path, ['body is not valid JSON'])
+  }
+  const parsed = schema.safeParse(json)
+  if (!parsed.success) throw new UnexpectedResponseError(path, formatZodIssues(parsed.error))
+  return parsed.data
+}
+
+/** `field.path: message` lines for a zod error (no values, so nothing secret can leak). */
+export function formatZodIssues(error: z.ZodError): string[] {
+  return error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(root)'}: ${i.message}`)
+}
+
+function toRejection(path: string, res: HttpResponse, parseErrorBody: ErrorBodyParser): RequestRejectedError {
+  let body: unknown
+  try {
+    body = JSON.parse(res.text)
+  } catch {
+    body = undefined
+  }
+  const parsed = parseErrorBody(body)
+  const code = parsed?.code ?? `http_${res.status}`
+  if (res.status === 429) return new RateLimitError(path, code, parseRetryAfterMs(res.headers['retry-after']))
+  return new RequestRejectedError(path, res.status, code, parsed?.message)
+}
+
+/** `Retry-After` is whole seconds on this venue; an HTTP-date is accepted too. */
+export function parseRetryAfterMs(value: string | string[] | undefined, nowMs?: number): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value
+  if (v === undefined || v.trim() === '') return undefined
+  const secs = Number(v)
+  if (Number.isFinite(secs) && secs >= 0) return Math.ceil(secs * 1000)
+  const date = Date.parse(v)
+  if (Number.isNaN(date)) return undefined
+  return Math.max(0, date - (nowMs ?? Date.now()))
+}
+
+async function backoff(
+  ctx: CallContext,
+  policy: RetryPolicy,
+  attempt: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
+  // "Full jitter": spreads retries of many clients so they do not arrive together.
+  await sleep(ctx.clock, Math.round(cap * ctx.random()), signal)
+}

@@ -1,0 +1,33 @@
+/**
+ * The framework-free request/response shape the mock's handlers speak. The HTTP adapter turns a
+ * node:http request into a `MockRequest` and writes the `MockResponse` back, so the exchange core and
+ * its handlers are testable without sockets.
+ */
+
+export interface MockRequest {
+  method: string
+  /** Path without query string, e.g. `/events/keyset`. */
+  path: string
+  query: URLSearchParams
+  /** Lower-cased header names. */
+  headers: Readonly<Record<string, string | undefined>>
+  /** Parsed JSON body, or undefined when there was none. */
+  body: unknown
+  /** Identifies the caller for per-client rate limits (the remote address in the adapter). */
+  clientId: string
+}
+
+export interface MockResponse {
+  status: number
+  headers?: Readonly<Record<string, string>> | undefined
+  /** Serialized as JSON unless `raw` is set. */
+  body?: unknown
+  /** Sent verbatim (fault injection: malformed JSON). */
+  raw?: string | undefined
+}
+
+export type MockHandler = (req: MockRequest) => MockResponse | Promise<MockResponse>
+
+export function json(status: number, body: unknown, headers?: Record<string, string>): MockResponse {
+  return headers ? { status, body, headers } : { status, body }
+}

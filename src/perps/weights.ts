@@ -1,0 +1,109 @@
+/**
+ * The one table of request and action weights per perps endpoint. The client's limiter, the bot's
+ * budgets and the mock's rate limiter all read it, so they cannot disagree.
+ * Sources: the spec's Limits table; protocol-notes c.1 and c.4 where the spec is silent.
+ */
+
+export type PerpsEndpoint =
+  | 'getIndex'
+  | 'getPublicPortfolio'
+  | 'getStatistics'
+  | 'getFees'
+  | 'getAssets'
+  | 'getExchange'
+  | 'getTime'
+  | 'getInstruments'
+  | 'getWithdrawals'
+  | 'getFunding'
+  | 'getPortfolio'
+  | 'getCredentials'
+  | 'getOpenOrders'
+  | 'applyReferral'
+  | 'createProxy'
+  | 'createOrders'
+  | 'modifyOrders'
+  | 'cancelOrders'
+  | 'cancelAll'
+
+export interface WeightInput {
+  /** Number of orders (or ids) in a batch command. */
+  n?: number | undefined
+  /** For reads whose weight depends on whether an instrument filter is given. */
+  instrumentId?: number | undefined
+}
+
+export interface EndpointWeights {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  path: string
+  /** Request weight, charged to the per-client (IP) bucket. */
+  request: (input: WeightInput) => number
+  /** Action weight, charged to the per-account bucket. */
+  action: (input: WeightInput) => number
+}
+
+/** `1 + floor(n / 20)`: the batch request weight (spec: Modify Orders; protocol-notes c.4 for all batches). */
+export function batchRequestWeight(n: number): number {
+  return 1 + Math.floor(n / 20)
+}
+
+const fixed =
+  (w: number) =>
+  (_: WeightInput): number =>
+    w
+const perOrder = (input: WeightInput): number => input.n ?? 0
+
+export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
+  getIndex: { method: 'GET', path: '/v1/info/index', request: fixed(2), action: fixed(0) },
+  getPublicPortfolio: { method: 'GET', path: '/v1/info/portfolio', request: fixed(5), action: fixed(0) },
+  getStatistics: { method: 'GET', path: '/v1/info/statistics', request: fixed(2), action: fixed(0) },
+  getFees: { method: 'GET', path: '/v1/info/fees', request: fixed(2), action: fixed(0) },
+  getAssets: { method: 'GET', path: '/v1/info/assets', request: fixed(2), action: fixed(0) },
+  getExchange: { method: 'GET', path: '/v1/info/exchange', request: fixed(2), action: fixed(0) },
+  getTime: { method: 'GET', path: '/v1/info/time', request: fixed(1), action: fixed(0) },
+  getInstruments: { method: 'GET', path: '/v1/info/instruments', request: fixed(2), action: fixed(0) },
+  getWithdrawals: { method: 'GET', path: '/v1/account/withdrawals', request: fixed(10), action: fixed(0) },
+  getFunding: { method: 'GET', path: '/v1/account/funding', request: fixed(10), action: fixed(0) },
+  getPortfolio: { method: 'GET', path: '/v1/account/portfolio', request: fixed(2), action: fixed(0) },
+  // Spec: "not shown"; protocol-notes c.1 gives 2.
+  getCredentials: { method: 'GET', path: '/v1/account/credentials', request: fixed(2), action: fixed(0) },
+  getOpenOrders: {
+    method: 'GET',
+    path: '/v1/account/open-orders',
+    request: (i) => (i.instrumentId === undefined ? 20 : 1),
+    action: fixed(0),
+  },
+  applyReferral: { method: 'POST', path: '/v1/account/referral', request: fixed(1), action: fixed(0) },
+  createProxy: { method: 'POST', path: '/v1/account/proxy', request: fixed(1), action: fixed(0) },
+  createOrders: {
+    method: 'POST',
+    path: '/v1/trade/orders',
+    request: (i) => batchRequestWeight(i.n ?? 0),
+    action: perOrder,
+  },
+  modifyOrders: {
+    method: 'PATCH',
+    path: '/v1/trade/orders',
+    request: (i) => batchRequestWeight(i.n ?? 0),
+    action: perOrder,
+  },
+  // Cancels cost no action weight (protocol-notes c.4), so risk reduction is never starved by quoting.
+  cancelOrders: {
+    method: 'DELETE',
+    path: '/v1/trade/orders',
+    request: (i) => batchRequestWeight(i.n ?? 0),
+    action: fixed(0),
+  },
+  cancelAll: { method: 'DELETE', path: '/v1/trade/orders/all', request: fixed(1), action: fixed(0) },
+}
+
+/** Default budgets of the real venue (protocol-notes c.4). */
+export const DEFAULT_REQUEST_BUDGET_PER_MINUTE = 1000
+export const DEFAULT_ACTION_BUDGET_PER_MINUTE = 5000
+
+/** Looks an endpoint up by method and path (the mock's rate limiter keys requests this way). */
+export function endpointFor(method: string, path: string): PerpsEndpoint | undefined {
+  for (const [name, w] of Object.entries(PERPS_WEIGHTS) as [PerpsEndpoint, EndpointWeights][]) {
+    if (w.method === method && w.path === path) return name
+  }
+  return undefined
+}
