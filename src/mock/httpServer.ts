@@ -1,0 +1,88 @@
+/**
+ * The mock's HTTP adapter: a node:http server on 127.0.0.1 that turns requests into `MockRequest`s
+ * for a `MockHandler` and writes the answers back. Bodies that are not JSON get a 400.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { MockHandler, MockRequest, MockResponse } from './mockHttp.ts'
+
+export interface RunningMockServer {
+  readonly url: string
+  readonly port: number
+  close(): Promise<void>
+}
+
+export interface MockServerOptions {
+  handler: MockHandler
+  port?: number | undefined
+  /** Only loopback is allowed. */
+  host?: '127.0.0.1' | undefined
+}
+
+const MAX_BODY_BYTES = 1 << 20
+
+export async function startMockHttpServer(options: MockServerOptions): Promise<RunningMockServer> {
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      let out: MockResponse
+      try {
+        const parsed = await toMockRequest(req)
+        out =
+          typeof parsed === 'string'
+            ? { status: 400, body: { status: 'err', error: parsed } }
+            : await options.handler(parsed)
+      } catch {
+        out = { status: 500, body: { status: 'err', error: 'internal_error' } }
+      }
+      const text = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body))
+      res.writeHead(out.status, { 'content-type': 'application/json', ...out.headers })
+      res.end(text)
+    })()
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+async function toMockRequest(req: IncomingMessage): Promise<MockRequest | string> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES) return 'body too large'
+    chunks.push(chunk as Buffer)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  let body: unknown
+  if (text.length > 0) {
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return 'invalid JSON body'
+    }
+  }
+  const headers: Record<string, string | undefined> = {}
+  for (const [k, v] of Object.entries(req.headers))
+    headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v
+  return {
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: url.searchParams,
+    headers,
+    body,
+    clientId: req.socket.remoteAddress ?? 'unknown',
+  }
+}
