@@ -1,0 +1,182 @@
+/**
+ * Exact decimal arithmetic for wire decimal strings. A price or quantity is converted to integer ticks
+ * (a bigint count of 10^-decimals units), computed on, and converted back to a canonical string, so no
+ * binary float ever reaches the wire.
+ */
+import { InputValidationError } from './errors.ts'
+
+const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/
+
+/** A decimal as `units * 10^-scale`. */
+export interface Fixed {
+  units: bigint
+  scale: number
+}
+
+export function isDecimalString(s: string): boolean {
+  return DECIMAL_RE.test(s)
+}
+
+/** Parses a decimal string exactly. */
+export function parseDecimal(s: string): Fixed {
+  const m = DECIMAL_RE.exec(s)
+  if (!m) throw new InputValidationError(`not a decimal string: ${JSON.stringify(s)}`)
+  const frac = m[3] ?? ''
+  const units = BigInt(`${m[2]}${frac}`)
+  return { units: m[1] ? -units : units, scale: frac.length }
+}
+
+/** Number of fractional digits after trimming trailing zeros ("1.50" → 1). */
+export function decimalPlaces(s: string): number {
+  const frac = DECIMAL_RE.exec(s)?.[3] ?? ''
+  return frac.replace(/0+$/, '').length
+}
+
+/**
+ * Significant figures of a decimal string: leading zeros never count; trailing zeros of the fraction
+ * do not count either (the venue checks the value, not its spelling).
+ */
+export function significantFigures(s: string): number {
+  const canonical = normalizeDecimal(s).replace(/^-/, '')
+  const [intPart = '', frac] = canonical.split('.')
+  if (frac === undefined) return intPart.replace(/0+$/, '').length
+  return `${intPart}${frac}`.replace(/^0+/, '').length
+}
+
+/** True when the value has no fractional part (the venue exempts integer prices from the sig-fig rule). */
+export function isIntegerValue(s: string): boolean {
+  return decimalPlaces(s) === 0
+}
+
+export type Rounding = 'down' | 'up' | 'half-even' | 'exact'
+
+/** Converts to integer ticks of 10^-decimals. `exact` throws if precision would be lost. */
+export function toTicks(s: string, decimals: number, rounding: Rounding = 'exact'): bigint {
+  return rescale(parseDecimal(s), decimals, rounding)
+}
+
+/** Canonical string of `ticks * 10^-decimals`, trailing zeros trimmed ("100.50" → "100.5", "3.0" → "3"). */
+export function fromTicks(ticks: bigint, decimals: number): string {
+  const neg = ticks < 0n
+  const abs = (neg ? -ticks : ticks).toString().padStart(decimals + 1, '0')
+  const intPart = abs.slice(0, abs.length - decimals)
+  const frac = abs.slice(abs.length - decimals).replace(/0+$/, '')
+  const body = frac.length > 0 ? `${intPart}.${frac}` : intPart
+  return neg && body !== '0' ? `-${body}` : body
+}
+
+/** Canonical form of a decimal string ("0100.50" → "100.5"). */
+export function normalizeDecimal(s: string): string {
+  const f = parseDecimal(s)
+  return fromTicks(f.units, f.scale)
+}
+
+/** Rescales a fixed value to `scale` digits with the given rounding. */
+export function rescale(f: Fixed, scale: number, rounding: Rounding = 'exact'): bigint {
+  if (scale >= f.scale) return f.units * 10n ** BigInt(scale - f.scale)
+  const div = 10n ** BigInt(f.scale - scale)
+  return divRound(f.units, div, rounding)
+}
+
+/** Integer division with an explicit rounding mode (bigint `/` truncates toward zero). */
+export function divRound(n: bigint, d: bigint, rounding: Rounding): bigint {
+  if (d === 0n) throw new RangeError('division by zero')
+  if (d < 0n) return divRound(-n, -d, rounding)
+  const q = n / d
+  const r = n % d
+  if (r === 0n) return q
+  if (rounding === 'exact') throw new InputValidationError('value has more decimal places than allowed')
+  const floor = n < 0n ? q - 1n : q
+  if (rounding === 'down') return floor
+  if (rounding === 'up') return floor + 1n
+  const rem = n - floor * d // in (0, d)
+  const twice = 2n * rem
+  if (twice < d) return floor
+  if (twice > d) return floor + 1n
+  return floor % 2n === 0n ? floor : floor + 1n
+}
+
+/** Compares two decimal strings exactly: -1, 0 or 1. */
+export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
+  const fa = parseDecimal(a)
+  const fb = parseDecimal(b)
+  const scale = Math.max(fa.scale, fb.scale)
+  const x = rescale(fa, scale)
+  const y = rescale(fb, scale)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/** Exact sum of decimal strings. */
+export function addDecimal(a: string, b: string): string {
+  const fa = parseDecimal(a)
+  const fb = parseDecimal(b)
+  const scale = Math.max(fa.scale, fb.scale)
+  return fromTicks(rescale(fa, scale) + rescale(fb, scale), scale)
+}
+
+/** Exact difference of decimal strings. */
+export function subDecimal(a: string, b: string): string {
+  return addDecimal(a, negateDecimal(b))
+}
+
+export function negateDecimal(a: string): string {
+  return a.startsWith('-') ? a.slice(1) : a === '0' || /^0(\.0+)?$/.test(a) ? a : `-${a}`
+}
+
+/** Exact product of decimal strings. */
+export function mulDecimal(a: string, b: string): string {
+  const fa = parseDecimal(a)
+  const fb = parseDecimal(b)
+  return fromTicks(fa.units * fb.units, fa.scale + fb.scale)
+}
+
+/** Quotient rounded to `scale` digits. */
+export function divDecimal(
+  a: string,
+  b: string,
+  scale: number,
+  rounding: Exclude<Rounding, 'exact'>,
+): string {
+  const fa = parseDecimal(a)
+  const fb = parseDecimal(b)
+  // a/b = (ua/10^sa)/(ub/10^sb); scaled by 10^scale.
+  const num = fa.units * 10n ** BigInt(scale + fb.scale)
+  const den = fb.units * 10n ** BigInt(fa.scale)
+  return fromTicks(divRound(num, den, rounding), scale)
+}
+
+/**
+ * Rounds ticks so the value has at most `sig` significant figures (integers exempt when
+ * `integerExempt`), in the given direction. Used to keep quotes within the venue's 5-figure rule.
+ */
+export function roundTicksToSigFigs(
+  ticks: bigint,
+  decimals: number,
+  sig: number,
+  rounding: Exclude<Rounding, 'exact'>,
+  integerExempt = true,
+): bigint {
+  const abs = ticks < 0n ? -ticks : ticks
+  if (abs === 0n) return 0n
+  const digits = abs.toString().length
+  if (digits <= sig) return ticks
+  const dropPower = digits - sig
+  // Integer values are exempt: never round away fractional digits we do not need to.
+  if (integerExempt && dropPower > decimals) {
+    const unit = 10n ** BigInt(decimals)
+    const r = divRound(ticks, unit, rounding) * unit
+    return r
+  }
+  const unit = 10n ** BigInt(dropPower)
+  return divRound(ticks, unit, rounding) * unit
+}
+
+/** Lossy conversion for signals and display only; never feed the result back to the wire. */
+export function decimalToNumber(s: string): number {
+  return Number(s)
+}
+
+/** Ticks to a float for signals and display only. */
+export function ticksToNumber(ticks: bigint, decimals: number): number {
+  return Number(ticks) / 10 ** decimals
+}

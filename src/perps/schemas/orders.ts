@@ -1,0 +1,144 @@
+/**
+ * Orders in their three wire forms: the terse `Order` (modifyOrders results, WS pushes; the spec's
+ * shape), the REST `OrderData` with long names (open-orders), and the create/cancel acknowledgements.
+ * `OrderData` is transformed into `Order`, so the bot sees one domain shape.
+ */
+import { z } from 'zod'
+import { ClientOrderId, DecimalString, InstrumentId, OrderId, TimestampMs } from './common.ts'
+
+export const TIME_IN_FORCE = ['gtc', 'ioc', 'fok'] as const
+export const TimeInForce = z.enum(TIME_IN_FORCE)
+export type TimeInForce = z.infer<typeof TimeInForce>
+
+/** Known statuses (protocol-notes c.2); unknown future values pass through as strings. */
+export const KNOWN_ORDER_STATUSES = [
+  'accepted',
+  'open',
+  'partial',
+  'filled',
+  'cancelled',
+  'auto_cancelled',
+  'post_only_rejected',
+  'fok_unfilled',
+  'ioc_no_fill',
+  'ioc_expired',
+  'stp_cancelled',
+  'zero_quantity',
+  'duplicate_order',
+  'order_not_found',
+  'reduce_only_invalid',
+  'reduce_only_expired',
+  'order_expired',
+] as const
+export type KnownOrderStatus = (typeof KNOWN_ORDER_STATUSES)[number]
+export const OrderStatus = z.string()
+
+/** The spec's Order (terse keys). */
+export const Order = z.looseObject({
+  oid: OrderId,
+  iid: InstrumentId,
+  buy: z.boolean(),
+  p: DecimalString,
+  /** Total quantity. */
+  qty: DecimalString,
+  tif: z.union([TimeInForce, z.string()]),
+  /** Post-only. */
+  po: z.boolean(),
+  /** Reduce-only. */
+  ro: z.boolean(),
+  /** Resting quantity. */
+  rest: DecimalString,
+  /** Filled quantity. */
+  fill: DecimalString,
+  cts: TimestampMs,
+  uts: TimestampMs,
+  status: OrderStatus,
+  coid: z.string().optional(),
+})
+export type Order = z.infer<typeof Order>
+
+/** REST `OrderData` (open-orders, orders): long names, `ro` short; transformed to `Order`. */
+export const OrderData = z
+  .looseObject({
+    order_id: OrderId,
+    instrument_id: InstrumentId,
+    buy: z.boolean(),
+    price: DecimalString,
+    quantity: DecimalString,
+    tif: z.union([TimeInForce, z.string()]),
+    post_only: z.boolean(),
+    ro: z.boolean(),
+    status: OrderStatus,
+    resting_quantity: DecimalString,
+    filled_quantity: DecimalString,
+    created_timestamp: TimestampMs,
+    updated_timestamp: TimestampMs,
+    client_order_id: z.string().nullish(),
+  })
+  .transform(
+    (d): Order => ({
+      oid: d.order_id,
+      iid: d.instrument_id,
+      buy: d.buy,
+      p: d.price,
+      qty: d.quantity,
+      tif: d.tif,
+      po: d.post_only,
+      ro: d.ro,
+      rest: d.resting_quantity,
+      fill: d.filled_quantity,
+      cts: d.created_timestamp,
+      uts: d.updated_timestamp,
+      status: d.status,
+      ...(d.client_order_id ? { coid: d.client_order_id } : {}),
+    }),
+  )
+export type OrderDataWire = z.input<typeof OrderData>
+export const OpenOrders = z.array(OrderData)
+
+/** A per-item rejection inside a batch answer. */
+export const BatchRejected = z.looseObject({
+  status: z.literal('err'),
+  error: z.string(),
+  oid: OrderId.optional(),
+  coid: z.string().optional(),
+})
+export type BatchRejected = z.infer<typeof BatchRejected>
+
+export const ModifyResult = z.discriminatedUnion('status', [
+  z.looseObject({ status: z.literal('ok'), order: Order }),
+  BatchRejected,
+])
+export type ModifyResult = z.infer<typeof ModifyResult>
+export const ModifyResults = z.array(ModifyResult)
+
+export const CreateOrderAck = z.discriminatedUnion('status', [
+  z.looseObject({ status: z.literal('ok'), oid: OrderId, coid: z.string().optional() }),
+  BatchRejected,
+])
+export type CreateOrderAck = z.infer<typeof CreateOrderAck>
+export const CreateOrderAcks = z.array(CreateOrderAck)
+
+export const CancelResult = z.discriminatedUnion('status', [
+  z.looseObject({ status: z.literal('ok'), oid: OrderId, coid: z.string().optional() }),
+  BatchRejected,
+])
+export type CancelResult = z.infer<typeof CancelResult>
+export const CancelResults = z.array(CancelResult)
+
+/** createOrders input item (JSON body form: client order id travels as `c`). */
+export const CreateOrderInput = z.object({
+  iid: InstrumentId,
+  buy: z.boolean(),
+  qty: DecimalString,
+  p: DecimalString.optional(),
+  tif: TimeInForce.optional(),
+  po: z.boolean().optional(),
+  ro: z.boolean().optional(),
+  c: ClientOrderId.optional(),
+})
+export type CreateOrderInput = z.infer<typeof CreateOrderInput>
+
+/** modifyOrders input item: new price and new total quantity. */
+export const ModifyOrderInput = z.strictObject({ oid: OrderId, p: DecimalString, qty: DecimalString })
+export type ModifyOrderInput = z.infer<typeof ModifyOrderInput>
