@@ -1,0 +1,152 @@
+/**
+ * Loads the effective configuration: `config/default.json`, then an overlay, then CLI overrides,
+ * validated as one object; secrets from the environment. Every problem is collected and reported at
+ * once with its path (`ConfigError.issues`), before anything is sent anywhere.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { ConfigError } from '../errors.ts'
+import { formatZodIssues } from '../http/callJson.ts'
+import { Secrets, type Secrets as SecretsT, Settings, type Settings as SettingsT } from './schema.ts'
+
+export interface LoadSettingsOptions {
+  /** Directory holding default.json and the overlays. */
+  configDir: string
+  /** 'dry-run' or 'live' picks the overlay `config/<mode>.json` when no explicit file is given. */
+  mode?: 'dry-run' | 'live' | undefined
+  /** An explicit overlay file (replaces the mode overlay). */
+  file?: string | undefined
+  /** Dotted-path overrides from the command line, e.g. `{ 'mock.scenario': 'liquidation' }`. */
+  overrides?: Readonly<Record<string, unknown>> | undefined
+  env: Readonly<Record<string, string | undefined>>
+}
+
+export interface LoadedSettings {
+  settings: SettingsT
+  secrets: SecretsT
+  /** Files merged, in order. */
+  sources: string[]
+}
+
+export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
+  const issues: string[] = []
+  const sources: string[] = []
+  const read = (path: string, required: boolean): Record<string, unknown> => {
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+    } catch {
+      if (required) issues.push(`${path}: cannot read file`)
+      return {}
+    }
+    try {
+      const value: unknown = JSON.parse(text)
+      if (!isPlainObject(value)) {
+        issues.push(`${path}: must contain a JSON object`)
+        return {}
+      }
+      sources.push(path)
+      return value
+    } catch (e) {
+      issues.push(`${path}: invalid JSON (${(e as Error).message})`)
+      return {}
+    }
+  }
+  const base = read(resolve(options.configDir, 'default.json'), true)
+  const overlayPath = options.file
+    ? resolve(options.file)
+    : options.mode
+      ? resolve(options.configDir, `${options.mode}.json`)
+      : undefined
+  const overlay = overlayPath ? read(overlayPath, options.file !== undefined) : {}
+  let merged = deepMerge(base, overlay)
+  if (options.mode) merged = deepMerge(merged, { mode: options.mode })
+  for (const [path, value] of Object.entries(options.overrides ?? {})) merged = setPath(merged, path, value)
+
+  const parsed = Settings.safeParse(merged)
+  if (!parsed.success) issues.push(...formatZodIssues(parsed.error))
+  const envParsed = Secrets.safeParse(pickEnv(options.env))
+  if (!envParsed.success) issues.push(...formatZodIssues(envParsed.error).map((i) => `env ${i}`))
+  if (parsed.success && envParsed.success) issues.push(...crossCheck(parsed.data, envParsed.data))
+  if (issues.length > 0 || !parsed.success || !envParsed.success) {
+    throw new ConfigError(
+      `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'})`,
+      issues,
+    )
+  }
+  return { settings: parsed.data, secrets: envParsed.data, sources }
+}
+
+function crossCheck(s: SettingsT, env: SecretsT): string[] {
+  const out: string[] = []
+  const r = s.risk
+  if (
+    !(r.widenAtMarginRatio < r.reduceOnlyAtMarginRatio && r.reduceOnlyAtMarginRatio < r.haltAtMarginRatio)
+  ) {
+    out.push('risk: widenAtMarginRatio < reduceOnlyAtMarginRatio < haltAtMarginRatio must hold')
+  }
+  if (!(r.reduceOnlyAtLiquidationDistance < r.widenAtLiquidationDistance)) {
+    out.push('risk: reduceOnlyAtLiquidationDistance must be below widenAtLiquidationDistance')
+  }
+  if (!(s.monitor.marginWarningRatio < s.monitor.marginCriticalRatio)) {
+    out.push('monitor: marginWarningRatio must be below marginCriticalRatio')
+  }
+  const symbols = new Set<string>()
+  s.instruments.forEach((inst, i) => {
+    if (symbols.has(inst.symbol)) out.push(`instruments.${i}.symbol: duplicate symbol ${inst.symbol}`)
+    symbols.add(inst.symbol)
+  })
+  if (s.mode === 'live') {
+    if (!(env.PERPS_URL ?? s.perps.url)) out.push('perps.url: live mode needs PERPS_URL (env) or perps.url')
+    if (!(env.CATALOGUE_URL ?? s.catalogue.url)) {
+      out.push('catalogue.url: live mode needs CATALOGUE_URL (env) or catalogue.url')
+    }
+    if (!env.PERPS_PROXY_PRIVATE_KEY) out.push('env PERPS_PROXY_PRIVATE_KEY: required in live mode')
+    if (!env.PERPS_PROXY_SECRET) out.push('env PERPS_PROXY_SECRET: required in live mode')
+  }
+  return out
+}
+
+function pickEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const key of Object.keys(Secrets.shape)) {
+    const v = env[key]
+    if (v !== undefined && v !== '') out[key] = v
+  }
+  return out
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** Objects merge key by key; arrays and scalars in `over` replace those in `base`. */
+export function deepMerge(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k]
+    out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v
+  }
+  return out
+}
+
+function setPath(obj: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split('.')
+  if (head === undefined || head === '') return obj
+  if (rest.length === 0) return { ...obj, [head]: value }
+  const child = obj[head]
+  return { ...obj, [head]: setPath(isPlainObject(child) ? child : {}, rest.join('.'), value) }
+}
+
+/** The effective configuration with every secret replaced by a marker (for `config --explain`). */
+export function explainSettings(loaded: LoadedSettings): Record<string, unknown> {
+  const secrets: Record<string, string> = {}
+  for (const [k, v] of Object.entries(loaded.secrets)) {
+    if (v === undefined) continue
+    secrets[k] = k === 'PERPS_URL' || k === 'CATALOGUE_URL' ? v : '[redacted]'
+  }
+  return { sources: loaded.sources, settings: loaded.settings, environment: secrets }
+}

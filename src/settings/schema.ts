@@ -1,0 +1,177 @@
+/**
+ * The configuration schema: `config/default.json` merged with an overlay (`config/dry-run.json`,
+ * `config/live.json` or `--config FILE`) and the environment. Secrets come only from the environment
+ * and live in `Secrets`, never in the file-backed `Settings`.
+ */
+import { z } from 'zod'
+
+const Ms = z.number().int().nonnegative()
+const Ratio = z.number().min(0)
+const HttpUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL' })
+
+export const InstrumentSettings = z.strictObject({
+  /** Venue symbol, e.g. "BTC-USDC"; resolved to an instrument id at startup. */
+  symbol: z.string().min(1),
+  enabled: z.boolean().default(true),
+  strategy: z.string().min(1),
+  /** Validated against the strategy's own schema once strategies are loaded. */
+  params: z.record(z.string(), z.unknown()).default({}),
+})
+export type InstrumentSettings = z.infer<typeof InstrumentSettings>
+
+export const RiskSettings = z.strictObject({
+  /** Margin ratio = total maintenance margin / total account value (0 safe, ≥ 1 liquidation). */
+  widenAtMarginRatio: Ratio.default(0.5),
+  reduceOnlyAtMarginRatio: Ratio.default(0.7),
+  haltAtMarginRatio: Ratio.default(0.9),
+  /** Distance from mark (index) to the liquidation price, as a fraction of the price. */
+  widenAtLiquidationDistance: Ratio.default(0.15),
+  reduceOnlyAtLiquidationDistance: Ratio.default(0.08),
+  /** A mode is left only once the driver is this far back inside the threshold (ratio units). */
+  hysteresis: Ratio.default(0.05),
+  /** Minimum time in a risk mode before stepping down. */
+  minModeDwellMs: Ms.default(10_000),
+})
+
+export const QuotingSettings = z.strictObject({
+  priceToleranceTicks: z.number().int().nonnegative().default(1),
+  priceToleranceBps: z.number().nonnegative().default(2),
+  maxOrderAgeMs: Ms.default(120_000),
+  /** Inputs older than this make the actor halt quoting. */
+  staleIndexMs: Ms.default(15_000),
+  staleStatisticsMs: Ms.default(180_000),
+  staleMarginMs: Ms.default(30_000),
+  /** Lower bound between two repricing decisions of one instrument. */
+  minRepriceIntervalMs: Ms.default(250),
+})
+
+export const PollingSettings = z.strictObject({
+  indexMs: Ms.default(2_000),
+  statisticsMs: Ms.default(15_000),
+  portfolioMs: Ms.default(3_000),
+  openOrdersMs: Ms.default(30_000),
+  withdrawalsMs: Ms.default(30_000),
+  fundingMs: Ms.default(60_000),
+  credentialsMs: Ms.default(300_000),
+  timeSyncMs: Ms.default(60_000),
+})
+
+export const LimiterSettings = z.strictObject({
+  requestBudgetPerMinute: z.number().int().positive().default(1000),
+  actionBudgetPerMinute: z.number().int().positive().default(5000),
+  /** Fraction of each budget the bot allows itself. */
+  headroom: z.number().gt(0).max(1).default(0.9),
+  /** Fraction of the usable budget reserved for risk-reducing work. */
+  riskReserve: z.number().min(0).lt(1).default(0.15),
+  breakerThreshold: z.number().int().positive().default(3),
+  breakerWindowMs: Ms.default(60_000),
+  breakerCooldownMs: Ms.default(30_000),
+})
+
+export const BatcherSettings = z.strictObject({
+  windowMs: Ms.default(10),
+  maxBatchSize: z.number().int().min(1).max(199).default(99),
+})
+
+export const MonitorSettings = z.strictObject({
+  marginWarningRatio: Ratio.default(0.5),
+  marginCriticalRatio: Ratio.default(0.8),
+  marginHysteresis: Ratio.default(0.05),
+  withdrawalPendingWarnMs: Ms.default(3_600_000),
+  proxyExpiryLeadMs: Ms.default(86_400_000),
+  clockSkewWarnMs: Ms.default(2_000),
+  rateLimitWarnCount: z.number().int().positive().default(3),
+  rateLimitWindowMs: Ms.default(300_000),
+})
+
+export const WebhookSettings = z.strictObject({
+  format: z.enum(['generic', 'slack', 'discord', 'telegram']).default('generic'),
+  /** Telegram needs a chat id in the payload. */
+  telegramChatId: z.string().optional(),
+  minSeverity: z.enum(['info', 'warning', 'critical']).default('warning'),
+  maxPerMinute: z.number().int().positive().default(20),
+  retries: z.number().int().min(0).max(10).default(3),
+  timeoutMs: Ms.default(5_000),
+})
+
+export const OpsSettings = z.strictObject({
+  /** Health/metrics server; loopback by default, the container sets 0.0.0.0. */
+  host: z.string().default('127.0.0.1'),
+  port: z.number().int().min(0).max(65535).default(9464),
+  exitPolicy: z.enum(['cancel-all', 'leave-orders']).default('cancel-all'),
+  shutdownTimeoutMs: Ms.max(10_000).default(8_000),
+  /** Where the bot keeps its small restart journal (salts window, alert episodes). */
+  stateDir: z.string().default('.perpbot-state'),
+})
+
+export const MockSettings = z.strictObject({
+  seed: z.number().int().default(1),
+  scenario: z.string().default('calm'),
+  clock: z.enum(['real', 'accelerated']).default('real'),
+  speed: z.number().positive().default(1),
+  faults: z.string().default('none'),
+  startingCollateral: z.string().default('100000'),
+})
+
+export const Settings = z.strictObject({
+  mode: z.enum(['dry-run', 'live']).default('dry-run'),
+  perps: z
+    .strictObject({
+      url: HttpUrl.optional(),
+      proxyHeader: z.string().min(1).default('POLYMARKET-PROXY'),
+      secretHeader: z.string().min(1).default('POLYMARKET-SECRET'),
+      connectTimeoutMs: Ms.default(5_000),
+      requestTimeoutMs: Ms.default(10_000),
+      /** Fallback EIP-712 domain when /v1/info/exchange cannot be read. */
+      chainId: z.number().int().positive().default(137),
+      commandExpiryMs: Ms.max(5_000).default(4_000),
+    })
+    .prefault({}),
+  catalogue: z.strictObject({ url: HttpUrl.optional() }).prefault({}),
+  instruments: z.array(InstrumentSettings).min(1, 'configure at least one instrument'),
+  strategiesDir: z.string().default('strategies'),
+  quoting: QuotingSettings.prefault({}),
+  risk: RiskSettings.prefault({}),
+  polling: PollingSettings.prefault({}),
+  limiter: LimiterSettings.prefault({}),
+  batcher: BatcherSettings.prefault({}),
+  monitor: MonitorSettings.prefault({}),
+  alerts: z.strictObject({ webhook: WebhookSettings.prefault({}) }).prefault({}),
+  ops: OpsSettings.prefault({}),
+  mock: MockSettings.prefault({}),
+  logging: z
+    .strictObject({
+      level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+      pretty: z.enum(['auto', 'always', 'never']).default('auto'),
+    })
+    .prefault({}),
+})
+export type Settings = z.infer<typeof Settings>
+
+/** Secrets and endpoint overrides read from the environment only. */
+export const Secrets = z.object({
+  PERPS_URL: HttpUrl.optional(),
+  CATALOGUE_URL: HttpUrl.optional(),
+  PERPS_PROXY_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
+    .optional(),
+  PERPS_PROXY_SECRET: z.string().min(1).optional(),
+  PERPS_OWNER_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
+    .optional(),
+  ALERT_WEBHOOK_URL: HttpUrl.optional(),
+})
+export type Secrets = z.infer<typeof Secrets>
+
+/** Names of every secret, for redaction. */
+export const SECRET_ENV_NAMES = [
+  'PERPS_PROXY_PRIVATE_KEY',
+  'PERPS_PROXY_SECRET',
+  'PERPS_OWNER_PRIVATE_KEY',
+  'ALERT_WEBHOOK_URL',
+] as const

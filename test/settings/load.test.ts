@@ -1,0 +1,95 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../../src/errors.ts'
+import { explainSettings, loadSettings } from '../../src/settings/load.ts'
+
+const PK = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' // public dev key (Anvil #1)
+
+function configDir(files: Record<string, unknown>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'perpbot-cfg-'))
+  for (const [name, value] of Object.entries(files)) {
+    writeFileSync(join(dir, name), typeof value === 'string' ? value : JSON.stringify(value))
+  }
+  return dir
+}
+
+const minimal = { instruments: [{ symbol: 'BTC-USDC', strategy: 'index-peg' }] }
+
+describe('loadSettings', () => {
+  it('loads the shipped default + dry-run overlay with no environment', () => {
+    const loaded = loadSettings({ configDir: 'config', mode: 'dry-run', env: {} })
+    expect(loaded.settings.mode).toBe('dry-run')
+    expect(loaded.settings.instruments.length).toBeGreaterThan(0)
+    expect(loaded.settings.limiter.requestBudgetPerMinute).toBe(1000)
+  })
+
+  it('merges the overlay over the defaults and applies CLI overrides last', () => {
+    const dir = configDir({ 'default.json': minimal, 'dry-run.json': { mock: { scenario: 'trending' } } })
+    const loaded = loadSettings({
+      configDir: dir,
+      mode: 'dry-run',
+      overrides: { 'mock.seed': 7 },
+      env: {},
+    })
+    expect(loaded.settings.mock.scenario).toBe('trending')
+    expect(loaded.settings.mock.seed).toBe(7)
+  })
+
+  it('reports every problem at once, each with its path', () => {
+    const dir = configDir({
+      'default.json': {
+        instruments: [{ symbol: 'X', strategy: '' }, { symbol: 'X', strategy: 's' }],
+        limiter: { headroom: 2 },
+        bogus: true,
+        risk: { widenAtMarginRatio: 0.9 },
+      },
+    })
+    let err: unknown
+    try {
+      loadSettings({ configDir: dir, env: { PERPS_PROXY_PRIVATE_KEY: 'nope' } })
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(ConfigError)
+    const issues = (err as ConfigError).issues.join('\n')
+    expect(issues).toContain('instruments.0.strategy')
+    expect(issues).toContain('limiter.headroom')
+    expect(issues).toContain('bogus')
+    expect(issues).toContain('env PERPS_PROXY_PRIVATE_KEY')
+  })
+
+  it('requires keys and URLs in live mode and never echoes a secret', () => {
+    const dir = configDir({ 'default.json': minimal })
+    let err: unknown
+    try {
+      loadSettings({ configDir: dir, mode: 'live', env: { PERPS_PROXY_SECRET: 'super-secret-value' } })
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(ConfigError)
+    const text = `${(err as Error).message}\n${(err as ConfigError).issues.join('\n')}`
+    expect(text).toContain('PERPS_URL')
+    expect(text).toContain('PERPS_PROXY_PRIVATE_KEY')
+    expect(text).not.toContain('super-secret-value')
+  })
+
+  it('reports unreadable and malformed files clearly', () => {
+    const dir = configDir({ 'default.json': '{ not json' })
+    expect(() => loadSettings({ configDir: dir, env: {} })).toThrow(/invalid JSON/)
+    expect(() => loadSettings({ configDir: join(dir, 'missing'), env: {} })).toThrow(ConfigError)
+  })
+
+  it('explain redacts secrets', () => {
+    const dir = configDir({ 'default.json': minimal })
+    const loaded = loadSettings({
+      configDir: dir,
+      env: { PERPS_PROXY_PRIVATE_KEY: PK, PERPS_URL: 'http://127.0.0.1:1' },
+    })
+    const text = JSON.stringify(explainSettings(loaded))
+    expect(text).not.toContain(PK.slice(2))
+    expect(text).toContain('[redacted]')
+    expect(text).toContain('http://127.0.0.1:1')
+  })
+})
