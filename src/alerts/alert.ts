@@ -1,0 +1,44 @@
+/** Alerts: what the account monitor and the bot raise, and the sinks that deliver them. */
+
+export type Severity = 'info' | 'warning' | 'critical'
+
+export interface Alert {
+  /** Episode key: one alert per episode (e.g. `margin`, `withdrawal:42`). */
+  key: string
+  severity: Severity
+  title: string
+  message: string
+  /** Public facts only (never secrets). */
+  details?: Readonly<Record<string, string | number | boolean>> | undefined
+  /** True for the message that closes an episode. */
+  resolved?: boolean | undefined
+  /** Unix ms. */
+  at: number
+}
+
+/** Delivers alerts. `send` never throws and never blocks the caller. */
+export interface AlertSink {
+  send(alert: Alert): void
+  /** Waits (bounded) for queued deliveries; used at shutdown. */
+  flush?(timeoutMs: number): Promise<void>
+}
+
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, critical: 2 }
+
+/** Fans one alert out to several sinks; a failing sink cannot affect the others. */
+export function fanOut(sinks: readonly AlertSink[]): AlertSink {
+  return {
+    send(alert) {
+      for (const s of sinks) {
+        try {
+          s.send(alert)
+        } catch {
+          // A sink must not throw; if one does, the others still get the alert.
+        }
+      }
+    },
+    async flush(timeoutMs) {
+      await Promise.all(sinks.map((s) => s.flush?.(timeoutMs)))
+    },
+  }
+}

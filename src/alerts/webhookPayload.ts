@@ -1,0 +1,55 @@
+/** Webhook payloads: generic JSON, and Slack-, Discord- and Telegram-compatible bodies. */
+import type { Alert } from './alert.ts'
+
+export type WebhookFormat = 'generic' | 'slack' | 'discord' | 'telegram'
+
+const ICON = { info: 'ℹ️', warning: '⚠️', critical: '🚨' } as const
+
+function headline(a: Alert): string {
+  return a.resolved
+    ? `✅ RESOLVED: ${a.title}`
+    : `${ICON[a.severity]} ${a.severity.toUpperCase()}: ${a.title}`
+}
+
+function detailLines(a: Alert): string[] {
+  return Object.entries(a.details ?? {}).map(([k, v]) => `${k}: ${String(v)}`)
+}
+
+export function webhookPayload(a: Alert, format: WebhookFormat, telegramChatId?: string): unknown {
+  const lines = [a.message, ...detailLines(a)]
+  switch (format) {
+    case 'slack':
+      return { text: `${headline(a)}\n${lines.join('\n')}` }
+    case 'discord':
+      return {
+        content: headline(a),
+        embeds: [
+          {
+            title: a.title,
+            description: lines.join('\n').slice(0, 4000),
+            color: a.resolved
+              ? 0x2ecc71
+              : a.severity === 'critical'
+                ? 0xe74c3c
+                : a.severity === 'warning'
+                  ? 0xf1c40f
+                  : 0x3498db,
+            timestamp: new Date(a.at).toISOString(),
+          },
+        ],
+      }
+    case 'telegram':
+      return { chat_id: telegramChatId, text: `${headline(a)}\n${lines.join('\n')}`.slice(0, 4096) }
+    default:
+      return {
+        source: 'perpbot',
+        key: a.key,
+        severity: a.severity,
+        resolved: a.resolved ?? false,
+        title: a.title,
+        message: a.message,
+        details: a.details ?? {},
+        at: new Date(a.at).toISOString(),
+      }
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest'
+import { createLogger } from '../../src/logging/logger.ts'
+
+function collector(): { lines: string[]; write: (s: string) => void } {
+  const lines: string[] = []
+  return { lines, write: (s: string) => lines.push(s) }
+}
+
+describe('createLogger', () => {
+  const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'
+
+  it('redacts secret key paths', () => {
+    const out = collector()
+    const log = createLogger({ destination: out, pretty: 'never' })
+    log.info({ secret: 'abc123456789', creds: { privateKey: '0xdeadbeefdeadbeef' } }, 'hello')
+    const line = out.lines.join('')
+    expect(line).not.toContain('abc123456789')
+    expect(line).not.toContain('deadbeef')
+    expect(line).toContain('[redacted]')
+  })
+
+  it('scrubs known secret values wherever they appear, including JSON-escaped', () => {
+    const out = collector()
+    const log = createLogger({ destination: out, pretty: 'never', secrets: [secret] })
+    log.error({ err: new Error(`bad secret ${secret}`) }, `message with ${secret}`)
+    log.info({ nested: { note: `x${secret}y` } }, 'ok')
+    const text = out.lines.join('')
+    expect(text).not.toContain(secret)
+    expect(text).not.toContain(JSON.stringify(secret).slice(1, -1))
+    expect(text.match(/\[redacted\]/g)?.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('writes JSON lines with child bindings', () => {
+    const out = collector()
+    const log = createLogger({ destination: out, pretty: 'never' }).child({ instrument: 'BTC-USDC' })
+    log.info('quoting')
+    const parsed = JSON.parse(out.lines[0] ?? '{}') as Record<string, unknown>
+    expect(parsed.instrument).toBe('BTC-USDC')
+    expect(parsed.msg).toBe('quoting')
+  })
+})
