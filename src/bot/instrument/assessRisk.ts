@@ -1,0 +1,144 @@
+/**
+ * Which risk mode an instrument should be in, from its inputs: pure, with hysteresis. Modes by
+ * severity: normal < widened < reduce-only < halted. Escalation is immediate; stepping down needs the
+ * driver back inside its threshold by the hysteresis margin and a minimum dwell in the current mode.
+ * Stale or missing inputs halt at once and resume as soon as fresh data arrives (no dwell: nothing
+ * about the account got worse).
+ */
+
+export type RiskMode = 'normal' | 'widened' | 'reduce-only' | 'halted'
+
+export const RISK_RANK: Readonly<Record<RiskMode, number>> = {
+  normal: 0,
+  widened: 1,
+  'reduce-only': 2,
+  halted: 3,
+}
+
+export interface RiskConfig {
+  widenAtMarginRatio: number
+  reduceOnlyAtMarginRatio: number
+  haltAtMarginRatio: number
+  widenAtLiquidationDistance: number
+  reduceOnlyAtLiquidationDistance: number
+  hysteresis: number
+  minModeDwellMs: number
+  staleIndexMs: number
+  staleStatisticsMs: number
+  staleMarginMs: number
+}
+
+export interface RiskInputs {
+  now: number
+  indexAt: number | undefined
+  statisticsAt: number | undefined
+  marginAt: number | undefined
+  marginRatio: number | undefined
+  inLiquidation: boolean
+  /** |mark − liquidation price| / mark of this instrument's position; undefined when flat. */
+  liquidationDistance: number | undefined
+  /** Quoting paused by the rate-limit breaker. */
+  breakerOpen: boolean
+}
+
+export interface RiskAssessment {
+  mode: RiskMode
+  reason: string
+}
+
+export interface CurrentMode {
+  mode: RiskMode
+  since: number
+  /** Whether the current mode was caused by stale inputs or the breaker (resumes without dwell). */
+  transient: boolean
+}
+
+const fmt = (x: number): string => (Number.isFinite(x) ? x.toFixed(3) : '∞')
+const age = (now: number, at: number): string => `${Math.round((now - at) / 1000)} s old`
+
+/** Returns the mode to be in and why; `transient` tells whether it comes from stale inputs/breaker. */
+export function assessRisk(
+  inputs: RiskInputs,
+  current: CurrentMode,
+  cfg: RiskConfig,
+): RiskAssessment & { transient: boolean } {
+  const { now } = inputs
+  // 1. Stale inputs and the breaker: halt now, resume at once.
+  const stale: string[] = []
+  if (inputs.indexAt === undefined) stale.push('no index price yet')
+  else if (now - inputs.indexAt > cfg.staleIndexMs) stale.push(`index stale (${age(now, inputs.indexAt)})`)
+  if (inputs.statisticsAt === undefined) stale.push('no statistics yet')
+  else if (now - inputs.statisticsAt > cfg.staleStatisticsMs)
+    stale.push(`statistics stale (${age(now, inputs.statisticsAt)})`)
+  if (inputs.marginAt === undefined) stale.push('no margin data yet')
+  else if (now - inputs.marginAt > cfg.staleMarginMs)
+    stale.push(`margin stale (${age(now, inputs.marginAt)})`)
+  if (inputs.breakerOpen) stale.push('rate-limit breaker open')
+
+  // 2. Account risk, with hysteresis against the current mode.
+  const account = accountRisk(inputs, current, cfg)
+  if (stale.length > 0) {
+    // Account-driven halts are not transient even when inputs are also stale.
+    return account.mode === 'halted'
+      ? { ...account, reason: `${account.reason}; ${stale.join(', ')}`, transient: false }
+      : { mode: 'halted', reason: stale.join(', '), transient: true }
+  }
+  return { ...account, transient: false }
+}
+
+function accountRisk(inputs: RiskInputs, current: CurrentMode, cfg: RiskConfig): RiskAssessment {
+  const h = cfg.hysteresis
+  const cur = current.transient ? 'normal' : current.mode
+  const curRank = RISK_RANK[cur]
+  const ratio = inputs.marginRatio ?? 0
+  const dist = inputs.liquidationDistance
+
+  // Raw target, ignoring hysteresis.
+  let target: RiskAssessment = { mode: 'normal', reason: 'margin and liquidation distance within limits' }
+  const raise = (mode: RiskMode, reason: string): void => {
+    if (RISK_RANK[mode] > RISK_RANK[target.mode]) target = { mode, reason }
+  }
+  if (inputs.inLiquidation) raise('halted', 'account in liquidation')
+  if (ratio >= cfg.haltAtMarginRatio) raise('halted', `margin ratio ${fmt(ratio)} ≥ ${cfg.haltAtMarginRatio}`)
+  if (ratio >= cfg.reduceOnlyAtMarginRatio)
+    raise('reduce-only', `margin ratio ${fmt(ratio)} ≥ ${cfg.reduceOnlyAtMarginRatio}`)
+  if (ratio >= cfg.widenAtMarginRatio)
+    raise('widened', `margin ratio ${fmt(ratio)} ≥ ${cfg.widenAtMarginRatio}`)
+  if (dist !== undefined && dist <= cfg.reduceOnlyAtLiquidationDistance)
+    raise('reduce-only', `liquidation ${(dist * 100).toFixed(1)}% away`)
+  if (dist !== undefined && dist <= cfg.widenAtLiquidationDistance)
+    raise('widened', `liquidation ${(dist * 100).toFixed(1)}% away`)
+
+  if (RISK_RANK[target.mode] >= curRank) return target
+
+  // Stepping down: only once every driver of the current mode is back inside by the margin h, and
+  // after the minimum dwell.
+  if (inputs.now - current.since < cfg.minModeDwellMs) {
+    return { mode: cur, reason: `holding ${cur} (minimum dwell)` }
+  }
+  const stillAt = (mode: RiskMode): boolean => {
+    switch (mode) {
+      case 'halted':
+        return inputs.inLiquidation || ratio > cfg.haltAtMarginRatio - h
+      case 'reduce-only':
+        return (
+          ratio > cfg.reduceOnlyAtMarginRatio - h ||
+          (dist !== undefined && dist < cfg.reduceOnlyAtLiquidationDistance + h)
+        )
+      case 'widened':
+        return (
+          ratio > cfg.widenAtMarginRatio - h ||
+          (dist !== undefined && dist < cfg.widenAtLiquidationDistance + h)
+        )
+      default:
+        return false
+    }
+  }
+  // Step down at most to the highest mode whose band still holds.
+  for (const mode of ['halted', 'reduce-only', 'widened'] as const) {
+    if (RISK_RANK[mode] > curRank) continue
+    if (RISK_RANK[mode] <= RISK_RANK[target.mode]) break
+    if (stillAt(mode)) return { mode, reason: `holding ${mode} (inside hysteresis band)` }
+  }
+  return target
+}
