@@ -1,0 +1,211 @@
+/**
+ * `CommandSigner`: one secp256k1 key (a proxy key for trading ops, the owner EOA for createProxy)
+ * that stamps commands with a unique salt and a venue-clock ts and signs them as EIP-712 typed data.
+ * The key lives only inside viem's LocalAccount closure: it is never stored as a string, and
+ * `toJSON`/`util.inspect`/`toString` show only the address.
+ */
+import { inspect } from 'node:util'
+import type { Address, Hex, LocalAccount } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { Clock } from '../../clock.ts'
+import { InputValidationError, SigningError } from '../../errors.ts'
+import type { Random } from '../../random.ts'
+import { DEFAULT_PERPS_DOMAIN, type PerpsDomain, perpsDomain } from './domain.ts'
+import type { BuiltOp } from './ops.ts'
+import { SaltSource } from './salt.ts'
+import { defaultExp, validateExp } from './timing.ts'
+import {
+  type CreateProxyMessage,
+  createProxyTypedData,
+  opTypedData,
+  type SignedOp,
+  type Stamp,
+} from './typedData.ts'
+
+export interface CommandSignerOptions {
+  /** 32-byte hex secp256k1 key, with or without `0x`. */
+  privateKey: string
+  /** The venue-corrected clock (an `OffsetClock`); ts is its `now()` floored to whole ms. */
+  clock: Clock
+  /** Salt source; a bare `Random` gets a private `SaltSource`. Share one source between signers of one key. */
+  salts: SaltSource | Random
+  domain?: PerpsDomain | undefined
+}
+
+/** The JSON envelope of a signed op: `{op, sig, salt, ts, exp?}`. */
+export interface SignedCommand<TOp> {
+  op: TOp
+  sig: Hex
+  salt: number
+  ts: number
+  exp?: number | undefined
+}
+
+export interface SignCommandOptions {
+  /** Absolute expiry, Unix ms; must be in (ts, ts + 5000]. */
+  exp?: number | undefined
+  /** Relative expiry: exp = ts + min(expAfterMs, 5000). Exclusive with `exp`. */
+  expAfterMs?: number | undefined
+}
+
+export interface CreateProxyArgs {
+  owner: string
+  proxy: string
+  /** Proxy expiry, Unix ms. */
+  expiry: number
+}
+
+/** The body of `POST /v1/account/proxy`. `label` and `code` are not signed. */
+export interface CreateProxyBody {
+  op: { type: 'createProxy'; args: CreateProxyArgs }
+  sig: Hex
+  salt: number
+  ts: number
+  label?: string | undefined
+  code?: string | undefined
+}
+
+export interface CreateProxyInput {
+  proxy: string
+  expiry: number
+  label?: string | undefined
+  /** Referral/invite code. */
+  code?: string | undefined
+}
+
+const PRIVATE_KEY_RE = /^(0x)?[0-9a-fA-F]{64}$/
+
+export class CommandSigner {
+  readonly address: Address
+  readonly domain: PerpsDomain
+  readonly #account: LocalAccount
+  readonly #clock: Clock
+  readonly #salts: SaltSource
+
+  /** @throws {@link SigningError} for missing or invalid key material (the message never contains it). */
+  constructor(options: CommandSignerOptions) {
+    this.#account = accountFromKey(options.privateKey)
+    this.address = this.#account.address
+    this.domain = options.domain === undefined ? { ...DEFAULT_PERPS_DOMAIN } : perpsDomain(options.domain)
+    this.#clock = options.clock
+    this.#salts = options.salts instanceof SaltSource ? options.salts : new SaltSource(options.salts)
+  }
+
+  /** A fresh stamp: ts from the clock, a salt this signer has not used recently. */
+  stamp(): Stamp {
+    const ts = this.#now()
+    return { salt: this.#salts.next(this.address, ts), ts }
+  }
+
+  /**
+   * Signs a positional op with an explicit salt and ts.
+   * @throws {@link InputValidationError} for a malformed op, salt or ts; {@link SigningError} if signing fails.
+   */
+  async signOp(signedOp: SignedOp, stamp: Stamp): Promise<Hex> {
+    const typedData = opTypedData(this.domain, signedOp, stamp)
+    return this.#sign(() => this.#account.signTypedData(typedData))
+  }
+
+  /**
+   * Stamps and signs a built op and returns the JSON envelope `{op, sig, salt, ts, exp?}`.
+   * @throws {@link InputValidationError} when exp is out of range; {@link SigningError} if signing fails.
+   */
+  async signCommand<TOp extends { type: string }>(
+    built: BuiltOp<TOp>,
+    options: SignCommandOptions = {},
+  ): Promise<SignedCommand<TOp>> {
+    const ts = this.#now()
+    const exp = resolveExp(options, ts)
+    const stamp = { salt: this.#salts.next(this.address, ts), ts }
+    const sig = await this.signOp(built.signedOp, stamp)
+    const command: SignedCommand<TOp> = { op: built.op, sig, salt: stamp.salt, ts: stamp.ts }
+    if (exp !== undefined) command.exp = exp
+    return command
+  }
+
+  /**
+   * Signs a `CreateProxy(addr, exp, salt, ts)` struct with an explicit stamp (this signer is the owner).
+   * @throws {@link InputValidationError}, {@link SigningError}
+   */
+  async signCreateProxyMessage(message: CreateProxyMessage, stamp: Stamp): Promise<Hex> {
+    const typedData = createProxyTypedData(this.domain, message, stamp)
+    return this.#sign(() => this.#account.signTypedData(typedData))
+  }
+
+  /**
+   * Builds and signs the createProxy body, with this signer as the owner.
+   * @throws {@link InputValidationError} when the expiry is not after ts or the proxy is malformed.
+   */
+  async signCreateProxy(input: CreateProxyInput): Promise<CreateProxyBody> {
+    const ts = this.#now()
+    if (!Number.isSafeInteger(input.expiry) || input.expiry <= ts) {
+      throw new InputValidationError(`proxy expiry ${input.expiry} must be an integer after now (${ts})`)
+    }
+    const stamp = { salt: this.#salts.next(this.address, ts), ts }
+    const sig = await this.signCreateProxyMessage({ proxy: input.proxy, expiry: input.expiry }, stamp)
+    const body: CreateProxyBody = {
+      op: { type: 'createProxy', args: { owner: this.address, proxy: input.proxy, expiry: input.expiry } },
+      sig,
+      salt: stamp.salt,
+      ts: stamp.ts,
+    }
+    if (input.label !== undefined) body.label = input.label
+    if (input.code !== undefined) body.code = input.code
+    return body
+  }
+
+  toJSON(): { address: Address } {
+    return { address: this.address }
+  }
+
+  toString(): string {
+    return `CommandSigner(${this.address})`
+  }
+
+  [inspect.custom](): string {
+    return `CommandSigner { address: '${this.address}' }`
+  }
+
+  #now(): number {
+    return Math.floor(this.#clock.now())
+  }
+
+  async #sign(run: () => Promise<Hex>): Promise<Hex> {
+    try {
+      return await run()
+    } catch (e) {
+      // No cause: library errors about keys may echo key material.
+      throw new SigningError('could not sign perps command', {
+        details: [e instanceof Error ? e.name : 'non-error thrown'],
+      })
+    }
+  }
+}
+
+/** Factory form of `new CommandSigner(options)`. */
+export function createCommandSigner(options: CommandSignerOptions): CommandSigner {
+  return new CommandSigner(options)
+}
+
+function accountFromKey(privateKey: unknown): LocalAccount {
+  if (typeof privateKey !== 'string' || privateKey.trim() === '')
+    throw new SigningError('private key is missing')
+  const trimmed = privateKey.trim()
+  if (!PRIVATE_KEY_RE.test(trimmed)) throw new SigningError('invalid private key: expected 32 bytes of hex')
+  const hex = (trimmed.startsWith('0x') ? trimmed : `0x${trimmed}`) as Hex
+  try {
+    return privateKeyToAccount(hex)
+  } catch {
+    // viem's message prints the key as a number; report only the rule that failed.
+    throw new SigningError('invalid private key: outside the secp256k1 range')
+  }
+}
+
+function resolveExp(options: SignCommandOptions, ts: number): number | undefined {
+  if (options.exp !== undefined && options.expAfterMs !== undefined) {
+    throw new InputValidationError('pass either exp or expAfterMs, not both')
+  }
+  if (options.expAfterMs !== undefined) return defaultExp(ts, options.expAfterMs)
+  if (options.exp !== undefined) validateExp(options.exp, ts)
+  return options.exp
+}

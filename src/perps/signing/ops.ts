@@ -1,0 +1,272 @@
+/**
+ * Op builders: one typed input gives BOTH the JSON body `op` and the positional `signedOp`, so the
+ * two cannot diverge (protocol-notes a.2). The public builders validate formats before anything is
+ * signed; the `*Unchecked` cores only map shapes and are what the verifier reuses on received bodies
+ * (the venue, not the signature, judges values such as an empty batch or a zero price).
+ */
+import { InputValidationError } from '../../errors.ts'
+import type { SignableValue, SignedOp } from './typedData.ts'
+
+export type TimeInForce = 'gtc' | 'ioc' | 'fok'
+export type TpSl = 'tp' | 'sl'
+export type OrderGroup = 'order' | 'position'
+
+export interface OrderTriggerInput {
+  /** Trigger price, decimal string. */
+  trp: string
+  tpsl: TpSl
+  /** Market execution on trigger; only `true` is ever sent (false = omitted). */
+  market?: boolean | undefined
+}
+
+export interface CreateOrderInput {
+  /** Instrument id, 0..4294967295. */
+  iid: number
+  buy: boolean
+  /** Limit price, decimal string. Required for GTC; IOC/FOK may omit it (market-style). */
+  p?: string | undefined
+  /** Total quantity, decimal string. */
+  qty: string
+  tif?: TimeInForce | undefined
+  /** Post-only; always sent, default false. */
+  po?: boolean | undefined
+  /** Reduce-only; only `true` is sent (false = omitted). */
+  ro?: boolean | undefined
+  /** Client order id, 32 lowercase hex chars; sent as `c`. */
+  coid?: string | undefined
+  trigger?: OrderTriggerInput | undefined
+}
+
+export interface CreateOrdersInput {
+  orders: readonly CreateOrderInput[]
+  /** TP/SL group scope. */
+  grp?: OrderGroup | undefined
+}
+
+export interface CancelOrdersInput {
+  oids: readonly number[]
+}
+
+export interface CancelAllInput {
+  /** Limit to one instrument; omit for all. */
+  iid?: number | undefined
+}
+
+export interface ModifyOrderInput {
+  oid: number
+  /** New price, decimal string. */
+  p: string
+  /** New total quantity, decimal string. */
+  qty: string
+}
+
+export interface ModifyOrdersInput {
+  orders: readonly ModifyOrderInput[]
+}
+
+// ---- JSON body shapes -------------------------------------------------------------------------
+
+export interface OrderTriggerBody {
+  tpsl: TpSl
+  trp: string
+  market?: true | undefined
+}
+
+export interface CreateOrderBody {
+  iid: number
+  buy: boolean
+  po: boolean
+  qty: string
+  tif?: TimeInForce | undefined
+  ro?: true | undefined
+  p?: string | undefined
+  c?: string | undefined
+  tr?: OrderTriggerBody | undefined
+}
+
+export interface CreateOrdersOp {
+  type: 'createOrders'
+  args: CreateOrderBody[]
+  grp?: OrderGroup | undefined
+}
+
+export interface CancelOrdersOp {
+  type: 'cancelOrders'
+  args: number[]
+}
+
+export interface CancelAllOp {
+  type: 'cancelAll'
+  args: { iid?: number | undefined }
+}
+
+export interface ModifyOrdersOp {
+  type: 'modifyOrders'
+  args: ModifyOrderInput[]
+}
+
+export type PerpsOp = CreateOrdersOp | CancelOrdersOp | CancelAllOp | ModifyOrdersOp
+
+/** A builder's output: what goes in the body and what is hashed. */
+export interface BuiltOp<TOp extends { type: string } = PerpsOp> {
+  op: TOp
+  signedOp: SignedOp
+}
+
+// ---- public, validating builders --------------------------------------------------------------
+
+/**
+ * `createOrders`: signed `["createOrders", [[iid, buy, p?, qty, tif?, po, ro?, coid?, trigger?]...], grp?]`.
+ * @throws {@link InputValidationError} listing every invalid field.
+ */
+export function buildCreateOrders(input: CreateOrdersInput): BuiltOp<CreateOrdersOp> {
+  const problems: string[] = []
+  if (input.orders.length === 0) problems.push('orders must not be empty')
+  input.orders.forEach((o, i) => {
+    const at = `orders[${i}]`
+    checkInstrumentId(o.iid, `${at}.iid`, problems)
+    if (typeof o.buy !== 'boolean') problems.push(`${at}.buy must be a boolean`)
+    if (o.p !== undefined) checkDecimal(o.p, `${at}.p`, problems)
+    checkDecimal(o.qty, `${at}.qty`, problems)
+    if (o.tif !== undefined && !TIFS.includes(o.tif))
+      problems.push(`${at}.tif must be one of ${TIFS.join('|')}`)
+    if (o.po !== undefined && typeof o.po !== 'boolean') problems.push(`${at}.po must be a boolean`)
+    if (o.ro !== undefined && typeof o.ro !== 'boolean') problems.push(`${at}.ro must be a boolean`)
+    if (o.coid !== undefined && (typeof o.coid !== 'string' || !COID_RE.test(o.coid)))
+      problems.push(`${at}.coid must be 32 lowercase hex characters`)
+    if (o.trigger !== undefined) {
+      checkDecimal(o.trigger.trp, `${at}.trigger.trp`, problems)
+      if (o.trigger.tpsl !== 'tp' && o.trigger.tpsl !== 'sl')
+        problems.push(`${at}.trigger.tpsl must be tp|sl`)
+      if (o.trigger.market !== undefined && typeof o.trigger.market !== 'boolean')
+        problems.push(`${at}.trigger.market must be a boolean`)
+    }
+  })
+  if (input.grp !== undefined && input.grp !== 'order' && input.grp !== 'position')
+    problems.push('grp must be order|position')
+  throwIfAny('invalid createOrders input', problems)
+  return buildCreateOrdersUnchecked(input)
+}
+
+/**
+ * `cancelOrders`: signed `["cancelOrders", [oid...]]`, body args `[oid...]`.
+ * @throws {@link InputValidationError}
+ */
+export function buildCancelOrders(input: CancelOrdersInput): BuiltOp<CancelOrdersOp> {
+  const problems: string[] = []
+  if (input.oids.length === 0) problems.push('oids must not be empty')
+  input.oids.forEach((oid, i) => {
+    checkOrderId(oid, `oids[${i}]`, problems)
+  })
+  throwIfAny('invalid cancelOrders input', problems)
+  return buildCancelOrdersUnchecked(input)
+}
+
+/**
+ * `cancelAll`: signed `["cancelAll", []]` or `["cancelAll", [iid]]`, body args `{}` or `{iid}`.
+ * @throws {@link InputValidationError}
+ */
+export function buildCancelAll(input: CancelAllInput = {}): BuiltOp<CancelAllOp> {
+  const problems: string[] = []
+  if (input.iid !== undefined) checkInstrumentId(input.iid, 'iid', problems)
+  throwIfAny('invalid cancelAll input', problems)
+  return buildCancelAllUnchecked(input)
+}
+
+/**
+ * `modifyOrders`: signed `["modifyOrders", [[oid, p, qty]...]]`, body args `[{oid, p, qty}]`.
+ * The positional layout is inferred (the official client has no modifyOrders; protocol-notes a.2).
+ * @throws {@link InputValidationError}
+ */
+export function buildModifyOrders(input: ModifyOrdersInput): BuiltOp<ModifyOrdersOp> {
+  const problems: string[] = []
+  if (input.orders.length === 0) problems.push('orders must not be empty')
+  input.orders.forEach((m, i) => {
+    checkOrderId(m.oid, `orders[${i}].oid`, problems)
+    checkDecimal(m.p, `orders[${i}].p`, problems)
+    checkDecimal(m.qty, `orders[${i}].qty`, problems)
+  })
+  throwIfAny('invalid modifyOrders input', problems)
+  return buildModifyOrdersUnchecked(input)
+}
+
+// ---- shape-only cores (shared with the verifier) ----------------------------------------------
+
+export function buildCreateOrdersUnchecked(input: CreateOrdersInput): BuiltOp<CreateOrdersOp> {
+  const positional: SignableValue[] = input.orders.map((o): SignableValue[] => [
+    o.iid,
+    o.buy,
+    o.p,
+    o.qty,
+    o.tif,
+    o.po ?? false,
+    o.ro === true ? true : undefined,
+    o.coid,
+    o.trigger === undefined
+      ? undefined
+      : [o.trigger.market === true ? true : undefined, o.trigger.trp, o.trigger.tpsl],
+  ])
+  const op: CreateOrdersOp = { type: 'createOrders', args: input.orders.map(orderBody) }
+  if (input.grp !== undefined) op.grp = input.grp
+  const signedOp: SignedOp =
+    input.grp === undefined ? ['createOrders', positional] : ['createOrders', positional, input.grp]
+  return { op, signedOp }
+}
+
+export function buildCancelOrdersUnchecked(input: CancelOrdersInput): BuiltOp<CancelOrdersOp> {
+  const oids = [...input.oids]
+  return { op: { type: 'cancelOrders', args: oids }, signedOp: ['cancelOrders', [...oids]] }
+}
+
+export function buildCancelAllUnchecked(input: CancelAllInput): BuiltOp<CancelAllOp> {
+  if (input.iid === undefined) return { op: { type: 'cancelAll', args: {} }, signedOp: ['cancelAll', []] }
+  return { op: { type: 'cancelAll', args: { iid: input.iid } }, signedOp: ['cancelAll', [input.iid]] }
+}
+
+export function buildModifyOrdersUnchecked(input: ModifyOrdersInput): BuiltOp<ModifyOrdersOp> {
+  return {
+    op: { type: 'modifyOrders', args: input.orders.map((m) => ({ oid: m.oid, p: m.p, qty: m.qty })) },
+    signedOp: ['modifyOrders', input.orders.map((m): SignableValue[] => [m.oid, m.p, m.qty])],
+  }
+}
+
+/** Key order follows the official client's body (`iid, buy, po, qty, tif?, ro?, p?, c?, tr?`). */
+function orderBody(o: CreateOrderInput): CreateOrderBody {
+  const body: CreateOrderBody = { iid: o.iid, buy: o.buy, po: o.po ?? false, qty: o.qty }
+  if (o.tif !== undefined) body.tif = o.tif
+  if (o.ro === true) body.ro = true
+  if (o.p !== undefined) body.p = o.p
+  if (o.coid !== undefined) body.c = o.coid
+  if (o.trigger !== undefined) {
+    const tr: OrderTriggerBody = { tpsl: o.trigger.tpsl, trp: o.trigger.trp }
+    if (o.trigger.market === true) tr.market = true
+    body.tr = tr
+  }
+  return body
+}
+
+// ---- validation helpers -----------------------------------------------------------------------
+
+const TIFS: readonly TimeInForce[] = ['gtc', 'ioc', 'fok']
+const COID_RE = /^[0-9a-f]{32}$/
+/** Plain non-negative decimal: no sign, exponent or leading dot (the venue's wire form). */
+const DECIMAL_RE = /^\d+(\.\d+)?$/
+const MAX_U32 = 4_294_967_295
+
+function checkInstrumentId(v: unknown, field: string, problems: string[]): void {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_U32)
+    problems.push(`${field} must be an integer in 0..${MAX_U32}`)
+}
+
+function checkOrderId(v: unknown, field: string, problems: string[]): void {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    problems.push(`${field} must be a non-negative safe integer`)
+}
+
+function checkDecimal(v: unknown, field: string, problems: string[]): void {
+  if (typeof v !== 'string' || !DECIMAL_RE.test(v)) problems.push(`${field} must be a decimal string`)
+}
+
+function throwIfAny(message: string, problems: readonly string[]): void {
+  if (problems.length > 0) throw new InputValidationError(message, { details: problems })
+}

@@ -1,0 +1,164 @@
+/**
+ * The two EIP-712 message families of the perps venue (protocol-notes a.1):
+ * - `Op(bytes32 data,uint64 salt,uint64 ts)` where `data = keccak256(msgpack(signedOp))` and
+ *   `signedOp` is a positional array with every `undefined` removed, recursively;
+ * - `CreateProxy(address addr,uint64 exp,uint64 salt,uint64 ts)`, signed by the owner.
+ * Everything here is pure: hashing only, no keys.
+ */
+import { encode } from '@msgpack/msgpack'
+import { type Address, type Hex, hashStruct, hashTypedData, keccak256, toHex } from 'viem'
+import { InputValidationError } from '../../errors.ts'
+import type { PerpsDomain } from './domain.ts'
+
+/** A value that may appear in a positional signed op. `undefined` marks an omitted optional slot. */
+export type SignableValue = boolean | number | string | undefined | readonly SignableValue[]
+
+/** `[type, args]` or `[type, args, group]`, before compaction. */
+export type SignedOp = readonly [type: string, args: readonly SignableValue[], ...rest: SignableValue[]]
+
+/** salt and ts as sent in the JSON body: integers (ts in Unix ms). */
+export interface Stamp {
+  salt: number
+  ts: number
+}
+
+export const OP_TYPES = {
+  Op: [
+    { name: 'data', type: 'bytes32' },
+    { name: 'salt', type: 'uint64' },
+    { name: 'ts', type: 'uint64' },
+  ],
+} as const
+
+export const CREATE_PROXY_TYPES = {
+  CreateProxy: [
+    { name: 'addr', type: 'address' },
+    { name: 'exp', type: 'uint64' },
+    { name: 'salt', type: 'uint64' },
+    { name: 'ts', type: 'uint64' },
+  ],
+} as const
+
+export const OP_TYPE_STRING = 'Op(bytes32 data,uint64 salt,uint64 ts)'
+export const CREATE_PROXY_TYPE_STRING = 'CreateProxy(address addr,uint64 exp,uint64 salt,uint64 ts)'
+export const OP_TYPEHASH: Hex = keccak256(toHex(OP_TYPE_STRING))
+export const CREATE_PROXY_TYPEHASH: Hex = keccak256(toHex(CREATE_PROXY_TYPE_STRING))
+
+const MAX_UINT64 = (1n << 64n) - 1n
+
+/** Removes `undefined` elements from arrays, recursively (the official client's `compactSignableValue`). */
+export function compactSignableValue(value: SignableValue): SignableValue {
+  if (Array.isArray(value)) {
+    return (value as readonly SignableValue[])
+      .filter((item) => item !== undefined)
+      .map((item) => compactSignableValue(item))
+  }
+  return value
+}
+
+/**
+ * The exact bytes that are hashed: default `@msgpack/msgpack` encoding of the compacted op.
+ * @throws {@link InputValidationError} for numbers that would not encode as msgpack integers.
+ */
+export function encodeSignedOp(signedOp: SignedOp): Uint8Array {
+  const compact = compactSignableValue(signedOp)
+  assertIntegersOnly(compact, 'signedOp')
+  return encode(compact)
+}
+
+/** `keccak256(msgpack(compact(signedOp)))`, the `data` field of the Op struct. */
+export function signedOpDataHash(signedOp: SignedOp): Hex {
+  return keccak256(encodeSignedOp(signedOp))
+}
+
+/** The full typed-data payload of an Op, as viem's `signTypedData`/`hashTypedData` take it. */
+export function opTypedData(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp) {
+  return {
+    domain: { name: domain.name, version: domain.version, chainId: domain.chainId },
+    types: OP_TYPES,
+    primaryType: 'Op' as const,
+    message: {
+      data: signedOpDataHash(signedOp),
+      salt: toUint64(stamp.salt, 'salt'),
+      ts: toUint64(stamp.ts, 'ts'),
+    },
+  }
+}
+
+/** EIP-712 digest of an Op: `keccak256(0x1901 ‖ domainSeparator ‖ structHash)`. */
+export function opDigest(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp): Hex {
+  return hashTypedData(opTypedData(domain, signedOp, stamp))
+}
+
+export interface CreateProxyMessage {
+  /** The new proxy address, exactly as sent in `op.args.proxy`. */
+  proxy: string
+  /** Proxy expiry, Unix ms (`op.args.expiry`). */
+  expiry: number
+}
+
+/** The typed-data payload of a CreateProxy struct. */
+export function createProxyTypedData(domain: PerpsDomain, msg: CreateProxyMessage, stamp: Stamp) {
+  return {
+    domain: { name: domain.name, version: domain.version, chainId: domain.chainId },
+    types: CREATE_PROXY_TYPES,
+    primaryType: 'CreateProxy' as const,
+    message: createProxyStruct(msg, stamp),
+  }
+}
+
+function createProxyStruct(msg: CreateProxyMessage, stamp: Stamp) {
+  return {
+    addr: toAddressForHashing(msg.proxy, 'proxy'),
+    exp: toUint64(msg.expiry, 'expiry'),
+    salt: toUint64(stamp.salt, 'salt'),
+    ts: toUint64(stamp.ts, 'ts'),
+  }
+}
+
+/** `hashStruct` of a CreateProxy message (the vector's `structHash`). */
+export function createProxyStructHash(msg: CreateProxyMessage, stamp: Stamp): Hex {
+  return hashStruct({
+    data: createProxyStruct(msg, stamp),
+    primaryType: 'CreateProxy',
+    types: CREATE_PROXY_TYPES,
+  })
+}
+
+export function createProxyDigest(domain: PerpsDomain, msg: CreateProxyMessage, stamp: Stamp): Hex {
+  return hashTypedData(createProxyTypedData(domain, msg, stamp))
+}
+
+/**
+ * An `address` field hashes to its 20 bytes, so case cannot change the digest. viem rejects a
+ * mixed-case string with a bad checksum; lower-casing only for hashing keeps the body verbatim.
+ */
+function toAddressForHashing(value: string, field: string): Address {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
+    throw new InputValidationError(`${field} must be a 0x-prefixed 20-byte hex address`)
+  }
+  return value.toLowerCase() as Address
+}
+
+/** salt/ts/exp travel as JSON numbers; the struct wants uint64, which viem takes as bigint. */
+export function toUint64(value: number, field: string): bigint {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new InputValidationError(`${field} must be a non-negative safe integer`)
+  }
+  const big = BigInt(value)
+  if (big > MAX_UINT64) throw new InputValidationError(`${field} exceeds uint64`)
+  return big
+}
+
+function assertIntegersOnly(value: SignableValue, path: string): void {
+  if (typeof value === 'number') {
+    // A non-integer or unsafe number would encode as float64, which the venue would hash differently.
+    if (!Number.isSafeInteger(value)) throw new InputValidationError(`${path} must be a safe integer`)
+    return
+  }
+  if (Array.isArray(value)) {
+    ;(value as readonly SignableValue[]).forEach((item, i) => {
+      assertIntegersOnly(item, `${path}[${i}]`)
+    })
+  }
+}
