@@ -1,0 +1,122 @@
+/**
+ * The root actor: spawns one instrument actor per configured instrument, routes inputs to them, and
+ * supervises them. A child that fails (a bug throwing inside it) is restarted up to a limit with its
+ * last known inputs re-fed by the runtime (`restarted` is emitted for that); past the limit it stays
+ * down and `gaveUp` is emitted so the runtime can alert. Children share the system clock, so their
+ * delays run on whatever clock the root was created with.
+ */
+import { type ActorRefFrom, assign, emit, enqueueActions, setup, stopChild } from 'xstate'
+import type { Logger } from '../logging/logger.ts'
+import {
+  type InstrumentEvent,
+  type InstrumentInput,
+  instrumentMachine,
+} from './instrument/instrument.machine.ts'
+
+export interface SupervisedInstrument {
+  id: number
+  symbol: string
+  /** Base asset whose index price feeds this instrument. */
+  asset: string
+  input: InstrumentInput
+}
+
+export interface SupervisorInput {
+  instruments: SupervisedInstrument[]
+  logger: Logger
+  maxRestarts: number
+}
+
+interface SupervisorContext {
+  instruments: SupervisedInstrument[]
+  logger: Logger
+  maxRestarts: number
+  restarts: Record<number, number>
+  down: number[]
+}
+
+export type SupervisorEvent =
+  /** Send to the instruments whose ids are listed (all when `ids` is undefined). */
+  { type: 'ROUTE'; ids?: readonly number[] | undefined; event: InstrumentEvent } | { type: 'STOP_ALL' }
+
+export type SupervisorEmitted =
+  | { type: 'restarted'; id: number; attempt: number }
+  | { type: 'gaveUp'; id: number }
+
+export const childId = (instrumentId: number): string => `instrument-${instrumentId}`
+
+export const supervisorMachine = setup({
+  types: {
+    context: {} as SupervisorContext,
+    input: {} as SupervisorInput,
+    events: {} as SupervisorEvent,
+    emitted: {} as SupervisorEmitted,
+  },
+  actors: { instrument: instrumentMachine },
+  actions: {
+    restartFailedChild: enqueueActions(({ context, event, enqueue }) => {
+      // The event is `xstate.error.actor.<child id>`; it is not part of SupervisorEvent's union.
+      const failure = event as unknown as { type: string; error?: unknown }
+      const m = /^xstate\.error\.actor\.instrument-(\d+)$/.exec(failure.type)
+      if (!m) return
+      const id = Number(m[1])
+      const inst = context.instruments.find((i) => i.id === id)
+      if (!inst) return
+      const attempt = (context.restarts[id] ?? 0) + 1
+      context.logger.error(
+        { instrument: inst.symbol, attempt, err: failure.error },
+        `instrument actor ${inst.symbol} failed`,
+      )
+      enqueue(stopChild(childId(id)))
+      if (attempt > context.maxRestarts) {
+        enqueue(assign({ down: [...context.down, id] }))
+        enqueue(emit({ type: 'gaveUp', id }))
+        return
+      }
+      enqueue(assign({ restarts: { ...context.restarts, [id]: attempt } }))
+      enqueue.spawnChild('instrument', { id: childId(id), input: inst.input })
+      enqueue(emit({ type: 'restarted', id, attempt }))
+    }),
+  },
+}).createMachine({
+  id: 'supervisor',
+  context: ({ input }) => ({
+    instruments: input.instruments,
+    logger: input.logger,
+    maxRestarts: input.maxRestarts,
+    restarts: {},
+    down: [],
+  }),
+  entry: enqueueActions(({ context, enqueue }) => {
+    for (const inst of context.instruments) {
+      enqueue.spawnChild('instrument', { id: childId(inst.id), input: inst.input })
+    }
+  }),
+  initial: 'running',
+  states: {
+    running: {
+      on: {
+        ROUTE: {
+          actions: enqueueActions(({ context, event, enqueue }) => {
+            const ids = event.ids ?? context.instruments.map((i) => i.id)
+            for (const id of ids) {
+              if (!context.down.includes(id)) enqueue.sendTo(childId(id), event.event)
+            }
+          }),
+        },
+        STOP_ALL: { target: 'stopped' },
+        // A child actor failed: restart it (bounded), or give up on it.
+        'xstate.error.actor.*': { actions: 'restartFailedChild' },
+      },
+    },
+    stopped: {
+      entry: enqueueActions(({ context, enqueue }) => {
+        for (const inst of context.instruments) enqueue.sendTo(childId(inst.id), { type: 'STOP' })
+      }),
+      type: 'final',
+    },
+  },
+})
+
+export type SupervisorActor = ActorRefFrom<typeof supervisorMachine>
+export type InstrumentActor = ActorRefFrom<typeof instrumentMachine>
