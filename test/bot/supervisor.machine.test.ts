@@ -13,7 +13,10 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number } = {}
   const deps = (id: number): InstrumentDeps => ({
     clock: {
       now: () => {
-        if (opts.explodeOn === id && boom.armed) throw new Error('bug inside an actor')
+        if (opts.explodeOn === id && boom.armed) {
+          boom.armed = false // one failure per arming
+          throw new Error('bug inside an actor')
+        }
         return clock.now()
       },
     },
@@ -95,14 +98,15 @@ describe('supervisor', () => {
 
   it('restarts a failed child with a fresh actor, then gives up after the limit', () => {
     const s = setupSupervisor({ explodeOn: 2, maxRestarts: 1 })
-    s.boom.armed = true
-    const poke = () => s.actor.send({ type: 'ROUTE', ids: [2], event: { type: 'BREAKER', open: false } })
+    const poke = () => {
+      s.boom.armed = true
+      s.actor.send({ type: 'ROUTE', ids: [2], event: { type: 'BREAKER', open: false } })
+    }
     poke()
     expect(s.emitted).toEqual([{ type: 'restarted', id: 2, attempt: 1 }])
     expect(s.child(2)?.getSnapshot().value).toBe('syncing')
     poke()
     expect(s.emitted.at(-1)).toEqual({ type: 'gaveUp', id: 2 })
-    s.boom.armed = false
     expect(s.child(2)).toBeUndefined()
     // Others are unaffected.
     s.feed()
