@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromPromise, SimulatedClock } from 'xstate'
 import type { InstrumentDeps, PlanOutcome } from '../../src/bot/instrument/instrument.machine.ts'
+import { instrumentMachine } from '../../src/bot/instrument/instrument.machine.ts'
 import { childId, type SupervisorEmitted, supervisorMachine } from '../../src/bot/supervisor.machine.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { margin, risk } from './instrument/helpers.ts'
@@ -47,7 +48,7 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number } = {}
   }))
   const machine = supervisorMachine.provide({
     actors: {
-      instrument: supervisorMachine.implementations.actors.instrument.provide({
+      instrument: instrumentMachine.provide({
         actors: {
           submitPlan: fromPromise<PlanOutcome>(async () => ({ modify: [], create: [], cancel: [] })),
           cancelAll: fromPromise<void>(async () => undefined),
