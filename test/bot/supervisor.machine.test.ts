@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromPromise, SimulatedClock } from 'xstate'
-import type { InstrumentDeps, PlanOutcome } from '../../src/bot/instrument/instrument.machine.ts'
+import type {
+  InstrumentDeps,
+  PlanOutcome,
+  SubmitPlanInput,
+} from '../../src/bot/instrument/instrument.machine.ts'
 import { instrumentMachine } from '../../src/bot/instrument/instrument.machine.ts'
 import { childId, type SupervisorEmitted, supervisorMachine } from '../../src/bot/supervisor.machine.ts'
 import { createLogger } from '../../src/logging/logger.ts'
@@ -50,8 +54,12 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number } = {}
     actors: {
       instrument: instrumentMachine.provide({
         actors: {
-          submitPlan: fromPromise<PlanOutcome>(async () => ({ modify: [], create: [], cancel: [] })),
-          cancelAll: fromPromise<void>(async () => undefined),
+          submitPlan: fromPromise<PlanOutcome, SubmitPlanInput>(async () => ({
+            modify: [],
+            create: [],
+            cancel: [],
+          })),
+          cancelAll: fromPromise<void, { instrumentId: number }>(async () => undefined),
         },
       }),
     },
