@@ -13,8 +13,8 @@ export interface LoggerOptions {
   pretty?: 'auto' | 'always' | 'never' | undefined
   /** Where lines go (default stdout). Tests pass a collecting stream. */
   destination?: DestinationStream | undefined
-  /** Secret values to scrub from every line (keys, API secrets, webhook URLs). */
-  secrets?: readonly (string | undefined)[] | undefined
+  /** Secret values to scrub from every line (keys, API secrets, webhook URLs); a bag can grow later. */
+  secrets?: SecretBag | readonly (string | undefined)[] | undefined
   /** Whether stdout is a terminal (for `pretty: auto`). */
   isTty?: boolean | undefined
 }
@@ -42,8 +42,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     (usePretty
       ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
       : pino.destination({ dest: 1, sync: false }))
-  const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 8)
-  const dest = secrets.length > 0 ? scrubbingStream(base, secrets) : base
+  const bag = options.secrets instanceof SecretBag ? options.secrets : new SecretBag(options.secrets ?? [])
+  const dest = scrubbingStream(base, bag)
   return pino(
     {
       level: options.level ?? 'info',
@@ -55,14 +55,39 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   )
 }
 
-/** Wraps a destination so every occurrence of a secret (and its JSON-escaped form) is replaced. */
-export function scrubbingStream(dest: DestinationStream, secrets: readonly string[]): DestinationStream {
-  const needles = [...new Set(secrets.flatMap((s) => [s, JSON.stringify(s).slice(1, -1), s.toLowerCase()]))]
+/**
+ * The secret values known to this process. Secrets made at run time (a dry-run's generated keys, the
+ * proxy secret returned by createProxy) are added as they appear; the logger scrubs them from then on.
+ */
+export class SecretBag {
+  #needles: string[] = []
+  constructor(initial: readonly (string | undefined)[] = []) {
+    for (const s of initial) this.add(s)
+  }
+  /** Adds a secret (and its JSON-escaped, lower-case and un-prefixed hex forms). Short values are ignored. */
+  add(secret: string | undefined): void {
+    if (typeof secret !== 'string' || secret.length < 8) return
+    const forms = [secret, JSON.stringify(secret).slice(1, -1), secret.toLowerCase()]
+    if (/^0x[0-9a-fA-F]{16,}$/.test(secret)) forms.push(secret.slice(2), secret.slice(2).toLowerCase())
+    // Longest first, so a form that contains another is replaced whole.
+    this.#needles = [...new Set([...this.#needles, ...forms])].sort((a, b) => b.length - a.length)
+  }
+  get needles(): readonly string[] {
+    return this.#needles
+  }
+  /** Replaces every known secret in `text`. */
+  scrub(text: string): string {
+    let out = text
+    for (const n of this.#needles) if (out.includes(n)) out = out.split(n).join('[redacted]')
+    return out
+  }
+}
+
+/** Wraps a destination so every occurrence of a known secret (and its escaped forms) is replaced. */
+export function scrubbingStream(dest: DestinationStream, secrets: SecretBag): DestinationStream {
   return {
     write(line: string): void {
-      let out = line
-      for (const n of needles) if (out.includes(n)) out = out.split(n).join('[redacted]')
-      dest.write(out)
+      dest.write(secrets.needles.length > 0 ? secrets.scrub(line) : line)
     },
   }
 }

@@ -39,3 +39,22 @@ describe('createLogger', () => {
     expect(parsed.msg).toBe('quoting')
   })
 })
+
+describe('SecretBag', () => {
+  it('scrubs secrets added after the logger was created, including bare hex forms', async () => {
+    const { SecretBag } = await import('../../src/logging/logger.ts')
+    const lines: string[] = []
+    const bag = new SecretBag()
+    const log = createLogger({
+      destination: { write: (s: string) => lines.push(s) },
+      pretty: 'never',
+      secrets: bag,
+    })
+    const key = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
+    log.info(`before ${key}`)
+    bag.add(key)
+    log.info(`after ${key} and ${key.slice(2).toUpperCase().toLowerCase()}`)
+    expect(lines[0]).toContain(key)
+    expect(lines[1]).not.toContain(key.slice(2))
+  })
+})

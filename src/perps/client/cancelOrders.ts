@@ -1,0 +1,48 @@
+/**
+ * DELETE /v1/trade/orders: cancels orders by order id (cancelling a parent cascades to its TP/SL
+ * children). Proxy-signed `{op:{type:"cancelOrders", args:[oid…]}, sig, salt, ts, exp?}` in the body.
+ * Request weight 1 + floor(n/20), action weight 0. Per-order results are returned as data.
+ *
+ * @see perps-openapi-shapes §3; protocol-notes a.2
+ */
+import { z } from 'zod'
+import { OrderId } from '../schemas/common.ts'
+import { type CancelResult, CancelResults } from '../schemas/orders.ts'
+import { buildCancelOrders } from '../signing/ops.ts'
+import type { PerpsClientContext } from './context.ts'
+import {
+  checkBatchLength,
+  expOptions,
+  type PerpsCommandOptions,
+  parseInput,
+  perpsCommand,
+  requireSigner,
+  validateCommandOptions,
+} from './perpsCall.ts'
+
+export const CancelOrdersParams = z.array(OrderId).min(1, 'at least one order id is required')
+
+/**
+ * Sends one cancel batch.
+ * @throws {InputValidationError} empty list, bad oid, bad exp, before any request.
+ * @throws {ConfigError} no proxy signer, before any request.
+ * @throws {RequestRejectedError} / {RateLimitError} / {UnknownOutcomeError} / {TransportError} / {UnexpectedResponseError}
+ */
+export async function cancelOrders(
+  ctx: PerpsClientContext,
+  oids: readonly number[],
+  options: PerpsCommandOptions = {},
+): Promise<CancelResult[]> {
+  const valid = parseInput('cancelOrders', CancelOrdersParams, oids)
+  validateCommandOptions(ctx, 'cancelOrders', options)
+  const signer = requireSigner(ctx, 'cancelOrders')
+  const built = buildCancelOrders({ oids: valid })
+  const results = await perpsCommand(ctx, {
+    endpoint: 'cancelOrders',
+    weight: { n: valid.length },
+    body: () => signer.signCommand(built, expOptions(ctx, options)),
+    schema: CancelResults,
+    signal: options.signal,
+  })
+  return checkBatchLength('cancelOrders', results, valid.length)
+}

@@ -1,0 +1,189 @@
+/**
+ * The perps client context: everything an endpoint function needs (transport, clock, jitter, auth
+ * headers, signers, limiter hooks), built once from `PerpsClientConfig`. Endpoint functions take it as
+ * their first argument (viem/hyperliquid style); `createPerpsClient` only binds it.
+ */
+import { inspect } from 'node:util'
+import { type Clock, systemClock } from '../../clock.ts'
+import type { RateLimitError } from '../../errors.ts'
+import { ConfigError } from '../../errors.ts'
+import { READ_RETRY, type RetryPolicy } from '../../http/callJson.ts'
+import { createHttpTransport, type HttpTransport, type HttpTransportOptions } from '../../http/transport.ts'
+import { type Random, systemRandom } from '../../random.ts'
+import type { CommandSigner } from '../signing/commandSigner.ts'
+import type { PerpsEndpoint } from '../weights.ts'
+
+/** The venue's header names (protocol-notes b); the spec's `SERVICE-PROXY`/`SERVICE-SECRET` work by config. */
+export const DEFAULT_AUTH_HEADER_NAMES: Readonly<AuthHeaderNames> = Object.freeze({
+  proxy: 'POLYMARKET-PROXY',
+  secret: 'POLYMARKET-SECRET',
+})
+
+export interface AuthHeaderNames {
+  proxy: string
+  secret: string
+}
+
+/** What the limiter learns before each HTTP request (each retry attempt of a read is charged again). */
+export interface BeforeRequestInfo {
+  endpoint: PerpsEndpoint
+  requestWeight: number
+  actionWeight: number
+}
+export type BeforeRequestHook = (info: BeforeRequestInfo) => Promise<void> | void
+
+export interface RateLimitedInfo {
+  endpoint: PerpsEndpoint
+  /** The error about to be thrown; `retryAfterMs` is set when the venue sent `Retry-After`. */
+  error: RateLimitError
+}
+export type RateLimitedHook = (info: RateLimitedInfo) => Promise<void> | void
+
+/** A proxy signer for `/v1/trade/*` ops (satisfied by `CommandSigner`). */
+export type PerpsCommandSigner = Pick<CommandSigner, 'address' | 'signCommand'>
+/** The owner (EOA) signer for createProxy (satisfied by `CommandSigner`). */
+export type PerpsOwnerSigner = Pick<CommandSigner, 'address' | 'signCreateProxy'>
+
+/**
+ * The proxy address and API secret for header-authenticated reads. The secret is held in a private
+ * field: `JSON.stringify`, `String()` and `util.inspect` show only the proxy address.
+ */
+export class ProxyCredentials {
+  readonly proxy: string
+  readonly #secret: string
+
+  /** @throws {@link ConfigError} for a malformed proxy or an empty secret (the message omits the secret). */
+  constructor(proxy: string, secret: string) {
+    const issues: string[] = []
+    if (typeof proxy !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(proxy))
+      issues.push('credentials.proxy: expected a 0x-prefixed 20-byte hex address')
+    if (typeof secret !== 'string' || secret.length === 0)
+      issues.push('credentials.secret: must be non-empty')
+    else if (/[\r\n\0]/.test(secret)) issues.push('credentials.secret: must not contain control characters')
+    if (issues.length > 0) throw new ConfigError('invalid perps credentials', issues)
+    this.proxy = proxy
+    this.#secret = secret
+  }
+
+  /** The API secret. Read it only to put it in a header or a secret store; never log it. */
+  get secret(): string {
+    return this.#secret
+  }
+
+  toJSON(): { proxy: string; secret: '[redacted]' } {
+    return { proxy: this.proxy, secret: '[redacted]' }
+  }
+
+  toString(): string {
+    return `ProxyCredentials(${this.proxy})`
+  }
+
+  [inspect.custom](): string {
+    return `ProxyCredentials { proxy: '${this.proxy}', secret: [redacted] }`
+  }
+}
+
+export interface PerpsClientConfig {
+  /** Venue origin plus optional base path (the real venue or the mock). Ignored when `transport` is given. */
+  baseUrl?: string | undefined
+  /** A ready transport (shared, not closed by the client). */
+  transport?: HttpTransport | undefined
+  /** Options for the transport the client creates from `baseUrl` (timeouts; tests pass a `dispatcher`). */
+  http?: Omit<HttpTransportOptions, 'baseUrl'> | undefined
+  /** Drives retry backoff and the exp pre-check; give it the same venue-corrected clock as the signer. */
+  clock?: Clock | undefined
+  /** Retry jitter. */
+  random?: Random | undefined
+  /** For `/v1/account/*` reads and applyReferral. */
+  credentials?: ProxyCredentials | { proxy: string; secret: string } | undefined
+  /** Header names; defaults to POLYMARKET-PROXY / POLYMARKET-SECRET. */
+  authHeaderNames?: Partial<AuthHeaderNames> | undefined
+  /** Proxy signer for createOrders / modifyOrders / cancelOrders / cancelAll. */
+  signer?: PerpsCommandSigner | undefined
+  /** Owner signer for createProxy (can also be passed per call). */
+  ownerSigner?: PerpsOwnerSigner | undefined
+  /** Retry policy of reads (commands never retry). Default: callJson's READ_RETRY. */
+  readRetry?: RetryPolicy | undefined
+  /** Default relative `exp` for trade commands (ms, clamped to 5000 by the signer); none when unset. */
+  defaultExpAfterMs?: number | undefined
+  beforeRequest?: BeforeRequestHook | undefined
+  onRateLimited?: RateLimitedHook | undefined
+}
+
+export interface PerpsClientContext {
+  readonly transport: HttpTransport
+  readonly clock: Clock
+  /** Uniform in [0, 1), for backoff jitter. */
+  readonly random: () => number
+  readonly credentials?: ProxyCredentials | undefined
+  readonly authHeaderNames: Readonly<AuthHeaderNames>
+  readonly signer?: PerpsCommandSigner | undefined
+  readonly ownerSigner?: PerpsOwnerSigner | undefined
+  readonly readRetry: RetryPolicy
+  readonly defaultExpAfterMs?: number | undefined
+  readonly beforeRequest?: BeforeRequestHook | undefined
+  readonly onRateLimited?: RateLimitedHook | undefined
+}
+
+/** RFC 9110 token characters: what a header name may contain. */
+const HEADER_NAME_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/**
+ * Builds a context from configuration. Creates a transport from `baseUrl` unless one is given.
+ * @throws {@link ConfigError} listing every invalid setting (never echoing the secret).
+ */
+export function createPerpsContext(config: PerpsClientConfig): PerpsClientContext {
+  const issues: string[] = []
+  const names: AuthHeaderNames = {
+    proxy: config.authHeaderNames?.proxy ?? DEFAULT_AUTH_HEADER_NAMES.proxy,
+    secret: config.authHeaderNames?.secret ?? DEFAULT_AUTH_HEADER_NAMES.secret,
+  }
+  for (const key of ['proxy', 'secret'] as const) {
+    if (!HEADER_NAME_RE.test(names[key])) issues.push(`authHeaderNames.${key}: not a valid HTTP header name`)
+  }
+  if (names.proxy.toLowerCase() === names.secret.toLowerCase())
+    issues.push('authHeaderNames: proxy and secret headers must differ')
+  if (config.transport === undefined && config.baseUrl === undefined)
+    issues.push('baseUrl: required when no transport is given')
+  if (
+    config.defaultExpAfterMs !== undefined &&
+    !(Number.isFinite(config.defaultExpAfterMs) && config.defaultExpAfterMs > 0)
+  )
+    issues.push('defaultExpAfterMs: must be a positive number of ms')
+  let credentials: ProxyCredentials | undefined
+  if (config.credentials !== undefined) {
+    try {
+      credentials =
+        config.credentials instanceof ProxyCredentials
+          ? config.credentials
+          : new ProxyCredentials(config.credentials.proxy, config.credentials.secret)
+    } catch (e) {
+      if (e instanceof ConfigError) issues.push(...e.issues)
+      else throw e
+    }
+  }
+  if (issues.length > 0) throw new ConfigError('invalid perps client configuration', issues)
+
+  let transport = config.transport
+  if (transport === undefined) {
+    try {
+      transport = createHttpTransport({ ...config.http, baseUrl: config.baseUrl as string })
+    } catch (e) {
+      throw new ConfigError('invalid perps client configuration', ['baseUrl: not a valid URL'], { cause: e })
+    }
+  }
+  const random = config.random ?? systemRandom
+  return {
+    transport,
+    clock: config.clock ?? systemClock,
+    random: () => random.next(),
+    credentials,
+    authHeaderNames: Object.freeze(names),
+    signer: config.signer,
+    ownerSigner: config.ownerSigner,
+    readRetry: config.readRetry ?? READ_RETRY,
+    defaultExpAfterMs: config.defaultExpAfterMs,
+    beforeRequest: config.beforeRequest,
+    onRateLimited: config.onRateLimited,
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The perps client object: binds one `PerpsClientContext` to the endpoint functions. It is a thin
+ * delegator; each endpoint lives in its own file and can be called directly with a context.
+ */
+import type {
+  Credentials,
+  FundingCharge,
+  FundingPage,
+  Portfolio,
+  Withdrawal,
+  WithdrawalsPage,
+} from '../schemas/account.ts'
+import type {
+  CollateralAsset,
+  ExchangeInfo,
+  FeeSchedule,
+  Index,
+  Instrument,
+  PublicPortfolio,
+  ServerTime,
+  StatisticsItem,
+} from '../schemas/info.ts'
+import type { CancelResult, CreateOrderAck, ModifyResult, Order } from '../schemas/orders.ts'
+import type { CreateOrderInput } from '../signing/ops.ts'
+import { type ApplyReferralResult, applyReferral } from './applyReferral.ts'
+import { type CancelAllParams, type CancelAllResult, cancelAll } from './cancelAll.ts'
+import { cancelOrders } from './cancelOrders.ts'
+import { createPerpsContext, type PerpsClientConfig, type PerpsClientContext } from './context.ts'
+import { type CreateOrdersOptions, createOrders } from './createOrders.ts'
+import {
+  type CreateProxyOptions,
+  type CreateProxyParams,
+  type CreateProxyResponse,
+  createProxy,
+} from './createProxy.ts'
+import { getAssets } from './getAssets.ts'
+import { getCredentials } from './getCredentials.ts'
+import { getExchange } from './getExchange.ts'
+import { getFees } from './getFees.ts'
+import { type GetFundingParams, getFunding, iterateFunding, paginateFunding } from './getFunding.ts'
+import { getIndex } from './getIndex.ts'
+import { type GetInstrumentsParams, getInstruments } from './getInstruments.ts'
+import { type GetOpenOrdersParams, getOpenOrders } from './getOpenOrders.ts'
+import { getPortfolio } from './getPortfolio.ts'
+import { getPublicPortfolio } from './getPublicPortfolio.ts'
+import { type GetStatisticsParams, getStatistics } from './getStatistics.ts'
+import { getTime } from './getTime.ts'
+import {
+  type GetWithdrawalsParams,
+  getWithdrawals,
+  iterateWithdrawals,
+  paginateWithdrawals,
+} from './getWithdrawals.ts'
+import type { HistoryPage, PaginateHistoryOptions } from './historyPaging.ts'
+import { type ModifyOrderParams, modifyOrders } from './modifyOrders.ts'
+import type { PerpsCallOptions, PerpsCommandOptions, PerpsReadOptions } from './perpsCall.ts'
+
+export interface PerpsClient {
+  readonly context: PerpsClientContext
+  // public info
+  getIndex(asset: string, options?: PerpsReadOptions): Promise<Index>
+  getPublicPortfolio(address: string, options?: PerpsReadOptions): Promise<PublicPortfolio>
+  getStatistics(params?: GetStatisticsParams, options?: PerpsReadOptions): Promise<StatisticsItem[]>
+  getFees(options?: PerpsReadOptions): Promise<FeeSchedule>
+  getAssets(options?: PerpsReadOptions): Promise<CollateralAsset[]>
+  getExchange(options?: PerpsReadOptions): Promise<ExchangeInfo>
+  getTime(options?: PerpsReadOptions): Promise<ServerTime>
+  getInstruments(params?: GetInstrumentsParams, options?: PerpsReadOptions): Promise<Instrument[]>
+  // account reads (header auth)
+  getWithdrawals(params?: GetWithdrawalsParams, options?: PerpsReadOptions): Promise<WithdrawalsPage>
+  paginateWithdrawals(
+    params?: GetWithdrawalsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<HistoryPage<Withdrawal>, void, undefined>
+  iterateWithdrawals(
+    params?: GetWithdrawalsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<Withdrawal, void, undefined>
+  getFunding(params?: GetFundingParams, options?: PerpsReadOptions): Promise<FundingPage>
+  paginateFunding(
+    params?: GetFundingParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<HistoryPage<FundingCharge>, void, undefined>
+  iterateFunding(
+    params?: GetFundingParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<FundingCharge, void, undefined>
+  getPortfolio(options?: PerpsReadOptions): Promise<Portfolio>
+  getCredentials(options?: PerpsReadOptions): Promise<Credentials>
+  getOpenOrders(params?: GetOpenOrdersParams, options?: PerpsReadOptions): Promise<Order[]>
+  applyReferral(code: string, options?: PerpsCallOptions): Promise<ApplyReferralResult>
+  // signed
+  createProxy(params: CreateProxyParams, options?: CreateProxyOptions): Promise<CreateProxyResponse>
+  createOrders(orders: readonly CreateOrderInput[], options?: CreateOrdersOptions): Promise<CreateOrderAck[]>
+  modifyOrders(mods: readonly ModifyOrderParams[], options?: PerpsCommandOptions): Promise<ModifyResult[]>
+  cancelOrders(oids: readonly number[], options?: PerpsCommandOptions): Promise<CancelResult[]>
+  cancelAll(params?: CancelAllParams, options?: PerpsCommandOptions): Promise<CancelAllResult>
+  /** Closes the transport if the client created it (a given `transport` is left open). */
+  close(): Promise<void>
+}
+
+/**
+ * Builds a client from configuration.
+ * @throws {ConfigError} listing every invalid setting.
+ */
+export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
+  const ctx = createPerpsContext(config)
+  const ownsTransport = config.transport === undefined
+  return {
+    context: ctx,
+    getIndex: (asset, o) => getIndex(ctx, asset, o),
+    getPublicPortfolio: (address, o) => getPublicPortfolio(ctx, address, o),
+    getStatistics: (p, o) => getStatistics(ctx, p, o),
+    getFees: (o) => getFees(ctx, o),
+    getAssets: (o) => getAssets(ctx, o),
+    getExchange: (o) => getExchange(ctx, o),
+    getTime: (o) => getTime(ctx, o),
+    getInstruments: (p, o) => getInstruments(ctx, p, o),
+    getWithdrawals: (p, o) => getWithdrawals(ctx, p, o),
+    paginateWithdrawals: (p, o) => paginateWithdrawals(ctx, p, o),
+    iterateWithdrawals: (p, o) => iterateWithdrawals(ctx, p, o),
+    getFunding: (p, o) => getFunding(ctx, p, o),
+    paginateFunding: (p, o) => paginateFunding(ctx, p, o),
+    iterateFunding: (p, o) => iterateFunding(ctx, p, o),
+    getPortfolio: (o) => getPortfolio(ctx, o),
+    getCredentials: (o) => getCredentials(ctx, o),
+    getOpenOrders: (p, o) => getOpenOrders(ctx, p, o),
+    applyReferral: (code, o) => applyReferral(ctx, code, o),
+    createProxy: (p, o) => createProxy(ctx, p, o),
+    createOrders: (orders, o) => createOrders(ctx, orders, o),
+    modifyOrders: (mods, o) => modifyOrders(ctx, mods, o),
+    cancelOrders: (oids, o) => cancelOrders(ctx, oids, o),
+    cancelAll: (p, o) => cancelAll(ctx, p, o),
+    close: async () => {
+      if (ownsTransport) await ctx.transport.close()
+    },
+  }
+}

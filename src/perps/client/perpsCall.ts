@@ -1,0 +1,287 @@
+/**
+ * What every perps endpoint file shares: the error-body parser, input parsing, auth headers, weight
+ * charging through `beforeRequest`, the 429 hook, secret redaction of thrown errors, and the two call
+ * shapes (a read that may retry; a command that is charged once, signed after the limiter admits it,
+ * and never retried).
+ */
+import { z } from 'zod'
+import { isDecimalString, parseDecimal } from '../../decimal.ts'
+import {
+  ConfigError,
+  InputValidationError,
+  RateLimitError,
+  RequestRejectedError,
+  UnexpectedResponseError,
+} from '../../errors.ts'
+import { callJson, type ErrorBodyParser, formatZodIssues, type RetryPolicy } from '../../http/callJson.ts'
+import type { HttpRequest, HttpTransport } from '../../http/transport.ts'
+import { PerpsErrorBody } from '../schemas/common.ts'
+import { MAX_EXP_AHEAD_MS } from '../signing/timing.ts'
+import { PERPS_WEIGHTS, type PerpsEndpoint, type WeightInput } from '../weights.ts'
+import type { BeforeRequestInfo, PerpsClientContext } from './context.ts'
+
+export interface PerpsCallOptions {
+  signal?: AbortSignal | undefined
+}
+
+export interface PerpsReadOptions extends PerpsCallOptions {
+  /** Overrides the context's read retry policy for this call. */
+  retry?: RetryPolicy | undefined
+}
+
+export interface PerpsCommandOptions extends PerpsCallOptions {
+  /** Absolute command expiry, Unix ms: after now and at most 5 s ahead. Not signed. */
+  exp?: number | undefined
+  /** Relative expiry: exp = ts + min(expAfterMs, 5000). Exclusive with `exp`. */
+  expAfterMs?: number | undefined
+}
+
+/**
+ * Perps error bodies: `{status:"err", error}` or, from batch endpoints, a one-item array of it.
+ * code = `error` (a snake_case id, or human-readable text for 400).
+ */
+export const parsePerpsErrorBody: ErrorBodyParser = (body) => {
+  const item = Array.isArray(body) && body.length === 1 ? body[0] : body
+  const parsed = PerpsErrorBody.safeParse(item)
+  return parsed.success ? { code: parsed.data.error } : undefined
+}
+
+/** Parses `input` with `schema` or throws `InputValidationError` naming every bad field. */
+export function parseInput<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input)
+  if (parsed.success) return parsed.data
+  const issues = formatZodIssues(parsed.error)
+  throw new InputValidationError(`invalid ${operation} input: ${issues[0] ?? 'invalid'}`, {
+    details: issues.slice(1),
+  })
+}
+
+// ---- shared input primitives ------------------------------------------------------------------
+
+/** Plain non-negative decimal as the venue takes prices and quantities (no sign, exponent, leading dot). */
+const PLAIN_DECIMAL_RE = /^\d+(\.\d+)?$/
+/** A price or quantity input: a plain decimal string greater than zero. */
+export const PositiveDecimalInput = z
+  .string()
+  .refine((s) => PLAIN_DECIMAL_RE.test(s) && isDecimalString(s), {
+    message: 'expected a plain decimal string',
+  })
+  .refine((s) => !PLAIN_DECIMAL_RE.test(s) || parseDecimal(s).units > 0n, {
+    message: 'must be greater than zero',
+  })
+
+export const TimestampInput = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
+
+/** Command options: `exp` in (now, now + 5000], `expAfterMs` positive, not both. */
+export function validateCommandOptions(
+  ctx: PerpsClientContext,
+  operation: string,
+  opts: PerpsCommandOptions,
+): void {
+  const issues: string[] = []
+  const now = Math.floor(ctx.clock.now())
+  if (opts.exp !== undefined && opts.expAfterMs !== undefined)
+    issues.push('pass either exp or expAfterMs, not both')
+  if (opts.exp !== undefined) {
+    if (!Number.isSafeInteger(opts.exp)) issues.push('exp: must be an integer (Unix ms)')
+    else if (opts.exp <= now) issues.push(`exp: ${opts.exp} is not in the future (now ${now})`)
+    else if (opts.exp > now + MAX_EXP_AHEAD_MS)
+      issues.push(`exp: ${opts.exp} is more than ${MAX_EXP_AHEAD_MS} ms ahead (now ${now})`)
+  }
+  if (opts.expAfterMs !== undefined && !(Number.isFinite(opts.expAfterMs) && opts.expAfterMs > 0))
+    issues.push('expAfterMs: must be a positive number of ms')
+  if (issues.length > 0)
+    throw new InputValidationError(`invalid ${operation} input: ${issues[0]}`, { details: issues.slice(1) })
+}
+
+/** The signer's exp options for a command: the call's, else the context default. */
+export function expOptions(
+  ctx: PerpsClientContext,
+  opts: PerpsCommandOptions,
+): { exp?: number | undefined; expAfterMs?: number | undefined } {
+  if (opts.exp !== undefined) return { exp: opts.exp }
+  if (opts.expAfterMs !== undefined) return { expAfterMs: opts.expAfterMs }
+  if (ctx.defaultExpAfterMs !== undefined) return { expAfterMs: ctx.defaultExpAfterMs }
+  return {}
+}
+
+// ---- calls ------------------------------------------------------------------------------------
+
+interface CallSpec<S extends z.ZodType> {
+  endpoint: PerpsEndpoint
+  weight?: WeightInput | undefined
+  /** Sends the proxy/secret header pair. */
+  auth?: boolean | undefined
+  query?: URLSearchParams | undefined
+  schema: S
+  signal?: AbortSignal | undefined
+}
+
+export interface ReadSpec<S extends z.ZodType> extends CallSpec<S> {
+  retry?: RetryPolicy | undefined
+}
+
+export interface CommandSpec<S extends z.ZodType> extends CallSpec<S> {
+  /** Builds (signs) the body; called after the limiter admitted the request, so ts/exp are fresh. */
+  body: () => unknown
+}
+
+/** A read: charged per attempt (retries cost weight too), retried per policy. */
+export async function perpsRead<S extends z.ZodType>(
+  ctx: PerpsClientContext,
+  spec: ReadSpec<S>,
+): Promise<z.output<S>> {
+  const info = weightInfo(spec.endpoint, spec.weight)
+  const charged: HttpTransport = {
+    origin: ctx.transport.origin,
+    close: () => ctx.transport.close(),
+    request: async (req) => {
+      await ctx.beforeRequest?.(info)
+      return ctx.transport.request(req)
+    },
+  }
+  return guard(ctx, spec.endpoint, async () => {
+    const request = buildRequest(ctx, spec, undefined)
+    return callJson(
+      { transport: charged, clock: ctx.clock, random: ctx.random },
+      {
+        request,
+        schema: spec.schema,
+        parseErrorBody: parsePerpsErrorBody,
+        retry: spec.retry ?? ctx.readRetry,
+      },
+    )
+  })
+}
+
+/** A command: charged once, then the body is built/signed, sent once; unknown outcomes surface as such. */
+export async function perpsCommand<S extends z.ZodType>(
+  ctx: PerpsClientContext,
+  spec: CommandSpec<S>,
+): Promise<z.output<S>> {
+  const info = weightInfo(spec.endpoint, spec.weight)
+  return guard(ctx, spec.endpoint, async () => {
+    const headers = spec.auth ? authHeaders(ctx, spec.endpoint) : undefined
+    await ctx.beforeRequest?.(info)
+    const body = await spec.body()
+    const request = buildRequest(ctx, spec, body, headers)
+    return callJson(
+      { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
+      { request, schema: spec.schema, parseErrorBody: parsePerpsErrorBody, command: true },
+    )
+  })
+}
+
+function weightInfo(endpoint: PerpsEndpoint, weight: WeightInput = {}): BeforeRequestInfo {
+  const w = PERPS_WEIGHTS[endpoint]
+  return { endpoint, requestWeight: w.request(weight), actionWeight: w.action(weight) }
+}
+
+function buildRequest<S extends z.ZodType>(
+  ctx: PerpsClientContext,
+  spec: CallSpec<S>,
+  body: unknown,
+  headers?: Record<string, string> | undefined,
+): HttpRequest {
+  const w = PERPS_WEIGHTS[spec.endpoint]
+  const request: HttpRequest = { method: w.method, path: w.path }
+  if (spec.query !== undefined && spec.query.size > 0) request.query = spec.query
+  const h = headers ?? (spec.auth ? authHeaders(ctx, spec.endpoint) : undefined)
+  if (h !== undefined) request.headers = h
+  if (body !== undefined) request.body = body
+  if (spec.signal !== undefined) request.signal = spec.signal
+  return request
+}
+
+/** The header pair; a missing credential is a configuration problem found before any request. */
+function authHeaders(ctx: PerpsClientContext, endpoint: PerpsEndpoint): Record<string, string> {
+  const creds = ctx.credentials
+  if (creds === undefined) {
+    throw new ConfigError(`${endpoint} needs proxy credentials`, ['credentials: not configured'])
+  }
+  return { [ctx.authHeaderNames.proxy]: creds.proxy, [ctx.authHeaderNames.secret]: creds.secret }
+}
+
+/** The proxy signer, or a configuration error before any request. */
+export function requireSigner(
+  ctx: PerpsClientContext,
+  endpoint: PerpsEndpoint,
+): NonNullable<PerpsClientContext['signer']> {
+  if (ctx.signer === undefined)
+    throw new ConfigError(`${endpoint} needs a proxy signer`, ['signer: not configured'])
+  return ctx.signer
+}
+
+/** Runs a call: 429s go to `onRateLimited`; every thrown error is scrubbed of the proxy secret. */
+async function guard<T>(ctx: PerpsClientContext, endpoint: PerpsEndpoint, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (e) {
+    if (e instanceof RateLimitError && ctx.onRateLimited !== undefined) {
+      try {
+        await ctx.onRateLimited({ endpoint, error: e })
+      } catch {
+        // A failing hook must not mask the 429 the caller needs to see.
+      }
+    }
+    throw redactSecrets(e, ctx.credentials === undefined ? [] : [ctx.credentials.secret])
+  }
+}
+
+/**
+ * Replaces every occurrence of a secret in an error, its properties and its cause chain (in place).
+ * Our own messages never carry secrets, but a library error in `cause` may echo request headers
+ * (undici's mock, for one, prints them on a mismatch).
+ */
+export function redactSecrets<T>(e: T, secrets: readonly string[]): T {
+  const live = secrets.filter((s) => s.length > 0)
+  if (live.length === 0) return e
+  const seen = new WeakSet<object>()
+  const scrub = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string')
+      return live.reduce((s, secret) => s.split(secret).join('[redacted]'), value)
+    if (value === null || typeof value !== 'object' || depth > 6 || seen.has(value)) return value
+    seen.add(value)
+    for (const key of Object.getOwnPropertyNames(value)) {
+      const desc = Object.getOwnPropertyDescriptor(value, key)
+      if (desc === undefined) continue
+      // Newer V8 installs `stack` as an accessor; read it and pin the scrubbed text as data.
+      const current: unknown =
+        'value' in desc ? desc.value : key === 'stack' ? Reflect.get(value, key) : undefined
+      if (current === undefined) continue
+      const next = scrub(current, depth + 1)
+      if (next === current) continue
+      try {
+        Object.defineProperty(value, key, {
+          value: next,
+          writable: true,
+          enumerable: desc.enumerable ?? false,
+          configurable: true,
+        })
+      } catch {
+        // Frozen library object: nothing we can rewrite in place.
+      }
+    }
+    return value
+  }
+  return scrub(e, 0) as T
+}
+
+/**
+ * Batch answers must carry one result per requested item. A lone `err` item for a larger batch is a
+ * request-level rejection sent with 200; any other count mismatch is an unexpected response.
+ */
+export function checkBatchLength<R extends { status: string }>(
+  endpoint: PerpsEndpoint,
+  results: R[],
+  n: number,
+): R[] {
+  if (results.length === n) return results
+  const path = PERPS_WEIGHTS[endpoint].path
+  const only = results[0]
+  if (results.length === 1 && only !== undefined && only.status === 'err') {
+    const code = (only as { error?: unknown }).error
+    throw new RequestRejectedError(path, 200, typeof code === 'string' ? code : 'http_200')
+  }
+  throw new UnexpectedResponseError(path, [`(root): expected ${n} results, got ${results.length}`])
+}

@@ -1,0 +1,354 @@
+/**
+ * Error paths of EVERY endpoint (table-driven): 400, 401, 422, 429 with and without Retry-After,
+ * 500, malformed JSON, schema mismatch naming the field, network failure; each with exactly one
+ * request. Reads use NO_RETRY here; retries are covered in transport.test.ts.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  RateLimitError,
+  RequestRejectedError,
+  TransportError,
+  UnexpectedResponseError,
+  UnknownOutcomeError,
+} from '../../../src/errors.ts'
+import type { PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
+import type { PerpsEndpoint } from '../../../src/perps/weights.ts'
+import {
+  ASSETS_BODY,
+  CREDENTIALS_BODY,
+  createHarness,
+  EXCHANGE_BODY,
+  FEES_BODY,
+  type Harness,
+  INDEX_BODY,
+  INSTRUMENT,
+  ORDER_DATA,
+  PORTFOLIO_BODY,
+  PROXY_ADDRESS,
+  PUBLIC_PORTFOLIO_BODY,
+  STATISTICS_BODY,
+  T0,
+  withdrawal,
+} from './harness.ts'
+
+interface EndpointCase {
+  endpoint: PerpsEndpoint
+  method: string
+  path: string
+  call: (c: PerpsClient) => Promise<unknown>
+  command: boolean
+  /** Batch endpoints answer errors as a one-item array. */
+  batch: boolean
+  /** A 200 body that breaks the schema, and the field the error must name. */
+  mismatch: { body: unknown; field: string }
+}
+
+const mod = [{ oid: 1, p: '1', qty: '1' }]
+
+const CASES: EndpointCase[] = [
+  {
+    endpoint: 'getIndex',
+    method: 'GET',
+    path: '/v1/info/index?asset=NVDA',
+    call: (c) => c.getIndex('NVDA'),
+    command: false,
+    batch: false,
+    mismatch: { body: { ...INDEX_BODY, index_price: 160 }, field: 'index_price' },
+  },
+  {
+    endpoint: 'getPublicPortfolio',
+    method: 'GET',
+    path: `/v1/info/portfolio?address=${PROXY_ADDRESS}`,
+    call: (c) => c.getPublicPortfolio(PROXY_ADDRESS),
+    command: false,
+    batch: false,
+    mismatch: { body: { ...PUBLIC_PORTFOLIO_BODY, equity: undefined }, field: 'equity' },
+  },
+  {
+    endpoint: 'getStatistics',
+    method: 'GET',
+    path: '/v1/info/statistics',
+    call: (c) => c.getStatistics(),
+    command: false,
+    batch: false,
+    mismatch: {
+      body: [{ ...STATISTICS_BODY[0], klines: [[1, '1', '1', '1', '1', '1']] }],
+      field: '0.klines.0',
+    },
+  },
+  {
+    endpoint: 'getFees',
+    method: 'GET',
+    path: '/v1/info/fees',
+    call: (c) => c.getFees(),
+    command: false,
+    batch: false,
+    mismatch: {
+      body: { fee_schedule: [{ ...FEES_BODY.fee_schedule[0], maker_fee_rate: '1%' }] },
+      field: 'fee_schedule.0.maker_fee_rate',
+    },
+  },
+  {
+    endpoint: 'getAssets',
+    method: 'GET',
+    path: '/v1/info/assets',
+    call: (c) => c.getAssets(),
+    command: false,
+    batch: false,
+    mismatch: { body: [{ ...ASSETS_BODY[0], decimals: '6' }], field: '0.decimals' },
+  },
+  {
+    endpoint: 'getExchange',
+    method: 'GET',
+    path: '/v1/info/exchange',
+    call: (c) => c.getExchange(),
+    command: false,
+    batch: false,
+    mismatch: { body: { ...EXCHANGE_BODY, chain_id: '137' }, field: 'chain_id' },
+  },
+  {
+    endpoint: 'getTime',
+    method: 'GET',
+    path: '/v1/info/time',
+    call: (c) => c.getTime(),
+    command: false,
+    batch: false,
+    mismatch: { body: { now: 1 }, field: 'time' },
+  },
+  {
+    endpoint: 'getInstruments',
+    method: 'GET',
+    path: '/v1/info/instruments',
+    call: (c) => c.getInstruments(),
+    command: false,
+    batch: false,
+    mismatch: { body: [{ ...INSTRUMENT, price_decimals: undefined }], field: '0.price_decimals' },
+  },
+  {
+    endpoint: 'getWithdrawals',
+    method: 'GET',
+    path: '/v1/account/withdrawals',
+    call: (c) => c.getWithdrawals(),
+    command: false,
+    batch: false,
+    mismatch: { body: { data: [withdrawal(1, 1)] }, field: 'more' },
+  },
+  {
+    endpoint: 'getFunding',
+    method: 'GET',
+    path: '/v1/account/funding',
+    call: (c) => c.getFunding(),
+    command: false,
+    batch: false,
+    mismatch: { body: { data: [{ instrument_id: 1 }], more: false }, field: 'data.0.size' },
+  },
+  {
+    endpoint: 'getPortfolio',
+    method: 'GET',
+    path: '/v1/account/portfolio',
+    call: (c) => c.getPortfolio(),
+    command: false,
+    batch: false,
+    mismatch: { body: { ...PORTFOLIO_BODY, in_liquidation: 'no' }, field: 'in_liquidation' },
+  },
+  {
+    endpoint: 'getCredentials',
+    method: 'GET',
+    path: '/v1/account/credentials',
+    call: (c) => c.getCredentials(),
+    command: false,
+    batch: false,
+    mismatch: { body: { ...CREDENTIALS_BODY, keys: [{ proxy: PROXY_ADDRESS }] }, field: 'keys.0.expiry' },
+  },
+  {
+    endpoint: 'getOpenOrders',
+    method: 'GET',
+    path: '/v1/account/open-orders',
+    call: (c) => c.getOpenOrders(),
+    command: false,
+    batch: false,
+    mismatch: { body: [{ ...ORDER_DATA, resting_quantity: undefined }], field: '0.resting_quantity' },
+  },
+  {
+    endpoint: 'applyReferral',
+    method: 'POST',
+    path: '/v1/account/referral',
+    call: (c) => c.applyReferral('ABC123'),
+    command: true,
+    batch: false,
+    mismatch: { body: { status: 'done' }, field: 'status' },
+  },
+  {
+    endpoint: 'createProxy',
+    method: 'POST',
+    path: '/v1/account/proxy',
+    call: (c) => c.createProxy({ proxy: PROXY_ADDRESS, expiry: T0 + 86_400_000 }),
+    command: true,
+    batch: false,
+    mismatch: { body: { status: 'ok', secret: 7 }, field: 'secret' },
+  },
+  {
+    endpoint: 'createOrders',
+    method: 'POST',
+    path: '/v1/trade/orders',
+    call: (c) => c.createOrders([{ iid: 1, buy: true, p: '1', qty: '1', tif: 'gtc' }]),
+    command: true,
+    batch: true,
+    mismatch: { body: [{ status: 'ok' }], field: '0.oid' },
+  },
+  {
+    endpoint: 'modifyOrders',
+    method: 'PATCH',
+    path: '/v1/trade/orders',
+    call: (c) => c.modifyOrders(mod),
+    command: true,
+    batch: true,
+    mismatch: { body: [{ status: 'ok', order: { oid: 1 } }], field: '0.order.iid' },
+  },
+  {
+    endpoint: 'cancelOrders',
+    method: 'DELETE',
+    path: '/v1/trade/orders',
+    call: (c) => c.cancelOrders([1]),
+    command: true,
+    batch: true,
+    mismatch: { body: [{ status: 'maybe', oid: 1 }], field: '0.status' },
+  },
+  {
+    endpoint: 'cancelAll',
+    method: 'DELETE',
+    path: '/v1/trade/orders/all',
+    call: (c) => c.cancelAll(),
+    command: true,
+    batch: false,
+    mismatch: { body: { status: 'err' }, field: 'status' },
+  },
+]
+
+let h: Harness
+afterEach(async () => {
+  h.agent.assertNoPendingInterceptors()
+  await h.close()
+})
+
+function errBody(c: EndpointCase, error: string): unknown {
+  const body = { status: 'err', error, ref: 'g-1', ts: T0 }
+  return c.batch ? [body] : body
+}
+
+async function failure(c: EndpointCase): Promise<unknown> {
+  const e = await c.call(h.client).then(
+    () => undefined,
+    (err: unknown) => err,
+  )
+  expect(e, 'the call should have failed').toBeDefined()
+  expect(h.requests).toHaveLength(1)
+  expect(h.requests[0]?.method).toBe(c.method)
+  expect(h.requests[0]?.path).toBe(c.path)
+  return e
+}
+
+it('the table covers every endpoint of the weight table', async () => {
+  const { PERPS_WEIGHTS } = await import('../../../src/perps/weights.ts')
+  expect(CASES.map((c) => c.endpoint).sort()).toEqual(Object.keys(PERPS_WEIGHTS).sort())
+  h = createHarness()
+})
+
+describe.each(CASES)('$endpoint error paths', (c) => {
+  it('400 → RequestRejectedError carrying the venue text', async () => {
+    h = createHarness()
+    const text = 'invalid query parameters: missing field `instrument_id`'
+    h.reply({ status: 400, body: errBody(c, text) })
+    const e = await failure(c)
+    expect(e).toBeInstanceOf(RequestRejectedError)
+    expect(e).toMatchObject({ status: 400, code: text, path: c.path.split('?')[0] })
+  })
+
+  it('401 unauthorized → RequestRejectedError', async () => {
+    h = createHarness()
+    h.reply({ status: 401, body: errBody(c, 'unauthorized') })
+    const e = await failure(c)
+    expect(e).toBeInstanceOf(RequestRejectedError)
+    expect(e).not.toBeInstanceOf(RateLimitError)
+    expect(e).toMatchObject({ status: 401, code: 'unauthorized' })
+  })
+
+  it('422 → RequestRejectedError with the engine id', async () => {
+    h = createHarness()
+    h.reply({ status: 422, body: errBody(c, 'insufficient_margin') })
+    const e = await failure(c)
+    expect(e).toMatchObject({ status: 422, code: 'insufficient_margin' })
+  })
+
+  it('429 with Retry-After → RateLimitError.retryAfterMs and the onRateLimited hook', async () => {
+    h = createHarness()
+    h.reply({ status: 429, body: errBody(c, 'ip_rate_limited'), headers: { 'Retry-After': '3' } })
+    const e = await failure(c)
+    expect(e).toBeInstanceOf(RateLimitError)
+    expect(e).toMatchObject({ status: 429, code: 'ip_rate_limited', retryAfterMs: 3000 })
+    expect(h.rateLimited).toEqual([{ endpoint: c.endpoint, error: e }])
+  })
+
+  it('429 open_orders_limit without Retry-After → retryAfterMs undefined', async () => {
+    h = createHarness()
+    h.reply({ status: 429, body: errBody(c, 'open_orders_limit') })
+    const e = await failure(c)
+    expect(e).toBeInstanceOf(RateLimitError)
+    expect((e as RateLimitError).retryAfterMs).toBeUndefined()
+  })
+
+  it(`500 → ${c.command ? 'UnknownOutcomeError (a command may have applied)' : 'RequestRejectedError'}`, async () => {
+    h = createHarness()
+    h.reply({ status: 500, body: errBody(c, 'internal_error') })
+    const e = await failure(c)
+    if (c.command) {
+      expect(e).toBeInstanceOf(UnknownOutcomeError)
+      expect((e as UnknownOutcomeError).cause).toMatchObject({ status: 500, code: 'internal_error' })
+    } else {
+      expect(e).toBeInstanceOf(RequestRejectedError)
+      expect(e).toMatchObject({ status: 500, code: 'internal_error' })
+    }
+  })
+
+  it('an error body of another shape still maps by status (code http_<status>)', async () => {
+    h = createHarness()
+    h.reply({ status: 403, raw: '<html>forbidden</html>' })
+    const e = await failure(c)
+    expect(e).toMatchObject({ status: 403, code: 'http_403' })
+  })
+
+  it('malformed JSON on 200 → UnexpectedResponseError', async () => {
+    h = createHarness()
+    h.reply({ raw: '{"status":"ok",' })
+    const e = await failure(c)
+    expect(e).toBeInstanceOf(UnexpectedResponseError)
+    expect((e as Error).message).toMatch(/not valid JSON/)
+  })
+
+  it('schema mismatch → UnexpectedResponseError naming the field', async () => {
+    h = createHarness()
+    h.reply({ body: c.mismatch.body })
+    const e = await failure(c)
+    expect(e).toBeInstanceOf(UnexpectedResponseError)
+    const issues = (e as UnexpectedResponseError).issues
+    expect(
+      issues.some((i) => i.startsWith(`${c.mismatch.field}:`)),
+      issues.join('; '),
+    ).toBe(true)
+  })
+
+  it('connection refused → TransportError (never delivered, so not an unknown outcome)', async () => {
+    h = createHarness()
+    h.fail(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }))
+    const e = await c.call(h.client).catch((err: unknown) => err)
+    expect(e).toBeInstanceOf(TransportError)
+    expect(e).toMatchObject({ maybeDelivered: false })
+  })
+
+  it(`connection reset after send → ${c.command ? 'UnknownOutcomeError' : 'TransportError'}`, async () => {
+    h = createHarness()
+    h.fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))
+    const e = await c.call(h.client).catch((err: unknown) => err)
+    expect(e).toBeInstanceOf(c.command ? UnknownOutcomeError : TransportError)
+  })
+})
