@@ -1,0 +1,137 @@
+/**
+ * The account monitor's I/O: polls withdrawals (incrementally), funding charges and credentials,
+ * takes the portfolio from the portfolio feed, and turns `AccountWatch` decisions into alerts.
+ * Withdrawals are read from the oldest still-pending one (or the last poll, minus an overlap) so a
+ * status change of an older withdrawal is never missed, and pages are bounded.
+ */
+import type { Alert, AlertSink } from '../../alerts/alert.ts'
+import type { Clock } from '../../clock.ts'
+import { describeError } from '../../errors.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { FundingCharge, Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
+import type { Settings } from '../../settings/schema.ts'
+import type { AccountWatch } from '../monitor/accountWatch.ts'
+import { type Poller, startPoller } from './poller.ts'
+
+export interface AccountMonitorOptions {
+  perps: PerpsClient
+  clock: Clock
+  logger: Logger
+  watch: AccountWatch
+  alerts: AlertSink
+  polling: Settings['polling']
+  proxyAddress: string
+  /** Known expiry of our proxy (a dry run knows it; live reads credentials). */
+  proxyExpiry: number | undefined
+  /** 429s in the recent window. */
+  rateLimitCount: () => number
+  onAlert: (alert: Alert) => void
+  onFeedError: (feed: string, error: unknown) => void
+}
+
+export interface AccountMonitor {
+  observePortfolio(p: Portfolio): void
+  observeClockSkew(offsetMs: number): void
+  readonly fundingCharges: number
+  readonly lastFunding: FundingCharge | undefined
+  stop(): Promise<void>
+}
+
+const FIRST_LOOKBACK_MS = 24 * 3_600_000
+const OVERLAP_MS = 60_000
+const MAX_PAGES = 10
+
+export function startAccountMonitor(o: AccountMonitorOptions): AccountMonitor {
+  const emit = (alerts: readonly Alert[]): void => {
+    for (const a of alerts) {
+      o.alerts.send(a)
+      o.onAlert(a)
+    }
+  }
+  const pollers: Poller[] = []
+  const poll = (name: string, intervalMs: number, run: (signal: AbortSignal) => Promise<void>): void => {
+    pollers.push(
+      startPoller({
+        name,
+        clock: o.clock,
+        intervalMs: () => intervalMs,
+        run,
+        onError: (e, n) => {
+          o.onFeedError(name, e)
+          if (n === 1 || n % 10 === 0)
+            o.logger.warn({ feed: name, failures: n }, `${name} poll failed: ${describeError(e)}`)
+        },
+      }),
+    )
+  }
+
+  let lastWithdrawalPoll: number | undefined
+  poll('withdrawals', o.polling.withdrawalsMs, async (signal) => {
+    const now = o.clock.now()
+    const from = Math.min(
+      o.watch.oldestPendingCreatedAt() ?? Number.POSITIVE_INFINITY,
+      (lastWithdrawalPoll ?? now - FIRST_LOOKBACK_MS) - OVERLAP_MS,
+    )
+    const rows: Withdrawal[] = []
+    for await (const w of o.perps.iterateWithdrawals(
+      { startTimestamp: Math.max(0, from) },
+      { maxPages: MAX_PAGES, signal },
+    )) {
+      rows.push(w)
+    }
+    emit(o.watch.observeWithdrawals(rows, o.clock.now()))
+    lastWithdrawalPoll = now
+  })
+
+  let lastFundingTs: number | undefined
+  let fundingCharges = 0
+  let lastFunding: FundingCharge | undefined
+  poll('funding', o.polling.fundingMs, async (signal) => {
+    const now = o.clock.now()
+    const from = lastFundingTs === undefined ? now - 3_600_000 : lastFundingTs + 1
+    const fresh: FundingCharge[] = []
+    for await (const c of o.perps.iterateFunding({ startTimestamp: from }, { maxPages: MAX_PAGES, signal }))
+      fresh.push(c)
+    fresh.sort((a, b) => a.timestamp - b.timestamp)
+    for (const c of fresh) {
+      fundingCharges++
+      lastFunding = c
+      lastFundingTs = Math.max(lastFundingTs ?? 0, c.timestamp)
+      o.logger.info(
+        { instrumentId: c.instrument_id, funding: c.funding, rate: c.funding_rate, size: c.size },
+        `funding charge ${c.funding} ${c.funding_asset} on instrument ${c.instrument_id}`,
+      )
+    }
+    if (lastFundingTs === undefined) lastFundingTs = now
+  })
+
+  let proxyExpiry = o.proxyExpiry
+  poll('credentials', o.polling.credentialsMs, async (signal) => {
+    const creds = await o.perps.getCredentials({ signal })
+    const mine = creds.keys.find((k) => k.proxy.toLowerCase() === o.proxyAddress.toLowerCase())
+    proxyExpiry = mine?.expiry ?? proxyExpiry
+    emit(o.watch.observeProxyExpiry(proxyExpiry, o.clock.now()))
+  })
+
+  return {
+    observePortfolio(p) {
+      const now = o.clock.now()
+      emit(o.watch.observePortfolio(p, now))
+      emit(o.watch.observeRateLimits(o.rateLimitCount(), now))
+      emit(o.watch.checkPending(now))
+    },
+    observeClockSkew(offsetMs) {
+      emit(o.watch.observeClockSkew(offsetMs, o.clock.now()))
+    },
+    get fundingCharges() {
+      return fundingCharges
+    },
+    get lastFunding() {
+      return lastFunding
+    },
+    async stop() {
+      await Promise.all(pollers.map((p) => p.stop()))
+    },
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * Startup, in the order that keeps a bad configuration from sending anything: (1) resolve every
+ * instrument's strategy and params (no network); (2) connect: sync the clock with the venue, read the
+ * EIP-712 domain, build the signer and credentials (a dry run generates its own keys and registers a
+ * proxy on the embedded mock), and map configured symbols to instrument ids.
+ */
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { type Clock, OffsetClock } from '../../clock.ts'
+import { ConfigError, describeError } from '../../errors.ts'
+import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
+import type { Logger, SecretBag } from '../../logging/logger.ts'
+import { type BeforeRequestHook, ProxyCredentials, type RateLimitedHook } from '../../perps/client/context.ts'
+import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { Instrument } from '../../perps/schemas/info.ts'
+import { CommandSigner } from '../../perps/signing/commandSigner.ts'
+import {
+  DEFAULT_PERPS_DOMAIN,
+  type PerpsDomain,
+  perpsDomainFromExchangeInfo,
+} from '../../perps/signing/domain.ts'
+import { SaltSource } from '../../perps/signing/salt.ts'
+import { estimateClockOffset } from '../../perps/signing/timing.ts'
+import type { Random } from '../../random.ts'
+import type { Secrets, Settings } from '../../settings/schema.ts'
+import { loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
+
+export interface ResolvedInstrumentConfig {
+  symbol: string
+  strategy: ResolvedStrategy
+}
+
+/**
+ * Loads strategies and resolves each enabled instrument's params. Collects every problem, then throws
+ * one `ConfigError` naming each instrument's path.
+ */
+export async function resolveStrategies(settings: Settings): Promise<ResolvedInstrumentConfig[]> {
+  const registry = await loadStrategies({ directory: settings.strategiesDir })
+  const issues: string[] = []
+  const out: ResolvedInstrumentConfig[] = []
+  settings.instruments.forEach((inst, i) => {
+    if (!inst.enabled) return
+    try {
+      out.push({ symbol: inst.symbol, strategy: registry.resolve(inst.strategy, inst.params) })
+    } catch (e) {
+      if (e instanceof ConfigError) {
+        issues.push(`instruments.${i}.strategy: ${e.shortMessage}`)
+        for (const d of e.issues)
+          issues.push(`instruments.${i}.${d.startsWith('params') ? d : `strategy: ${d}`}`)
+      } else issues.push(`instruments.${i}.strategy: ${describeError(e)}`)
+    }
+  })
+  if (out.length === 0 && issues.length === 0) issues.push('instruments: every instrument is disabled')
+  if (issues.length > 0) throw new ConfigError(`invalid configuration (${issues.length} problems)`, issues)
+  return out
+}
+
+export interface ConnectOptions {
+  settings: Settings
+  secrets: Secrets
+  logger: Logger
+  secretBag: SecretBag
+  /** Base clock: wall time, or the embedded mock's virtual clock in a dry run. */
+  baseClock: Clock
+  random: Random
+  perpsUrl: string
+  catalogueUrl: string
+  /** Dry run: generate keys and register a proxy on the (mock) venue. */
+  selfProvision: boolean
+  beforeRequest: BeforeRequestHook
+  onRateLimited: RateLimitedHook
+}
+
+export interface Connections {
+  perps: PerpsClient
+  catalogueTransport: HttpTransport
+  /** The base clock corrected by the venue's time. */
+  venueClock: OffsetClock
+  signer: CommandSigner
+  proxyAddress: string
+  proxyExpiry: number | undefined
+  domain: PerpsDomain
+  instruments: Map<string, Instrument>
+  close(): Promise<void>
+}
+
+/** Measures the venue clock offset: one round trip, midpoint estimate. */
+export async function syncClock(perps: PerpsClient, base: Clock, venueClock: OffsetClock): Promise<number> {
+  const sent = base.now()
+  const { time } = await perps.getTime()
+  const offset = estimateClockOffset(sent, time, base.now())
+  venueClock.setOffset(offset)
+  return offset
+}
+
+export async function connect(o: ConnectOptions): Promise<Connections> {
+  const { settings, logger } = o
+  const venueClock = new OffsetClock(o.baseClock)
+  const http = {
+    connectTimeoutMs: settings.perps.connectTimeoutMs,
+    headersTimeoutMs: settings.perps.requestTimeoutMs,
+    bodyTimeoutMs: settings.perps.requestTimeoutMs,
+  }
+  const perpsTransport = createHttpTransport({ baseUrl: o.perpsUrl, ...http })
+  const catalogueTransport = createHttpTransport({ baseUrl: o.catalogueUrl, ...http })
+  const closeAll = async (): Promise<void> => {
+    await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
+  }
+  const hooks = { beforeRequest: o.beforeRequest, onRateLimited: o.onRateLimited }
+  const authHeaderNames = { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader }
+  try {
+    const publicClient = createPerpsClient({
+      transport: perpsTransport,
+      clock: venueClock,
+      random: o.random,
+      ...hooks,
+    })
+    const offset = await syncClock(publicClient, o.baseClock, venueClock)
+    logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
+
+    let domain: PerpsDomain
+    try {
+      domain = perpsDomainFromExchangeInfo(await publicClient.getExchange())
+    } catch (e) {
+      domain = { ...DEFAULT_PERPS_DOMAIN, chainId: settings.perps.chainId }
+      logger.warn(
+        { err: describeError(e) },
+        'cannot read /v1/info/exchange; using the configured EIP-712 domain',
+      )
+    }
+
+    const salts = new SaltSource(o.random)
+    let proxyKey: `0x${string}`
+    let credentials: ProxyCredentials
+    let proxyExpiry: number | undefined
+    if (o.selfProvision) {
+      // A dry run needs no keys: make throwaway ones and register the proxy on the mock venue.
+      proxyKey = generatePrivateKey()
+      const ownerKey = generatePrivateKey()
+      o.secretBag.add(proxyKey)
+      o.secretBag.add(ownerKey)
+      const owner = new CommandSigner({ privateKey: ownerKey, clock: venueClock, salts, domain })
+      const proxyAddress = privateKeyToAccount(proxyKey).address
+      proxyExpiry = venueClock.now() + 7 * 24 * 3_600_000
+      const res = await publicClient.createProxy(
+        { proxy: proxyAddress, expiry: proxyExpiry, label: 'perpbot dry-run' },
+        { owner },
+      )
+      credentials = res.credentials
+      o.secretBag.add(credentials.secret)
+      logger.info({ proxy: proxyAddress, owner: owner.address }, 'dry run: registered a throwaway proxy key')
+    } else {
+      const key = o.secrets.PERPS_PROXY_PRIVATE_KEY
+      const secret = o.secrets.PERPS_PROXY_SECRET
+      if (!key || !secret) {
+        throw new ConfigError('live mode needs proxy credentials', [
+          'env PERPS_PROXY_PRIVATE_KEY and PERPS_PROXY_SECRET must both be set',
+        ])
+      }
+      proxyKey = key as `0x${string}`
+      credentials = new ProxyCredentials(privateKeyToAccount(proxyKey).address, secret)
+    }
+    const signer = new CommandSigner({ privateKey: proxyKey, clock: venueClock, salts, domain })
+    const perps = createPerpsClient({
+      transport: perpsTransport,
+      clock: venueClock,
+      random: o.random,
+      credentials,
+      authHeaderNames,
+      signer,
+      defaultExpAfterMs: settings.perps.commandExpiryMs,
+      ...hooks,
+    })
+
+    const all = await perps.getInstruments()
+    const bySymbol = new Map(all.map((i) => [i.symbol, i]))
+    const instruments = new Map<string, Instrument>()
+    const missing: string[] = []
+    settings.instruments.forEach((inst, i) => {
+      if (!inst.enabled) return
+      const found = bySymbol.get(inst.symbol)
+      if (found) instruments.set(inst.symbol, found)
+      else missing.push(`instruments.${i}.symbol: "${inst.symbol}" is not listed by the venue`)
+    })
+    if (missing.length > 0) {
+      const known = [...bySymbol.keys()].slice(0, 20).join(', ')
+      throw new ConfigError('unknown instruments', [
+        ...missing,
+        `the venue lists: ${known}${bySymbol.size > 20 ? ', …' : ''}`,
+      ])
+    }
+    return {
+      perps,
+      catalogueTransport,
+      venueClock,
+      signer,
+      proxyAddress: credentials.proxy,
+      proxyExpiry,
+      domain,
+      instruments,
+      close: closeAll,
+    }
+  } catch (e) {
+    await closeAll()
+    throw e
+  }
+}
