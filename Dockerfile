@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+# perpbot container: the bot runs TypeScript through tsx (a runtime dependency), so nothing is
+# compiled. The build stage exists only as a gate: it type-checks the tree with the dev
+# dependencies, so a tree that does not type-check never becomes an image. The runtime stage
+# installs production dependencies alone and copies only what runs.
+
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---- build: full install + type check (nothing from here ships except the checked sources) ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+# .dockerignore keeps node_modules, .git, secrets and tests out of the context.
+COPY . .
+# bin/ is optional; make sure it exists so the runtime stage can always copy it.
+RUN mkdir -p bin && npx tsc --noEmit -p tsconfig.json
+
+# ---- runtime ----
+FROM ${NODE_IMAGE} AS runtime
+# tini as PID 1 forwards SIGTERM/SIGINT to node and reaps zombies; slim images have no curl,
+# so the health check below uses node itself.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# Code stays root-owned (the bot cannot rewrite itself); tsconfig.json is read by tsx at run time.
+COPY --from=build /app/tsconfig.json ./
+COPY --from=build /app/src ./src
+COPY --from=build /app/strategies ./strategies
+COPY --from=build /app/config ./config
+COPY --from=build /app/bin ./bin
+# The restart journal (ops.stateDir, relative to /app by default) is the only writable path;
+# mount a volume here to keep it across container restarts.
+RUN mkdir -p /app/.perpbot-state && chown node:node /app/.perpbot-state
+USER node
+# Ops server (/livez, /readyz, /metrics, /status); must match ops.port in config.
+EXPOSE 9464
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/livez',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
+# SIGTERM starts the graceful shutdown (ops.shutdownTimeoutMs <= 10 s, inside Docker's default
+# 10 s stop grace period); a second signal forces exit.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "--import", "tsx", "src/cli/main.ts", "run", "--live"]

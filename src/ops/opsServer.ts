@@ -1,0 +1,178 @@
+/**
+ * The ops HTTP server: `/livez`, `/readyz`, `/metrics` and `/status` for orchestrators, Prometheus and
+ * people. It only reads: the runtime supplies the checks and the status; this module serves them
+ * (GET and HEAD only) and never lets a secret out of `/status`. It binds to loopback unless told
+ * otherwise (the container config sets 0.0.0.0).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Registry } from 'prom-client'
+import { describeError } from '../errors.ts'
+import type { Logger } from '../logging/logger.ts'
+import { type BotStatus, sanitizeForJson } from './status.ts'
+
+export interface LiveCheck {
+  ok: boolean
+  reason: string
+}
+
+export interface ReadyCheck {
+  ok: boolean
+  /** Why the bot is not ready (stale inputs, unreconciled orders, ...); empty when ready. */
+  reasons: readonly string[]
+}
+
+type MaybePromise<T> = T | Promise<T>
+
+export interface OpsServerOptions {
+  /** Default 127.0.0.1. */
+  host?: string | undefined
+  /** Default 9464; 0 picks a free port (tests). */
+  port?: number | undefined
+  /** The bot's own registry (see `createBotMetrics`). */
+  registry: Registry
+  getStatus: () => MaybePromise<BotStatus>
+  /** 200 while the process loop is alive and the bot not stopped. */
+  isLive: () => MaybePromise<LiveCheck>
+  /** 200 only when inputs are fresh and orders reconciled. */
+  isReady: () => MaybePromise<ReadyCheck>
+  logger: Logger
+  /** Secret values to scrub from `/status` wherever they appear (defence in depth). */
+  secrets?: readonly (string | undefined)[] | undefined
+}
+
+export interface RunningOpsServer {
+  /** Base URL to reach the server from this host (`0.0.0.0` is reached via 127.0.0.1). */
+  readonly url: string
+  readonly port: number
+  close(): Promise<void>
+}
+
+export const DEFAULT_OPS_HOST = '127.0.0.1'
+export const DEFAULT_OPS_PORT = 9464
+
+interface Reply {
+  status: number
+  contentType: string
+  body: string
+  headers?: Record<string, string> | undefined
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+const json = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
+  status,
+  contentType: JSON_TYPE,
+  body: `${JSON.stringify(value, null, 2)}\n`,
+  headers,
+})
+
+/**
+ * Starts the ops server and resolves once it listens.
+ * @throws the listen error (e.g. EADDRINUSE) when the port cannot be bound.
+ */
+export async function startOpsServer(options: OpsServerOptions): Promise<RunningOpsServer> {
+  const host = options.host ?? DEFAULT_OPS_HOST
+  const log = options.logger.child({ component: 'ops' })
+
+  const route = async (req: IncomingMessage): Promise<Reply> => {
+    const method = req.method ?? 'GET'
+    const path = new URL(req.url ?? '/', 'http://ops.invalid').pathname
+    const known = path === '/livez' || path === '/readyz' || path === '/metrics' || path === '/status'
+    if (!known) return json(404, { error: 'not_found', path })
+    if (method !== 'GET' && method !== 'HEAD')
+      return json(405, { error: 'method_not_allowed' }, { allow: 'GET, HEAD' })
+    switch (path) {
+      case '/livez': {
+        const live = await check(
+          options.isLive,
+          (e): LiveCheck => ({ ok: false, reason: `liveness check failed: ${e}` }),
+        )
+        return json(live.ok ? 200 : 503, { status: live.ok ? 'ok' : 'fail', reason: live.reason })
+      }
+      case '/readyz': {
+        const ready = await check(
+          options.isReady,
+          (e): ReadyCheck => ({ ok: false, reasons: [`readiness check failed: ${e}`] }),
+        )
+        return json(ready.ok ? 200 : 503, {
+          status: ready.ok ? 'ready' : 'not_ready',
+          reasons: ready.reasons,
+        })
+      }
+      case '/metrics':
+        return {
+          status: 200,
+          contentType: options.registry.contentType,
+          body: await options.registry.metrics(),
+        }
+      default:
+        return json(200, sanitizeForJson(await options.getStatus(), { secrets: options.secrets }))
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    void route(req)
+      .catch((e: unknown): Reply => {
+        log.warn({ path: req.url, error: describeError(e) }, 'ops request failed')
+        return json(500, { error: 'internal_error' })
+      })
+      .then((reply) => send(req, res, reply))
+  })
+  server.headersTimeout = 5_000
+  server.requestTimeout = 10_000
+  server.keepAliveTimeout = 5_000
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? DEFAULT_OPS_PORT, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  server.on('error', (e) => log.error({ error: describeError(e) }, 'ops server error'))
+  const { port } = server.address() as AddressInfo
+  const url = `http://${reachableHost(host)}:${port}`
+  log.info({ host, port, url }, 'ops server listening')
+
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return closing
+    },
+  }
+}
+
+/** Runs a check; a throwing or rejecting check is a failed check, never a 500. */
+async function check<T>(fn: () => MaybePromise<T>, onError: (message: string) => T): Promise<T> {
+  try {
+    return await fn()
+  } catch (e) {
+    return onError(describeError(e))
+  }
+}
+
+function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  res.writeHead(reply.status, {
+    'content-type': reply.contentType,
+    'content-length': String(Buffer.byteLength(reply.body)),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...reply.headers,
+  })
+  if (req.method === 'HEAD') res.end()
+  else res.end(reply.body)
+}
+
+/** A wildcard bind address is reached through loopback. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1'
+  if (host === '::') return '[::1]'
+  return host.includes(':') ? `[${host}]` : host
+}

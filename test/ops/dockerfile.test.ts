@@ -1,0 +1,162 @@
+/**
+ * No Docker engine runs here, so this reads the Dockerfile and .dockerignore as text and pins the
+ * properties that matter: official Node 24 base, production-only install, non-root user, tini as
+ * PID 1, a node-based health check on the ops port, and a CMD whose entry file exists.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_OPS_PORT } from '../../src/ops/opsServer.ts'
+import { OpsSettings } from '../../src/settings/schema.ts'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+interface Instruction {
+  keyword: string
+  args: string
+}
+
+interface Stage {
+  image: string
+  name: string | undefined
+  instructions: Instruction[]
+}
+
+/** Joins `\` continuations, drops comments, splits into stages by FROM, and expands pre-FROM ARGs. */
+function parseDockerfile(text: string): { stages: Stage[] } {
+  const logical: string[] = []
+  let current = ''
+  for (const raw of text.split('\n')) {
+    const line = raw.trim()
+    if (current === '' && (line === '' || line.startsWith('#'))) continue
+    if (line.startsWith('#')) continue
+    if (line.endsWith('\\')) {
+      current += `${line.slice(0, -1).trim()} `
+      continue
+    }
+    logical.push((current + line).trim())
+    current = ''
+  }
+  const globalArgs = new Map<string, string>()
+  const stages: Stage[] = []
+  for (const l of logical) {
+    const m = /^(\S+)\s*(.*)$/.exec(l)
+    if (!m) continue
+    const keyword = (m[1] ?? '').toUpperCase()
+    const args = m[2] ?? ''
+    if (keyword === 'ARG' && stages.length === 0) {
+      const [k, v] = args.split('=')
+      if (k !== undefined && v !== undefined) globalArgs.set(k, v)
+      continue
+    }
+    if (keyword === 'FROM') {
+      const [image = '', as, name] = args.split(/\s+/)
+      const expanded = image.replace(/\$\{?(\w+)\}?/g, (_, k: string) => globalArgs.get(k) ?? '')
+      stages.push({ image: expanded, name: as?.toUpperCase() === 'AS' ? name : undefined, instructions: [] })
+      continue
+    }
+    stages.at(-1)?.instructions.push({ keyword, args })
+  }
+  return { stages }
+}
+
+const dockerfile = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))
+const finalStage = dockerfile.stages.at(-1) as Stage
+const all = (stage: Stage, keyword: string): string[] =>
+  stage.instructions.filter((i) => i.keyword === keyword).map((i) => i.args)
+const one = (stage: Stage, keyword: string): string => {
+  const found = all(stage, keyword)
+  expect(found, `exactly one ${keyword}`).toHaveLength(1)
+  return found[0] as string
+}
+
+describe('Dockerfile', () => {
+  it('is multi-stage and every stage uses an official Node 24 image', () => {
+    expect(dockerfile.stages.length).toBeGreaterThanOrEqual(2)
+    for (const s of dockerfile.stages) expect(s.image).toMatch(/^node:24([.-]|$)/)
+  })
+
+  it('type-checks in the build stage with the full install', () => {
+    const build = dockerfile.stages[0] as Stage
+    const runs = all(build, 'RUN').join('\n')
+    expect(runs).toMatch(/\bnpm ci\b/)
+    expect(runs).toMatch(/tsc --noEmit/)
+  })
+
+  it('installs production dependencies only in the final stage, with NODE_ENV=production', () => {
+    const runs = all(finalStage, 'RUN')
+    const npmCi = runs.filter((r) => /\bnpm ci\b/.test(r))
+    expect(npmCi.length).toBeGreaterThan(0)
+    for (const r of npmCi) expect(r).toMatch(/npm ci\b[^&]*--omit=dev/)
+    expect(all(finalStage, 'ENV').some((e) => /\bNODE_ENV=production\b/.test(e))).toBe(true)
+  })
+
+  it('runs as a non-root user', () => {
+    const users = all(finalStage, 'USER')
+    expect(users.length).toBeGreaterThan(0)
+    const user = (users.at(-1) ?? '').split(':')[0]
+    expect(['root', '0', '']).not.toContain(user)
+  })
+
+  it('uses tini as PID 1, installed from Debian in the final stage', () => {
+    expect(JSON.parse(one(finalStage, 'ENTRYPOINT'))).toEqual(['/usr/bin/tini', '--'])
+    expect(all(finalStage, 'RUN').some((r) => /apt-get install\b.*\btini\b/.test(r))).toBe(true)
+  })
+
+  it('checks health with node (no curl in slim images) against /livez on the exposed ops port', () => {
+    const hc = one(finalStage, 'HEALTHCHECK')
+    const cmd = JSON.parse(hc.slice(hc.indexOf('CMD') + 3).trim()) as string[]
+    expect(cmd[0]).toBe('node')
+    expect(hc).not.toMatch(/\b(curl|wget)\b/)
+    const port = /127\.0\.0\.1:(\d+)\/livez/.exec(hc)?.[1]
+    expect(Number(port)).toBe(DEFAULT_OPS_PORT)
+    expect(Number(one(finalStage, 'EXPOSE'))).toBe(DEFAULT_OPS_PORT)
+    expect(OpsSettings.parse({}).port).toBe(DEFAULT_OPS_PORT)
+  })
+
+  it('starts the CLI through tsx, with an entry file that exists and is copied into the image', () => {
+    const cmd = JSON.parse(one(finalStage, 'CMD')) as string[]
+    expect(cmd.slice(0, 3)).toEqual(['node', '--import', 'tsx'])
+    const entry = cmd.find((a) => a.endsWith('.ts')) as string
+    expect(existsSync(join(ROOT, entry))).toBe(true)
+    const copied = all(finalStage, 'COPY').map((c) => c.split(/\s+/).at(-1)?.replace(/^\.\//, ''))
+    expect(copied).toContain(entry.split('/')[0])
+  })
+
+  it('copies only sources that exist (bin/ is created by the build stage when absent)', () => {
+    const build = dockerfile.stages[0] as Stage
+    const fromBuild = all(finalStage, 'COPY').filter((c) => c.includes(`--from=${build.name}`))
+    expect(fromBuild.length).toBeGreaterThan(0)
+    for (const c of fromBuild) {
+      const src = (c.split(/\s+/).at(-2) ?? '').replace(/^\/app\//, '')
+      const ensured = all(build, 'RUN').some((r) => new RegExp(`mkdir -p ${src}\\b`).test(r))
+      expect(existsSync(join(ROOT, src)) || ensured, `${src} exists or is created`).toBe(true)
+    }
+  })
+})
+
+describe('.dockerignore', () => {
+  const entries = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+
+  it('keeps dependencies, git, tools, secrets, tests and coverage out of the build context', () => {
+    for (const e of ['node_modules', '.git', '.tools', '.env', 'test', 'coverage'])
+      expect(entries).toContain(e)
+  })
+
+  it('does not exclude anything the image needs', () => {
+    for (const needed of [
+      'src',
+      'strategies',
+      'config',
+      'bin',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+    ]) {
+      expect(entries).not.toContain(needed)
+    }
+  })
+})
