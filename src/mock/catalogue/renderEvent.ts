@@ -1,0 +1,68 @@
+/**
+ * Projects a stored event onto the two wire forms. Listing: no `liquidityAmm` and no AMM market fields;
+ * markets keep `clob_rewards`/`fee_schedule`; chats, templates and best lines only by their include
+ * flags; `external_partners` only with a partner slug. Single event: AMM fields, chats and templates
+ * (unless explicitly excluded), no listing-only market relations. Key order follows the stored order,
+ * so the same store gives byte-identical JSON.
+ */
+import { MARKET_DETAIL_FIELDS } from '../../catalogue/schemas/event.ts'
+import type { StoredEvent } from './generateEvent.ts'
+
+export interface ListingIncludes {
+  chat: boolean
+  template: boolean
+  bestLines: boolean
+  /** When set, `external_partners` is attached (possibly empty). */
+  partnerSlug: string | undefined
+}
+
+export interface DetailIncludes {
+  chat: boolean
+  template: boolean
+  bestLines: boolean
+}
+
+type Json = Record<string, unknown>
+
+const MARKET_DETAIL_KEYS: ReadonlySet<string> = new Set<string>([
+  ...MARKET_DETAIL_FIELDS.string,
+  ...MARKET_DETAIL_FIELDS.boolean,
+  ...MARKET_DETAIL_FIELDS.number,
+])
+const LISTING_ONLY_MARKET_KEYS: ReadonlySet<string> = new Set(['clob_rewards', 'fee_schedule'])
+
+/** Copies `obj` without undefined values and without `skip` keys. */
+function copy(obj: object, skip: (key: string) => boolean): Json {
+  const src = obj as Json
+  const out: Json = {}
+  for (const k in src) {
+    const v = src[k]
+    if (v !== undefined && !skip(k)) out[k] = v
+  }
+  return out
+}
+
+function renderSeries(series: unknown, chat: boolean): unknown {
+  if (!Array.isArray(series)) return series
+  return series.map((s: object) => copy(s, (k) => k === 'chats' && !chat))
+}
+
+export function renderListingEvent(stored: StoredEvent, inc: ListingIncludes): Json {
+  const out = copy(
+    stored.event,
+    (k) => k === 'liquidityAmm' || (k === 'chats' && !inc.chat) || (k === 'templates' && !inc.template),
+  )
+  out.markets = (stored.event.markets ?? []).map((m) => copy(m, (k) => MARKET_DETAIL_KEYS.has(k)))
+  out.series = renderSeries(stored.event.series, inc.chat)
+  if (inc.partnerSlug !== undefined) out.external_partners = stored.partners[inc.partnerSlug] ?? []
+  if (inc.bestLines) out.best_lines = stored.bestLines ?? []
+  return out
+}
+
+export function renderDetailEvent(stored: StoredEvent, inc: DetailIncludes): Json {
+  const out = copy(stored.event, (k) => (k === 'chats' && !inc.chat) || (k === 'templates' && !inc.template))
+  out.markets = (stored.event.markets ?? []).map((m) => copy(m, (k) => LISTING_ONLY_MARKET_KEYS.has(k)))
+  out.series = renderSeries(stored.event.series, inc.chat)
+  if (inc.bestLines) out.best_lines = stored.bestLines ?? []
+  return out
+}
