@@ -1,0 +1,252 @@
+/**
+ * Conformance kit: property checks every strategy must pass, over random snapshots (see
+ * `arbitraries.ts`) and random or fixed params. Usable from vitest:
+ *
+ *   for (const check of conformanceChecks(strategy, { paramsArbitrary })) it(check.name, check.run)
+ *
+ * or `runConformance(strategy, options)` to run them all. Each check runs `numRuns` (default 200)
+ * cases and throws `ConformanceError` with fast-check's counterexample and seed on failure.
+ *
+ * Properties:
+ * - valid quotes: `validateQuotes` finds nothing (side, decimals, 5 significant figures with integer
+ *   prices exempt, positive, min notional, order count, no crossing, reduce-only rules);
+ * - never crosses its own quotes: max bid < min ask;
+ * - position cap: `positionCapProblems` finds nothing (the cap is read by `positionCapOf`, i.e. the
+ *   parsed params' `positionCap`, unless `positionCapOf` is given);
+ * - reduce-only: only reducing quotes, flagged reduceOnly, total ≤ |position|; [] when flat;
+ * - deterministic and pure: deep-frozen snapshot, `Date.now`/`Math.random` unavailable during the
+ *   call, same snapshot → same quotes even after quoting a different snapshot in between;
+ * - without an index: [] (or, with `withoutIndex: 'fallback'`, [] when statistics are missing too);
+ * - price bounds: with a fresh index every price lies within index × (1 ± priceBounds).
+ *
+ * Test-only: imports fast-check (a devDependency).
+ */
+import fc from 'fast-check'
+import { addDecimal, compareDecimal, mulDecimal, parseDecimal, subDecimal } from '../decimal.ts'
+import { BotError } from '../errors.ts'
+import { type SnapshotArbitraryOptions, snapshotArbitrary } from './arbitraries.ts'
+import { positionCapProblems, validateQuotes } from './quoting.ts'
+import { formatIssues, positionCapOf } from './registry.ts'
+import type { DesiredQuote, Strategy, StrategySnapshot } from './strategy.ts'
+
+export class ConformanceError extends BotError {
+  override name = 'ConformanceError' as const
+  readonly strategy: string
+  readonly property: string
+  constructor(strategy: string, property: string, detail: string, options: { cause?: unknown } = {}) {
+    super(`strategy "${strategy}" fails "${property}"`, { details: [detail], cause: options.cause })
+    this.strategy = strategy
+    this.property = property
+  }
+}
+
+export interface ConformanceOptions<P> {
+  /** Raw params (parsed with the strategy's schema). Ignored when `paramsArbitrary` is given. */
+  params?: unknown
+  /** Raw params to draw from; each draw must parse. Default: `params`, else the schema's defaults. */
+  paramsArbitrary?: fc.Arbitrary<unknown> | undefined
+  /** How to read the position cap from parsed params (default: `positionCapOf`, i.e. `params.positionCap`). */
+  positionCapOf?: ((params: P) => string | undefined) | undefined
+  /** `'empty'` (default): no index → []. `'fallback'`: the strategy documents a fallback; no index and no statistics → []. */
+  withoutIndex?: 'empty' | 'fallback' | undefined
+  /** Check that prices stay within the instrument's bounds around a fresh index (default true). */
+  checkPriceBounds?: boolean | undefined
+  /** Cases per property (default 200). */
+  numRuns?: number | undefined
+  seed?: number | undefined
+  /** Passed to `snapshotArbitrary` (catalogue slugs and the like). */
+  snapshot?: Omit<SnapshotArbitraryOptions, 'positionCap' | 'modes' | 'index'> | undefined
+}
+
+export interface ConformanceCheck {
+  readonly name: string
+  run(): void
+}
+
+/** The conformance properties for one strategy, ready to hand to `it(name, run)`. */
+export function conformanceChecks<P>(
+  strategy: Strategy<P>,
+  options: ConformanceOptions<P> = {},
+): ConformanceCheck[] {
+  const parse = (raw: unknown): P => {
+    const r = strategy.paramsSchema.safeParse(raw ?? {})
+    if (!r.success) {
+      throw new ConformanceError(
+        strategy.name,
+        'params parse',
+        formatIssues('params', r.error.issues).join('; ') || 'invalid params',
+      )
+    }
+    return deepFreeze(r.data)
+  }
+  const paramsArb: fc.Arbitrary<P> = (options.paramsArbitrary ?? fc.constant(options.params)).map(parse)
+  const capOf = (p: P): string | undefined => (options.positionCapOf ?? positionCapOf)(p)
+  const slugsOf = (p: P): readonly string[] => strategy.catalogue?.(p)?.slugs ?? []
+
+  /** Snapshots for these params: positions relative to their cap, catalogue events they ask for. */
+  const snapshotsFor = (params: P, snap: Pick<SnapshotArbitraryOptions, 'modes' | 'index'> = {}) =>
+    snapshotArbitrary({
+      ...options.snapshot,
+      ...snap,
+      positionCap: capOf(params),
+      eventSlugs: [...(options.snapshot?.eventSlugs ?? []), ...slugsOf(params)],
+    })
+  const cases = (
+    snap: Pick<SnapshotArbitraryOptions, 'modes' | 'index'> = {},
+  ): fc.Arbitrary<[P, StrategySnapshot]> =>
+    paramsArb.chain((params) => snapshotsFor(params, snap).map((s): [P, StrategySnapshot] => [params, s]))
+
+  const assertProperty = <T extends unknown[]>(
+    name: string,
+    arb: fc.Arbitrary<T>,
+    check: (...args: T) => void,
+  ) => ({
+    name,
+    run(): void {
+      const details = fc.check(
+        fc.property(arb, (args) => {
+          check(...args)
+        }),
+        { numRuns: options.numRuns ?? 200, ...(options.seed === undefined ? {} : { seed: options.seed }) },
+      )
+      if (details.failed) {
+        const detail =
+          fc.defaultReportMessage(details) ?? `counterexample ${JSON.stringify(details.counterexample)}`
+        throw new ConformanceError(strategy.name, name, detail, { cause: details.errorInstance })
+      }
+    },
+  })
+
+  const quote = (s: StrategySnapshot, p: P): DesiredQuote[] =>
+    strategy.quote(deepFreeze(structuredClone(s)), p)
+  const fail = (msg: string, quotes: readonly DesiredQuote[]): never => {
+    throw new Error(`${msg}\n  quotes: ${JSON.stringify(quotes)}`)
+  }
+
+  const checks: ConformanceCheck[] = [
+    assertProperty('returns valid quotes for the instrument and mode', cases(), (p, s) => {
+      const quotes = quote(s, p)
+      const issues = validateQuotes(s, quotes)
+      if (issues.length > 0) fail(issues.join('; '), quotes)
+    }),
+    assertProperty('never crosses its own quotes (max bid < min ask)', cases(), (p, s) => {
+      const quotes = quote(s, p)
+      const bids = quotes.filter((q) => q.side === 'buy').map((q) => q.price)
+      const asks = quotes.filter((q) => q.side === 'sell').map((q) => q.price)
+      const maxBid = bids.reduce<string | undefined>(
+        (m, x) => (m === undefined || compareDecimal(x, m) > 0 ? x : m),
+        undefined,
+      )
+      const minAsk = asks.reduce<string | undefined>(
+        (m, x) => (m === undefined || compareDecimal(x, m) < 0 ? x : m),
+        undefined,
+      )
+      if (maxBid !== undefined && minAsk !== undefined && compareDecimal(maxBid, minAsk) >= 0) {
+        fail(`bid ${maxBid} ≥ ask ${minAsk}`, quotes)
+      }
+    }),
+    assertProperty(
+      'keeps |position + buys| and |position − sells| within its position cap',
+      cases(),
+      (p, s) => {
+        const cap = capOf(p)
+        if (cap === undefined) throw new Error('params have no positionCap (pass positionCapOf)')
+        const quotes = quote(s, p)
+        const issues = positionCapProblems(s, quotes, cap)
+        if (issues.length > 0) fail(issues.join('; '), quotes)
+      },
+    ),
+    assertProperty(
+      'in reduce-only mode quotes only reduce the position',
+      cases({ modes: ['reduce-only'] }),
+      (p, s) => {
+        const quotes = quote(s, p)
+        const pos = parseDecimal(s.position?.size ?? '0').units
+        if (pos === 0n && quotes.length > 0) fail('quotes while flat in reduce-only mode', quotes)
+        const reducing = pos > 0n ? 'sell' : 'buy'
+        let total = '0'
+        for (const q of quotes) {
+          if (q.reduceOnly !== true) fail('a quote without reduceOnly: true', quotes)
+          if (q.side !== reducing) fail(`a ${q.side} does not reduce position ${s.position?.size}`, quotes)
+          total = addDecimal(total, q.qty)
+        }
+        const absPos = (s.position?.size ?? '0').replace(/^-/, '')
+        if (compareDecimal(total, absPos) > 0) fail(`total ${total} exceeds |position| ${absPos}`, quotes)
+      },
+    ),
+    assertProperty(
+      'is deterministic and pure (same snapshot → same quotes; no clock, randomness or mutation)',
+      paramsArb.chain((params) => fc.tuple(fc.constant(params), snapshotsFor(params), snapshotsFor(params))),
+      (p, s, other) => {
+        const first = guarded(() => quote(s, p))
+        guarded(() => quote(other, p))
+        const again = guarded(() => quote(s, p))
+        if (JSON.stringify(first) !== JSON.stringify(again)) {
+          fail(`second call differs: ${JSON.stringify(again)}`, first)
+        }
+      },
+    ),
+    assertProperty(
+      'without an index quotes nothing (or only via its documented fallback)',
+      cases({ index: 'never' }),
+      (p, s) => {
+        const snapshot = options.withoutIndex === 'fallback' ? { ...s, statistics: undefined } : s
+        const quotes = quote(snapshot, p)
+        if (quotes.length > 0) fail('quoted without an index', quotes)
+      },
+    ),
+  ]
+  if (options.checkPriceBounds ?? true) {
+    checks.push(
+      assertProperty(
+        'keeps prices within the instrument price bounds around a fresh index',
+        cases({ index: 'always' }),
+        (p, s) => {
+          const quotes = quote(s, p)
+          const index = s.index?.price
+          const b = s.instrument.priceBounds
+          if (index === undefined || compareDecimal(b, '0') <= 0) return
+          const low = mulDecimal(index, subDecimal('1', b))
+          const high = mulDecimal(index, addDecimal('1', b))
+          for (const q of quotes) {
+            if (compareDecimal(q.price, low) < 0 || compareDecimal(q.price, high) > 0) {
+              fail(`price ${q.price} outside ${index} ± ${b}`, quotes)
+            }
+          }
+        },
+      ),
+    )
+  }
+  return checks
+}
+
+/** Runs every conformance check; throws the first `ConformanceError`. */
+export function runConformance<P>(strategy: Strategy<P>, options: ConformanceOptions<P> = {}): void {
+  for (const check of conformanceChecks(strategy, options)) check.run()
+}
+
+/** Runs `fn` with `Date.now` and `Math.random` replaced by throwing stubs (synchronous calls only). */
+function guarded<T>(fn: () => T): T {
+  const now = Date.now
+  const random = Math.random
+  Date.now = () => {
+    throw new Error('strategy called Date.now(); use snapshot.now')
+  }
+  Math.random = () => {
+    throw new Error('strategy called Math.random(); strategies must be deterministic')
+  }
+  try {
+    return fn()
+  } finally {
+    Date.now = now
+    Math.random = random
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}

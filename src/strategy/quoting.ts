@@ -1,0 +1,199 @@
+/**
+ * Venue rules for quote prices and quantities, in integer ticks: rounding to the instrument's decimals
+ * and the 5-significant-figure rule (integer prices exempt), the minimum notional, and `validateQuotes`,
+ * which checks a strategy's output against all of them (the registry runs it on every `quote` call).
+ */
+import {
+  compareDecimal,
+  decimalPlaces,
+  divRound,
+  fromTicks,
+  isDecimalString,
+  isIntegerValue,
+  parseDecimal,
+  roundTicksToSigFigs,
+  significantFigures,
+  toTicks,
+} from '../decimal.ts'
+import type { DesiredQuote, QuoteSide, StrategyInstrument, StrategySnapshot } from './strategy.ts'
+
+/** The smaller of two bigints (Math.min does not take bigint). */
+export function minBigint(a: bigint, b: bigint): bigint {
+  return a < b ? a : b
+}
+
+/** The larger of two bigints. */
+export function maxBigint(a: bigint, b: bigint): bigint {
+  return a > b ? a : b
+}
+
+/** The venue's significant-figure limit for non-integer prices and for quantities. */
+export const MAX_SIG_FIGS = 5
+
+/**
+ * Rounds a price given in ticks (10^-priceDecimals) to a valid price: bids down, asks up, so rounding
+ * never makes a quote more aggressive. Integer prices are exempt from the sig-fig rule.
+ */
+export function roundPriceTicks(ticks: bigint, priceDecimals: number, side: QuoteSide): bigint {
+  return roundTicksToSigFigs(ticks, priceDecimals, MAX_SIG_FIGS, side === 'buy' ? 'down' : 'up', true)
+}
+
+/** Rounds a quantity in ticks (10^-quantityDecimals) down to at most 5 significant figures. */
+export function roundQtyTicks(ticks: bigint, quantityDecimals: number): bigint {
+  return roundTicksToSigFigs(ticks, quantityDecimals, MAX_SIG_FIGS, 'down', false)
+}
+
+/**
+ * Exact `value × num / den` in ticks of 10^-decimals with the given rounding, for a decimal string
+ * value (e.g. centre × (10000 − bps) / 10000).
+ */
+export function scaleToTicks(
+  value: string,
+  num: bigint,
+  den: bigint,
+  decimals: number,
+  rounding: 'down' | 'up',
+): bigint {
+  const f = parseDecimal(value)
+  return divRound(f.units * num * 10n ** BigInt(decimals), den * 10n ** BigInt(f.scale), rounding)
+}
+
+/** True when price × qty (both in ticks) reaches the instrument's minimum notional. */
+export function meetsMinNotional(
+  priceTicks: bigint,
+  qtyTicks: bigint,
+  instrument: StrategyInstrument,
+): boolean {
+  const scale = instrument.priceDecimals + instrument.quantityDecimals
+  return priceTicks * qtyTicks >= toTicks(instrument.minNotional, scale, 'up')
+}
+
+/** Problems with one price or quantity string for this instrument ([] when valid). */
+export function priceProblems(price: string, instrument: StrategyInstrument): string[] {
+  if (!isDecimalString(price)) return [`price ${JSON.stringify(price)} is not a decimal string`]
+  const out: string[] = []
+  if (compareDecimal(price, '0') <= 0) out.push(`price ${price} is not positive`)
+  if (decimalPlaces(price) > instrument.priceDecimals) {
+    out.push(`price ${price} has more than ${instrument.priceDecimals} decimals`)
+  }
+  if (!isIntegerValue(price) && significantFigures(price) > MAX_SIG_FIGS) {
+    out.push(`price ${price} has more than ${MAX_SIG_FIGS} significant figures`)
+  }
+  return out
+}
+
+export function qtyProblems(qty: string, instrument: StrategyInstrument): string[] {
+  if (!isDecimalString(qty)) return [`qty ${JSON.stringify(qty)} is not a decimal string`]
+  const out: string[] = []
+  if (compareDecimal(qty, '0') <= 0) out.push(`qty ${qty} is not positive`)
+  if (decimalPlaces(qty) > instrument.quantityDecimals) {
+    out.push(`qty ${qty} has more than ${instrument.quantityDecimals} decimals`)
+  }
+  if (significantFigures(qty) > MAX_SIG_FIGS)
+    out.push(`qty ${qty} has more than ${MAX_SIG_FIGS} significant figures`)
+  return out
+}
+
+/**
+ * Every way `quotes` break the venue's rules or the snapshot's mode: side, price and quantity format,
+ * minimum notional, crossing (max bid must be below min ask), the instrument's order count, and in
+ * `reduce-only` mode the reduce-only flag, side and total size. Returns [] when the quotes are valid.
+ * The position cap is strategy-specific and is checked by the conformance kit instead.
+ */
+export function validateQuotes(snapshot: StrategySnapshot, quotes: readonly DesiredQuote[]): string[] {
+  const { instrument } = snapshot
+  const issues: string[] = []
+  if (!Array.isArray(quotes)) return ['quote() did not return an array']
+  let maxBid: string | undefined
+  let minAsk: string | undefined
+  quotes.forEach((q, i) => {
+    const at = `quote ${i}`
+    if (q === null || typeof q !== 'object') {
+      issues.push(`${at}: not an object`)
+      return
+    }
+    if (q.side !== 'buy' && q.side !== 'sell') issues.push(`${at}: side must be "buy" or "sell"`)
+    if (q.reduceOnly !== undefined && typeof q.reduceOnly !== 'boolean')
+      issues.push(`${at}: reduceOnly must be boolean`)
+    const pp = typeof q.price === 'string' ? priceProblems(q.price, instrument) : ['price is not a string']
+    const qp = typeof q.qty === 'string' ? qtyProblems(q.qty, instrument) : ['qty is not a string']
+    for (const p of [...pp, ...qp]) issues.push(`${at}: ${p}`)
+    if (pp.length > 0 || qp.length > 0) return
+    const pt = toTicks(q.price, instrument.priceDecimals)
+    const qt = toTicks(q.qty, instrument.quantityDecimals)
+    if (!meetsMinNotional(pt, qt, instrument)) {
+      issues.push(`${at}: notional ${q.price} × ${q.qty} is below the minimum ${instrument.minNotional}`)
+    }
+    if (q.side === 'buy' && (maxBid === undefined || compareDecimal(q.price, maxBid) > 0)) maxBid = q.price
+    if (q.side === 'sell' && (minAsk === undefined || compareDecimal(q.price, minAsk) < 0)) minAsk = q.price
+  })
+  if (maxBid !== undefined && minAsk !== undefined && compareDecimal(maxBid, minAsk) >= 0) {
+    issues.push(`quotes cross: best bid ${maxBid} is not below best ask ${minAsk}`)
+  }
+  if (instrument.maxOrderCount > 0 && quotes.length > instrument.maxOrderCount) {
+    issues.push(`${quotes.length} quotes exceed the instrument's max order count ${instrument.maxOrderCount}`)
+  }
+  if (snapshot.mode === 'reduce-only' && issues.length === 0)
+    issues.push(...reduceOnlyProblems(snapshot, quotes))
+  return issues
+}
+
+/** In reduce-only mode: only the reducing side, flagged reduceOnly, in total at most |position|. */
+function reduceOnlyProblems(snapshot: StrategySnapshot, quotes: readonly DesiredQuote[]): string[] {
+  const qd = snapshot.instrument.quantityDecimals
+  const pos = parseDecimal(snapshot.position?.size ?? '0')
+  const reducing: QuoteSide | undefined = pos.units > 0n ? 'sell' : pos.units < 0n ? 'buy' : undefined
+  const issues: string[] = []
+  let total = 0n
+  quotes.forEach((q, i) => {
+    if (q.reduceOnly !== true) issues.push(`quote ${i}: reduce-only mode needs reduceOnly: true`)
+    if (q.side !== reducing)
+      issues.push(`quote ${i}: ${q.side} does not reduce position ${snapshot.position?.size ?? '0'}`)
+    total += toTicks(q.qty, qd)
+  })
+  // Compare at a common scale: total (qd decimals) against |position| (its own decimals).
+  const absPos = pos.units < 0n ? -pos.units : pos.units
+  const scale = Math.max(qd, pos.scale)
+  if (total * 10n ** BigInt(scale - qd) > absPos * 10n ** BigInt(scale - pos.scale)) {
+    issues.push(`reduce-only quotes total more than |position| ${snapshot.position?.size ?? '0'}`)
+  }
+  return issues
+}
+
+/**
+ * Position-cap check: all buys together may not take the position above max(cap, position), and all
+ * sells together may not take it below min(−cap, position). With |position| ≤ cap this is exactly
+ * |position + buys| ≤ cap and |position − sells| ≤ cap; beyond the cap only the reducing side may
+ * quote, and it may not overshoot past the cap on the other side.
+ */
+export function positionCapProblems(
+  snapshot: StrategySnapshot,
+  quotes: readonly DesiredQuote[],
+  positionCap: string,
+): string[] {
+  const pos = parseDecimal(snapshot.position?.size ?? '0')
+  const cap = parseDecimal(positionCap)
+  const qty = quotes.map((q) => parseDecimal(q.qty))
+  const scale = Math.max(pos.scale, cap.scale, ...qty.map((f) => f.scale))
+  const at = (f: { units: bigint; scale: number }): bigint => f.units * 10n ** BigInt(scale - f.scale)
+  const p = at(pos)
+  const c = at(cap)
+  let buys = 0n
+  let sells = 0n
+  quotes.forEach((q, i) => {
+    const units = at(qty[i] as { units: bigint; scale: number })
+    if (q.side === 'buy') buys += units
+    else sells += units
+  })
+  const issues: string[] = []
+  const upper = maxBigint(c, p)
+  const lower = minBigint(-c, p)
+  const show = (u: bigint): string => fromTicks(u, scale)
+  if (p + buys > upper) {
+    issues.push(`buys ${show(buys)} would take position ${show(p)} above the cap ${positionCap}`)
+  }
+  if (p - sells < lower) {
+    issues.push(`sells ${show(sells)} would take position ${show(p)} below the cap -${positionCap}`)
+  }
+  return issues
+}

@@ -1,0 +1,352 @@
+/**
+ * The strategy registry: the shipped strategies (statically imported, so they work in any bundle) plus
+ * every module dropped into a strategies directory (default: the top-level `strategies/`), loaded by
+ * dynamic `import()` of its file URL (tsx handles `.ts` at runtime). Each module's `strategy` export is
+ * checked for shape; names must be unique. `resolve(name, rawParams)` parses the params with the
+ * strategy's own schema and binds them, so the actor just calls `resolved.quote(snapshot)`.
+ */
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { join, resolve as resolvePath } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { strategy as catalogueBias } from '../../strategies/catalogueBias.ts'
+import { strategy as indexPeg } from '../../strategies/indexPeg.ts'
+import { strategy as volSpread } from '../../strategies/volSpread.ts'
+import { isDecimalString } from '../decimal.ts'
+import { BotError, type BotErrorOptions, ConfigError } from '../errors.ts'
+import { positionCapProblems, validateQuotes } from './quoting.ts'
+import {
+  type CatalogueQuery,
+  CatalogueQuerySchema,
+  type DesiredQuote,
+  type Strategy,
+  type StrategySnapshot,
+} from './strategy.ts'
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------------
+
+/** A strategy module could not be loaded or does not satisfy the contract; names the file. */
+export class StrategyLoadError extends BotError {
+  override name = 'StrategyLoadError' as const
+  /** The offending file (absolute path), or undefined for registry-level problems. */
+  readonly file: string | undefined
+  readonly problems: readonly string[]
+  constructor(
+    file: string | undefined,
+    shortMessage: string,
+    problems: readonly string[] = [],
+    options: BotErrorOptions = {},
+  ) {
+    super(file === undefined ? shortMessage : `${file}: ${shortMessage}`, { ...options, details: problems })
+    this.file = file
+    this.problems = problems
+  }
+}
+
+/** A strategy threw, or returned quotes that break the venue's rules, the mode or its position cap. */
+export class StrategyOutputError extends BotError {
+  override name = 'StrategyOutputError' as const
+  readonly strategy: string
+  readonly issues: readonly string[]
+  constructor(strategy: string, issues: readonly string[], options: BotErrorOptions = {}) {
+    super(`strategy "${strategy}" produced invalid quotes`, { ...options, details: issues })
+    this.strategy = strategy
+    this.issues = issues
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Shipped strategies and module discovery
+// ---------------------------------------------------------------------------------------------------
+
+/** The strategies that ship with the bot. */
+export const SHIPPED_STRATEGIES: readonly Strategy<unknown>[] = [indexPeg, volSpread, catalogueBias]
+
+/** The top-level `strategies/` folder of this checkout. */
+export const DEFAULT_STRATEGIES_DIR: string = fileURLToPath(new URL('../../strategies/', import.meta.url))
+
+const SHIPPED_FILES = new Set(
+  ['indexPeg.ts', 'volSpread.ts', 'catalogueBias.ts'].map((f) =>
+    safeRealpath(join(DEFAULT_STRATEGIES_DIR, f)),
+  ),
+)
+
+const MODULE_RE = /\.(ts|mts|js|mjs)$/
+const SKIP_RE = /(\.d\.ts|\.test\.[cm]?[jt]s|\.spec\.[cm]?[jt]s)$/
+
+function safeRealpath(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return resolvePath(p)
+  }
+}
+
+/**
+ * Strategy modules in `directory`, sorted: top-level `*.ts|*.mts|*.js|*.mjs` files and `<folder>/index.*`.
+ * Names starting with `_` or `.` are helpers and skipped, as are `.d.ts` and test files.
+ */
+export function discoverStrategyFiles(directory: string): string[] {
+  const dir = resolvePath(directory)
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new StrategyLoadError(dir, 'strategies directory does not exist')
+  }
+  const files: string[] = []
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
+    if (entry.name.startsWith('_') || entry.name.startsWith('.')) continue
+    const full = join(dir, entry.name)
+    if (entry.isDirectory()) {
+      const index = ['index.ts', 'index.mts', 'index.js', 'index.mjs']
+        .map((f) => join(full, f))
+        .find(existsSync)
+      if (index !== undefined) files.push(index)
+    } else if (MODULE_RE.test(entry.name) && !SKIP_RE.test(entry.name)) {
+      files.push(full)
+    }
+  }
+  return files
+}
+
+/**
+ * Checks a value against the strategy contract; throws `StrategyLoadError` listing every problem.
+ * `paramsSchema` is duck-typed (`safeParse`), so a plug-in may bring its own copy of zod.
+ */
+export function validateStrategyExport(value: unknown, file: string | undefined): Strategy<unknown> {
+  if (value === null || typeof value !== 'object') {
+    throw new StrategyLoadError(file, 'export `strategy` must be an object built with defineStrategy', [
+      `got ${value === null ? 'null' : typeof value}`,
+    ])
+  }
+  const v = value as Record<string, unknown>
+  const problems: string[] = []
+  if (typeof v.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v.name)) {
+    problems.push('name must be a non-empty string of letters, digits, ".", "_" or "-"')
+  }
+  if (typeof v.description !== 'string') problems.push('description must be a string')
+  const schema = v.paramsSchema as { safeParse?: unknown } | null | undefined
+  if (schema === null || typeof schema !== 'object' || typeof schema.safeParse !== 'function') {
+    problems.push('paramsSchema must be a zod schema (an object with safeParse)')
+  }
+  if (typeof v.quote !== 'function')
+    problems.push('quote must be a function (snapshot, params) => DesiredQuote[]')
+  if (v.catalogue !== undefined && typeof v.catalogue !== 'function') {
+    problems.push('catalogue, when present, must be a function (params) => CatalogueQuery | undefined')
+  }
+  if (problems.length > 0) {
+    const label = typeof v.name === 'string' ? ` "${v.name}"` : ''
+    throw new StrategyLoadError(file, `invalid strategy export${label}`, problems)
+  }
+  return value as Strategy<unknown>
+}
+
+/** Imports one module and validates its named `strategy` export. */
+export async function loadStrategyFile(file: string): Promise<Strategy<unknown>> {
+  const abs = resolvePath(file)
+  let mod: Record<string, unknown>
+  try {
+    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>
+  } catch (e) {
+    throw new StrategyLoadError(
+      abs,
+      'failed to import strategy module',
+      [e instanceof Error ? e.message : String(e)],
+      {
+        cause: e,
+      },
+    )
+  }
+  if (!('strategy' in mod) || mod.strategy === undefined) {
+    const names = Object.keys(mod)
+    throw new StrategyLoadError(abs, 'module has no named export `strategy`', [
+      names.length > 0 ? `exports found: ${names.join(', ')}` : 'the module exports nothing',
+    ])
+  }
+  return validateStrategyExport(mod.strategy, abs)
+}
+
+export interface LoadStrategiesOptions {
+  /** Folder scanned for plug-ins; defaults to the top-level `strategies/`. */
+  directory?: string | undefined
+  /** Include the shipped strategies (default true). */
+  includeShipped?: boolean | undefined
+}
+
+/** Loads the shipped strategies plus every module in the strategies directory into a registry. */
+export async function loadStrategies(options: LoadStrategiesOptions = {}): Promise<StrategyRegistry> {
+  const entries: RegistryEntry[] = []
+  const shipped = options.includeShipped ?? true
+  if (shipped)
+    for (const s of SHIPPED_STRATEGIES) entries.push({ strategy: s, source: `shipped (${s.name})` })
+  for (const file of discoverStrategyFiles(options.directory ?? DEFAULT_STRATEGIES_DIR)) {
+    // The shipped modules also sit in the default directory; do not register them twice.
+    if (shipped && SHIPPED_FILES.has(safeRealpath(file))) continue
+    const strategy = await loadStrategyFile(file)
+    if (shipped && SHIPPED_STRATEGIES.includes(strategy)) continue
+    entries.push({ strategy, source: file })
+  }
+  return createStrategyRegistry(entries)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Registry and resolution
+// ---------------------------------------------------------------------------------------------------
+
+export interface RegistryEntry {
+  strategy: Strategy<unknown>
+  /** Where it came from (a file path, or `shipped (name)`), for messages. */
+  source: string
+}
+
+/** A strategy bound to parsed params: what an instrument actor holds. */
+export interface ResolvedStrategy {
+  readonly name: string
+  readonly strategy: Strategy<unknown>
+  /** Parsed params (schema output, defaults applied), frozen. */
+  readonly params: unknown
+  /** The params' `positionCap`, when the strategy declares one. */
+  readonly positionCap: string | undefined
+  /** The catalogue data the strategy wants, validated; undefined = none. */
+  readonly catalogueQuery: CatalogueQuery | undefined
+  /**
+   * Runs the strategy and checks its output (`validateQuotes`, plus the position cap);
+   * throws `StrategyOutputError` when it throws or its quotes are invalid.
+   */
+  quote(snapshot: StrategySnapshot): DesiredQuote[]
+}
+
+export interface StrategyRegistry {
+  /** Registered names, sorted. */
+  names(): string[]
+  get(name: string): Strategy<unknown> | undefined
+  /** Where a strategy came from (file path or `shipped (name)`). */
+  source(name: string): string | undefined
+  /** See `resolveStrategy`. */
+  resolve(name: string, rawParams: unknown): ResolvedStrategy
+}
+
+/** Builds a registry; throws `StrategyLoadError` naming both sources when two strategies share a name. */
+export function createStrategyRegistry(entries: readonly RegistryEntry[]): StrategyRegistry {
+  const byName = new Map<string, RegistryEntry>()
+  for (const entry of entries) {
+    const s = validateStrategyExport(entry.strategy, entry.source)
+    const prior = byName.get(s.name)
+    if (prior !== undefined) {
+      throw new StrategyLoadError(undefined, `duplicate strategy name "${s.name}"`, [
+        `first: ${prior.source}`,
+        `again: ${entry.source}`,
+      ])
+    }
+    byName.set(s.name, entry)
+  }
+  const registry: StrategyRegistry = {
+    names: () => [...byName.keys()].sort(),
+    get: (name) => byName.get(name)?.strategy,
+    source: (name) => byName.get(name)?.source,
+    resolve: (name, rawParams) => resolveStrategy(registry, name, rawParams),
+  }
+  return registry
+}
+
+/** The `positionCap` of parsed params, when it is a decimal string. */
+export function positionCapOf(params: unknown): string | undefined {
+  if (params === null || typeof params !== 'object') return undefined
+  const cap = (params as { positionCap?: unknown }).positionCap
+  return typeof cap === 'string' && isDecimalString(cap) ? cap : undefined
+}
+
+/** Renders zod-like issues as `params.a.b[0]: message`. */
+export function formatIssues(
+  prefix: string,
+  issues: readonly { path?: readonly PropertyKey[] | undefined; message: string }[],
+): string[] {
+  return issues.map((i) => {
+    const path = (i.path ?? []).reduce<string>(
+      (acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`),
+      prefix,
+    )
+    return `${path}: ${i.message}`
+  })
+}
+
+/**
+ * Finds `name` and parses `rawParams` (undefined = {}) with its schema. Throws `ConfigError` for an
+ * unknown name (listing the known ones) and for invalid params (every issue with its path).
+ */
+export function resolveStrategy(
+  registry: StrategyRegistry,
+  name: string,
+  rawParams: unknown,
+): ResolvedStrategy {
+  const strategy = registry.get(name)
+  if (strategy === undefined) {
+    throw new ConfigError(`unknown strategy "${name}"`, [
+      `known strategies: ${registry.names().join(', ') || '(none)'}`,
+    ])
+  }
+  const parsed = (strategy.paramsSchema as { safeParse(v: unknown): SafeParseLike }).safeParse(
+    rawParams ?? {},
+  )
+  if (!parsed.success) {
+    throw new ConfigError(
+      `invalid params for strategy "${name}"`,
+      formatIssues('params', parsed.error?.issues ?? [{ message: 'invalid' }]),
+    )
+  }
+  const params: unknown = deepFreeze(parsed.data)
+  let catalogueQuery: CatalogueQuery | undefined
+  if (strategy.catalogue !== undefined) {
+    const raw = strategy.catalogue(params)
+    if (raw !== undefined) {
+      const q = CatalogueQuerySchema.safeParse(raw)
+      if (!q.success) {
+        throw new ConfigError(
+          `strategy "${name}" asked for an invalid catalogue query`,
+          formatIssues('catalogue', q.error.issues),
+        )
+      }
+      catalogueQuery = q.data
+    }
+  }
+  const positionCap = positionCapOf(params)
+  return {
+    name,
+    strategy,
+    params,
+    positionCap,
+    catalogueQuery,
+    quote(snapshot) {
+      let quotes: DesiredQuote[]
+      try {
+        quotes = strategy.quote(snapshot, params)
+      } catch (e) {
+        throw new StrategyOutputError(
+          name,
+          [`quote() threw: ${e instanceof Error ? e.message : String(e)}`],
+          { cause: e },
+        )
+      }
+      const issues = validateQuotes(snapshot, quotes)
+      if (issues.length === 0 && positionCap !== undefined)
+        issues.push(...positionCapProblems(snapshot, quotes, positionCap))
+      if (issues.length > 0) throw new StrategyOutputError(name, issues)
+      return quotes
+    },
+  }
+}
+
+interface SafeParseLike {
+  success: boolean
+  data?: unknown
+  error?: { issues: readonly { path?: readonly PropertyKey[] | undefined; message: string }[] } | undefined
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}

@@ -1,0 +1,24 @@
+/**
+ * index-peg: a symmetric ladder around the index price. Both quotes lean against the position
+ * (inventory skew), and the side that would take |position| past `positionCap` is trimmed, then
+ * dropped. Quotes nothing without a fresh index.
+ */
+import { z } from 'zod'
+import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
+import { ladderParamsShape } from '../src/strategy/params.ts'
+import { defineStrategy } from '../src/strategy/strategy.ts'
+
+export const IndexPegParams = z.strictObject(ladderParamsShape)
+export type IndexPegParams = z.infer<typeof IndexPegParams>
+
+export const strategy = defineStrategy({
+  name: 'index-peg',
+  description:
+    'Ladder of bids and asks at halfSpreadBps (+ levelSpacingBps per level) around the index, skewed against the position and capped at positionCap.',
+  paramsSchema: IndexPegParams,
+  quote(snapshot, params) {
+    const index = freshIndexPrice(snapshot, params.maxIndexAgeMs)
+    if (index === undefined) return []
+    return buildLadder(snapshot, params, { centre: index, reference: index })
+  },
+})

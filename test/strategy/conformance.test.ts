@@ -1,0 +1,132 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { ladderParamsArbitrary } from '../../src/strategy/arbitraries.ts'
+import { ConformanceError, conformanceChecks, runConformance } from '../../src/strategy/conformance.ts'
+import { defineStrategy, type Strategy } from '../../src/strategy/strategy.ts'
+import { strategy as catalogueBias } from '../../strategies/catalogueBias.ts'
+import { strategy as indexPeg } from '../../strategies/indexPeg.ts'
+import { strategy as volSpread } from '../../strategies/volSpread.ts'
+
+const volParams = ladderParamsArbitrary().chain((ladder) => {
+  const { halfSpreadBps: _drop, ...rest } = ladder
+  return fc
+    .record({
+      volWindow: fc.integer({ min: 2, max: 60 }),
+      minSamples: fc.integer({ min: 2, max: 10 }),
+      volMultiplier: fc.double({ min: 0.1, max: 20, noNaN: true }),
+      minSpreadBps: fc.integer({ min: 1, max: 50 }),
+      extraBps: fc.integer({ min: 0, max: 400 }),
+      maxKlineAgeMs: fc.constantFrom(0, 120_000, 600_000),
+    })
+    .map(({ extraBps, ...v }) => ({ ...rest, ...v, maxSpreadBps: v.minSpreadBps + extraBps }))
+})
+
+const biasParams = ladderParamsArbitrary().chain((ladder) =>
+  fc
+    .record({
+      eventSlug: fc.option(fc.constant('fed-decision'), { nil: undefined }),
+      marketSlug: fc.option(fc.constant('fed-cut'), { nil: undefined }),
+      maxBiasBps: fc.integer({ min: 0, max: 1_000 }),
+      invert: fc.boolean(),
+      minVolume24hr: fc.constantFrom(0, 1_000),
+      maxCatalogueAgeMs: fc.constantFrom(0, 60_000, 600_000),
+    })
+    .map((b) => ({ ...ladder, ...Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)) })),
+)
+
+describe.each([
+  {
+    strategy: indexPeg as Strategy<unknown>,
+    paramsArbitrary: ladderParamsArbitrary(),
+    withoutIndex: 'empty' as const,
+  },
+  { strategy: volSpread as Strategy<unknown>, paramsArbitrary: volParams, withoutIndex: 'fallback' as const },
+  {
+    strategy: catalogueBias as Strategy<unknown>,
+    paramsArbitrary: biasParams,
+    withoutIndex: 'empty' as const,
+  },
+])('conformance: $strategy.name', ({ strategy, paramsArbitrary, withoutIndex }) => {
+  for (const check of conformanceChecks(strategy, {
+    paramsArbitrary,
+    withoutIndex,
+    snapshot: { marketSlugs: ['fed-cut'] },
+  })) {
+    it(check.name, () => check.run())
+  }
+})
+
+describe('conformance kit catches broken strategies', () => {
+  const params = z.strictObject({ positionCap: z.string().default('1') })
+  const base = { description: 'broken on purpose', paramsSchema: params }
+  const price = (s: { index: { price: string } | undefined }) => s.index?.price ?? '1'
+
+  it.each([
+    [
+      'crossing quotes',
+      defineStrategy({
+        ...base,
+        name: 'crosser',
+        quote: () => [
+          { side: 'buy', price: '10', qty: '1' },
+          { side: 'sell', price: '9', qty: '1' },
+        ],
+      }),
+      'never crosses',
+    ],
+    [
+      'uses the wall clock',
+      defineStrategy({
+        ...base,
+        name: 'clocky',
+        quote: () => (Date.now() % 2 === 0 ? [] : []),
+      }),
+      'deterministic',
+    ],
+    [
+      'ignores the position cap',
+      defineStrategy({
+        ...base,
+        name: 'greedy',
+        quote: (s) => (s.index === undefined ? [] : [{ side: 'buy', price: '1', qty: '1000' }]),
+      }),
+      'position cap',
+    ],
+    [
+      'quotes without an index',
+      defineStrategy({ ...base, name: 'blind', quote: () => [{ side: 'buy', price: '1', qty: '1' }] }),
+      'without an index',
+    ],
+    [
+      'has hidden state',
+      (() => {
+        let n = 0
+        return defineStrategy({
+          ...base,
+          name: 'stateful',
+          quote: (s) =>
+            s.index === undefined || n++ % 2 === 0 ? [] : [{ side: 'buy', price: price(s), qty: '0' }],
+        })
+      })(),
+      'deterministic',
+    ],
+  ])('%s', (_label, strategy, property) => {
+    const failures = conformanceChecks(strategy, { params: {}, numRuns: 50, seed: 7 })
+      .map((c) => {
+        try {
+          c.run()
+          return undefined
+        } catch (e) {
+          return e
+        }
+      })
+      .filter((e): e is ConformanceError => e instanceof ConformanceError)
+    expect(failures.some((e) => e.property.includes(property))).toBe(true)
+    expect(failures[0]?.message).toContain(`strategy "${strategy.name}" fails`)
+  })
+
+  it('runConformance reports params that do not parse', () => {
+    expect(() => runConformance(indexPeg, { params: { size: '-1' }, numRuns: 5 })).toThrow(/params\.size/)
+  })
+})

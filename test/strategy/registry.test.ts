@@ -1,0 +1,260 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ConfigError } from '../../src/errors.ts'
+import {
+  createStrategyRegistry,
+  DEFAULT_STRATEGIES_DIR,
+  discoverStrategyFiles,
+  loadStrategies,
+  SHIPPED_STRATEGIES,
+  StrategyLoadError,
+  StrategyOutputError,
+} from '../../src/strategy/registry.ts'
+import { makeSnapshot } from './fixtures.ts'
+
+const zodUrl = pathToFileURL(createRequire(import.meta.url).resolve('zod')).href
+const repoUrl = (p: string) => pathToFileURL(join(import.meta.dirname, '../..', p)).href
+
+/** A TypeScript plug-in that uses the project's helpers by absolute URL (it lives outside the repo). */
+const tsPlugin = (name: string) => `
+import { z } from '${zodUrl}'
+import { defineStrategy } from '${repoUrl('src/strategy/strategy.ts')}'
+export const strategy = defineStrategy({
+  name: '${name}',
+  description: 'one bid one tick under the index',
+  paramsSchema: z.strictObject({ qty: z.string().default('1'), positionCap: z.string().default('5') }),
+  quote(snapshot, params) {
+    if (snapshot.index === undefined) return []
+    return [{ side: 'buy', price: '99', qty: params.qty }]
+  },
+})
+`
+
+/** A plain JavaScript plug-in with a hand-rolled schema (no imports at all). */
+const mjsPlugin = `
+export const strategy = {
+  name: 'plain-js',
+  description: 'no dependencies',
+  paramsSchema: {
+    safeParse: (v) => (v && typeof v === 'object' && !('bad' in v)
+      ? { success: true, data: { positionCap: '1' } }
+      : { success: false, error: { issues: [{ path: ['bad'], message: 'not allowed' }] } }),
+  },
+  quote: () => [],
+}
+export const helper = 1
+`
+
+describe('strategy registry', () => {
+  let dir: string
+  const dirs: string[] = []
+  const fresh = (files: Record<string, string>): string => {
+    const d = mkdtempSync(join(tmpdir(), 'perpbot-strategies-'))
+    dirs.push(d)
+    for (const [name, text] of Object.entries(files)) {
+      const full = join(d, name)
+      mkdirSync(join(full, '..'), { recursive: true })
+      writeFileSync(full, text)
+    }
+    return d
+  }
+
+  beforeAll(() => {
+    dir = fresh({
+      'oneBid.ts': tsPlugin('one-bid'),
+      'plain.mjs': mjsPlugin,
+      'folder/index.ts': tsPlugin('from-folder'),
+      '_helper.ts': 'throw new Error("helpers are not loaded")',
+      'notes.md': '# not a module',
+      'oneBid.test.ts': 'throw new Error("tests are not loaded")',
+    })
+  })
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  })
+
+  it('loads the shipped strategies from the default folder once each', async () => {
+    const registry = await loadStrategies()
+    expect(registry.names()).toEqual(['catalogue-bias', 'index-peg', 'vol-spread'])
+    expect(registry.get('index-peg')).toBe(SHIPPED_STRATEGIES[0])
+    expect(registry.source('vol-spread')).toBe('shipped (vol-spread)')
+    expect(discoverStrategyFiles(DEFAULT_STRATEGIES_DIR).map((f) => f.replace(/.*\//, ''))).toEqual([
+      'catalogueBias.ts',
+      'indexPeg.ts',
+      'volSpread.ts',
+    ])
+  })
+
+  it('picks up strategies dropped into a configured folder, alongside the shipped ones', async () => {
+    const registry = await loadStrategies({ directory: dir })
+    expect(registry.names()).toEqual([
+      'catalogue-bias',
+      'from-folder',
+      'index-peg',
+      'one-bid',
+      'plain-js',
+      'vol-spread',
+    ])
+    expect(registry.source('one-bid')).toBe(join(dir, 'oneBid.ts'))
+    const resolved = registry.resolve('one-bid', { qty: '2' })
+    expect(resolved.params).toEqual({ qty: '2', positionCap: '5' })
+    expect(resolved.positionCap).toBe('5')
+    expect(resolved.quote(makeSnapshot())).toEqual([{ side: 'buy', price: '99', qty: '2' }])
+    expect(registry.resolve('plain-js', {}).quote(makeSnapshot())).toEqual([])
+  })
+
+  it('can load a folder without the shipped strategies', async () => {
+    const registry = await loadStrategies({ directory: dir, includeShipped: false })
+    expect(registry.names()).toEqual(['from-folder', 'one-bid', 'plain-js'])
+  })
+
+  it.each([
+    [
+      'no `strategy` export',
+      { 'bad.mjs': 'export const other = 1' },
+      /bad\.mjs: module has no named export `strategy`[\s\S]*exports found: other/,
+    ],
+    [
+      'a default export only',
+      { 'bad.mjs': 'export default { name: "x" }' },
+      /bad\.mjs: module has no named export `strategy`/,
+    ],
+    [
+      'a malformed export',
+      {
+        'bad.mjs': 'export const strategy = { name: "has space", paramsSchema: {}, quote: 1, catalogue: 2 }',
+      },
+      /bad\.mjs: invalid strategy export "has space"[\s\S]*name must be[\s\S]*description must be[\s\S]*paramsSchema must be[\s\S]*quote must be[\s\S]*catalogue, when present/,
+    ],
+    [
+      'a syntax error',
+      { 'bad.ts': 'export const strategy = {' },
+      /bad\.ts: failed to import strategy module/,
+    ],
+    [
+      'a module that throws',
+      { 'bad.mjs': 'throw new Error("boom at import")' },
+      /bad\.mjs: failed to import[\s\S]*boom at import/,
+    ],
+  ])('rejects %s, naming the file', async (_n, files, message) => {
+    const d = fresh(files)
+    const err = await loadStrategies({ directory: d }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(StrategyLoadError)
+    expect((err as StrategyLoadError).file).toBe(join(d, Object.keys(files)[0] as string))
+    expect((err as Error).message).toMatch(message)
+  })
+
+  it('rejects a duplicate name, naming both sources', async () => {
+    const d = fresh({ 'clash.ts': tsPlugin('index-peg') })
+    await expect(loadStrategies({ directory: d })).rejects.toThrow(
+      /duplicate strategy name "index-peg"[\s\S]*first: shipped \(index-peg\)[\s\S]*again: .*clash\.ts/,
+    )
+  })
+
+  it('rejects a missing folder', async () => {
+    await expect(loadStrategies({ directory: join(dir, 'nope') })).rejects.toThrow(
+      /strategies directory does not exist/,
+    )
+  })
+
+  describe('resolve', () => {
+    const registry = createStrategyRegistry(
+      SHIPPED_STRATEGIES.map((strategy) => ({ strategy, source: 'test' })),
+    )
+
+    it('resolves the params of the shipped config for every shipped strategy', () => {
+      const config = JSON.parse(
+        readFileSync(join(import.meta.dirname, '../../config/default.json'), 'utf8'),
+      ) as {
+        instruments: { strategy: string; params: unknown }[]
+      }
+      for (const i of config.instruments) {
+        const r = registry.resolve(i.strategy, i.params)
+        expect(r.positionCap).toMatch(/^\d/)
+      }
+      expect(
+        registry.resolve('catalogue-bias', { size: '1', positionCap: '1' }).catalogueQuery?.tagSlug,
+      ).toBe('crypto')
+      expect(registry.resolve('index-peg', { size: '1', positionCap: '1' }).catalogueQuery).toBeUndefined()
+    })
+
+    it('reports an unknown strategy with the known names', () => {
+      const err = (() => {
+        try {
+          registry.resolve('index-pegg', {})
+        } catch (e) {
+          return e
+        }
+      })()
+      expect(err).toBeInstanceOf(ConfigError)
+      expect((err as ConfigError).issues).toEqual(['known strategies: catalogue-bias, index-peg, vol-spread'])
+    })
+
+    it('reports every params issue with its path', () => {
+      let err: unknown
+      try {
+        registry.resolve('index-peg', { size: '-1', levels: 2.5, halfSpreadBps: 'wide', extra: true })
+      } catch (e) {
+        err = e
+      }
+      expect(err).toBeInstanceOf(ConfigError)
+      const issues = (err as ConfigError).issues
+      expect(issues.some((i) => i.startsWith('params.size: must be greater than 0'))).toBe(true)
+      expect(issues.some((i) => i.startsWith('params.positionCap: '))).toBe(true)
+      expect(issues.some((i) => i.startsWith('params.levels: '))).toBe(true)
+      expect(issues.some((i) => i.startsWith('params.halfSpreadBps: '))).toBe(true)
+      expect(issues.some((i) => i.includes('extra'))).toBe(true)
+      expect((err as ConfigError).message).toContain('invalid params for strategy "index-peg"')
+    })
+
+    it('freezes parsed params', () => {
+      const r = registry.resolve('index-peg', { size: '1', positionCap: '1' })
+      expect(Object.isFrozen(r.params)).toBe(true)
+    })
+
+    it('rejects quotes that break the venue rules, the mode or the position cap', () => {
+      const quotes = [
+        [{ side: 'buy', price: '99.123', qty: '1' }, /more than 2 decimals/],
+        [{ side: 'buy', price: '99', qty: '6' }, /above the cap 5/],
+        [{ side: 'sell', price: '99', qty: '1' }, /reduceOnly: true/],
+      ] as const
+      for (const [q, msg] of quotes) {
+        const r = createStrategyRegistry([
+          {
+            source: 'inline',
+            strategy: {
+              name: 'fixed',
+              description: '',
+              paramsSchema: SHIPPED_STRATEGIES[0]?.paramsSchema as never,
+              quote: () => [q],
+            },
+          },
+        ]).resolve('fixed', { size: '1', positionCap: '5' })
+        const mode = msg.source.includes('reduceOnly') ? 'reduce-only' : 'normal'
+        expect(() => r.quote(makeSnapshot({ mode, positionSize: '1' }))).toThrow(StrategyOutputError)
+        expect(() => r.quote(makeSnapshot({ mode, positionSize: '1' }))).toThrow(msg)
+      }
+    })
+
+    it('wraps a throwing strategy', () => {
+      const r = createStrategyRegistry([
+        {
+          source: 'inline',
+          strategy: {
+            name: 'thrower',
+            description: '',
+            paramsSchema: SHIPPED_STRATEGIES[0]?.paramsSchema as never,
+            quote: () => {
+              throw new Error('kaboom')
+            },
+          },
+        },
+      ]).resolve('thrower', { size: '1', positionCap: '5' })
+      expect(() => r.quote(makeSnapshot())).toThrow(/quote\(\) threw: kaboom/)
+    })
+  })
+})
