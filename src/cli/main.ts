@@ -1,4 +1,106 @@
-/** perpbot command line (placeholder until the bot lands). */
-const command = process.argv[2] ?? 'run'
-console.log(`perpbot ${command}: not yet implemented (the bot lands with a later issue).`)
-process.exit(0)
+/**
+ * perpbot command line. `dotenv` is loaded here and only here; every command gets the environment
+ * and output functions through `CliContext`. Errors end as one clear message and an exit code:
+ * 2 for bad usage or configuration, 1 for everything else — never a bare stack trace.
+ */
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { config as loadDotenv } from 'dotenv'
+import { BotError, ConfigError, describeError } from '../errors.ts'
+import { runStandaloneMock } from '../mock/standalone.ts'
+import { configCommand } from './configExplain.ts'
+import { type CliContext, UsageError } from './context.ts'
+import { createProxyCommand } from './createProxy.ts'
+import { EVENTS_USAGE, eventsCommand } from './events.ts'
+import { RUN_USAGE, runCommand } from './run.ts'
+import { statusCommand } from './status.ts'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+export const USAGE = `usage: perpbot <command> [options]
+
+commands:
+  run            the bot (default: dry run against the embedded mock; --live for the venue)
+  mock           the standalone mock exchange (both interfaces) on 127.0.0.1
+  create-proxy   register a proxy key signed by the owner key; prints the secret once
+  status         one-shot account and margin view (of the running bot, or --live the venue)
+  events         query the event catalogue (filters, cursor paging; table or --format ndjson)
+  config         validate the configuration; --explain prints it with secrets redacted
+
+run 'perpbot <command> --help' for a command's options.
+
+${RUN_USAGE}
+
+${EVENTS_USAGE}`
+
+export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'>): Promise<number> {
+  const [command = 'run', ...rest] = argv
+  const sub: CliContext = { ...ctx, argv: rest }
+  try {
+    switch (command) {
+      case 'run':
+        return await runCommand(sub)
+      case 'mock':
+        return await runStandaloneMock(rest, { stdout: ctx.stdout, stderr: ctx.stderr })
+      case 'create-proxy':
+        return await createProxyCommand(sub)
+      case 'status':
+        return await statusCommand(sub)
+      case 'events':
+        return await eventsCommand(sub)
+      case 'config':
+        return await configCommand(sub)
+      case 'help':
+      case '--help':
+      case '-h':
+        ctx.stdout(USAGE)
+        return 0
+      default:
+        ctx.stderr(`perpbot: unknown command '${command}'\n\n${USAGE}`)
+        return 2
+    }
+  } catch (e) {
+    return report(e, command, ctx.stderr)
+  }
+}
+
+function report(e: unknown, command: string, stderr: (line: string) => void): number {
+  if (e instanceof ConfigError) {
+    stderr(`perpbot ${command}: ${e.shortMessage}`)
+    for (const issue of e.issues) stderr(`  - ${issue}`)
+    return 2
+  }
+  if (e instanceof UsageError || (e as { code?: unknown })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    stderr(`perpbot ${command}: ${(e as Error).message} (see 'perpbot ${command} --help')`)
+    return 2
+  }
+  if ((e as { code?: unknown })?.code?.toString().startsWith('ERR_PARSE_ARGS')) {
+    stderr(`perpbot ${command}: ${(e as Error).message}`)
+    return 2
+  }
+  if (e instanceof BotError) {
+    stderr(`perpbot ${command}: ${e.shortMessage}`)
+    for (const d of e.details) stderr(`  ${d}`)
+    return 1
+  }
+  stderr(`perpbot ${command}: ${describeError(e)}`)
+  if (process.env.PERPBOT_DEBUG) stderr(String((e as Error)?.stack ?? ''))
+  return 1
+}
+
+const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)
+if (isEntry || process.env.PERPBOT_BIN === '1') {
+  loadDotenv({ path: resolve(ROOT, '.env'), quiet: true })
+  const abort = new AbortController()
+  const code = await main(process.argv.slice(2), {
+    env: process.env,
+    stdout: (line) => process.stdout.write(`${line}\n`),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    configDir: resolve(ROOT, 'config'),
+    isTty: process.stdout.isTTY === true,
+    signal: abort.signal,
+  })
+  process.exitCode = code
+  // Let stdout drain; anything still holding the loop (a stray socket) must not keep us alive.
+  setTimeout(() => process.exit(code), 200).unref()
+}

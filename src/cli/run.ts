@@ -1,0 +1,146 @@
+/**
+ * `perpbot run [--live]`: the bot. Dry run (default) starts the embedded mock in-process and points
+ * the normal clients at it, so dry run exercises the same transport, signing and limiter as live.
+ */
+import { parseArgs } from 'node:util'
+import { resolveStrategies } from '../bot/runtime/bootstrap.ts'
+import { startBot } from '../bot/runtime/bot.ts'
+import { type Clock, systemClock } from '../clock.ts'
+import { createLogger, SecretBag } from '../logging/logger.ts'
+import { installShutdown } from '../ops/shutdown.ts'
+import { systemRandom } from '../random.ts'
+import { loadSettings } from '../settings/load.ts'
+import { SECRET_ENV_NAMES } from '../settings/schema.ts'
+import { type CliContext, UsageError } from './context.ts'
+import { startEmbeddedMock } from './embeddedMock.ts'
+
+export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
+                   [--faults NAME] [--ops-port N] [--log-level LEVEL] [--duration SECONDS]
+  Dry run (default): trades the embedded mock; no keys needed.
+  --live             trade the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
+  --scenario NAME    mock scenario: calm, trending, liquidation, withdrawal-failure, flaky
+  --speed F          run the mock's clock F times faster than wall time
+  --duration S       stop by itself after S seconds (of the bot's clock)`
+
+export async function runCommand(ctx: CliContext): Promise<number> {
+  const { values } = parseArgs({
+    args: [...ctx.argv],
+    options: {
+      live: { type: 'boolean', default: false },
+      config: { type: 'string' },
+      scenario: { type: 'string' },
+      seed: { type: 'string' },
+      speed: { type: 'string' },
+      faults: { type: 'string' },
+      'ops-port': { type: 'string' },
+      'log-level': { type: 'string' },
+      duration: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  })
+  if (values.help) {
+    ctx.stdout(RUN_USAGE)
+    return 0
+  }
+  const num = (name: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined
+    const n = Number(v)
+    if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number`)
+    return n
+  }
+  const overrides: Record<string, unknown> = {}
+  if (values.scenario) overrides['mock.scenario'] = values.scenario
+  if (values.seed) overrides['mock.seed'] = num('seed', values.seed)
+  if (values.speed) {
+    overrides['mock.speed'] = num('speed', values.speed)
+    overrides['mock.clock'] = 'accelerated'
+  }
+  if (values.faults) overrides['mock.faults'] = values.faults
+  if (values['ops-port']) overrides['ops.port'] = num('ops-port', values['ops-port'])
+  if (values['log-level']) overrides['logging.level'] = values['log-level']
+  const duration = num('duration', values.duration)
+
+  const loaded = loadSettings({
+    configDir: ctx.configDir,
+    mode: values.live ? 'live' : 'dry-run',
+    file: values.config,
+    overrides,
+    env: ctx.env,
+  })
+  const { settings, secrets } = loaded
+  const secretBag = new SecretBag(SECRET_ENV_NAMES.map((k) => secrets[k]))
+  const logger = createLogger({
+    level: settings.logging.level,
+    pretty: settings.logging.pretty,
+    isTty: ctx.isTty,
+    secrets: secretBag,
+  })
+  // Every strategy and its params are checked before anything starts or is sent.
+  const strategies = await resolveStrategies(settings)
+
+  const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
+  if (mock) {
+    logger.info(
+      {
+        url: mock.url,
+        scenario: settings.mock.scenario,
+        seed: settings.mock.seed,
+        clock: settings.mock.clock,
+      },
+      `dry run against the embedded mock at ${mock.url} (scenario ${settings.mock.scenario})`,
+    )
+  }
+  const clock: Clock = mock ? mock.clock : systemClock
+  let bot: Awaited<ReturnType<typeof startBot>> | undefined
+  try {
+    bot = await startBot({
+      settings,
+      secrets,
+      logger,
+      secretBag,
+      strategies,
+      clock,
+      random: systemRandom,
+      perpsUrl: mock?.url ?? secrets.PERPS_URL ?? settings.perps.url ?? '',
+      catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
+      selfProvision: mock !== undefined,
+    })
+  } catch (e) {
+    await mock?.close()
+    throw e
+  }
+  const running = bot
+
+  // A status line now and then, so progress is visible without the ops server.
+  const summary = (): void => {
+    const s = running.status()
+    const inst = s.instruments.map((i) => `${i.symbol}=${i.state}(${i.openOrders})`).join(' ')
+    const ratio = s.account.marginRatio === undefined ? 'n/a' : s.account.marginRatio.toFixed(3)
+    logger.info({ marginRatio: s.account.marginRatio }, `status: ${inst} margin=${ratio}`)
+  }
+  const statusTimer = setInterval(summary, 30_000)
+  statusTimer.unref()
+
+  return await new Promise<number>((resolve) => {
+    let stopTimer: unknown
+    const uninstall = installShutdown({
+      logger,
+      timeoutMs: settings.ops.shutdownTimeoutMs,
+      onShutdown: async (reason) => {
+        clearInterval(statusTimer)
+        if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
+        summary()
+        await running.stop(reason)
+        await mock?.close()
+      },
+      exit: (code) => {
+        uninstall()
+        resolve(code)
+      },
+    })
+    if (duration !== undefined) {
+      stopTimer = clock.setTimeout(() => void uninstall.trigger('duration elapsed', 0), duration * 1000)
+    }
+  })
+}

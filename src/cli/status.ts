@@ -1,0 +1,111 @@
+/**
+ * `perpbot status`: a one-shot account and margin view. By default it asks the running bot's ops
+ * server (`/status`); with `--live` it reads the venue directly with the proxy credentials.
+ */
+import { parseArgs } from 'node:util'
+import { privateKeyToAccount } from 'viem/accounts'
+import { marginRatio } from '../bot/monitor/marginRatio.ts'
+import { systemClock } from '../clock.ts'
+import { createHttpTransport } from '../http/transport.ts'
+import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
+import { systemRandom } from '../random.ts'
+import { loadSettings } from '../settings/load.ts'
+import { type CliContext, UsageError } from './context.ts'
+
+export async function statusCommand(ctx: CliContext): Promise<number> {
+  const { values } = parseArgs({
+    args: [...ctx.argv],
+    options: {
+      live: { type: 'boolean', default: false },
+      bot: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+  })
+  const { settings, secrets } = loadSettings({
+    configDir: ctx.configDir,
+    mode: values.live ? 'live' : 'dry-run',
+    env: ctx.env,
+  })
+  if (!values.live) {
+    const url = values.bot ?? `http://127.0.0.1:${settings.ops.port}`
+    const transport = createHttpTransport({ baseUrl: url, connectTimeoutMs: 2_000, headersTimeoutMs: 5_000 })
+    try {
+      const res = await transport.request({ method: 'GET', path: '/status' })
+      if (res.status !== 200) throw new UsageError(`the bot at ${url} answered ${res.status}`)
+      if (values.json) ctx.stdout(res.text)
+      else printBotStatus(ctx, JSON.parse(res.text) as BotStatusView)
+      return 0
+    } catch (e) {
+      if (e instanceof UsageError) throw e
+      throw new UsageError(
+        `no running bot answers at ${url} (start one with \`npm start\`, or use --live to read the venue directly)`,
+      )
+    } finally {
+      await transport.close()
+    }
+  }
+  const key = secrets.PERPS_PROXY_PRIVATE_KEY
+  const secret = secrets.PERPS_PROXY_SECRET
+  const baseUrl = secrets.PERPS_URL ?? settings.perps.url
+  if (!key || !secret || !baseUrl) {
+    throw new UsageError('--live needs PERPS_URL, PERPS_PROXY_PRIVATE_KEY and PERPS_PROXY_SECRET')
+  }
+  const perps = createPerpsClient({
+    baseUrl,
+    clock: systemClock,
+    random: systemRandom,
+    credentials: { proxy: privateKeyToAccount(key as `0x${string}`).address, secret },
+    authHeaderNames: { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader },
+  })
+  try {
+    const [portfolio, orders, withdrawals] = await Promise.all([
+      perps.getPortfolio(),
+      perps.getOpenOrders(),
+      perps.getWithdrawals({ status: 'pending' }),
+    ])
+    if (values.json) {
+      ctx.stdout(
+        JSON.stringify({ portfolio, openOrders: orders.length, pendingWithdrawals: withdrawals.data.length }),
+      )
+      return 0
+    }
+    const m = portfolio.margin
+    ctx.stdout(`account value      ${m.total_account_value}`)
+    ctx.stdout(`initial margin     ${m.total_initial_margin}`)
+    ctx.stdout(`maintenance margin ${m.total_maintenance_margin}`)
+    ctx.stdout(`margin ratio       ${marginRatio(portfolio).toFixed(4)}`)
+    ctx.stdout(`withdrawable       ${portfolio.withdrawable}`)
+    ctx.stdout(`in liquidation     ${portfolio.in_liquidation}`)
+    ctx.stdout(`open orders        ${orders.length}`)
+    ctx.stdout(`pending withdrawals ${withdrawals.data.length}`)
+    for (const p of portfolio.positions) {
+      ctx.stdout(
+        `  ${p.symbol.padEnd(12)} size ${p.size.padStart(12)} entry ${p.entry_price} liq ${p.liquidation_price} upnl ${p.unrealized_pnl}`,
+      )
+    }
+    return 0
+  } finally {
+    await perps.close()
+  }
+}
+
+interface BotStatusView {
+  mode: string
+  uptimeMs: number
+  instruments: { symbol: string; state: string; reason?: string; openOrders: number; quoteAgeMs?: number }[]
+  account: { marginRatio?: number | string; inLiquidation: boolean; pendingWithdrawals: number }
+  alerts: { severity: string; title: string; resolved?: boolean }[]
+}
+
+function printBotStatus(ctx: CliContext, s: BotStatusView): void {
+  ctx.stdout(`mode ${s.mode}, up ${Math.round(s.uptimeMs / 1000)} s`)
+  ctx.stdout(
+    `margin ratio ${s.account.marginRatio ?? 'n/a'}, in liquidation ${s.account.inLiquidation}, pending withdrawals ${s.account.pendingWithdrawals}`,
+  )
+  for (const i of s.instruments) {
+    ctx.stdout(`  ${i.symbol.padEnd(12)} ${i.state.padEnd(28)} orders ${i.openOrders}  ${i.reason ?? ''}`)
+  }
+  for (const a of s.alerts.slice(-5))
+    ctx.stdout(`  alert ${a.resolved ? 'resolved' : a.severity}: ${a.title}`)
+}
