@@ -101,6 +101,8 @@ export interface InstrumentStats {
   plans: number
   submitted: number
   rejected: number
+  /** Orders found gone (filled or cancelled) when we tried to change them. */
+  gone: number
   unknown: number
   strategyErrors: number
   lastSubmitAt: number | undefined
@@ -200,11 +202,13 @@ export function applyOutcome(
   outcome: PlanOutcome,
   instrumentId: number,
   now: number,
-): { orders: Order[]; rejected: string[]; unknown: number } {
+): { orders: Order[]; rejected: string[]; gone: number[]; unknown: number } {
   const byOid = new Map(orders.map((o) => [o.oid, o]))
   const rejected: string[] = []
+  // Orders the venue no longer has: filled or cancelled since we last looked. Not a rejection.
+  const gone: number[] = []
   let unknown = 0
-  const gone = (error: string): boolean => error === 'order_not_found' || error.includes('not found')
+  const isGone = (error: string): boolean => error === 'order_not_found' || error.includes('not found')
   plan.modify.forEach((m, i) => {
     const r = outcome.modify[i]
     if (!r || r.status === 'unknown') unknown++
@@ -213,8 +217,10 @@ export function applyOutcome(
       if (r.order) byOid.set(m.oid, r.order)
       else if (prev) byOid.set(m.oid, { ...prev, p: m.p, qty: m.qty, uts: now })
     } else if (r.status === 'err') {
-      if (gone(r.error)) byOid.delete(m.oid)
-      rejected.push(`modify ${m.oid}: ${r.error}`)
+      if (isGone(r.error)) {
+        byOid.delete(m.oid)
+        gone.push(m.oid)
+      } else rejected.push(`modify ${m.oid}: ${r.error}`)
     }
   })
   plan.create.forEach((c, i) => {
@@ -244,11 +250,11 @@ export function applyOutcome(
     if (!r || r.status === 'unknown') unknown++
     else if (r.status === 'ok') byOid.delete(oid)
     else if (r.status === 'err') {
-      if (gone(r.error)) byOid.delete(oid)
+      if (isGone(r.error)) byOid.delete(oid)
       else rejected.push(`cancel ${oid}: ${r.error}`)
     }
   })
-  return { orders: [...byOid.values()], rejected, unknown }
+  return { orders: [...byOid.values()], rejected, gone, unknown }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -360,6 +366,12 @@ export const instrumentMachine = setup({
       const now = context.deps.clock.now()
       const r = applyOutcome(context.openOrders, plan, params.outcome, context.instrument.id, now)
       for (const msg of r.rejected) context.deps.logger.warn({ rejection: msg }, `order rejected: ${msg}`)
+      if (r.gone.length > 0) {
+        context.deps.logger.info(
+          { oids: r.gone },
+          `order(s) ${r.gone.join(', ')} no longer on the book (filled or cancelled)`,
+        )
+      }
       const rejectedNow = r.rejected.length > 0
       const backoffMs = rejectedNow
         ? Math.min(30_000, context.backoffMs * 2)
@@ -374,6 +386,7 @@ export const instrumentMachine = setup({
           ...context.stats,
           submitted: context.stats.submitted + 1,
           rejected: context.stats.rejected + r.rejected.length,
+          gone: context.stats.gone + r.gone.length,
           unknown: context.stats.unknown + r.unknown,
           lastSubmitAt: now,
         },
@@ -416,7 +429,15 @@ export const instrumentMachine = setup({
     lastPlanAt: Number.NEGATIVE_INFINITY,
     backoffUntil: 0,
     backoffMs: input.deps.rejectBackoffMs,
-    stats: { plans: 0, submitted: 0, rejected: 0, unknown: 0, strategyErrors: 0, lastSubmitAt: undefined },
+    stats: {
+      plans: 0,
+      submitted: 0,
+      rejected: 0,
+      gone: 0,
+      unknown: 0,
+      strategyErrors: 0,
+      lastSubmitAt: undefined,
+    },
   }),
   initial: 'syncing',
   // Inputs are handled once, here: store, re-assess risk, and plan if quoting is allowed. The

@@ -83,13 +83,29 @@ export interface Connections {
   close(): Promise<void>
 }
 
-/** Measures the venue clock offset: one round trip, midpoint estimate. */
-export async function syncClock(perps: PerpsClient, base: Clock, venueClock: OffsetClock): Promise<number> {
-  const sent = base.now()
-  const { time } = await perps.getTime()
-  const offset = estimateClockOffset(sent, time, base.now())
-  venueClock.setOffset(offset)
-  return offset
+/**
+ * Measures the venue clock offset NTP-style: up to `samples` round trips, keeping the midpoint
+ * estimate of the shortest one. A round trip longer than `maxRttMs` (it waited in the limiter or a
+ * slow network) says little about the offset and is discarded; if every sample is discarded the
+ * previous offset stays and `undefined` is returned.
+ */
+export async function syncClock(
+  perps: PerpsClient,
+  base: Clock,
+  venueClock: OffsetClock,
+  opts: { samples?: number; maxRttMs?: number } = {},
+): Promise<number | undefined> {
+  let best: { rtt: number; offset: number } | undefined
+  for (let i = 0; i < (opts.samples ?? 1); i++) {
+    const sent = base.now()
+    const { time } = await perps.getTime()
+    const recv = base.now()
+    const rtt = recv - sent
+    if (rtt > (opts.maxRttMs ?? 2_000)) continue
+    if (!best || rtt < best.rtt) best = { rtt, offset: estimateClockOffset(sent, time, recv) }
+  }
+  if (best) venueClock.setOffset(best.offset)
+  return best?.offset
 }
 
 export async function connect(o: ConnectOptions): Promise<Connections> {
@@ -114,7 +130,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       random: o.random,
       ...hooks,
     })
-    const offset = await syncClock(publicClient, o.baseClock, venueClock)
+    const offset = await syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 })
     logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
 
     let domain: PerpsDomain

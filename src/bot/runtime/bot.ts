@@ -344,7 +344,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     },
     onTimeSync: async () => {
       const offset = await syncClock(perps, clock, venueClock)
-      monitor.observeClockSkew(offset)
+      if (offset !== undefined) monitor.observeClockSkew(offset)
     },
     onFeedError,
   })

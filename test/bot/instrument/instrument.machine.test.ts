@@ -127,7 +127,7 @@ describe('instrument machine', () => {
     expect(h.submitted[0]?.priority).toBe('risk')
   })
 
-  it('backs off after rejections and forgets orders the venue no longer has', async () => {
+  it('forgets orders the venue no longer has without treating them as rejections', async () => {
     const h = harness((s) =>
       s.openOrders.length > 0
         ? { modify: [{ oid: 5, p: '49980', qty: '0.01' }], create: [], cancel: [] }
@@ -143,8 +143,23 @@ describe('instrument machine', () => {
       cancel: [],
     }))
     expect(h.actor.getSnapshot().context.openOrders).toEqual([])
+    expect(h.actor.getSnapshot().context.stats).toMatchObject({ rejected: 0, gone: 1 })
+    expect(h.actor.getSnapshot().context.backoffUntil).toBe(0)
+  })
+
+  it('backs off after a rejection', async () => {
+    const h = harness(oneBid)
+    h.feedAll()
+    await h.resolveSubmit(() => ({
+      modify: [],
+      create: [{ status: 'err', error: 'insufficient_margin' }],
+      cancel: [],
+    }))
     expect(h.actor.getSnapshot().context.stats.rejected).toBe(1)
     expect(h.actor.getSnapshot().context.backoffUntil).toBeGreaterThan(h.clock.now())
+    expect(h.logs.some((l) => l.includes('order rejected: create buy 0.01@49990: insufficient_margin'))).toBe(
+      true,
+    )
   })
 
   it('treats a failed submission as unknown and waits for reconciliation', async () => {
