@@ -1,0 +1,111 @@
+/**
+ * The bot against the mock over loopback HTTP, per scenario: the alerts it raises, and what it sends.
+ * Time runs on the mock's accelerated virtual clock; each test waits for a condition with a bound.
+ */
+import { describe, expect, it, vi } from 'vitest'
+import { DEFAULT_PERPS_DOMAIN } from '../../src/perps/signing/domain.ts'
+import { recoverOpSigner } from '../../src/perps/signing/verify.ts'
+import { type BotRun, runBotAgainstMock, virtualSince } from './harness.ts'
+
+const critical = (run: BotRun) => run.alerts.filter((a) => a.severity === 'critical' && !a.resolved)
+
+/** Waits (bounded, in real time) until `cond` holds, then lets `extraVirtualMs` of bot time pass. */
+async function until(
+  run: BotRun,
+  cond: () => boolean,
+  extraVirtualMs = 0,
+  timeoutMs = 40_000,
+): Promise<void> {
+  await vi.waitFor(() => expect(cond()).toBe(true), { timeout: timeoutMs, interval: 50 })
+  const from = run.mock.clock.now()
+  await vi.waitFor(() => expect(virtualSince(run, from)).toBeGreaterThanOrEqual(extraVirtualMs), {
+    timeout: timeoutMs,
+    interval: 50,
+  })
+}
+
+describe('bot against the mock', () => {
+  it('liquidation: in_liquidation raises exactly one critical liquidation alert and halts every instrument', async () => {
+    const run = await runBotAgainstMock({ scenario: 'liquidation', speed: 30 })
+    try {
+      await until(run, () => critical(run).some((a) => a.key === 'liquidation'), 60_000)
+      const liquidation = critical(run).filter((a) => a.key === 'liquidation')
+      expect(liquidation).toHaveLength(1)
+      expect(liquidation[0]?.title).toBe('Account in liquidation')
+      // One alert per episode for every key: no duplicates from repeated polls.
+      const keys = critical(run).map((a) => a.key)
+      expect(new Set(keys).size).toBe(keys.length)
+      // Every instrument halted on account risk (the halt-ratio threshold or in_liquidation, whichever
+      // came first); the log records each transition with its reason.
+      for (const i of run.bot.status().instruments) {
+        const halted = run.logs.some(
+          (l) =>
+            l.includes(`"instrument":"${i.symbol}"`) &&
+            /→ halted: (account in liquidation|margin ratio)/.test(l),
+        )
+        expect(halted, `${i.symbol} halted on liquidation`).toBe(true)
+      }
+    } finally {
+      await run.stop()
+    }
+  })
+
+  it('withdrawal-failure: a failed withdrawal raises exactly one critical alert', async () => {
+    const run = await runBotAgainstMock({ scenario: 'withdrawal-failure', speed: 30 })
+    try {
+      await until(run, () => critical(run).some((a) => a.key.startsWith('withdrawal:')), 120_000)
+      const failed = critical(run).filter((a) => a.key.startsWith('withdrawal:'))
+      expect(failed).toHaveLength(1)
+      expect(failed[0]?.title).toMatch(/Withdrawal (failed|removed)/)
+      expect(critical(run).filter((a) => a.key === 'liquidation')).toEqual([])
+    } finally {
+      await run.stop()
+    }
+  })
+
+  it('flaky: keeps running, sends only signed, unique commands and causes no 429 itself', async () => {
+    const run = await runBotAgainstMock({ scenario: 'flaky', speed: 20 })
+    try {
+      const start = run.mock.clock.now()
+      await until(
+        run,
+        () => run.commands.filter((c) => c.path.startsWith('/v1/trade/')).length >= 20,
+        120_000,
+      )
+      expect(virtualSince(run, start)).toBeGreaterThan(0)
+
+      const trade = run.commands.filter((c) => c.path.startsWith('/v1/trade/'))
+      // Every command is signed by the bot's proxy over exactly what was sent.
+      for (const c of trade) {
+        const signer = await recoverOpSigner(DEFAULT_PERPS_DOMAIN, c.body)
+        expect(signer.toLowerCase()).toBe(run.bot.proxyAddress.toLowerCase())
+      }
+      // No command was sent twice (a resend would reuse its salt and signature).
+      const sigs = trade.map((c) => (c.body as { sig: string }).sig)
+      expect(new Set(sigs).size).toBe(sigs.length)
+      const salts = trade.map((c) => (c.body as { salt: number }).salt)
+      expect(new Set(salts).size).toBe(salts.length)
+      // Every 429 the bot saw came from fault injection, none from the venue's budgets.
+      expect(run.rateLimits.filter((r) => r.fault === undefined)).toEqual([])
+      // It kept running through the faults.
+      const states = run.bot.status().instruments.map((i) => i.state)
+      expect(states.some((s) => s.startsWith('active'))).toBe(true)
+    } finally {
+      await run.stop()
+    }
+  })
+
+  it('a full dry run never writes a secret to a log line or an alert', async () => {
+    const run = await runBotAgainstMock({ scenario: 'calm', speed: 20 })
+    try {
+      await until(run, () => run.commands.filter((c) => c.path.startsWith('/v1/trade/')).length >= 5, 30_000)
+    } finally {
+      await run.stop()
+    }
+    // The bag holds the generated owner and proxy keys and the proxy's API secret.
+    expect(run.secrets.needles.length).toBeGreaterThanOrEqual(3)
+    const text = `${run.logs.join('\n')}\n${JSON.stringify(run.alerts)}`
+    for (const secret of run.secrets.needles) expect(text.includes(secret)).toBe(false)
+    expect(run.logs.length).toBeGreaterThan(10)
+  })
+})
