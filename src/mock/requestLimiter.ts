@@ -83,7 +83,9 @@ export function requestWeight(req: MockRequest): number {
   const rawIid = req.query.get('instrument_id')
   const iid = rawIid === null || rawIid.trim() === '' ? undefined : Number(rawIid)
   const instrumentId = iid !== undefined && Number.isInteger(iid) ? iid : undefined
-  return PERPS_WEIGHTS[endpoint].request({ n, instrumentId })
+  const rawOid = req.query.get('order_id')
+  const orderId = rawOid === null || rawOid.trim() === '' ? undefined : Number(rawOid)
+  return PERPS_WEIGHTS[endpoint].request({ n, instrumentId, orderId })
 }
 
 /** Creates the per-client buckets. */

@@ -18,6 +18,7 @@ export type PerpsEndpoint =
   | 'getPortfolio'
   | 'getCredentials'
   | 'getOpenOrders'
+  | 'getOrders'
   | 'applyReferral'
   | 'createProxy'
   | 'createOrders'
@@ -30,6 +31,8 @@ export interface WeightInput {
   n?: number | undefined
   /** For reads whose weight depends on whether an instrument filter is given. */
   instrumentId?: number | undefined
+  /** For order-history reads, cheaper with an order id. */
+  orderId?: number | undefined
 }
 
 export interface EndpointWeights {
@@ -70,6 +73,13 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
     method: 'GET',
     path: '/v1/account/open-orders',
     request: (i) => (i.instrumentId === undefined ? 20 : 1),
+    action: fixed(0),
+  },
+  // Order history: 1 with an order id, 10 without (protocol-notes c.1).
+  getOrders: {
+    method: 'GET',
+    path: '/v1/account/orders',
+    request: (i) => (i.orderId === undefined ? 10 : 1),
     action: fixed(0),
   },
   applyReferral: { method: 'POST', path: '/v1/account/referral', request: fixed(1), action: fixed(0) },

@@ -1,0 +1,137 @@
+/**
+ * HTTP routing of the mock Perps venue onto the exchange core: `/v1/info/*` (public), `/v1/account/*`
+ * (header-authenticated, both `POLYMARKET-*` and `SERVICE-*` pairs), the signed `/v1/trade/orders*`
+ * commands and `POST /v1/account/proxy`. Error bodies are `{status:"err", error}`, a one-item array
+ * for modifyOrders (a batch endpoint); token-bucket 429s carry `Retry-After`.
+ */
+import { json, type MockHandler, type MockRequest, type MockResponse } from '../mockHttp.ts'
+import { badRequest, MockRejection } from './errors.ts'
+import type { PerpsExchange } from './exchange.ts'
+
+/** Header pairs accepted for private reads, in order of preference (decision: both pairs work). */
+export const AUTH_HEADER_PAIRS = [
+  { proxy: 'polymarket-proxy', secret: 'polymarket-secret' },
+  { proxy: 'service-proxy', secret: 'service-secret' },
+] as const
+
+const WITHDRAWAL_STATUSES = ['pending', 'confirmed', 'removed', 'failed']
+const INSTRUMENT_TYPES = ['perpetual']
+const CATEGORIES = ['equity', 'commodity', 'index', 'crypto']
+
+type Route = (req: MockRequest, ex: PerpsExchange) => unknown
+
+const ok = (body: unknown): MockResponse => json(200, body)
+
+export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
+  const routes: Record<string, Route> = {
+    'GET /v1/info/time': (_r, ex) => ex.time(),
+    'GET /v1/info/exchange': (_r, ex) => ex.exchangeInfo(),
+    'GET /v1/info/instruments': (r, ex) =>
+      ex.instruments({
+        instrumentId: intParam(r.query, 'instrument_id'),
+        instrumentType: enumParam(r.query, 'instrument_type', INSTRUMENT_TYPES),
+        category: enumParam(r.query, 'category', CATEGORIES),
+      }),
+    'GET /v1/info/index': (r, ex) => ex.index(requiredParam(r.query, 'asset')),
+    'GET /v1/info/statistics': (r, ex) => ex.statistics(intParam(r.query, 'instrument_id')),
+    'GET /v1/info/fees': (_r, ex) => ex.fees(),
+    'GET /v1/info/assets': (_r, ex) => ex.assets(),
+    'GET /v1/info/portfolio': (r, ex) => {
+      const address = requiredParam(r.query, 'address')
+      if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw badRequest('invalid query parameters: invalid address')
+      return ex.publicPortfolio(address)
+    },
+    'GET /v1/account/credentials': (r, ex) => ex.credentials(auth(r, ex)),
+    'GET /v1/account/portfolio': (r, ex) => ex.portfolio(auth(r, ex)),
+    'GET /v1/account/withdrawals': (r, ex) => {
+      const owner = auth(r, ex)
+      return ex.withdrawals(owner, {
+        status: enumParam(r.query, 'withdrawal_status', WITHDRAWAL_STATUSES),
+        hash: r.query.get('hash') ?? undefined,
+        ...windowParams(r.query),
+      })
+    },
+    'GET /v1/account/funding': (r, ex) => {
+      const owner = auth(r, ex)
+      return ex.funding(owner, { instrumentId: intParam(r.query, 'instrument_id'), ...windowParams(r.query) })
+    },
+    'GET /v1/account/open-orders': (r, ex) => ex.openOrders(auth(r, ex), intParam(r.query, 'instrument_id')),
+    'GET /v1/account/orders': (r, ex) => {
+      const owner = auth(r, ex)
+      return ex.orders(owner, {
+        orderId: intParam(r.query, 'order_id'),
+        clientOrderId: r.query.get('client_order_id') ?? undefined,
+        instrumentId: intParam(r.query, 'instrument_id'),
+        ...windowParams(r.query),
+      })
+    },
+    'GET /v1/account/referral': (r, ex) => ex.referral(auth(r, ex)),
+    'POST /v1/account/referral': (r, ex) => ex.applyReferral(auth(r, ex), r.body),
+    'POST /v1/account/proxy': (r, ex) => ex.createProxy(r.body),
+    'POST /v1/trade/orders': (r, ex) => ex.createOrders(r.body),
+    'PATCH /v1/trade/orders': (r, ex) => ex.modifyOrders(r.body),
+    'DELETE /v1/trade/orders': (r, ex) => ex.cancelOrders(r.body),
+    'DELETE /v1/trade/orders/all': (r, ex) => ex.cancelAll(r.body),
+  }
+
+  return async (req) => {
+    const key = `${req.method.toUpperCase()} ${req.path}`
+    const route = routes[key]
+    // Decision: a wrong method on a known path is also 404 `not_found` (the venue documents no 405).
+    if (route === undefined) return json(404, { status: 'err', error: 'not_found' })
+    try {
+      return ok(await route(req, exchange))
+    } catch (e) {
+      if (!(e instanceof MockRejection)) throw e
+      const body = { status: 'err', error: e.code }
+      const headers =
+        e.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(e.retryAfterSeconds) }
+      // Batch endpoints answer errors as a one-item array (perps-openapi-shapes §3, modifyOrders).
+      const shaped = key === 'PATCH /v1/trade/orders' ? [body] : body
+      return headers === undefined ? json(e.status, shaped) : json(e.status, shaped, headers)
+    }
+  }
+}
+
+/** The owner behind the request's header pair (the first complete pair wins). */
+function auth(req: MockRequest, ex: PerpsExchange): string {
+  for (const pair of AUTH_HEADER_PAIRS) {
+    const proxy = req.headers[pair.proxy]
+    const secret = req.headers[pair.secret]
+    if (proxy !== undefined && secret !== undefined) return ex.authenticate(proxy, secret)
+  }
+  return ex.authenticate(undefined, undefined)
+}
+
+function requiredParam(q: URLSearchParams, name: string): string {
+  const v = q.get(name)
+  if (v === null || v === '') throw badRequest(`invalid query parameters: missing field \`${name}\``)
+  return v
+}
+
+function intParam(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name)
+  if (v === null) return undefined
+  if (!/^\d{1,15}$/.test(v))
+    throw badRequest(`invalid query parameters: \`${name}\` must be a non-negative integer`)
+  return Number(v)
+}
+
+function enumParam(q: URLSearchParams, name: string, allowed: readonly string[]): string | undefined {
+  const v = q.get(name)
+  if (v === null) return undefined
+  if (!allowed.includes(v))
+    throw badRequest(`invalid query parameters: \`${name}\` must be one of ${allowed.join(', ')}`)
+  return v
+}
+
+function windowParams(q: URLSearchParams): {
+  startTimestamp?: number | undefined
+  endTimestamp?: number | undefined
+} {
+  const startTimestamp = intParam(q, 'start_timestamp')
+  const endTimestamp = intParam(q, 'end_timestamp')
+  if (startTimestamp !== undefined && endTimestamp !== undefined && startTimestamp > endTimestamp)
+    throw badRequest('invalid query parameters: start_timestamp is after end_timestamp')
+  return { startTimestamp, endTimestamp }
+}

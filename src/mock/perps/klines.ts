@@ -1,0 +1,122 @@
+/**
+ * 1-minute klines in a fixed-size ring (memory stays bounded however long the mock runs). Prices and
+ * volumes are stored as integer ticks in typed arrays and turned into wire tuples on demand.
+ */
+import { fromTicks } from '../../decimal.ts'
+import type { Kline } from '../../perps/schemas/info.ts'
+
+export const MINUTE_MS = 60_000
+
+export class KlineRing {
+  readonly capacity: number
+  readonly #openTime: Float64Array
+  readonly #open: Float64Array
+  readonly #high: Float64Array
+  readonly #low: Float64Array
+  readonly #close: Float64Array
+  readonly #volume: Float64Array
+  readonly #trades: Float64Array
+  /** Index of the oldest kline, and how many are stored. */
+  #start = 0
+  #count = 0
+
+  constructor(capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('kline capacity must be >= 1')
+    this.capacity = capacity
+    this.#openTime = new Float64Array(capacity)
+    this.#open = new Float64Array(capacity)
+    this.#high = new Float64Array(capacity)
+    this.#low = new Float64Array(capacity)
+    this.#close = new Float64Array(capacity)
+    this.#volume = new Float64Array(capacity)
+    this.#trades = new Float64Array(capacity)
+  }
+
+  get size(): number {
+    return this.#count
+  }
+
+  #slot(i: number): number {
+    return (this.#start + i) % this.capacity
+  }
+
+  #push(openTime: number, price: number): void {
+    const slot = this.#count < this.capacity ? this.#slot(this.#count) : this.#start
+    if (this.#count < this.capacity) this.#count++
+    else this.#start = (this.#start + 1) % this.capacity
+    this.#openTime[slot] = openTime
+    this.#open[slot] = price
+    this.#high[slot] = price
+    this.#low[slot] = price
+    this.#close[slot] = price
+    this.#volume[slot] = 0
+    this.#trades[slot] = 0
+  }
+
+  /**
+   * Records a trade print at `time` (ms): extends the current minute or opens new ones. Skipped
+   * minutes become flat klines at the previous close (only as many as the ring holds).
+   */
+  record(time: number, priceTicks: number, volumeTicks: number, trades: number): void {
+    const bucket = Math.floor(time / MINUTE_MS) * MINUTE_MS
+    if (this.#count === 0) {
+      this.#push(bucket, priceTicks)
+    } else {
+      const lastSlot = this.#slot(this.#count - 1)
+      const lastOpen = this.#openTime[lastSlot] as number
+      if (bucket < lastOpen) return
+      if (bucket > lastOpen) {
+        const prevClose = this.#close[lastSlot] as number
+        const first = Math.max(lastOpen + MINUTE_MS, bucket - (this.capacity - 1) * MINUTE_MS)
+        for (let t = first; t <= bucket; t += MINUTE_MS) this.#push(t, prevClose)
+      }
+    }
+    const slot = this.#slot(this.#count - 1)
+    this.#high[slot] = Math.max(this.#high[slot] as number, priceTicks)
+    this.#low[slot] = Math.min(this.#low[slot] as number, priceTicks)
+    this.#close[slot] = priceTicks
+    this.#volume[slot] = (this.#volume[slot] as number) + volumeTicks
+    this.#trades[slot] = (this.#trades[slot] as number) + trades
+  }
+
+  /** Adds volume to the current minute without moving the price (fills of account orders). */
+  addVolume(volumeTicks: number, trades: number): void {
+    if (this.#count === 0) return
+    const slot = this.#slot(this.#count - 1)
+    this.#volume[slot] = (this.#volume[slot] as number) + volumeTicks
+    this.#trades[slot] = (this.#trades[slot] as number) + trades
+  }
+
+  /** Klines whose minute starts at or after `fromMs`, oldest first, as wire tuples. */
+  toWire(fromMs: number, pd: number, qd: number): Kline[] {
+    const out: Kline[] = []
+    for (let i = 0; i < this.#count; i++) {
+      const s = this.#slot(i)
+      const t = this.#openTime[s] as number
+      if (t < fromMs) continue
+      out.push([
+        t,
+        fromTicks(BigInt(this.#open[s] as number), pd),
+        fromTicks(BigInt(this.#high[s] as number), pd),
+        fromTicks(BigInt(this.#low[s] as number), pd),
+        fromTicks(BigInt(this.#close[s] as number), pd),
+        fromTicks(BigInt(this.#volume[s] as number), qd),
+        this.#trades[s] as number,
+      ])
+    }
+    return out
+  }
+
+  /** Sum of volume ticks and the first open (ticks) of klines starting at or after `fromMs`. */
+  summary(fromMs: number): { volumeTicks: number; openTicks: number | undefined } {
+    let volumeTicks = 0
+    let openTicks: number | undefined
+    for (let i = 0; i < this.#count; i++) {
+      const s = this.#slot(i)
+      if ((this.#openTime[s] as number) < fromMs) continue
+      if (openTicks === undefined) openTicks = this.#open[s] as number
+      volumeTicks += this.#volume[s] as number
+    }
+    return { volumeTicks, openTicks }
+  }
+}
