@@ -1,9 +1,9 @@
 /**
- * Projects a stored event onto the two wire forms. Listing: no `liquidityAmm` and no AMM market fields;
- * markets keep `clob_rewards`/`fee_schedule`; chats, templates and best lines only by their include
- * flags; `external_partners` only with a partner slug. Single event: AMM fields, chats and templates
- * (unless explicitly excluded), no listing-only market relations. Key order follows the stored order,
- * so the same store gives byte-identical JSON.
+ * Projects a stored event onto the two wire forms. Listing: no `liquidityAmm` and no AMM market fields
+ * but `marketMakerAddress`; markets keep `clob_rewards`/`fee_schedule`; chats, templates and best
+ * lines only by their include flags; `external_partners` only with a partner slug. Single event: AMM
+ * fields, chats and templates (unless explicitly excluded), no listing-only market relations. Key
+ * order follows the stored order, so the same store gives byte-identical JSON.
  */
 import { MARKET_DETAIL_FIELDS } from '../../catalogue/schemas/event.ts'
 import type { StoredEvent } from './generateEvent.ts'
@@ -24,11 +24,15 @@ export interface DetailIncludes {
 
 type Json = Record<string, unknown>
 
-const MARKET_DETAIL_KEYS: ReadonlySet<string> = new Set<string>([
-  ...MARKET_DETAIL_FIELDS.string,
-  ...MARKET_DETAIL_FIELDS.boolean,
-  ...MARKET_DETAIL_FIELDS.number,
-])
+/**
+ * Detail-only market keys the listing drops. `marketMakerAddress` stays: the real listing carries it
+ * (`""` for CLOB-only markets) and the official client's market schema requires it as a string.
+ */
+const MARKET_DETAIL_KEYS: ReadonlySet<string> = new Set<string>(
+  [...MARKET_DETAIL_FIELDS.string, ...MARKET_DETAIL_FIELDS.boolean, ...MARKET_DETAIL_FIELDS.number].filter(
+    (k) => k !== 'marketMakerAddress',
+  ),
+)
 const LISTING_ONLY_MARKET_KEYS: ReadonlySet<string> = new Set(['clob_rewards', 'fee_schedule'])
 
 /** Copies `obj` without undefined values and without `skip` keys. */

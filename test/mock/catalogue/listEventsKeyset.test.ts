@@ -222,18 +222,13 @@ describe('GET /events/keyset core: filters', () => {
 })
 
 describe('GET /events/keyset core: relations', () => {
-  it('listing form: no liquidityAmm, no AMM market fields; clob_rewards and fee_schedule on markets', () => {
+  it('listing form: no liquidityAmm, no AMM market fields but marketMakerAddress; clob_rewards and fee_schedule on markets', () => {
     const e = call('limit=1').body.events[0]!
     expect(e).not.toHaveProperty('liquidityAmm')
     const m = (e.markets as Record<string, unknown>[])[0]!
-    for (const k of [
-      'ammType',
-      'marketMakerAddress',
-      'fpmmLive',
-      'volumeAmm',
-      'liquidityAmm',
-      'volume24hrAmm',
-    ]) {
+    // The official client requires marketMakerAddress on listing markets too (test/mock/officialClient.test.ts).
+    expect(m.marketMakerAddress).toEqual(expect.any(String))
+    for (const k of ['ammType', 'fpmmLive', 'volumeAmm', 'liquidityAmm', 'volume24hrAmm']) {
       expect(m).not.toHaveProperty(k)
     }
     expect(m).toHaveProperty('clob_rewards')
