@@ -41,6 +41,7 @@ import { type GetFundingParams, getFunding, iterateFunding, paginateFunding } fr
 import { getIndex } from './getIndex.ts'
 import { type GetInstrumentsParams, getInstruments } from './getInstruments.ts'
 import { type GetOpenOrdersParams, getOpenOrders } from './getOpenOrders.ts'
+import { type GetOrdersParams, getOrders } from './getOrders.ts'
 import { getPortfolio } from './getPortfolio.ts'
 import { getPublicPortfolio } from './getPublicPortfolio.ts'
 import { type GetStatisticsParams, getStatistics } from './getStatistics.ts'
@@ -88,6 +89,7 @@ export interface PerpsClient {
   getPortfolio(options?: PerpsReadOptions): Promise<Portfolio>
   getCredentials(options?: PerpsReadOptions): Promise<Credentials>
   getOpenOrders(params?: GetOpenOrdersParams, options?: PerpsReadOptions): Promise<Order[]>
+  getOrders(params?: GetOrdersParams, options?: PerpsReadOptions): Promise<Order[]>
   applyReferral(code: string, options?: PerpsCallOptions): Promise<ApplyReferralResult>
   // signed
   createProxy(params: CreateProxyParams, options?: CreateProxyOptions): Promise<CreateProxyResponse>
@@ -125,6 +127,7 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     getPortfolio: (o) => getPortfolio(ctx, o),
     getCredentials: (o) => getCredentials(ctx, o),
     getOpenOrders: (p, o) => getOpenOrders(ctx, p, o),
+    getOrders: (p, o) => getOrders(ctx, p, o),
     applyReferral: (code, o) => applyReferral(ctx, code, o),
     createProxy: (p, o) => createProxy(ctx, p, o),
     createOrders: (orders, o) => createOrders(ctx, orders, o),

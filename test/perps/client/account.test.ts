@@ -95,6 +95,37 @@ describe('getCredentials', () => {
   })
 })
 
+describe('getOrders', () => {
+  it('sends every filter by its wire name; weight 1 with an order id, 10 without', async () => {
+    setup()
+    h.reply({ body: [{ ...ORDER_DATA, status: 'filled', resting_quantity: '0', filled_quantity: '10.00' }] })
+    const orders = await h.client.getOrders({
+      orderId: 42,
+      clientOrderId: '0123456789abcdef0123456789abcdef',
+      instrumentId: 1,
+      startTimestamp: 1,
+      endTimestamp: 2,
+    })
+    expectAuthGet(
+      '/v1/account/orders?order_id=42&client_order_id=0123456789abcdef0123456789abcdef&instrument_id=1&start_timestamp=1&end_timestamp=2',
+    )
+    expect(orders[0]).toMatchObject({ oid: 42, status: 'filled', rest: '0', fill: '10.00' })
+    expect(h.charges[0]?.requestWeight).toBe(1)
+    setup()
+    h.reply({ body: [] })
+    await h.client.getOrders()
+    expect(h.charges[0]?.requestWeight).toBe(10)
+  })
+
+  it('rejects an all-zero client order id before any request', async () => {
+    setup()
+    await expect(h.client.getOrders({ clientOrderId: '0'.repeat(32) })).rejects.toBeInstanceOf(
+      InputValidationError,
+    )
+    expect(h.requests).toHaveLength(0)
+  })
+})
+
 describe('getOpenOrders', () => {
   it('without a filter: weight 20, OrderData transformed to the terse Order', async () => {
     setup()

@@ -170,6 +170,15 @@ const CASES: EndpointCase[] = [
     mismatch: { body: [{ ...ORDER_DATA, resting_quantity: undefined }], field: '0.resting_quantity' },
   },
   {
+    endpoint: 'getOrders',
+    method: 'GET',
+    path: '/v1/account/orders',
+    call: (c) => c.getOrders(),
+    command: false,
+    batch: false,
+    mismatch: { body: [{ ...ORDER_DATA, filled_quantity: 7 }], field: '0.filled_quantity' },
+  },
+  {
     endpoint: 'applyReferral',
     method: 'POST',
     path: '/v1/account/referral',
