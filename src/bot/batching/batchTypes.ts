@@ -1,0 +1,82 @@
+/**
+ * The batcher's vocabulary: the three order-command types (never mixed in one request), what each
+ * caller submits, what the injected `send` takes and returns, and what each caller gets back.
+ */
+import type {
+  CancelResult,
+  CreateOrderAck,
+  CreateOrderInput,
+  ModifyOrderInput,
+  ModifyResult,
+} from '../../perps/schemas/orders.ts'
+
+export type BatchType = 'modifyOrders' | 'createOrders' | 'cancelOrders'
+
+export interface BatchTypes {
+  modifyOrders: { item: ModifyOrderInput; result: ModifyResult }
+  createOrders: { item: CreateOrderInput; result: CreateOrderAck }
+  /** Items are exchange order ids. */
+  cancelOrders: { item: number; result: CancelResult }
+}
+export type BatchItem<T extends BatchType> = BatchTypes[T]['item']
+export type BatchResult<T extends BatchType> = BatchTypes[T]['result']
+
+/** Risk batches (cancels, reduce-only) go ahead of quote batches. */
+export type CommandPriority = 'risk' | 'quote'
+
+export interface SendOptions {
+  /** Aborted when the batch times out (its outcome is then treated as unknown). */
+  signal: AbortSignal
+}
+
+/**
+ * Signs and sends ONE batch (the bot wires it to the perps client) and returns one result per item,
+ * in request order. Throws for request-level failures (the client's typed errors).
+ */
+export type BatchSend = <T extends BatchType>(
+  type: T,
+  items: readonly BatchItem<T>[],
+  options: SendOptions,
+) => Promise<readonly BatchResult<T>[]>
+
+/** Reads the venue's open orders for these instruments and updates the bot's view. */
+export type Reconcile = (instrumentIds: readonly number[]) => Promise<void>
+
+/**
+ * What a submitter gets back: the venue's per-order result (`ok`/`err`), or
+ * - `unknown`: the batch may or may not have been applied; the batcher reconciled the instruments
+ *   before resolving this, so re-diff from the reconciled orders (nothing is resent);
+ * - `superseded`: a later submission for the same order replaced this one before it was sent;
+ * - `failed`: the batch was definitely not applied (429, 4xx, never sent, stopped); `error` says why.
+ */
+export type ItemOutcome<R> =
+  | R
+  | { status: 'unknown' }
+  | { status: 'superseded' }
+  | { status: 'failed'; error: Error }
+
+export interface ModifyCommand {
+  type: 'modifyOrders'
+  /** Instrument of the order (reconciliation reads it). */
+  iid: number
+  order: ModifyOrderInput
+  /** Default 'quote'. */
+  priority?: CommandPriority | undefined
+}
+
+export interface CreateCommand {
+  type: 'createOrders'
+  order: CreateOrderInput
+  /** Default 'risk' for reduce-only orders, else 'quote'. */
+  priority?: CommandPriority | undefined
+}
+
+export interface CancelCommand {
+  type: 'cancelOrders'
+  iid: number
+  oid: number
+  /** Default 'risk'. */
+  priority?: CommandPriority | undefined
+}
+
+export type OrderCommand = ModifyCommand | CreateCommand | CancelCommand
