@@ -64,32 +64,37 @@ describe('bot against the mock', () => {
   })
 
   it('flaky: keeps running, sends only signed, unique commands and causes no 429 itself', async () => {
-    const run = await runBotAgainstMock({ scenario: 'flaky', speed: 20 })
+    // Fault holds run on wall time while the bot's clock is accelerated: a modest speed and a short
+    // request timeout keep a held read from looking like minutes of stale data.
+    const run = await runBotAgainstMock({
+      scenario: 'flaky',
+      speed: 10,
+      overrides: { 'perps.requestTimeoutMs': 2_000 },
+    })
     try {
-      const start = run.mock.clock.now()
-      await until(
-        run,
-        () => run.commands.filter((c) => c.path.startsWith('/v1/trade/')).length >= 20,
-        120_000,
-      )
-      expect(virtualSince(run, start)).toBeGreaterThan(0)
+      const trades = () => run.commands.filter((c) => c.path.startsWith('/v1/trade/'))
+      await until(run, () => trades().length >= 10)
+      const firstHalf = trades().length
+      // It keeps working through the faults: more commands go out later in the run.
+      await until(run, () => trades().length >= firstHalf + 20, 0, 60_000)
 
-      const trade = run.commands.filter((c) => c.path.startsWith('/v1/trade/'))
       // Every command is signed by the bot's proxy over exactly what was sent.
-      for (const c of trade) {
+      for (const c of trades()) {
         const signer = await recoverOpSigner(DEFAULT_PERPS_DOMAIN, c.body)
         expect(signer.toLowerCase()).toBe(run.bot.proxyAddress.toLowerCase())
       }
       // No command was sent twice (a resend would reuse its salt and signature).
-      const sigs = trade.map((c) => (c.body as { sig: string }).sig)
+      const sigs = trades().map((c) => (c.body as { sig: string }).sig)
       expect(new Set(sigs).size).toBe(sigs.length)
-      const salts = trade.map((c) => (c.body as { salt: number }).salt)
+      const salts = trades().map((c) => (c.body as { salt: number }).salt)
       expect(new Set(salts).size).toBe(salts.length)
-      // Every 429 the bot saw came from fault injection, none from the venue's budgets.
+      // Faults did happen, and every 429 came from fault injection, none from the venue's budgets.
+      const injected = Object.values(run.mock.state().faults.counts).reduce((a, b) => a + b, 0)
+      expect(injected).toBeGreaterThan(0)
       expect(run.rateLimits.filter((r) => r.fault === undefined)).toEqual([])
-      // It kept running through the faults.
-      const states = run.bot.status().instruments.map((i) => i.state)
-      expect(states.some((s) => s.startsWith('active'))).toBe(true)
+      // No actor died.
+      expect(run.alerts.filter((a) => a.key.startsWith('actor:'))).toEqual([])
+      expect(run.bot.status().instruments.every((i) => i.state !== 'stopped')).toBe(true)
     } finally {
       await run.stop()
     }
