@@ -40,7 +40,10 @@ describe('loadSettings', () => {
   it('reports every problem at once, each with its path', () => {
     const dir = configDir({
       'default.json': {
-        instruments: [{ symbol: 'X', strategy: '' }, { symbol: 'X', strategy: 's' }],
+        instruments: [
+          { symbol: 'X', strategy: '' },
+          { symbol: 'X', strategy: 's' },
+        ],
         limiter: { headroom: 2 },
         bogus: true,
         risk: { widenAtMarginRatio: 0.9 },

@@ -28,7 +28,9 @@ export interface CatalogueStoreOptions {
 }
 
 /** The declared (non-index-signature) keys of a loose object type. */
-type DeclaredKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] }
+type DeclaredKeys<T> = keyof {
+  [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K]
+}
 
 /**
  * Fields to set or replace on an event (shallow); `undefined` removes a field. Declared fields keep
