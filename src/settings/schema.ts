@@ -72,7 +72,11 @@ export const LimiterSettings = z.strictObject({
 })
 
 export const BatcherSettings = z.strictObject({
-  windowMs: Ms.default(10),
+  /**
+   * Extra time quote commands wait to be batched. 0 (default) flushes at the end of the current tick:
+   * everything one input fans out to is still one batch, and no timer sits on the quote path.
+   */
+  windowMs: Ms.default(0),
   maxBatchSize: z.number().int().min(1).max(199).default(99),
 })
 
