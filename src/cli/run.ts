@@ -3,13 +3,12 @@
  * the normal clients at it, so dry run exercises the same transport, signing and limiter as live.
  */
 import { parseArgs } from 'node:util'
-import { resolveStrategies } from '../bot/runtime/bootstrap.ts'
+import { loadAndResolve } from '../bot/runtime/bootstrap.ts'
 import { startBot } from '../bot/runtime/bot.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
 import { systemRandom } from '../random.ts'
-import { loadSettings } from '../settings/load.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
@@ -61,14 +60,14 @@ export async function runCommand(ctx: CliContext): Promise<number> {
   if (values['log-level']) overrides['logging.level'] = values['log-level']
   const duration = num('duration', values.duration)
 
-  const loaded = loadSettings({
+  // Every setting, secret and strategy param is checked before anything starts or is sent.
+  const { settings, secrets, strategies } = await loadAndResolve({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
     file: values.config,
     overrides,
     env: ctx.env,
   })
-  const { settings, secrets } = loaded
   const secretBag = new SecretBag(SECRET_ENV_NAMES.map((k) => secrets[k]))
   const logger = createLogger({
     level: settings.logging.level,
@@ -76,9 +75,6 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     isTty: ctx.isTty,
     secrets: secretBag,
   })
-  // Every strategy and its params are checked before anything starts or is sent.
-  const strategies = await resolveStrategies(settings)
-
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
   if (mock) {
     logger.info(

@@ -28,7 +28,15 @@ export interface LoadedSettings {
   sources: string[]
 }
 
-export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
+/** The merged (unvalidated) configuration object, the files it came from, and file-level problems. */
+export interface MergedSources {
+  merged: Record<string, unknown>
+  sources: string[]
+  issues: string[]
+}
+
+/** Reads default.json, the overlay and the overrides, and merges them without validating. */
+export function mergeSettingsSources(options: LoadSettingsOptions): MergedSources {
   const issues: string[] = []
   const sources: string[] = []
   const read = (path: string, required: boolean): Record<string, unknown> => {
@@ -62,7 +70,11 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   let merged = deepMerge(base, overlay)
   if (options.mode) merged = deepMerge(merged, { mode: options.mode })
   for (const [path, value] of Object.entries(options.overrides ?? {})) merged = setPath(merged, path, value)
+  return { merged, sources, issues }
+}
 
+export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
+  const { merged, sources, issues } = mergeSettingsSources(options)
   const parsed = Settings.safeParse(merged)
   if (!parsed.success) issues.push(...formatZodIssues(parsed.error))
   const envParsed = Secrets.safeParse(pickEnv(options.env))

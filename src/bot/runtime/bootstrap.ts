@@ -4,6 +4,7 @@
  * EIP-712 domain, build the signer and credentials (a dry run generates its own keys and registers a
  * proxy on the embedded mock), and map configured symbols to instrument ids.
  */
+import { resolve as resolvePath } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type Clock, OffsetClock } from '../../clock.ts'
 import { ConfigError, describeError } from '../../errors.ts'
@@ -21,6 +22,12 @@ import {
 import { SaltSource } from '../../perps/signing/salt.ts'
 import { estimateClockOffset } from '../../perps/signing/timing.ts'
 import type { Random } from '../../random.ts'
+import {
+  type LoadedSettings,
+  type LoadSettingsOptions,
+  loadSettings,
+  mergeSettingsSources,
+} from '../../settings/load.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
 
@@ -34,13 +41,36 @@ export interface ResolvedInstrumentConfig {
  * one `ConfigError` naming each instrument's path.
  */
 export async function resolveStrategies(settings: Settings): Promise<ResolvedInstrumentConfig[]> {
-  const registry = await loadStrategies({ directory: settings.strategiesDir })
+  const { resolved, issues } = await checkStrategies(settings.instruments, settings.strategiesDir)
+  if (resolved.length === 0 && issues.length === 0) issues.push('instruments: every instrument is disabled')
+  if (issues.length > 0) throw new ConfigError(`invalid configuration (${issues.length} problems)`, issues)
+  return resolved
+}
+
+interface RawInstrument {
+  symbol?: unknown
+  strategy?: unknown
+  params?: unknown
+  enabled?: unknown
+}
+
+/** Resolves what can be resolved and lists the rest; works on unvalidated instrument entries too. */
+async function checkStrategies(
+  instruments: readonly RawInstrument[],
+  strategiesDir: string,
+): Promise<{ resolved: ResolvedInstrumentConfig[]; issues: string[] }> {
   const issues: string[] = []
-  const out: ResolvedInstrumentConfig[] = []
-  settings.instruments.forEach((inst, i) => {
-    if (!inst.enabled) return
+  const resolved: ResolvedInstrumentConfig[] = []
+  let registry: Awaited<ReturnType<typeof loadStrategies>>
+  try {
+    registry = await loadStrategies({ directory: resolvePath(strategiesDir) })
+  } catch (e) {
+    return { resolved, issues: [`strategiesDir: ${describeError(e)}`] }
+  }
+  instruments.forEach((inst, i) => {
+    if (inst.enabled === false || typeof inst.strategy !== 'string' || typeof inst.symbol !== 'string') return
     try {
-      out.push({ symbol: inst.symbol, strategy: registry.resolve(inst.strategy, inst.params) })
+      resolved.push({ symbol: inst.symbol, strategy: registry.resolve(inst.strategy, inst.params ?? {}) })
     } catch (e) {
       if (e instanceof ConfigError) {
         issues.push(`instruments.${i}.strategy: ${e.shortMessage}`)
@@ -49,9 +79,31 @@ export async function resolveStrategies(settings: Settings): Promise<ResolvedIns
       } else issues.push(`instruments.${i}.strategy: ${describeError(e)}`)
     }
   })
-  if (out.length === 0 && issues.length === 0) issues.push('instruments: every instrument is disabled')
-  if (issues.length > 0) throw new ConfigError(`invalid configuration (${issues.length} problems)`, issues)
-  return out
+  return { resolved, issues }
+}
+
+/**
+ * Loads the configuration and resolves every strategy, reporting structural and strategy problems
+ * together in one `ConfigError` (strategies are checked even when the rest of the file is invalid).
+ */
+export async function loadAndResolve(
+  options: LoadSettingsOptions,
+): Promise<LoadedSettings & { strategies: ResolvedInstrumentConfig[] }> {
+  let loaded: LoadedSettings | undefined
+  let issues: string[] = []
+  try {
+    loaded = loadSettings(options)
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e
+    issues = [...e.issues]
+  }
+  if (loaded) return { ...loaded, strategies: await resolveStrategies(loaded.settings) }
+  const { merged } = mergeSettingsSources(options)
+  const raw = Array.isArray(merged.instruments) ? (merged.instruments as RawInstrument[]) : []
+  const dir = typeof merged.strategiesDir === 'string' ? merged.strategiesDir : 'strategies'
+  const extra = await checkStrategies(raw, dir)
+  const all = [...issues, ...extra.issues]
+  throw new ConfigError(`invalid configuration (${all.length} problem${all.length === 1 ? '' : 's'})`, all)
 }
 
 export interface ConnectOptions {
