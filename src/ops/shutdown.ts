@@ -1,7 +1,7 @@
 /**
  * Graceful shutdown. The first SIGTERM/SIGINT runs `onShutdown` (stop actors, cancel or leave orders,
  * flush alerts) under a hard deadline, then exits: 0 when it finished in time, 1 on timeout or error.
- * A second signal while that runs exits at once with 128 + the signal number (130 for SIGINT, 143 for
+ * A second signal (more than a second after the first) while that runs exits at once with 128 + the signal number (130 for SIGINT, 143 for
  * SIGTERM: the shell convention for "killed by signal"). An uncaught exception or unhandled rejection
  * is logged and runs the same shutdown, exiting 1. The deadline must fit inside the orchestrator's
  * grace period (Docker sends SIGKILL 10 s after SIGTERM by default), hence the 10 s cap.
@@ -12,6 +12,9 @@ import { describeError, InputValidationError } from '../errors.ts'
 import type { Logger } from '../logging/logger.ts'
 
 type Listener = (...args: unknown[]) => void
+
+/** A repeated signal this soon after the first is treated as a duplicate delivery. */
+export const DUPLICATE_SIGNAL_WINDOW_MS = 1_000
 
 /** The part of `process` this module uses; tests pass an `EventEmitter`. */
 export interface ProcessEvents {
@@ -66,6 +69,7 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   const log = options.logger.child({ component: 'shutdown' })
 
   let running: Promise<number> | undefined
+  let firstSignalAt: number | undefined
   let exited = false
   // A fatal error at any point turns a clean exit into a failure.
   let fatal = false
@@ -114,9 +118,13 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
 
   const onSignal = (name: NodeJS.Signals): void => {
     if (!running) {
+      firstSignalAt = clock.now()
       void trigger(name)
       return
     }
+    // Ctrl-C reaches the whole process group and npm forwards it again: a repeat within a moment is the
+    // same request, not an operator insisting.
+    if (firstSignalAt !== undefined && clock.now() - firstSignalAt < DUPLICATE_SIGNAL_WINDOW_MS) return
     const code = 128 + (constants.signals[name] ?? 2)
     log.warn({ signal: name, exitCode: code }, 'second signal during shutdown; exiting now')
     exitOnce(code)

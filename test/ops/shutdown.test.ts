@@ -99,6 +99,7 @@ describe('installShutdown', () => {
     const pending = deferred()
     const t = setup({ onShutdown: vi.fn(() => pending.promise) })
     t.emitter.emit('SIGTERM')
+    t.clock.increment(1_000)
     t.emitter.emit('SIGINT')
     expect(t.exit).toHaveBeenCalledExactlyOnceWith(130)
     // The graceful path finishing later must not exit a second time.
@@ -109,8 +110,21 @@ describe('installShutdown', () => {
 
     const again = setup({ onShutdown: vi.fn(() => new Promise<void>(() => {})) })
     again.emitter.emit('SIGTERM')
+    again.clock.increment(2_000)
     again.emitter.emit('SIGTERM')
     expect(again.exit).toHaveBeenCalledExactlyOnceWith(143)
+  })
+
+  it('treats a repeat within a second as the same request (Ctrl-C via npm arrives twice)', async () => {
+    const pending = deferred()
+    const t = setup({ onShutdown: vi.fn(() => pending.promise) })
+    t.emitter.emit('SIGINT')
+    t.clock.increment(20)
+    t.emitter.emit('SIGINT')
+    expect(t.exit).not.toHaveBeenCalled()
+    pending.resolve()
+    expect(await t.handle.trigger('x')).toBe(0)
+    expect(t.exit).toHaveBeenCalledExactlyOnceWith(0)
   })
 
   it('is idempotent: repeated triggers share one run and one exit', async () => {
