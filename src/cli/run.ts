@@ -111,11 +111,18 @@ export async function runCommand(ctx: CliContext): Promise<number> {
   // A status line now and then, so progress is visible without the ops server.
   const summary = (): void => {
     const s = running.status()
-    const inst = s.instruments.map((i) => `${i.symbol}=${i.state}(${i.openOrders})`).join(' ')
+    const inst = s.instruments
+      .map(
+        (i) =>
+          `${i.symbol} ${i.state} orders=${i.openOrders} reprices=${i.stats?.submitted ?? 0} index=${String(
+            (i.details as { indexPrice?: unknown } | undefined)?.indexPrice ?? '-',
+          )}`,
+      )
+      .join(' | ')
     const ratio = s.account.marginRatio === undefined ? 'n/a' : s.account.marginRatio.toFixed(3)
-    logger.info({ marginRatio: s.account.marginRatio }, `status: ${inst} margin=${ratio}`)
+    logger.info({ marginRatio: s.account.marginRatio }, `status: ${inst} | margin ratio ${ratio}`)
   }
-  const statusTimer = setInterval(summary, 30_000)
+  const statusTimer = setInterval(summary, 10_000)
   statusTimer.unref()
 
   return await new Promise<number>((resolve) => {
