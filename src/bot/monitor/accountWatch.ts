@@ -37,6 +37,16 @@ export interface AccountWatchSnapshot {
   clockSkewed: boolean
 }
 
+/** What survives a restart, so an ongoing episode does not alert again. */
+export interface AccountWatchState {
+  marginLevel: Level
+  inLiquidation: boolean
+  proxyExpiring: boolean
+  rateLimited: boolean
+  clockSkewed: boolean
+  withdrawals: [number, TrackedWithdrawal][]
+}
+
 export class AccountWatch {
   #marginLevel: Level = 'ok'
   #ratio: number | undefined
@@ -47,6 +57,39 @@ export class AccountWatch {
   #clockSkewed = false
 
   constructor(private readonly cfg: AccountWatchConfig) {}
+
+  exportState(): AccountWatchState {
+    return {
+      marginLevel: this.#marginLevel,
+      inLiquidation: this.#inLiquidation,
+      proxyExpiring: this.#proxyExpiring,
+      rateLimited: this.#rateLimited,
+      clockSkewed: this.#clockSkewed,
+      withdrawals: [...this.#withdrawals].map(([id, t]) => [id, { ...t }]),
+    }
+  }
+
+  /** Restores episodes from a previous run (unknown or malformed fields are ignored). */
+  importState(s: Partial<AccountWatchState>): void {
+    if (s.marginLevel === 'ok' || s.marginLevel === 'warning' || s.marginLevel === 'critical') {
+      this.#marginLevel = s.marginLevel
+    }
+    if (typeof s.inLiquidation === 'boolean') this.#inLiquidation = s.inLiquidation
+    if (typeof s.proxyExpiring === 'boolean') this.#proxyExpiring = s.proxyExpiring
+    if (typeof s.rateLimited === 'boolean') this.#rateLimited = s.rateLimited
+    if (typeof s.clockSkewed === 'boolean') this.#clockSkewed = s.clockSkewed
+    for (const entry of Array.isArray(s.withdrawals) ? s.withdrawals : []) {
+      const [id, t] = entry
+      if (typeof id === 'number' && t && typeof t.status === 'string' && typeof t.createdAt === 'number') {
+        this.#withdrawals.set(id, {
+          status: t.status,
+          createdAt: t.createdAt,
+          pendingAlerted: t.pendingAlerted === true,
+          terminalAlerted: t.terminalAlerted === true,
+        })
+      }
+    }
+  }
 
   snapshot(): AccountWatchSnapshot {
     let pending = 0

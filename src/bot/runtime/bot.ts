@@ -3,6 +3,7 @@
  * instrument → feeds → account monitor → alerts, metrics and the ops server. `startBot` returns a
  * handle whose `stop` applies the exit policy and releases everything within the shutdown budget.
  */
+import { resolve as resolvePath } from 'node:path'
 import { createActor, fromPromise } from 'xstate'
 import { type Alert, type AlertSink, fanOut } from '../../alerts/alert.ts'
 import { createLogAlertSink } from '../../alerts/logSink.ts'
@@ -32,7 +33,7 @@ import {
   type SubmitPlanInput,
 } from '../instrument/instrument.machine.ts'
 import { createWeightLimiter } from '../limiter/weightLimiter.ts'
-import { AccountWatch } from '../monitor/accountWatch.ts'
+import { AccountWatch, type AccountWatchState } from '../monitor/accountWatch.ts'
 import { childId, type SupervisedInstrument, supervisorMachine } from '../supervisor.machine.ts'
 import { startAccountMonitor } from './accountMonitor.ts'
 import { connect, type ResolvedInstrumentConfig, syncClock } from './bootstrap.ts'
@@ -40,6 +41,7 @@ import { startFeeds } from './feeds.ts'
 import { createOrderGateway } from './orderGateway.ts'
 import { createPlanFn } from './plan.ts'
 import { startPoller } from './poller.ts'
+import { createStateStore } from './stateStore.ts'
 
 export interface BotOptions {
   settings: Settings
@@ -277,8 +279,27 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   })
   supervisor.start()
 
-  // --- account monitor ---
+  // --- account monitor (its episodes survive restarts, so an ongoing one does not alert again) ---
   const watch = new AccountWatch(settings.monitor)
+  // Live only: a dry run is a fresh throwaway account every time. Keyed by proxy (the account's key).
+  const store = o.selfProvision
+    ? undefined
+    : createStateStore(resolvePath(settings.ops.stateDir), (e) =>
+        log.warn({ err: describeError(e) }, 'cannot write the state journal'),
+      )
+  const journal = `account-watch-${conn.proxyAddress.toLowerCase()}`
+  const saved = store?.read<AccountWatchState>(journal)
+  if (saved) {
+    watch.importState(saved)
+    log.info('restored alert episodes from the state journal')
+  }
+  let lastSaved = JSON.stringify(watch.exportState())
+  const persistWatch = (): void => {
+    const now = JSON.stringify(watch.exportState())
+    if (now === lastSaved) return
+    lastSaved = now
+    store?.write(journal, watch.exportState())
+  }
   const rateLimitCount = (): number => {
     const cutoff = clock.now() - settings.monitor.rateLimitWindowMs
     while (rateLimitTimes.length > 0 && (rateLimitTimes[0] ?? 0) < cutoff) rateLimitTimes.shift()
@@ -299,7 +320,10 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     proxyAddress: conn.proxyAddress,
     proxyExpiry: conn.proxyExpiry,
     rateLimitCount,
-    onAlert,
+    onAlert: (a) => {
+      onAlert(a)
+      persistWatch()
+    },
     onFeedError,
   })
 
@@ -484,6 +508,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         // 1. No new inputs, no new plans.
         await Promise.allSettled([feeds.stop(), monitor.stop(), refresher.stop()])
         supervisor.send({ type: 'STOP_ALL' })
+        persistWatch()
         // 2. Finish (or abandon after a bound) the in-flight batch.
         await Promise.race([batcher.stop(), sleep(clock, 3_000)])
         // 3. Exit policy.
