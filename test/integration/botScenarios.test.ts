@@ -113,4 +113,23 @@ describe('bot against the mock', () => {
     for (const secret of run.secrets.needles) expect(text.includes(secret)).toBe(false)
     expect(run.logs.length).toBeGreaterThan(10)
   })
+
+  it.each([
+    ['cancel-all', 0],
+    ['leave-orders', 1],
+  ] as const)('on stop, exit policy %s', async (policy, minLeft) => {
+    const run = await runBotAgainstMock({
+      scenario: 'calm',
+      speed: 5,
+      overrides: { 'ops.exitPolicy': policy },
+    })
+    const openOrders = () => run.mock.exchange.accountOf(run.bot.proxyAddress)?.openOrders.length ?? 0
+    try {
+      await until(run, () => openOrders() > 0)
+    } finally {
+      await run.stop()
+    }
+    if (minLeft === 0) expect(openOrders()).toBe(0)
+    else expect(openOrders()).toBeGreaterThanOrEqual(minLeft)
+  })
 })

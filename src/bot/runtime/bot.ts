@@ -10,7 +10,7 @@ import { createLogAlertSink } from '../../alerts/logSink.ts'
 import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
 import { createCatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import { type Clock, sleep } from '../../clock.ts'
-import { describeError, RateLimitError } from '../../errors.ts'
+import { describeError, RateLimitError, TransportError, UnknownOutcomeError } from '../../errors.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import {
   createBotMetrics,
@@ -198,14 +198,23 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     windowMs: settings.batcher.windowMs,
     maxBatchSize: settings.batcher.maxBatchSize,
     send: (async (type: string, items: readonly unknown[], { signal }: { signal: AbortSignal }) => {
-      metrics.recordBatch({ command: type, size: items.length, outcome: 'ok' })
-      switch (type) {
-        case 'modifyOrders':
-          return perps.modifyOrders(items as never, { signal })
-        case 'createOrders':
-          return perps.createOrders(items as never, { signal })
-        default:
-          return perps.cancelOrders(items as number[], { signal })
+      const sent =
+        type === 'modifyOrders'
+          ? perps.modifyOrders(items as never, { signal })
+          : type === 'createOrders'
+            ? perps.createOrders(items as never, { signal })
+            : perps.cancelOrders(items as number[], { signal })
+      try {
+        const results = await sent
+        metrics.recordBatch({ command: type, size: items.length, outcome: 'ok' })
+        return results
+      } catch (e) {
+        const outcome =
+          e instanceof UnknownOutcomeError || (e instanceof TransportError && e.maybeDelivered)
+            ? 'unknown'
+            : 'error'
+        metrics.recordBatch({ command: type, size: items.length, outcome })
+        throw e
       }
     }) as Parameters<typeof createBatcher>[0]['send'],
     reconcile: async (ids) => {
@@ -515,7 +524,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         if (settings.ops.exitPolicy === 'cancel-all') {
           try {
             await Promise.race([
-              perps.cancelAll({}),
+              // Through the limiter as risk work: even the last request respects the budget.
+              gateway.cancelAll(undefined),
               sleep(clock, 3_000).then(() => {
                 throw new Error('cancel-all timed out')
               }),
