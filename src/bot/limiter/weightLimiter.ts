@@ -215,7 +215,9 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
           if (w[scope] === 0) continue
           const budget = budgets[scope]
           const reserved = job.priority === 'risk' ? budget.takeReserve(w[scope]) : undefined
-          held.push(reserved ?? (await budget.admit(w[scope], job.priority)))
+          held.push(
+            reserved ?? budget.tryTakeShared(w[scope]) ?? (await budget.admit(w[scope], job.priority)),
+          )
         }
       } catch (e) {
         for (const a of held) a.release(false)

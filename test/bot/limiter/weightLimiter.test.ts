@@ -198,13 +198,29 @@ describe('risk work never waits behind quotes', () => {
     const cancel = l.schedule({ endpoint: 'cancelOrders', n: 99, priority: 'risk' }, r.job('cancel'))
     const reduce = l.schedule({ endpoint: 'createOrders', n: 19, priority: 'risk' }, r.job('reduceOnly'))
     await flushMicrotasks()
-    // No fake time has passed: neither job entered Bottleneck.
-    expect(r.started).toEqual(['cancel', 'reduceOnly'])
+    // No fake time has passed: neither risk job waited in Bottleneck (uncontended reads and quotes
+    // take the synchronous fast path too; the reserve is only touched by risk).
+    expect(r.started).toEqual(expect.arrayContaining(['cancel', 'reduceOnly']))
     expect([r.at.get('cancel'), r.at.get('reduceOnly')]).toEqual([t0, t0])
     expect(l.state().request.reserveAvailable).toBe(90 - 5 - 1)
     await Promise.all([cancel, reduce])
     await tick(1_000)
     await Promise.all(others)
+  })
+
+  it('admits uncontended work synchronously and queues once the shared budget is used up', async () => {
+    const l = limiter({ requestBudget: 100, headroom: 1, riskReserve: 0.1 }) // reserve 10, shared 90
+    const r = recorder()
+    const jobs = Array.from({ length: 50 }, (_, i) =>
+      l.schedule({ endpoint: 'getIndex', priority: 'read' }, r.job(`x${i}`)),
+    )
+    await flushMicrotasks()
+    // 45 × weight 2 fill the shared 90 at once; the rest wait for the window, and never the reserve.
+    expect(r.started).toHaveLength(45)
+    expect(l.state().request.reserveAvailable).toBe(10)
+    await tick(61_000)
+    await Promise.all(jobs)
+    expect(r.started).toHaveLength(50)
   })
 
   it('beyond the reserve, queues risk at top priority ahead of queued quotes', async () => {
