@@ -1,0 +1,448 @@
+/**
+ * The bot's order path assembled in one process, without network, for the benches: a supervisor with
+ * N instrument actors (index-peg from the registry, `createPlanFn`), the real batcher and weight
+ * limiter, the real order gateway, and the real perps client signing with the real `CommandSigner`
+ * (public dev proxy key, protocol-notes a.4) over an undici `MockAgent`. The transport is wrapped so
+ * every request is time-stamped (`performance.now()`) at the moment the signed batch is handed to it,
+ * before JSON serialisation; a small in-memory venue answers modify/create/cancel so actors apply
+ * real per-order results. Wiring mirrors src/bot/runtime/bot.ts (send switch, gateway, actor deps).
+ */
+import { performance } from 'node:perf_hooks'
+import { MockAgent } from 'undici'
+import { createActor, fromPromise } from 'xstate'
+import { createBatcher } from '../src/bot/batcher.ts'
+import {
+  type InstrumentContext,
+  instrumentMachine,
+  type PlanOutcome,
+  type SubmitPlanInput,
+} from '../src/bot/instrument/instrument.machine.ts'
+import { createWeightLimiter, type WeightLimiter } from '../src/bot/limiter/weightLimiter.ts'
+import { createOrderGateway } from '../src/bot/runtime/orderGateway.ts'
+import { createPlanFn } from '../src/bot/runtime/plan.ts'
+import {
+  childId,
+  type SupervisedInstrument,
+  type SupervisorActor,
+  supervisorMachine,
+} from '../src/bot/supervisor.machine.ts'
+import { type Clock, systemClock } from '../src/clock.ts'
+import { mulDecimal } from '../src/decimal.ts'
+import { createHttpTransport, type HttpRequest, type HttpTransport } from '../src/http/transport.ts'
+import { createLogger } from '../src/logging/logger.ts'
+import { generateInstruments, instrumentToWire } from '../src/mock/perps/instruments.ts'
+import { createPerpsClient, type PerpsClient } from '../src/perps/client/createPerpsClient.ts'
+import type { Order } from '../src/perps/schemas/orders.ts'
+import { CommandSigner } from '../src/perps/signing/commandSigner.ts'
+import { seededRandom } from '../src/random.ts'
+import { Settings } from '../src/settings/schema.ts'
+import { loadStrategies } from '../src/strategy/registry.ts'
+import { instrumentForStrategy } from '../src/strategy/snapshot.ts'
+import type { StrategyInstrument, StrategyStatistics } from '../src/strategy/strategy.ts'
+
+/** Public Hardhat/Anvil dev key #1 (protocol-notes a.4): a proxy key for tests only; never fund it. */
+export const DEV_PROXY_PK = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
+
+const ORIGIN = 'http://venue.bench'
+
+/**
+ * - `large`: the real limiter with budgets far above the load (admission never waits for weight);
+ * - `default`: the real limiter with the bot's default settings (venue 1,000 / 5,000 per minute);
+ * - `none`: no limiter (`schedule` runs the job at once), to isolate the limiter's share.
+ */
+export type LimiterMode = 'large' | 'default' | 'none'
+
+export interface InProcessBotOptions {
+  instruments: number
+  /** Quotes per side (index-peg `levels`). Default 1: one bid and one ask per instrument. */
+  levels?: number | undefined
+  limiter?: LimiterMode | undefined
+  /** The actors' `minRepriceIntervalMs`. Default 0 (no throttle, so each input is a repricing). */
+  minRepriceIntervalMs?: number | undefined
+  clock?: Clock | undefined
+}
+
+/** A signed batch as it was handed to the transport. */
+export interface Handoff {
+  at: number
+  body: { op: { type: string; args: unknown } }
+}
+
+export interface BenchInstrument {
+  id: number
+  symbol: string
+  instrument: StrategyInstrument
+  /** The two index prices the benches alternate between (a 0.5 % move: every quote reprices). */
+  prices: readonly [string, string]
+  /** Which of `prices` was sent last. */
+  side: 0 | 1
+}
+
+export interface InProcessBot {
+  supervisor: SupervisorActor
+  instruments: BenchInstrument[]
+  limiter: Pick<WeightLimiter, 'schedule'>
+  batcherState(): { queueLength: number; inFlightBatches: number; batchesSent: number; itemsSent: number }
+  /** Every batch handed to the transport since the last `takeHandoffs`. */
+  takeHandoffs(): Handoff[]
+  /** The instrument ids whose commands a handed-off batch carries. */
+  instrumentsOf(h: Handoff): number[]
+  /** Sends STATISTICS, ACCOUNT, ORDERS([]) and INDEX to every actor and waits for the first quotes. */
+  feedInitial(statistics?: ReadonlyMap<number, StrategyStatistics>): Promise<void>
+  /**
+   * Re-sends ACCOUNT and STATISTICS (inputs the benches do not vary) so they never go stale. With
+   * `statistics`, each instrument gets its entry (e.g. parsed klines); otherwise an empty kline list.
+   */
+  refreshSlowInputs(statistics?: ReadonlyMap<number, StrategyStatistics>): void
+  /** Sends an INDEX that moves instrument `i` to its other price; returns `performance.now()` before the send. */
+  moveIndex(i: BenchInstrument): number
+  /** Resolves when no actor is repricing and the batcher has nothing queued or in flight. */
+  waitIdle(timeoutMs?: number): Promise<void>
+  /** Open orders per instrument id, as the actors see them. */
+  openOrders(): Map<number, number>
+  stop(): Promise<void>
+}
+
+/** A power of ten of contracts worth 50–500 in quote currency (exact string; float only picks the exponent). */
+function sizeFor(price: string): string {
+  const e = Math.ceil(Math.log10(50 / Number(price)))
+  return e >= 0 ? `1${'0'.repeat(e)}` : `0.${'0'.repeat(-e - 1)}1`
+}
+
+const nextTick = (): Promise<void> => new Promise((r) => setImmediate(r))
+
+/** Builds the in-process bot. Nothing is sent until `feedInitial`. */
+export async function createInProcessBot(o: InProcessBotOptions): Promise<InProcessBot> {
+  const clock = o.clock ?? systemClock
+  const levels = o.levels ?? 1
+  // The bot's own defaults for everything the benches do not set.
+  const settings = Settings.parse({ instruments: [{ symbol: 'X', strategy: 'index-peg' }] })
+  const logger = createLogger({ level: 'warn', pretty: 'never', destination: { write: () => undefined } })
+  const registry = await loadStrategies()
+
+  // --- the venue: an undici MockAgent answering the three batch endpoints ---
+  const agent = new MockAgent()
+  agent.disableNetConnect()
+  const pool = agent.get(ORIGIN)
+  const oidToIid = new Map<number, { iid: number; buy: boolean }>()
+  let nextOid = 1_000_000
+  const json = (data: unknown) => ({
+    statusCode: 200,
+    data: JSON.stringify(data),
+    responseOptions: { headers: { 'content-type': 'application/json' } },
+  })
+  const parse = (body: unknown): { op: { args: unknown } } =>
+    JSON.parse(typeof body === 'string' ? body : '{}') as { op: { args: unknown } }
+  pool
+    .intercept({ path: '/v1/trade/orders', method: 'POST' })
+    .reply((req) => {
+      const args = parse(req.body).op.args as { iid: number; buy: boolean }[]
+      return json(
+        args.map((a) => {
+          const oid = nextOid++
+          oidToIid.set(oid, { iid: a.iid, buy: a.buy })
+          return { status: 'ok', oid }
+        }),
+      )
+    })
+    .persist()
+  pool
+    .intercept({ path: '/v1/trade/orders', method: 'PATCH' })
+    .reply((req) => {
+      const args = parse(req.body).op.args as { oid: number; p: string; qty: string }[]
+      const now = Date.now()
+      return json(
+        args.map((a) => {
+          const known = oidToIid.get(a.oid)
+          if (known === undefined) return { status: 'err', error: 'order_not_found' }
+          const order: Order = {
+            oid: a.oid,
+            iid: known.iid,
+            buy: known.buy,
+            p: a.p,
+            qty: a.qty,
+            tif: 'gtc',
+            po: true,
+            ro: false,
+            rest: a.qty,
+            fill: '0',
+            cts: now,
+            uts: now,
+            status: 'open',
+          }
+          return { status: 'ok', order }
+        }),
+      )
+    })
+    .persist()
+  pool
+    .intercept({ path: '/v1/trade/orders', method: 'DELETE' })
+    .reply((req) => {
+      const oids = parse(req.body).op.args as number[]
+      return json(oids.map((oid) => ({ status: 'ok', oid })))
+    })
+    .persist()
+  pool
+    .intercept({ path: '/v1/trade/orders/all', method: 'DELETE' })
+    .reply(() => json({ status: 'ok' }))
+    .persist()
+
+  // --- transport: time-stamp the hand-off, then the real undici transport over the MockAgent ---
+  let handoffs: Handoff[] = []
+  const inner = createHttpTransport({ baseUrl: ORIGIN, dispatcher: agent })
+  const transport: HttpTransport = {
+    origin: inner.origin,
+    request(req: HttpRequest) {
+      const at = performance.now()
+      if (req.body !== undefined) handoffs.push({ at, body: req.body as Handoff['body'] })
+      return inner.request(req)
+    },
+    close: () => inner.close(),
+  }
+
+  // --- limiter, client, batcher, gateway: as in bot.ts ---
+  const random = seededRandom(11)
+  let limiter: Pick<WeightLimiter, 'schedule'> & { stop?: () => Promise<void> }
+  const mode = o.limiter ?? 'large'
+  if (mode === 'none') limiter = { schedule: (_job, fn) => fn() }
+  else {
+    const l = settings.limiter
+    limiter = createWeightLimiter({
+      requestBudget: mode === 'large' ? 1e9 : l.requestBudgetPerMinute,
+      actionBudget: mode === 'large' ? 1e9 : l.actionBudgetPerMinute,
+      headroom: l.headroom,
+      riskReserve: l.riskReserve,
+      breakerThreshold: l.breakerThreshold,
+      breakerWindowMs: l.breakerWindowMs,
+      breakerCoolDownMs: l.breakerCooldownMs,
+      clock,
+      random,
+    })
+  }
+  const COMMANDS = new Set(['createOrders', 'modifyOrders', 'cancelOrders', 'cancelAll'])
+  const signer = new CommandSigner({ privateKey: DEV_PROXY_PK, clock, salts: random })
+  const perps: PerpsClient = createPerpsClient({
+    transport,
+    clock,
+    random,
+    signer,
+    defaultExpAfterMs: settings.perps.commandExpiryMs,
+    // The bot's hook: commands are charged by the batcher's limiter job; only reads go through here.
+    beforeRequest: async (info) => {
+      if (COMMANDS.has(info.endpoint)) return
+      await limiter.schedule({ endpoint: info.endpoint, priority: 'read' }, async () => undefined)
+    },
+  })
+  const batcher = createBatcher({
+    limiter,
+    clock,
+    windowMs: settings.batcher.windowMs,
+    maxBatchSize: settings.batcher.maxBatchSize,
+    send: (async (type: string, items: readonly unknown[], { signal }: { signal: AbortSignal }) => {
+      switch (type) {
+        case 'modifyOrders':
+          return perps.modifyOrders(items as never, { signal })
+        case 'createOrders':
+          return perps.createOrders(items as never, { signal })
+        default:
+          return perps.cancelOrders(items as number[], { signal })
+      }
+    }) as Parameters<typeof createBatcher>[0]['send'],
+    reconcile: async () => undefined,
+  })
+  const gateway = createOrderGateway({ batcher, limiter, perps })
+
+  // --- instruments and actors ---
+  const specs = generateInstruments(o.instruments)
+  const instruments: BenchInstrument[] = []
+  const fed: SupervisedInstrument[] = []
+  for (const spec of specs) {
+    const instrument = instrumentForStrategy(instrumentToWire(spec))
+    const size = sizeFor(spec.initialPrice)
+    const strategy = registry.resolve('index-peg', {
+      size,
+      positionCap: mulDecimal(size, '10'),
+      levels,
+      halfSpreadBps: 10,
+    })
+    instruments.push({
+      id: spec.id,
+      symbol: spec.symbol,
+      instrument,
+      prices: [spec.initialPrice, mulDecimal(spec.initialPrice, '1.005')],
+      side: 0,
+    })
+    fed.push({
+      id: spec.id,
+      symbol: spec.symbol,
+      asset: spec.baseAsset,
+      input: {
+        instrument,
+        deps: {
+          clock,
+          logger: logger.child({ instrument: spec.symbol, strategy: strategy.name }),
+          plan: createPlanFn(strategy, {
+            priceTicks: settings.quoting.priceToleranceTicks,
+            priceBps: settings.quoting.priceToleranceBps,
+            maxOrderAgeMs: settings.quoting.maxOrderAgeMs,
+          }),
+          risk: { ...settings.risk, ...settings.quoting },
+          tickMs: 1_000,
+          minRepriceIntervalMs: o.minRepriceIntervalMs ?? 0,
+          rejectBackoffMs: 1_000,
+        },
+      },
+    })
+  }
+  const machine = supervisorMachine.provide({
+    actors: {
+      instrument: instrumentMachine.provide({
+        actors: {
+          submitPlan: fromPromise<PlanOutcome, SubmitPlanInput>(({ input }) => gateway.submitPlan(input)),
+          cancelAll: fromPromise<void, { instrumentId: number }>(({ input }) =>
+            gateway.cancelAll(input.instrumentId),
+          ),
+        },
+      }),
+    },
+  })
+  const supervisor = createActor(machine, {
+    clock,
+    input: { instruments: fed, logger: logger.child({ component: 'bot' }), maxRestarts: 5 },
+  })
+  supervisor.start()
+
+  const contextOf = (id: number): InstrumentContext | undefined => {
+    const child = supervisor.getSnapshot().children[childId(id)] as
+      | { getSnapshot(): { context: InstrumentContext } }
+      | undefined
+    return child?.getSnapshot().context
+  }
+
+  const refreshSlowInputs = (statistics?: ReadonlyMap<number, StrategyStatistics>): void => {
+    const at = clock.now()
+    for (const i of instruments) {
+      supervisor.send({
+        type: 'ROUTE',
+        ids: [i.id],
+        event: {
+          type: 'ACCOUNT',
+          margin: {
+            accountValue: '10000000',
+            initialMargin: '0',
+            maintenanceMargin: '0',
+            marginRatio: 0,
+            inLiquidation: false,
+          },
+          position: undefined,
+          receivedAt: at,
+        },
+      })
+      supervisor.send({
+        type: 'ROUTE',
+        ids: [i.id],
+        event: {
+          type: 'STATISTICS',
+          statistics: statistics?.get(i.id) ?? { volume: '1000', openPrice: i.prices[0], klines: [] },
+          receivedAt: at,
+        },
+      })
+    }
+  }
+
+  const bot: InProcessBot = {
+    supervisor,
+    instruments,
+    limiter,
+    batcherState: () => batcher.state(),
+    takeHandoffs() {
+      const out = handoffs
+      handoffs = []
+      return out
+    },
+    instrumentsOf(h) {
+      const args = h.body.op.args as unknown[]
+      const ids = new Set<number>()
+      for (const a of args) {
+        if (typeof a === 'number') {
+          const known = oidToIid.get(a)
+          if (known) ids.add(known.iid)
+        } else if (a !== null && typeof a === 'object') {
+          const r = a as { iid?: number; oid?: number }
+          if (r.iid !== undefined) ids.add(r.iid)
+          else if (r.oid !== undefined) {
+            const known = oidToIid.get(r.oid)
+            if (known) ids.add(known.iid)
+          }
+        }
+      }
+      return [...ids]
+    },
+    async feedInitial(statistics) {
+      refreshSlowInputs(statistics)
+      const at = clock.now()
+      for (const i of instruments) {
+        supervisor.send({ type: 'ROUTE', ids: [i.id], event: { type: 'ORDERS', orders: [], receivedAt: at } })
+        supervisor.send({
+          type: 'ROUTE',
+          ids: [i.id],
+          event: { type: 'INDEX', index: { price: i.prices[0], ts: at }, receivedAt: at },
+        })
+      }
+      await bot.waitIdle()
+      const counts = bot.openOrders()
+      const missing = instruments.filter((i) => (counts.get(i.id) ?? 0) !== 2 * levels)
+      if (missing.length > 0) {
+        throw new Error(
+          `${missing.length} instrument(s) did not reach ${2 * levels} resting quotes, e.g. ${missing[0]?.symbol} (${counts.get(missing[0]?.id ?? -1) ?? 0})`,
+        )
+      }
+      bot.takeHandoffs()
+    },
+    refreshSlowInputs,
+    moveIndex(i) {
+      i.side = i.side === 0 ? 1 : 0
+      const price = i.prices[i.side]
+      const t0 = performance.now()
+      const at = clock.now()
+      supervisor.send({
+        type: 'ROUTE',
+        ids: [i.id],
+        event: { type: 'INDEX', index: { price, ts: at }, receivedAt: at },
+      })
+      return t0
+    },
+    async waitIdle(timeoutMs = 60_000) {
+      const deadline = performance.now() + timeoutMs
+      for (;;) {
+        const b = batcher.state()
+        if (b.queueLength === 0 && b.inFlightBatches === 0) {
+          let busy = false
+          for (const i of instruments) {
+            if (contextOf(i.id)?.pendingPlan !== undefined) {
+              busy = true
+              break
+            }
+          }
+          if (!busy) return
+        }
+        if (performance.now() > deadline) throw new Error('in-process bot did not settle in time')
+        await nextTick()
+      }
+    },
+    openOrders() {
+      const out = new Map<number, number>()
+      for (const i of instruments) out.set(i.id, contextOf(i.id)?.openOrders.length ?? 0)
+      return out
+    },
+    async stop() {
+      supervisor.send({ type: 'STOP_ALL' })
+      await batcher.stop()
+      await limiter.stop?.()
+      supervisor.stop()
+      await transport.close()
+      await agent.close()
+    },
+  }
+  return bot
+}

@@ -1,0 +1,199 @@
+/**
+ * Runs every bench in its own child process (a clean heap each; `--expose-gc` where needed), echoes
+ * their output, and ends with a summary against the targets. Each child has a time limit, so the whole
+ * run is bounded: about 2 minutes on 2 cores, `--quick` about 1.7.
+ *
+ * `npm run bench [-- --quick] [-- --samples N]`
+ */
+import { spawn } from 'node:child_process'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { type Distribution, flag, mb, ms, RESULT_PREFIX } from './stats.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const QUICK = flag('quick') !== undefined
+const SAMPLES = flag('samples')
+
+interface Job {
+  name: string
+  script: string
+  args: string[]
+  nodeFlags: string[]
+  timeoutMs: number
+}
+
+const latencyArgs = [...(QUICK ? ['--quick'] : []), ...(SAMPLES ? ['--samples', SAMPLES] : [])]
+const JOBS: Job[] = [
+  {
+    name: 'actor latency',
+    script: 'bench/actorLatency.bench.ts',
+    args: latencyArgs,
+    nodeFlags: [],
+    timeoutMs: 240_000,
+  },
+  {
+    name: 'memory, 100 instruments, a day of 1-minute klines each (as the mock serves)',
+    script: 'bench/memory.bench.ts',
+    args: ['--instruments', '100', '--klines', '1440'],
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: 60_000,
+  },
+  {
+    name: 'memory, 1,000 instruments, a day of 1-minute klines each (as the mock serves)',
+    script: 'bench/memory.bench.ts',
+    args: ['--instruments', '1000', '--klines', '1440'],
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: 180_000,
+  },
+  {
+    name: 'memory, 1,000 instruments, 60 klines each (what strategies use)',
+    script: 'bench/memory.bench.ts',
+    args: ['--instruments', '1000', '--klines', '60'],
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: 90_000,
+  },
+  {
+    name: 'memory, 1,000 instruments, no klines',
+    script: 'bench/memory.bench.ts',
+    args: ['--instruments', '1000', '--klines', '0'],
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: 90_000,
+  },
+  {
+    name: 'limiter (colleague’s bench)',
+    script: 'bench/limiter.bench.ts',
+    args: [],
+    nodeFlags: [],
+    timeoutMs: 120_000,
+  },
+]
+
+interface Outcome {
+  job: Job
+  code: number | null
+  timedOut: boolean
+  seconds: number
+  results: Record<string, unknown>[]
+  lines: string[]
+}
+
+function runJob(job: Job): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const started = performance.now()
+    const child = spawn(process.execPath, [...job.nodeFlags, '--import', 'tsx', job.script, ...job.args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const results: Record<string, unknown>[] = []
+    const lines: string[] = []
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      child.kill('SIGKILL')
+    }, job.timeoutMs)
+    let buffered = ''
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk: string) => {
+      buffered += chunk
+      let nl = buffered.indexOf('\n')
+      while (nl >= 0) {
+        const line = buffered.slice(0, nl)
+        buffered = buffered.slice(nl + 1)
+        if (line.startsWith(RESULT_PREFIX)) results.push(JSON.parse(line.slice(RESULT_PREFIX.length)))
+        else {
+          lines.push(line)
+          console.log(`  ${line}`)
+        }
+        nl = buffered.indexOf('\n')
+      }
+    })
+    child.stderr.setEncoding('utf8')
+    child.stderr.on('data', (chunk: string) => process.stderr.write(chunk))
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ job, code, timedOut, seconds: (performance.now() - started) / 1000, results, lines })
+    })
+  })
+}
+
+interface LatencyRow {
+  label: string
+  instruments: number
+  pattern: string
+  limiter: string
+  latency: Distribution
+}
+interface MemoryResult {
+  instruments: number
+  klines: number
+  afterMore: { rss: number; heapUsed: number }
+  perActorBytes: number
+  peakRss: number
+  maxRss: number
+  statisticsParseMs: number[]
+}
+
+const started = performance.now()
+console.log(`# perpbot benches (node ${process.version}, ${QUICK ? 'quick' : 'full'} run)\n`)
+const outcomes: Outcome[] = []
+for (const job of JOBS) {
+  console.log(`## ${job.name}: node ${[...job.nodeFlags, job.script, ...job.args].join(' ')}\n`)
+  const o = await runJob(job)
+  outcomes.push(o)
+  const status = o.timedOut ? `TIMED OUT after ${job.timeoutMs / 1000} s` : `exit ${o.code}`
+  console.log(`\n  (${status}, ${o.seconds.toFixed(0)} s)\n`)
+}
+
+// --- summary ---
+console.log('# Summary\n')
+const latency = outcomes.flatMap((o) => o.results).find((r) => r.bench === 'actorLatency') as
+  | { rows: LatencyRow[]; timerAudit: { single: string[] } }
+  | undefined
+if (latency) {
+  console.log('Input → signed batch at the transport (target a: p99 < 5 ms with 100 instruments)\n')
+  console.log(
+    `${'case'.padEnd(52)} ${'p50'.padStart(8)} ${'p90'.padStart(8)} ${'p99'.padStart(8)} ${'max'.padStart(8)}`,
+  )
+  for (const r of latency.rows) {
+    const d = r.latency
+    const mark = r.instruments === 100 && r.latency.p99 < 5 ? '  ✓' : r.instruments === 100 ? '  ✗' : ''
+    console.log(`${r.label.padEnd(52)} ${ms(d.p50)} ${ms(d.p90)} ${ms(d.p99)} ${ms(d.max)}${mark}`)
+  }
+  const waited = latency.timerAudit.single.filter(
+    (l) => Number(/fired before the hand-off\s+([\d.]+)/.exec(l)?.[1] ?? 0) > 0,
+  )
+  console.log(
+    `\nTimers fired on the path of one input (target c: none needed): ${waited.length === 0 ? 'none' : ''}`,
+  )
+  for (const l of waited) console.log(l)
+} else console.log('actor latency: no result')
+
+const memory = outcomes
+  .flatMap((o) => o.results)
+  .filter((r) => r.bench === 'memory') as unknown as MemoryResult[]
+if (memory.length > 0) {
+  console.log('\nMemory (target b: 1,000 instruments < 300 MB); rss after repricing rounds and a forced GC\n')
+  console.log(
+    `${'case'.padEnd(28)} ${'rss'.padStart(9)} ${'heapUsed'.padStart(9)} ${'heap/actor'.padStart(11)} ${'poll peak rss'.padStart(14)} ${'max rss'.padStart(9)} ${'stats parse'.padStart(12)}`,
+  )
+  for (const m of memory) {
+    const ok = m.instruments === 1000 ? (m.afterMore.rss < 300 * 1024 * 1024 ? '  ✓' : '  ✗') : ''
+    const parse = [...m.statisticsParseMs].sort((x, y) => x - y)
+    console.log(
+      `${`${m.instruments} instruments, ${m.klines} klines`.padEnd(28)} ${mb(m.afterMore.rss).padStart(9)} ${mb(m.afterMore.heapUsed).padStart(9)} ${`${(m.perActorBytes / 1024).toFixed(1)} KB`.padStart(11)} ${mb(m.peakRss).padStart(14)} ${mb(m.maxRss).padStart(9)} ${`${(parse[Math.floor(parse.length / 2)] ?? 0).toFixed(0)} ms`.padStart(12)}${ok}`,
+    )
+  }
+}
+
+const limiterOut = outcomes.find((o) => o.job.script.endsWith('limiter.bench.ts'))
+if (limiterOut) {
+  const pick = limiterOut.lines.filter((l) => /one after another|ours \(createWeightLimiter/.test(l))
+  if (pick.length > 0) console.log('\nLimiter (colleague’s bench), selected lines\n')
+  for (const l of pick) console.log(l)
+}
+
+const failed = outcomes.filter((o) => o.timedOut || o.code !== 0)
+console.log(
+  `\n${outcomes.length - failed.length}/${outcomes.length} benches completed in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+)
+process.exitCode = failed.length === 0 ? 0 : 1

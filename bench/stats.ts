@@ -1,0 +1,61 @@
+/** Small helpers shared by the benches: percentiles, formatting, flags, and the machine-readable result line. */
+
+/** Nearest-rank percentile of an ascending array (NaN when empty). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  const rank = Math.ceil((p / 100) * sorted.length)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number
+}
+
+export interface Distribution {
+  n: number
+  p50: number
+  p90: number
+  p99: number
+  max: number
+}
+
+export function distribution(samples: readonly number[]): Distribution {
+  const s = [...samples].sort((a, b) => a - b)
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p90: percentile(s, 90),
+    p99: percentile(s, 99),
+    max: s[s.length - 1] ?? Number.NaN,
+  }
+}
+
+export const ms = (x: number, width = 8): string => `${x.toFixed(2)}`.padStart(width)
+
+export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+
+/** `--name value` / `--name=value` / `--flag` from argv. */
+export function flag(name: string, argv: readonly string[] = process.argv.slice(2)): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string
+    if (a === `--${name}`) {
+      const next = argv[i + 1]
+      return next === undefined || next.startsWith('--') ? 'true' : next
+    }
+    if (a.startsWith(`--${name}=`)) return a.slice(name.length + 3)
+  }
+  return undefined
+}
+
+export function numberFlag(name: string, fallback: number): number {
+  const v = flag(name)
+  if (v === undefined) return fallback
+  const n = Number(v)
+  if (!Number.isFinite(n)) throw new Error(`--${name} must be a number, got ${v}`)
+  return n
+}
+
+/** Prefix of the one line a bench prints for `bench/run.ts` to collect. */
+export const RESULT_PREFIX = 'BENCH_RESULT '
+
+export function emitResult(result: unknown): void {
+  console.log(`${RESULT_PREFIX}${JSON.stringify(result)}`)
+}
+
+export const sleepMs = (t: number): Promise<void> => new Promise((r) => setTimeout(r, t))
