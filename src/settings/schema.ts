@@ -46,6 +46,8 @@ export const QuotingSettings = z.strictObject({
   staleMarginMs: Ms.default(30_000),
   /** Lower bound between two repricing decisions of one instrument. */
   minRepriceIntervalMs: Ms.default(250),
+  /** 1-minute klines kept per instrument (the newest); strategies see at most this many. */
+  klinesKept: z.number().int().min(0).max(1440).default(120),
 })
 
 export const PollingSettings = z.strictObject({

@@ -366,6 +366,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         (1 - settings.limiter.riskReserve)) /
         3,
     ),
+    klinesKept: settings.quoting.klinesKept,
+    staleIndexMs: settings.quoting.staleIndexMs,
     onPortfolio: (p) => {
       monitor.observePortfolio(p)
       const s = watch.snapshot()

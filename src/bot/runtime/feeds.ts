@@ -43,6 +43,10 @@ export interface FeedOptions {
   polling: Settings['polling']
   /** Request weight per minute the index polls may use in total. */
   indexWeightPerMinute: number
+  /** Newest klines kept per instrument. */
+  klinesKept: number
+  /** Index older than this halts an instrument (to warn when polling cannot keep up). */
+  staleIndexMs: number
   onPortfolio: (p: Portfolio) => void
   onOrders: (orders: readonly Order[]) => void
   onTimeSync: () => Promise<void>
@@ -69,6 +73,20 @@ export function toKeysetParams(q: CatalogueQuery): ListEventsKeysetParams {
     ...(q.ascending !== undefined ? { ascending: q.ascending } : {}),
     limit: q.limit ?? 20,
   } as ListEventsKeysetParams
+}
+
+/**
+ * Fans work out over many instruments in chunks, yielding to the event loop between chunks, so the
+ * commands of the first chunk are batched and signed while later ones are still being planned. Nine
+ * instruments of up to two quotes each fill one 19-order batch (request weight 1).
+ */
+export const ROUTE_CHUNK = 9
+
+async function inChunks<T>(items: readonly T[], each: (item: T) => void): Promise<void> {
+  for (let i = 0; i < items.length; i += ROUTE_CHUNK) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+    for (const item of items.slice(i, i + ROUTE_CHUNK)) each(item)
+  }
 }
 
 export function startFeeds(o: FeedOptions): Feeds {
@@ -104,6 +122,12 @@ export function startFeeds(o: FeedOptions): Feeds {
     o.polling.indexMs,
     Math.ceil((byAsset.size * indexWeight * 60_000) / o.indexWeightPerMinute),
   )
+  if (indexInterval > o.staleIndexMs) {
+    o.logger.warn(
+      { assets: byAsset.size, indexIntervalMs: indexInterval, staleIndexMs: o.staleIndexMs },
+      `polling ${byAsset.size} index prices within the weight budget takes ${Math.round(indexInterval / 1000)} s per asset, longer than quoting.staleIndexMs: instruments will halt as stale between polls; trade fewer assets or raise staleIndexMs`,
+    )
+  }
   for (const [asset, ids] of byAsset) {
     poll(
       `index:${asset}`,
@@ -126,14 +150,19 @@ export function startFeeds(o: FeedOptions): Feeds {
     async (signal) => {
       const items = await o.perps.getStatistics(undefined, { signal })
       const at = now()
-      for (const item of items) {
-        if (!ids.has(item.instrument_id)) continue
-        supervisor.send({
-          type: 'ROUTE',
-          ids: [item.instrument_id],
-          event: { type: 'STATISTICS', statistics: statisticsForStrategy(item), receivedAt: at },
-        })
-      }
+      await inChunks(
+        items.filter((item) => ids.has(item.instrument_id)),
+        (item) => {
+          // Keep only the newest klines: a day of 1-minute klines per actor would dominate memory.
+          const statistics = statisticsForStrategy(item)
+          const klines = o.klinesKept > 0 ? statistics.klines.slice(-o.klinesKept) : []
+          supervisor.send({
+            type: 'ROUTE',
+            ids: [item.instrument_id],
+            event: { type: 'STATISTICS', statistics: { ...statistics, klines }, receivedAt: at },
+          })
+        },
+      )
     },
   )
 
@@ -144,19 +173,14 @@ export function startFeeds(o: FeedOptions): Feeds {
       const p = await o.perps.getPortfolio({ signal })
       const at = now()
       const margin = marginForStrategy(p)
-      for (const i of o.instruments) {
+      o.onPortfolio(p)
+      await inChunks(o.instruments, (i) =>
         supervisor.send({
           type: 'ROUTE',
           ids: [i.id],
-          event: {
-            type: 'ACCOUNT',
-            margin,
-            position: positionForStrategy(p, i.id),
-            receivedAt: at,
-          },
-        })
-      }
-      o.onPortfolio(p)
+          event: { type: 'ACCOUNT', margin, position: positionForStrategy(p, i.id), receivedAt: at },
+        }),
+      )
     },
   )
 
@@ -168,14 +192,15 @@ export function startFeeds(o: FeedOptions): Feeds {
       ? (await Promise.all(wanted.map((id) => o.perps.getOpenOrders({ instrumentId: id })))).flat()
       : await o.perps.getOpenOrders()
     const at = now()
-    const targets = wanted ?? [...ids]
-    for (const id of targets) {
+    const byInstrument = new Map<number, Order[]>()
+    for (const x of orders) byInstrument.set(x.iid, [...(byInstrument.get(x.iid) ?? []), x])
+    await inChunks(wanted ?? [...ids], (id) =>
       supervisor.send({
         type: 'ROUTE',
         ids: [id],
-        event: { type: 'ORDERS', orders: orders.filter((x) => x.iid === id), receivedAt: at },
-      })
-    }
+        event: { type: 'ORDERS', orders: byInstrument.get(id) ?? [], receivedAt: at },
+      }),
+    )
     o.onOrders(orders)
   }
   poll(

@@ -1,0 +1,86 @@
+import { describe, expect, it, vi } from 'vitest'
+import { SimulatedClock } from 'xstate'
+import { startFeeds } from '../../../src/bot/runtime/feeds.ts'
+import type { CatalogueClient } from '../../../src/catalogue/client/createCatalogueClient.ts'
+import { createLogger } from '../../../src/logging/logger.ts'
+import type { PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
+import type { Kline, StatisticsItem } from '../../../src/perps/schemas/info.ts'
+import { PollingSettings } from '../../../src/settings/schema.ts'
+
+const kline = (i: number): Kline => [i * 60_000, '1', '1', '1', '1', '1', 1]
+
+function setup(opts: { assets: number; klinesKept: number }) {
+  const sent: {
+    ids?: readonly number[] | undefined
+    event: { type: string; statistics?: { klines: unknown[] } }
+  }[] = []
+  const logs: string[] = []
+  const instruments = Array.from({ length: opts.assets }, (_, i) => ({
+    id: i + 1,
+    symbol: `A${i}-USDC`,
+    asset: `A${i}`,
+    catalogueQuery: undefined,
+  }))
+  const stats: StatisticsItem[] = instruments.map((i) => ({
+    instrument_id: i.id,
+    symbol: i.symbol,
+    volume: '1',
+    open_price: '1',
+    klines: Array.from({ length: 300 }, (_, k) => kline(k)),
+  }))
+  const perps = {
+    getIndex: vi.fn(async (asset: string) => ({ asset, index_price: '1', constituents: [], ts: 0 })),
+    getStatistics: vi.fn(async () => stats),
+    getPortfolio: vi.fn(async () => ({
+      positions: [],
+      margin: {
+        total_account_value: '1',
+        total_initial_margin: '0',
+        total_maintenance_margin: '0',
+        total_position_value: '0',
+      },
+      withdrawable: '1',
+      in_liquidation: false,
+      timestamp: 0,
+    })),
+    getOpenOrders: vi.fn(async () => []),
+  } as unknown as PerpsClient
+  const feeds = startFeeds({
+    perps,
+    catalogue: {} as CatalogueClient,
+    clock: new SimulatedClock(),
+    logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void logs.push(l) } }),
+    supervisor: { send: (e: (typeof sent)[number]) => sent.push(e) } as never,
+    instruments,
+    polling: PollingSettings.parse({}),
+    indexWeightPerMinute: 255,
+    klinesKept: opts.klinesKept,
+    staleIndexMs: 15_000,
+    onPortfolio: () => undefined,
+    onOrders: () => undefined,
+    onTimeSync: async () => undefined,
+    onFeedError: () => undefined,
+  })
+  return { feeds, sent, logs }
+}
+
+describe('feeds', () => {
+  it('routes statistics to every instrument with only the newest klines', async () => {
+    const { feeds, sent } = setup({ assets: 25, klinesKept: 120 })
+    await vi.waitFor(() => expect(sent.filter((s) => s.event.type === 'STATISTICS')).toHaveLength(25))
+    const st = sent.filter((s) => s.event.type === 'STATISTICS')
+    expect(st.map((s) => s.ids?.[0])).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
+    const klines = st[0]?.event.statistics?.klines as Kline[]
+    expect(klines).toHaveLength(120)
+    expect(klines[0]?.[0]).toBe(180 * 60_000)
+    await feeds.stop()
+  })
+
+  it('warns at startup when index polling cannot keep inputs fresh', async () => {
+    const few = setup({ assets: 3, klinesKept: 0 })
+    const many = setup({ assets: 40, klinesKept: 0 })
+    expect(few.logs.some((l) => l.includes('longer than quoting.staleIndexMs'))).toBe(false)
+    expect(many.logs.some((l) => l.includes('longer than quoting.staleIndexMs'))).toBe(true)
+    await Promise.all([few.feeds.stop(), many.feeds.stop()])
+  })
+})
