@@ -8,7 +8,7 @@
  * Risk modes come from `assessRisk` (pure, with hysteresis); every transition is logged with its
  * reason. All delays run on the actor system's clock (a `SimulatedClock` in tests).
  */
-import { assign, fromPromise, setup } from 'xstate'
+import { assign, enqueueActions, fromPromise, setup } from 'xstate'
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
@@ -129,6 +129,10 @@ export interface InstrumentContext {
   pendingPlan: OrderPlan | undefined
   pendingPriority: WorkPriority
   lastPlanAt: number
+  /** A deferred plan is due then (end of the reprice interval or of a backoff); the ticker wakes for it. */
+  wakeAt: number | undefined
+  /** The ticker has been re-armed for `wakeAt`. */
+  wakeArmed: boolean
   backoffUntil: number
   backoffMs: number
   stats: InstrumentStats
@@ -142,6 +146,8 @@ export type InstrumentEvent =
   | { type: 'CATALOGUE'; catalogue: StrategyCatalogue }
   | { type: 'BREAKER'; open: boolean }
   | { type: 'STOP' }
+  /** Internal: re-arm the ticker for a deferred plan. */
+  | { type: 'REARM' }
 
 const isEmpty = (p: OrderPlan): boolean => p.modify.length + p.create.length + p.cancel.length === 0
 
@@ -281,7 +287,11 @@ export const instrumentMachine = setup({
     >,
   },
   delays: {
-    TICK: ({ context }) => context.deps.tickMs,
+    TICK: ({ context }) => {
+      if (context.wakeAt === undefined) return context.deps.tickMs
+      const due = context.wakeAt - context.deps.clock.now()
+      return Math.max(0, Math.min(context.deps.tickMs, due))
+    },
     RETRY: () => 2_000,
   },
   guards: {
@@ -337,11 +347,16 @@ export const instrumentMachine = setup({
     }),
     /** Plans when inputs changed (or on tick for order age) and the reprice interval allows. */
     maybePlan: assign(({ context }, params: { force?: boolean }) => {
-      if (context.pendingPlan || context.assessment.mode === 'halted') return {}
+      if (context.assessment.mode === 'halted') return { wakeAt: undefined, wakeArmed: false }
+      if (context.pendingPlan) return {}
       const now = context.deps.clock.now()
       if (!context.dirty && !params.force) return {}
-      if (now - context.lastPlanAt < context.deps.minRepriceIntervalMs) return {}
-      if (now < context.backoffUntil) return {}
+      // Not yet: remember when, so the ticker wakes exactly then instead of at its next period.
+      const defer = (at: number) => (at === context.wakeAt ? {} : { wakeAt: at, wakeArmed: false })
+      if (now - context.lastPlanAt < context.deps.minRepriceIntervalMs) {
+        return defer(context.lastPlanAt + context.deps.minRepriceIntervalMs)
+      }
+      if (now < context.backoffUntil) return defer(context.backoffUntil)
       let plan: OrderPlan
       try {
         plan = context.deps.plan(buildSnapshot(context, now))
@@ -350,15 +365,25 @@ export const instrumentMachine = setup({
         return {
           dirty: false,
           lastPlanAt: now,
+          wakeAt: undefined,
+          wakeArmed: false,
           stats: { ...context.stats, strategyErrors: context.stats.strategyErrors + 1 },
         }
       }
       const stats = { ...context.stats, plans: context.stats.plans + 1 }
-      if (isEmpty(plan)) return { dirty: false, lastPlanAt: now, stats }
+      const woke = { wakeAt: undefined, wakeArmed: false }
+      if (isEmpty(plan)) return { dirty: false, lastPlanAt: now, stats, ...woke }
       const onlyReducing = plan.create.every((c) => c.ro) && plan.modify.length === 0
       const priority: WorkPriority =
         context.assessment.mode === 'reduce-only' || onlyReducing ? 'risk' : 'quote'
-      return { dirty: false, lastPlanAt: now, pendingPlan: plan, pendingPriority: priority, stats }
+      return { dirty: false, lastPlanAt: now, pendingPlan: plan, pendingPriority: priority, stats, ...woke }
+    }),
+    /** Re-arms the ticker when a plan was deferred to `wakeAt` (it then fires exactly then). */
+    scheduleWake: enqueueActions(({ context, enqueue }) => {
+      if (context.wakeAt !== undefined && !context.wakeArmed) {
+        enqueue.assign({ wakeArmed: true })
+        enqueue.raise({ type: 'REARM' })
+      }
     }),
     applyResults: assign(({ context }, params: { outcome: PlanOutcome }) => {
       const plan = context.pendingPlan
@@ -427,6 +452,8 @@ export const instrumentMachine = setup({
     pendingPlan: undefined,
     pendingPriority: 'quote',
     lastPlanAt: Number.NEGATIVE_INFINITY,
+    wakeAt: undefined,
+    wakeArmed: false,
     backoffUntil: 0,
     backoffMs: input.deps.rejectBackoffMs,
     stats: {
@@ -443,12 +470,12 @@ export const instrumentMachine = setup({
   // Inputs are handled once, here: store, re-assess risk, and plan if quoting is allowed. The
   // `always` transitions below then move between risk modes and into repricing.
   on: {
-    INDEX: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }] },
-    STATISTICS: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }] },
-    ACCOUNT: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }] },
-    ORDERS: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }] },
-    CATALOGUE: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }] },
-    BREAKER: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }] },
+    INDEX: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
+    STATISTICS: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
+    ACCOUNT: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
+    ORDERS: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
+    CATALOGUE: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
+    BREAKER: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
     STOP: { target: '.stopped' },
   },
   states: {
@@ -489,7 +516,7 @@ export const instrumentMachine = setup({
           initial: 'quoting',
           states: {
             quoting: {
-              entry: { type: 'maybePlan', params: {} },
+              entry: [{ type: 'maybePlan', params: {} }, 'scheduleWake'],
               always: { guard: 'hasPlan', target: 'repricing' },
             },
             repricing: {
@@ -520,9 +547,11 @@ export const instrumentMachine = setup({
                 TICK: {
                   target: 'waiting',
                   reenter: true,
-                  actions: ['assess', { type: 'maybePlan', params: { force: true } }],
+                  actions: ['assess', { type: 'maybePlan', params: { force: true } }, 'scheduleWake'],
                 },
               },
+              // A plan was deferred: re-enter so the TICK delay is recomputed for `wakeAt`.
+              on: { REARM: { target: 'waiting', reenter: true } },
             },
           },
         },

@@ -48,6 +48,23 @@ describe('instrument machine', () => {
     expect(h.snapshots.length).toBe(plansBefore + 1)
   })
 
+  it('plans a deferred input exactly when the reprice interval ends, not at the next tick', async () => {
+    const h = harness(oneBid)
+    h.feedAll()
+    await h.resolveSubmit()
+    const plans = h.snapshots.length
+    const lastPlan = h.actor.getSnapshot().context.lastPlanAt
+    h.clock.increment(50)
+    h.actor.send({ type: 'INDEX', index: { price: '50020', ts: h.clock.now() }, receivedAt: h.clock.now() })
+    expect(h.snapshots.length).toBe(plans)
+    expect(h.actor.getSnapshot().context.wakeAt).toBe(lastPlan + 250)
+    h.clock.increment(lastPlan + 250 - h.clock.now() - 1)
+    expect(h.snapshots.length).toBe(plans)
+    h.clock.increment(1)
+    expect(h.snapshots.length).toBe(plans + 1)
+    expect(h.snapshots.at(-1)?.now).toBe(lastPlan + 250)
+  })
+
   it('halts on a stale index, cancels its orders, and resumes on fresh data', async () => {
     const h = harness(nothing)
     h.feedAll()
@@ -134,8 +151,9 @@ describe('instrument machine', () => {
         : nothing(),
     )
     h.feedAll()
-    h.clock.increment(300) // past the minimum reprice interval
+    h.clock.increment(300)
     h.actor.send({ type: 'ORDERS', orders: [order(5)], receivedAt: h.clock.now() })
+    h.clock.increment(250) // the deferred plan runs when the reprice interval ends
     expect(h.submitted).toHaveLength(1)
     await h.resolveSubmit(() => ({
       modify: [{ status: 'err', error: 'order_not_found' }],
