@@ -348,7 +348,10 @@ export const instrumentMachine = setup({
     /** Plans when inputs changed (or on tick for order age) and the reprice interval allows. */
     maybePlan: assign(({ context }, params: { force?: boolean }) => {
       if (context.assessment.mode === 'halted') return { wakeAt: undefined, wakeArmed: false }
-      if (context.pendingPlan) return {}
+      // In flight: the plan after it (on re-entering quoting) covers anything deferred until now.
+      // Defensive: a wake left armed here would make the ticker's delay 0 and spin.
+      if (context.pendingPlan)
+        return context.wakeAt === undefined ? {} : { wakeAt: undefined, wakeArmed: false }
       const now = context.deps.clock.now()
       if (!context.dirty && !params.force) return {}
       // Not yet: remember when, so the ticker wakes exactly then instead of at its next period.
