@@ -9,23 +9,12 @@
  */
 import { performance } from 'node:perf_hooks'
 import { MockAgent } from 'undici'
-import { createActor, fromPromise } from 'xstate'
 import { createBatcher } from '../src/bot/batcher.ts'
-import {
-  type InstrumentContext,
-  instrumentMachine,
-  type PlanOutcome,
-  type SubmitPlanInput,
-} from '../src/bot/instrument/instrument.machine.ts'
+import type { InstrumentContext } from '../src/bot/instrument/instrument.machine.ts'
 import { createWeightLimiter, type WeightLimiter } from '../src/bot/limiter/weightLimiter.ts'
+import { createInstrumentSupervisor, instrumentDeps } from '../src/bot/runtime/instrumentActors.ts'
 import { createOrderGateway } from '../src/bot/runtime/orderGateway.ts'
-import { createPlanFn } from '../src/bot/runtime/plan.ts'
-import {
-  childId,
-  type SupervisedInstrument,
-  type SupervisorActor,
-  supervisorMachine,
-} from '../src/bot/supervisor.machine.ts'
+import { childId, type SupervisedInstrument, type SupervisorActor } from '../src/bot/supervisor.machine.ts'
 import { type Clock, systemClock } from '../src/clock.ts'
 import { mulDecimal } from '../src/decimal.ts'
 import { createHttpTransport, type HttpRequest, type HttpTransport } from '../src/http/transport.ts'
@@ -278,37 +267,18 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       asset: spec.baseAsset,
       input: {
         instrument,
-        deps: {
+        deps: instrumentDeps(settings, strategy, {
           clock,
           logger: logger.child({ instrument: spec.symbol, strategy: strategy.name }),
-          plan: createPlanFn(strategy, {
-            priceTicks: settings.quoting.priceToleranceTicks,
-            priceBps: settings.quoting.priceToleranceBps,
-            maxOrderAgeMs: settings.quoting.maxOrderAgeMs,
-          }),
-          risk: { ...settings.risk, ...settings.quoting },
-          tickMs: 1_000,
           minRepriceIntervalMs: o.minRepriceIntervalMs ?? 0,
-          rejectBackoffMs: 1_000,
-        },
+        }),
       },
     })
   }
-  const machine = supervisorMachine.provide({
-    actors: {
-      instrument: instrumentMachine.provide({
-        actors: {
-          submitPlan: fromPromise<PlanOutcome, SubmitPlanInput>(({ input }) => gateway.submitPlan(input)),
-          cancelAll: fromPromise<void, { instrumentId: number }>(({ input }) =>
-            gateway.cancelAll(input.instrumentId),
-          ),
-        },
-      }),
-    },
-  })
-  const supervisor = createActor(machine, {
+  const supervisor = createInstrumentSupervisor(gateway, {
     clock,
-    input: { instruments: fed, logger: logger.child({ component: 'bot' }), maxRestarts: 5 },
+    instruments: fed,
+    logger: logger.child({ component: 'bot' }),
   })
   supervisor.start()
 

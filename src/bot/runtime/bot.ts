@@ -4,7 +4,6 @@
  * handle whose `stop` applies the exit policy and releases everything within the shutdown budget.
  */
 import { resolve as resolvePath } from 'node:path'
-import { createActor, fromPromise } from 'xstate'
 import { type Alert, type AlertSink, fanOut } from '../../alerts/alert.ts'
 import { createLogAlertSink } from '../../alerts/logSink.ts'
 import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
@@ -26,20 +25,15 @@ import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import { createBatcher } from '../batcher.ts'
-import {
-  type InstrumentContext,
-  instrumentMachine,
-  type PlanOutcome,
-  type SubmitPlanInput,
-} from '../instrument/instrument.machine.ts'
+import type { InstrumentContext } from '../instrument/instrument.machine.ts'
 import { createWeightLimiter } from '../limiter/weightLimiter.ts'
 import { AccountWatch, type AccountWatchState } from '../monitor/accountWatch.ts'
-import { childId, type SupervisedInstrument, supervisorMachine } from '../supervisor.machine.ts'
+import { childId, type SupervisedInstrument } from '../supervisor.machine.ts'
 import { startAccountMonitor } from './accountMonitor.ts'
 import { connect, type ResolvedInstrumentConfig, syncClock } from './bootstrap.ts'
 import { startFeeds } from './feeds.ts'
+import { createInstrumentSupervisor, instrumentDeps } from './instrumentActors.ts'
 import { createOrderGateway } from './orderGateway.ts'
-import { createPlanFn } from './plan.ts'
 import { startPoller } from './poller.ts'
 import { createStateStore } from './stateStore.ts'
 
@@ -239,38 +233,14 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       asset: inst.base_asset,
       input: {
         instrument: strategyInstrument,
-        deps: {
+        deps: instrumentDeps(settings, r.strategy, {
           clock: venueClock,
           logger: logger.child({ instrument: inst.symbol, strategy: r.strategy.name }),
-          plan: createPlanFn(r.strategy, {
-            priceTicks: settings.quoting.priceToleranceTicks,
-            priceBps: settings.quoting.priceToleranceBps,
-            maxOrderAgeMs: settings.quoting.maxOrderAgeMs,
-          }),
-          risk: { ...settings.risk, ...settings.quoting },
-          tickMs: 1_000,
-          minRepriceIntervalMs: settings.quoting.minRepriceIntervalMs,
-          rejectBackoffMs: 1_000,
-        },
+        }),
       },
     })
   }
-  const machine = supervisorMachine.provide({
-    actors: {
-      instrument: instrumentMachine.provide({
-        actors: {
-          submitPlan: fromPromise<PlanOutcome, SubmitPlanInput>(({ input }) => gateway.submitPlan(input)),
-          cancelAll: fromPromise<void, { instrumentId: number }>(({ input }) =>
-            gateway.cancelAll(input.instrumentId),
-          ),
-        },
-      }),
-    },
-  })
-  const supervisor = createActor(machine, {
-    clock,
-    input: { instruments: fed, logger: log, maxRestarts: 5 },
-  })
+  const supervisor = createInstrumentSupervisor(gateway, { clock, instruments: fed, logger: log })
   supervisorRef = supervisor
   supervisor.on('restarted', (e) => {
     log.warn({ instrumentId: e.id, attempt: e.attempt }, 'instrument actor restarted; re-feeding inputs')
