@@ -5,22 +5,31 @@
  * (public dev proxy key, protocol-notes a.4) over an undici `MockAgent`. The transport is wrapped so
  * every request is time-stamped (`performance.now()`) at the moment the signed batch is handed to it,
  * before JSON serialisation; a small in-memory venue answers modify/create/cancel so actors apply
- * real per-order results. Wiring mirrors src/bot/runtime/bot.ts (send switch, gateway, actor deps).
+ * real per-order results. The parts are the bot's own (src/bot/runtime: the perps client as the bot
+ * builds it, the open-order book, the order path and the instrument fleet); only the venue differs.
  */
 import { performance } from 'node:perf_hooks'
 import { MockAgent } from 'undici'
-import { createBatcher } from '../src/bot/batcher.ts'
 import type { InstrumentContext } from '../src/bot/instrument/instrument.machine.ts'
-import { createWeightLimiter, type WeightLimiter } from '../src/bot/limiter/weightLimiter.ts'
-import { createInstrumentSupervisor, instrumentDeps } from '../src/bot/runtime/instrumentActors.ts'
-import { createOrderGateway } from '../src/bot/runtime/orderGateway.ts'
-import { childId, type SupervisedInstrument, type SupervisorActor } from '../src/bot/supervisor.machine.ts'
+import {
+  type BreakerState,
+  createWeightLimiter,
+  type WeightLimiter,
+} from '../src/bot/limiter/weightLimiter.ts'
+import type { ResolvedInstrumentConfig } from '../src/bot/runtime/bootstrap.ts'
+import { createBotPerpsClient, limiterReadHook } from '../src/bot/runtime/bootstrap.ts'
+import { createInstrumentFleet } from '../src/bot/runtime/instrumentFleet.ts'
+import { createOpenOrderBook } from '../src/bot/runtime/openOrderBook.ts'
+import { createOrderPath } from '../src/bot/runtime/orderPath.ts'
+import { createSignal } from '../src/bot/runtime/signal.ts'
+import type { SupervisorActor } from '../src/bot/supervisor.machine.ts'
 import { type Clock, systemClock } from '../src/clock.ts'
 import { mulDecimal } from '../src/decimal.ts'
 import { createHttpTransport, type HttpRequest, type HttpTransport } from '../src/http/transport.ts'
 import { createLogger } from '../src/logging/logger.ts'
 import { generateInstruments, instrumentToWire } from '../src/mock/perps/instruments.ts'
-import { createPerpsClient, type PerpsClient } from '../src/perps/client/createPerpsClient.ts'
+import type { PerpsClient } from '../src/perps/client/createPerpsClient.ts'
+import type { Instrument } from '../src/perps/schemas/info.ts'
 import type { Order } from '../src/perps/schemas/orders.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'
 import { seededRandom } from '../src/random.ts'
@@ -105,7 +114,10 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
   const clock = o.clock ?? systemClock
   const levels = o.levels ?? 1
   // The bot's own defaults for everything the benches do not set.
-  const settings = Settings.parse({ instruments: [{ symbol: 'X', strategy: 'index-peg' }] })
+  const settings = Settings.parse({
+    instruments: [{ symbol: 'X', strategy: 'index-peg' }],
+    quoting: { minRepriceIntervalMs: o.minRepriceIntervalMs ?? 0 },
+  })
   const logger = createLogger({ level: 'warn', pretty: 'never', destination: { write: () => undefined } })
   const registry = await loadStrategies()
 
@@ -175,6 +187,11 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
     .intercept({ path: '/v1/trade/orders/all', method: 'DELETE' })
     .reply(() => json({ status: 'ok' }))
     .persist()
+  // Reconciliation after an unknown outcome (none happen here): nothing rests at this venue.
+  pool
+    .intercept({ path: /^\/v1\/account\/open-orders/, method: 'GET' })
+    .reply(() => json([]))
+    .persist()
 
   // --- transport: time-stamp the hand-off, then the real undici transport over the MockAgent ---
   let handoffs: Handoff[] = []
@@ -208,86 +225,60 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       random,
     })
   }
-  const COMMANDS = new Set(['createOrders', 'modifyOrders', 'cancelOrders', 'cancelAll'])
   const signer = new CommandSigner({ privateKey: DEV_PROXY_PK, clock, salts: random })
-  const perps: PerpsClient = createPerpsClient({
+  const perps: PerpsClient = createBotPerpsClient({
+    settings,
     transport,
     clock,
     random,
     signer,
-    defaultExpAfterMs: settings.perps.commandExpiryMs,
-    // The bot's hook: commands are charged by the batcher's limiter job; only reads go through here.
-    beforeRequest: async (info) => {
-      if (COMMANDS.has(info.endpoint)) return
-      await limiter.schedule({ endpoint: info.endpoint, priority: 'read' }, async () => undefined)
-    },
+    beforeRequest: limiterReadHook(limiter),
   })
-  const batcher = createBatcher({
-    limiter,
-    clock,
-    windowMs: settings.batcher.windowMs,
-    maxBatchSize: settings.batcher.maxBatchSize,
-    send: (async (type: string, items: readonly unknown[], { signal }: { signal: AbortSignal }) => {
-      switch (type) {
-        case 'modifyOrders':
-          return perps.modifyOrders(items as never, { signal })
-        case 'createOrders':
-          return perps.createOrders(items as never, { signal })
-        default:
-          return perps.cancelOrders(items as number[], { signal })
-      }
-    }) as Parameters<typeof createBatcher>[0]['send'],
-    reconcile: async () => undefined,
-  })
-  const gateway = createOrderGateway({ batcher, limiter, perps })
-
-  // --- instruments and actors ---
+  const logSink = logger.child({ component: 'bot' })
   const specs = generateInstruments(o.instruments)
+  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds: specs.map((x) => x.id) })
+  const orders = createOrderPath({ perps, limiter, openOrders, settings, clock, logger: logSink })
+  const batcher = orders.batcher
+
+  // --- instruments and actors: the bot's fleet ---
   const instruments: BenchInstrument[] = []
-  const fed: SupervisedInstrument[] = []
+  const strategies: ResolvedInstrumentConfig[] = []
+  const listed = new Map<string, Instrument>()
   for (const spec of specs) {
-    const instrument = instrumentForStrategy(instrumentToWire(spec))
+    const wire = instrumentToWire(spec)
     const size = sizeFor(spec.initialPrice)
-    const strategy = registry.resolve('index-peg', {
-      size,
-      positionCap: mulDecimal(size, '10'),
-      levels,
-      halfSpreadBps: 10,
+    strategies.push({
+      symbol: spec.symbol,
+      strategy: registry.resolve('index-peg', {
+        size,
+        positionCap: mulDecimal(size, '10'),
+        levels,
+        halfSpreadBps: 10,
+      }),
     })
+    listed.set(spec.symbol, wire)
     instruments.push({
       id: spec.id,
       symbol: spec.symbol,
-      instrument,
+      instrument: instrumentForStrategy(wire),
       prices: [spec.initialPrice, mulDecimal(spec.initialPrice, '1.005')],
       side: 0,
     })
-    fed.push({
-      id: spec.id,
-      symbol: spec.symbol,
-      asset: spec.baseAsset,
-      input: {
-        instrument,
-        deps: instrumentDeps(settings, strategy, {
-          clock,
-          logger: logger.child({ instrument: spec.symbol, strategy: strategy.name }),
-          minRepriceIntervalMs: o.minRepriceIntervalMs ?? 0,
-        }),
-      },
-    })
   }
-  const supervisor = createInstrumentSupervisor(gateway, {
+  const fleet = createInstrumentFleet({
+    settings,
+    strategies,
+    listed,
+    gateway: orders.gateway,
+    openOrders,
+    breaker: createSignal<BreakerState>(),
+    alerts: { send: () => undefined },
     clock,
-    instruments: fed,
-    logger: logger.child({ component: 'bot' }),
+    venueClock: clock,
+    logger,
   })
-  supervisor.start()
-
-  const contextOf = (id: number): InstrumentContext | undefined => {
-    const child = supervisor.getSnapshot().children[childId(id)] as
-      | { getSnapshot(): { context: InstrumentContext } }
-      | undefined
-    return child?.getSnapshot().context
-  }
+  const supervisor = fleet.supervisor
+  const contextOf = (id: number): InstrumentContext | undefined => fleet.snapshotOf(id)?.context
 
   const refreshSlowInputs = (statistics?: ReadonlyMap<number, StrategyStatistics>): void => {
     const at = clock.now()
@@ -406,10 +397,10 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       return out
     },
     async stop() {
-      supervisor.send({ type: 'STOP_ALL' })
+      fleet.stopAll()
       await batcher.stop()
       await limiter.stop?.()
-      supervisor.stop()
+      fleet.stop()
       await transport.close()
       await agent.close()
     },

@@ -1,6 +1,7 @@
 /**
  * Soak: the real bot against the real mock over loopback HTTP (127.0.0.1), on the mock's accelerated
- * virtual clock, for a bounded virtual duration. Same assembly as test/integration/harness.ts, but
+ * virtual clock, for a bounded virtual duration. Same assembly as the integration tests
+ * (src/sim/botOnMock.ts), but
  * with bounded memory (counters instead of recorded bodies and logs) so the heap figure means
  * something over a long run.
  *
@@ -17,17 +18,9 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import type { Alert } from '../src/alerts/alert.ts'
-import { resolveStrategies } from '../src/bot/runtime/bootstrap.ts'
-import { startBot } from '../src/bot/runtime/bot.ts'
 import { mulDecimal } from '../src/decimal.ts'
-import { createLogger, SecretBag } from '../src/logging/logger.ts'
-import { FAULT_HEADER } from '../src/mock/faults.ts'
-import { startMockHttpServer } from '../src/mock/httpServer.ts'
-import type { MockRequest } from '../src/mock/mockHttp.ts'
 import { generateInstruments, type InstrumentSpec } from '../src/mock/perps/instruments.ts'
-import { createMockServerHandler } from '../src/mock/server.ts'
-import { seededRandom } from '../src/random.ts'
-import { loadSettings } from '../src/settings/load.ts'
+import { rateLimitCode, startBotOnMock, type WireExchange } from '../src/sim/botOnMock.ts'
 import { flag, mb, numberFlag } from './stats.ts'
 
 const MINUTES = numberFlag('minutes', 30)
@@ -39,7 +32,6 @@ const INSTRUMENTS = numberFlag('instruments', 0)
 const virtualMs = MINUTES * 60_000
 const MAX_REAL_S = numberFlag('max-real-seconds', Math.ceil((virtualMs / SPEED / 1000) * 1.5) + 60)
 
-const COMMAND_PATHS = ['/v1/trade/', '/v1/account/proxy', '/v1/account/referral']
 const KEEP_LOG_LINES = 30
 
 /** Contracts worth 50–500 in quote currency, as an exact power of ten (float only picks the exponent). */
@@ -63,14 +55,6 @@ function instrumentOverrides(specs: readonly InstrumentSpec[]): Record<string, u
 // Assembly (after test/integration/harness.ts)
 
 const generated = INSTRUMENTS > 0 ? generateInstruments(INSTRUMENTS) : undefined
-const mock = createMockServerHandler({
-  seed: SEED,
-  scenario: SCENARIO,
-  clock: 'accelerated',
-  speed: SPEED,
-  catalogue: { eventCount: 120 },
-  ...(generated ? { exchange: { instruments: generated } } : {}),
-})
 
 const wire = {
   commands: 0,
@@ -83,34 +67,27 @@ const wire = {
   selfDetails: new Map<string, number>(),
   requests: 0,
 }
-const server = await startMockHttpServer({
-  handler: async (req: MockRequest) => {
-    const res = await mock.handler(req)
-    wire.requests += 1
-    const fault = res.headers?.[FAULT_HEADER]
-    if (req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p))) {
-      wire.commands += 1
-      const key = `${req.method} ${req.path}`
-      wire.commandsByPath.set(key, (wire.commandsByPath.get(key) ?? 0) + 1)
-      if (res.status >= 400) wire.commandErrors += 1
-      const sig = (req.body as { sig?: unknown } | undefined)?.sig
-      if (typeof sig === 'string') {
-        if (wire.sigs.has(sig)) wire.duplicateSigs += 1
-        else wire.sigs.add(sig)
-      }
+const onExchange = ({ req, res, fault, command }: WireExchange): void => {
+  wire.requests += 1
+  if (command) {
+    wire.commands += 1
+    const key = `${req.method} ${req.path}`
+    wire.commandsByPath.set(key, (wire.commandsByPath.get(key) ?? 0) + 1)
+    if (res.status >= 400) wire.commandErrors += 1
+    const sig = (req.body as { sig?: unknown } | undefined)?.sig
+    if (typeof sig === 'string') {
+      if (wire.sigs.has(sig)) wire.duplicateSigs += 1
+      else wire.sigs.add(sig)
     }
-    if (res.status === 429) {
-      if (fault === undefined) {
-        wire.rateLimitedSelf += 1
-        const body = res.body as { error?: string } | { error?: string }[] | undefined
-        const error = Array.isArray(body) ? (body[0]?.error ?? '') : (body?.error ?? '')
-        const key = `${req.method} ${req.path} ${error}`
-        wire.selfDetails.set(key, (wire.selfDetails.get(key) ?? 0) + 1)
-      } else wire.rateLimitedInjected += 1
-    }
-    return res
-  },
-})
+  }
+  if (res.status === 429) {
+    if (fault === undefined) {
+      wire.rateLimitedSelf += 1
+      const key = `${req.method} ${req.path} ${rateLimitCode(res)}`
+      wire.selfDetails.set(key, (wire.selfDetails.get(key) ?? 0) + 1)
+    } else wire.rateLimitedInjected += 1
+  }
+}
 
 const logCounts = new Map<string, number>()
 const recentProblems: string[] = []
@@ -122,45 +99,36 @@ const LEVELS: Record<number, string> = {
   50: 'error',
   60: 'fatal',
 }
-const secrets = new SecretBag()
-const logger = createLogger({
-  level: 'info',
-  pretty: 'never',
-  secrets,
-  destination: {
-    write: (line: string) => {
-      const level = /"level":(\d+)/.exec(line)?.[1]
-      const name = LEVELS[Number(level)] ?? 'other'
-      logCounts.set(name, (logCounts.get(name) ?? 0) + 1)
-      if (name === 'warn' || name === 'error' || name === 'fatal') {
-        recentProblems.push(line.trim().slice(0, 300))
-        if (recentProblems.length > KEEP_LOG_LINES) recentProblems.shift()
-      }
-    },
-  },
-})
-const overrides: Record<string, unknown> = { 'ops.port': 0 }
+const onLogLine = (line: string): void => {
+  const level = /"level":(\d+)/.exec(line)?.[1]
+  const name = LEVELS[Number(level)] ?? 'other'
+  logCounts.set(name, (logCounts.get(name) ?? 0) + 1)
+  if (name === 'warn' || name === 'error' || name === 'fatal') {
+    recentProblems.push(line.trim().slice(0, 300))
+    if (recentProblems.length > KEEP_LOG_LINES) recentProblems.shift()
+  }
+}
+const overrides: Record<string, unknown> = {}
 // As in the integration test: fault holds run on wall time while the bot's clock is accelerated, so a
 // short request timeout keeps a held read from looking like minutes of stale data.
 if (SCENARIO === 'flaky') overrides['perps.requestTimeoutMs'] = 2_000
 if (generated) overrides.instruments = instrumentOverrides(generated)
-const { settings, secrets: env } = loadSettings({ configDir: 'config', mode: 'dry-run', overrides, env: {} })
-const strategies = await resolveStrategies(settings)
 const alerts: Alert[] = []
-const bot = await startBot({
-  settings,
-  secrets: env,
-  logger,
-  secretBag: secrets,
-  strategies,
-  clock: mock.clock,
-  random: seededRandom(11),
-  perpsUrl: server.url,
-  catalogueUrl: server.url,
-  selfProvision: true,
-  ops: false,
-  alertSinks: [{ send: (a) => void alerts.push(a) }],
+const run = await startBotOnMock({
+  mock: {
+    seed: SEED,
+    scenario: SCENARIO,
+    clock: 'accelerated',
+    speed: SPEED,
+    catalogue: { eventCount: 120 },
+    ...(generated ? { exchange: { instruments: generated } } : {}),
+  },
+  overrides,
+  onExchange,
+  onLogLine,
+  onAlert: (a) => void alerts.push(a),
 })
+const { mock, bot, server } = run
 
 // ---------------------------------------------------------------------------------------------------
 // Reporting
@@ -314,10 +282,7 @@ const stopTimer = setTimeout(() => {
   console.error('bot did not stop within 15 s')
   process.exit(3)
 }, 15_000)
-await bot.stop('soak over')
-mock.faults.releaseAll()
-await server.close()
-mock.dispose()
+await run.stop('soak over')
 clearTimeout(stopTimer)
 
 // ---------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import { loadAndResolve } from '../bot/runtime/bootstrap.ts'
 import { startBot } from '../bot/runtime/bot.ts'
 import { type Clock, systemClock } from '../clock.ts'
+import { BotError } from '../errors.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
 import { systemRandom } from '../random.ts'
@@ -134,8 +135,11 @@ export async function runCommand(ctx: CliContext): Promise<number> {
         clearInterval(statusTimer)
         if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
         summary()
-        await running.stop(reason)
+        const report = await running.stop(reason)
         await mock?.close()
+        // A live stop that may have left orders on the book is a failure (exit 1), not a clean stop.
+        if (report.cancelAllFailed && settings.mode === 'live')
+          throw new BotError('the exit policy could not cancel every open order; check the venue')
       },
       exit: (code) => {
         uninstall()

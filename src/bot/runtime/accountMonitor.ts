@@ -26,7 +26,6 @@ export interface AccountMonitorOptions {
   proxyExpiry: number | undefined
   /** 429s in the recent window. */
   rateLimitCount: () => number
-  onAlert: (alert: Alert) => void
   onFeedError: (feed: string, error: unknown) => void
 }
 
@@ -44,10 +43,7 @@ const MAX_PAGES = 10
 
 export function startAccountMonitor(o: AccountMonitorOptions): AccountMonitor {
   const emit = (alerts: readonly Alert[]): void => {
-    for (const a of alerts) {
-      o.alerts.send(a)
-      o.onAlert(a)
-    }
+    for (const a of alerts) o.alerts.send(a)
   }
   const pollers: Poller[] = []
   const poll = (name: string, intervalMs: number, run: (signal: AbortSignal) => Promise<void>): void => {

@@ -30,6 +30,7 @@ import {
 } from '../../settings/load.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
+import type { WeightLimiter } from '../limiter/weightLimiter.ts'
 
 export interface ResolvedInstrumentConfig {
   symbol: string
@@ -160,6 +161,40 @@ export async function syncClock(
   return best?.offset
 }
 
+const COMMANDS: ReadonlySet<string> = new Set(['createOrders', 'modifyOrders', 'cancelOrders', 'cancelAll'])
+
+/** Charges each read to the limiter before it is sent (commands are charged by their own jobs). */
+export function limiterReadHook(limiter: Pick<WeightLimiter, 'schedule'>): BeforeRequestHook {
+  return async (info) => {
+    if (COMMANDS.has(info.endpoint)) return
+    await limiter.schedule({ endpoint: info.endpoint, priority: 'read' }, async () => undefined)
+  }
+}
+
+/** The bot's authenticated perps client (also built by the benchmarks, so both sign and gate alike). */
+export function createBotPerpsClient(o: {
+  settings: Settings
+  transport: HttpTransport
+  clock: Clock
+  random: Random
+  credentials?: ProxyCredentials | undefined
+  signer: CommandSigner
+  beforeRequest?: BeforeRequestHook | undefined
+  onRateLimited?: RateLimitedHook | undefined
+}): PerpsClient {
+  return createPerpsClient({
+    transport: o.transport,
+    clock: o.clock,
+    random: o.random,
+    credentials: o.credentials,
+    authHeaderNames: { proxy: o.settings.perps.proxyHeader, secret: o.settings.perps.secretHeader },
+    signer: o.signer,
+    defaultExpAfterMs: o.settings.perps.commandExpiryMs,
+    beforeRequest: o.beforeRequest,
+    onRateLimited: o.onRateLimited,
+  })
+}
+
 export async function connect(o: ConnectOptions): Promise<Connections> {
   const { settings, logger } = o
   const venueClock = new OffsetClock(o.baseClock)
@@ -174,7 +209,6 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
     await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
   }
   const hooks = { beforeRequest: o.beforeRequest, onRateLimited: o.onRateLimited }
-  const authHeaderNames = { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader }
   try {
     const publicClient = createPerpsClient({
       transport: perpsTransport,
@@ -228,14 +262,13 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       credentials = new ProxyCredentials(privateKeyToAccount(proxyKey).address, secret)
     }
     const signer = new CommandSigner({ privateKey: proxyKey, clock: venueClock, salts, domain })
-    const perps = createPerpsClient({
+    const perps = createBotPerpsClient({
+      settings,
       transport: perpsTransport,
       clock: venueClock,
       random: o.random,
       credentials,
-      authHeaderNames,
       signer,
-      defaultExpAfterMs: settings.perps.commandExpiryMs,
       ...hooks,
     })
 

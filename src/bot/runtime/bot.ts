@@ -1,41 +1,28 @@
 /**
- * The assembled bot: limiter → connections → batcher → order gateway → supervisor with one actor per
- * instrument → feeds → account monitor → alerts, metrics and the ops server. `startBot` returns a
- * handle whose `stop` applies the exit policy and releases everything within the shutdown budget.
+ * The composition root: `startBot` constructs the bot's parts in order, each taking only parts built
+ * before it (see docs/architecture.md), and returns a handle whose `stop` applies the exit policy.
  */
-import { resolve as resolvePath } from 'node:path'
-import { type Alert, type AlertSink, fanOut } from '../../alerts/alert.ts'
-import { createLogAlertSink } from '../../alerts/logSink.ts'
-import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
+import type { Alert, AlertSink } from '../../alerts/alert.ts'
 import { createCatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
-import { type Clock, sleep } from '../../clock.ts'
-import { describeError, RateLimitError, TransportError, UnknownOutcomeError } from '../../errors.ts'
+import type { Clock } from '../../clock.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
-import {
-  createBotMetrics,
-  formatStatePath,
-  metricsAlertSink,
-  type StateValueLike,
-} from '../../ops/metrics.ts'
+import { createBotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
-import { createRecentAlerts } from '../../ops/recentAlerts.ts'
-import type { BotStatus, InstrumentStatus } from '../../ops/status.ts'
-import type { Order } from '../../perps/schemas/orders.ts'
+import type { BotStatus } from '../../ops/status.ts'
 import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
-import { instrumentForStrategy } from '../../strategy/snapshot.ts'
-import { createBatcher } from '../batcher.ts'
-import type { InstrumentContext } from '../instrument/instrument.machine.ts'
-import { createWeightLimiter } from '../limiter/weightLimiter.ts'
-import { AccountWatch, type AccountWatchState } from '../monitor/accountWatch.ts'
-import { childId, type SupervisedInstrument } from '../supervisor.machine.ts'
-import { startAccountMonitor } from './accountMonitor.ts'
-import { connect, type ResolvedInstrumentConfig, syncClock } from './bootstrap.ts'
+import { createAccountSupervision } from './accountSupervision.ts'
+import { createAlertHub } from './alertHub.ts'
+import { connect, limiterReadHook, type ResolvedInstrumentConfig } from './bootstrap.ts'
+import { createBotLimiter } from './botLimiter.ts'
+import { buildReadiness, buildStatus, type StatusInputs } from './botStatus.ts'
+import { createFeedHealth } from './feedHealth.ts'
 import { startFeeds } from './feeds.ts'
-import { createInstrumentSupervisor, instrumentDeps } from './instrumentActors.ts'
-import { createOrderGateway } from './orderGateway.ts'
+import { createInstrumentFleet } from './instrumentFleet.ts'
+import { createOpenOrderBook } from './openOrderBook.ts'
+import { createOrderPath } from './orderPath.ts'
 import { startPoller } from './poller.ts'
-import { createStateStore } from './stateStore.ts'
+import { runStopSequence, type StopReport } from './stopSequence.ts'
 
 export interface BotOptions {
   settings: Settings
@@ -65,91 +52,26 @@ export interface RunningBot {
   /** Alerts raised so far (most recent last, bounded). */
   alerts(): readonly Alert[]
   /** Stops everything; applies the exit policy. Idempotent. */
-  stop(reason: string): Promise<void>
+  stop(reason: string): Promise<StopReport>
 }
-
-const RECENT_ALERTS = 50
 
 export async function startBot(o: BotOptions): Promise<RunningBot> {
   const { settings, logger, clock } = o
   const startedAt = clock.now()
   const log = logger.child({ component: 'bot' })
+
   const metrics = createBotMetrics({ clock })
-  const recent = createRecentAlerts(RECENT_ALERTS)
-  const raised: Alert[] = []
-  const onAlert = (a: Alert): void => {
-    raised.push(a)
-    if (raised.length > 500) raised.shift()
-  }
-
-  // --- alerts ---
-  const sinks: AlertSink[] = [
-    createLogAlertSink(logger.child({ component: 'alerts' })),
-    metricsAlertSink(metrics),
-    recent,
-  ]
-  if (o.secrets.ALERT_WEBHOOK_URL) {
-    const w = settings.alerts.webhook
-    sinks.push(
-      createWebhookAlertSink({
-        url: o.secrets.ALERT_WEBHOOK_URL,
-        format: w.format,
-        telegramChatId: w.telegramChatId,
-        minSeverity: w.minSeverity,
-        maxPerMinute: w.maxPerMinute,
-        retries: w.retries,
-        timeoutMs: w.timeoutMs,
-        clock,
-        random: o.random,
-        logger: logger.child({ component: 'webhook' }),
-      }),
-    )
-  }
-  sinks.push(...(o.alertSinks ?? []))
-  const alerts = fanOut(sinks)
-  const sendAlert = (a: Alert): void => {
-    alerts.send(a)
-    onAlert(a)
-  }
-
-  // --- limiter: every request passes it with its weight ---
-  const rateLimitTimes: number[] = []
-  let supervisorRef:
-    | { send: (e: { type: 'ROUTE'; event: { type: 'BREAKER'; open: boolean } }) => void }
-    | undefined
-  const limiter = createWeightLimiter({
-    requestBudget: settings.limiter.requestBudgetPerMinute,
-    actionBudget: settings.limiter.actionBudgetPerMinute,
-    headroom: settings.limiter.headroom,
-    riskReserve: settings.limiter.riskReserve,
-    breakerThreshold: settings.limiter.breakerThreshold,
-    breakerWindowMs: settings.limiter.breakerWindowMs,
-    breakerCoolDownMs: settings.limiter.breakerCooldownMs,
+  const alerts = createAlertHub({
+    settings,
+    secrets: o.secrets,
     clock,
     random: o.random,
-    onBreaker: (state, reason) => {
-      log.warn({ breaker: state, reason }, `rate-limit breaker ${state}: ${reason}`)
-      supervisorRef?.send({ type: 'ROUTE', event: { type: 'BREAKER', open: state === 'open' } })
-      sendAlert(
-        state === 'open'
-          ? {
-              key: 'rate-limit-breaker',
-              severity: 'warning',
-              title: 'Quoting paused by the rate-limit breaker',
-              message: reason,
-              at: clock.now(),
-            }
-          : {
-              key: 'rate-limit-breaker',
-              severity: 'warning',
-              title: `Rate-limit breaker ${state}`,
-              message: reason,
-              at: clock.now(),
-              resolved: state === 'closed',
-            },
-      )
-    },
+    logger,
+    metrics,
+    extraSinks: o.alertSinks,
   })
+  const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts })
+  const { limiter } = bl
   metrics.setLimiterSource(() => {
     const s = limiter.state()
     return {
@@ -157,9 +79,6 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       action: { used: s.action.used, capacity: s.action.limit },
     }
   })
-  const COMMANDS = new Set(['createOrders', 'modifyOrders', 'cancelOrders', 'cancelAll'])
-
-  // --- connections ---
   const conn = await connect({
     settings,
     secrets: o.secrets,
@@ -170,164 +89,59 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     perpsUrl: o.perpsUrl,
     catalogueUrl: o.catalogueUrl,
     selfProvision: o.selfProvision,
-    // Batch commands are charged by the batcher's (or gateway's) own limiter job; reads here.
-    beforeRequest: async (info) => {
-      if (COMMANDS.has(info.endpoint)) return
-      await limiter.schedule({ endpoint: info.endpoint, priority: 'read' }, async () => undefined)
-    },
+    beforeRequest: limiterReadHook(limiter),
     onRateLimited: ({ error }) => {
-      rateLimitTimes.push(clock.now())
       metrics.recordRateLimited(error.code)
       limiter.onRateLimited(error)
     },
   })
   const { perps, venueClock } = conn
-  const catalogue = createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random })
-
-  // --- batcher and gateway ---
-  let feedsRef: { reconcile: (ids?: readonly number[]) => Promise<void> } | undefined
-  const batcher = createBatcher({
+  const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
+  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
+  const orders = createOrderPath({
+    perps,
     limiter,
+    openOrders,
+    settings,
     clock,
-    windowMs: settings.batcher.windowMs,
-    maxBatchSize: settings.batcher.maxBatchSize,
-    send: (async (type: string, items: readonly unknown[], { signal }: { signal: AbortSignal }) => {
-      const sent =
-        type === 'modifyOrders'
-          ? perps.modifyOrders(items as never, { signal })
-          : type === 'createOrders'
-            ? perps.createOrders(items as never, { signal })
-            : perps.cancelOrders(items as number[], { signal })
-      try {
-        const results = await sent
-        metrics.recordBatch({ command: type, size: items.length, outcome: 'ok' })
-        return results
-      } catch (e) {
-        const outcome =
-          e instanceof UnknownOutcomeError || (e instanceof TransportError && e.maybeDelivered)
-            ? 'unknown'
-            : 'error'
-        metrics.recordBatch({ command: type, size: items.length, outcome })
-        throw e
-      }
-    }) as Parameters<typeof createBatcher>[0]['send'],
-    reconcile: async (ids) => {
-      log.warn({ instruments: ids }, 'reconciling open orders after an unknown outcome')
-      await feedsRef?.reconcile(ids)
-    },
-    onReconcileError: (e, attempt) => log.error({ attempt, err: describeError(e) }, 'reconcile failed'),
+    logger: log,
+    recordBatch: (b) => metrics.recordBatch(b),
   })
-  const gateway = createOrderGateway({ batcher, limiter, perps })
-
-  // --- instrument actors under the supervisor ---
-  const fed: SupervisedInstrument[] = []
-  const meta = new Map<number, { symbol: string; strategy: string }>()
-  for (const r of o.strategies) {
-    const inst = conn.instruments.get(r.symbol)
-    if (!inst) continue
-    const strategyInstrument = instrumentForStrategy(inst)
-    meta.set(inst.instrument_id, { symbol: inst.symbol, strategy: r.strategy.name })
-    fed.push({
-      id: inst.instrument_id,
-      symbol: inst.symbol,
-      asset: inst.base_asset,
-      input: {
-        instrument: strategyInstrument,
-        deps: instrumentDeps(settings, r.strategy, {
-          clock: venueClock,
-          logger: logger.child({ instrument: inst.symbol, strategy: r.strategy.name }),
-        }),
-      },
-    })
-  }
-  const supervisor = createInstrumentSupervisor(gateway, { clock, instruments: fed, logger: log })
-  supervisorRef = supervisor
-  supervisor.on('restarted', (e) => {
-    log.warn({ instrumentId: e.id, attempt: e.attempt }, 'instrument actor restarted; re-feeding inputs')
-    for (const p of feeds.pollers) p.trigger()
+  const fleet = createInstrumentFleet({
+    settings,
+    strategies: o.strategies,
+    listed: conn.instruments,
+    gateway: orders.gateway,
+    openOrders,
+    breaker: bl.breaker,
+    alerts,
+    clock,
+    venueClock,
+    logger,
   })
-  supervisor.on('gaveUp', (e) => {
-    sendAlert({
-      key: `actor:${e.id}`,
-      severity: 'critical',
-      title: 'Instrument actor stopped',
-      message: `The actor for ${meta.get(e.id)?.symbol ?? e.id} failed repeatedly and was stopped; its orders are cancelled.`,
-      at: clock.now(),
-    })
-    void gateway.cancelAll(e.id).catch(() => undefined)
-  })
-  supervisor.start()
-
-  // --- account monitor (its episodes survive restarts, so an ongoing one does not alert again) ---
-  const watch = new AccountWatch(settings.monitor)
-  // Live only: a dry run is a fresh throwaway account every time. Keyed by proxy (the account's key).
-  const store = o.selfProvision
-    ? undefined
-    : createStateStore(resolvePath(settings.ops.stateDir), (e) =>
-        log.warn({ err: describeError(e) }, 'cannot write the state journal'),
-      )
-  const journal = `account-watch-${conn.proxyAddress.toLowerCase()}`
-  const saved = store?.read<AccountWatchState>(journal)
-  if (saved) {
-    watch.importState(saved)
-    log.info('restored alert episodes from the state journal')
-  }
-  let lastSaved = JSON.stringify(watch.exportState())
-  const persistWatch = (): void => {
-    const now = JSON.stringify(watch.exportState())
-    if (now === lastSaved) return
-    lastSaved = now
-    store?.write(journal, watch.exportState())
-  }
-  const rateLimitCount = (): number => {
-    const cutoff = clock.now() - settings.monitor.rateLimitWindowMs
-    while (rateLimitTimes.length > 0 && (rateLimitTimes[0] ?? 0) < cutoff) rateLimitTimes.shift()
-    return rateLimitTimes.length
-  }
-  const feedErrors = new Map<string, number>()
-  const onFeedError = (feed: string, e: unknown): void => {
-    feedErrors.set(feed, (feedErrors.get(feed) ?? 0) + 1)
-    if (e instanceof RateLimitError) rateLimitCount()
-  }
-  const monitor = startAccountMonitor({
+  const health = createFeedHealth()
+  const account = createAccountSupervision({
+    settings,
     perps,
     clock,
-    logger: logger.child({ component: 'monitor' }),
-    watch,
+    logger,
     alerts,
-    polling: settings.polling,
+    health,
     proxyAddress: conn.proxyAddress,
     proxyExpiry: conn.proxyExpiry,
-    rateLimitCount,
-    onAlert: (a) => {
-      onAlert(a)
-      persistWatch()
-    },
-    onFeedError,
+    rateLimitCount: bl.rateLimitCount,
+    journal: !o.selfProvision,
   })
-
-  // --- feeds ---
-  let reconciledAt: number | undefined
-  let lastOrders: readonly Order[] = []
   const feeds = startFeeds({
     perps,
-    catalogue,
+    catalogue: createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random }),
     clock,
+    venueClock,
     logger: logger.child({ component: 'feeds' }),
-    supervisor,
-    instruments: o.strategies.flatMap((r) => {
-      const inst = conn.instruments.get(r.symbol)
-      return inst
-        ? [
-            {
-              id: inst.instrument_id,
-              symbol: inst.symbol,
-              asset: inst.base_asset,
-              catalogueQuery: r.strategy.catalogueQuery,
-            },
-          ]
-        : []
-    }),
+    fleet,
+    openOrders,
+    account,
+    health,
     polling: settings.polling,
     // Index polls may use a third of the usable request budget.
     indexWeightPerMinute: Math.floor(
@@ -338,121 +152,43 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     ),
     klinesKept: settings.quoting.klinesKept,
     staleIndexMs: settings.quoting.staleIndexMs,
-    onPortfolio: (p) => {
-      monitor.observePortfolio(p)
-      const s = watch.snapshot()
-      metrics.setAccount({ marginRatio: s.marginRatio, inLiquidation: s.inLiquidation })
-    },
-    onOrders: (orders) => {
-      reconciledAt = clock.now()
-      lastOrders = orders
-    },
-    onTimeSync: async () => {
-      const offset = await syncClock(perps, clock, venueClock)
-      if (offset !== undefined) monitor.observeClockSkew(offset)
-    },
-    onFeedError,
   })
-  feedsRef = feeds
 
-  // --- status, readiness, metrics refresh ---
-  const instrumentStatus = (): InstrumentStatus[] =>
-    fed.map((f) => {
-      const child = supervisor.getSnapshot().children[childId(f.id)] as
-        | { getSnapshot(): { value: unknown; context: InstrumentContext; status: string } }
-        | undefined
-      const snap = child?.getSnapshot()
-      const ctx = snap?.context
-      const state = snap ? formatStatePath(snap.value as StateValueLike, ['ticker']) : 'stopped'
-      const now = venueClock.now()
-      return {
-        symbol: f.symbol,
-        id: f.id,
-        state,
-        reason: ctx?.assessment.reason ?? 'actor stopped',
-        mode: ctx?.mode.mode ?? 'halted',
-        strategy: meta.get(f.id)?.strategy,
-        openOrders: ctx?.openOrders.length ?? 0,
-        lastQuoteAt: ctx?.stats.lastSubmitAt,
-        quoteAgeMs: ctx?.stats.lastSubmitAt === undefined ? undefined : now - ctx.stats.lastSubmitAt,
-        stats: {
-          plans: ctx?.stats.plans ?? 0,
-          submitted: ctx?.stats.submitted ?? 0,
-          rejected: ctx?.stats.rejected ?? 0,
-          unknown: ctx?.stats.unknown ?? 0,
-          strategyErrors: ctx?.stats.strategyErrors ?? 0,
-        },
-        details: { indexPrice: ctx?.index?.price ?? null },
-      }
-    })
   let stopping = false
-  const ready = (): { ok: boolean; reasons: string[] } => {
-    const reasons: string[] = []
-    if (stopping) reasons.push('stopping')
-    if (reconciledAt === undefined) reasons.push('open orders not reconciled yet')
-    for (const i of instrumentStatus()) {
-      if (i.state === 'syncing') reasons.push(`${i.symbol}: syncing`)
-      else if (i.state.startsWith('halted') && /stale|no /.test(i.reason ?? ''))
-        reasons.push(`${i.symbol}: ${i.reason}`)
-    }
-    return { ok: reasons.length === 0, reasons }
-  }
-  const status = (): BotStatus => {
-    const s = watch.snapshot()
-    const l = limiter.state()
-    const b = batcher.state()
+  const inputs = (): StatusInputs => {
+    const book = openOrders.snapshot()
     return {
       mode: settings.mode,
       startedAt,
-      uptimeMs: clock.now() - startedAt,
-      instruments: instrumentStatus(),
-      account: {
-        marginRatio: s.marginRatio,
-        marginLevel: s.marginLevel,
-        inLiquidation: s.inLiquidation,
-        pendingWithdrawals: s.pendingWithdrawals,
-        details: {
-          proxy: conn.proxyAddress,
-          proxyExpiring: s.proxyExpiring,
-          fundingCharges: monitor.fundingCharges,
-          openOrders: lastOrders.length,
-          reconciledAt: reconciledAt ?? null,
-          clockOffsetMs: venueClock.offsetMs,
-        },
-      },
-      limiter: {
-        budgets: {
-          request: {
-            used: l.request.used,
-            capacity: l.request.limit,
-            queued: l.queued.read + l.queued.quote,
-          },
-          action: { used: l.action.used, capacity: l.action.limit, queued: l.queued.risk },
-        },
-        backoffUntil: l.pausedUntil.request ?? l.pausedUntil.action,
-        details: {
-          breaker: l.breaker,
-          rateLimited: l.rateLimited,
-          queued: l.queued,
-          batchesSent: b.batchesSent,
-          itemsSent: b.itemsSent,
-          unknownBatches: b.unknownBatches,
-          reconciles: b.reconciles,
-          feedErrors: Object.fromEntries(feedErrors),
-        },
-      },
-      alerts: recent.list(),
+      now: clock.now(),
+      venueNow: venueClock.now(),
+      stopping,
+      instruments: fleet.instruments.map((i) => ({ ...i, actor: fleet.snapshotOf(i.id) })),
+      account: account.snapshot(),
+      proxyAddress: conn.proxyAddress,
+      fundingCharges: account.fundingCharges,
+      openOrders: book.orders.length,
+      reconciledAt: book.reconciledAt,
+      clockOffsetMs: venueClock.offsetMs,
+      limiter: limiter.state(),
+      batcher: orders.batcher.state(),
+      feedErrors: health.counts(),
+      alerts: alerts.recent(),
     }
   }
+  const status = (): BotStatus => buildStatus(inputs())
+  const ready = (): { ok: boolean; reasons: string[] } => buildReadiness(inputs())
   const refresher = startPoller({
     name: 'metrics',
     clock,
     intervalMs: () => 1_000,
     run: async () => {
-      for (const i of instrumentStatus()) {
+      const s = status()
+      for (const i of s.instruments) {
         metrics.setInstrumentState(i.symbol, i.state)
         metrics.setLastQuoteAt(i.symbol, i.lastQuoteAt)
       }
+      metrics.setAccount({ marginRatio: s.account.marginRatio, inLiquidation: s.account.inLiquidation })
     },
     onError: () => undefined,
   })
@@ -471,48 +207,35 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           secrets: o.secretBag.needles,
         })
   log.info(
-    { instruments: fed.map((f) => f.symbol), proxy: conn.proxyAddress, ops: opsServer?.url },
-    `perpbot ${settings.mode} running with ${fed.length} instrument(s)`,
+    { instruments: fleet.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: opsServer?.url },
+    `perpbot ${settings.mode} running with ${fleet.instruments.length} instrument(s)`,
   )
 
-  let stopped: Promise<void> | undefined
+  let stopped: Promise<StopReport> | undefined
   return {
     status,
     ready,
     opsUrl: opsServer?.url,
     proxyAddress: conn.proxyAddress,
-    alerts: () => raised,
+    alerts: alerts.raised,
     stop(reason) {
-      stopped ??= (async () => {
-        stopping = true
-        log.info({ reason }, `stopping: ${reason}`)
-        // 1. No new inputs, no new plans.
-        await Promise.allSettled([feeds.stop(), monitor.stop(), refresher.stop()])
-        supervisor.send({ type: 'STOP_ALL' })
-        persistWatch()
-        // 2. Finish (or abandon after a bound) the in-flight batch.
-        await Promise.race([batcher.stop(), sleep(clock, 3_000)])
-        // 3. Exit policy.
-        if (settings.ops.exitPolicy === 'cancel-all') {
-          try {
-            await Promise.race([
-              // Through the limiter as risk work: even the last request respects the budget.
-              gateway.cancelAll(undefined),
-              sleep(clock, 3_000).then(() => {
-                throw new Error('cancel-all timed out')
-              }),
-            ])
-            log.info('exit policy: cancelled all open orders')
-          } catch (e) {
-            log.error({ err: describeError(e) }, 'exit policy: cancel-all failed; orders may remain open')
-          }
-        } else log.info('exit policy: leaving open orders in place')
-        await limiter.stop()
-        await alerts.flush?.(1_000)
-        await Promise.allSettled([opsServer?.close(), conn.close()])
-        supervisor.stop()
-        log.info('stopped')
-      })()
+      stopping = true
+      stopped ??= runStopSequence({
+        reason,
+        exitPolicy: settings.ops.exitPolicy,
+        clock,
+        logger: log,
+        parts: {
+          inputs: [feeds, account, refresher],
+          stopPlanning: () => fleet.stopAll(),
+          finishOrders: () => orders.batcher.stop(),
+          cancelAll: () => orders.gateway.cancelAll(undefined),
+          lastOrders: () => openOrders.snapshot().orders,
+          releaseLimiter: () => limiter.stop(),
+          flushAlerts: (ms) => alerts.flush(ms),
+          close: [() => opsServer?.close(), () => conn.close(), () => fleet.stop()],
+        },
+      })
       return stopped
     },
   }

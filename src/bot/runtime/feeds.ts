@@ -6,12 +6,11 @@
  */
 import type { CatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import type { ListEventsKeysetParams } from '../../catalogue/client/listEventsKeyset.ts'
-import type { Clock } from '../../clock.ts'
+import type { Clock, OffsetClock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Portfolio } from '../../perps/schemas/account.ts'
-import type { Order } from '../../perps/schemas/orders.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
 import type { Settings } from '../../settings/schema.ts'
 import {
@@ -23,23 +22,26 @@ import {
   statisticsForStrategy,
 } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
-import type { SupervisorActor } from '../supervisor.machine.ts'
+import { syncClock } from './bootstrap.ts'
+import { inChunks } from './chunks.ts'
+import type { FeedHealth } from './feedHealth.ts'
+import type { InstrumentFleet } from './instrumentFleet.ts'
+import type { OpenOrderBook } from './openOrderBook.ts'
 import { type Poller, startPoller } from './poller.ts'
-
-export interface FedInstrument {
-  id: number
-  symbol: string
-  asset: string
-  catalogueQuery: CatalogueQuery | undefined
-}
 
 export interface FeedOptions {
   perps: PerpsClient
   catalogue: CatalogueClient
+  /** The base clock (wall or the mock's virtual clock): poll timers and `receivedAt`. */
   clock: Clock
+  /** Venue-corrected clock, re-synchronised by the time feed. */
+  venueClock: OffsetClock
   logger: Logger
-  supervisor: SupervisorActor
-  instruments: readonly FedInstrument[]
+  fleet: Pick<InstrumentFleet, 'supervisor' | 'instruments' | 'restarted'>
+  openOrders: Pick<OpenOrderBook, 'reconcile'>
+  /** Where the portfolio and the measured clock skew go (account supervision). */
+  account: { observePortfolio(p: Portfolio): void; observeClockSkew(offsetMs: number): void }
+  health: Pick<FeedHealth, 'failed'>
   polling: Settings['polling']
   /** Request weight per minute the index polls may use in total. */
   indexWeightPerMinute: number
@@ -47,17 +49,10 @@ export interface FeedOptions {
   klinesKept: number
   /** Index older than this halts an instrument (to warn when polling cannot keep up). */
   staleIndexMs: number
-  onPortfolio: (p: Portfolio) => void
-  onOrders: (orders: readonly Order[]) => void
-  onTimeSync: () => Promise<void>
-  /** Counts failures for status/metrics. */
-  onFeedError: (feed: string, error: unknown) => void
 }
 
 export interface Feeds {
   pollers: Poller[]
-  /** Reads open orders now and routes them (the batcher's reconcile and startup use it). */
-  reconcile(instrumentIds?: readonly number[]): Promise<void>
   stop(): Promise<void>
 }
 
@@ -75,22 +70,10 @@ export function toKeysetParams(q: CatalogueQuery): ListEventsKeysetParams {
   } as ListEventsKeysetParams
 }
 
-/**
- * Fans work out over many instruments in chunks, yielding to the event loop between chunks, so the
- * commands of the first chunk are batched and signed while later ones are still being planned. Nine
- * instruments of up to two quotes each fill one 19-order batch (request weight 1).
- */
-export const ROUTE_CHUNK = 9
-
-async function inChunks<T>(items: readonly T[], each: (item: T) => void): Promise<void> {
-  for (let i = 0; i < items.length; i += ROUTE_CHUNK) {
-    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-    for (const item of items.slice(i, i + ROUTE_CHUNK)) each(item)
-  }
-}
-
 export function startFeeds(o: FeedOptions): Feeds {
-  const { supervisor, clock } = o
+  const { clock } = o
+  const { supervisor } = o.fleet
+  const instruments = o.fleet.instruments
   const now = (): number => clock.now()
   const pollers: Poller[] = []
   const poll = (
@@ -105,7 +88,7 @@ export function startFeeds(o: FeedOptions): Feeds {
         intervalMs,
         run,
         onError: (e, n) => {
-          o.onFeedError(name, e)
+          o.health.failed(name, e)
           // Log the first failure and then every tenth, so an outage does not flood the log.
           if (n === 1 || n % 10 === 0)
             o.logger.warn({ feed: name, failures: n }, `${name} poll failed: ${describeError(e)}`)
@@ -116,7 +99,7 @@ export function startFeeds(o: FeedOptions): Feeds {
 
   // Index: one poller per asset; the interval stretches so all assets fit the index weight share.
   const byAsset = new Map<string, number[]>()
-  for (const i of o.instruments) byAsset.set(i.asset, [...(byAsset.get(i.asset) ?? []), i.id])
+  for (const i of instruments) byAsset.set(i.asset, [...(byAsset.get(i.asset) ?? []), i.id])
   const indexWeight = PERPS_WEIGHTS.getIndex.request({})
   const indexInterval = Math.max(
     o.polling.indexMs,
@@ -143,7 +126,7 @@ export function startFeeds(o: FeedOptions): Feeds {
     )
   }
 
-  const ids = new Set(o.instruments.map((i) => i.id))
+  const ids = new Set(instruments.map((i) => i.id))
   poll(
     'statistics',
     () => o.polling.statisticsMs,
@@ -173,8 +156,8 @@ export function startFeeds(o: FeedOptions): Feeds {
       const p = await o.perps.getPortfolio({ signal })
       const at = now()
       const margin = marginForStrategy(p)
-      o.onPortfolio(p)
-      await inChunks(o.instruments, (i) =>
+      o.account.observePortfolio(p)
+      await inChunks(instruments, (i) =>
         supervisor.send({
           type: 'ROUTE',
           ids: [i.id],
@@ -184,34 +167,15 @@ export function startFeeds(o: FeedOptions): Feeds {
     },
   )
 
-  const reconcile = async (instrumentIds?: readonly number[]): Promise<void> => {
-    // One all-instrument read costs 20; per-instrument reads cost 1 each: pick the cheaper.
-    const wanted =
-      instrumentIds && instrumentIds.length > 0 && instrumentIds.length < 20 ? instrumentIds : undefined
-    const orders = wanted
-      ? (await Promise.all(wanted.map((id) => o.perps.getOpenOrders({ instrumentId: id })))).flat()
-      : await o.perps.getOpenOrders()
-    const at = now()
-    const byInstrument = new Map<number, Order[]>()
-    for (const x of orders) byInstrument.set(x.iid, [...(byInstrument.get(x.iid) ?? []), x])
-    await inChunks(wanted ?? [...ids], (id) =>
-      supervisor.send({
-        type: 'ROUTE',
-        ids: [id],
-        event: { type: 'ORDERS', orders: byInstrument.get(id) ?? [], receivedAt: at },
-      }),
-    )
-    o.onOrders(orders)
-  }
   poll(
     'openOrders',
     () => o.polling.openOrdersMs,
-    () => reconcile(),
+    () => o.openOrders.reconcile(),
   )
 
   // Catalogue: one poller per distinct query, shared by the instruments that declared it.
   const byQuery = new Map<string, { query: CatalogueQuery; ids: number[] }>()
-  for (const i of o.instruments) {
+  for (const i of instruments) {
     if (!i.catalogueQuery) continue
     const key = JSON.stringify(i.catalogueQuery)
     const entry = byQuery.get(key) ?? { query: i.catalogueQuery, ids: [] }
@@ -238,13 +202,20 @@ export function startFeeds(o: FeedOptions): Feeds {
   poll(
     'time',
     () => o.polling.timeSyncMs,
-    () => o.onTimeSync(),
+    async () => {
+      const offset = await syncClock(o.perps, clock, o.venueClock)
+      if (offset !== undefined) o.account.observeClockSkew(offset)
+    },
   )
+  // A restarted actor lost its inputs: poll everything again now.
+  const unsubscribe = o.fleet.restarted.subscribe(() => {
+    for (const p of pollers) p.trigger()
+  })
 
   return {
     pollers,
-    reconcile,
     async stop() {
+      unsubscribe()
       await Promise.all(pollers.map((p) => p.stop()))
     },
   }

@@ -1,7 +1,12 @@
 import { describe, expect, it, vi } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import { createFeedHealth } from '../../../src/bot/runtime/feedHealth.ts'
 import { startFeeds } from '../../../src/bot/runtime/feeds.ts'
+import { createOpenOrderBook } from '../../../src/bot/runtime/openOrderBook.ts'
+import { createSignal } from '../../../src/bot/runtime/signal.ts'
+import type { SupervisorActor } from '../../../src/bot/supervisor.machine.ts'
 import type { CatalogueClient } from '../../../src/catalogue/client/createCatalogueClient.ts'
+import { OffsetClock } from '../../../src/clock.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import type { Kline, StatisticsItem } from '../../../src/perps/schemas/info.ts'
@@ -19,6 +24,7 @@ function setup(opts: { assets: number; klinesKept: number }) {
     id: i + 1,
     symbol: `A${i}-USDC`,
     asset: `A${i}`,
+    strategy: 'index-peg',
     catalogueQuery: undefined,
   }))
   const stats: StatisticsItem[] = instruments.map((i) => ({
@@ -45,21 +51,26 @@ function setup(opts: { assets: number; klinesKept: number }) {
     })),
     getOpenOrders: vi.fn(async () => []),
   } as unknown as PerpsClient
+  const clock = new SimulatedClock()
+  // Only `send` is used by the feeds; the recorder stands in for the supervisor actor.
+  const supervisor = { send: (e: (typeof sent)[number]) => void sent.push(e) } as Pick<
+    SupervisorActor,
+    'send'
+  >
   const feeds = startFeeds({
     perps,
     catalogue: {} as CatalogueClient,
-    clock: new SimulatedClock(),
+    clock,
+    venueClock: new OffsetClock(clock),
     logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void logs.push(l) } }),
-    supervisor: { send: (e: (typeof sent)[number]) => sent.push(e) } as never,
-    instruments,
+    fleet: { supervisor: supervisor as SupervisorActor, instruments, restarted: createSignal<number>() },
+    openOrders: createOpenOrderBook({ perps, clock, instrumentIds: instruments.map((i) => i.id) }),
+    account: { observePortfolio: () => undefined, observeClockSkew: () => undefined },
+    health: createFeedHealth(),
     polling: PollingSettings.parse({}),
     indexWeightPerMinute: 255,
     klinesKept: opts.klinesKept,
     staleIndexMs: 15_000,
-    onPortfolio: () => undefined,
-    onOrders: () => undefined,
-    onTimeSync: async () => undefined,
-    onFeedError: () => undefined,
   })
   return { feeds, sent, logs }
 }

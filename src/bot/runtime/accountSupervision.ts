@@ -1,0 +1,93 @@
+/**
+ * Account supervision: the pure `AccountWatch` (alert episodes with hysteresis), its journal (live
+ * runs keep episodes across restarts so an ongoing one does not alert again), and the pollers that
+ * feed it (withdrawals, funding, credentials). The portfolio and the clock skew arrive from the feeds.
+ */
+import { resolve as resolvePath } from 'node:path'
+import type { Alert, AlertSink } from '../../alerts/alert.ts'
+import type { Clock } from '../../clock.ts'
+import { describeError } from '../../errors.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { Portfolio } from '../../perps/schemas/account.ts'
+import type { Settings } from '../../settings/schema.ts'
+import { AccountWatch, type AccountWatchSnapshot, type AccountWatchState } from '../monitor/accountWatch.ts'
+import { startAccountMonitor } from './accountMonitor.ts'
+import type { FeedHealth } from './feedHealth.ts'
+import { createStateStore, type StateStore } from './stateStore.ts'
+
+export interface AccountSupervision {
+  observePortfolio(p: Portfolio): void
+  observeClockSkew(offsetMs: number): void
+  snapshot(): AccountWatchSnapshot
+  /** Funding charges seen since start. */
+  readonly fundingCharges: number
+  /** Stops the pollers and writes the journal one last time. */
+  stop(): Promise<void>
+}
+
+export function createAccountSupervision(o: {
+  settings: Settings
+  perps: PerpsClient
+  clock: Clock
+  logger: Logger
+  alerts: AlertSink
+  health: FeedHealth
+  proxyAddress: string
+  proxyExpiry: number | undefined
+  rateLimitCount: () => number
+  /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
+  journal: boolean
+}): AccountSupervision {
+  const log = o.logger.child({ component: 'monitor' })
+  const watch = new AccountWatch(o.settings.monitor)
+  const store: StateStore | undefined = o.journal
+    ? createStateStore(resolvePath(o.settings.ops.stateDir), (e) =>
+        log.warn({ err: describeError(e) }, 'cannot write the state journal'),
+      )
+    : undefined
+  // Keyed by proxy: the account's key.
+  const name = `account-watch-${o.proxyAddress.toLowerCase()}`
+  const saved = store?.read<AccountWatchState>(name)
+  if (saved) {
+    watch.importState(saved)
+    log.info('restored alert episodes from the state journal')
+  }
+  let lastSaved = JSON.stringify(watch.exportState())
+  const persist = (): void => {
+    const now = JSON.stringify(watch.exportState())
+    if (now === lastSaved) return
+    lastSaved = now
+    store?.write(name, watch.exportState())
+  }
+  const alerts: AlertSink = {
+    send(a: Alert) {
+      o.alerts.send(a)
+      persist()
+    },
+  }
+  const monitor = startAccountMonitor({
+    perps: o.perps,
+    clock: o.clock,
+    logger: log,
+    watch,
+    alerts,
+    polling: o.settings.polling,
+    proxyAddress: o.proxyAddress,
+    proxyExpiry: o.proxyExpiry,
+    rateLimitCount: o.rateLimitCount,
+    onFeedError: o.health.failed,
+  })
+  return {
+    observePortfolio: (p) => monitor.observePortfolio(p),
+    observeClockSkew: (offsetMs) => monitor.observeClockSkew(offsetMs),
+    snapshot: () => watch.snapshot(),
+    get fundingCharges() {
+      return monitor.fundingCharges
+    },
+    async stop() {
+      await monitor.stop()
+      persist()
+    },
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The bot's alert hub: one `send` that every part raises alerts through, fanned out to the log, the
+ * metrics, the recent-alerts list behind `/status`, the webhook (when configured) and any extra sinks
+ * (tests). It also keeps a bounded list of everything raised, for the run handle.
+ */
+import { type Alert, type AlertSink, fanOut } from '../../alerts/alert.ts'
+import { createLogAlertSink } from '../../alerts/logSink.ts'
+import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
+import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
+import { type BotMetrics, metricsAlertSink } from '../../ops/metrics.ts'
+import { createRecentAlerts } from '../../ops/recentAlerts.ts'
+import type { Random } from '../../random.ts'
+import type { Secrets, Settings } from '../../settings/schema.ts'
+
+export interface AlertHub {
+  /** Delivers to every sink; never throws, never blocks. */
+  send(alert: Alert): void
+  /** The most recent alerts (for `/status`), oldest first. */
+  recent(): Alert[]
+  /** Everything raised in this run (bounded), oldest first. */
+  raised(): readonly Alert[]
+  /** Waits (bounded) for queued deliveries; used at shutdown. */
+  flush(timeoutMs: number): Promise<void>
+}
+
+const RECENT_ALERTS = 50
+const RAISED_KEPT = 500
+
+export function createAlertHub(o: {
+  settings: Settings
+  secrets: Secrets
+  clock: Clock
+  random: Random
+  logger: Logger
+  metrics: Pick<BotMetrics, 'recordAlert'>
+  extraSinks?: readonly AlertSink[] | undefined
+}): AlertHub {
+  const recent = createRecentAlerts(RECENT_ALERTS)
+  const raised: Alert[] = []
+  const sinks: AlertSink[] = [
+    createLogAlertSink(o.logger.child({ component: 'alerts' })),
+    metricsAlertSink(o.metrics),
+    recent,
+  ]
+  if (o.secrets.ALERT_WEBHOOK_URL) {
+    const w = o.settings.alerts.webhook
+    sinks.push(
+      createWebhookAlertSink({
+        url: o.secrets.ALERT_WEBHOOK_URL,
+        format: w.format,
+        telegramChatId: w.telegramChatId,
+        minSeverity: w.minSeverity,
+        maxPerMinute: w.maxPerMinute,
+        retries: w.retries,
+        timeoutMs: w.timeoutMs,
+        clock: o.clock,
+        random: o.random,
+        logger: o.logger.child({ component: 'webhook' }),
+      }),
+    )
+  }
+  sinks.push(...(o.extraSinks ?? []))
+  const all = fanOut(sinks)
+  return {
+    send(alert) {
+      all.send(alert)
+      raised.push(alert)
+      if (raised.length > RAISED_KEPT) raised.shift()
+    },
+    recent: () => recent.list(),
+    raised: () => raised,
+    flush: async (timeoutMs) => {
+      await all.flush?.(timeoutMs)
+    },
+  }
+}

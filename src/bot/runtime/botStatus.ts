@@ -1,0 +1,120 @@
+/**
+ * The bot's `/status` and `/readyz` as pure functions of the parts' snapshots: the composition root
+ * gathers the snapshots, these build the views. Nothing here reads a clock or an actor itself.
+ */
+import type { Alert } from '../../alerts/alert.ts'
+import { formatStatePath, type StateValueLike } from '../../ops/metrics.ts'
+import type { BotMode, BotStatus, InstrumentStatus } from '../../ops/status.ts'
+import type { BatcherState } from '../batcher.ts'
+import type { InstrumentContext } from '../instrument/instrument.machine.ts'
+import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
+import type { AccountWatchSnapshot } from '../monitor/accountWatch.ts'
+
+/** One instrument as the status sees it: its config and its actor's snapshot (none once stopped). */
+export interface InstrumentView {
+  id: number
+  symbol: string
+  strategy: string
+  actor: { value: StateValueLike; context: InstrumentContext } | undefined
+}
+
+export interface StatusInputs {
+  mode: BotMode
+  startedAt: number
+  /** Base clock now. */
+  now: number
+  /** Venue-corrected now (quote ages). */
+  venueNow: number
+  stopping: boolean
+  instruments: readonly InstrumentView[]
+  account: AccountWatchSnapshot
+  proxyAddress: string
+  fundingCharges: number
+  openOrders: number
+  reconciledAt: number | undefined
+  clockOffsetMs: number
+  limiter: WeightLimiterState
+  batcher: BatcherState
+  feedErrors: Record<string, number>
+  alerts: readonly Alert[]
+}
+
+export function instrumentStatus(i: InstrumentView, venueNow: number): InstrumentStatus {
+  const ctx = i.actor?.context
+  const last = ctx?.stats.lastSubmitAt
+  return {
+    symbol: i.symbol,
+    id: i.id,
+    state: i.actor ? formatStatePath(i.actor.value, ['ticker']) : 'stopped',
+    reason: ctx?.assessment.reason ?? 'actor stopped',
+    mode: ctx?.mode.mode ?? 'halted',
+    strategy: i.strategy,
+    openOrders: ctx?.openOrders.length ?? 0,
+    lastQuoteAt: last,
+    quoteAgeMs: last === undefined ? undefined : venueNow - last,
+    stats: {
+      plans: ctx?.stats.plans ?? 0,
+      submitted: ctx?.stats.submitted ?? 0,
+      rejected: ctx?.stats.rejected ?? 0,
+      unknown: ctx?.stats.unknown ?? 0,
+      strategyErrors: ctx?.stats.strategyErrors ?? 0,
+    },
+    details: { indexPrice: ctx?.index?.price ?? null },
+  }
+}
+
+export function buildReadiness(s: StatusInputs): { ok: boolean; reasons: string[] } {
+  const reasons: string[] = []
+  if (s.stopping) reasons.push('stopping')
+  if (s.reconciledAt === undefined) reasons.push('open orders not reconciled yet')
+  for (const view of s.instruments) {
+    const i = instrumentStatus(view, s.venueNow)
+    if (i.state === 'syncing') reasons.push(`${i.symbol}: syncing`)
+    else if (i.state.startsWith('halted') && /stale|no /.test(i.reason ?? ''))
+      reasons.push(`${i.symbol}: ${i.reason}`)
+  }
+  return { ok: reasons.length === 0, reasons }
+}
+
+export function buildStatus(s: StatusInputs): BotStatus {
+  const l = s.limiter
+  const b = s.batcher
+  return {
+    mode: s.mode,
+    startedAt: s.startedAt,
+    uptimeMs: s.now - s.startedAt,
+    instruments: s.instruments.map((i) => instrumentStatus(i, s.venueNow)),
+    account: {
+      marginRatio: s.account.marginRatio,
+      marginLevel: s.account.marginLevel,
+      inLiquidation: s.account.inLiquidation,
+      pendingWithdrawals: s.account.pendingWithdrawals,
+      details: {
+        proxy: s.proxyAddress,
+        proxyExpiring: s.account.proxyExpiring,
+        fundingCharges: s.fundingCharges,
+        openOrders: s.openOrders,
+        reconciledAt: s.reconciledAt ?? null,
+        clockOffsetMs: s.clockOffsetMs,
+      },
+    },
+    limiter: {
+      budgets: {
+        request: { used: l.request.used, capacity: l.request.limit, queued: l.queued.read + l.queued.quote },
+        action: { used: l.action.used, capacity: l.action.limit, queued: l.queued.risk },
+      },
+      backoffUntil: l.pausedUntil.request ?? l.pausedUntil.action,
+      details: {
+        breaker: l.breaker,
+        rateLimited: l.rateLimited,
+        queued: l.queued,
+        batchesSent: b.batchesSent,
+        itemsSent: b.itemsSent,
+        unknownBatches: b.unknownBatches,
+        reconciles: b.reconciles,
+        feedErrors: s.feedErrors,
+      },
+    },
+    alerts: s.alerts,
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The instrument fleet: one actor per configured instrument under the supervisor, each submitting its
+ * plans through the order gateway. It subscribes to what earlier parts publish (reconciled open
+ * orders, breaker transitions) and routes them to the actors; an actor that keeps failing raises an
+ * alert and has its orders cancelled.
+ */
+import type { SnapshotFrom } from 'xstate'
+import type { AlertSink } from '../../alerts/alert.ts'
+import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { Instrument } from '../../perps/schemas/info.ts'
+import type { Settings } from '../../settings/schema.ts'
+import { instrumentForStrategy } from '../../strategy/snapshot.ts'
+import type { CatalogueQuery } from '../../strategy/strategy.ts'
+import type { instrumentMachine } from '../instrument/instrument.machine.ts'
+import type { BreakerState } from '../limiter/weightLimiter.ts'
+import {
+  childId,
+  type InstrumentActor,
+  type SupervisedInstrument,
+  type SupervisorActor,
+} from '../supervisor.machine.ts'
+import type { ResolvedInstrumentConfig } from './bootstrap.ts'
+import { inChunks } from './chunks.ts'
+import { createInstrumentSupervisor, instrumentDeps } from './instrumentActors.ts'
+import type { OpenOrderBook } from './openOrderBook.ts'
+import type { OrderGateway } from './orderGateway.ts'
+import { createSignal, type Signal } from './signal.ts'
+
+/** What the feeds need to know of a traded instrument. */
+export interface FleetInstrument {
+  id: number
+  symbol: string
+  asset: string
+  strategy: string
+  catalogueQuery: CatalogueQuery | undefined
+}
+
+export type InstrumentSnapshot = SnapshotFrom<typeof instrumentMachine>
+
+export interface InstrumentFleet {
+  readonly supervisor: SupervisorActor
+  readonly instruments: readonly FleetInstrument[]
+  /** An actor was restarted: its inputs must be re-fed (the feeds re-poll). */
+  readonly restarted: Signal<number>
+  /** The actor's current snapshot, or undefined once it is stopped. */
+  snapshotOf(id: number): InstrumentSnapshot | undefined
+  /** Stops planning everywhere (shutdown). */
+  stopAll(): void
+  /** Stops the supervisor and its actors. */
+  stop(): void
+}
+
+export function createInstrumentFleet(o: {
+  settings: Settings
+  strategies: readonly ResolvedInstrumentConfig[]
+  /** The venue's instruments by symbol (bootstrap checked every configured one is listed). */
+  listed: ReadonlyMap<string, Instrument>
+  gateway: OrderGateway
+  openOrders: Pick<OpenOrderBook, 'subscribe'>
+  breaker: Pick<Signal<BreakerState>, 'subscribe'>
+  alerts: AlertSink
+  /** Runs the actors' timers (the base clock: wall or the mock's virtual clock). */
+  clock: Clock
+  /** Venue-corrected time the actors read. */
+  venueClock: Pick<Clock, 'now'>
+  logger: Logger
+}): InstrumentFleet {
+  const supervised: SupervisedInstrument[] = []
+  const instruments: FleetInstrument[] = []
+  for (const r of o.strategies) {
+    const inst = o.listed.get(r.symbol)
+    if (!inst) continue
+    instruments.push({
+      id: inst.instrument_id,
+      symbol: inst.symbol,
+      asset: inst.base_asset,
+      strategy: r.strategy.name,
+      catalogueQuery: r.strategy.catalogueQuery,
+    })
+    supervised.push({
+      id: inst.instrument_id,
+      symbol: inst.symbol,
+      asset: inst.base_asset,
+      input: {
+        instrument: instrumentForStrategy(inst),
+        deps: instrumentDeps(o.settings, r.strategy, {
+          clock: o.venueClock,
+          logger: o.logger.child({ instrument: inst.symbol, strategy: r.strategy.name }),
+        }),
+      },
+    })
+  }
+  const log = o.logger.child({ component: 'bot' })
+  const supervisor = createInstrumentSupervisor(o.gateway, {
+    clock: o.clock,
+    instruments: supervised,
+    logger: log,
+  })
+  const restarted = createSignal<number>()
+  supervisor.on('restarted', (e) => {
+    log.warn({ instrumentId: e.id, attempt: e.attempt }, 'instrument actor restarted; re-feeding inputs')
+    restarted.emit(e.id)
+  })
+  supervisor.on('gaveUp', (e) => {
+    const symbol = instruments.find((i) => i.id === e.id)?.symbol ?? String(e.id)
+    o.alerts.send({
+      key: `actor:${e.id}`,
+      severity: 'critical',
+      title: 'Instrument actor stopped',
+      message: `The actor for ${symbol} failed repeatedly and was stopped; its orders are cancelled.`,
+      at: o.clock.now(),
+    })
+    void o.gateway.cancelAll(e.id).catch(() => undefined)
+  })
+  supervisor.start()
+
+  o.openOrders.subscribe(({ byInstrument, receivedAt }) =>
+    inChunks([...byInstrument], ([id, orders]) =>
+      supervisor.send({ type: 'ROUTE', ids: [id], event: { type: 'ORDERS', orders, receivedAt } }),
+    ),
+  )
+  o.breaker.subscribe((state) =>
+    supervisor.send({ type: 'ROUTE', event: { type: 'BREAKER', open: state === 'open' } }),
+  )
+
+  return {
+    supervisor,
+    instruments,
+    restarted,
+    snapshotOf(id) {
+      const child = supervisor.getSnapshot().children[childId(id)] as InstrumentActor | undefined
+      return child?.getSnapshot()
+    },
+    stopAll: () => supervisor.send({ type: 'STOP_ALL' }),
+    stop: () => supervisor.stop(),
+  }
+}

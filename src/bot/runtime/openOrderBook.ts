@@ -1,0 +1,64 @@
+/**
+ * Open-order reconciliation: reads the venue's open orders (all, or per instrument when that is
+ * cheaper) and publishes them per instrument. Built before the order path, which reconciles through
+ * it after an unknown outcome; the instrument fleet subscribes to what it publishes.
+ */
+import type { Clock } from '../../clock.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
+
+/** The open orders of some instruments, read at `receivedAt` (clock ms). */
+export interface OpenOrdersUpdate {
+  /** Every instrument the read covered, with its orders (possibly none). */
+  byInstrument: ReadonlyMap<number, Order[]>
+  receivedAt: number
+}
+
+export interface OpenOrderBook {
+  /** Reads open orders now (these instruments, or all tracked) and publishes them. */
+  reconcile(instrumentIds?: readonly number[]): Promise<void>
+  /** Listeners are awaited: `reconcile` resolves once every subscriber has taken the update. */
+  subscribe(listener: (update: OpenOrdersUpdate) => Promise<void> | void): () => void
+  /** The last complete read (every tracked instrument), if any. */
+  snapshot(): { orders: readonly Order[]; reconciledAt: number | undefined }
+}
+
+/** Per-instrument reads cost 1 each, an all-instrument read 20: below this many, read one by one. */
+const PER_INSTRUMENT_BELOW = 20
+
+export function createOpenOrderBook(o: {
+  perps: Pick<PerpsClient, 'getOpenOrders'>
+  clock: Pick<Clock, 'now'>
+  /** Every instrument the bot trades. */
+  instrumentIds: readonly number[]
+}): OpenOrderBook {
+  const listeners = new Set<(update: OpenOrdersUpdate) => Promise<void> | void>()
+  const tracked = [...o.instrumentIds]
+  let last: readonly Order[] = []
+  let reconciledAt: number | undefined
+  return {
+    async reconcile(instrumentIds) {
+      const wanted =
+        instrumentIds && instrumentIds.length > 0 && instrumentIds.length < PER_INSTRUMENT_BELOW
+          ? instrumentIds
+          : undefined
+      const orders = wanted
+        ? (await Promise.all(wanted.map((id) => o.perps.getOpenOrders({ instrumentId: id })))).flat()
+        : await o.perps.getOpenOrders()
+      const receivedAt = o.clock.now()
+      const byInstrument = new Map<number, Order[]>((wanted ?? tracked).map((id) => [id, []]))
+      for (const x of orders) byInstrument.get(x.iid)?.push(x)
+      if (!wanted) {
+        last = orders
+        reconciledAt = receivedAt
+      }
+      const update = { byInstrument, receivedAt }
+      await Promise.all([...listeners].map((l) => l(update)))
+    },
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    snapshot: () => ({ orders: last, reconciledAt }),
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The real bot against the real mock over loopback HTTP (127.0.0.1), on the mock's virtual clock: the
+ * mock's handler behind a loopback server, the shipped dry-run configuration with overrides, and the
+ * same `startBot` as `perpbot run`. Observers see every exchange on the wire and every log line, so
+ * the integration tests can record them and the soak can count them in bounded memory.
+ */
+import type { Alert } from '../alerts/alert.ts'
+import { resolveStrategies } from '../bot/runtime/bootstrap.ts'
+import { type RunningBot, startBot } from '../bot/runtime/bot.ts'
+import type { StopReport } from '../bot/runtime/stopSequence.ts'
+import { createLogger, SecretBag } from '../logging/logger.ts'
+import { FAULT_HEADER } from '../mock/faults.ts'
+import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.ts'
+import type { MockRequest, MockResponse } from '../mock/mockHttp.ts'
+import { createMockServerHandler, type MockServer, type MockServerOptions } from '../mock/server.ts'
+import { seededRandom } from '../random.ts'
+import { loadSettings } from '../settings/load.ts'
+
+/** Paths whose non-GET requests are commands (signed trade ops, proxy and referral). */
+export const COMMAND_PATHS: readonly string[] = ['/v1/trade/', '/v1/account/proxy', '/v1/account/referral']
+
+/** One request and the mock's answer, as they crossed the wire. */
+export interface WireExchange {
+  req: MockRequest
+  res: MockResponse
+  /** The fault injector's label when the mock injected this response. */
+  fault: string | undefined
+  /** A non-GET request to a command path. */
+  command: boolean
+}
+
+export interface BotOnMockOptions {
+  mock: MockServerOptions
+  /** Dotted config overrides on top of the shipped dry-run configuration. */
+  overrides?: Record<string, unknown> | undefined
+  /** pino level name. Default info. */
+  logLevel?: string | undefined
+  onExchange?: ((x: WireExchange) => void) | undefined
+  onLogLine?: ((line: string) => void) | undefined
+  onAlert?: ((alert: Alert) => void) | undefined
+  /** Seed of the bot's own randomness (salts, jitter). Default 11. */
+  botSeed?: number | undefined
+}
+
+export interface BotOnMock {
+  mock: MockServer
+  server: RunningMockServer
+  bot: RunningBot
+  secrets: SecretBag
+  /** Stops the bot, then the mock. */
+  stop(reason?: string): Promise<StopReport>
+}
+
+export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
+  const mock = createMockServerHandler(o.mock)
+  const server = await startMockHttpServer({
+    handler: async (req: MockRequest) => {
+      const res = await mock.handler(req)
+      o.onExchange?.({
+        req,
+        res,
+        fault: res.headers?.[FAULT_HEADER],
+        command: req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p)),
+      })
+      return res
+    },
+  })
+  const secrets = new SecretBag()
+  const logger = createLogger({
+    level: o.logLevel ?? 'info',
+    pretty: 'never',
+    secrets,
+    destination: { write: (line: string) => void o.onLogLine?.(line) },
+  })
+  try {
+    const { settings, secrets: env } = loadSettings({
+      configDir: 'config',
+      mode: 'dry-run',
+      overrides: { 'ops.port': 0, ...o.overrides },
+      env: {},
+    })
+    const strategies = await resolveStrategies(settings)
+    const bot = await startBot({
+      settings,
+      secrets: env,
+      logger,
+      secretBag: secrets,
+      strategies,
+      clock: mock.clock,
+      random: seededRandom(o.botSeed ?? 11),
+      perpsUrl: server.url,
+      catalogueUrl: server.url,
+      selfProvision: true,
+      ops: false,
+      alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
+    })
+    return {
+      mock,
+      server,
+      bot,
+      secrets,
+      async stop(reason = 'run over') {
+        const report = await bot.stop(reason)
+        mock.faults.releaseAll()
+        await server.close()
+        mock.dispose()
+        return report
+      },
+    }
+  } catch (e) {
+    mock.faults.releaseAll()
+    await server.close()
+    mock.dispose()
+    throw e
+  }
+}
+
+/** The error code of a 429 body (a single error or a one-item array), or ''. */
+export function rateLimitCode(res: MockResponse): string {
+  const body = res.body as { error?: string } | { error?: string }[] | undefined
+  return Array.isArray(body) ? (body[0]?.error ?? '') : (body?.error ?? '')
+}
