@@ -11,6 +11,7 @@ import { runStandaloneMock } from '../mock/standalone.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { createProxyCommand } from './createProxy.ts'
+import { doctorCommand } from './doctor.ts'
 import { EVENTS_USAGE, eventsCommand } from './events.ts'
 import { RUN_USAGE, runCommand } from './run.ts'
 import { statusCommand } from './status.ts'
@@ -23,6 +24,7 @@ commands:
   run            the bot (default: dry run against the embedded mock; --live for the venue)
   mock           the standalone mock exchange (both interfaces) on 127.0.0.1
   create-proxy   register a proxy key signed by the owner key; prints the secret once
+  doctor         preflight checks of the venue, the credentials and the account (--live)
   status         one-shot account and margin view (of the running bot, or --live the venue)
   events         query the event catalogue (filters, cursor paging; table or --format ndjson)
   config         validate the configuration; --explain prints it with secrets redacted
@@ -44,6 +46,8 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await runStandaloneMock(rest, { stdout: ctx.stdout, stderr: ctx.stderr })
       case 'create-proxy':
         return await createProxyCommand(sub)
+      case 'doctor':
+        return await doctorCommand(sub)
       case 'status':
         return await statusCommand(sub)
       case 'events':

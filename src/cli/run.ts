@@ -6,9 +6,11 @@ import { parseArgs } from 'node:util'
 import { loadAndResolve } from '../bot/runtime/bootstrap.ts'
 import { startBot } from '../bot/runtime/bot.ts'
 import { type Clock, systemClock } from '../clock.ts'
-import { BotError } from '../errors.ts'
+import { BotError, ConfigError } from '../errors.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
+import { checkPortFree } from '../preflight/portCheck.ts'
+import { formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -76,6 +78,32 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     isTty: ctx.isTty,
     secrets: secretBag,
   })
+  // Nothing is started or sent before the ops port is known to be free (dry run) or every preflight
+  // check holds (live): a refusal names what to fix.
+  if (settings.mode === 'live') {
+    const lines = await runPreflight({
+      settings,
+      perpsUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',
+      proxyPrivateKey: secrets.PERPS_PROXY_PRIVATE_KEY,
+      proxySecret: secrets.PERPS_PROXY_SECRET,
+      clock: systemClock,
+      random: systemRandom,
+    })
+    for (const l of lines)
+      logger.info({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
+    const failed = lines.filter((l) => l.status === 'fail')
+    if (failed.length > 0)
+      throw new ConfigError(
+        'preflight failed; nothing was sent (see perpbot doctor --live)',
+        failed.map(formatCheckLine),
+      )
+  } else {
+    const busy = await checkPortFree(settings.ops.host, settings.ops.port)
+    if (busy !== undefined)
+      throw new ConfigError('the ops port is not available', [
+        `ops.port: ${settings.ops.host}:${settings.ops.port} ${busy}; choose another with --ops-port N or the config key ops.port`,
+      ])
+  }
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
   if (mock) {
     logger.info(
