@@ -15,6 +15,14 @@ import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
 
+export const CREATE_PROXY_USAGE = `usage: perpbot create-proxy [--live] [--label TEXT] [--code CODE] [--expiry-days N]
+  Registers a new proxy key signed by the owner key and prints the proxy key and its API secret once.
+  --live            register on the venue at PERPS_URL with PERPS_OWNER_PRIVATE_KEY (nothing else needed);
+                    default: a rehearsal against a throwaway embedded mock
+  --label TEXT      a label for the key (default perpbot)
+  --code CODE       a referral code to apply with it
+  --expiry-days N   1..365 (default 7)`
+
 export async function createProxyCommand(ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
     args: [...ctx.argv],
@@ -23,14 +31,20 @@ export async function createProxyCommand(ctx: CliContext): Promise<number> {
       label: { type: 'string', default: 'perpbot' },
       code: { type: 'string' },
       'expiry-days': { type: 'string', default: '7' },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   })
+  if (values.help) {
+    ctx.stdout(CREATE_PROXY_USAGE)
+    return 0
+  }
   const days = Number(values['expiry-days'])
   if (!(days > 0 && days <= 365)) throw new UsageError('--expiry-days must be between 0 and 365')
   const { settings, secrets } = loadSettings({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
+    needs: ['perpsUrl', 'ownerKey'],
     env: {
       ...ctx.env,
       ...(values.live ? {} : { PERPS_PROXY_PRIVATE_KEY: undefined, PERPS_PROXY_SECRET: undefined }),

@@ -52,6 +52,8 @@ export async function doctorCommand(ctx: CliContext): Promise<number> {
     file: values.config,
     overrides,
     env: ctx.env,
+    // Missing proxy credentials are reported as a check line, not a config error.
+    needs: ['perpsUrl'],
   })
   let perpsUrl = secrets.PERPS_URL ?? settings.perps.url
   let key = secrets.PERPS_PROXY_PRIVATE_KEY

@@ -103,7 +103,13 @@ export async function eventsCommand(ctx: CliContext): Promise<number> {
   let url: string
   let close = async (): Promise<void> => undefined
   if (values.live) {
-    const { settings, secrets } = loadSettings({ configDir: ctx.configDir, mode: 'live', env: ctx.env })
+    // The catalogue is public: only its address is needed.
+    const { settings, secrets } = loadSettings({
+      configDir: ctx.configDir,
+      mode: 'live',
+      env: ctx.env,
+      needs: ['catalogueUrl'],
+    })
     const u = secrets.CATALOGUE_URL ?? settings.catalogue.url
     if (!u) throw new UsageError('--live needs CATALOGUE_URL (env) or catalogue.url in the config')
     url = u
@@ -112,6 +118,7 @@ export async function eventsCommand(ctx: CliContext): Promise<number> {
     url = mock.url
     close = () => mock.close()
   }
+  ctx.stderr(`reading the catalogue at ${url}${values.live ? '' : ' (the embedded mock; --live for CATALOGUE_URL)'}`)
   const transport = createHttpTransport({ baseUrl: url })
   const client = createCatalogueClient({ transport, clock: systemClock, random: systemRandom })
   let count = 0

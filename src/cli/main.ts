@@ -6,17 +6,24 @@
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
+import { readFileSync } from 'node:fs'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import { runStandaloneMock } from '../mock/standalone.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { createProxyCommand } from './createProxy.ts'
 import { doctorCommand } from './doctor.ts'
-import { EVENTS_USAGE, eventsCommand } from './events.ts'
-import { RUN_USAGE, runCommand } from './run.ts'
+import { eventsCommand } from './events.ts'
+import { runCommand } from './run.ts'
 import { statusCommand } from './status.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+/** The package version, from package.json. */
+export function version(): string {
+  const pkg: unknown = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8'))
+  return typeof pkg === 'object' && pkg !== null && 'version' in pkg ? String(pkg.version) : 'unknown'
+}
 
 export const USAGE = `usage: perpbot <command> [options]
 
@@ -29,11 +36,10 @@ commands:
   events         query the event catalogue (filters, cursor paging; table or --format ndjson)
   config         validate the configuration; --explain prints it with secrets redacted
 
-run 'perpbot <command> --help' for a command's options.
+run 'perpbot <command> --help' for a command's options; 'perpbot --version' prints the version.
 
-${RUN_USAGE}
-
-${EVENTS_USAGE}`
+exit codes: 0 success; 1 runtime failure (including a live stop whose cancel-all failed);
+            2 usage or configuration error (nothing was sent)`
 
 export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'>): Promise<number> {
   const [command = 'run', ...rest] = argv
@@ -58,6 +64,11 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
       case '--help':
       case '-h':
         ctx.stdout(USAGE)
+        return 0
+      case '--version':
+      case '-v':
+      case 'version':
+        ctx.stdout(`perpbot ${version()}`)
         return 0
       default:
         ctx.stderr(`perpbot: unknown command '${command}'\n\n${USAGE}`)

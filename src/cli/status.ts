@@ -12,6 +12,12 @@ import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
 
+export const STATUS_USAGE = `usage: perpbot status [--live] [--bot URL] [--json]
+  One-shot view of the running bot (its ops server's /status), or with --live of the venue account
+  directly (needs PERPS_URL, PERPS_PROXY_PRIVATE_KEY, PERPS_PROXY_SECRET).
+  --bot URL   the bot's ops server (default http://127.0.0.1:<ops.port>)
+  --json      print JSON instead of a table`
+
 export async function statusCommand(ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
     args: [...ctx.argv],
@@ -19,13 +25,19 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
       live: { type: 'boolean', default: false },
       bot: { type: 'string' },
       json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   })
+  if (values.help) {
+    ctx.stdout(STATUS_USAGE)
+    return 0
+  }
   const { settings, secrets } = loadSettings({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
     env: ctx.env,
+    needs: ['perpsUrl', 'proxyCredentials'],
   })
   if (!values.live) {
     const url = values.bot ?? `http://127.0.0.1:${settings.ops.port}`

@@ -19,7 +19,16 @@ export interface LoadSettingsOptions {
   /** Dotted-path overrides from the command line, e.g. `{ 'mock.scenario': 'liquidation' }`. */
   overrides?: Readonly<Record<string, unknown>> | undefined
   env: Readonly<Record<string, string | undefined>>
+  /**
+   * What the command will use in live mode, checked up front (each command asks for exactly what it
+   * uses). Default: everything `perpbot run --live` needs.
+   */
+  needs?: readonly LiveNeed[] | undefined
 }
+
+/** A live-mode requirement: a venue address or a secret from the environment. */
+export type LiveNeed = 'perpsUrl' | 'catalogueUrl' | 'proxyCredentials' | 'ownerKey'
+export const RUN_NEEDS: readonly LiveNeed[] = ['perpsUrl', 'catalogueUrl', 'proxyCredentials']
 
 export interface LoadedSettings {
   settings: SettingsT
@@ -79,7 +88,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   if (!parsed.success) issues.push(...formatZodIssues(parsed.error))
   const envParsed = Secrets.safeParse(pickEnv(options.env))
   if (!envParsed.success) issues.push(...formatZodIssues(envParsed.error).map((i) => `env ${i}`))
-  if (parsed.success && envParsed.success) issues.push(...crossCheck(parsed.data, envParsed.data))
+  if (parsed.success && envParsed.success) issues.push(...crossCheck(parsed.data, envParsed.data, options.needs ?? RUN_NEEDS))
   if (issues.length > 0 || !parsed.success || !envParsed.success) {
     throw new ConfigError(
       `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'})`,
@@ -89,7 +98,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   return { settings: parsed.data, secrets: envParsed.data, sources }
 }
 
-function crossCheck(s: SettingsT, env: SecretsT): string[] {
+function crossCheck(s: SettingsT, env: SecretsT, needs: readonly LiveNeed[]): string[] {
   const out: string[] = []
   const r = s.risk
   if (
@@ -109,12 +118,18 @@ function crossCheck(s: SettingsT, env: SecretsT): string[] {
     symbols.add(inst.symbol)
   })
   if (s.mode === 'live') {
-    if (!(env.PERPS_URL ?? s.perps.url)) out.push('perps.url: live mode needs PERPS_URL (env) or perps.url')
-    if (!(env.CATALOGUE_URL ?? s.catalogue.url)) {
+    const need = new Set(needs)
+    if (need.has('perpsUrl') && !(env.PERPS_URL ?? s.perps.url))
+      out.push('perps.url: live mode needs PERPS_URL (env) or perps.url')
+    if (need.has('catalogueUrl') && !(env.CATALOGUE_URL ?? s.catalogue.url)) {
       out.push('catalogue.url: live mode needs CATALOGUE_URL (env) or catalogue.url')
     }
-    if (!env.PERPS_PROXY_PRIVATE_KEY) out.push('env PERPS_PROXY_PRIVATE_KEY: required in live mode')
-    if (!env.PERPS_PROXY_SECRET) out.push('env PERPS_PROXY_SECRET: required in live mode')
+    if (need.has('proxyCredentials')) {
+      if (!env.PERPS_PROXY_PRIVATE_KEY) out.push('env PERPS_PROXY_PRIVATE_KEY: required in live mode')
+      if (!env.PERPS_PROXY_SECRET) out.push('env PERPS_PROXY_SECRET: required in live mode')
+    }
+    if (need.has('ownerKey') && !env.PERPS_OWNER_PRIVATE_KEY)
+      out.push('env PERPS_OWNER_PRIVATE_KEY: required (the owner wallet key that signs the new proxy)')
   }
   return out
 }
