@@ -118,7 +118,9 @@ export async function eventsCommand(ctx: CliContext): Promise<number> {
     url = mock.url
     close = () => mock.close()
   }
-  ctx.stderr(`reading the catalogue at ${url}${values.live ? '' : ' (the embedded mock; --live for CATALOGUE_URL)'}`)
+  ctx.stderr(
+    `reading the catalogue at ${url}${values.live ? '' : ' (the embedded mock; --live for CATALOGUE_URL)'}`,
+  )
   const transport = createHttpTransport({ baseUrl: url })
   const client = createCatalogueClient({ transport, clock: systemClock, random: systemRandom })
   let count = 0

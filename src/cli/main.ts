@@ -3,10 +3,11 @@
  * and output functions through `CliContext`. Errors end as one clear message and an exit code:
  * 2 for bad usage or configuration, 1 for everything else — never a bare stack trace.
  */
+
+import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
-import { readFileSync } from 'node:fs'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import { runStandaloneMock } from '../mock/standalone.ts'
 import { configCommand } from './configExplain.ts'

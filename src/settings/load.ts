@@ -88,7 +88,8 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   if (!parsed.success) issues.push(...formatZodIssues(parsed.error))
   const envParsed = Secrets.safeParse(pickEnv(options.env))
   if (!envParsed.success) issues.push(...formatZodIssues(envParsed.error).map((i) => `env ${i}`))
-  if (parsed.success && envParsed.success) issues.push(...crossCheck(parsed.data, envParsed.data, options.needs ?? RUN_NEEDS))
+  if (parsed.success && envParsed.success)
+    issues.push(...crossCheck(parsed.data, envParsed.data, options.needs ?? RUN_NEEDS))
   if (issues.length > 0 || !parsed.success || !envParsed.success) {
     throw new ConfigError(
       `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'})`,
