@@ -17,8 +17,6 @@ const alert = (over: Partial<Alert> = {}): Alert => ({
   ...over,
 })
 
-const silent = createLogger({ destination: { write: () => undefined }, pretty: 'never' })
-
 describe('webhookPayload', () => {
   it('builds each format', () => {
     expect(webhookPayload(alert(), 'slack')).toEqual({
