@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import { loadAndResolve } from '../bot/runtime/bootstrap.ts'
-import { startBot } from '../bot/runtime/bot.ts'
+import { type RunningBot, startBot } from '../bot/runtime/bot.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
@@ -88,29 +88,9 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     )
   }
   const clock: Clock = mock ? mock.clock : systemClock
-  let bot: Awaited<ReturnType<typeof startBot>> | undefined
-  try {
-    bot = await startBot({
-      settings,
-      secrets,
-      logger,
-      secretBag,
-      strategies,
-      clock,
-      random: systemRandom,
-      perpsUrl: mock?.url ?? secrets.PERPS_URL ?? settings.perps.url ?? '',
-      catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
-      selfProvision: mock !== undefined,
-    })
-  } catch (e) {
-    await mock?.close()
-    throw e
-  }
-  const running = bot
-
   // A status line now and then, so progress is visible without the ops server.
-  const summary = (): void => {
-    const s = running.status()
+  const summary = (bot: RunningBot): void => {
+    const s = bot.status()
     const inst = s.instruments
       .map(
         (i) =>
@@ -122,28 +102,59 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     const ratio = s.account.marginRatio === undefined ? 'n/a' : s.account.marginRatio.toFixed(3)
     logger.info({ marginRatio: s.account.marginRatio }, `status: ${inst} | margin ratio ${ratio}`)
   }
-  const statusTimer = setInterval(summary, 10_000)
-  statusTimer.unref()
-
-  return await new Promise<number>((resolve) => {
-    let stopTimer: unknown
-    const uninstall = installShutdown({
-      logger,
-      timeoutMs: settings.ops.shutdownTimeoutMs,
-      onShutdown: async (reason) => {
-        clearInterval(statusTimer)
-        if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
-        summary()
-        await running.stop(reason)
-        await mock?.close()
-      },
-      exit: (code) => {
-        uninstall()
-        resolve(code)
-      },
-    })
-    if (duration !== undefined) {
-      stopTimer = clock.setTimeout(() => void uninstall.trigger('duration elapsed', 0), duration * 1000)
-    }
+  // Signals are handled from before the bot starts: a SIGTERM during startup waits for the start to
+  // settle and then stops the bot (exit policy included) instead of killing the process with 143.
+  const starting = startBot({
+    settings,
+    secrets,
+    logger,
+    secretBag,
+    strategies,
+    clock,
+    random: systemRandom,
+    perpsUrl: mock?.url ?? secrets.PERPS_URL ?? settings.perps.url ?? '',
+    catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
+    selfProvision: mock !== undefined,
   })
+  let statusTimer: ReturnType<typeof setInterval> | undefined
+  let stopTimer: unknown
+  let settle: ((code: number) => void) | undefined
+  const exitCode = new Promise<number>((resolve) => {
+    settle = resolve
+  })
+  const shutdown = installShutdown({
+    logger,
+    timeoutMs: settings.ops.shutdownTimeoutMs,
+    onShutdown: async (reason) => {
+      // The start settles first (the main flow awaited it earlier), so its timers exist by now.
+      const bot = await starting.catch(() => undefined)
+      clearInterval(statusTimer)
+      if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
+      if (bot) {
+        summary(bot)
+        await bot.stop(reason)
+      }
+      await mock?.close()
+    },
+    exit: (code) => {
+      shutdown()
+      settle?.(code)
+    },
+  })
+  let running: RunningBot
+  try {
+    running = await starting
+  } catch (e) {
+    // A signal already shutting down owns the exit; otherwise the start error is the outcome.
+    shutdown()
+    await mock?.close()
+    throw e
+  }
+
+  statusTimer = setInterval(() => summary(running), 10_000)
+  statusTimer.unref()
+  if (duration !== undefined) {
+    stopTimer = clock.setTimeout(() => void shutdown.trigger('duration elapsed', 0), duration * 1000)
+  }
+  return await exitCode
 }
