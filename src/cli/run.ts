@@ -14,11 +14,14 @@ import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
-                   [--faults NAME] [--ops-port N] [--log-level LEVEL] [--duration SECONDS]
+                   [--faults NAME] [--ops-host ADDR] [--ops-port N] [--log-level LEVEL]
+                   [--duration SECONDS]
   Dry run (default): trades the embedded mock; no keys needed.
   --live             trade the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
   --scenario NAME    mock scenario: calm, trending, liquidation, withdrawal-failure, flaky
   --speed F          run the mock's clock F times faster than wall time
+  --ops-host ADDR    bind the ops server here (default 127.0.0.1); any non-loopback address needs
+                     env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
   --duration S       stop by itself after S seconds (of the bot's clock)`
 
 export async function runCommand(ctx: CliContext): Promise<number> {
@@ -31,6 +34,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       seed: { type: 'string' },
       speed: { type: 'string' },
       faults: { type: 'string' },
+      'ops-host': { type: 'string' },
       'ops-port': { type: 'string' },
       'log-level': { type: 'string' },
       duration: { type: 'string' },
@@ -56,6 +60,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     overrides['mock.clock'] = 'accelerated'
   }
   if (values.faults) overrides['mock.faults'] = values.faults
+  if (values['ops-host']) overrides['ops.host'] = values['ops-host']
   if (values['ops-port']) overrides['ops.port'] = num('ops-port', values['ops-port'])
   if (values['log-level']) overrides['logging.level'] = values['log-level']
   const duration = num('duration', values.duration)
