@@ -43,7 +43,10 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
     const url = values.bot ?? `http://127.0.0.1:${settings.ops.port}`
     const transport = createHttpTransport({ baseUrl: url, connectTimeoutMs: 2_000, headersTimeoutMs: 5_000 })
     try {
-      const res = await transport.request({ method: 'GET', path: '/status' })
+      // An ops server bound beyond loopback wants the token (PERPBOT_OPS_TOKEN) on /status.
+      const token = secrets.PERPBOT_OPS_TOKEN
+      const headers = token ? { authorization: `Bearer ${token}` } : undefined
+      const res = await transport.request({ method: 'GET', path: '/status', headers })
       if (res.status !== 200) throw new UsageError(`the bot at ${url} answered ${res.status}`)
       if (values.json) ctx.stdout(res.text)
       else printBotStatus(ctx, JSON.parse(res.text) as BotStatusView)

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { ConfigError } from '../errors.ts'
 import { formatZodIssues } from '../http/callJson.ts'
+import { isLoopbackHost, OPS_TOKEN_ENV } from '../ops/opsAuth.ts'
+import { pollingAllowancePerMinute, pollingWeightPerMinute } from './limits.ts'
 import { Secrets, type Secrets as SecretsT, Settings, type Settings as SettingsT } from './schema.ts'
 
 export interface LoadSettingsOptions {
@@ -112,6 +114,18 @@ function crossCheck(s: SettingsT, env: SecretsT, needs: readonly LiveNeed[]): st
   }
   if (!(s.monitor.marginWarningRatio < s.monitor.marginCriticalRatio)) {
     out.push('monitor: marginWarningRatio must be below marginCriticalRatio')
+  }
+  const polled = pollingWeightPerMinute(s.polling)
+  const allowance = pollingAllowancePerMinute(s.limiter)
+  if (polled > allowance) {
+    out.push(
+      `polling: these intervals need ${Math.ceil(polled)} request weight/min besides the index, more than the ${Math.floor(allowance)} the limiter settings leave for them; lengthen the intervals`,
+    )
+  }
+  if (!isLoopbackHost(s.ops.host) && !env.PERPBOT_OPS_TOKEN) {
+    out.push(
+      `ops.host: ${s.ops.host} is reachable beyond this host; set env ${OPS_TOKEN_ENV} (required on every endpoint but /livez) or bind 127.0.0.1`,
+    )
   }
   const symbols = new Set<string>()
   s.instruments.forEach((inst, i) => {

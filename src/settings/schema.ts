@@ -4,6 +4,14 @@
  * and live in `Secrets`, never in the file-backed `Settings`.
  */
 import { z } from 'zod'
+import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
+import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
+import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
+import {
+  POLLING_FLOOR_MS,
+  VENUE_ACTION_BUDGET_PER_MINUTE,
+  VENUE_REQUEST_BUDGET_PER_MINUTE,
+} from './limits.ts'
 
 const Ms = z.number().int().nonnegative()
 const Ratio = z.number().min(0)
@@ -50,20 +58,40 @@ export const QuotingSettings = z.strictObject({
   klinesKept: z.number().int().min(0).max(1440).default(120),
 })
 
+/** Floors: `limits.ts` (an eighth of the venue's request budget per poller at most). */
+const PollMs = (key: keyof typeof POLLING_FLOOR_MS, dflt: number) =>
+  Ms.min(POLLING_FLOOR_MS[key], {
+    error: `must be at least ${POLLING_FLOOR_MS[key]} ms: faster polling starves the other reads`,
+  }).default(dflt)
+
 export const PollingSettings = z.strictObject({
-  indexMs: Ms.default(2_000),
-  statisticsMs: Ms.default(15_000),
-  portfolioMs: Ms.default(3_000),
-  openOrdersMs: Ms.default(30_000),
-  withdrawalsMs: Ms.default(30_000),
-  fundingMs: Ms.default(60_000),
-  credentialsMs: Ms.default(300_000),
-  timeSyncMs: Ms.default(60_000),
+  indexMs: PollMs('indexMs', 2_000),
+  statisticsMs: PollMs('statisticsMs', 15_000),
+  portfolioMs: PollMs('portfolioMs', 3_000),
+  openOrdersMs: PollMs('openOrdersMs', 30_000),
+  withdrawalsMs: PollMs('withdrawalsMs', 30_000),
+  fundingMs: PollMs('fundingMs', 60_000),
+  credentialsMs: PollMs('credentialsMs', 300_000),
+  timeSyncMs: PollMs('timeSyncMs', 60_000),
 })
 
 export const LimiterSettings = z.strictObject({
-  requestBudgetPerMinute: z.number().int().positive().default(1000),
-  actionBudgetPerMinute: z.number().int().positive().default(5000),
+  requestBudgetPerMinute: z
+    .number()
+    .int()
+    .positive()
+    .max(VENUE_REQUEST_BUDGET_PER_MINUTE, {
+      error: `must be at most ${VENUE_REQUEST_BUDGET_PER_MINUTE}, the venue's request limit per minute`,
+    })
+    .default(VENUE_REQUEST_BUDGET_PER_MINUTE),
+  actionBudgetPerMinute: z
+    .number()
+    .int()
+    .positive()
+    .max(VENUE_ACTION_BUDGET_PER_MINUTE, {
+      error: `must be at most ${VENUE_ACTION_BUDGET_PER_MINUTE}, the venue's action limit per minute`,
+    })
+    .default(VENUE_ACTION_BUDGET_PER_MINUTE),
   /** Fraction of each budget the bot allows itself. */
   headroom: z.number().gt(0).max(1).default(0.9),
   /** Fraction of the usable budget reserved for risk-reducing work. */
@@ -104,21 +132,37 @@ export const WebhookSettings = z.strictObject({
 })
 
 export const OpsSettings = z.strictObject({
-  /** Health/metrics server; loopback by default, the container sets 0.0.0.0. */
-  host: z.string().default('127.0.0.1'),
+  /**
+   * Health/metrics server; loopback by default in every mode. Any other address (the container's
+   * 0.0.0.0) needs env PERPBOT_OPS_TOKEN, required on every endpoint but /livez.
+   */
+  host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(9464),
   exitPolicy: z.enum(['cancel-all', 'leave-orders']).default('cancel-all'),
   shutdownTimeoutMs: Ms.max(10_000).default(8_000),
   /** Where the bot keeps its small restart journal (salts window, alert episodes). */
   stateDir: z.string().default('.perpbot-state'),
+  /** `/livez` bounds (see src/ops/watchdog.ts). */
+  watchdog: z
+    .strictObject({
+      /** Event-loop delay (wall time) past which /livez fails: signed commands expire in 4 s. */
+      eventLoopStallMs: Ms.min(100).default(4_000),
+      /** A registered loop fails /livez when silent for its interval plus this (bot clock). */
+      loopGraceMs: Ms.min(1_000).default(120_000),
+    })
+    .prefault({}),
 })
 
 export const MockSettings = z.strictObject({
   seed: z.number().int().default(1),
-  scenario: z.string().default('calm'),
+  scenario: z
+    .enum(SCENARIO_NAMES, { error: `unknown scenario (known: ${SCENARIO_NAMES.join(', ')})` })
+    .default('calm'),
   clock: z.enum(['real', 'accelerated']).default('real'),
   speed: z.number().positive().default(1),
-  faults: z.string().default('none'),
+  faults: z
+    .enum(FAULT_PRESET_NAMES, { error: `unknown fault preset (known: ${FAULT_PRESET_NAMES.join(', ')})` })
+    .default('none'),
   startingCollateral: z.string().default('100000'),
 })
 
@@ -171,6 +215,12 @@ export const Secrets = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
     .optional(),
   ALERT_WEBHOOK_URL: HttpUrl.optional(),
+  /** Bearer token for the ops server; required when `ops.host` is not loopback. */
+  PERPBOT_OPS_TOKEN: z
+    .string()
+    .min(MIN_OPS_TOKEN_LENGTH, { error: `must be at least ${MIN_OPS_TOKEN_LENGTH} characters` })
+    .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces (it goes in a header)' })
+    .optional(),
 })
 export type Secrets = z.infer<typeof Secrets>
 
@@ -180,4 +230,5 @@ export const SECRET_ENV_NAMES = [
   'PERPS_PROXY_SECRET',
   'PERPS_OWNER_PRIVATE_KEY',
   'ALERT_WEBHOOK_URL',
+  'PERPBOT_OPS_TOKEN',
 ] as const

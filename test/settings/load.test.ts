@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -94,5 +94,117 @@ describe('loadSettings', () => {
     expect(text).not.toContain(PK.slice(2))
     expect(text).toContain('[redacted]')
     expect(text).toContain('http://127.0.0.1:1')
+  })
+
+  describe('refuses what cannot work, each with its path', () => {
+    const issuesOf = (files: Record<string, unknown>, env: Record<string, string> = {}): string[] => {
+      try {
+        loadSettings({ configDir: configDir(files), env })
+      } catch (e) {
+        if (e instanceof ConfigError) return [...e.issues]
+        throw e
+      }
+      return []
+    }
+    const with_ = (extra: Record<string, unknown>): Record<string, unknown> => ({
+      'default.json': { ...minimal, ...extra },
+    })
+
+    it('budgets above the venue limits (1,000 requests / 5,000 actions a minute)', () => {
+      expect(
+        issuesOf(with_({ limiter: { requestBudgetPerMinute: 1000, actionBudgetPerMinute: 5000 } })),
+      ).toEqual([])
+      const issues = issuesOf(
+        with_({ limiter: { requestBudgetPerMinute: 5000, actionBudgetPerMinute: 5001 } }),
+      )
+      expect(issues).toEqual([
+        "limiter.requestBudgetPerMinute: must be at most 1000, the venue's request limit per minute",
+        "limiter.actionBudgetPerMinute: must be at most 5000, the venue's action limit per minute",
+      ])
+    })
+
+    it('polling intervals below their floor, and polling that leaves no room for commands', () => {
+      const zero = issuesOf(with_({ polling: { indexMs: 0, openOrdersMs: 9_999, timeSyncMs: 500 } }))
+      expect(zero).toEqual([
+        'polling.indexMs: must be at least 1000 ms: faster polling starves the other reads',
+        'polling.openOrdersMs: must be at least 10000 ms: faster polling starves the other reads',
+      ])
+      const floors = {
+        statisticsMs: 1_000,
+        portfolioMs: 1_000,
+        openOrdersMs: 10_000,
+        withdrawalsMs: 5_000,
+        fundingMs: 5_000,
+        credentialsMs: 1_000,
+        timeSyncMs: 500,
+      }
+      const tooMuch = issuesOf(with_({ polling: floors }))
+      expect(tooMuch).toHaveLength(1)
+      expect(tooMuch[0]).toMatch(
+        /^polling: these intervals need 840 request weight\/min besides the index, more than the 510/,
+      )
+    })
+
+    it('unknown mock scenario and fault preset names', () => {
+      expect(issuesOf(with_({ mock: { scenario: 'calmm', faults: 'flakey' } }))).toEqual([
+        'mock.scenario: unknown scenario (known: calm, trending, liquidation, withdrawal-failure, flaky)',
+        'mock.faults: unknown fault preset (known: none, flaky, slow, skewed)',
+      ])
+      expect(issuesOf(with_({ mock: { scenario: 'liquidation', faults: 'slow' } }))).toEqual([])
+    })
+
+    it('an ops server bound beyond loopback without PERPBOT_OPS_TOKEN (never echoing a token)', () => {
+      expect(issuesOf(with_({ ops: { host: '0.0.0.0' } }))).toEqual([
+        'ops.host: 0.0.0.0 is reachable beyond this host; set env PERPBOT_OPS_TOKEN (required on every endpoint but /livez) or bind 127.0.0.1',
+      ])
+      const token = 'f00d'.repeat(8)
+      expect(issuesOf(with_({ ops: { host: '0.0.0.0' } }), { PERPBOT_OPS_TOKEN: token })).toEqual([])
+      expect(issuesOf(with_({ ops: { host: '::1' } }))).toEqual([])
+      const short = issuesOf(with_({ ops: { host: '0.0.0.0' } }), { PERPBOT_OPS_TOKEN: 'short secret' })
+      expect(short).toEqual([
+        'env PERPBOT_OPS_TOKEN: must be at least 16 characters',
+        'env PERPBOT_OPS_TOKEN: must be printable ASCII without spaces (it goes in a header)',
+      ])
+      expect(short.join('\n')).not.toContain('short secret')
+    })
+
+    it('the shipped live overlay binds the ops server to loopback', () => {
+      const live = JSON.parse(readFileSync('config/live.json', 'utf8')) as { ops?: { host?: string } }
+      expect(live.ops?.host).toBeUndefined()
+      const loaded = loadSettings({
+        configDir: 'config',
+        mode: 'live',
+        env: {
+          PERPS_URL: 'http://127.0.0.1:1',
+          CATALOGUE_URL: 'http://127.0.0.1:2',
+          PERPS_PROXY_PRIVATE_KEY: PK,
+          PERPS_PROXY_SECRET: 's',
+        },
+      })
+      expect(loaded.settings.ops.host).toBe('127.0.0.1')
+    })
+  })
+})
+
+describe('perpbot config / run with an unknown scenario', () => {
+  it('exits 2 naming the path, before anything starts', async () => {
+    const { main } = await import('../../src/cli/main.ts')
+    const dir = configDir({ 'default.json': minimal, 'x.json': { mock: { scenario: 'calmm' } } })
+    for (const argv of [
+      ['config', '--config', join(dir, 'x.json')],
+      ['run', '--scenario', 'calmm'],
+    ]) {
+      const err: string[] = []
+      const code = await main(argv, {
+        env: {},
+        stdout: () => undefined,
+        stderr: (l) => err.push(l),
+        configDir: dir,
+        isTty: false,
+        signal: new AbortController().signal,
+      })
+      expect(code, argv.join(' ')).toBe(2)
+      expect(err.join('\n')).toContain('mock.scenario: unknown scenario')
+    }
   })
 })

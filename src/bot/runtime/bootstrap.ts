@@ -29,7 +29,7 @@ import {
   mergeSettingsSources,
 } from '../../settings/load.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
-import { loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
+import { DEFAULT_STRATEGIES_DIR, loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
 import type { WeightLimiter } from '../limiter/weightLimiter.ts'
 
 export interface ResolvedInstrumentConfig {
@@ -64,7 +64,11 @@ async function checkStrategies(
   const resolved: ResolvedInstrumentConfig[] = []
   let registry: Awaited<ReturnType<typeof loadStrategies>>
   try {
-    registry = await loadStrategies({ directory: resolvePath(strategiesDir) })
+    // The shipped folder (its listing, read at run time) plus the configured folder's drop-ins.
+    registry = await loadStrategies({
+      shippedDirectory: DEFAULT_STRATEGIES_DIR,
+      directory: resolvePath(strategiesDir),
+    })
   } catch (e) {
     return { resolved, issues: [`strategiesDir: ${describeError(e)}`] }
   }
