@@ -94,7 +94,8 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       clock: systemClock,
       random: systemRandom,
     })
-    for (const l of lines) logger.info({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
+    for (const l of lines)
+      logger.info({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
     const failed = lines.filter((l) => l.status === 'fail')
     if (failed.length > 0)
       throw new ConfigError(
@@ -163,7 +164,8 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       const bot = await starting.catch(() => undefined)
       clearInterval(statusTimer)
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
-      const report = bot ? (summary(bot), await bot.stop(reason)) : undefined
+      if (bot) summary(bot)
+      const report = await bot?.stop(reason)
       await mock?.close()
       // A live stop that may have left orders on the book is a failure (exit 1), not a clean stop.
       if (report?.cancelAllFailed && settings.mode === 'live')

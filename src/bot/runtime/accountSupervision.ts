@@ -81,7 +81,7 @@ export function createAccountSupervision(o: {
     proxyAddress: o.proxyAddress,
     proxyExpiry: o.proxyExpiry,
     rateLimitCount: o.rateLimitCount,
-    onFeedError: o.health.failed,
+    health: o.health,
   })
   return {
     observePortfolio: (p) => monitor.observePortfolio(p),

@@ -9,6 +9,7 @@ import type { Logger, SecretBag } from '../../logging/logger.ts'
 import { createBotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
 import type { BotStatus } from '../../ops/status.ts'
+import { createWatchdog } from '../../ops/watchdog.ts'
 import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { createAccountSupervision } from './accountSupervision.ts'
@@ -61,6 +62,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const log = logger.child({ component: 'bot' })
 
   const metrics = createBotMetrics({ clock })
+  const watchdog = createWatchdog({ clock, stallMs: settings.ops.watchdog.eventLoopStallMs })
+  watchdog.start()
   const alerts = createAlertHub({
     settings,
     secrets: o.secrets,
@@ -119,7 +122,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     venueClock,
     logger,
   })
-  const health = createFeedHealth()
+  const health = createFeedHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs })
   const account = createAccountSupervision({
     settings,
     perps,
@@ -202,6 +205,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           registry: metrics.registry,
           getStatus: status,
           isLive: () => ({ ok: !stopping, reason: stopping ? 'stopping' : 'running' }),
+          watchdog,
+          token: o.secrets.PERPBOT_OPS_TOKEN,
           isReady: ready,
           logger: logger.child({ component: 'ops' }),
           secrets: o.secretBag.needles,
@@ -220,6 +225,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     alerts: alerts.raised,
     stop(reason) {
       stopping = true
+      watchdog.stop(reason)
       stopped ??= runStopSequence({
         reason,
         exitPolicy: settings.ops.exitPolicy,
