@@ -195,7 +195,7 @@ export function buildMarket(
     eventStartTime: plan.startTime !== undefined ? isoSeconds(plan.startTime) : undefined,
     feesEnabled: fee.rate > 0,
     feeSchedule: fee,
-    clob_rewards: closed
+    clobRewards: closed
       ? []
       : [
           {

@@ -9,22 +9,20 @@ import type { Random } from '../../random.ts'
 import { buildMarket } from './buildMarket.ts'
 import { type CatalogueUniverse, imageOptimization, imageUrl, type Topic } from './catalogueUniverse.ts'
 import { planFor } from './eventPlan.ts'
-import { type BestLine, bestLinesFor, type ExternalPartnerLink, partnersFor } from './eventRelations.ts'
+import { type BestLine, bestLinesFor, type ExternalPartner, partnersFor } from './eventRelations.ts'
 import { chance, compact, HOUR_MS, hex, isoSeconds, round, slugify, sometimes, stamp } from './wireFormat.ts'
 
-export type { BestLine, ExternalPartnerLink } from './eventRelations.ts'
+export { type BestLine, type ExternalPartner, PARTNER_SLUGS } from './eventRelations.ts'
 
 /** An event as the mock keeps it. */
 export interface StoredEvent {
-  /** Single-event form; nested markets also carry the listing's `clob_rewards` and `fee_schedule`. */
+  /** Single-event form; nested markets also carry the listing's `clobRewards` and `fee_schedule`. */
   event: EventDetail
   /** Links by partner slug. */
-  partners: Readonly<Record<string, readonly ExternalPartnerLink[]>>
+  partners: Readonly<Record<string, readonly ExternalPartner[]>>
   /** Games only. */
   bestLines: readonly BestLine[] | undefined
 }
-
-export const PARTNER_SLUGS = ['espn', 'coingecko', 'decision-desk-hq', 'newsroom'] as const
 
 /** Mutable generation state shared by the initial draw and later `addEvent` calls. */
 export interface EventGenerator {
@@ -237,5 +235,9 @@ export function generateEvent(g: EventGenerator, topic: Topic, id: string): Stor
   if (topic.kind === 'game' && plan.startTime !== undefined && !plan.parentEvent) {
     g.lastGame = { id, title: plan.title, startMs: plan.startTime }
   }
-  return { event: detail, partners: partnersFor(g, topic, id), bestLines: bestLinesFor(rng, detail, plan) }
+  return {
+    event: detail,
+    partners: partnersFor(g, topic, id, detail.createdAt),
+    bestLines: bestLinesFor(rng, detail, plan),
+  }
 }

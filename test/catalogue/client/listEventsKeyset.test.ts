@@ -253,16 +253,16 @@ describe('listEventsKeyset responses', () => {
     expect((err as UnexpectedResponseError).issues[0]).toMatch(/^events\.1\.id: /)
   })
 
-  it('rejects a market without conditionId, naming the field', async () => {
-    fake.reply(200, { events: [wireEvent('1', { markets: [{ id: '5' }] })] })
+  it('rejects a market without id, naming the field', async () => {
+    fake.reply(200, { events: [wireEvent('1', { markets: [{ conditionId: `0x${'a'.repeat(64)}` }] })] })
     const err = await listEventsKeyset(fake.ctx).catch((e: unknown) => e)
     expect((err as UnexpectedResponseError).issues).toEqual([
-      expect.stringMatching(/^events\.0\.markets\.0\.conditionId: /),
+      expect.stringMatching(/^events\.0\.markets\.0\.id: /),
     ])
   })
 
   it('rejects a wrongly typed field, naming it', async () => {
-    fake.reply(200, { events: [wireEvent('1', { volume: '12.5' })] })
+    fake.reply(200, { events: [wireEvent('1', { volume: 'lots' })] })
     const err = await listEventsKeyset(fake.ctx).catch((e: unknown) => e)
     expect((err as UnexpectedResponseError).message).toMatch(/events\.0\.volume/)
   })
