@@ -342,7 +342,8 @@ const MarketBaseSchema = z.looseObject({
   /** Base fees may be fractional (the official client reads plain numbers). */
   makerBaseFee: z.number().nullish(),
   takerBaseFee: z.number().nullish(),
-  categories: z.array(CategorySchema).nullish(),
+  /** Category objects; any other element is kept as sent (the official client parses them as unknown). */
+  categories: z.array(z.union([CategorySchema, z.unknown()])).nullish(),
   tags: z.array(TagSchema).nullish(),
   feeSchedule: FeeScheduleSchema.nullish(),
   /** Listing only: the market's reward programmes (the official client's key and shape). */

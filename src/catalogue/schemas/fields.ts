@@ -32,13 +32,15 @@ export const GammaId = z.union([z.string(), z.number().int().transform(String)])
 
 /**
  * A number the service writes as a JSON number or a numeric string (volumes, liquidity, fee rates:
- * the official client's `Decimalish`); a number once parsed. A non-numeric string is an error.
+ * the official client's `Decimalish`); a number once parsed, and `''` reads as null (no value). Any
+ * other non-numeric string is an error: these values are compared and summed, never shown verbatim.
  */
 export const NumberLike = z.union([
   z.number(),
   z.string().transform((s, ctx) => {
+    if (s.trim() === '') return null
     const n = Number(s)
-    if (s.trim() === '' || !Number.isFinite(n)) {
+    if (!Number.isFinite(n)) {
       ctx.addIssue({ code: 'custom', message: 'expected a number or a numeric string' })
       return z.NEVER
     }
