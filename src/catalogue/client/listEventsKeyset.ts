@@ -43,11 +43,9 @@ export const DateTimeParam = z
  * `event_date`: a calendar date (`2026-06-01`, the form the official client sends) or anything
  * `DateTimeParam` takes; sent as given (the venue matches the UTC day).
  */
-export const EventDateParam = z.union([z.iso.date(), DateTimeParam], {
-  error: (iss) =>
-    iss.input instanceof Date
-      ? 'must be a valid date'
-      : 'must be a calendar date (YYYY-MM-DD) or an ISO 8601 date-time with a zone',
+const EVENT_DATE_MESSAGE = 'must be a calendar date (YYYY-MM-DD) or an ISO 8601 date-time with a zone'
+export const EventDateParam = z.union([z.iso.date({ error: EVENT_DATE_MESSAGE }), DateTimeParam], {
+  error: (iss) => (iss.input instanceof Date ? 'must be a valid date' : EVENT_DATE_MESSAGE),
 })
 
 /** Hint for the common mistake of snake_case order names (the venue answers 422 to them). */
