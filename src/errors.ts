@@ -39,19 +39,40 @@ export class InputValidationError extends BotError {
   override name = 'InputValidationError' as const
 }
 
-/** The server answered, but the body did not match its schema. */
+/**
+ * The server answered, but the body did not match its schema. `path` is the endpoint; `fieldPaths` the
+ * places in the body that did not match (`keys.0.expiry`, `(root)` for the body itself), so a caller
+ * can degrade only the feed that read it and name the field in its alert.
+ */
 export class UnexpectedResponseError extends BotError {
   override name = 'UnexpectedResponseError' as const
   readonly path: string
   readonly issues: readonly string[]
-  constructor(path: string, issues: readonly string[], options: BotErrorOptions = {}) {
+  /** Distinct body paths of `issues`, in order. */
+  readonly fieldPaths: readonly string[]
+  constructor(
+    path: string,
+    issues: readonly string[],
+    options: BotErrorOptions & { fieldPaths?: readonly string[] | undefined } = {},
+  ) {
     super(`unexpected response from ${path}: ${issues[0] ?? 'invalid body'}`, {
       ...options,
       details: issues.slice(1),
     })
     this.path = path
     this.issues = issues
+    this.fieldPaths = options.fieldPaths ?? fieldPathsOf(issues)
   }
+}
+
+/** Issues read `field.path: message` (see `formatZodIssues`); one without a path is about the whole body. */
+function fieldPathsOf(issues: readonly string[]): string[] {
+  const paths = issues.map((i) => {
+    const at = i.indexOf(': ')
+    const head = at > 0 ? i.slice(0, at) : ''
+    return head === '' || /\s/.test(head) ? '(root)' : head
+  })
+  return [...new Set(paths.length > 0 ? paths : ['(root)'])]
 }
 
 /** The request never got an HTTP answer (connect failure, reset, timeout, abort). */

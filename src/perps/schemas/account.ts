@@ -1,6 +1,6 @@
 /** Private account resources: withdrawals, funding charges, portfolio, credentials. */
 import { z } from 'zod'
-import { Address, DecimalString, Hex, InstrumentId, TimestampMs } from './common.ts'
+import { Address, DecimalString, InstrumentId, PendingTxHash, ProxyExpiryMs, TimestampMs } from './common.ts'
 
 export const WITHDRAWAL_STATUSES = ['pending', 'confirmed', 'removed', 'failed'] as const
 /** Known statuses; unknown future values are tolerated as plain strings. */
@@ -13,8 +13,8 @@ export const Withdrawal = z.looseObject({
   to: Address,
   fee: DecimalString,
   status: WithdrawalStatus,
-  /** On-chain hash; `0x` until mined. */
-  hash: Hex,
+  /** On-chain hash; `0x` until mined (`''`, null or absent on the wire are read as `0x`). */
+  hash: PendingTxHash,
   confirmations: z.number().int().nonnegative(),
   required_confirmations: z.number().int().nonnegative(),
   created_timestamp: TimestampMs,
@@ -81,8 +81,8 @@ export type Portfolio = z.infer<typeof Portfolio>
 
 export const CredentialKey = z.looseObject({
   proxy: Address,
-  /** Unix ms. */
-  expiry: TimestampMs,
+  /** Unix ms; nanosecond values (as the endpoint currently sends) are converted. */
+  expiry: ProxyExpiryMs,
   label: z.string().optional(),
 })
 export const Credentials = z.looseObject({
@@ -93,5 +93,9 @@ export const Credentials = z.looseObject({
 })
 export type Credentials = z.infer<typeof Credentials>
 
-export const CreateProxyResult = z.looseObject({ status: z.literal('ok'), secret: z.string().min(1) })
+/**
+ * The secret is all that matters: the proxy is registered once it is issued, so `status` is not
+ * required (the official client reads only `secret`) and an answer without it must not lose the secret.
+ */
+export const CreateProxyResult = z.looseObject({ status: z.unknown().optional(), secret: z.string().min(1) })
 export type CreateProxyResult = z.infer<typeof CreateProxyResult>

@@ -96,10 +96,16 @@ export const OrderData = z
 export type OrderDataWire = z.input<typeof OrderData>
 export const OpenOrders = z.array(OrderData)
 
-/** A per-item rejection inside a batch answer. */
+/** A batch item's rejection code when the venue sent none (the official client substitutes a text too). */
+export const UNSPECIFIED_REJECTION = 'unspecified_rejection'
+
+/** A per-item rejection inside a batch answer; an absent or empty `error` reads as `UNSPECIFIED_REJECTION`. */
 export const BatchRejected = z.looseObject({
   status: z.literal('err'),
-  error: z.string(),
+  error: z
+    .string()
+    .optional()
+    .transform((e) => (e === undefined || e === '' ? UNSPECIFIED_REJECTION : e)),
   oid: OrderId.optional(),
   coid: z.string().optional(),
 })
@@ -119,8 +125,9 @@ export const CreateOrderAck = z.discriminatedUnion('status', [
 export type CreateOrderAck = z.infer<typeof CreateOrderAck>
 export const CreateOrderAcks = z.array(CreateOrderAck)
 
+/** Results answer the request positionally; an `ok` without `oid` is valid (the official client allows it). */
 export const CancelResult = z.discriminatedUnion('status', [
-  z.looseObject({ status: z.literal('ok'), oid: OrderId, coid: z.string().optional() }),
+  z.looseObject({ status: z.literal('ok'), oid: OrderId.optional(), coid: z.string().optional() }),
   BatchRejected,
 ])
 export type CancelResult = z.infer<typeof CancelResult>
