@@ -26,7 +26,7 @@ export interface AccountMonitorOptions {
   proxyExpiry: number | undefined
   /** 429s in the recent window. */
   rateLimitCount: () => number
-  health: Pick<FeedHealth, 'failed' | 'register' | 'cycled'>
+  health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
 }
 
 export interface AccountMonitor {

@@ -122,7 +122,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     venueClock,
     logger,
   })
-  const health = createFeedHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs })
+  const health = createFeedHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   const account = createAccountSupervision({
     settings,
     perps,

@@ -40,7 +40,7 @@ export interface FeedOptions {
   openOrders: Pick<OpenOrderBook, 'reconcile'>
   /** Where the portfolio and the measured clock skew go (account supervision). */
   account: { observePortfolio(p: Portfolio): void; observeClockSkew(offsetMs: number): void }
-  health: Pick<FeedHealth, 'failed' | 'register' | 'cycled'>
+  health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
   polling: Settings['polling']
   /** Request weight per minute the index polls may use in total. */
   indexWeightPerMinute: number

@@ -1,9 +1,12 @@
 import { describe, expect, it, vi } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import type { Alert } from '../../../src/alerts/alert.ts'
 import { createCountWindow } from '../../../src/bot/runtime/botLimiter.ts'
+import { createFeedHealth } from '../../../src/bot/runtime/feedHealth.ts'
 import { createOpenOrderBook, type OpenOrdersUpdate } from '../../../src/bot/runtime/openOrderBook.ts'
 import { createSignal } from '../../../src/bot/runtime/signal.ts'
 import { runStopSequence, type StopParts } from '../../../src/bot/runtime/stopSequence.ts'
+import { UnexpectedResponseError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
@@ -173,5 +176,29 @@ describe('stop sequence', () => {
     expect(steps.slice(-3)).toEqual(['limiter', 'alerts', 'close'])
     const failure = lines.find((l) => l.includes('cancel-all failed'))
     expect(failure).toContain('"oid":7')
+  })
+})
+
+describe('feed health', () => {
+  it('degrades only the feed whose answers stop matching, with one alert naming the path, resolved on recovery', () => {
+    const alerts: Alert[] = []
+    const health = createFeedHealth({
+      alerts: { send: (a) => void alerts.push(a) },
+      clock: new SimulatedClock(),
+    })
+    const bad = new UnexpectedResponseError('/v1/account/credentials', ['keys.0.expiry: expected number'], {
+      fieldPaths: ['keys.0.expiry'],
+    })
+    health.failed('credentials', bad)
+    health.failed('credentials', bad)
+    health.failed('index:BTC', new Error('timeout'))
+    expect(alerts).toHaveLength(1)
+    expect(alerts[0]).toMatchObject({ key: 'feed-shape:credentials', severity: 'warning' })
+    expect(alerts[0]?.message).toContain('keys.0.expiry')
+    health.succeeded('index:BTC')
+    expect(alerts).toHaveLength(1)
+    health.succeeded('credentials')
+    expect(alerts[1]).toMatchObject({ key: 'feed-shape:credentials', resolved: true })
+    expect(health.counts()).toEqual({ credentials: 2, 'index:BTC': 1 })
   })
 })
