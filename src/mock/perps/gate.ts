@@ -1,0 +1,175 @@
+/**
+ * The command gate: everything a signed command must pass before it touches the book. Shape, ts
+ * freshness, `exp`, signature recovery (async, no effect on state), then synchronously the signer's
+ * proxy and the (signer, salt) replay check. Decision on check order: body shape, `no orders
+ * provided`, ts, exp, signature, then account and salt.
+ */
+import { recoverTypedDataAddress } from 'viem'
+import { InputValidationError } from '../../errors.ts'
+import type { PerpsOp } from '../../perps/signing/ops.ts'
+import { MAX_EXP_AHEAD_MS } from '../../perps/signing/timing.ts'
+import { createProxyTypedData, opTypedData } from '../../perps/signing/typedData.ts'
+import {
+  type ParsedCreateProxy,
+  type ParsedSignedCommand,
+  parseCreateProxyBody,
+  parseSignedCommand,
+} from '../../perps/signing/verify.ts'
+import { isRecord } from './accounts.ts'
+import { badRequest, MockRejection, TEXT } from './errors.ts'
+import { SIGNATURE_WINDOW_MS } from './options.ts'
+import { type Account, type ExchangeState, nowOf } from './state.ts'
+import { syncState } from './stepping.ts'
+
+const SIG_RE = /^0x[0-9a-fA-F]{128}(1b|1c|1B|1C)$/
+
+export interface VerifiedCommand {
+  parsed: ParsedSignedCommand
+  signer: string
+}
+
+/** A command admitted for processing; `commit` consumes its salt (call it once it is accepted). */
+export interface AdmittedCommand<T extends PerpsOp['type']> {
+  account: Account
+  op: Extract<PerpsOp, { type: T }>
+  commit: () => void
+}
+
+/**
+ * First half of the gate of the proxy-signed ops, with no effect on state: shape, freshness, exp,
+ * signature recovery.
+ * @throws {@link MockRejection} 400 with the venue's text.
+ */
+export async function verifyCommand(
+  s: ExchangeState,
+  body: unknown,
+  type: PerpsOp['type'],
+): Promise<VerifiedCommand> {
+  const received = nowOf(s)
+  rejectMalformedSig(body)
+  let parsed: ParsedSignedCommand
+  try {
+    parsed = parseSignedCommand(body)
+  } catch (e) {
+    throw badRequest(bodyError(e))
+  }
+  const op = parsed.built.op
+  if (op.type !== type) throw badRequest(`invalid request body: op.type must be ${type}`)
+  if (Array.isArray(op.args) && op.args.length === 0) throw badRequest(TEXT.noOrders)
+  checkTimestamp(parsed.stamp.ts, received)
+  if (parsed.exp !== undefined) {
+    if (parsed.exp <= received) throw badRequest(TEXT.commandExpired)
+    if (parsed.exp > received + MAX_EXP_AHEAD_MS) throw badRequest(TEXT.expiryTooFar)
+  }
+  const signer = await recover(() =>
+    recoverTypedDataAddress({
+      ...opTypedData(s.o.domain, parsed.built.signedOp, parsed.stamp),
+      signature: parsed.sig,
+    }),
+  )
+  if (signer === undefined) throw badRequest(TEXT.invalidSignature)
+  return { parsed, signer }
+}
+
+/**
+ * Second half, synchronous: proxy → account and the replay check. Callers run it right after the
+ * `await` of `verifyCommand` and do all their work in the same synchronous block, so concurrent
+ * copies of one signed body cannot both pass the replay check.
+ * @throws {@link MockRejection} 400 `account not found for proxy` / `invalid signature` (replay).
+ */
+export function admitCommand<T extends PerpsOp['type']>(
+  s: ExchangeState,
+  v: VerifiedCommand,
+  type: T,
+): AdmittedCommand<T> {
+  syncState(s)
+  const now = nowOf(s)
+  const { parsed, signer } = v
+  const proxy = s.proxies.get(signer.toLowerCase())
+  if (proxy === undefined || proxy.expiry <= now) throw badRequest(TEXT.accountNotFound)
+  if (s.replay.seen(signer, parsed.stamp.salt, now)) throw badRequest(TEXT.invalidSignature)
+  const op = parsed.built.op
+  if (!isOp(op, type)) throw badRequest(`invalid request body: op.type must be ${type}`)
+  return {
+    account: proxy.account,
+    op,
+    commit: () => s.replay.record(signer, parsed.stamp.salt, parsed.stamp.ts, now),
+  }
+}
+
+/**
+ * The owner-signed createProxy: shape, ts, expiry in the future, signature by `args.owner`.
+ * @throws {@link MockRejection} 400.
+ */
+export async function verifyCreateProxy(s: ExchangeState, body: unknown): Promise<ParsedCreateProxy> {
+  const received = nowOf(s)
+  rejectMalformedSig(body)
+  let parsed: ParsedCreateProxy
+  try {
+    parsed = parseCreateProxyBody(body)
+  } catch (e) {
+    throw badRequest(bodyError(e))
+  }
+  checkTimestamp(parsed.ts, received)
+  const { owner, proxy, expiry } = parsed.op.args
+  if (expiry <= received) throw badRequest('proxy expiry must be in the future')
+  const signer = await recover(() =>
+    recoverTypedDataAddress({
+      ...createProxyTypedData(s.o.domain, { proxy, expiry }, { salt: parsed.salt, ts: parsed.ts }),
+      signature: parsed.sig,
+    }),
+  )
+  if (signer === undefined || signer.toLowerCase() !== owner.toLowerCase())
+    throw badRequest(TEXT.invalidSignature)
+  return parsed
+}
+
+/**
+ * The replay check of an owner-signed command (after `syncState`); returns the salt's commit.
+ * @throws {@link MockRejection} 400 `invalid signature` for a reused salt.
+ */
+export function admitSalt(s: ExchangeState, signer: string, salt: number, ts: number): () => void {
+  syncState(s)
+  const now = nowOf(s)
+  if (s.replay.seen(signer, salt, now)) throw badRequest(TEXT.invalidSignature)
+  return () => s.replay.record(signer, salt, ts, now)
+}
+
+/** Takes `weight` action tokens. @throws {@link MockRejection} 429 `action_rate_limited` with Retry-After. */
+export function takeActionWeight(account: Account, weight: number): void {
+  if (weight <= 0) return
+  const r = account.bucket.take(weight)
+  if (!r.ok) throw new MockRejection(429, 'action_rate_limited', r.retryAfterSeconds)
+}
+
+function isOp<T extends PerpsOp['type']>(op: PerpsOp, type: T): op is Extract<PerpsOp, { type: T }> {
+  return op.type === type
+}
+
+/** A present but malformed `sig` is a signature problem, not a body problem. */
+function rejectMalformedSig(body: unknown): void {
+  if (isRecord(body) && typeof body.sig === 'string' && !SIG_RE.test(body.sig))
+    throw badRequest(TEXT.invalidSignature)
+}
+
+/** ts older than the window is `signature expired`; further ahead than it is `invalid signature`. */
+function checkTimestamp(ts: number, now: number): void {
+  if (ts < now - SIGNATURE_WINDOW_MS) throw badRequest(TEXT.signatureExpired)
+  if (ts > now + SIGNATURE_WINDOW_MS) throw badRequest(TEXT.invalidSignature)
+}
+
+function bodyError(e: unknown): string {
+  if (e instanceof InputValidationError) {
+    const detail = e.details[0]
+    return `invalid request body: ${detail ?? e.shortMessage}`
+  }
+  throw e
+}
+
+async function recover(run: () => Promise<string>): Promise<string | undefined> {
+  try {
+    return await run()
+  } catch {
+    return undefined
+  }
+}
