@@ -54,7 +54,15 @@ export function startWithdrawal(s: ExchangeState, account: Account, request: Wit
   }
   account.withdrawals.push(w)
   s.activeWithdrawals.set(w, account)
+  forgetOldWithdrawals(s, account)
   return w.id
+}
+
+/** Drops the oldest finished withdrawals past `withdrawalHistoryLimit` (scenario switches add some each time). */
+function forgetOldWithdrawals(s: ExchangeState, account: Account): void {
+  let excess = account.withdrawals.length - s.o.withdrawalHistoryLimit
+  if (excess <= 0) return
+  account.withdrawals = account.withdrawals.filter((w) => w.status === 'pending' || excess-- <= 0)
 }
 
 /** Moves every pending withdrawal to `t`, refunding the ones that failed or were dropped. */

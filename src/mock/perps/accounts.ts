@@ -30,6 +30,14 @@ export interface AccountReferral {
   children_fees: string
 }
 
+/**
+ * Bounds on what a caller can make the mock store (decisions; the venue publishes none): a proxy
+ * label's length, live proxies per account (accounts in all: the `maxAccounts` option). Referral
+ * codes are bounded by their pattern (1–64 characters); history lists by the exchange options.
+ */
+export const MAX_LABEL_LENGTH = 64
+export const MAX_PROXIES_PER_ACCOUNT = 20
+
 const REFERRAL_RE = /^[A-Za-z0-9_-]{1,64}$/
 const SECRET_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 const REFERRAL_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'
@@ -92,6 +100,8 @@ export function registerAccount(s: ExchangeState, seed: AccountSeed): void {
   )
   for (const p of seed.proxies ?? []) {
     if (!ADDRESS_RE.test(p.proxy)) throw new InputValidationError('proxy must be a 0x address')
+    if (p.label !== undefined && p.label.length > MAX_LABEL_LENGTH)
+      throw new InputValidationError(`proxy label must be at most ${MAX_LABEL_LENGTH} characters`)
     if (p.secret.length === 0) throw new InputValidationError('proxy secret must not be empty')
     addProxy(s, account, p.proxy, p.secret, p.expiry, p.label)
   }
@@ -101,15 +111,23 @@ export function registerAccount(s: ExchangeState, seed: AccountSeed): void {
  * The synchronous half of createProxy, after the gate verified the owner's signature: the proxy
  * joins the owner's account with a fresh secret. `commit` consumes the salt once the request is
  * accepted. Decision: an unexpired registration blocks re-registration; an expired one is replaced.
- * @throws {@link MockRejection} 422 `proxy already exists`.
+ * @throws {@link MockRejection} 422 `proxy already exists`, `proxy_limit_reached` (the account
+ * holds `MAX_PROXIES_PER_ACCOUNT` unexpired proxies), `account_limit_reached` (`maxAccounts`).
  */
 export function registerProxy(
   s: ExchangeState,
   args: { owner: string; proxy: string; expiry: number; label: string | undefined; code: string | undefined },
   commit: () => void,
 ): string {
+  const now = nowOf(s)
   const existing = s.proxies.get(args.proxy.toLowerCase())
-  if (existing !== undefined && existing.expiry > nowOf(s)) throw unprocessable('proxy already exists')
+  if (existing !== undefined && existing.expiry > now) throw unprocessable('proxy already exists')
+  const holder = s.accounts.get(args.owner.toLowerCase())
+  if (holder === undefined && s.accounts.size >= s.o.maxAccounts) throw unprocessable('account_limit_reached')
+  if (holder !== undefined && holder.proxies.length >= MAX_PROXIES_PER_ACCOUNT) {
+    dropExpiredProxies(s, holder, now)
+    if (holder.proxies.length >= MAX_PROXIES_PER_ACCOUNT) throw unprocessable('proxy_limit_reached')
+  }
   commit()
   const account = ensureAccount(s, args.owner, undefined)
   const secret = randomString(s, SECRET_ALPHABET, 40)
@@ -124,6 +142,15 @@ export function registerProxy(
   )
     account.referredBy = code
   return secret
+}
+
+/** Forgets the account's expired proxies (they only make room for new ones at the cap). */
+function dropExpiredProxies(s: ExchangeState, account: Account, now: number): void {
+  for (const p of account.proxies) {
+    const key = p.proxy.toLowerCase()
+    if (p.expiry <= now && s.proxies.get(key) === p) s.proxies.delete(key)
+  }
+  account.proxies = account.proxies.filter((p) => p.expiry > now)
 }
 
 /** An account by owner or proxy address. */

@@ -15,7 +15,7 @@ import {
   parseCreateProxyBody,
   parseSignedCommand,
 } from '../../perps/signing/verify.ts'
-import { isRecord } from './accounts.ts'
+import { isRecord, MAX_LABEL_LENGTH } from './accounts.ts'
 import { badRequest, MockRejection, TEXT } from './errors.ts'
 import { SIGNATURE_WINDOW_MS } from './options.ts'
 import { type Account, type ExchangeState, nowOf } from './state.ts'
@@ -88,6 +88,7 @@ export function admitCommand<T extends PerpsOp['type']>(
   const proxy = s.proxies.get(signer.toLowerCase())
   if (proxy === undefined || proxy.expiry <= now) throw badRequest(TEXT.accountNotFound)
   if (s.replay.seen(signer, parsed.stamp.salt, now)) throw badRequest(TEXT.invalidSignature)
+  checkSaltRoom(s, signer, now)
   const op = parsed.built.op
   if (!isOp(op, type)) throw badRequest(`invalid request body: op.type must be ${type}`)
   return {
@@ -110,6 +111,8 @@ export async function verifyCreateProxy(s: ExchangeState, body: unknown): Promis
   } catch (e) {
     throw badRequest(bodyError(e))
   }
+  if (parsed.label !== undefined && parsed.label.length > MAX_LABEL_LENGTH)
+    throw badRequest(`invalid request body: label must be at most ${MAX_LABEL_LENGTH} characters`)
   checkTimestamp(parsed.ts, received)
   const { owner, proxy, expiry } = parsed.op.args
   if (expiry <= received) throw badRequest('proxy expiry must be in the future')
@@ -132,7 +135,17 @@ export function admitSalt(s: ExchangeState, signer: string, salt: number, ts: nu
   syncState(s)
   const now = nowOf(s)
   if (s.replay.seen(signer, salt, now)) throw badRequest(TEXT.invalidSignature)
+  checkSaltRoom(s, signer, now)
   return () => s.replay.record(signer, salt, ts, now)
+}
+
+/**
+ * Decision: a signer holding the maximum of live salts (replay.ts) is rate limited like an
+ * exhausted action bucket, so salt memory stays bounded even with the request limiter off.
+ */
+function checkSaltRoom(s: ExchangeState, signer: string, now: number): void {
+  const waitMs = s.replay.fullForMs(signer, now)
+  if (waitMs > 0) throw new MockRejection(429, 'action_rate_limited', Math.ceil(waitMs / 1000))
 }
 
 /** Takes `weight` action tokens. @throws {@link MockRejection} 429 `action_rate_limited` with Retry-After. */

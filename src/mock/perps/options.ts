@@ -86,11 +86,15 @@ export interface PerpsExchangeOptions {
   orderHistoryLimit?: number | undefined
   /** Funding rows kept per account. Default 10,000. */
   fundingHistoryLimit?: number | undefined
+  /** Withdrawals kept per account: the oldest finished ones go first; pending ones are never dropped. Default 10,000. */
+  withdrawalHistoryLimit?: number | undefined
   historyOrder?: HistoryOrder | undefined
   /** While in liquidation, positions are cut by `liquidationFraction` every `liquidationIntervalMs`. */
   liquidationIntervalMs?: number | undefined
   liquidationFraction?: number | undefined
   withdrawalTiming?: Partial<WithdrawalTiming> | undefined
+  /** Accounts createProxy may create in all (then 422 `account_limit_reached`). Default 10,000. */
+  maxAccounts?: number | undefined
 }
 
 /** Validated options with defaults applied. */
@@ -112,10 +116,12 @@ export interface Resolved {
   maxInstrumentSteps: number
   orderHistoryLimit: number
   fundingHistoryLimit: number
+  withdrawalHistoryLimit: number
   historyOrder: HistoryOrder
   liquidationIntervalMs: number
   liquidationFractionPpm: bigint
   withdrawalTiming: WithdrawalTiming
+  maxAccounts: number
 }
 
 export function resolveOptions(o: PerpsExchangeOptions): Resolved {
@@ -160,10 +166,12 @@ export function resolveOptions(o: PerpsExchangeOptions): Resolved {
     ),
     orderHistoryLimit: positiveInt(o.orderHistoryLimit, 10_000, 'orderHistoryLimit'),
     fundingHistoryLimit: positiveInt(o.fundingHistoryLimit, 10_000, 'fundingHistoryLimit'),
+    withdrawalHistoryLimit: positiveInt(o.withdrawalHistoryLimit, 10_000, 'withdrawalHistoryLimit'),
     historyOrder: o.historyOrder ?? 'newest-first',
     liquidationIntervalMs: positiveInt(o.liquidationIntervalMs, 5_000, 'liquidationIntervalMs'),
     liquidationFractionPpm: BigInt(Math.round(fraction * 1_000_000)),
     withdrawalTiming: { ...DEFAULT_WITHDRAWAL_TIMING, ...o.withdrawalTiming },
+    maxAccounts: positiveInt(o.maxAccounts, 10_000, 'maxAccounts'),
   }
 }
 
