@@ -66,6 +66,7 @@ export function ensureAccount(s: ExchangeState, owner: string, collateral: bigin
     nextLiquidationAt: 0,
     volumeMicros: 0n,
     feesMicros: 0n,
+    autoCancel: { deadline: 0, day: 0, triggered: 0 },
   }
   s.accounts.set(key, account)
   seedAccount(s, account)

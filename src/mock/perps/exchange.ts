@@ -43,17 +43,38 @@ import {
   setLeverage,
 } from './accounts.ts'
 import { startWithdrawal, type WithdrawalRequest } from './accountWithdrawals.ts'
+import {
+  AUTO_CANCEL_ACTION_WEIGHT,
+  type AutoCancelStatus,
+  autoCancelStatus,
+  checkAutoCancel,
+  setAutoCancel,
+} from './autoCancel.ts'
 import { badRequest } from './errors.ts'
-import { admitCommand, admitSalt, takeActionWeight, verifyCommand, verifyCreateProxy } from './gate.ts'
+import {
+  admitCommand,
+  admitSalt,
+  admitSigner,
+  takeActionWeight,
+  verifyAutoCancel,
+  verifyCommand,
+  verifyCreateProxy,
+} from './gate.ts'
 import { collateralToWire, type InstrumentSpec } from './instruments.ts'
 import { accountRisk } from './margin.ts'
 import { indexToWire, statisticsToWire } from './market.ts'
 import { cancelAllOrders, cancelOrder, checkOpenOrderCap, modifyOrder, placeOrder } from './matching.ts'
 import { usd } from './money.ts'
-import { type AccountSeed, type PerpsExchangeOptions, SIGNATURE_WINDOW_MS } from './options.ts'
+import {
+  type AccountSeed,
+  isModifyOrdersLayout,
+  type ModifyOrdersLayout,
+  type PerpsExchangeOptions,
+  SIGNATURE_WINDOW_MS,
+} from './options.ts'
 import type { RegimeName } from './priceProcess.ts'
 import type { ScenarioName } from './scenarios.ts'
-import { type Account, createState, type ExchangeState, nowOf } from './state.ts'
+import { type Account, createState, type ExchangeState, nowOf, unknownModifyLayout } from './state.ts'
 import { advanceTo, setIndexPrice, setRegime, setScenario, startHistory, syncState } from './stepping.ts'
 import {
   type AccountView,
@@ -69,11 +90,14 @@ import { withdrawalToWire } from './withdrawals.ts'
 
 export type { AccountReferral } from './accounts.ts'
 export type { WithdrawalRequest } from './accountWithdrawals.ts'
+export type { AutoCancelStatus } from './autoCancel.ts'
 export {
   type AccountSeed,
   DEFAULT_CONTRACT,
   HISTORY_PAGE_LIMIT,
   type HistoryOrder,
+  MODIFY_ORDERS_LAYOUTS,
+  type ModifyOrdersLayout,
   type PerpsExchangeOptions,
   type ProxySeed,
   SIGNATURE_WINDOW_MS,
@@ -147,6 +171,19 @@ export class PerpsExchange {
   /** Sets an asset's regime now and drops its scheduled switches (`frozen` stops the price). */
   setRegime(asset: string, regime: RegimeName): void {
     setRegime(this.#s, asset, regime)
+  }
+
+  /**
+   * Switches the signed `modifyOrders` layout the mock verifies (see `PerpsExchangeOptions`).
+   * @throws {@link InputValidationError} for an unknown layout.
+   */
+  setModifyOrdersLayout(layout: string): void {
+    if (!isModifyOrdersLayout(layout)) throw unknownModifyLayout(layout)
+    this.#s.modifyOrdersLayout = layout
+  }
+
+  get modifyOrdersLayout(): ModifyOrdersLayout {
+    return this.#s.modifyOrdersLayout
   }
 
   /** Creates an account (and its proxies) unless it exists; a new account is seeded by the scenario. */
@@ -338,6 +375,11 @@ export class PerpsExchange {
     return applyReferral(this.#authed(owner), body)
   }
 
+  /** `GET /v1/account/auto-cancel`: the dead-man switch's deadline and today's triggers. */
+  autoCancelStatus(owner: string): AutoCancelStatus {
+    return autoCancelStatus(this.#authed(owner), nowOf(this.#s))
+  }
+
   // ---- signed commands -------------------------------------------------------------------------
 
   /**
@@ -390,6 +432,19 @@ export class PerpsExchange {
     cmd.commit()
     cancelAllOrders(this.#s, cmd.account, cmd.op.args.iid, nowOf(this.#s))
     return { status: 'ok' }
+  }
+
+  /**
+   * `PATCH /v1/trade/auto-cancel`: arms (`time` ≥ now + 5 s) or clears (`0`) the dead-man switch.
+   * @throws {@link MockRejection} 400 (gate, bad time), 422 `auto_cancel_daily_limit_reached`, 429.
+   */
+  async setAutoCancel(body: unknown): Promise<{ status: 'ok'; deadline: number }> {
+    const v = await verifyAutoCancel(this.#s, body)
+    const { account, commit } = admitSigner(this.#s, v.signer, v.stamp)
+    checkAutoCancel(account, v.time, nowOf(this.#s))
+    takeActionWeight(account, AUTO_CANCEL_ACTION_WEIGHT)
+    commit()
+    return setAutoCancel(this.#s, account, v.time)
   }
 
   #authed(owner: string): Account {

@@ -4,11 +4,17 @@
  * proxy and the (signer, salt) replay check. Decision on check order: body shape, `no orders
  * provided`, ts, exp, signature, then account and salt.
  */
-import { recoverTypedDataAddress } from 'viem'
+import { type Hex, recoverTypedDataAddress } from 'viem'
+import { z } from 'zod'
 import { InputValidationError } from '../../errors.ts'
 import type { PerpsOp } from '../../perps/signing/ops.ts'
 import { MAX_EXP_AHEAD_MS } from '../../perps/signing/timing.ts'
-import { createProxyTypedData, opTypedData } from '../../perps/signing/typedData.ts'
+import {
+  createProxyTypedData,
+  opTypedData,
+  type SignedOp,
+  type Stamp,
+} from '../../perps/signing/typedData.ts'
 import {
   type ParsedCreateProxy,
   type ParsedSignedCommand,
@@ -22,6 +28,29 @@ import { type Account, type ExchangeState, nowOf } from './state.ts'
 import { syncState } from './stepping.ts'
 
 const SIG_RE = /^0x[0-9a-fA-F]{128}(1b|1c|1B|1C)$/
+const UInt = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
+
+/**
+ * `autoCancel` is not in the shared verifier (the official client does not sign it): the mock reads
+ * it itself. Signed layout inferred as `["autoCancel", [time]]` (protocol-notes a.2); body
+ * `{op:{type:"autoCancel", args:{time}}, sig, salt, ts}`.
+ */
+const AutoCancelBody = z.looseObject({
+  op: z.object({ type: z.literal('autoCancel'), args: z.object({ time: UInt }) }),
+  sig: z
+    .string()
+    .regex(SIG_RE)
+    .transform((x): Hex => `0x${x.slice(2)}`),
+  salt: UInt,
+  ts: UInt,
+  exp: UInt.optional(),
+})
+
+export interface VerifiedAutoCancel {
+  time: number
+  stamp: Stamp
+  signer: string
+}
 
 export interface VerifiedCommand {
   parsed: ParsedSignedCommand
@@ -56,19 +85,81 @@ export async function verifyCommand(
   const op = parsed.built.op
   if (op.type !== type) throw badRequest(`invalid request body: op.type must be ${type}`)
   if (Array.isArray(op.args) && op.args.length === 0) throw badRequest(TEXT.noOrders)
-  checkTimestamp(parsed.stamp.ts, received)
-  if (parsed.exp !== undefined) {
-    if (parsed.exp <= received) throw badRequest(TEXT.commandExpired)
-    if (parsed.exp > received + MAX_EXP_AHEAD_MS) throw badRequest(TEXT.expiryTooFar)
+  checkFreshness(parsed.stamp.ts, parsed.exp, received)
+  const signer = await recoverOpSigner(s, signedOpOf(s, parsed), parsed.stamp, parsed.sig)
+  return { parsed, signer }
+}
+
+/**
+ * The gate of `PATCH /v1/trade/auto-cancel` up to signature recovery (no effect on state).
+ * @throws {@link MockRejection} 400 with the venue's text.
+ */
+export async function verifyAutoCancel(s: ExchangeState, body: unknown): Promise<VerifiedAutoCancel> {
+  const received = nowOf(s)
+  rejectMalformedSig(body)
+  const parsed = AutoCancelBody.safeParse(body)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw badRequest(
+      `invalid request body: ${issue === undefined ? 'malformed' : `${issue.path.join('.') || '(root)'}: ${issue.message}`}`,
+    )
   }
+  const { op, sig, salt, ts, exp } = parsed.data
+  checkFreshness(ts, exp, received)
+  const stamp = { salt, ts }
+  const signer = await recoverOpSigner(s, ['autoCancel', [op.args.time]], stamp, sig)
+  return { time: op.args.time, stamp, signer }
+}
+
+/**
+ * The synchronous half for any proxy-signed command: the signer's proxy → account, and the salt.
+ * @throws {@link MockRejection} 400 `account not found for proxy` / `invalid signature` (replay); 429.
+ */
+export function admitSigner(
+  s: ExchangeState,
+  signer: string,
+  stamp: Stamp,
+): { account: Account; commit: () => void } {
+  syncState(s)
+  const now = nowOf(s)
+  const proxy = s.proxies.get(signer.toLowerCase())
+  if (proxy === undefined || proxy.expiry <= now) throw badRequest(TEXT.accountNotFound)
+  if (s.replay.seen(signer, stamp.salt, now)) throw badRequest(TEXT.invalidSignature)
+  checkSaltRoom(s, signer, now)
+  return { account: proxy.account, commit: () => s.replay.record(signer, stamp.salt, stamp.ts, now) }
+}
+
+/**
+ * The positional op the mock hashes. Decision: the `oid-qty-p` layout (an option) stands in for a
+ * venue that signs modifyOrders differently from us; every other op uses the shared builders.
+ */
+function signedOpOf(s: ExchangeState, parsed: ParsedSignedCommand): SignedOp {
+  const op = parsed.built.op
+  if (op.type === 'modifyOrders' && s.modifyOrdersLayout === 'oid-qty-p')
+    return ['modifyOrders', op.args.map((m) => [m.oid, m.qty, m.p])]
+  return parsed.built.signedOp
+}
+
+async function recoverOpSigner(
+  s: ExchangeState,
+  signedOp: SignedOp,
+  stamp: Stamp,
+  sig: Hex,
+): Promise<string> {
   const signer = await recover(() =>
-    recoverTypedDataAddress({
-      ...opTypedData(s.o.domain, parsed.built.signedOp, parsed.stamp),
-      signature: parsed.sig,
-    }),
+    recoverTypedDataAddress({ ...opTypedData(s.o.domain, signedOp, stamp), signature: sig }),
   )
   if (signer === undefined) throw badRequest(TEXT.invalidSignature)
-  return { parsed, signer }
+  return signer
+}
+
+/** ts inside the signature window; `exp`, when given, in the future and at most 5 s ahead. */
+function checkFreshness(ts: number, exp: number | undefined, received: number): void {
+  checkTimestamp(ts, received)
+  if (exp !== undefined) {
+    if (exp <= received) throw badRequest(TEXT.commandExpired)
+    if (exp > received + MAX_EXP_AHEAD_MS) throw badRequest(TEXT.expiryTooFar)
+  }
 }
 
 /**
@@ -82,20 +173,10 @@ export function admitCommand<T extends PerpsOp['type']>(
   v: VerifiedCommand,
   type: T,
 ): AdmittedCommand<T> {
-  syncState(s)
-  const now = nowOf(s)
-  const { parsed, signer } = v
-  const proxy = s.proxies.get(signer.toLowerCase())
-  if (proxy === undefined || proxy.expiry <= now) throw badRequest(TEXT.accountNotFound)
-  if (s.replay.seen(signer, parsed.stamp.salt, now)) throw badRequest(TEXT.invalidSignature)
-  checkSaltRoom(s, signer, now)
-  const op = parsed.built.op
+  const { account, commit } = admitSigner(s, v.signer, v.parsed.stamp)
+  const op = v.parsed.built.op
   if (!isOp(op, type)) throw badRequest(`invalid request body: op.type must be ${type}`)
-  return {
-    account: proxy.account,
-    op,
-    commit: () => s.replay.record(signer, parsed.stamp.salt, parsed.stamp.ts, now),
-  }
+  return { account, op, commit }
 }
 
 /**

@@ -27,6 +27,14 @@ export const HISTORY_PAGE_LIMIT = 100
 /** The venue's published verifying contract (protocol-notes a.1). */
 export const DEFAULT_CONTRACT = '0xDCa4af75705dbB50f62437045afF9921947917d2'
 
+/** The signed layouts of `modifyOrders` the mock can verify (see `modifyOrdersLayout`). */
+export const MODIFY_ORDERS_LAYOUTS = ['oid-p-qty', 'oid-qty-p'] as const
+export type ModifyOrdersLayout = (typeof MODIFY_ORDERS_LAYOUTS)[number]
+
+export function isModifyOrdersLayout(v: string): v is ModifyOrdersLayout {
+  return (MODIFY_ORDERS_LAYOUTS as readonly string[]).includes(v)
+}
+
 export interface ProxySeed {
   proxy: string
   secret: string
@@ -95,6 +103,12 @@ export interface PerpsExchangeOptions {
   withdrawalTiming?: Partial<WithdrawalTiming> | undefined
   /** Accounts createProxy may create in all (then 422 `account_limit_reached`). Default 10,000. */
   maxAccounts?: number | undefined
+  /**
+   * The signed layout of `modifyOrders` the mock verifies: `oid-p-qty` (default, ours:
+   * `["modifyOrders", [[oid, p, qty]...]]`) or `oid-qty-p`, a stand-in for a venue that signs
+   * another layout (then our modifies fail with `invalid signature` while other commands verify).
+   */
+  modifyOrdersLayout?: ModifyOrdersLayout | undefined
 }
 
 /** Validated options with defaults applied. */

@@ -11,7 +11,15 @@ import { type Random, seededRandom } from '../../random.ts'
 import type { TokenBucket } from '../tokenBucket.ts'
 import { DEFAULT_INSTRUMENTS } from './instruments.ts'
 import { createMarket, type Market } from './market.ts'
-import { type PerpsExchangeOptions, type Resolved, resolveOptions, unknownScenario } from './options.ts'
+import {
+  isModifyOrdersLayout,
+  MODIFY_ORDERS_LAYOUTS,
+  type ModifyOrdersLayout,
+  type PerpsExchangeOptions,
+  type Resolved,
+  resolveOptions,
+  unknownScenario,
+} from './options.ts'
 import type { PositionState } from './positions.ts'
 import type { StepConstants } from './priceProcess.ts'
 import { ReplayGuard } from './replay.ts'
@@ -57,6 +65,16 @@ export interface ProxyRecord {
   account: Account
 }
 
+/** The account's dead-man switch (autoCancel.ts). */
+export interface AutoCancelState {
+  /** Unix ms; 0 = not armed. */
+  deadline: number
+  /** UTC day (days since the epoch) that `triggered` counts. */
+  day: number
+  /** Times the switch fired on `day`. */
+  triggered: number
+}
+
 export interface Account {
   owner: string
   key: string
@@ -76,6 +94,7 @@ export interface Account {
   nextLiquidationAt: number
   volumeMicros: bigint
   feesMicros: bigint
+  autoCancel: AutoCancelState
 }
 
 export interface ExchangeState {
@@ -91,6 +110,8 @@ export interface ExchangeState {
   /** Resting orders per instrument id. */
   readonly resting: Map<number, Set<OrderState>>
   readonly activeWithdrawals: Map<WithdrawalRecord, Account>
+  /** Accounts whose dead-man switch is armed. */
+  readonly autoCancelArmed: Set<Account>
   readonly replay: ReplayGuard
   /** Separate streams so that account activity never shifts the market's price path. */
   readonly accountRng: Random
@@ -105,6 +126,8 @@ export interface ExchangeState {
   fills: number
   lastTradeAt: number
   constants: StepConstants | undefined
+  /** Which signed layout of `modifyOrders` the gate verifies. */
+  modifyOrdersLayout: ModifyOrdersLayout
 }
 
 export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
@@ -119,6 +142,8 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
   const o = resolveOptions(options)
   const scenario = options.scenario ?? 'calm'
   if (!isScenarioName(scenario)) throw unknownScenario(scenario)
+  const layout = options.modifyOrdersLayout ?? 'oid-p-qty'
+  if (!isModifyOrdersLayout(layout)) throw unknownModifyLayout(layout)
   const specs = options.instruments ?? DEFAULT_INSTRUMENTS
   if (specs.length === 0) throw new InputValidationError('at least one instrument is required')
   const markets = specs.map((spec) => createMarket(spec, o.seed, o.klineCapacity))
@@ -142,6 +167,7 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     proxies: new Map(),
     resting: new Map(),
     activeWithdrawals: new Map(),
+    autoCancelArmed: new Set(),
     replay: new ReplayGuard(signatureWindowMs),
     accountRng: seededRandom(o.seed ^ 0x0acc0acc),
     fillRng: seededRandom(o.seed ^ 0x0f111f11),
@@ -155,7 +181,14 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     fills: 0,
     lastTradeAt: 0,
     constants: undefined,
+    modifyOrdersLayout: layout,
   }
+}
+
+export function unknownModifyLayout(layout: string): InputValidationError {
+  return new InputValidationError(
+    `unknown modifyOrders layout ${JSON.stringify(layout)} (known: ${MODIFY_ORDERS_LAYOUTS.join(', ')})`,
+  )
 }
 
 /** The clock's now in whole ms. */

@@ -6,6 +6,7 @@
 import { toTicks } from '../../decimal.ts'
 import { InputValidationError } from '../../errors.ts'
 import { progressWithdrawals } from './accountWithdrawals.ts'
+import { fireAutoCancels } from './autoCancel.ts'
 import { settleFunding } from './funding.ts'
 import { checkLiquidation } from './margin.ts'
 import { setMarketPrice, stepMarket } from './market.ts'
@@ -23,9 +24,13 @@ export function startHistory(s: ExchangeState): void {
   activateScenario(s)
 }
 
-/** Advances the simulation to the clock's now. */
+/**
+ * Advances the simulation to the clock's now, then fires dead-man switches due by now (a deadline
+ * between the last step and now must fire before the request that follows is handled).
+ */
 export function syncState(s: ExchangeState): void {
   advanceTo(s, s.clock.now())
+  fireAutoCancels(s, nowOf(s))
 }
 
 /**
@@ -53,6 +58,8 @@ function run(s: ExchangeState, target: number, stride: number): void {
 function step(s: ExchangeState, t: number, dtMs: number): void {
   if (s.constants?.dt !== dtMs / 1000) s.constants = stepConstants(dtMs / 1000)
   const k = s.constants
+  // A deadline inside this step cancels before the step's fills.
+  fireAutoCancels(s, t)
   for (const m of s.markets) {
     const boundaries = stepMarket(m, t, dtMs, k)
     for (const b of boundaries) settleFunding(s, m, b)
