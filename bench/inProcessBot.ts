@@ -70,7 +70,7 @@ export interface BenchInstrument {
 export interface InProcessBot {
   supervisor: SupervisorActor
   instruments: BenchInstrument[]
-  limiter: Pick<WeightLimiter, 'schedule'>
+  limiter: Pick<WeightLimiter, 'schedule' | 'run'>
   batcherState(): { queueLength: number; inFlightBatches: number; batchesSent: number; itemsSent: number }
   /** Every batch handed to the transport since the last `takeHandoffs`. */
   takeHandoffs(): Handoff[]
@@ -191,9 +191,9 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
 
   // --- limiter, client, batcher, gateway: as in bot.ts ---
   const random = seededRandom(11)
-  let limiter: Pick<WeightLimiter, 'schedule'> & { stop?: () => Promise<void> }
+  let limiter: Pick<WeightLimiter, 'schedule' | 'run'> & { stop?: () => Promise<void> }
   const mode = o.limiter ?? 'large'
-  if (mode === 'none') limiter = { schedule: (_job, fn) => fn() }
+  if (mode === 'none') limiter = { schedule: (_job, fn) => fn(), run: (_request, send) => send() }
   else {
     const l = settings.limiter
     limiter = createWeightLimiter({
@@ -208,7 +208,6 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       random,
     })
   }
-  const COMMANDS = new Set(['createOrders', 'modifyOrders', 'cancelOrders', 'cancelAll'])
   const signer = new CommandSigner({ privateKey: DEV_PROXY_PK, clock, salts: random })
   const perps: PerpsClient = createPerpsClient({
     transport,
@@ -216,30 +215,17 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
     random,
     signer,
     defaultExpAfterMs: settings.perps.commandExpiryMs,
-    // The bot's hook: commands are charged by the batcher's limiter job; only reads go through here.
-    beforeRequest: async (info) => {
-      if (COMMANDS.has(info.endpoint)) return
-      await limiter.schedule({ endpoint: info.endpoint, priority: 'read' }, async () => undefined)
-    },
+    // As in the bot: every request, read or command, is sent inside the limiter.
+    gate: limiter,
   })
   const batcher = createBatcher({
-    limiter,
     clock,
     windowMs: settings.batcher.windowMs,
     maxBatchSize: settings.batcher.maxBatchSize,
-    send: (async (type: string, items: readonly unknown[], { signal }: { signal: AbortSignal }) => {
-      switch (type) {
-        case 'modifyOrders':
-          return perps.modifyOrders(items as never, { signal })
-        case 'createOrders':
-          return perps.createOrders(items as never, { signal })
-        default:
-          return perps.cancelOrders(items as number[], { signal })
-      }
-    }) as Parameters<typeof createBatcher>[0]['send'],
+    send: perps,
     reconcile: async () => undefined,
   })
-  const gateway = createOrderGateway({ batcher, limiter, perps })
+  const gateway = createOrderGateway({ batcher, perps })
 
   // --- instruments and actors ---
   const specs = generateInstruments(o.instruments)

@@ -10,7 +10,7 @@ import { type Clock, OffsetClock } from '../../clock.ts'
 import { ConfigError, describeError } from '../../errors.ts'
 import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
-import { type BeforeRequestHook, ProxyCredentials, type RateLimitedHook } from '../../perps/client/context.ts'
+import { ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import { CommandSigner } from '../../perps/signing/commandSigner.ts'
@@ -118,8 +118,8 @@ export interface ConnectOptions {
   catalogueUrl: string
   /** Dry run: generate keys and register a proxy on the (mock) venue. */
   selfProvision: boolean
-  beforeRequest: BeforeRequestHook
-  onRateLimited: RateLimitedHook
+  /** Wraps every perps request (the bot's weight limiter). */
+  gate: RequestGate
 }
 
 export interface Connections {
@@ -173,14 +173,13 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
   const closeAll = async (): Promise<void> => {
     await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
   }
-  const hooks = { beforeRequest: o.beforeRequest, onRateLimited: o.onRateLimited }
   const authHeaderNames = { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader }
   try {
     const publicClient = createPerpsClient({
       transport: perpsTransport,
       clock: venueClock,
       random: o.random,
-      ...hooks,
+      gate: o.gate,
     })
     const offset = await syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 })
     logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
@@ -236,7 +235,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       authHeaderNames,
       signer,
       defaultExpAfterMs: settings.perps.commandExpiryMs,
-      ...hooks,
+      gate: o.gate,
     })
 
     const all = await perps.getInstruments()

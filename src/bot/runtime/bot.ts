@@ -9,7 +9,7 @@ import { createLogAlertSink } from '../../alerts/logSink.ts'
 import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
 import { createCatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import { type Clock, sleep } from '../../clock.ts'
-import { describeError, RateLimitError, TransportError, UnknownOutcomeError } from '../../errors.ts'
+import { describeError, RateLimitError } from '../../errors.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import {
   createBotMetrics,
@@ -125,8 +125,22 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     breakerThreshold: settings.limiter.breakerThreshold,
     breakerWindowMs: settings.limiter.breakerWindowMs,
     breakerCoolDownMs: settings.limiter.breakerCooldownMs,
+    maxRetryAfterMs: settings.limiter.maxRetryAfterMs,
+    longPauseMs: settings.limiter.longPauseAlertMs,
     clock,
     random: o.random,
+    onRateLimited: (error) => {
+      rateLimitTimes.push(clock.now())
+      metrics.recordRateLimited(error.code)
+    },
+    onPause: (p) =>
+      sendAlert({
+        key: `rate-limit-pause:${p.scope}`,
+        severity: 'warning',
+        title: `Requests paused for ${Math.round(p.durationMs / 1000)} s after a rate limit`,
+        message: `${p.cause}${p.clampedRetryAfterMs === undefined ? '' : `; Retry-After ${p.clampedRetryAfterMs} ms clamped`}${p.holdsRisk ? '; cancels held too' : ''}`,
+        at: clock.now(),
+      }),
     onBreaker: (state, reason) => {
       log.warn({ breaker: state, reason }, `rate-limit breaker ${state}: ${reason}`)
       supervisorRef?.send({ type: 'ROUTE', event: { type: 'BREAKER', open: state === 'open' } })
@@ -157,7 +171,6 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       action: { used: s.action.used, capacity: s.action.limit },
     }
   })
-  const COMMANDS = new Set(['createOrders', 'modifyOrders', 'cancelOrders', 'cancelAll'])
 
   // --- connections ---
   const conn = await connect({
@@ -170,16 +183,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     perpsUrl: o.perpsUrl,
     catalogueUrl: o.catalogueUrl,
     selfProvision: o.selfProvision,
-    // Batch commands are charged by the batcher's (or gateway's) own limiter job; reads here.
-    beforeRequest: async (info) => {
-      if (COMMANDS.has(info.endpoint)) return
-      await limiter.schedule({ endpoint: info.endpoint, priority: 'read' }, async () => undefined)
-    },
-    onRateLimited: ({ error }) => {
-      rateLimitTimes.push(clock.now())
-      metrics.recordRateLimited(error.code)
-      limiter.onRateLimited(error)
-    },
+    // Every request, read or command, is sent inside the limiter.
+    gate: limiter,
   })
   const { perps, venueClock } = conn
   const catalogue = createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random })
@@ -187,37 +192,18 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   // --- batcher and gateway ---
   let feedsRef: { reconcile: (ids?: readonly number[]) => Promise<void> } | undefined
   const batcher = createBatcher({
-    limiter,
     clock,
     windowMs: settings.batcher.windowMs,
     maxBatchSize: settings.batcher.maxBatchSize,
-    send: (async (type: string, items: readonly unknown[], { signal }: { signal: AbortSignal }) => {
-      const sent =
-        type === 'modifyOrders'
-          ? perps.modifyOrders(items as never, { signal })
-          : type === 'createOrders'
-            ? perps.createOrders(items as never, { signal })
-            : perps.cancelOrders(items as number[], { signal })
-      try {
-        const results = await sent
-        metrics.recordBatch({ command: type, size: items.length, outcome: 'ok' })
-        return results
-      } catch (e) {
-        const outcome =
-          e instanceof UnknownOutcomeError || (e instanceof TransportError && e.maybeDelivered)
-            ? 'unknown'
-            : 'error'
-        metrics.recordBatch({ command: type, size: items.length, outcome })
-        throw e
-      }
-    }) as Parameters<typeof createBatcher>[0]['send'],
+    send: perps,
+    onBatchSettled: (b) => metrics.recordBatch({ command: b.type, size: b.size, outcome: b.outcome }),
     reconcile: async (ids) => {
       log.warn({ instruments: ids }, 'reconciling open orders after an unknown outcome')
       await feedsRef?.reconcile(ids)
     },
     onReconcileError: (e, attempt) => log.error({ attempt, err: describeError(e) }, 'reconcile failed'),
   })
-  const gateway = createOrderGateway({ batcher, limiter, perps })
+  const gateway = createOrderGateway({ batcher, perps })
 
   // --- instrument actors under the supervisor ---
   const fed: SupervisedInstrument[] = []
