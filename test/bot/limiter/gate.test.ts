@@ -15,6 +15,7 @@ import { RateLimitError } from '../../../src/errors.ts'
 import { parseRetryAfterMs } from '../../../src/http/callJson.ts'
 import type { GatedRequest } from '../../../src/perps/client/context.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../../../src/perps/weights.ts'
+import { createHarness, FakeClock } from '../../perps/client/harness.ts'
 import { flushMicrotasks, ManualClock } from './helpers.ts'
 
 const START = 1_000_000
@@ -274,5 +275,27 @@ describe('Retry-After bounds', () => {
     expect(() => createWeightLimiter({ maxRetryAfterMs: MAX_TIMER_MS + 1 })).toThrow(
       'invalid limiter settings',
     )
+  })
+})
+
+describe('through the perps client', () => {
+  it("a poller's abort reaches its read queued in the limiter: it rejects at once and nothing is sent", async () => {
+    const clock = new FakeClock()
+    const l = createWeightLimiter({ random: noJitter, clock })
+    limiters.push(l)
+    const h = createHarness({ gate: l, clock })
+    try {
+      l.onRateLimited(ipLimited(60_000)) // a long pause of reads
+      const controller = new AbortController()
+      const read = h.client.getPortfolio({ signal: controller.signal }).catch((e: unknown) => e)
+      await flushMicrotasks()
+      expect(l.state().queued.read).toBe(1)
+      controller.abort(new Error('stopping'))
+      expect(await read).toBeInstanceOf(LimiterAbortedError)
+      expect(h.requests).toHaveLength(0)
+      expect(l.state().queued.read).toBe(0)
+    } finally {
+      await h.close()
+    }
   })
 })
