@@ -45,7 +45,7 @@ export class StoppedError extends BotError {
 /** A queued job's AbortSignal fired before the limiter admitted it; nothing was sent. */
 export class LimiterAbortedError extends BotError {
   override name = 'LimiterAbortedError' as const
-  constructor(where: string, options: BotErrorOptions = {}) {
-    super(`aborted while waiting for ${where} weight; nothing was sent`, options)
+  constructor(waitingFor: string, options: BotErrorOptions = {}) {
+    super(`aborted while waiting in the limiter for ${waitingFor}; nothing was sent`, options)
   }
 }

@@ -73,7 +73,7 @@ export const WeightLimiterSettings = z.strictObject({
 export type WeightLimiterSettings = z.infer<typeof WeightLimiterSettings>
 
 export type WeightLimiterOptions = z.input<typeof WeightLimiterSettings> & {
-  /** Clock for windows, pauses and the breaker (Bottleneck itself only yields on global timers). */
+  /** Clock for windows, pauses and the breaker (every timer of the limiter runs on it). */
   clock?: Clock | undefined
   /** Jitter source. */
   random?: Random | undefined
@@ -267,7 +267,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     signal: AbortSignal | undefined,
   ): Promise<Admission[]> {
     const aborted = (): LimiterAbortedError =>
-      new LimiterAbortedError('the breaker', { cause: signal?.reason })
+      new LimiterAbortedError('the breaker to close', { cause: signal?.reason })
     for (;;) {
       if (job.priority === 'quote') await quoteGate.wait(signal, aborted)
       const taken: Admission[] = []

@@ -141,7 +141,8 @@ export class WindowBudget {
    */
   admit(weight: number, priority: JobPriority, signal?: AbortSignal | undefined): Promise<Admission> {
     if (this.#stopped) return Promise.reject(new StoppedError('limiter'))
-    if (signal?.aborted) return Promise.reject(new LimiterAbortedError(this.name, { cause: signal.reason }))
+    if (signal?.aborted)
+      return Promise.reject(new LimiterAbortedError(`${this.name} weight`, { cause: signal.reason }))
     return new Promise<Admission>((resolve, reject) => {
       const waiter: Waiter = { weight, priority, seq: this.#seq++, resolve, reject, detach: () => undefined }
       if (signal !== undefined) {
@@ -149,7 +150,7 @@ export class WindowBudget {
           const i = this.#queue.indexOf(waiter)
           if (i < 0) return
           this.#queue.splice(i, 1)
-          reject(new LimiterAbortedError(this.name, { cause: signal.reason }))
+          reject(new LimiterAbortedError(`${this.name} weight`, { cause: signal.reason }))
           // The head may have been the one blocking the rest.
           this.#pump()
         }

@@ -271,6 +271,32 @@ describe('Retry-After bounds', () => {
     expect(pauses).toMatchObject([{ durationMs: 5_000, clampedRetryAfterMs: 3_600_000 }])
   })
 
+  it('never arms a real timer past the limit (no TimeoutOverflowWarning), even at the largest maximum and full jitter', async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name)
+    }
+    process.on('warning', onWarning)
+    try {
+      // The system clock: Node's own setTimeout, which warns and fires after 1 ms past 2^31 − 1.
+      const l = createWeightLimiter({
+        maxRetryAfterMs: MAX_TIMER_MS,
+        backoffJitter: 1,
+        random: { ...noJitter, next: () => 0.99 },
+      })
+      limiters.push(l)
+      const now = Date.now()
+      l.onRateLimited(ipLimited(parseRetryAfterMs('9999999')))
+      const until = l.state().pausedUntil.request as number
+      expect(until - now).toBeGreaterThan(MAX_TIMER_MS - 1_000)
+      expect(until - now).toBeLessThanOrEqual(MAX_TIMER_MS + 50)
+      await new Promise((r) => setImmediate(r))
+      expect(warnings).not.toContain('TimeoutOverflowWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
   it('rejects a maximum beyond the timer limit', () => {
     expect(() => createWeightLimiter({ maxRetryAfterMs: MAX_TIMER_MS + 1 })).toThrow(
       'invalid limiter settings',
