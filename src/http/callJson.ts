@@ -126,7 +126,11 @@ async function backoff(
   attempt: number,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  await sleep(ctx.clock, retryDelayMs(policy, attempt, ctx.random), signal)
+}
+
+/** The pause before retry `attempt + 1`: "full jitter", so retries of many clients do not arrive together. */
+export function retryDelayMs(policy: RetryPolicy, attempt: number, random: () => number): number {
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
-  // "Full jitter": spreads retries of many clients so they do not arrive together.
-  await sleep(ctx.clock, Math.round(cap * ctx.random()), signal)
+  return Math.round(cap * random())
 }

@@ -99,6 +99,10 @@ export const LimiterSettings = z.strictObject({
   breakerThreshold: z.number().int().positive().default(3),
   breakerWindowMs: Ms.default(60_000),
   breakerCooldownMs: Ms.default(30_000),
+  /** A venue `Retry-After` is honoured up to this long (it may say days); longer pauses are clamped. */
+  maxRetryAfterMs: z.number().int().positive().max(2_147_483_647).default(60_000),
+  /** A 429 pause at least this long raises an alert. */
+  longPauseAlertMs: Ms.default(10_000),
 })
 
 export const BatcherSettings = z.strictObject({

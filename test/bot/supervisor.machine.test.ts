@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromPromise, SimulatedClock } from 'xstate'
-import type {
-  InstrumentDeps,
-  PlanOutcome,
-  SubmitPlanInput,
-} from '../../src/bot/instrument/instrument.machine.ts'
+import type { InstrumentDeps } from '../../src/bot/instrument/instrument.machine.ts'
 import { instrumentMachine } from '../../src/bot/instrument/instrument.machine.ts'
+import type { PlanOutcome, SubmitPlanInput } from '../../src/bot/orders/orderPlan.ts'
 import { childId, type SupervisorEmitted, supervisorMachine } from '../../src/bot/supervisor.machine.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { margin, risk } from './instrument/helpers.ts'

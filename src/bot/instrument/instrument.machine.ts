@@ -23,6 +23,7 @@ import type {
   StrategyStatistics,
 } from '../../strategy/strategy.ts'
 import { liquidationDistance } from '../monitor/marginRatio.ts'
+import type { OrderPlan, PlanOutcome, SubmitPlanInput, WorkPriority } from '../orders/orderPlan.ts'
 import {
   assessRisk,
   type CurrentMode,
@@ -30,50 +31,6 @@ import {
   type RiskConfig,
   type RiskMode,
 } from './assessRisk.ts'
-
-// ---------------------------------------------------------------------------------------------------
-// Plans and results
-// ---------------------------------------------------------------------------------------------------
-
-export interface ModifyAction {
-  oid: number
-  p: string
-  qty: string
-}
-export interface CreateAction {
-  iid: number
-  buy: boolean
-  p: string
-  qty: string
-  ro?: boolean | undefined
-}
-/** What one repricing decision wants done. */
-export interface OrderPlan {
-  modify: ModifyAction[]
-  create: CreateAction[]
-  cancel: number[]
-}
-
-export type ItemResult =
-  | { status: 'ok'; order?: Order | undefined; oid?: number | undefined }
-  | { status: 'err'; error: string }
-  | { status: 'unknown' }
-  | { status: 'superseded' }
-
-/** Results aligned index by index with the plan's arrays. */
-export interface PlanOutcome {
-  modify: ItemResult[]
-  create: ItemResult[]
-  cancel: ItemResult[]
-}
-
-export type WorkPriority = 'risk' | 'quote'
-
-export interface SubmitPlanInput {
-  instrumentId: number
-  plan: OrderPlan
-  priority: WorkPriority
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Context, input, events

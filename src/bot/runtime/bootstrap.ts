@@ -10,7 +10,7 @@ import { type Clock, OffsetClock } from '../../clock.ts'
 import { ConfigError, describeError } from '../../errors.ts'
 import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
-import { type BeforeRequestHook, ProxyCredentials, type RateLimitedHook } from '../../perps/client/context.ts'
+import { ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import { CommandSigner } from '../../perps/signing/commandSigner.ts'
@@ -30,7 +30,6 @@ import {
 } from '../../settings/load.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { DEFAULT_STRATEGIES_DIR, loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
-import type { WeightLimiter } from '../limiter/weightLimiter.ts'
 
 export interface ResolvedInstrumentConfig {
   symbol: string
@@ -123,8 +122,8 @@ export interface ConnectOptions {
   catalogueUrl: string
   /** Dry run: generate keys and register a proxy on the (mock) venue. */
   selfProvision: boolean
-  beforeRequest: BeforeRequestHook
-  onRateLimited: RateLimitedHook
+  /** Wraps every perps request (the bot's weight limiter). */
+  gate: RequestGate
 }
 
 export interface Connections {
@@ -165,16 +164,6 @@ export async function syncClock(
   return best?.offset
 }
 
-const COMMANDS: ReadonlySet<string> = new Set(['createOrders', 'modifyOrders', 'cancelOrders', 'cancelAll'])
-
-/** Charges each read to the limiter before it is sent (commands are charged by their own jobs). */
-export function limiterReadHook(limiter: Pick<WeightLimiter, 'schedule'>): BeforeRequestHook {
-  return async (info) => {
-    if (COMMANDS.has(info.endpoint)) return
-    await limiter.schedule({ endpoint: info.endpoint, priority: 'read' }, async () => undefined)
-  }
-}
-
 /** The bot's authenticated perps client (also built by the benchmarks, so both sign and gate alike). */
 export function createBotPerpsClient(o: {
   settings: Settings
@@ -183,8 +172,8 @@ export function createBotPerpsClient(o: {
   random: Random
   credentials?: ProxyCredentials | undefined
   signer: CommandSigner
-  beforeRequest?: BeforeRequestHook | undefined
-  onRateLimited?: RateLimitedHook | undefined
+  /** Every request passes it (the bot's weight limiter). */
+  gate?: RequestGate | undefined
 }): PerpsClient {
   return createPerpsClient({
     transport: o.transport,
@@ -194,8 +183,7 @@ export function createBotPerpsClient(o: {
     authHeaderNames: { proxy: o.settings.perps.proxyHeader, secret: o.settings.perps.secretHeader },
     signer: o.signer,
     defaultExpAfterMs: o.settings.perps.commandExpiryMs,
-    beforeRequest: o.beforeRequest,
-    onRateLimited: o.onRateLimited,
+    gate: o.gate,
   })
 }
 
@@ -212,13 +200,12 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
   const closeAll = async (): Promise<void> => {
     await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
   }
-  const hooks = { beforeRequest: o.beforeRequest, onRateLimited: o.onRateLimited }
   try {
     const publicClient = createPerpsClient({
       transport: perpsTransport,
       clock: venueClock,
       random: o.random,
-      ...hooks,
+      gate: o.gate,
     })
     const offset = await syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 })
     logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
@@ -273,7 +260,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       random: o.random,
       credentials,
       signer,
-      ...hooks,
+      gate: o.gate,
     })
 
     const all = await perps.getInstruments()

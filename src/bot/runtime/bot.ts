@@ -14,7 +14,7 @@ import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { createAccountSupervision } from './accountSupervision.ts'
 import { createAlertHub } from './alertHub.ts'
-import { connect, limiterReadHook, type ResolvedInstrumentConfig } from './bootstrap.ts'
+import { connect, type ResolvedInstrumentConfig } from './bootstrap.ts'
 import { createBotLimiter } from './botLimiter.ts'
 import { buildReadiness, buildStatus, type StatusInputs } from './botStatus.ts'
 import { createFeedHealth } from './feedHealth.ts'
@@ -73,7 +73,14 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     extraSinks: o.alertSinks,
   })
-  const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts })
+  const bl = createBotLimiter({
+    settings,
+    clock,
+    random: o.random,
+    logger: log,
+    alerts,
+    onRateLimited: (code) => metrics.recordRateLimited(code),
+  })
   const { limiter } = bl
   metrics.setLimiterSource(() => {
     const s = limiter.state()
@@ -92,18 +99,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     perpsUrl: o.perpsUrl,
     catalogueUrl: o.catalogueUrl,
     selfProvision: o.selfProvision,
-    beforeRequest: limiterReadHook(limiter),
-    onRateLimited: ({ error }) => {
-      metrics.recordRateLimited(error.code)
-      limiter.onRateLimited(error)
-    },
+    gate: limiter,
   })
   const { perps, venueClock } = conn
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
   const orders = createOrderPath({
     perps,
-    limiter,
     openOrders,
     settings,
     clock,

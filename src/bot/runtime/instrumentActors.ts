@@ -8,12 +8,8 @@ import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
-import {
-  type InstrumentDeps,
-  instrumentMachine,
-  type PlanOutcome,
-  type SubmitPlanInput,
-} from '../instrument/instrument.machine.ts'
+import { type InstrumentDeps, instrumentMachine } from '../instrument/instrument.machine.ts'
+import type { PlanOutcome, SubmitPlanInput } from '../orders/orderPlan.ts'
 import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } from '../supervisor.machine.ts'
 import type { OrderGateway } from './orderGateway.ts'
 import { createPlanFn } from './plan.ts'

@@ -1,17 +1,16 @@
 /**
  * The perps client context: everything an endpoint function needs (transport, clock, jitter, auth
- * headers, signers, limiter hooks), built once from `PerpsClientConfig`. Endpoint functions take it as
+ * headers, signers, the request gate), built once from `PerpsClientConfig`. Endpoint functions take it as
  * their first argument (viem/hyperliquid style); `createPerpsClient` only binds it.
  */
 import { inspect } from 'node:util'
 import { type Clock, systemClock } from '../../clock.ts'
-import type { RateLimitError } from '../../errors.ts'
 import { ConfigError } from '../../errors.ts'
 import { READ_RETRY, type RetryPolicy } from '../../http/callJson.ts'
 import { createHttpTransport, type HttpTransport, type HttpTransportOptions } from '../../http/transport.ts'
 import { type Random, systemRandom } from '../../random.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
-import type { PerpsEndpoint } from '../weights.ts'
+import type { EndpointKind, PerpsEndpoint, WeightInput } from '../weights.ts'
 
 /** The venue's header names (protocol-notes b); the spec's `SERVICE-PROXY`/`SERVICE-SECRET` work by config. */
 export const DEFAULT_AUTH_HEADER_NAMES: Readonly<AuthHeaderNames> = Object.freeze({
@@ -24,20 +23,32 @@ export interface AuthHeaderNames {
   secret: string
 }
 
-/** What the limiter learns before each HTTP request (each retry attempt of a read is charged again). */
-export interface BeforeRequestInfo {
+/** Scheduling class of a request: risk reduction first, then reads, then quotes. */
+export type RequestPriority = 'risk' | 'read' | 'quote'
+
+/** One HTTP request as the gate sees it (each retry attempt of a read is a request of its own). */
+export interface GatedRequest {
   endpoint: PerpsEndpoint
+  kind: EndpointKind
+  /** What the weights depend on (batch size, filters). */
+  input: WeightInput
+  /** Its weights, from the one table in perps/weights.ts. */
   requestWeight: number
   actionWeight: number
+  /** The caller's class; undefined for ordinary work (reads, createProxy, applyReferral). */
+  priority?: RequestPriority | undefined
+  /** The call's signal: aborting it while the request waits for admission should end the wait. */
+  signal?: AbortSignal | undefined
 }
-export type BeforeRequestHook = (info: BeforeRequestInfo) => Promise<void> | void
 
-export interface RateLimitedInfo {
-  endpoint: PerpsEndpoint
-  /** The error about to be thrown; `retryAfterMs` is set when the venue sent `Retry-After`. */
-  error: RateLimitError
+/**
+ * Wraps every HTTP request the client sends: `send` performs the request (for a command: signs, then
+ * sends) and settles with its outcome, a 429 as a thrown `RateLimitError`. A gate may wait before
+ * calling `send` (a rate limiter) or refuse by throwing; it must call `send` at most once.
+ */
+export interface RequestGate {
+  run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T>
 }
-export type RateLimitedHook = (info: RateLimitedInfo) => Promise<void> | void
 
 /** A proxy signer for `/v1/trade/*` ops (satisfied by `CommandSigner`). */
 export type PerpsCommandSigner = Pick<CommandSigner, 'address' | 'signCommand'>
@@ -106,8 +117,8 @@ export interface PerpsClientConfig {
   readRetry?: RetryPolicy | undefined
   /** Default relative `exp` for trade commands (ms, clamped to 5000 by the signer); none when unset. */
   defaultExpAfterMs?: number | undefined
-  beforeRequest?: BeforeRequestHook | undefined
-  onRateLimited?: RateLimitedHook | undefined
+  /** Wraps every request (the bot's weight limiter); none = sent at once. */
+  gate?: RequestGate | undefined
 }
 
 export interface PerpsClientContext {
@@ -121,8 +132,7 @@ export interface PerpsClientContext {
   readonly ownerSigner?: PerpsOwnerSigner | undefined
   readonly readRetry: RetryPolicy
   readonly defaultExpAfterMs?: number | undefined
-  readonly beforeRequest?: BeforeRequestHook | undefined
-  readonly onRateLimited?: RateLimitedHook | undefined
+  readonly gate?: RequestGate | undefined
 }
 
 /** RFC 9110 token characters: what a header name may contain. */
@@ -183,7 +193,6 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
     ownerSigner: config.ownerSigner,
     readRetry: config.readRetry ?? READ_RETRY,
     defaultExpAfterMs: config.defaultExpAfterMs,
-    beforeRequest: config.beforeRequest,
-    onRateLimited: config.onRateLimited,
+    gate: config.gate,
   }
 }

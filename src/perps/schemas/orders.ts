@@ -4,7 +4,7 @@
  * `OrderData` is transformed into `Order`, so the bot sees one domain shape.
  */
 import { z } from 'zod'
-import { ClientOrderId, DecimalString, InstrumentId, OrderId, TimestampMs } from './common.ts'
+import { DecimalString, InstrumentId, OrderId, TimestampMs } from './common.ts'
 
 export const TIME_IN_FORCE = ['gtc', 'ioc', 'fok'] as const
 export const TimeInForce = z.enum(TIME_IN_FORCE)
@@ -133,19 +133,8 @@ export const CancelResult = z.discriminatedUnion('status', [
 export type CancelResult = z.infer<typeof CancelResult>
 export const CancelResults = z.array(CancelResult)
 
-/** createOrders input item (JSON body form: client order id travels as `c`). */
-export const CreateOrderInput = z.object({
-  iid: InstrumentId,
-  buy: z.boolean(),
-  qty: DecimalString,
-  p: DecimalString.optional(),
-  tif: TimeInForce.optional(),
-  po: z.boolean().optional(),
-  ro: z.boolean().optional(),
-  c: ClientOrderId.optional(),
-})
-export type CreateOrderInput = z.infer<typeof CreateOrderInput>
-
-/** modifyOrders input item: new price and new total quantity. */
-export const ModifyOrderInput = z.strictObject({ oid: OrderId, p: DecimalString, qty: DecimalString })
-export type ModifyOrderInput = z.infer<typeof ModifyOrderInput>
+/**
+ * Order-command inputs are the client's own parameter types (the client order id is `coid`, as in the
+ * official client; it travels as `c` in the JSON body). They are parsed once, by the client.
+ */
+export type { CreateOrderInput, ModifyOrderInput } from '../signing/ops.ts'

@@ -1,12 +1,7 @@
 import { createActor, fromPromise, SimulatedClock } from 'xstate'
 import type { RiskConfig } from '../../../src/bot/instrument/assessRisk.ts'
-import {
-  type InstrumentDeps,
-  instrumentMachine,
-  type OrderPlan,
-  type PlanOutcome,
-  type SubmitPlanInput,
-} from '../../../src/bot/instrument/instrument.machine.ts'
+import { type InstrumentDeps, instrumentMachine } from '../../../src/bot/instrument/instrument.machine.ts'
+import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/orders/orderPlan.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { StrategyMargin, StrategySnapshot } from '../../../src/strategy/strategy.ts'
 
