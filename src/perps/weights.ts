@@ -25,6 +25,7 @@ export type PerpsEndpoint =
   | 'modifyOrders'
   | 'cancelOrders'
   | 'cancelAll'
+  | 'setAutoCancel'
 
 export interface WeightInput {
   /** Number of orders (or ids) in a batch command. */
@@ -198,6 +199,14 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
     kind: 'command',
     request: fixed(1),
     action: fixed(0),
+  },
+  // The dead-man switch: 10 action tokens per call (protocol-notes c.4).
+  setAutoCancel: {
+    method: 'PATCH',
+    path: '/v1/trade/auto-cancel',
+    kind: 'command',
+    request: fixed(1),
+    action: fixed(10),
   },
 }
 

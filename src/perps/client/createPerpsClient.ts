@@ -55,6 +55,7 @@ import {
 import type { HistoryPage, PaginateHistoryOptions } from './historyPaging.ts'
 import { type ModifyOrderParams, modifyOrders } from './modifyOrders.ts'
 import type { PerpsCallOptions, PerpsCommandOptions, PerpsReadOptions } from './perpsCall.ts'
+import { type AutoCancelAck, type SetAutoCancelParams, setAutoCancel } from './setAutoCancel.ts'
 
 export interface PerpsClient {
   readonly context: PerpsClientContext
@@ -97,6 +98,8 @@ export interface PerpsClient {
   modifyOrders(mods: readonly ModifyOrderParams[], options?: PerpsCommandOptions): Promise<ModifyResult[]>
   cancelOrders(oids: readonly number[], options?: PerpsCommandOptions): Promise<CancelResult[]>
   cancelAll(params?: CancelAllParams, options?: PerpsCommandOptions): Promise<CancelAllResult>
+  /** The dead-man switch: arm with a deadline (Unix ms), or clear with 0. */
+  setAutoCancel(params: SetAutoCancelParams, options?: PerpsCommandOptions): Promise<AutoCancelAck>
   /** Closes the transport if the client created it (a given `transport` is left open). */
   close(): Promise<void>
 }
@@ -134,6 +137,7 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     modifyOrders: (mods, o) => modifyOrders(ctx, mods, o),
     cancelOrders: (oids, o) => cancelOrders(ctx, oids, o),
     cancelAll: (p, o) => cancelAll(ctx, p, o),
+    setAutoCancel: (p, o) => setAutoCancel(ctx, p, o),
     close: async () => {
       if (ownsTransport) await ctx.transport.close()
     },
