@@ -13,7 +13,15 @@ const endpoints = Object.keys(PERPS_WEIGHTS) as PerpsEndpoint[]
 describe('the weight table', () => {
   it('says once which endpoints are commands (sent once, never retried)', () => {
     expect(endpoints.filter(isCommand).sort()).toEqual(
-      ['applyReferral', 'cancelAll', 'cancelOrders', 'createOrders', 'createProxy', 'modifyOrders'].sort(),
+      [
+        'applyReferral',
+        'cancelAll',
+        'cancelOrders',
+        'createOrders',
+        'createProxy',
+        'modifyOrders',
+        'setAutoCancel',
+      ].sort(),
     )
     expect(endpoints.filter((e) => PERPS_WEIGHTS[e].batch === true).sort()).toEqual(
       ['cancelOrders', 'createOrders', 'modifyOrders'].sort(),

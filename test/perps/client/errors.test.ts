@@ -232,6 +232,15 @@ const CASES: EndpointCase[] = [
     batch: false,
     mismatch: { body: { status: 'err' }, field: 'status' },
   },
+  {
+    endpoint: 'setAutoCancel',
+    method: 'PATCH',
+    path: '/v1/trade/auto-cancel',
+    call: (c) => c.setAutoCancel({ time: 0 }),
+    command: true,
+    batch: false,
+    mismatch: { body: { status: 'ok', deadline: 'soon' }, field: 'deadline' },
+  },
 ]
 
 let h: Harness
