@@ -31,6 +31,8 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number } = {}
     tickMs: 1_000,
     minRepriceIntervalMs: 0,
     rejectBackoffMs: 1_000,
+    maxOrderAgeMs: 120_000,
+    guard: { maxIndexJump: '0.1', degradeAfter: 3 },
   })
   const boom = { armed: false }
   const instruments = [1, 2, 3].map((id) => ({
