@@ -52,7 +52,8 @@ const show = (s: string): string => (s.length > 24 ? `${s.slice(0, 24)}…(${s.l
 
 /** Why `price` cannot be an index at all, or undefined when it is a plausible positive decimal. */
 export function implausibleIndex(price: string): string | undefined {
-  if (price.length > MAX_INDEX_INTEGER_DIGITS + MAX_INDEX_FRACTION_DIGITS + 1 || !isDecimalString(price))
+  // Length first: a hostile value may be megabytes long.
+  if (price.length > 64 || !isDecimalString(price))
     return `index ${JSON.stringify(show(price))} is not a decimal price`
   const [int = '', frac = ''] = price.split('.')
   if (int.replace(/^0+/, '').length > MAX_INDEX_INTEGER_DIGITS)
