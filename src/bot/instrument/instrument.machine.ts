@@ -28,7 +28,16 @@ import {
   initialContext,
 } from './context.ts'
 import type { HealthChange } from './health.ts'
-import { indexStep, type LogEntry, planStep, resultsStep, type Step, submitFailedStep } from './steps.ts'
+import {
+  type InputEvent,
+  inputStep,
+  type LogEntry,
+  planStep,
+  resultsStep,
+  type Step,
+  submitFailedStep,
+  tickStep,
+} from './steps.ts'
 
 export type {
   InstrumentContext,
@@ -161,17 +170,20 @@ const notProvided = (name: string) =>
 const WAKE_ID = 'wake'
 
 type StepParams =
-  | { kind: 'plan'; force: boolean }
-  | { kind: 'index'; event: Extract<InstrumentEvent, { type: 'INDEX' }> }
+  | { kind: 'input'; event: InputEvent }
+  | { kind: 'tick' }
+  | { kind: 'plan' }
   | { kind: 'results'; outcome: PlanOutcome }
   | { kind: 'failed'; error: unknown }
 
 function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
   switch (p.kind) {
+    case 'input':
+      return inputStep(ctx, p.event, now)
+    case 'tick':
+      return tickStep(ctx, now)
     case 'plan':
-      return planStep(ctx, now, p.force)
-    case 'index':
-      return indexStep(ctx, p.event.index, p.event.receivedAt, now)
+      return planStep(ctx, now, false)
     case 'results': {
       const plan = ctx.pendingPlan
       if (!plan) return { update: undefined, logs: [], changes: [], due: ctx.planDueAt }
@@ -223,27 +235,6 @@ export const instrumentMachine = setup({
     hasOrders: ({ context }) => context.openOrders.length > 0,
   },
   actions: {
-    /** Stores a non-index input (the index is screened first: a `step` of kind `index`). */
-    storeInput: assign(({ context, event }) => {
-      switch (event.type) {
-        case 'STATISTICS':
-          return { statistics: event.statistics, statisticsAt: event.receivedAt, dirty: true }
-        case 'ACCOUNT':
-          return { margin: event.margin, position: event.position, marginAt: event.receivedAt, dirty: true }
-        case 'ORDERS':
-          return {
-            openOrders: event.orders.filter((o) => o.iid === context.instrument.id),
-            ordersAt: event.receivedAt,
-            dirty: true,
-          }
-        case 'CATALOGUE':
-          return { catalogue: event.catalogue, dirty: true }
-        case 'BREAKER':
-          return { breakerOpen: event.open, dirty: true }
-        default:
-          return {}
-      }
-    }),
     assess: assign(({ context }) => ({ assessment: assess(context) })),
     enterMode: enqueueActions(({ context, enqueue }, params: { mode: RiskMode }) => {
       const now = context.deps.clock.now()
@@ -272,13 +263,13 @@ export const instrumentMachine = setup({
     step: enqueueActions(({ context, enqueue, self }, params: StepParams) => {
       const now = context.deps.clock.now()
       const s = computeStep(context, params, now)
-      if (s.update) enqueue.assign(s.update)
+      const rewake = s.due !== context.planDueAt
+      if (s.update || rewake) enqueue.assign(rewake ? { ...s.update, planDueAt: s.due } : (s.update ?? {}))
       if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
-      if (s.due !== context.planDueAt) {
+      if (rewake) {
         if (context.planDueAt !== undefined) enqueue.cancel(WAKE_ID)
         if (s.due !== undefined)
           enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: Math.max(0, s.due - now) })
-        enqueue.assign({ planDueAt: s.due })
       }
       for (const c of s.changes) {
         const emitted = toEmitted(context, c)
@@ -299,25 +290,15 @@ export const instrumentMachine = setup({
   id: 'instrument',
   context: ({ input }) => initialContext(input),
   initial: 'syncing',
-  // Inputs are handled once, here: store, re-assess risk, and plan if quoting is allowed. The
-  // `always` transitions below then move between risk modes and into repricing.
+  // Inputs are handled once, here, in one step: store, re-assess risk, and plan if quoting is allowed.
+  // The `always` transitions below then move between risk modes and into repricing.
   on: {
-    INDEX: {
-      actions: [
-        { type: 'step', params: ({ event }) => ({ kind: 'index', event }) },
-        'assess',
-        { type: 'step', params: { kind: 'plan', force: false } },
-      ],
-    },
-    STATISTICS: {
-      actions: ['storeInput', 'assess', { type: 'step', params: { kind: 'plan', force: false } }],
-    },
-    ACCOUNT: { actions: ['storeInput', 'assess', { type: 'step', params: { kind: 'plan', force: false } }] },
-    ORDERS: { actions: ['storeInput', 'assess', { type: 'step', params: { kind: 'plan', force: false } }] },
-    CATALOGUE: {
-      actions: ['storeInput', 'assess', { type: 'step', params: { kind: 'plan', force: false } }],
-    },
-    BREAKER: { actions: ['storeInput', 'assess', { type: 'step', params: { kind: 'plan', force: false } }] },
+    INDEX: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    STATISTICS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    ACCOUNT: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    ORDERS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    CATALOGUE: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    BREAKER: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     STOP: { target: '.stopped' },
   },
   states: {
@@ -358,7 +339,7 @@ export const instrumentMachine = setup({
           initial: 'quoting',
           states: {
             quoting: {
-              entry: { type: 'step', params: { kind: 'plan', force: false } },
+              entry: { type: 'step', params: { kind: 'plan' } },
               always: { guard: 'hasPlan', target: 'repricing' },
             },
             repricing: {
@@ -393,7 +374,7 @@ export const instrumentMachine = setup({
                 TICK: {
                   target: 'waiting',
                   reenter: true,
-                  actions: ['assess', { type: 'step', params: { kind: 'plan', force: true } }],
+                  actions: { type: 'step', params: { kind: 'tick' } },
                 },
               },
               // A deferred plan is due: plan now, and count the next tick from here.
@@ -401,7 +382,7 @@ export const instrumentMachine = setup({
                 WAKE: {
                   target: 'waiting',
                   reenter: true,
-                  actions: ['clearWake', 'assess', { type: 'step', params: { kind: 'plan', force: true } }],
+                  actions: ['clearWake', { type: 'step', params: { kind: 'tick' } }],
                 },
               },
             },

@@ -21,10 +21,10 @@
 import {
   addDecimal,
   compareDecimal,
+  type Fixed,
   isDecimalString,
   mulDecimal,
   parseDecimal,
-  rescale,
   subDecimal,
 } from '../../decimal.ts'
 import type { OrderPlan } from './instrument.machine.ts'
@@ -50,31 +50,54 @@ export type IndexVerdict =
 /** Shortened for logs: a hostile value may be megabytes long. */
 const show = (s: string): string => (s.length > 24 ? `${s.slice(0, 24)}…(${s.length} chars)` : s)
 
+/**
+ * Parsed decimals by spelling: the same index, bounds and quote prices come back on every input, and
+ * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Bounded: cleared
+ * when full. Undefined for a string that is not a decimal.
+ */
+const parsed = new Map<string, Fixed | undefined>()
+function parseCached(s: string): Fixed | undefined {
+  let f = parsed.get(s)
+  if (f === undefined && !parsed.has(s)) {
+    if (parsed.size >= 4_096) parsed.clear()
+    f = s.length <= 64 && isDecimalString(s) ? parseDecimal(s) : undefined
+    parsed.set(s, f)
+  }
+  return f
+}
+
+const POW10: readonly bigint[] = Array.from({ length: 80 }, (_, i) => 10n ** BigInt(i))
+const pow10 = (n: number): bigint => POW10[n] ?? 10n ** BigInt(n)
+
+const INDEX_RE = /^(-)?(\d+)(?:\.(\d+))?$/
+
 /** Why `price` cannot be an index at all, or undefined when it is a plausible positive decimal. */
 export function implausibleIndex(price: string): string | undefined {
   // Length first: a hostile value may be megabytes long.
-  if (price.length > 64 || !isDecimalString(price))
-    return `index ${JSON.stringify(show(price))} is not a decimal price`
-  const [int = '', frac = ''] = price.split('.')
-  if (int.replace(/^0+/, '').length > MAX_INDEX_INTEGER_DIGITS)
+  const m = price.length > 64 ? null : INDEX_RE.exec(price)
+  if (m === null) return `index ${JSON.stringify(show(price))} is not a decimal price`
+  const int = m[2] ?? ''
+  const frac = m[3] ?? ''
+  if (int.length > MAX_INDEX_INTEGER_DIGITS && int.replace(/^0+/, '').length > MAX_INDEX_INTEGER_DIGITS)
     return `index ${show(price)} has more than ${MAX_INDEX_INTEGER_DIGITS} integer digits`
   if (frac.length > MAX_INDEX_FRACTION_DIGITS)
     return `index ${show(price)} has more than ${MAX_INDEX_FRACTION_DIGITS} fraction digits`
-  if (compareDecimal(price, '0') <= 0) return `index ${show(price)} is not positive`
+  if (m[1] !== undefined || !/[1-9]/.test(price)) return `index ${show(price)} is not positive`
   return undefined
 }
 
-/** True when |a − b| ≤ b × fraction, exactly. */
+/** True when |a − b| ≤ b × fraction, exactly (false when any is not a decimal). */
 export function withinFraction(a: string, b: string, fraction: string): boolean {
-  const fa = parseDecimal(a)
-  const fb = parseDecimal(b)
-  const ff = parseDecimal(fraction)
+  const fa = parseCached(a)
+  const fb = parseCached(b)
+  const ff = parseCached(fraction)
+  if (fa === undefined || fb === undefined || ff === undefined) return false
   const scale = Math.max(fa.scale, fb.scale)
-  const x = rescale(fa, scale)
-  const y = rescale(fb, scale)
+  const x = fa.units * pow10(scale - fa.scale)
+  const y = fb.units * pow10(scale - fb.scale)
   const diff = x > y ? x - y : y - x
   // diff / 10^scale ≤ (y / 10^scale) × (ff.units / 10^ff.scale)  ⇔  diff × 10^ff.scale ≤ y × ff.units
-  return diff * 10n ** BigInt(ff.scale) <= (y < 0n ? -y : y) * ff.units
+  return diff * pow10(ff.scale) <= (y < 0n ? -y : y) * ff.units
 }
 
 /** Relative move in percent, for messages only. */
@@ -89,7 +112,8 @@ export function screenIndex(price: string, state: IndexScreenState, maxIndexJump
   const bad = implausibleIndex(price)
   if (bad !== undefined) return { accepted: false, candidate: state.candidate, reason: bad }
   const { lastGood } = state
-  if (lastGood === undefined || compareDecimal(maxIndexJump, '0') <= 0) {
+  const jump = parseCached(maxIndexJump)
+  if (lastGood === undefined || jump === undefined || jump.units <= 0n) {
     return { accepted: true, candidate: undefined }
   }
   if (withinFraction(price, lastGood, maxIndexJump)) return { accepted: true, candidate: undefined }
@@ -128,25 +152,57 @@ export interface GuardResult {
   dropped: string[]
 }
 
+/** A band as exact fixed-point bounds: low = units_low / 10^scale, high = units_high / 10^scale. */
+interface FixedBand {
+  low: bigint
+  high: bigint
+  scale: number
+}
+
+/** The band of `priceBand` in exact fixed point (no string round trips): ref × (1 ∓ b). */
+function fixedBand(reference: string, priceBounds: string): FixedBand | undefined {
+  const b = parseCached(priceBounds)
+  const ref = parseCached(reference)
+  if (b === undefined || ref === undefined || b.units <= 0n) return undefined
+  const one = pow10(b.scale)
+  return { low: ref.units * (one - b.units), high: ref.units * (one + b.units), scale: ref.scale + b.scale }
+}
+
 /** Why `p` may not be signed, or undefined when it may. */
-function priceProblem(p: string | undefined, band: PriceBand | undefined): string | undefined {
+function priceProblem(
+  p: string | undefined,
+  band: FixedBand | undefined,
+  shown: () => PriceBand | undefined,
+): string | undefined {
   if (p === undefined) return 'no price'
-  if (!isDecimalString(p) || compareDecimal(p, '0') <= 0) return `price ${show(p)} is not positive`
+  const f = parseCached(p)
+  if (f === undefined || f.units <= 0n) return `price ${show(p)} is not positive`
   if (band === undefined) return undefined
-  if (compareDecimal(p, band.low) < 0) return `price ${p} below ${band.low}`
-  if (compareDecimal(p, band.high) > 0) return `price ${p} above ${band.high}`
+  // Compare at a common scale: p × 10^(s − f.scale) against the band's units × 10^(s − band.scale).
+  const scale = Math.max(f.scale, band.scale)
+  const x = f.units * pow10(scale - f.scale)
+  const k = pow10(scale - band.scale)
+  if (x < band.low * k) return `price ${show(p)} below ${shown()?.low}`
+  if (x > band.high * k) return `price ${show(p)} above ${shown()?.high}`
   return undefined
 }
 
 /**
  * Drops creates and modifies priced outside the band around `reference` (see the header). Returns the
- * same plan object when nothing was dropped (the hot path allocates nothing).
+ * same plan object when nothing was dropped (the hot path allocates nothing but the check).
  */
 export function guardPlan(plan: OrderPlan, reference: string | undefined, priceBounds: string): GuardResult {
   if (plan.create.length + plan.modify.length === 0) return { plan, dropped: [] }
-  const band = reference === undefined ? undefined : priceBand(reference, priceBounds)
+  const band = reference === undefined ? undefined : fixedBand(reference, priceBounds)
+  const shown = (): PriceBand | undefined =>
+    reference === undefined ? undefined : priceBand(reference, priceBounds)
   const problem = (p: string | undefined): string | undefined =>
-    reference === undefined ? 'no index to check the price against' : priceProblem(p, band)
+    reference === undefined ? 'no index to check the price against' : priceProblem(p, band, shown)
+  if (
+    plan.create.every((c) => problem(c.p) === undefined) &&
+    plan.modify.every((m) => problem(m.p) === undefined)
+  )
+    return { plan, dropped: [] }
   const dropped: string[] = []
   const create = plan.create.filter((c) => {
     const why = problem(c.p)
@@ -162,6 +218,5 @@ export function guardPlan(plan: OrderPlan, reference: string | undefined, priceB
     }
     return why === undefined
   })
-  if (dropped.length === 0) return { plan, dropped }
   return { plan: { ...plan, modify, create, cancel }, dropped }
 }

@@ -6,7 +6,7 @@
  */
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { StrategyIndex } from '../../strategy/strategy.ts'
-import { buildSnapshot, type InstrumentContext } from './context.ts'
+import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
 import type { OrderPlan, WorkPriority } from './instrument.machine.ts'
 import { guardPlan, screenIndex } from './priceGuard.ts'
@@ -172,6 +172,67 @@ function cancelExpired(ctx: InstrumentContext, expired: number[]): Step {
     ],
     changes: NONE,
     due: undefined,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Inputs
+
+export type InputEvent = Extract<
+  InstrumentEvent,
+  { type: 'INDEX' | 'STATISTICS' | 'ACCOUNT' | 'ORDERS' | 'CATALOGUE' | 'BREAKER' }
+>
+
+/** What storing a non-index input changes. */
+function storeUpdate(
+  ctx: InstrumentContext,
+  event: Exclude<InputEvent, { type: 'INDEX' }>,
+): Partial<InstrumentContext> {
+  switch (event.type) {
+    case 'STATISTICS':
+      return { statistics: event.statistics, statisticsAt: event.receivedAt, dirty: true }
+    case 'ACCOUNT':
+      return { margin: event.margin, position: event.position, marginAt: event.receivedAt, dirty: true }
+    case 'ORDERS':
+      return {
+        openOrders: event.orders.filter((o) => o.iid === ctx.instrument.id),
+        ordersAt: event.receivedAt,
+        dirty: true,
+      }
+    case 'CATALOGUE':
+      return { catalogue: event.catalogue, dirty: true }
+    case 'BREAKER':
+      return { breakerOpen: event.open, dirty: true }
+  }
+}
+
+/**
+ * An input, handled once: store it (an index only after screening), re-assess risk, and plan if
+ * quoting is allowed — one step, so one action per input on the input → transport path.
+ */
+export function inputStep(ctx: InstrumentContext, event: InputEvent, now: number): Step {
+  const stored =
+    event.type === 'INDEX'
+      ? indexStep(ctx, event.index, event.receivedAt, now)
+      : { update: storeUpdate(ctx, event), logs: NONE, changes: NONE, due: ctx.planDueAt }
+  return thenPlan(ctx, stored, now, false)
+}
+
+/** A tick or a wake: re-assess (inputs age), then plan, forced (orders age too). */
+export function tickStep(ctx: InstrumentContext, now: number): Step {
+  return thenPlan(ctx, { update: undefined, logs: NONE, changes: NONE, due: ctx.planDueAt }, now, true)
+}
+
+/** `first`, then re-assessment and a plan over the context it leaves; one merged step. */
+function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boolean): Step {
+  const stored: InstrumentContext = first.update === undefined ? ctx : { ...ctx, ...first.update }
+  const assessed: InstrumentContext = { ...stored, assessment: assess(stored) }
+  const plan = planStep(assessed, now, force)
+  return {
+    update: { ...first.update, assessment: assessed.assessment, ...plan.update },
+    logs: first.logs.length === 0 ? plan.logs : [...first.logs, ...plan.logs],
+    changes: first.changes.length === 0 ? plan.changes : [...first.changes, ...plan.changes],
+    due: plan.due,
   }
 }
 
