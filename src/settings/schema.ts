@@ -42,6 +42,10 @@ export const RiskSettings = z.strictObject({
   hysteresis: Ratio.default(0.05),
   /** Minimum time in a risk mode before stepping down. */
   minModeDwellMs: Ms.default(10_000),
+  /** Largest believed index move since the last accepted one (fraction; 0 = off); larger needs 3 updates in a row. */
+  maxIndexJump: Ratio.default(0.1),
+  /** Bad observations in a row (strategy errors, plans with out-of-bounds quotes, dropped index updates) that degrade an instrument. */
+  degradeAfter: z.number().int().positive().default(3),
 })
 
 export const QuotingSettings = z.strictObject({

@@ -35,7 +35,17 @@ export function instrumentDeps(
     tickMs: TICK_MS,
     minRepriceIntervalMs: o.minRepriceIntervalMs ?? settings.quoting.minRepriceIntervalMs,
     rejectBackoffMs: REJECT_BACKOFF_MS,
+    maxOrderAgeMs: settings.quoting.maxOrderAgeMs,
+    guard: {
+      maxIndexJump: fractionToDecimal(settings.risk.maxIndexJump),
+      degradeAfter: settings.risk.degradeAfter,
+    },
   }
+}
+
+/** A config fraction as a plain decimal string (never exponent notation), for exact comparisons. */
+export function fractionToDecimal(x: number): string {
+  return x.toFixed(12).replace(/\.?0+$/, '') || '0'
 }
 
 /** The supervisor over `instruments`, its children wired to `gateway` (not started). */
