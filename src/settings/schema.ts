@@ -150,6 +150,23 @@ export const OpsSettings = z.strictObject({
   shutdownTimeoutMs: Ms.max(10_000).default(8_000),
   /** Where the bot keeps its small restart journal (salts window, alert episodes). */
   stateDir: z.string().default('.perpbot-state'),
+  /**
+   * The venue's dead-man switch (`PATCH /v1/trade/auto-cancel`): kept armed `deadlineMs` ahead,
+   * refreshed every `refreshMs`, cleared on a clean stop; if the process dies the venue cancels
+   * every open order at the deadline.
+   */
+  deadManSwitch: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** How far ahead the deadline is set (the venue needs at least 5 s). */
+      deadlineMs: Ms.min(10_000).max(3_600_000).default(60_000),
+      /** How often it is pushed forward: at most a third of the deadline, so two refreshes can fail. */
+      refreshMs: Ms.min(1_000).default(15_000),
+    })
+    .refine((d) => d.refreshMs * 3 <= d.deadlineMs, {
+      message: 'refreshMs must be at most a third of deadlineMs (two refreshes may fail before it fires)',
+    })
+    .prefault({}),
   /** `/livez` bounds (see src/ops/watchdog.ts). */
   watchdog: z
     .strictObject({

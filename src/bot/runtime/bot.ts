@@ -17,6 +17,7 @@ import { createAlertHub } from './alertHub.ts'
 import { connect, type ResolvedInstrumentConfig } from './bootstrap.ts'
 import { createBotLimiter } from './botLimiter.ts'
 import { buildReadiness, buildStatus, type StatusInputs } from './botStatus.ts'
+import { startDeadManSwitch } from './deadManSwitch.ts'
 import { createFeedHealth } from './feedHealth.ts'
 import { startFeeds } from './feeds.ts'
 import { createInstrumentFleet } from './instrumentFleet.ts'
@@ -112,6 +113,17 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger: log,
     recordBatch: (b) => metrics.recordBatch(b),
   })
+  const deadMan = settings.ops.deadManSwitch.enabled
+    ? startDeadManSwitch({
+        perps,
+        clock,
+        venueClock,
+        deadlineMs: settings.ops.deadManSwitch.deadlineMs,
+        refreshMs: settings.ops.deadManSwitch.refreshMs,
+        logger: log,
+        alerts,
+      })
+    : undefined
   const fleet = createInstrumentFleet({
     settings,
     strategies: o.strategies,
@@ -175,6 +187,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       openOrders: book.orders.length,
       reconciledAt: book.reconciledAt,
       clockOffsetMs: venueClock.offsetMs,
+      deadManSwitch: deadMan?.state(),
       limiter: limiter.state(),
       batcher: orders.batcher.state(),
       feedErrors: health.counts(),
@@ -238,6 +251,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           stopPlanning: () => fleet.stopAll(),
           finishOrders: () => orders.batcher.stop(),
           cancelAll: () => orders.gateway.cancelAll(undefined),
+          disarm: async (clear) => deadMan?.stop(clear),
           lastOrders: () => openOrders.snapshot().orders,
           releaseLimiter: () => limiter.stop(),
           flushAlerts: (ms) => alerts.flush(ms),

@@ -33,6 +33,7 @@ export interface StatusInputs {
   openOrders: number
   reconciledAt: number | undefined
   clockOffsetMs: number
+  deadManSwitch: { armed: boolean; deadline: number | undefined; failures: number } | undefined
   limiter: WeightLimiterState
   batcher: BatcherState
   feedErrors: Record<string, number>
@@ -98,6 +99,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
         openOrders: s.openOrders,
         reconciledAt: s.reconciledAt ?? null,
         clockOffsetMs: s.clockOffsetMs,
+        deadManSwitch: s.deadManSwitch ?? 'disabled',
       },
     },
     limiter: {

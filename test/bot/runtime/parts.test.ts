@@ -124,6 +124,7 @@ describe('stop sequence', () => {
     stopPlanning: () => void steps.push('planning'),
     finishOrders: async () => void steps.push('orders'),
     cancelAll: async () => void steps.push('cancelAll'),
+    disarm: async (clear) => void steps.push(clear ? 'disarm' : 'keep-armed'),
     lastOrders: () => [order(7, 10)],
     releaseLimiter: async () => void steps.push('limiter'),
     flushAlerts: async () => void steps.push('alerts'),
@@ -141,7 +142,16 @@ describe('stop sequence', () => {
       logger: log,
       reason: 'test',
     })
-    expect(steps).toEqual(['inputs', 'planning', 'orders', 'cancelAll', 'limiter', 'alerts', 'close'])
+    expect(steps).toEqual([
+      'inputs',
+      'planning',
+      'orders',
+      'cancelAll',
+      'disarm',
+      'limiter',
+      'alerts',
+      'close',
+    ])
     expect(report.cancelAllFailed).toBe(false)
   })
 
@@ -173,7 +183,8 @@ describe('stop sequence', () => {
       reason: 't',
     })
     expect(report.cancelAllFailed).toBe(true)
-    expect(steps.slice(-3)).toEqual(['limiter', 'alerts', 'close'])
+    // The dead-man switch stays armed: the venue cancels what we could not.
+    expect(steps.slice(-4)).toEqual(['keep-armed', 'limiter', 'alerts', 'close'])
     const failure = lines.find((l) => l.includes('cancel-all failed'))
     expect(failure).toContain('"oid":7')
   })
