@@ -8,6 +8,7 @@ import { type Clock, sleep } from '../clock.ts'
 import {
   RateLimitError,
   RequestRejectedError,
+  ResponseTooLargeError,
   TransportError,
   UnexpectedResponseError,
   UnknownOutcomeError,
@@ -58,7 +59,9 @@ export async function callJson<S extends z.ZodType>(
       if (opts.command && e instanceof TransportError && e.maybeDelivered) {
         throw new UnknownOutcomeError(path, { cause: e, details: [e.shortMessage] })
       }
-      if (attempt < policy.attempts && !opts.request.signal?.aborted) {
+      // An oversized body would only come again: a retry costs weight and memory for nothing.
+      const retryable = !(e instanceof ResponseTooLargeError)
+      if (retryable && attempt < policy.attempts && !opts.request.signal?.aborted) {
         await backoff(ctx, policy, attempt, opts.request.signal)
         continue
       }

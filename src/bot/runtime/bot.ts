@@ -9,7 +9,13 @@ import { createLogAlertSink } from '../../alerts/logSink.ts'
 import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
 import { createCatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import { type Clock, sleep } from '../../clock.ts'
-import { describeError, RateLimitError, TransportError, UnknownOutcomeError } from '../../errors.ts'
+import {
+  ClockSkewError,
+  describeError,
+  RateLimitError,
+  TransportError,
+  UnknownOutcomeError,
+} from '../../errors.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import {
   createBotMetrics,
@@ -348,8 +354,14 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       lastOrders = orders
     },
     onTimeSync: async () => {
-      const offset = await syncClock(perps, clock, venueClock)
-      if (offset !== undefined) monitor.observeClockSkew(offset)
+      try {
+        const offset = await syncClock(perps, clock, venueClock)
+        if (offset !== undefined) monitor.observeClockSkew(offset)
+      } catch (e) {
+        // A refused offset: signing stops until a sane sync; the skew alert says how far off it was.
+        if (e instanceof ClockSkewError) monitor.observeClockSkew(e.offsetMs)
+        throw e
+      }
     },
     onFeedError,
   })
