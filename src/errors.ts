@@ -113,13 +113,14 @@ export class ClockSkewError extends BotError {
   }
 }
 
-/** `-1.79e12` → `-20717 d`; small values stay in ms or s, so operators see the order of magnitude. */
+/** `-1.79e12` → `-20717 d`, `300000` → `5 min`: the operator sees the order of magnitude. */
 function formatSkew(ms: number): string {
   if (!Number.isFinite(ms)) return String(ms)
   const abs = Math.abs(ms)
   const sign = ms < 0 ? '-' : ''
   if (abs < 10_000) return `${ms} ms`
-  if (abs < 3_600_000) return `${sign}${Math.round(abs / 1_000)} s`
+  if (abs < 120_000) return `${sign}${Math.round(abs / 1_000)} s`
+  if (abs < 7_200_000) return `${sign}${Math.round(abs / 60_000)} min`
   if (abs < 172_800_000) return `${sign}${(abs / 3_600_000).toFixed(1)} h`
   return `${sign}${Math.round(abs / 86_400_000)} d`
 }

@@ -193,7 +193,7 @@ function safeName(name: string): string {
 async function readCapped(path: string, res: Dispatcher.ResponseData, limit: number): Promise<string> {
   const declared = Number(res.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) {
-    res.body.destroy()
+    drop(res.body)
     throw new ResponseTooLargeError(path, limit, declared, true)
   }
   const chunks: Buffer[] = []
@@ -201,12 +201,18 @@ async function readCapped(path: string, res: Dispatcher.ResponseData, limit: num
   for await (const chunk of res.body as AsyncIterable<Buffer>) {
     total += chunk.length
     if (total > limit) {
-      res.body.destroy()
+      drop(res.body)
       throw new ResponseTooLargeError(path, limit, total)
     }
     chunks.push(chunk)
   }
   return Buffer.concat(chunks, total).toString('utf8')
+}
+
+/** Destroys a body we stop reading (which drops the connection); its abort error has no one to tell. */
+function drop(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined)
+  body.destroy()
 }
 
 /** Settles with `p`, or rejects as soon as `signal` aborts (the loser's rejection is swallowed). */
