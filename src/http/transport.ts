@@ -31,9 +31,11 @@ export interface HttpTransport {
   close(): Promise<void>
 }
 
-/** Default cap on a response body. The largest legitimate answer is `/v1/info/statistics` (every
+/** Default cap on a response body. The largest legitimate perps answer is `/v1/info/statistics` (every
  * instrument with 24 h of 1-minute klines, about 95 kB per instrument on the mock): 8 MiB fits ~80. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+/** Cap for the catalogue: a 500-event keyset page with nested markets is 6.6 MB on the mock already. */
+export const CATALOGUE_MAX_BODY_BYTES = 32 * 1024 * 1024
 
 export interface HttpTransportOptions {
   /** Origin plus optional base path, e.g. `http://127.0.0.1:8080` or `https://host/api`. */

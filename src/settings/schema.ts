@@ -134,7 +134,7 @@ export const Settings = z.strictObject({
       connectTimeoutMs: Ms.default(5_000),
       /** Overall limit per request, headers and whole body (also each idle limit). */
       requestTimeoutMs: Ms.default(10_000),
-      /** Largest response body read from the venue or the catalogue; the read stops past it. */
+      /** Largest response body read from the venue; the read stops past it. */
       maxResponseBytes: z.number().int().min(65_536).max(268_435_456).default(8_388_608),
       /** Largest venue-clock offset accepted; beyond it nothing is signed (the venue's 5-min window). */
       maxClockSkewMs: Ms.min(1_000).max(3_600_000).default(300_000),
@@ -143,7 +143,13 @@ export const Settings = z.strictObject({
       commandExpiryMs: Ms.max(5_000).default(4_000),
     })
     .prefault({}),
-  catalogue: z.strictObject({ url: HttpUrl.optional() }).prefault({}),
+  catalogue: z
+    .strictObject({
+      url: HttpUrl.optional(),
+      /** A 500-event page with nested markets is several MB; the read stops past this. */
+      maxResponseBytes: z.number().int().min(65_536).max(268_435_456).default(33_554_432),
+    })
+    .prefault({}),
   instruments: z.array(InstrumentSettings).min(1, 'configure at least one instrument'),
   strategiesDir: z.string().default('strategies'),
   quoting: QuotingSettings.prefault({}),

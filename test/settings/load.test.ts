@@ -138,6 +138,7 @@ describe('loadSettings', () => {
     })
     expect(loaded.settings.perps.maxResponseBytes).toBe(8 * 1024 * 1024)
     expect(loaded.settings.perps.maxClockSkewMs).toBe(300_000)
+    expect(loaded.settings.catalogue.maxResponseBytes).toBe(32 * 1024 * 1024)
     const dir = configDir({
       'default.json': { ...minimal, perps: { maxResponseBytes: 10, maxClockSkewMs: 0 } },
     })

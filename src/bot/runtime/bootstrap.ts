@@ -170,10 +170,17 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
     connectTimeoutMs: settings.perps.connectTimeoutMs,
     headersTimeoutMs: settings.perps.requestTimeoutMs,
     bodyTimeoutMs: settings.perps.requestTimeoutMs,
-    maxBodyBytes: settings.perps.maxResponseBytes,
   }
-  const perpsTransport = createHttpTransport({ baseUrl: o.perpsUrl, ...http })
-  const catalogueTransport = createHttpTransport({ baseUrl: o.catalogueUrl, ...http })
+  const perpsTransport = createHttpTransport({
+    baseUrl: o.perpsUrl,
+    ...http,
+    maxBodyBytes: settings.perps.maxResponseBytes,
+  })
+  const catalogueTransport = createHttpTransport({
+    baseUrl: o.catalogueUrl,
+    ...http,
+    maxBodyBytes: settings.catalogue.maxResponseBytes,
+  })
   const closeAll = async (): Promise<void> => {
     await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
   }
