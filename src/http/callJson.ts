@@ -6,6 +6,7 @@
 import type { z } from 'zod'
 import { type Clock, sleep } from '../clock.ts'
 import {
+  InputValidationError,
   RateLimitError,
   RequestRejectedError,
   ResponseTooLargeError,
@@ -59,8 +60,8 @@ export async function callJson<S extends z.ZodType>(
       if (opts.command && e instanceof TransportError && e.maybeDelivered) {
         throw new UnknownOutcomeError(path, { cause: e, details: [e.shortMessage] })
       }
-      // An oversized body would only come again: a retry costs weight and memory for nothing.
-      const retryable = !(e instanceof ResponseTooLargeError)
+      // An oversized body or a header we refuse would only come again: a retry costs weight for nothing.
+      const retryable = !(e instanceof ResponseTooLargeError || e instanceof InputValidationError)
       if (retryable && attempt < policy.attempts && !opts.request.signal?.aborted) {
         await backoff(ctx, policy, attempt, opts.request.signal)
         continue

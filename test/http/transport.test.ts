@@ -13,7 +13,7 @@ import {
   TransportError,
   UnknownOutcomeError,
 } from '../../src/errors.ts'
-import { callJson, NO_RETRY } from '../../src/http/callJson.ts'
+import { callJson } from '../../src/http/callJson.ts'
 import { createHttpTransport, DEFAULT_MAX_BODY_BYTES, type HttpTransport } from '../../src/http/transport.ts'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
@@ -268,6 +268,33 @@ describe('client-side argument errors', () => {
     expect((await t.request({ method: 'GET', path: '/v1/info/ping' })).text).toBe('{"ok":true}')
   })
 
+  it('a refused header is not retried by a read', async () => {
+    const srv = await loopback((_req, res) => res.end('{}'))
+    const inner = transport(srv.url)
+    let attempts = 0
+    const counting: HttpTransport = {
+      origin: inner.origin,
+      close: () => inner.close(),
+      request: (req) => {
+        attempts++
+        return inner.request(req)
+      },
+    }
+    const e = await failure(
+      callJson(
+        { transport: counting, clock: systemClock, random: () => 0 },
+        {
+          request: { method: 'GET', path: '/v1/account/portfolio', headers: { 'polymarket-secret': 'ü' } },
+          schema: (await import('zod')).z.unknown(),
+          parseErrorBody: () => undefined,
+          retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 },
+        },
+      ),
+    )
+    expect(e).toBeInstanceOf(InputValidationError)
+    expect(attempts).toBe(1)
+  })
+
   it("undici's own argument errors are never-sent failures, and the pool is replaced instead of wedging", async () => {
     const srv = await loopback((_req, res) => res.end('{"ok":true}'))
     // Before: after `connections` such failures every later request queued forever.
@@ -289,9 +316,5 @@ describe('client-side argument errors', () => {
     expect(() => createHttpTransport({ baseUrl: 'http://127.0.0.1:1', maxBodyBytes: 0.5 })).toThrow(
       InputValidationError,
     )
-  })
-
-  it('NO_RETRY is untouched by these paths (sanity)', () => {
-    expect(NO_RETRY.attempts).toBe(1)
   })
 })
