@@ -133,7 +133,7 @@ export const Settings = z.strictObject({
       secretHeader: z.string().min(1).default('POLYMARKET-SECRET'),
       connectTimeoutMs: Ms.default(5_000),
       /** Overall limit per request, headers and whole body (also each idle limit). */
-      requestTimeoutMs: Ms.default(10_000),
+      requestTimeoutMs: Ms.min(100).default(10_000),
       /** Largest response body read from the venue; the read stops past it. */
       maxResponseBytes: z.number().int().min(65_536).max(268_435_456).default(8_388_608),
       /** Largest venue-clock offset accepted; beyond it nothing is signed (the venue's 5-min window). */
