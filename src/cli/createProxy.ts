@@ -10,6 +10,7 @@ import { startMockServer } from '../mock/server.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../perps/signing/commandSigner.ts'
 import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
+import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
 import { SaltSource } from '../perps/signing/salt.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
@@ -62,6 +63,8 @@ export async function createProxyCommand(ctx: CliContext): Promise<number> {
   }
   if (!ownerKey) throw new UsageError('create-proxy needs PERPS_OWNER_PRIVATE_KEY (the owner wallet key)')
   if (!baseUrl) throw new UsageError('--live needs PERPS_URL')
+  // Checked before anything is sent; the error names the rule, never the key.
+  addressOfPrivateKey(ownerKey, 'PERPS_OWNER_PRIVATE_KEY')
   const client = createPerpsClient({ baseUrl, clock: systemClock, random: systemRandom })
   try {
     const domain = perpsDomainFromExchangeInfo(await client.getExchange())

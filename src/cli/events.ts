@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { ListEventsKeysetParams } from '../catalogue/client/listEventsKeyset.ts'
 import { systemClock } from '../clock.ts'
-import { createHttpTransport } from '../http/transport.ts'
+import { CATALOGUE_MAX_BODY_BYTES, createHttpTransport } from '../http/transport.ts'
 import { startMockServer } from '../mock/server.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
@@ -121,7 +121,7 @@ export async function eventsCommand(ctx: CliContext): Promise<number> {
   ctx.stderr(
     `reading the catalogue at ${url}${values.live ? '' : ' (the embedded mock; --live for CATALOGUE_URL)'}`,
   )
-  const transport = createHttpTransport({ baseUrl: url })
+  const transport = createHttpTransport({ baseUrl: url, maxBodyBytes: CATALOGUE_MAX_BODY_BYTES })
   const client = createCatalogueClient({ transport, clock: systemClock, random: systemRandom })
   let count = 0
   try {

@@ -3,11 +3,11 @@
  * server (`/status`); with `--live` it reads the venue directly with the proxy credentials.
  */
 import { parseArgs } from 'node:util'
-import { privateKeyToAccount } from 'viem/accounts'
 import { marginRatio } from '../bot/monitor/marginRatio.ts'
 import { systemClock } from '../clock.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
+import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -70,7 +70,7 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
     baseUrl,
     clock: systemClock,
     random: systemRandom,
-    credentials: { proxy: privateKeyToAccount(key as `0x${string}`).address, secret },
+    credentials: { proxy: addressOfPrivateKey(key, 'PERPS_PROXY_PRIVATE_KEY'), secret },
     authHeaderNames: { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader },
   })
   try {

@@ -7,6 +7,8 @@ import { z } from 'zod'
 import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
 import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
 import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
+import { apiSecretProblem } from '../perps/client/context.ts'
+import { privateKeyProblem } from '../perps/signing/privateKey.ts'
 import {
   POLLING_FLOOR_MS,
   VENUE_ACTION_BUDGET_PER_MINUTE,
@@ -199,13 +201,24 @@ export const Settings = z.strictObject({
       proxyHeader: z.string().min(1).default('POLYMARKET-PROXY'),
       secretHeader: z.string().min(1).default('POLYMARKET-SECRET'),
       connectTimeoutMs: Ms.default(5_000),
-      requestTimeoutMs: Ms.default(10_000),
+      /** Overall limit per request, headers and whole body (also each idle limit). */
+      requestTimeoutMs: Ms.min(100).default(10_000),
+      /** Largest response body read from the venue; the read stops past it. */
+      maxResponseBytes: z.number().int().min(65_536).max(268_435_456).default(8_388_608),
+      /** Largest venue-clock offset accepted; beyond it nothing is signed (the venue's 5-min window). */
+      maxClockSkewMs: Ms.min(1_000).max(3_600_000).default(300_000),
       /** Fallback EIP-712 domain when /v1/info/exchange cannot be read. */
       chainId: z.number().int().positive().default(137),
       commandExpiryMs: Ms.max(5_000).default(4_000),
     })
     .prefault({}),
-  catalogue: z.strictObject({ url: HttpUrl.optional() }).prefault({}),
+  catalogue: z
+    .strictObject({
+      url: HttpUrl.optional(),
+      /** A 500-event page with nested markets is several MB; the read stops past this. */
+      maxResponseBytes: z.number().int().min(65_536).max(268_435_456).default(33_554_432),
+    })
+    .prefault({}),
   instruments: z.array(InstrumentSettings).min(1, 'configure at least one instrument'),
   strategiesDir: z.string().default('strategies'),
   quoting: QuotingSettings.prefault({}),
@@ -226,19 +239,26 @@ export const Settings = z.strictObject({
 })
 export type Settings = z.infer<typeof Settings>
 
+/** A key from the environment: 0x + 64 hex digits inside the secp256k1 range; messages never echo it. */
+const PrivateKeyEnv = z.string().superRefine((v, ctx) => {
+  const problem = /^0x/.test(v) ? privateKeyProblem(v) : 'expected a 0x prefix'
+  if (problem !== undefined)
+    ctx.addIssue({ code: 'custom', message: `must be a 0x-prefixed 32-byte hex private key: ${problem}` })
+})
+
 /** Secrets and endpoint overrides read from the environment only. */
 export const Secrets = z.object({
   PERPS_URL: HttpUrl.optional(),
   CATALOGUE_URL: HttpUrl.optional(),
-  PERPS_PROXY_PRIVATE_KEY: z
+  PERPS_PROXY_PRIVATE_KEY: PrivateKeyEnv.optional(),
+  PERPS_PROXY_SECRET: z
     .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
+    .superRefine((v, ctx) => {
+      const problem = apiSecretProblem(v)
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
+    })
     .optional(),
-  PERPS_PROXY_SECRET: z.string().min(1).optional(),
-  PERPS_OWNER_PRIVATE_KEY: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
-    .optional(),
+  PERPS_OWNER_PRIVATE_KEY: PrivateKeyEnv.optional(),
   ALERT_WEBHOOK_URL: HttpUrl.optional(),
   /** Bearer token for the ops server; required when `ops.host` is not loopback. */
   PERPBOT_OPS_TOKEN: z

@@ -207,4 +207,54 @@ describe('perpbot config / run with an unknown scenario', () => {
       expect(err.join('\n')).toContain('mock.scenario: unknown scenario')
     }
   })
+  it('refuses keys outside the secp256k1 range and a secret that is not header-safe, before anything is sent', () => {
+    const dir = configDir({ 'default.json': minimal })
+    const zero = `0x${'00'.repeat(32)}`
+    const ones = `0x${'ff'.repeat(32)}`
+    const secret = 'sécret-with-ünicode'
+    let err: unknown
+    try {
+      loadSettings({
+        configDir: dir,
+        env: { PERPS_PROXY_PRIVATE_KEY: ones, PERPS_OWNER_PRIVATE_KEY: zero, PERPS_PROXY_SECRET: secret },
+      })
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(ConfigError)
+    const issues = (err as ConfigError).issues
+    expect(issues).toContain(
+      'env PERPS_PROXY_PRIVATE_KEY: must be a 0x-prefixed 32-byte hex private key: outside the secp256k1 range (1 to n-1)',
+    )
+    expect(issues.some((i) => i.startsWith('env PERPS_OWNER_PRIVATE_KEY: ') && i.includes('secp256k1'))).toBe(
+      true,
+    )
+    expect(issues).toContain(
+      'env PERPS_PROXY_SECRET: must be visible ASCII only (no spaces, control or non-ASCII characters)',
+    )
+    const text = `${(err as Error).message}\n${issues.join('\n')}`
+    for (const form of [
+      'ff'.repeat(32),
+      BigInt(ones).toString(),
+      Buffer.from('ff'.repeat(32), 'hex').toString('base64'),
+      secret,
+    ])
+      expect(text).not.toContain(form)
+  })
+
+  it('bounds the response size and the venue clock skew with sane defaults', () => {
+    const loaded = loadSettings({
+      configDir: configDir({ 'default.json': minimal }),
+      env: { PERPS_PROXY_PRIVATE_KEY: PK },
+    })
+    expect(loaded.settings.perps.maxResponseBytes).toBe(8 * 1024 * 1024)
+    expect(loaded.settings.perps.maxClockSkewMs).toBe(300_000)
+    expect(loaded.settings.catalogue.maxResponseBytes).toBe(32 * 1024 * 1024)
+    const dir = configDir({
+      'default.json': { ...minimal, perps: { maxResponseBytes: 10, maxClockSkewMs: 0 } },
+    })
+    expect(() => loadSettings({ configDir: dir, env: {} })).toThrow(
+      /perps\.maxResponseBytes[\s\S]*perps\.maxClockSkewMs/,
+    )
+  })
 })

@@ -19,6 +19,7 @@ import {
   type PerpsDomain,
   perpsDomainFromExchangeInfo,
 } from '../../perps/signing/domain.ts'
+import { addressOfPrivateKey } from '../../perps/signing/privateKey.ts'
 import { SaltSource } from '../../perps/signing/salt.ts'
 import { estimateClockOffset } from '../../perps/signing/timing.ts'
 import type { Random } from '../../random.ts'
@@ -144,6 +145,8 @@ export interface Connections {
  * estimate of the shortest one. A round trip longer than `maxRttMs` (it waited in the limiter or a
  * slow network) says little about the offset and is discarded; if every sample is discarded the
  * previous offset stays and `undefined` is returned.
+ * @throws {@link ClockSkewError} when the estimate is beyond the clock's `maxOffsetMs`: the offset is
+ * refused and the clock untrusted, so signers refuse until a later sync lands within the bound.
  */
 export async function syncClock(
   perps: PerpsClient,
@@ -189,14 +192,22 @@ export function createBotPerpsClient(o: {
 
 export async function connect(o: ConnectOptions): Promise<Connections> {
   const { settings, logger } = o
-  const venueClock = new OffsetClock(o.baseClock)
+  const venueClock = new OffsetClock(o.baseClock, { maxOffsetMs: settings.perps.maxClockSkewMs })
   const http = {
     connectTimeoutMs: settings.perps.connectTimeoutMs,
     headersTimeoutMs: settings.perps.requestTimeoutMs,
     bodyTimeoutMs: settings.perps.requestTimeoutMs,
   }
-  const perpsTransport = createHttpTransport({ baseUrl: o.perpsUrl, ...http })
-  const catalogueTransport = createHttpTransport({ baseUrl: o.catalogueUrl, ...http })
+  const perpsTransport = createHttpTransport({
+    baseUrl: o.perpsUrl,
+    ...http,
+    maxBodyBytes: settings.perps.maxResponseBytes,
+  })
+  const catalogueTransport = createHttpTransport({
+    baseUrl: o.catalogueUrl,
+    ...http,
+    maxBodyBytes: settings.catalogue.maxResponseBytes,
+  })
   const closeAll = async (): Promise<void> => {
     await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
   }
@@ -250,7 +261,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
         ])
       }
       proxyKey = key as `0x${string}`
-      credentials = new ProxyCredentials(privateKeyToAccount(proxyKey).address, secret)
+      credentials = new ProxyCredentials(addressOfPrivateKey(proxyKey, 'PERPS_PROXY_PRIVATE_KEY'), secret)
     }
     const signer = new CommandSigner({ privateKey: proxyKey, clock: venueClock, salts, domain })
     const perps = createBotPerpsClient({

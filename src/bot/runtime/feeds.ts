@@ -7,6 +7,7 @@
 import type { CatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import type { ListEventsKeysetParams } from '../../catalogue/client/listEventsKeyset.ts'
 import type { Clock, OffsetClock } from '../../clock.ts'
+import { ClockSkewError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Portfolio } from '../../perps/schemas/account.ts'
@@ -189,8 +190,14 @@ export function startFeeds(o: FeedOptions): Feeds {
     'time',
     () => o.polling.timeSyncMs,
     async () => {
-      const offset = await syncClock(o.perps, clock, o.venueClock)
-      if (offset !== undefined) o.account.observeClockSkew(offset)
+      try {
+        const offset = await syncClock(o.perps, clock, o.venueClock)
+        if (offset !== undefined) o.account.observeClockSkew(offset)
+      } catch (e) {
+        // A refused offset: signing stops until a sane sync; the skew alert says how far off it was.
+        if (e instanceof ClockSkewError) o.account.observeClockSkew(e.offsetMs)
+        throw e
+      }
     },
   )
   // A restarted actor lost its inputs: poll everything again now.

@@ -55,6 +55,22 @@ export type PerpsCommandSigner = Pick<CommandSigner, 'address' | 'signCommand'>
 /** The owner (EOA) signer for createProxy (satisfied by `CommandSigner`). */
 export type PerpsOwnerSigner = Pick<CommandSigner, 'address' | 'signCreateProxy'>
 
+/** Longest API secret accepted: far above any real one, low enough that a pasted file is refused. */
+export const MAX_API_SECRET_LENGTH = 1_024
+
+/**
+ * Why an API secret cannot be sent in a header (a phrase without the secret), or undefined if it can.
+ * Visible ASCII only (0x21-0x7E): a header value with other characters is refused by the HTTP client
+ * or re-encoded differently by peers, and spaces would be trimmed.
+ */
+export function apiSecretProblem(secret: unknown): string | undefined {
+  if (typeof secret !== 'string' || secret.length === 0) return 'must be non-empty'
+  if (secret.length > MAX_API_SECRET_LENGTH) return `longer than ${MAX_API_SECRET_LENGTH} characters`
+  if (!/^[\x21-\x7e]+$/.test(secret))
+    return 'must be visible ASCII only (no spaces, control or non-ASCII characters)'
+  return undefined
+}
+
 /**
  * The proxy address and API secret for header-authenticated reads. The secret is held in a private
  * field: `JSON.stringify`, `String()` and `util.inspect` show only the proxy address.
@@ -63,14 +79,16 @@ export class ProxyCredentials {
   readonly proxy: string
   readonly #secret: string
 
-  /** @throws {@link ConfigError} for a malformed proxy or an empty secret (the message omits the secret). */
+  /**
+   * @throws {@link ConfigError} for a malformed proxy or a secret that cannot travel in a header (the
+   * message omits the secret).
+   */
   constructor(proxy: string, secret: string) {
     const issues: string[] = []
     if (typeof proxy !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(proxy))
       issues.push('credentials.proxy: expected a 0x-prefixed 20-byte hex address')
-    if (typeof secret !== 'string' || secret.length === 0)
-      issues.push('credentials.secret: must be non-empty')
-    else if (/[\r\n\0]/.test(secret)) issues.push('credentials.secret: must not contain control characters')
+    const secretProblem = apiSecretProblem(secret)
+    if (secretProblem !== undefined) issues.push(`credentials.secret: ${secretProblem}`)
     if (issues.length > 0) throw new ConfigError('invalid perps credentials', issues)
     this.proxy = proxy
     this.#secret = secret
