@@ -3,8 +3,9 @@
  * how a fill lands on an account (position, realized PnL, fees). Shared by matching, margin and
  * liquidation.
  */
-import type { Market } from './market.ts'
+
 import { fromTicks } from '../../decimal.ts'
+import type { Market } from './market.ts'
 import { abs, applyRate, notionalMicros, usd } from './money.ts'
 import { applyFill, entryPriceString, newPosition, scaledToMicros } from './positions.ts'
 import type { Account, ExchangeState, OrderState, OrderStatus } from './state.ts'

@@ -339,7 +339,13 @@ export class PerpsExchange {
   /** `GET /v1/account/fills`: this account's trades in the window, as history pages. */
   fills(owner: string, filter: HistoryWindowFilter = {}): { data: FillRow[]; more: boolean } {
     const account = this.#authed(owner)
-    return page(this.#s, account.fills, (f) => f.ts, filter, (f) => f)
+    return page(
+      this.#s,
+      account.fills,
+      (f) => f.ts,
+      filter,
+      (f) => f,
+    )
   }
 
   funding(owner: string, filter: FundingFilter = {}): FundingPage {

@@ -4,9 +4,9 @@
  */
 import type {
   Credentials,
-  FundingCharge,
   Fill,
   FillsPage,
+  FundingCharge,
   FundingPage,
   Portfolio,
   Withdrawal,
@@ -82,8 +82,14 @@ export interface PerpsClient {
     options?: PaginateHistoryOptions,
   ): AsyncGenerator<Withdrawal, void, undefined>
   getFills(params?: GetFillsParams, options?: PerpsReadOptions): Promise<FillsPage>
-  paginateFills(params?: GetFillsParams, options?: PaginateHistoryOptions): AsyncGenerator<HistoryPage<Fill>, void, undefined>
-  iterateFills(params?: GetFillsParams, options?: PaginateHistoryOptions): AsyncGenerator<Fill, void, undefined>
+  paginateFills(
+    params?: GetFillsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<HistoryPage<Fill>, void, undefined>
+  iterateFills(
+    params?: GetFillsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<Fill, void, undefined>
   getFunding(params?: GetFundingParams, options?: PerpsReadOptions): Promise<FundingPage>
   paginateFunding(
     params?: GetFundingParams,
