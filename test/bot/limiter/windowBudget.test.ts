@@ -96,6 +96,24 @@ describe('the line in Bottleneck', () => {
     await waiting
   })
 
+  it('a read holding the turn through a pause of reads gives way to risk work that needs shared weight', async () => {
+    const b = budget()
+    b.tryTakeShared(10, 'read')?.release(true)
+    const order: string[] = []
+    const q = line(b, order)
+    const read = q('read', 2, 'read')
+    await tick() // the read holds Bottleneck's turn, waiting for room
+    b.setPaused('other', true)
+    const risk = q('risk', 4, 'risk')
+    await tick(WINDOW)
+    await risk
+    expect(order).toEqual(['risk']) // the read, paused, is still waiting; it did not hold risk
+    b.setPaused('other', false)
+    await read
+    expect(order).toEqual(['risk', 'read'])
+    expect(b.state().used).toBe(6)
+  })
+
   it('stop rejects the head, the line and jobs parked by a pause with StoppedError', async () => {
     const b = budget()
     b.tryTakeShared(10, 'read')?.release(true)
