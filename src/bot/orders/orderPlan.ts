@@ -18,7 +18,11 @@ export interface OrderPlan {
 
 export type ItemResult =
   | { status: 'ok'; order?: Order | undefined; oid?: number | undefined }
-  | { status: 'err'; error: string }
+  /**
+   * The venue refused the item. `request` marks a refusal of the whole request (a 4xx, a 429, a bad
+   * signature: nothing was applied) as opposed to the venue's per-order domain rules.
+   */
+  | { status: 'err'; error: string; request?: boolean | undefined }
   | { status: 'unknown' }
   | { status: 'superseded' }
 

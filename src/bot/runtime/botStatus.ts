@@ -61,7 +61,7 @@ export function instrumentStatus(i: InstrumentView, venueNow: number): Instrumen
       strategyErrors: ctx?.stats.strategyErrors ?? 0,
     },
     degraded: ctx ? degradations(ctx.health).map((d) => `${d.cause}: ${d.reason}`) : [],
-    details: { indexPrice: ctx?.index?.price ?? null },
+    details: { indexPrice: ctx?.index?.price ?? null, rejectBackoffMs: ctx?.backoffMs ?? 0 },
   }
 }
 

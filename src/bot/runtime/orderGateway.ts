@@ -25,7 +25,8 @@ function notOk(o: NotOk): ItemResult {
     case 'superseded':
       return { status: o.status }
     case 'failed':
-      return { status: 'err', error: o.error.message }
+      // The request as a whole was refused: not one of the venue's per-order domain rejections.
+      return { status: 'err', error: o.error.message, request: true }
     default:
       return { status: 'err', error: o.error }
   }
