@@ -87,9 +87,26 @@ export function applyOutcome(
     } else if (r.status === 'ok') {
       accepted++
       const prev = byOid.get(m.oid)
-      if (r.order) byOid.set(m.oid, r.order)
-      else if (prev) byOid.set(m.oid, { ...prev, p: m.p, qty: m.qty, uts: now })
+      if (r.order) {
+        byOid.delete(m.oid)
+        byOid.set(r.order.oid, r.order)
+      } else if (r.oid !== undefined && r.oid !== m.oid) {
+        // Repriced by cancel + create: the old order is gone, a fresh one rests at the new price.
+        byOid.delete(m.oid)
+        if (prev)
+          byOid.set(r.oid, {
+            ...prev,
+            oid: r.oid,
+            p: m.p,
+            qty: m.qty,
+            rest: m.qty,
+            fill: '0',
+            cts: now,
+            uts: now,
+          })
+      } else if (prev) byOid.set(m.oid, { ...prev, p: m.p, qty: m.qty, uts: now })
     } else if (r.status === 'err') {
+      if (r.cancelled === true) byOid.delete(m.oid)
       if (isGone(r.error)) {
         byOid.delete(m.oid)
         gone.push(m.oid)
@@ -324,6 +341,7 @@ export const instrumentMachine = setup({
                   instrumentId: context.instrument.id,
                   plan: context.pendingPlan ?? { modify: [], create: [], cancel: [] },
                   priority: context.pendingPriority,
+                  openOrders: context.openOrders,
                 }),
                 onDone: {
                   target: 'quoting',

@@ -9,6 +9,7 @@ import type { BatcherState } from '../batcher.ts'
 import { degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
 import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../monitor/accountWatch.ts'
+import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 
 /** One instrument as the status sees it: its config and its actor's snapshot (none once stopped). */
 export interface InstrumentView {
@@ -36,6 +37,8 @@ export interface StatusInputs {
   deadManSwitch: { armed: boolean; deadline: number | undefined; failures: number } | undefined
   limiter: WeightLimiterState
   batcher: BatcherState
+  /** How reprices go out (absent: modifies). */
+  modify?: ModifyCapabilityState | undefined
   feedErrors: Record<string, number>
   alerts: readonly Alert[]
 }
@@ -116,6 +119,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
         itemsSent: b.itemsSent,
         unknownBatches: b.unknownBatches,
         reconciles: b.reconciles,
+        modify: s.modify ?? 'modify',
         feedErrors: s.feedErrors,
       },
     },
