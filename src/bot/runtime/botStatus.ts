@@ -119,7 +119,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
         itemsSent: b.itemsSent,
         unknownBatches: b.unknownBatches,
         reconciles: b.reconciles,
-        modify: s.modify ?? 'modify',
+        modify: s.modify ?? { mode: 'modify' },
         feedErrors: s.feedErrors,
       },
     },
