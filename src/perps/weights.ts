@@ -15,6 +15,7 @@ export type PerpsEndpoint =
   | 'getInstruments'
   | 'getWithdrawals'
   | 'getFunding'
+  | 'getFills'
   | 'getPortfolio'
   | 'getCredentials'
   | 'getOpenOrders'
@@ -120,6 +121,13 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
   getFunding: {
     method: 'GET',
     path: '/v1/account/funding',
+    kind: 'read',
+    request: fixed(10),
+    action: fixed(0),
+  },
+  getFills: {
+    method: 'GET',
+    path: '/v1/account/fills',
     kind: 'read',
     request: fixed(10),
     action: fixed(0),

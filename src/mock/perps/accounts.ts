@@ -57,6 +57,7 @@ export function ensureAccount(s: ExchangeState, owner: string, collateral: bigin
     orders: new Map(),
     open: new Map(),
     funding: [],
+    fills: [],
     withdrawals: [],
     referralCode: randomString(s, REFERRAL_ALPHABET, 8),
     referredBy: undefined,

@@ -3,9 +3,11 @@
  * how a fill lands on an account (position, realized PnL, fees). Shared by matching, margin and
  * liquidation.
  */
+
+import { fromTicks } from '../../decimal.ts'
 import type { Market } from './market.ts'
-import { abs, applyRate, notionalMicros } from './money.ts'
-import { applyFill, newPosition, scaledToMicros } from './positions.ts'
+import { abs, applyRate, notionalMicros, usd } from './money.ts'
+import { applyFill, entryPriceString, newPosition, scaledToMicros } from './positions.ts'
 import type { Account, ExchangeState, OrderState, OrderStatus } from './state.ts'
 
 export function rest(s: ExchangeState, order: OrderState): void {
@@ -56,7 +58,7 @@ export function fill(
   t: number,
 ): void {
   order.filled += qty
-  trade(s, order.account, m, order.buy ? qty : -qty, price, taker ? 'taker' : 'maker', t)
+  trade(s, order.account, m, order.buy ? qty : -qty, price, taker ? 'taker' : 'maker', t, order)
 }
 
 /** Books a trade on the account: position, realized PnL, fees (and the liquidation fee). */
@@ -68,6 +70,7 @@ export function trade(
   price: bigint,
   kind: 'taker' | 'maker' | 'liquidation',
   t: number,
+  order?: OrderState | undefined,
 ): void {
   const { priceDecimals: pd, quantityDecimals: qd } = m.spec
   let pos = account.positions.get(m.spec.id)
@@ -87,6 +90,26 @@ export function trade(
   m.klines.addVolume(Number(abs(signedQty)), 1)
   s.fills++
   s.lastTradeAt = t
+  account.fills.push({
+    tid: s.fills,
+    // A liquidation trade has no order of ours: oid 0.
+    oid: order?.oid ?? 0,
+    iid: m.spec.id,
+    side: signedQty > 0n ? 'long' : 'short',
+    p: fromTicks(price, pd),
+    qty: fromTicks(abs(signedQty), qd),
+    taker: kind !== 'maker',
+    fee: usd(fee),
+    fea: s.o.collateral.asset,
+    psz: fromTicks(pos.size, qd),
+    pep: pos.size === 0n ? '0' : entryPriceString(pos, pd),
+    pnl: usd(realized),
+    liq: kind === 'liquidation',
+    ts: t,
+    ...(order?.coid !== undefined ? { coid: order.coid } : {}),
+  })
+  if (account.fills.length > s.o.fundingHistoryLimit)
+    account.fills.splice(0, account.fills.length - s.o.fundingHistoryLimit)
 }
 
 /** Decision: the fee tier follows the account's cumulative volume (the mock keeps no 30-day window). */

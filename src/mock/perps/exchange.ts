@@ -74,7 +74,14 @@ import {
 } from './options.ts'
 import type { RegimeName } from './priceProcess.ts'
 import type { ScenarioName } from './scenarios.ts'
-import { type Account, createState, type ExchangeState, nowOf, unknownModifyLayout } from './state.ts'
+import {
+  type Account,
+  createState,
+  type ExchangeState,
+  type FillRow,
+  nowOf,
+  unknownModifyLayout,
+} from './state.ts'
 import { advanceTo, setIndexPrice, setRegime, setScenario, startHistory, syncState } from './stepping.ts'
 import {
   type AccountView,
@@ -327,6 +334,18 @@ export class PerpsExchange {
         (filter.hash === undefined || w.hash.toLowerCase() === filter.hash.toLowerCase()),
     )
     return page(this.#s, rows, (w) => w.createdAt, filter, withdrawalToWire)
+  }
+
+  /** `GET /v1/account/fills`: this account's trades in the window, as history pages. */
+  fills(owner: string, filter: HistoryWindowFilter = {}): { data: FillRow[]; more: boolean } {
+    const account = this.#authed(owner)
+    return page(
+      this.#s,
+      account.fills,
+      (f) => f.ts,
+      filter,
+      (f) => f,
+    )
   }
 
   funding(owner: string, filter: FundingFilter = {}): FundingPage {

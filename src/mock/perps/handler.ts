@@ -51,6 +51,7 @@ export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
         ...windowParams(r.query),
       })
     },
+    'GET /v1/account/fills': (r, ex) => ex.fills(auth(r, ex), windowParams(r.query)),
     'GET /v1/account/funding': (r, ex) => {
       const owner = auth(r, ex)
       return ex.funding(owner, { instrumentId: intParam(r.query, 'instrument_id'), ...windowParams(r.query) })

@@ -85,6 +85,8 @@ export interface Account {
   orders: Map<number, OrderState>
   open: Map<number, OrderState>
   funding: FundingCharge[]
+  /** Trades of this account, oldest first, as `GET /v1/account/fills` serves them (bounded). */
+  fills: FillRow[]
   withdrawals: WithdrawalRecord[]
   referralCode: string
   referredBy: string | undefined
@@ -95,6 +97,26 @@ export interface Account {
   volumeMicros: bigint
   feesMicros: bigint
   autoCancel: AutoCancelState
+}
+
+/** A fill as the venue serves it (terse keys, protocol-notes d): decimals as strings. */
+export interface FillRow {
+  tid: number
+  oid: number
+  iid: number
+  side: 'long' | 'short'
+  p: string
+  qty: string
+  taker: boolean
+  fee: string
+  fea: string
+  /** Position size and average entry after the fill. */
+  psz: string
+  pep: string
+  pnl: string
+  liq: boolean
+  ts: number
+  coid?: string | undefined
 }
 
 export interface ExchangeState {

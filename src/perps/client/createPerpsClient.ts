@@ -4,6 +4,8 @@
  */
 import type {
   Credentials,
+  Fill,
+  FillsPage,
   FundingCharge,
   FundingPage,
   Portfolio,
@@ -37,6 +39,7 @@ import { getAssets } from './getAssets.ts'
 import { getCredentials } from './getCredentials.ts'
 import { getExchange } from './getExchange.ts'
 import { getFees } from './getFees.ts'
+import { type GetFillsParams, getFills, iterateFills, paginateFills } from './getFills.ts'
 import { type GetFundingParams, getFunding, iterateFunding, paginateFunding } from './getFunding.ts'
 import { getIndex } from './getIndex.ts'
 import { type GetInstrumentsParams, getInstruments } from './getInstruments.ts'
@@ -78,6 +81,15 @@ export interface PerpsClient {
     params?: GetWithdrawalsParams,
     options?: PaginateHistoryOptions,
   ): AsyncGenerator<Withdrawal, void, undefined>
+  getFills(params?: GetFillsParams, options?: PerpsReadOptions): Promise<FillsPage>
+  paginateFills(
+    params?: GetFillsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<HistoryPage<Fill>, void, undefined>
+  iterateFills(
+    params?: GetFillsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<Fill, void, undefined>
   getFunding(params?: GetFundingParams, options?: PerpsReadOptions): Promise<FundingPage>
   paginateFunding(
     params?: GetFundingParams,
@@ -124,6 +136,9 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     getWithdrawals: (p, o) => getWithdrawals(ctx, p, o),
     paginateWithdrawals: (p, o) => paginateWithdrawals(ctx, p, o),
     iterateWithdrawals: (p, o) => iterateWithdrawals(ctx, p, o),
+    getFills: (p, o) => getFills(ctx, p, o),
+    paginateFills: (p, o) => paginateFills(ctx, p, o),
+    iterateFills: (p, o) => iterateFills(ctx, p, o),
     getFunding: (p, o) => getFunding(ctx, p, o),
     paginateFunding: (p, o) => paginateFunding(ctx, p, o),
     iterateFunding: (p, o) => iterateFunding(ctx, p, o),

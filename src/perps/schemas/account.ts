@@ -40,6 +40,32 @@ export const page = <T extends z.ZodType>(item: T) =>
   z.looseObject({ data: z.array(item), more: z.boolean() })
 export const WithdrawalsPage = page(Withdrawal)
 export type WithdrawalsPage = z.infer<typeof WithdrawalsPage>
+/**
+ * A fill (`GET /v1/account/fills`, and the `fills` channel): terse keys as the official client reads
+ * them. `side` long|short; `fee` paid (a rebate is negative) in `fea`; `psz`/`pep` the position size
+ * and entry after the fill; `pnl` the realized PnL it closed; `liq` a liquidation fill.
+ */
+export const Fill = z.looseObject({
+  tid: z.union([z.number().int(), z.string()]),
+  oid: z.number().int().nonnegative(),
+  iid: InstrumentId,
+  side: z.string(),
+  p: DecimalString,
+  qty: DecimalString,
+  taker: z.boolean(),
+  fee: DecimalString,
+  fea: z.string(),
+  psz: DecimalString,
+  pep: DecimalString,
+  pnl: DecimalString,
+  liq: z.boolean(),
+  ts: TimestampMs,
+  coid: z.string().optional(),
+})
+export type Fill = z.infer<typeof Fill>
+export const FillsPage = page(Fill)
+export type FillsPage = z.infer<typeof FillsPage>
+
 export const FundingPage = page(FundingCharge)
 export type FundingPage = z.infer<typeof FundingPage>
 
