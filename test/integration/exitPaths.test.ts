@@ -32,7 +32,11 @@ afterEach(async () => {
 })
 
 /** Starts the bot on a calm mock (real-time clock) and waits until it has orders resting. */
-async function startQuoting(seed: number, overrides: Record<string, unknown> = {}): Promise<Run> {
+async function startQuoting(
+  seed: number,
+  overrides: Record<string, unknown> = {},
+  onExchange?: (req: MockRequest, res: MockResponse) => void,
+): Promise<Run> {
   const exchanges: Run['exchanges'] = []
   const logs: string[] = []
   const run = await startBotOnMock({
@@ -40,7 +44,10 @@ async function startQuoting(seed: number, overrides: Record<string, unknown> = {
     // Reads that every poller sends often, so some are queued or in flight when the stop comes.
     overrides: { 'polling.timeSyncMs': 500, ...overrides },
     logLevel: 'info',
-    onExchange: ({ req, res, fault }) => void exchanges.push({ req, res, fault, at: Date.now() }),
+    onExchange: ({ req, res, fault }) => {
+      exchanges.push({ req, res, fault, at: Date.now() })
+      onExchange?.(req, res)
+    },
     onLogLine: (line) => void logs.push(line),
   })
   current = { run, exchanges, logs }
@@ -141,6 +148,28 @@ describe('exit paths: SIGTERM on a hostile venue still applies the exit policy',
       interval: 20,
     })
     const stop = await timedStop(r)
+    expectCleanStop(r, stop)
+  }, 60_000)
+
+  it('the venue rate-limits the cancel-all itself: it goes again after its Retry-After, within the budget', async () => {
+    let run: BotOnMock | undefined
+    const r = await startQuoting(26, {}, (req, res) => {
+      // One 429 on cancel-all, then the venue accepts it again.
+      if (req.path === CANCEL_ALL_PATH && res.status === 429) run?.mock.setFaults('none')
+    })
+    run = r.run
+    r.run.mock.setFaults({
+      rules: [
+        {
+          match: { endpoint: 'cancelAll' },
+          rateLimitBurst: { probability: 1, length: 1, retryAfterSeconds: 1 },
+        },
+      ],
+    })
+    const stop = await timedStop(r)
+    const cancels = cancelAllsSince(r, stop.from)
+    expect(cancels.map((x) => x.res.status)).toEqual([429, 200])
+    expect(r.logs.some((l) => l.includes('the venue rate-limited cancel-all'))).toBe(true)
     expectCleanStop(r, stop)
   }, 60_000)
 

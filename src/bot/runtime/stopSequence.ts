@@ -4,7 +4,7 @@
  * the limiter, deliver queued alerts and close servers and connections.
  */
 import { type Clock, sleep } from '../../clock.ts'
-import { describeError } from '../../errors.ts'
+import { describeError, RateLimitError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 
@@ -55,6 +55,32 @@ export const STOP_STEP_MS = {
   close: 500,
 } as const
 
+/** cancel-all attempts within its bound: a 429 means the venue did not act, so it may go again. */
+const CANCEL_ALL_ATTEMPTS = 3
+
+/**
+ * cancel-all, again after a 429 (the limiter holds risk work for the venue's Retry-After, which is
+ * the only wait the exit policy accepts), until `signal` aborts or the attempts are spent.
+ */
+async function cancelAllHonouringRetryAfter(
+  parts: StopParts,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await parts.cancelAll(signal)
+      return
+    } catch (e) {
+      if (!(e instanceof RateLimitError) || signal.aborted || attempt >= CANCEL_ALL_ATTEMPTS) throw e
+      log.warn(
+        { retryAfterMs: e.retryAfterMs ?? null, attempt },
+        'exit policy: the venue rate-limited cancel-all; trying again after its Retry-After',
+      )
+    }
+  }
+}
+
 /** Settles when `p` does or after `ms` on `clock`, whichever is first; true when `p` settled in time. */
 async function bounded(clock: Clock, ms: number, p: Promise<unknown>): Promise<boolean> {
   const timeout = Symbol('timeout')
@@ -99,7 +125,7 @@ export async function runStopSequence(o: {
     const abort = new AbortController()
     try {
       await Promise.race([
-        parts.cancelAll(abort.signal),
+        cancelAllHonouringRetryAfter(parts, abort.signal, log),
         sleep(clock, STOP_STEP_MS.cancelAll).then(() => {
           const error = new Error(`cancel-all timed out after ${STOP_STEP_MS.cancelAll} ms`)
           abort.abort(error)
