@@ -81,14 +81,23 @@ async function cancelAllHonouringRetryAfter(
   }
 }
 
-/** Settles when `p` does or after `ms` on `clock`, whichever is first; true when `p` settled in time. */
+/**
+ * Settles when `p` does or after `ms` on `clock`, whichever is first (the timer is cleared either
+ * way); true when `p` settled in time.
+ */
 async function bounded(clock: Clock, ms: number, p: Promise<unknown>): Promise<boolean> {
-  const timeout = Symbol('timeout')
-  const settled = p.then(
-    () => undefined,
-    () => undefined,
+  const done = new AbortController()
+  const timedOut = sleep(clock, ms, done.signal).then(
+    () => true,
+    () => false,
   )
-  return (await Promise.race([settled, sleep(clock, ms).then(() => timeout)])) !== timeout
+  const settled = p.then(
+    () => false,
+    () => false,
+  )
+  const late = await Promise.race([settled, timedOut])
+  done.abort()
+  return !late
 }
 
 /**
@@ -123,17 +132,20 @@ export async function runStopSequence(o: {
   let cancelAllFailed = false
   if (o.exitPolicy === 'cancel-all') {
     const abort = new AbortController()
+    const timer = new AbortController()
     try {
       await Promise.race([
         cancelAllHonouringRetryAfter(parts, abort.signal, log),
-        sleep(clock, STOP_STEP_MS.cancelAll).then(() => {
+        sleep(clock, STOP_STEP_MS.cancelAll, timer.signal).then(() => {
           const error = new Error(`cancel-all timed out after ${STOP_STEP_MS.cancelAll} ms`)
           abort.abort(error)
           throw error
         }),
       ])
+      timer.abort()
       log.info('exit policy: cancelled all open orders')
     } catch (e) {
+      timer.abort()
       cancelAllFailed = true
       const orders = ordersMayRemain([knownAtStop, parts.lastOrders()]).map((x) => ({
         oid: x.oid,
