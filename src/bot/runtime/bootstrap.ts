@@ -152,12 +152,12 @@ export async function syncClock(
   perps: PerpsClient,
   base: Clock,
   venueClock: OffsetClock,
-  opts: { samples?: number; maxRttMs?: number } = {},
+  opts: { samples?: number; maxRttMs?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<number | undefined> {
   let best: { rtt: number; offset: number } | undefined
   for (let i = 0; i < (opts.samples ?? 1); i++) {
     const sent = base.now()
-    const { time } = await perps.getTime()
+    const { time } = await perps.getTime({ signal: opts.signal })
     const recv = base.now()
     const rtt = recv - sent
     if (rtt > (opts.maxRttMs ?? 2_000)) continue

@@ -25,7 +25,7 @@ import { createInstrumentFleet } from './instrumentFleet.ts'
 import { createOpenOrderBook } from './openOrderBook.ts'
 import { createOrderPath } from './orderPath.ts'
 import { startPoller } from './poller.ts'
-import { runStopSequence, type StopReport } from './stopSequence.ts'
+import { ordersMayRemain, runStopSequence, type StopReport } from './stopSequence.ts'
 
 export interface BotOptions {
   settings: Settings
@@ -259,9 +259,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           inputs: [feeds, account, refresher],
           stopPlanning: () => fleet.stopAll(),
           finishOrders: () => orders.batcher.stop(),
-          cancelAll: () => orders.gateway.cancelAll(undefined),
+          cancelAll: (signal) => orders.gateway.cancelAll(undefined, { signal }),
           disarm: async (clear) => deadMan?.stop(clear),
-          lastOrders: () => openOrders.snapshot().orders,
+          lastOrders: () =>
+            ordersMayRemain([
+              openOrders.snapshot().orders,
+              ...fleet.instruments.map((i) => fleet.snapshotOf(i.id)?.context.openOrders ?? []),
+            ]),
           releaseLimiter: () => limiter.stop(),
           flushAlerts: (ms) => alerts.flush(ms),
           close: [() => opsServer?.close(), () => conn.close(), () => fleet.stop()],

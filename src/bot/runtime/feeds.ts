@@ -156,7 +156,7 @@ export function startFeeds(o: FeedOptions): Feeds {
   poll(
     'openOrders',
     () => o.polling.openOrdersMs,
-    () => o.openOrders.reconcile(),
+    (signal) => o.openOrders.reconcile(undefined, { signal }),
   )
 
   // Catalogue: one poller per distinct query, shared by the instruments that declared it.
@@ -188,9 +188,9 @@ export function startFeeds(o: FeedOptions): Feeds {
   poll(
     'time',
     () => o.polling.timeSyncMs,
-    async () => {
+    async (signal) => {
       try {
-        const offset = await syncClock(o.perps, clock, o.venueClock)
+        const offset = await syncClock(o.perps, clock, o.venueClock, { signal })
         if (offset !== undefined) o.account.observeClockSkew(offset)
       } catch (e) {
         // A refused offset: signing stops until a sane sync; the skew alert says how far off it was.

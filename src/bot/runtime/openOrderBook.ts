@@ -15,8 +15,11 @@ export interface OpenOrdersUpdate {
 }
 
 export interface OpenOrderBook {
-  /** Reads open orders now (these instruments, or all tracked) and publishes them. */
-  reconcile(instrumentIds?: readonly number[]): Promise<void>
+  /** Reads open orders now (these instruments, or all tracked) and publishes them; `signal` aborts the read. */
+  reconcile(
+    instrumentIds?: readonly number[] | undefined,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<void>
   /** Listeners are awaited: `reconcile` resolves once every subscriber has taken the update. */
   subscribe(listener: (update: OpenOrdersUpdate) => Promise<void> | void): () => void
   /** The last complete read (every tracked instrument), if any. */
@@ -37,14 +40,17 @@ export function createOpenOrderBook(o: {
   let last: readonly Order[] = []
   let reconciledAt: number | undefined
   return {
-    async reconcile(instrumentIds) {
+    async reconcile(instrumentIds, options = {}) {
+      const { signal } = options
       const wanted =
         instrumentIds && instrumentIds.length > 0 && instrumentIds.length < PER_INSTRUMENT_BELOW
           ? instrumentIds
           : undefined
       const orders = wanted
-        ? (await Promise.all(wanted.map((id) => o.perps.getOpenOrders({ instrumentId: id })))).flat()
-        : await o.perps.getOpenOrders()
+        ? (
+            await Promise.all(wanted.map((id) => o.perps.getOpenOrders({ instrumentId: id }, { signal })))
+          ).flat()
+        : await o.perps.getOpenOrders(undefined, { signal })
       const receivedAt = o.clock.now()
       const byInstrument = new Map<number, Order[]>((wanted ?? tracked).map((id) => [id, []]))
       for (const x of orders) byInstrument.get(x.iid)?.push(x)
