@@ -24,7 +24,9 @@ async function until(
   })
 }
 
-describe('bot against the mock', () => {
+// The bot runs on the mock's accelerated clock in wall time: under CPU contention a scenario takes longer
+// in real time, so each waits (bounded) past the default 20 s test limit.
+describe('bot against the mock', { timeout: 90_000 }, () => {
   it('liquidation: in_liquidation raises exactly one critical liquidation alert and halts every instrument', async () => {
     const run = await runBotAgainstMock({ scenario: 'liquidation', speed: 30 })
     try {

@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { runBotAgainstMock } from './harness.ts'
 
-describe('fills and PnL against the mock', () => {
+describe('fills and PnL against the mock', { timeout: 60_000 }, () => {
   it('logs every fill with side, price, size, fee and liquidity, and reports PnL in /status', async () => {
     const run = await runBotAgainstMock({
       scenario: 'trending',
