@@ -38,6 +38,7 @@ import type {
   Order,
   OrderDataWire,
 } from '../../perps/schemas/orders.ts'
+import type { Ticker } from '../../perps/schemas/tickers.ts'
 import { DEFAULT_PERPS_DOMAIN, type PerpsDomain } from '../../perps/signing/domain.ts'
 import type { CreateOrderBody, ModifyOrderInput, PerpsOp } from '../../perps/signing/ops.ts'
 import { MAX_EXP_AHEAD_MS } from '../../perps/signing/timing.ts'
@@ -47,6 +48,7 @@ import {
   parseCreateProxyBody,
   parseSignedCommand,
 } from '../../perps/signing/verify.ts'
+import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { DEFAULT_ACTION_BUDGET_PER_MINUTE } from '../../perps/weights.ts'
 import { type Random, seededRandom } from '../../random.ts'
 import { TokenBucket } from '../tokenBucket.ts'
@@ -107,6 +109,7 @@ import {
   type ScenarioControls,
   type ScenarioName,
 } from './scenarios.ts'
+import { bboToWire, tickerToWire } from './tickerWire.ts'
 import {
   DEFAULT_WITHDRAWAL_TIMING,
   progressWithdrawal,
@@ -407,6 +410,10 @@ export class PerpsExchange {
   #fills = 0
   #lastTradeAt = 0
   #constants: StepConstants | undefined
+  /** The stream server's hook: each fill of an order, as the `fills` push item. */
+  readonly #fillListeners = new Set<(owner: string, fill: FillItem) => void>()
+  /** …and each order created or changed; `order()` reads its state when called (after the change). */
+  readonly #orderListeners = new Set<(owner: string, oid: number, order: () => Order) => void>()
 
   constructor(options: PerpsExchangeOptions) {
     this.#clock = options.clock
@@ -663,6 +670,42 @@ export class PerpsExchange {
     return this.#markets
       .filter((m) => instrumentId === undefined || m.spec.id === instrumentId)
       .map((m) => statisticsToWire(m, now))
+  }
+
+  /** `GET /v1/info/tickers`; open interest is the sum of the accounts' long sizes. */
+  tickers(instrumentId?: number | undefined): Ticker[] {
+    this.sync()
+    const now = this.#now()
+    return this.#markets
+      .filter((m) => instrumentId === undefined || m.spec.id === instrumentId)
+      .map((m) => {
+        let oi = 0n
+        for (const a of this.#accounts.values()) oi += maxBig(0n, a.positions.get(m.spec.id)?.size ?? 0n)
+        return tickerToWire(m, now, oi)
+      })
+  }
+
+  /** Best bid and offer of the synthetic book (`bbo::{iid}` pushes). */
+  bbo(): ReturnType<typeof bboToWire>[] {
+    this.sync()
+    return this.#markets.map(bboToWire)
+  }
+
+  /** Calls `listener` with every fill of an order (the mock's WebSocket); returns the unsubscribe. */
+  onFill(listener: (owner: string, fill: FillItem) => void): () => void {
+    this.#fillListeners.add(listener)
+    return () => this.#fillListeners.delete(listener)
+  }
+
+  /** Calls `listener` when an order is created or changes (the mock's WebSocket); returns the unsubscribe. */
+  onOrderChange(listener: (owner: string, oid: number, order: () => Order) => void): () => void {
+    this.#orderListeners.add(listener)
+    return () => this.#orderListeners.delete(listener)
+  }
+
+  #touched(order: OrderState): void {
+    for (const listener of this.#orderListeners)
+      listener(order.account.owner, order.oid, () => orderWire(order))
   }
 
   fees(): FeeSchedule {
@@ -1087,6 +1130,7 @@ export class PerpsExchange {
     order.price = price
     order.qty = qty
     order.uts = now
+    this.#touched(order)
     const takerPrice = order.buy ? askTicks(m) : bidTicks(m)
     const crosses = order.buy ? price >= takerPrice : price <= takerPrice
     // Decision: a post-only order modified to cross is rejected like a new one (it leaves the book).
@@ -1146,7 +1190,29 @@ export class PerpsExchange {
 
   #fill(order: OrderState, m: Market, qty: bigint, price: bigint, taker: boolean, t: number): void {
     order.filled += qty
-    this.#trade(order.account, m, order.buy ? qty : -qty, price, taker ? 'taker' : 'maker', t)
+    this.#touched(order)
+    const r = this.#trade(order.account, m, order.buy ? qty : -qty, price, taker ? 'taker' : 'maker', t)
+    if (this.#fillListeners.size === 0) return
+    const { priceDecimals: pd, quantityDecimals: qd } = m.spec
+    const pos = order.account.positions.get(m.spec.id)
+    const fill: FillItem = {
+      tid: this.#fills,
+      oid: order.oid,
+      iid: order.iid,
+      side: order.buy ? 'long' : 'short',
+      p: fromTicks(price, pd),
+      qty: fromTicks(qty, qd),
+      taker,
+      fee: usd(r.fee),
+      fea: this.#o.collateral.asset,
+      psz: fromTicks(pos?.size ?? 0n, qd),
+      pep: pos === undefined ? '0' : entryPriceString(pos, pd),
+      pnl: usd(r.realized),
+      liq: false,
+      ts: t,
+    }
+    if (order.coid !== undefined) fill.coid = order.coid
+    for (const listener of this.#fillListeners) listener(order.account.owner, fill)
   }
 
   /** Books a trade on the account: position, realized PnL, fees (and the liquidation fee). */
@@ -1157,7 +1223,7 @@ export class PerpsExchange {
     price: bigint,
     kind: 'taker' | 'maker' | 'liquidation',
     t: number,
-  ): void {
+  ): { realized: bigint; fee: bigint } {
     const { priceDecimals: pd, quantityDecimals: qd } = m.spec
     let pos = account.positions.get(m.spec.id)
     if (pos === undefined) {
@@ -1176,6 +1242,7 @@ export class PerpsExchange {
     m.klines.addVolume(Number(abs(signedQty)), 1)
     this.#fills++
     this.#lastTradeAt = t
+    return { realized, fee }
   }
 
   /** Decision: the fee tier follows the account's cumulative volume (the mock keeps no 30-day window). */
@@ -1201,6 +1268,7 @@ export class PerpsExchange {
   }
 
   #closeOrder(order: OrderState, status: OrderStatus, t: number): void {
+    this.#touched(order)
     this.#unrest(order)
     order.status = status
     order.uts = t
@@ -1208,6 +1276,7 @@ export class PerpsExchange {
 
   /** Keeps the order for `GET /v1/account/orders`, dropping the oldest closed ones past the limit. */
   #remember(account: Account, order: OrderState): void {
+    this.#touched(order)
     account.orders.set(order.oid, order)
     if (account.orders.size <= this.#o.orderHistoryLimit) return
     for (const [oid, o] of account.orders) {
