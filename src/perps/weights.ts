@@ -8,6 +8,7 @@ export type PerpsEndpoint =
   | 'getIndex'
   | 'getPublicPortfolio'
   | 'getStatistics'
+  | 'getTickers'
   | 'getFees'
   | 'getAssets'
   | 'getExchange'
@@ -59,6 +60,8 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
   getIndex: { method: 'GET', path: '/v1/info/index', request: fixed(2), action: fixed(0) },
   getPublicPortfolio: { method: 'GET', path: '/v1/info/portfolio', request: fixed(5), action: fixed(0) },
   getStatistics: { method: 'GET', path: '/v1/info/statistics', request: fixed(2), action: fixed(0) },
+  // Every ticker at once (PN c.1): the polling fallback's one market-data read.
+  getTickers: { method: 'GET', path: '/v1/info/tickers', request: fixed(2), action: fixed(0) },
   getFees: { method: 'GET', path: '/v1/info/fees', request: fixed(2), action: fixed(0) },
   getAssets: { method: 'GET', path: '/v1/info/assets', request: fixed(2), action: fixed(0) },
   getExchange: { method: 'GET', path: '/v1/info/exchange', request: fixed(2), action: fixed(0) },
