@@ -25,10 +25,9 @@ import { InputValidationError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import { parseChannel } from './channels.ts'
-import { MessageWindow } from './messageWindow.ts'
+import { Outbox } from './outbox.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
 import {
-  type AckItem,
   ackItems,
   authFrame,
   classifyFrame,
@@ -42,104 +41,26 @@ import { SequenceTracker } from './sequenceTracker.ts'
 import { type SocketFactory, type StreamSocket, undiciSocketFactory } from './socket.ts'
 import {
   StreamAuthError,
-  type StreamError,
   StreamLimitError,
   StreamProtocolError,
   StreamServerError,
   StreamSubscriptionError,
 } from './streamErrors.ts'
+import {
+  DEFAULT_STREAM_LIMITS,
+  type StreamClientOptions,
+  type StreamCredentials,
+  type StreamEventMap,
+  type StreamGap,
+  type StreamHealth,
+  type StreamLimits,
+  type StreamState,
+} from './streamTypes.ts'
+import { TypedEvents } from './typedEvents.ts'
 
-export type StreamState = 'idle' | 'connecting' | 'open' | 'down' | 'closed'
+export * from './streamTypes.ts'
 
-export interface StreamGap {
-  channel: string
-  reason: 'sequence_gap' | 'reconnect' | 'invalid_push'
-  /** The last `sq` seen before the gap (sequence gaps). */
-  previous?: number | undefined
-  /** The `sq` that broke the sequence. */
-  sq?: number | undefined
-}
-
-export interface StreamEventMap {
-  push: StreamPush
-  gap: StreamGap
-  state: StreamState
-  /** A fresh channel went silent past its bound, or the socket went down. */
-  stale: string
-  /** A push arrived on a channel that was not fresh. */
-  fresh: string
-  error: StreamError
-}
-
-export interface StreamCredentials {
-  proxy: string
-  secret: string
-}
-
-export interface StreamLimits {
-  /** Channels on this connection (venue: 100 active subscriptions per connection). */
-  maxSubscriptions: number
-  /** Frames this client may send per minute (venue: 1,000 per IP, shared by all sockets). */
-  maxMessagesPerMinute: number
-}
-
-/** Venue limits (protocol-notes c.4); a client's message share defaults to a fifth of the IP's. */
-export const DEFAULT_STREAM_LIMITS: StreamLimits = { maxSubscriptions: 100, maxMessagesPerMinute: 200 }
-
-export interface StreamClientOptions {
-  /** `ws://` or `wss://` URL (`PERPS_WS_URL`). */
-  url: string
-  /** Authenticates the socket for the private channels. Never logged. */
-  credentials?: StreamCredentials | undefined
-  clock: Clock
-  /** Jitter of the reconnect back-off. */
-  random: Random
-  /** Default: undici's WebSocket. */
-  socketFactory?: SocketFactory | undefined
-  /** Ping interval. Default 25 s. */
-  heartbeatMs?: number | undefined
-  /** A socket with no inbound frame for this long is dropped. Default 65 s. */
-  idleTimeoutMs?: number | undefined
-  /** How often silence is checked. Default 1 s. */
-  watchdogMs?: number | undefined
-  /** Silence after which a channel is stale: a number, or per channel. Default 15 s. */
-  staleAfterMs?: number | ((channel: string) => number) | undefined
-  /** Bound on opening the socket and on each ack. Default 10 s. */
-  ackTimeoutMs?: number | undefined
-  /** Bound on `close()` waiting for the closing handshake. Default 2 s. */
-  closeTimeoutMs?: number | undefined
-  backoff?: BackoffPolicy | undefined
-  limits?: Partial<StreamLimits> | undefined
-  logger?: Logger | undefined
-}
-
-export interface ChannelHealth {
-  channel: string
-  /** Acknowledged on the current socket. */
-  subscribed: boolean
-  fresh: boolean
-  lastPushAt: number | undefined
-  lastSq: number | undefined
-}
-
-export interface StreamHealth {
-  state: StreamState
-  reconnects: number
-  gaps: number
-  pushes: number
-  lastInboundAt: number | undefined
-  messagesSentLastMinute: number
-  channels: ChannelHealth[]
-}
-
-type Listeners = { [K in keyof StreamEventMap]: Set<(value: StreamEventMap[K]) => void> }
-
-type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect' | 'flush'
-
-interface Pending {
-  onAck: (items: AckItem[]) => void
-  timer: TimerId | undefined
-}
+type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect'
 
 export class StreamClient {
   readonly #url: string
@@ -156,27 +77,17 @@ export class StreamClient {
   readonly #backoff: BackoffPolicy
   readonly #limits: StreamLimits
   readonly #log: Logger | undefined
-  readonly #listeners: Listeners = {
-    push: new Set(),
-    gap: new Set(),
-    state: new Set(),
-    stale: new Set(),
-    fresh: new Set(),
-    error: new Set(),
-  }
-  readonly #window: MessageWindow
+  readonly #events: TypedEvents<StreamEventMap>
+  readonly #outbox: Outbox
   readonly #sequences = new SequenceTracker()
   readonly #desired = new Set<string>()
   readonly #acked = new Set<string>()
   readonly #fresh = new Set<string>()
   readonly #lastPushAt = new Map<string, number>()
-  readonly #pending = new Map<number, Pending>()
-  #queue: { text: string; id: number | undefined }[] = []
   #state: StreamState = 'idle'
   #socket: StreamSocket | undefined
   /** Socket generation: callbacks of a replaced socket are ignored. */
   #gen = 0
-  #nextId = 1
   #attempt = 0
   #everOpened = false
   #lastInboundAt: number | undefined
@@ -188,7 +99,6 @@ export class StreamClient {
     heartbeat: undefined,
     watchdog: undefined,
     reconnect: undefined,
-    flush: undefined,
   }
   #closing: Promise<void> | undefined
   #onSocketClosed: (() => void) | undefined
@@ -218,7 +128,11 @@ export class StreamClient {
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF
     this.#limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits }
     this.#log = options.logger
-    this.#window = new MessageWindow(this.#limits.maxMessagesPerMinute)
+    this.#outbox = new Outbox(this.#clock, this.#limits.maxMessagesPerMinute, this.#ackTimeoutMs, (reason) =>
+      this.#drop(reason),
+    )
+    // A listener's bug must not break the socket's bookkeeping.
+    this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))
   }
 
   // ---- public surface ---------------------------------------------------------------------------
@@ -233,9 +147,7 @@ export class StreamClient {
   }
 
   on<K extends keyof StreamEventMap>(event: K, listener: (value: StreamEventMap[K]) => void): () => void {
-    const set = this.#listeners[event] as Set<(value: StreamEventMap[K]) => void>
-    set.add(listener)
-    return () => set.delete(listener)
+    return this.#events.on(event, listener)
   }
   onPush(listener: (push: StreamPush) => void): () => void {
     return this.on('push', listener)
@@ -284,7 +196,7 @@ export class StreamClient {
     }
     if (this.#state === 'open' && live.length > 0)
       for (const chunk of chunks(live, this.#limits.maxSubscriptions))
-        this.#request(
+        this.#outbox.request(
           (id) => subscribeFrame(id, 'unsub', chunk),
           () => {},
         )
@@ -296,14 +208,13 @@ export class StreamClient {
   }
 
   health(): StreamHealth {
-    const now = this.#clock.now()
     return {
       state: this.#state,
       reconnects: this.#reconnects,
       gaps: this.#gaps,
       pushes: this.#pushes,
       lastInboundAt: this.#lastInboundAt,
-      messagesSentLastMinute: this.#window.used(now),
+      messagesSentLastMinute: this.#outbox.used(),
       channels: [...this.#desired].map((channel) => ({
         channel,
         subscribed: this.#acked.has(channel),
@@ -365,6 +276,7 @@ export class StreamClient {
 
   #onOpen(): void {
     this.#clear('open')
+    if (this.#socket !== undefined) this.#outbox.attach(this.#socket)
     this.#lastInboundAt = this.#clock.now()
     this.#schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
     this.#schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
@@ -373,7 +285,7 @@ export class StreamClient {
       this.#onReady()
       return
     }
-    this.#request(
+    this.#outbox.request(
       (id) => authFrame(id, creds.proxy, creds.secret),
       (items) => {
         const refused = items.find((i) => i.status === 'err')
@@ -405,7 +317,7 @@ export class StreamClient {
 
   #sendSubscribe(channels: readonly string[], afterReconnect = false): void {
     for (const chunk of chunks(channels, this.#limits.maxSubscriptions)) {
-      this.#request(
+      this.#outbox.request(
         (id) => subscribeFrame(id, 'sub', chunk),
         (items) => {
           this.#attempt = 0
@@ -438,11 +350,8 @@ export class StreamClient {
     const frame = classifyFrame(value)
     switch (frame.type) {
       case 'response': {
-        const pending = this.#pending.get(frame.frame.id)
-        if (pending === undefined) return // the ping's reply (id 0), or a late ack
-        this.#pending.delete(frame.frame.id)
-        if (pending.timer !== undefined) this.#clock.clearTimeout(pending.timer)
-        pending.onAck(ackItems(frame.frame))
+        // Unmatched: the ping's reply (id 0), or a late ack.
+        this.#outbox.resolve(frame.frame.id, ackItems(frame.frame))
         return
       }
       case 'push':
@@ -486,7 +395,7 @@ export class StreamClient {
   }
 
   #heartbeat(): void {
-    this.#send(PING_FRAME, undefined, true)
+    this.#outbox.sendSkippable(PING_FRAME)
     this.#schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
   }
 
@@ -527,10 +436,8 @@ export class StreamClient {
   #resetSocket(): void {
     this.#gen++
     this.#socket = undefined
-    for (const key of ['open', 'heartbeat', 'watchdog', 'flush'] as const) this.#clear(key)
-    for (const p of this.#pending.values()) if (p.timer !== undefined) this.#clock.clearTimeout(p.timer)
-    this.#pending.clear()
-    this.#queue = []
+    for (const key of ['open', 'heartbeat', 'watchdog'] as const) this.#clear(key)
+    this.#outbox.detach()
     this.#acked.clear()
     this.#lastInboundAt = undefined
     const wasFresh = [...this.#fresh]
@@ -543,55 +450,6 @@ export class StreamClient {
     this.#resetSocket()
     this.#clear('reconnect')
     this.#setState('closed')
-  }
-
-  // ---- sending ----------------------------------------------------------------------------------
-
-  #request(build: (id: number) => string, onAck: (items: AckItem[]) => void): void {
-    const id = this.#nextId++
-    this.#pending.set(id, { onAck, timer: undefined })
-    this.#send(build(id), id, false)
-  }
-
-  /** Sends within the message budget; over it, requests wait for the window and pings are skipped. */
-  #send(text: string, id: number | undefined, skippable: boolean): void {
-    const socket = this.#socket
-    if (socket === undefined) return
-    const now = this.#clock.now()
-    if (this.#queue.length === 0 && this.#window.tryTake(now)) {
-      this.#write(socket, text, id)
-      return
-    }
-    if (skippable) return
-    this.#queue.push({ text, id })
-    if (this.#timers.flush === undefined)
-      this.#schedule('flush', this.#window.nextFreeAt(now) - now, () => this.#flush())
-  }
-
-  #flush(): void {
-    this.#timers.flush = undefined
-    const socket = this.#socket
-    if (socket === undefined) return
-    const now = this.#clock.now()
-    while (this.#queue.length > 0 && this.#window.tryTake(now)) {
-      const next = this.#queue.shift()
-      if (next !== undefined) this.#write(socket, next.text, next.id)
-    }
-    if (this.#queue.length > 0)
-      this.#schedule('flush', this.#window.nextFreeAt(now) - now, () => this.#flush())
-  }
-
-  #write(socket: StreamSocket, text: string, id: number | undefined): void {
-    const pending = id === undefined ? undefined : this.#pending.get(id)
-    if (pending !== undefined)
-      pending.timer = this.#clock.setTimeout(() => {
-        if (this.#pending.has(id as number)) this.#drop(`no answer to request ${id}`)
-      }, this.#ackTimeoutMs)
-    try {
-      socket.send(text)
-    } catch (e) {
-      this.#drop(`send failed: ${e instanceof Error ? e.message : String(e)}`)
-    }
   }
 
   // ---- plumbing ---------------------------------------------------------------------------------
@@ -621,14 +479,7 @@ export class StreamClient {
   }
 
   #emit<K extends keyof StreamEventMap>(event: K, value: StreamEventMap[K]): void {
-    for (const listener of this.#listeners[event] as Set<(v: StreamEventMap[K]) => void>) {
-      try {
-        listener(value)
-      } catch (e) {
-        // A listener's bug must not break the socket's bookkeeping.
-        this.#log?.error({ err: e, event }, 'stream listener threw')
-      }
-    }
+    this.#events.emit(event, value)
   }
 }
 

@@ -20,6 +20,7 @@ import {
   type StreamState,
 } from './streamClient.ts'
 import { StreamLimitError } from './streamErrors.ts'
+import { TypedEvents } from './typedEvents.ts'
 
 export interface StreamPoolOptions extends Omit<StreamClientOptions, 'credentials' | 'limits'> {
   /** Needed for the private channels; they get a socket of their own. */
@@ -48,14 +49,7 @@ export class StreamPool {
   readonly #public: StreamClient[] = []
   #private: StreamClient | undefined
   readonly #owner = new Map<string, StreamClient>()
-  readonly #listeners: { [K in keyof StreamEventMap]: Set<(value: StreamEventMap[K]) => void> } = {
-    push: new Set(),
-    gap: new Set(),
-    state: new Set(),
-    stale: new Set(),
-    fresh: new Set(),
-    error: new Set(),
-  }
+  readonly #events = new TypedEvents<StreamEventMap>()
   #started = false
   #state: StreamState = 'idle'
 
@@ -80,9 +74,7 @@ export class StreamPool {
   }
 
   on<K extends keyof StreamEventMap>(event: K, listener: (value: StreamEventMap[K]) => void): () => void {
-    const set = this.#listeners[event] as Set<(value: StreamEventMap[K]) => void>
-    set.add(listener)
-    return () => set.delete(listener)
+    return this.#events.on(event, listener)
   }
 
   start(): void {
@@ -205,6 +197,6 @@ export class StreamPool {
   }
 
   #emit<K extends keyof StreamEventMap>(event: K, value: StreamEventMap[K]): void {
-    for (const listener of this.#listeners[event] as Set<(v: StreamEventMap[K]) => void>) listener(value)
+    this.#events.emit(event, value)
   }
 }
