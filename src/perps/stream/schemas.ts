@@ -130,7 +130,12 @@ export type PushParseResult =
 export function parsePush(frame: unknown): PushParseResult {
   const env = PushEnvelope.safeParse(frame)
   if (!env.success) return { ok: false, ch: undefined, reason: 'not_a_push', issues: issuesOf(env.error) }
-  const { ch, ts, sq, data } = env.data
+  return parsePushData(env.data)
+}
+
+/** Validates the data of an envelope already checked against its channel's schema. */
+export function parsePushData(env: PushEnvelope): PushParseResult {
+  const { ch, ts, sq, data } = env
   const parsed = parseChannel(ch)
   if (parsed === undefined) return { ok: false, ch, reason: 'unknown_channel', issues: [] }
   const schema: z.ZodType = PUSH_DATA_SCHEMAS[parsed.kind]
@@ -154,6 +159,11 @@ export type InboundFrame =
 
 /** Classifies a decoded frame: a response has an `id`, a push a `ch`, an error `status:'err'`. */
 export function classifyFrame(value: unknown): InboundFrame {
+  // Pushes are nearly every frame: try them first when the frame has a channel.
+  if (typeof value === 'object' && value !== null && 'ch' in value) {
+    const push = PushEnvelope.safeParse(value)
+    if (push.success) return { type: 'push', frame: push.data }
+  }
   const res = ResponseFrame.safeParse(value)
   if (res.success) return { type: 'response', frame: res.data }
   const push = PushEnvelope.safeParse(value)

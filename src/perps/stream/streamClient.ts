@@ -33,7 +33,7 @@ import {
   classifyFrame,
   PING_FRAME,
   type PushEnvelope,
-  parsePush,
+  parsePushData,
   type StreamPush,
   subscribeFrame,
 } from './schemas.ts'
@@ -355,7 +355,7 @@ export class StreamClient {
         return
       }
       case 'push':
-        this.#onPush(frame.frame, value)
+        this.#onPush(frame.frame)
         return
       case 'error':
         this.#emit('error', new StreamServerError(frame.frame.error))
@@ -365,12 +365,12 @@ export class StreamClient {
     }
   }
 
-  #onPush(env: PushEnvelope, value: unknown): void {
+  #onPush(env: PushEnvelope): void {
     const { ch, sq } = env
     if (!this.#desired.has(ch)) return // an unsubscribed channel's last frames
     const check = this.#sequences.observe(ch, sq)
     if (check.gap) this.#gap({ channel: ch, reason: 'sequence_gap', previous: check.previous, sq })
-    const parsed = parsePush(value)
+    const parsed = parsePushData(env)
     if (!parsed.ok) {
       this.#emit('error', new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues }))
       this.#gap({ channel: ch, reason: 'invalid_push', sq })
