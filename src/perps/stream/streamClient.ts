@@ -11,9 +11,10 @@
  * - Gaps: a push whose `sq` is not previous + 1, a push whose data fails its schema, and every
  *   resubscription after a reconnect are reported as `gap` events; the caller resyncs over REST. The
  *   client itself never refetches.
- * - Freshness: a channel is `fresh` from its first push until it has been silent for `staleAfterMs`
- *   (or the socket goes down), then `stale`; both edges are events, so the caller can switch between
- *   pushes and polling.
+ * - Freshness: a channel is `fresh` from its first push until it has been silent for its bound
+ *   (freshness.ts: 15 s for tickers/bbo/book/portfolio, 150 s for statistics/klines) or the socket
+ *   goes down, then `stale`; event channels (orders, fills, ...) are fresh while subscribed on a live
+ *   socket. Both edges are events, so the caller can switch between pushes and polling.
  * - Limits: at most `maxSubscriptions` channels (venue: 100 per connection), and at most
  *   `maxMessagesPerMinute` frames sent (venue: 1,000 per IP for every socket together); frames over
  *   the budget wait for the window, pings are skipped.
@@ -25,6 +26,7 @@ import { InputValidationError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import { parseChannel } from './channels.ts'
+import { defaultStaleAfterMs } from './freshness.ts'
 import { Outbox } from './outbox.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
 import {
@@ -121,7 +123,7 @@ export class StreamClient {
     this.#heartbeatMs = options.heartbeatMs ?? 25_000
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 65_000
     this.#watchdogMs = options.watchdogMs ?? 1_000
-    const stale = options.staleAfterMs ?? 15_000
+    const stale = options.staleAfterMs ?? defaultStaleAfterMs
     this.#staleAfter = typeof stale === 'number' ? () => stale : stale
     this.#ackTimeoutMs = options.ackTimeoutMs ?? 10_000
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 2_000
@@ -332,6 +334,8 @@ export class StreamClient {
             }
             this.#acked.add(ch)
             if (afterReconnect) this.#gap({ channel: ch, reason: 'reconnect' })
+            // Event channels are silent when nothing happens: subscribed on a live socket is fresh.
+            if (this.#staleAfter(ch) === Number.POSITIVE_INFINITY) this.#markFresh(ch)
           })
         },
       )
@@ -378,11 +382,14 @@ export class StreamClient {
     }
     this.#pushes++
     this.#lastPushAt.set(ch, this.#clock.now())
-    if (!this.#fresh.has(ch)) {
-      this.#fresh.add(ch)
-      this.#emit('fresh', ch)
-    }
+    this.#markFresh(ch)
     this.#emit('push', parsed.push)
+  }
+
+  #markFresh(ch: string): void {
+    if (this.#fresh.has(ch)) return
+    this.#fresh.add(ch)
+    this.#emit('fresh', ch)
   }
 
   #gap(gap: StreamGap): void {

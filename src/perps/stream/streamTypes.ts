@@ -60,7 +60,7 @@ export interface StreamClientOptions {
   idleTimeoutMs?: number | undefined
   /** How often silence is checked. Default 1 s. */
   watchdogMs?: number | undefined
-  /** Silence after which a channel is stale: a number, or per channel. Default 15 s. */
+  /** Silence after which a channel is stale: a number, or per channel. Default `defaultStaleAfterMs`. */
   staleAfterMs?: number | ((channel: string) => number) | undefined
   /** Bound on opening the socket and on each ack. Default 10 s. */
   ackTimeoutMs?: number | undefined

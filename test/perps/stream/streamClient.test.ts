@@ -217,6 +217,29 @@ describe('faults', () => {
     expect(events.gap.map((g) => g.reason)).toEqual(['reconnect'])
   })
 
+  it('by default, event channels are fresh while subscribed and market channels while pushed', async () => {
+    const { client, events } = open({
+      staleAfterMs: undefined,
+      credentials: { proxy: PROXY, secret: SECRET },
+    })
+    client.subscribe(['orders', 'fills', 'bbo::1', 'statistics::1'])
+    client.start()
+    await until(subscribed(client), 'acks')
+    expect(events.fresh).toEqual(['orders', 'fills'])
+    await advance(mock, 1_000)
+    await until(() => events.fresh.length === 4, 'pushes')
+    mock.setFaults({ rules: [], stream: { stall: { probability: 1, durationMs: 60_000 } } })
+    await advance(mock, 17_000)
+    // bbo silent past 15 s; statistics (150 s) and the event channels are not stale.
+    expect(events.stale).toEqual(['bbo::1'])
+    expect(['orders', 'fills', 'statistics::1'].map((ch) => client.isFresh(ch))).toEqual([true, true, true])
+    mock.setFaults({ rules: [], stream: { dropConnection: 1 } })
+    await advance(mock, 1_000)
+    await until(() => client.state === 'down', 'dropped')
+    expect(events.stale.slice(1).sort()).toEqual(['fills', 'orders', 'statistics::1'])
+    mock.setFaults('none')
+  })
+
   it('a slow consumer is told and disconnected, and comes back', async () => {
     const { client, events } = open()
     client.subscribe(['tickers::all'])
