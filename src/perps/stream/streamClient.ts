@@ -236,10 +236,7 @@ export class StreamClient {
         resolve()
         return
       }
-      const bound = this.#clock.setTimeout(done, this.#closeTimeoutMs)
-      function done(): void {
-        resolve()
-      }
+      const bound = this.#clock.setTimeout(resolve, this.#closeTimeoutMs)
       this.#onSocketClosed = () => {
         this.#clock.clearTimeout(bound)
         resolve()

@@ -7,6 +7,9 @@ import type { StreamPush } from './schemas.ts'
 import type { SocketFactory } from './socket.ts'
 import type { StreamError } from './streamErrors.ts'
 
+/** The venue's WebSocket (the official client's production environment; ws-protocol §1). */
+export const VENUE_STREAM_URL = 'wss://ws.perpetuals.polymarket.com/v1/ws'
+
 export type StreamState = 'idle' | 'connecting' | 'open' | 'down' | 'closed'
 
 export interface StreamGap {
