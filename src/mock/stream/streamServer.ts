@@ -1,7 +1,7 @@
 /**
  * The mock's WebSocket at `/v1/ws`, on the same port as its HTTP API (an `upgrade` hook on the
- * node:http server), served by `ws`. One push tick per `pushIntervalMs` of the mock's clock (so a
- * stepped clock pushes only when stepped) publishes the exchange's state to every session; orders
+ * node:http server), served by `ws`. One push tick per `pushIntervalMs` of the mock's clock, on its
+ * multiples (a stepped clock pushes only when stepped), publishes the exchange's state to every session; orders
  * and fills are pushed right after the exchange reports them.
  *
  * Limits as the venue documents them (protocol-notes c.4): 50 connections per IP (more: the upgrade
@@ -181,9 +181,11 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     schedule()
   }
 
+  /** Ticks on the exchange's step boundaries, so a push follows a price change at once. */
   function schedule(): void {
     if (closed || tickTimer !== undefined || sessions.size === 0) return
-    tickTimer = clock.setTimeout(tick, interval)
+    const phase = serverClock.now() % interval
+    tickTimer = clock.setTimeout(tick, phase === 0 ? interval : interval - phase)
   }
 
   function windowOf(ip: string): MessageWindow {
