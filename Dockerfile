@@ -37,7 +37,11 @@ COPY --from=build /app/bin ./bin
 # mount a volume here to keep it across container restarts.
 RUN mkdir -p /app/.perpbot-state && chown node:node /app/.perpbot-state
 USER node
-# Ops server (/livez, /readyz, /metrics, /status); must match ops.port in config.
+# Ops server (/livez, /readyz, /metrics, /status); must match ops.port in config. Inside a container
+# it must bind 0.0.0.0 to be reachable through a published port (CMD below), so the bot requires
+# PERPBOT_OPS_TOKEN (it exits 2 without it) and asks for it as a Bearer token on every endpoint but
+# /livez. Publish the port on loopback only unless you mean otherwise:
+#   docker run -e PERPBOT_OPS_TOKEN="$(openssl rand -hex 32)" -p 127.0.0.1:9464:9464 --env-file .env perpbot
 EXPOSE 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9464/livez',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
@@ -45,4 +49,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # 10 s stop grace period); a second signal forces exit.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--import", "tsx", "src/cli/main.ts", "run", "--live"]
+CMD ["node", "--import", "tsx", "src/cli/main.ts", "run", "--live", "--ops-host", "0.0.0.0"]

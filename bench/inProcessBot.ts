@@ -17,7 +17,7 @@ import {
   type WeightLimiter,
 } from '../src/bot/limiter/weightLimiter.ts'
 import type { ResolvedInstrumentConfig } from '../src/bot/runtime/bootstrap.ts'
-import { createBotPerpsClient, limiterReadHook } from '../src/bot/runtime/bootstrap.ts'
+import { createBotPerpsClient } from '../src/bot/runtime/bootstrap.ts'
 import { createInstrumentFleet } from '../src/bot/runtime/instrumentFleet.ts'
 import { createOpenOrderBook } from '../src/bot/runtime/openOrderBook.ts'
 import { createOrderPath } from '../src/bot/runtime/orderPath.ts'
@@ -208,9 +208,9 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
 
   // --- limiter, client, batcher, gateway: as in bot.ts ---
   const random = seededRandom(11)
-  let limiter: Pick<WeightLimiter, 'schedule'> & { stop?: () => Promise<void> }
+  let limiter: Pick<WeightLimiter, 'schedule' | 'run'> & { stop?: () => Promise<void> }
   const mode = o.limiter ?? 'large'
-  if (mode === 'none') limiter = { schedule: (_job, fn) => fn() }
+  if (mode === 'none') limiter = { schedule: (_job, fn) => fn(), run: (_request, send) => send() }
   else {
     const l = settings.limiter
     limiter = createWeightLimiter({
@@ -232,12 +232,12 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
     clock,
     random,
     signer,
-    beforeRequest: limiterReadHook(limiter),
+    gate: limiter,
   })
   const logSink = logger.child({ component: 'bot' })
   const specs = generateInstruments(o.instruments)
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds: specs.map((x) => x.id) })
-  const orders = createOrderPath({ perps, limiter, openOrders, settings, clock, logger: logSink })
+  const orders = createOrderPath({ perps, openOrders, settings, clock, logger: logSink })
   const batcher = orders.batcher
 
   // --- instruments and actors: the bot's fleet ---

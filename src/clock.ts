@@ -3,6 +3,8 @@
  * swap in xstate's `SimulatedClock` (which has the same shape) or the mock's virtual clock.
  */
 
+import { ClockSkewError, InputValidationError } from './errors.ts'
+
 export type TimerId = unknown
 
 export interface Clock {
@@ -19,18 +21,54 @@ export const systemClock: Clock = {
   clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
 }
 
+export interface OffsetClockOptions {
+  /**
+   * Largest offset `setOffset` accepts, in ms either way (default: unbounded). The bot's venue clock
+   * uses the venue's 5-minute signature window: beyond it every signed command would be stale anyway.
+   */
+  maxOffsetMs?: number | undefined
+}
+
 /**
  * A clock whose `now()` is another clock's plus an offset, e.g. the local clock corrected by the
- * server's `/v1/info/time`. Timers run on the base clock.
+ * server's `/v1/info/time`. Timers run on the base clock. An offset beyond `maxOffsetMs` is refused:
+ * the previous offset stays, and the clock is untrusted (signers call `assertTrusted`) until a
+ * measurement within the bound is accepted.
  */
 export class OffsetClock implements Clock {
   #offsetMs = 0
-  constructor(private readonly base: Clock) {}
+  #refused: { offsetMs: number } | undefined
+  readonly maxOffsetMs: number
+  constructor(
+    private readonly base: Clock,
+    options: OffsetClockOptions = {},
+  ) {
+    const max = options.maxOffsetMs ?? Number.POSITIVE_INFINITY
+    if (!(max >= 0)) throw new InputValidationError('maxOffsetMs must be a non-negative number of ms')
+    this.maxOffsetMs = max
+  }
   get offsetMs(): number {
     return this.#offsetMs
   }
+  /** The last refused offset while the clock is untrusted. */
+  get refusedOffsetMs(): number | undefined {
+    return this.#refused?.offsetMs
+  }
+  /**
+   * Accepts an offset within the bound (and trusts the clock again).
+   * @throws {@link ClockSkewError} beyond the bound or not finite; the clock is then untrusted.
+   */
   setOffset(ms: number): void {
+    if (!Number.isFinite(ms) || Math.abs(ms) > this.maxOffsetMs) {
+      this.#refused = { offsetMs: ms }
+      throw new ClockSkewError(ms, this.maxOffsetMs)
+    }
     this.#offsetMs = ms
+    this.#refused = undefined
+  }
+  /** @throws {@link ClockSkewError} while the last measurement was refused. */
+  assertTrusted(): void {
+    if (this.#refused !== undefined) throw new ClockSkewError(this.#refused.offsetMs, this.maxOffsetMs)
   }
   now(): number {
     return this.base.now() + this.#offsetMs

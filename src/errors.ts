@@ -39,24 +39,45 @@ export class InputValidationError extends BotError {
   override name = 'InputValidationError' as const
 }
 
-/** The server answered, but the body did not match its schema. */
+/**
+ * The server answered, but the body did not match its schema. `path` is the endpoint; `fieldPaths` the
+ * places in the body that did not match (`keys.0.expiry`, `(root)` for the body itself), so a caller
+ * can degrade only the feed that read it and name the field in its alert.
+ */
 export class UnexpectedResponseError extends BotError {
   override name = 'UnexpectedResponseError' as const
   readonly path: string
   readonly issues: readonly string[]
-  constructor(path: string, issues: readonly string[], options: BotErrorOptions = {}) {
+  /** Distinct body paths of `issues`, in order. */
+  readonly fieldPaths: readonly string[]
+  constructor(
+    path: string,
+    issues: readonly string[],
+    options: BotErrorOptions & { fieldPaths?: readonly string[] | undefined } = {},
+  ) {
     super(`unexpected response from ${path}: ${issues[0] ?? 'invalid body'}`, {
       ...options,
       details: issues.slice(1),
     })
     this.path = path
     this.issues = issues
+    this.fieldPaths = options.fieldPaths ?? fieldPathsOf(issues)
   }
+}
+
+/** Issues read `field.path: message` (see `formatZodIssues`); one without a path is about the whole body. */
+function fieldPathsOf(issues: readonly string[]): string[] {
+  const paths = issues.map((i) => {
+    const at = i.indexOf(': ')
+    const head = at > 0 ? i.slice(0, at) : ''
+    return head === '' || /\s/.test(head) ? '(root)' : head
+  })
+  return [...new Set(paths.length > 0 ? paths : ['(root)'])]
 }
 
 /** The request never got an HTTP answer (connect failure, reset, timeout, abort). */
 export class TransportError extends BotError {
-  override name = 'TransportError' as const
+  override name: string = 'TransportError'
   readonly path: string
   /** True when the request may have reached the server (so a command's outcome is unknown). */
   readonly maybeDelivered: boolean
@@ -71,6 +92,58 @@ export class TransportError extends BotError {
     this.maybeDelivered = opts.maybeDelivered
     this.timedOut = opts.timedOut ?? false
   }
+}
+
+/**
+ * The answer's body passed the transport's size cap; the read stopped there (the connection is dropped).
+ * The request reached the server, so a command's outcome is unknown.
+ */
+export class ResponseTooLargeError extends TransportError {
+  override name = 'ResponseTooLargeError' as const
+  readonly limitBytes: number
+  /** Bytes seen when the read stopped, or the declared `Content-Length` when it alone passed the cap. */
+  readonly receivedBytes: number
+  constructor(path: string, limitBytes: number, receivedBytes: number, declared = false) {
+    super(
+      path,
+      `response body ${declared ? 'declared as' : 'passed'} ${receivedBytes} bytes, over the ${limitBytes}-byte cap`,
+      { maybeDelivered: true },
+    )
+    this.limitBytes = limitBytes
+    this.receivedBytes = receivedBytes
+  }
+}
+
+/**
+ * The venue's clock is further from the local clock than the configured bound: the offset is refused
+ * and nothing is signed until a measurement within the bound is accepted.
+ */
+export class ClockSkewError extends BotError {
+  override name = 'ClockSkewError' as const
+  /** The refused offset (venue minus local), ms. */
+  readonly offsetMs: number
+  readonly maxOffsetMs: number
+  constructor(offsetMs: number, maxOffsetMs: number, options: BotErrorOptions = {}) {
+    super(
+      `venue clock differs from the local clock by ${formatSkew(offsetMs)} (bound ${formatSkew(maxOffsetMs)}); ` +
+        'offset refused, signing refused until the clocks agree — check the host clock (NTP) and the venue',
+      options,
+    )
+    this.offsetMs = offsetMs
+    this.maxOffsetMs = maxOffsetMs
+  }
+}
+
+/** `-1.79e12` → `-20717 d`, `300000` → `5 min`: the operator sees the order of magnitude. */
+function formatSkew(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms)
+  const abs = Math.abs(ms)
+  const sign = ms < 0 ? '-' : ''
+  if (abs < 10_000) return `${ms} ms`
+  if (abs < 120_000) return `${sign}${Math.round(abs / 1_000)} s`
+  if (abs < 7_200_000) return `${sign}${Math.round(abs / 60_000)} min`
+  if (abs < 172_800_000) return `${sign}${(abs / 3_600_000).toFixed(1)} h`
+  return `${sign}${Math.round(abs / 86_400_000)} d`
 }
 
 /** The server answered with a non-2xx status (other than 429). */

@@ -1,11 +1,14 @@
 /**
  * The order-command batcher: every instrument actor submits single order commands here; the batcher
  * collects them for a short window per (priority, type), splits each queue into weight-optimal batches
- * (batching/planBatches.ts), sends each batch as ONE limiter job and ONE signed request, and routes each
- * per-order result back to its submitter.
+ * (batching/planBatches.ts), sends each batch as ONE signed request through the typed `send` (the
+ * perps client, whose request gate charges it once), and routes each per-order result back to its
+ * submitter. Items are the client's own parameters, passed on unchanged; the client parses them.
  *
  * - Types are never mixed in a request; risk queues (cancels, reduce-only) flush without waiting for a
- *   timer (`riskWindowMs` 0 = same tick) and are handed to the limiter first, at risk priority.
+ *   timer (`riskWindowMs` 0 = same tick) and are handed to the gate first, at risk priority.
+ * - Nothing is signed or sent while a reconciliation holds: checked when the gate admits a batch
+ *   (`onAdmitted`). A batch the gate can never admit (`JobTooHeavyError`) is split into ones that fit.
  * - A queue that reaches `maxBatchSize` flushes at once; otherwise the window timer (injected clock)
  *   flushes it, so a lone command waits at most `windowMs`.
  * - A newer command for the same order replaces a queued one (`superseded`); a cancel also supersedes
@@ -15,27 +18,19 @@
  *   the batch's items resolve `unknown`, and only then does anything else go out.
  */
 import { type Clock, sleep, systemClock, type TimerId } from '../clock.ts'
-import {
-  BotError,
-  InputValidationError,
-  RateLimitError,
-  RequestRejectedError,
-  TransportError,
-  UnexpectedResponseError,
-  UnknownOutcomeError,
-} from '../errors.ts'
-import { InstrumentId, OrderId } from '../perps/schemas/common.ts'
-import {
-  type BatchRejected,
-  type CancelResult,
-  type CreateOrderAck,
+import { BotError, InputValidationError, UnknownOutcomeError } from '../errors.ts'
+import type {
+  CancelResult,
+  CreateOrderAck,
   CreateOrderInput,
   ModifyOrderInput,
-  type ModifyResult,
+  ModifyResult,
 } from '../perps/schemas/orders.ts'
 import { PERPS_WEIGHTS } from '../perps/weights.ts'
+import { isUnknownOutcome, matchResults, splitCap } from './batching/batchResults.ts'
 import type {
   BatchSend,
+  BatchSettled,
   BatchType,
   CancelCommand,
   CommandPriority,
@@ -44,15 +39,15 @@ import type {
   ModifyCommand,
   OrderCommand,
   Reconcile,
+  SendOptions,
 } from './batching/batchTypes.ts'
 import { planBatchSizes } from './batching/planBatches.ts'
-import { JobTooHeavyError, StoppedError } from './limiter/limiterErrors.ts'
-import type { WeightLimiter } from './limiter/weightLimiter.ts'
+import { StoppedError } from './limiter/limiterErrors.ts'
 
 export type * from './batching/batchTypes.ts'
 
 export interface BatcherOptions {
-  limiter: Pick<WeightLimiter, 'schedule'>
+  /** One typed send per batch type; the perps client (with the bot's request gate) satisfies it. */
   send: BatchSend
   reconcile: Reconcile
   clock?: Clock | undefined
@@ -72,6 +67,8 @@ export interface BatcherOptions {
   /** Pause before the first reconcile retry; doubles per retry. Default 250 ms. */
   reconcileRetryMs?: number | undefined
   onReconcileError?: ((error: unknown, attempt: number) => void) | undefined
+  /** Each batch that reached the venue (or may have), with how it ended (metrics). */
+  onBatchSettled?: ((batch: BatchSettled) => void) | undefined
 }
 
 type QueueKey = `${CommandPriority}:${BatchType}`
@@ -89,7 +86,7 @@ export interface BatcherState {
   /** Commands waiting to be flushed. */
   queueLength: number
   queued: Record<QueueKey, number>
-  /** Batches handed to the limiter and not yet settled. */
+  /** Batches handed to the gate and not yet settled. */
   inFlightBatches: number
   itemsSubmitted: number
   batchesSent: number
@@ -120,17 +117,18 @@ export interface Batcher {
 }
 
 type AnyResult = ModifyResult | CreateOrderAck | CancelResult
-type AnyItem = ModifyOrderInput | CreateOrderInput | number
 
-interface Entry {
-  type: BatchType
+interface EntryBase {
   priority: CommandPriority
   iid: number
-  item: AnyItem
   /** Coalescing key: one queued command per order. */
   key: string | undefined
   resolve: (outcome: ItemOutcome<AnyResult>) => void
 }
+type Entry =
+  | (EntryBase & { type: 'modifyOrders'; item: ModifyOrderInput })
+  | (EntryBase & { type: 'createOrders'; item: CreateOrderInput })
+  | (EntryBase & { type: 'cancelOrders'; item: number })
 
 const queueKey = (priority: CommandPriority, type: BatchType): QueueKey => `${priority}:${type}`
 
@@ -197,7 +195,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
     }
     if (entry.key !== undefined) byKey.set(entry.key, entry)
     if (entry.type === 'cancelOrders') {
-      const modify = byKey.get(`modifyOrders:${entry.item as number}`)
+      const modify = byKey.get(`modifyOrders:${entry.item}`)
       if (modify !== undefined) supersede(modify)
     }
     if (q.length >= maxBatchSize) {
@@ -254,41 +252,56 @@ export function createBatcher(options: BatcherOptions): Batcher {
 
   async function runBatch(type: BatchType, priority: CommandPriority, batch: Entry[]): Promise<void> {
     let sent = false
-    let unknown = false
+    let timer: TimerId | undefined
+    const controller = new AbortController()
+    let timedOut: (e: Error) => void = () => undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timedOut = reject
+    })
+    const sendOptions: SendOptions = {
+      signal: controller.signal,
+      priority,
+      onAdmitted: async () => {
+        // Nothing is sent while a reconciliation is pending (a new one may start while we wait).
+        while (hold !== undefined) await hold
+        sent = true
+        stats.batchesSent += 1
+        stats.itemsSent += batch.length
+        stats.batchesBySize[batch.length] = (stats.batchesBySize[batch.length] ?? 0) + 1
+        timer = clock.setTimeout(() => {
+          const error = new UnknownOutcomeError(PERPS_WEIGHTS[type].path, {
+            details: [`no answer within ${sendTimeoutMs} ms`],
+          })
+          controller.abort(error)
+          timedOut(error)
+        }, sendTimeoutMs)
+      },
+    }
     try {
-      const results = await options.limiter.schedule(
-        { endpoint: type, n: batch.length, priority },
-        async () => {
-          // Nothing is sent while a reconciliation is pending (a new one may start while we wait).
-          while (hold !== undefined) await hold
-          sent = true
-          stats.batchesSent += 1
-          stats.itemsSent += batch.length
-          stats.batchesBySize[batch.length] = (stats.batchesBySize[batch.length] ?? 0) + 1
-          try {
-            const answer = await sendWithTimeout(type, batch)
-            return matchResults(type, batch, answer)
-          } catch (e) {
-            if (isUnknownOutcome(e)) {
-              // Hold sending now, not after the limiter hands the error back.
-              unknown = true
-              beginReconcile(batch)
-            }
-            throw e
-          }
-        },
-      )
+      const answer = sendBatch(type, batch, sendOptions).catch((e: unknown) => {
+        // Hold sending as soon as the failure is known, before anything else can be admitted.
+        if (sent && isUnknownOutcome(e)) beginReconcile(batch)
+        throw e
+      })
+      timeout.catch(() => {
+        if (sent) beginReconcile(batch)
+      })
+      const results = matchResults(type, batch.length, await Promise.race([answer, timeout]))
+      settled(type, batch.length, 'ok')
       for (const [i, r] of results.entries()) batch[i]?.resolve(r)
     } catch (e) {
-      if (sent && unknown) {
+      if (sent && isUnknownOutcome(e)) {
+        settled(type, batch.length, 'unknown')
         stats.unknownBatches += 1
         stats.unknownItems += batch.length
+        beginReconcile(batch)
         await hold
         return
       }
-      const cap = sent ? 0 : splitCap(e, batch.length)
+      if (sent) settled(type, batch.length, 'error')
+      const cap = sent ? 0 : splitCap(type, e, batch.length)
       if (cap > 0) {
-        // The limiter can never admit this batch (budgets smaller than maxBatchSize): nothing was
+        // The gate can never admit this batch (budgets smaller than maxBatchSize): nothing was
         // sent, so re-plan it into batches that fit.
         stats.splitBatches += 1
         let at = 0
@@ -301,40 +314,48 @@ export function createBatcher(options: BatcherOptions): Batcher {
       stats.failedBatches += 1
       const error = e instanceof Error ? e : new BotError(String(e))
       for (const entry of batch) entry.resolve({ status: 'failed', error })
-    }
-  }
-
-  async function sendWithTimeout(type: BatchType, batch: Entry[]): Promise<readonly AnyResult[]> {
-    const controller = new AbortController()
-    const path = PERPS_WEIGHTS[type].path
-    let timer: TimerId | undefined
-    const timeout = new Promise<never>((_, reject) => {
-      timer = clock.setTimeout(() => {
-        const error = new UnknownOutcomeError(path, { details: [`no answer within ${sendTimeoutMs} ms`] })
-        controller.abort(error)
-        reject(error)
-      }, sendTimeoutMs)
-    })
-    const send = options.send as (
-      t: BatchType,
-      items: readonly AnyItem[],
-      o: { signal: AbortSignal },
-    ) => Promise<readonly AnyResult[]>
-    try {
-      return await Promise.race([
-        send(
-          type,
-          batch.map((e) => e.item),
-          { signal: controller.signal },
-        ),
-        timeout,
-      ])
     } finally {
       clock.clearTimeout(timer)
     }
   }
 
+  function settled(type: BatchType, size: number, outcome: BatchSettled['outcome']): void {
+    try {
+      options.onBatchSettled?.({ type, size, outcome })
+    } catch {
+      // A metrics bug must not wedge the batcher.
+    }
+  }
+
+  /** Hands one same-type batch to its typed send, items unchanged. */
+  function sendBatch(
+    type: BatchType,
+    batch: readonly Entry[],
+    o: SendOptions,
+  ): Promise<readonly AnyResult[]> {
+    switch (type) {
+      case 'modifyOrders':
+        return options.send.modifyOrders(
+          batch.flatMap((e) => (e.type === 'modifyOrders' ? [e.item] : [])),
+          o,
+        )
+      case 'createOrders':
+        return options.send.createOrders(
+          batch.flatMap((e) => (e.type === 'createOrders' ? [e.item] : [])),
+          o,
+        )
+      case 'cancelOrders':
+        return options.send.cancelOrders(
+          batch.flatMap((e) => (e.type === 'cancelOrders' ? [e.item] : [])),
+          o,
+        )
+    }
+  }
+
+  const reconciling = new WeakSet<Entry[]>()
   function beginReconcile(batch: Entry[]): void {
+    if (reconciling.has(batch)) return
+    reconciling.add(batch)
     pendingUnknown.push(...batch)
     if (hold !== undefined) return
     hold = reconcileLoop().finally(() => {
@@ -373,16 +394,21 @@ export function createBatcher(options: BatcherOptions): Batcher {
     }
   }
 
+  function submit(command: ModifyCommand): Promise<ItemOutcome<ModifyResult>>
+  function submit(command: CreateCommand): Promise<ItemOutcome<CreateOrderAck>>
+  function submit(command: CancelCommand): Promise<ItemOutcome<CancelResult>>
   function submit(command: OrderCommand): Promise<ItemOutcome<AnyResult>> {
     if (stopped) return Promise.resolve({ status: 'failed', error: new StoppedError('batcher') })
-    const parsed = parseCommand(command)
-    if (parsed instanceof InputValidationError) return Promise.resolve({ status: 'failed', error: parsed })
     stats.itemsSubmitted += 1
-    return new Promise((resolve) => enqueue({ ...parsed, resolve }))
+    return new Promise((resolve) => {
+      const entry = entryOf(command, resolve)
+      if (entry instanceof InputValidationError) resolve({ status: 'failed', error: entry })
+      else enqueue(entry)
+    })
   }
 
   return {
-    submit: submit as Batcher['submit'],
+    submit,
     flush: flushAll,
     state(): BatcherState {
       const queued = Object.fromEntries(QUEUE_ORDER.map((k) => [k, queueOf(k).length])) as Record<
@@ -410,92 +436,43 @@ export function createBatcher(options: BatcherOptions): Batcher {
   }
 }
 
-/** Validates a command into a queue entry (without its resolver), or says why not. */
-function parseCommand(command: OrderCommand): Omit<Entry, 'resolve'> | InputValidationError {
-  const issues = (e: { issues: readonly { path: PropertyKey[]; message: string }[] }): string[] =>
-    e.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
+/**
+ * A queue entry for a command, its item unchanged (the client parses it once, before signing). Only
+ * what types cannot promise is checked here: a command type from untyped code.
+ */
+function entryOf(
+  command: OrderCommand,
+  resolve: (o: ItemOutcome<AnyResult>) => void,
+): Entry | InputValidationError {
   switch (command.type) {
-    case 'modifyOrders': {
-      const order = ModifyOrderInput.safeParse(command.order)
-      const iid = InstrumentId.safeParse(command.iid)
-      if (!order.success || !iid.success) {
-        return new InputValidationError('invalid modify command', {
-          details: [...(order.success ? [] : issues(order.error)), ...(iid.success ? [] : ['iid: invalid'])],
-        })
-      }
+    case 'modifyOrders':
       return {
         type: 'modifyOrders',
         priority: command.priority ?? 'quote',
-        iid: iid.data,
-        item: order.data,
-        key: `modifyOrders:${order.data.oid}`,
+        iid: command.iid,
+        item: command.order,
+        key: `modifyOrders:${command.order.oid}`,
+        resolve,
       }
-    }
-    case 'createOrders': {
-      const order = CreateOrderInput.safeParse(command.order)
-      if (!order.success)
-        return new InputValidationError('invalid create command', { details: issues(order.error) })
+    case 'createOrders':
       return {
         type: 'createOrders',
-        priority: command.priority ?? (order.data.ro === true ? 'risk' : 'quote'),
-        iid: order.data.iid,
-        item: order.data,
-        key: order.data.c === undefined ? undefined : `createOrders:${order.data.c}`,
+        priority: command.priority ?? (command.order.ro === true ? 'risk' : 'quote'),
+        iid: command.order.iid,
+        item: command.order,
+        key: command.order.coid === undefined ? undefined : `createOrders:${command.order.coid}`,
+        resolve,
       }
-    }
-    case 'cancelOrders': {
-      const oid = OrderId.safeParse(command.oid)
-      const iid = InstrumentId.safeParse(command.iid)
-      if (!oid.success || !iid.success) {
-        return new InputValidationError('invalid cancel command', {
-          details: [...(oid.success ? [] : ['oid: invalid']), ...(iid.success ? [] : ['iid: invalid'])],
-        })
-      }
+    case 'cancelOrders':
       return {
         type: 'cancelOrders',
         priority: command.priority ?? 'risk',
-        iid: iid.data,
-        item: oid.data,
-        key: `cancelOrders:${oid.data}`,
+        iid: command.iid,
+        item: command.oid,
+        key: `cancelOrders:${command.oid}`,
+        resolve,
       }
-    }
     default:
       return new InputValidationError(`unknown command type ${String((command as { type: unknown }).type)}`)
   }
-}
-
-/**
- * One result per item in order; a single `err` for a multi-item batch is a request-level rejection
- * that applies to every item. Anything else cannot be matched to orders, so the outcome is unknown.
- */
-function matchResults(
-  type: BatchType,
-  batch: readonly Entry[],
-  answer: readonly AnyResult[],
-): readonly AnyResult[] {
-  if (answer.length === batch.length) return answer
-  const only = answer[0]
-  if (answer.length === 1 && only?.status === 'err') return batch.map(() => only as BatchRejected)
-  throw new UnexpectedResponseError(PERPS_WEIGHTS[type].path, [
-    `${answer.length} results for a batch of ${batch.length}`,
-  ])
-}
-
-/** The largest batch that would fit after a `JobTooHeavyError` for a batch of `size`, or 0 if none. */
-function splitCap(e: unknown, size: number): number {
-  if (!(e instanceof JobTooHeavyError)) return 0
-  // Action weight is one per order; request weight is 1 + floor(n / 20).
-  const fits = e.budget === 'action' ? e.maxWeight : 20 * e.maxWeight - 1
-  return Math.max(0, Math.min(fits, size - 1))
-}
-
-/** Whether a failed send may have been applied by the venue (so it must be reconciled, never resent). */
-function isUnknownOutcome(e: unknown): boolean {
-  if (e instanceof UnknownOutcomeError || e instanceof UnexpectedResponseError) return true
-  if (e instanceof TransportError) return e.maybeDelivered
-  if (e instanceof RateLimitError) return false
-  if (e instanceof RequestRejectedError) return e.status >= 500
-  // Our own typed errors (signing, input, config, limiter) are raised before anything is sent; anything
-  // else cannot prove the request did not go out.
-  return !(e instanceof BotError)
 }

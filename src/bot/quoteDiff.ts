@@ -21,9 +21,10 @@
  * cancelled.
  */
 import { decimalPlaces, fromTicks, parseDecimal, rescale, significantFigures, toTicks } from '../decimal.ts'
-import type { CreateOrderInput, ModifyOrderInput, Order, TimeInForce } from '../perps/schemas/orders.ts'
+import type { ModifyOrderInput, Order, TimeInForce } from '../perps/schemas/orders.ts'
 import { maxBigint } from '../strategy/quoting.ts'
 import type { DesiredQuote } from '../strategy/strategy.ts'
+import type { OrderPlan, PlannedCreate } from './orders/orderPlan.ts'
 
 /** Statuses of orders the diff may reuse or cancel. */
 export const DIFFABLE_ORDER_STATUSES: ReadonlySet<string> = new Set(['open', 'partial', 'accepted'])
@@ -59,9 +60,10 @@ export interface QuoteDiffInput {
   readonly createOptions?: { tif?: TimeInForce | undefined; postOnly?: boolean | undefined } | undefined
 }
 
-export interface QuoteDiff {
+/** The plan itself: items are the client's own parameters (a quote's `coid` rides on its create). */
+export interface QuoteDiff extends OrderPlan {
   modify: ModifyOrderInput[]
-  create: CreateOrderInput[]
+  create: PlannedCreate[]
   /** Order ids, ascending. */
   cancel: number[]
 }
@@ -123,6 +125,7 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
       tif: input.createOptions?.tif ?? 'gtc',
       po: input.createOptions?.postOnly ?? true,
       ...(reduceOnly ? { ro: true } : {}),
+      ...(d.quote.coid !== undefined ? { coid: d.quote.coid } : {}),
     })
   }
 

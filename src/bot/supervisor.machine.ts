@@ -2,12 +2,14 @@
  * The root actor: spawns one instrument actor per configured instrument, routes inputs to them, and
  * supervises them. A child that fails (a bug throwing inside it) is restarted up to a limit with its
  * last known inputs re-fed by the runtime (`restarted` is emitted for that); past the limit it stays
- * down and `gaveUp` is emitted so the runtime can alert. Children share the system clock, so their
- * delays run on whatever clock the root was created with.
+ * down and `gaveUp` is emitted so the runtime can alert. A child's own alerts (`degraded`/`recovered`,
+ * once per episode) reach the supervisor as events and are re-emitted unchanged. Children share the
+ * system clock, so their delays run on whatever clock the root was created with.
  */
 import { type ActorRefFrom, assign, emit, enqueueActions, setup, stopChild } from 'xstate'
 import type { Logger } from '../logging/logger.ts'
 import {
+  type InstrumentEmitted,
   type InstrumentEvent,
   type InstrumentInput,
   instrumentMachine,
@@ -37,11 +39,15 @@ interface SupervisorContext {
 
 export type SupervisorEvent =
   /** Send to the instruments whose ids are listed (all when `ids` is undefined). */
-  { type: 'ROUTE'; ids?: readonly number[] | undefined; event: InstrumentEvent } | { type: 'STOP_ALL' }
+  | { type: 'ROUTE'; ids?: readonly number[] | undefined; event: InstrumentEvent }
+  | { type: 'STOP_ALL' }
+  /** From a child: its alerts, re-emitted as they are. */
+  | InstrumentEmitted
 
 export type SupervisorEmitted =
   | { type: 'restarted'; id: number; attempt: number }
   | { type: 'gaveUp'; id: number }
+  | InstrumentEmitted
 
 export const childId = (instrumentId: number): string => `instrument-${instrumentId}`
 
@@ -105,6 +111,8 @@ export const supervisorMachine = setup({
           }),
         },
         STOP_ALL: { target: 'stopped' },
+        degraded: { actions: emit(({ event }) => event) },
+        recovered: { actions: emit(({ event }) => event) },
         // A child actor failed: restart it (bounded), or give up on it.
         'xstate.error.actor.*': { actions: 'restartFailedChild' },
       },

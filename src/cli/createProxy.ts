@@ -10,10 +10,19 @@ import { startMockServer } from '../mock/server.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../perps/signing/commandSigner.ts'
 import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
+import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
 import { SaltSource } from '../perps/signing/salt.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
+
+export const CREATE_PROXY_USAGE = `usage: perpbot create-proxy [--live] [--label TEXT] [--code CODE] [--expiry-days N]
+  Registers a new proxy key signed by the owner key and prints the proxy key and its API secret once.
+  --live            register on the venue at PERPS_URL with PERPS_OWNER_PRIVATE_KEY (nothing else needed);
+                    default: a rehearsal against a throwaway embedded mock
+  --label TEXT      a label for the key (default perpbot)
+  --code CODE       a referral code to apply with it
+  --expiry-days N   1..365 (default 7)`
 
 export async function createProxyCommand(ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
@@ -23,14 +32,20 @@ export async function createProxyCommand(ctx: CliContext): Promise<number> {
       label: { type: 'string', default: 'perpbot' },
       code: { type: 'string' },
       'expiry-days': { type: 'string', default: '7' },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   })
+  if (values.help) {
+    ctx.stdout(CREATE_PROXY_USAGE)
+    return 0
+  }
   const days = Number(values['expiry-days'])
   if (!(days > 0 && days <= 365)) throw new UsageError('--expiry-days must be between 0 and 365')
   const { settings, secrets } = loadSettings({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
+    needs: ['perpsUrl', 'ownerKey'],
     env: {
       ...ctx.env,
       ...(values.live ? {} : { PERPS_PROXY_PRIVATE_KEY: undefined, PERPS_PROXY_SECRET: undefined }),
@@ -48,6 +63,8 @@ export async function createProxyCommand(ctx: CliContext): Promise<number> {
   }
   if (!ownerKey) throw new UsageError('create-proxy needs PERPS_OWNER_PRIVATE_KEY (the owner wallet key)')
   if (!baseUrl) throw new UsageError('--live needs PERPS_URL')
+  // Checked before anything is sent; the error names the rule, never the key.
+  addressOfPrivateKey(ownerKey, 'PERPS_OWNER_PRIVATE_KEY')
   const client = createPerpsClient({ baseUrl, clock: systemClock, random: systemRandom })
   try {
     const domain = perpsDomainFromExchangeInfo(await client.getExchange())

@@ -9,7 +9,7 @@ export async function startEmbeddedMock(mock: Settings['mock']): Promise<Running
     scenario: mock.scenario,
     clock: mock.clock,
     speed: mock.speed,
-    ...(mock.faults !== 'none' || mock.scenario !== 'flaky' ? { faults: mock.faults as never } : {}),
+    ...(mock.faults !== 'none' || mock.scenario !== 'flaky' ? { faults: mock.faults } : {}),
     exchange: { startingCollateral: mock.startingCollateral },
   })
 }

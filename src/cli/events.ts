@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { ListEventsKeysetParams } from '../catalogue/client/listEventsKeyset.ts'
 import { systemClock } from '../clock.ts'
-import { createHttpTransport } from '../http/transport.ts'
+import { CATALOGUE_MAX_BODY_BYTES, createHttpTransport } from '../http/transport.ts'
 import { startMockServer } from '../mock/server.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
@@ -103,7 +103,13 @@ export async function eventsCommand(ctx: CliContext): Promise<number> {
   let url: string
   let close = async (): Promise<void> => undefined
   if (values.live) {
-    const { settings, secrets } = loadSettings({ configDir: ctx.configDir, mode: 'live', env: ctx.env })
+    // The catalogue is public: only its address is needed.
+    const { settings, secrets } = loadSettings({
+      configDir: ctx.configDir,
+      mode: 'live',
+      env: ctx.env,
+      needs: ['catalogueUrl'],
+    })
     const u = secrets.CATALOGUE_URL ?? settings.catalogue.url
     if (!u) throw new UsageError('--live needs CATALOGUE_URL (env) or catalogue.url in the config')
     url = u
@@ -112,7 +118,10 @@ export async function eventsCommand(ctx: CliContext): Promise<number> {
     url = mock.url
     close = () => mock.close()
   }
-  const transport = createHttpTransport({ baseUrl: url })
+  ctx.stderr(
+    `reading the catalogue at ${url}${values.live ? '' : ' (the embedded mock; --live for CATALOGUE_URL)'}`,
+  )
+  const transport = createHttpTransport({ baseUrl: url, maxBodyBytes: CATALOGUE_MAX_BODY_BYTES })
   const client = createCatalogueClient({ transport, clock: systemClock, random: systemRandom })
   let count = 0
   try {

@@ -3,6 +3,8 @@
  * and output functions through `CliContext`. Errors end as one clear message and an exit code:
  * 2 for bad usage or configuration, 1 for everything else — never a bare stack trace.
  */
+
+import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
@@ -11,11 +13,18 @@ import { runStandaloneMock } from '../mock/standalone.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { createProxyCommand } from './createProxy.ts'
-import { EVENTS_USAGE, eventsCommand } from './events.ts'
-import { RUN_USAGE, runCommand } from './run.ts'
+import { doctorCommand } from './doctor.ts'
+import { eventsCommand } from './events.ts'
+import { runCommand } from './run.ts'
 import { statusCommand } from './status.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+/** The package version, from package.json. */
+export function version(): string {
+  const pkg: unknown = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8'))
+  return typeof pkg === 'object' && pkg !== null && 'version' in pkg ? String(pkg.version) : 'unknown'
+}
 
 export const USAGE = `usage: perpbot <command> [options]
 
@@ -23,15 +32,15 @@ commands:
   run            the bot (default: dry run against the embedded mock; --live for the venue)
   mock           the standalone mock exchange (both interfaces) on 127.0.0.1
   create-proxy   register a proxy key signed by the owner key; prints the secret once
+  doctor         preflight checks of the venue, the credentials and the account (--live)
   status         one-shot account and margin view (of the running bot, or --live the venue)
   events         query the event catalogue (filters, cursor paging; table or --format ndjson)
   config         validate the configuration; --explain prints it with secrets redacted
 
-run 'perpbot <command> --help' for a command's options.
+run 'perpbot <command> --help' for a command's options; 'perpbot --version' prints the version.
 
-${RUN_USAGE}
-
-${EVENTS_USAGE}`
+exit codes: 0 success; 1 runtime failure (including a live stop whose cancel-all failed);
+            2 usage or configuration error (nothing was sent)`
 
 export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'>): Promise<number> {
   const [command = 'run', ...rest] = argv
@@ -44,6 +53,8 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await runStandaloneMock(rest, { stdout: ctx.stdout, stderr: ctx.stderr })
       case 'create-proxy':
         return await createProxyCommand(sub)
+      case 'doctor':
+        return await doctorCommand(sub)
       case 'status':
         return await statusCommand(sub)
       case 'events':
@@ -54,6 +65,11 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
       case '--help':
       case '-h':
         ctx.stdout(USAGE)
+        return 0
+      case '--version':
+      case '-v':
+      case 'version':
+        ctx.stdout(`perpbot ${version()}`)
         return 0
       default:
         ctx.stderr(`perpbot: unknown command '${command}'\n\n${USAGE}`)

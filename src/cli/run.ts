@@ -4,22 +4,27 @@
  */
 import { parseArgs } from 'node:util'
 import { loadAndResolve } from '../bot/runtime/bootstrap.ts'
-import { startBot } from '../bot/runtime/bot.ts'
+import { type RunningBot, startBot } from '../bot/runtime/bot.ts'
 import { type Clock, systemClock } from '../clock.ts'
-import { BotError } from '../errors.ts'
+import { BotError, ConfigError } from '../errors.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
+import { checkPortFree } from '../preflight/portCheck.ts'
+import { formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
-                   [--faults NAME] [--ops-port N] [--log-level LEVEL] [--duration SECONDS]
+                   [--faults NAME] [--ops-host ADDR] [--ops-port N] [--log-level LEVEL]
+                   [--duration SECONDS]
   Dry run (default): trades the embedded mock; no keys needed.
   --live             trade the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
   --scenario NAME    mock scenario: calm, trending, liquidation, withdrawal-failure, flaky
   --speed F          run the mock's clock F times faster than wall time
+  --ops-host ADDR    bind the ops server here (default 127.0.0.1); any non-loopback address needs
+                     env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
   --duration S       stop by itself after S seconds (of the bot's clock)`
 
 export async function runCommand(ctx: CliContext): Promise<number> {
@@ -32,6 +37,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       seed: { type: 'string' },
       speed: { type: 'string' },
       faults: { type: 'string' },
+      'ops-host': { type: 'string' },
       'ops-port': { type: 'string' },
       'log-level': { type: 'string' },
       duration: { type: 'string' },
@@ -57,6 +63,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     overrides['mock.clock'] = 'accelerated'
   }
   if (values.faults) overrides['mock.faults'] = values.faults
+  if (values['ops-host']) overrides['ops.host'] = values['ops-host']
   if (values['ops-port']) overrides['ops.port'] = num('ops-port', values['ops-port'])
   if (values['log-level']) overrides['logging.level'] = values['log-level']
   const duration = num('duration', values.duration)
@@ -76,6 +83,32 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     isTty: ctx.isTty,
     secrets: secretBag,
   })
+  // Nothing is started or sent before the ops port is known to be free (dry run) or every preflight
+  // check holds (live): a refusal names what to fix.
+  if (settings.mode === 'live') {
+    const lines = await runPreflight({
+      settings,
+      perpsUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',
+      proxyPrivateKey: secrets.PERPS_PROXY_PRIVATE_KEY,
+      proxySecret: secrets.PERPS_PROXY_SECRET,
+      clock: systemClock,
+      random: systemRandom,
+    })
+    for (const l of lines)
+      logger.info({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
+    const failed = lines.filter((l) => l.status === 'fail')
+    if (failed.length > 0)
+      throw new ConfigError(
+        'preflight failed; nothing was sent (see perpbot doctor --live)',
+        failed.map(formatCheckLine),
+      )
+  } else {
+    const busy = await checkPortFree(settings.ops.host, settings.ops.port)
+    if (busy !== undefined)
+      throw new ConfigError('the ops port is not available', [
+        `ops.port: ${settings.ops.host}:${settings.ops.port} ${busy}; choose another with --ops-port N or the config key ops.port`,
+      ])
+  }
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
   if (mock) {
     logger.info(
@@ -89,29 +122,9 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     )
   }
   const clock: Clock = mock ? mock.clock : systemClock
-  let bot: Awaited<ReturnType<typeof startBot>> | undefined
-  try {
-    bot = await startBot({
-      settings,
-      secrets,
-      logger,
-      secretBag,
-      strategies,
-      clock,
-      random: systemRandom,
-      perpsUrl: mock?.url ?? secrets.PERPS_URL ?? settings.perps.url ?? '',
-      catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
-      selfProvision: mock !== undefined,
-    })
-  } catch (e) {
-    await mock?.close()
-    throw e
-  }
-  const running = bot
-
   // A status line now and then, so progress is visible without the ops server.
-  const summary = (): void => {
-    const s = running.status()
+  const summary = (bot: RunningBot): void => {
+    const s = bot.status()
     const inst = s.instruments
       .map(
         (i) =>
@@ -123,31 +136,60 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     const ratio = s.account.marginRatio === undefined ? 'n/a' : s.account.marginRatio.toFixed(3)
     logger.info({ marginRatio: s.account.marginRatio }, `status: ${inst} | margin ratio ${ratio}`)
   }
-  const statusTimer = setInterval(summary, 10_000)
-  statusTimer.unref()
-
-  return await new Promise<number>((resolve) => {
-    let stopTimer: unknown
-    const uninstall = installShutdown({
-      logger,
-      timeoutMs: settings.ops.shutdownTimeoutMs,
-      onShutdown: async (reason) => {
-        clearInterval(statusTimer)
-        if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
-        summary()
-        const report = await running.stop(reason)
-        await mock?.close()
-        // A live stop that may have left orders on the book is a failure (exit 1), not a clean stop.
-        if (report.cancelAllFailed && settings.mode === 'live')
-          throw new BotError('the exit policy could not cancel every open order; check the venue')
-      },
-      exit: (code) => {
-        uninstall()
-        resolve(code)
-      },
-    })
-    if (duration !== undefined) {
-      stopTimer = clock.setTimeout(() => void uninstall.trigger('duration elapsed', 0), duration * 1000)
-    }
+  // Signals are handled from before the bot starts: a SIGTERM during startup waits for the start to
+  // settle and then stops the bot (exit policy included) instead of killing the process with 143.
+  const starting = startBot({
+    settings,
+    secrets,
+    logger,
+    secretBag,
+    strategies,
+    clock,
+    random: systemRandom,
+    perpsUrl: mock?.url ?? secrets.PERPS_URL ?? settings.perps.url ?? '',
+    catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
+    selfProvision: mock !== undefined,
   })
+  let statusTimer: ReturnType<typeof setInterval> | undefined
+  let stopTimer: unknown
+  let settle: ((code: number) => void) | undefined
+  const exitCode = new Promise<number>((resolve) => {
+    settle = resolve
+  })
+  const shutdown = installShutdown({
+    logger,
+    timeoutMs: settings.ops.shutdownTimeoutMs,
+    onShutdown: async (reason) => {
+      // The start settles first (the main flow awaited it earlier), so its timers exist by now.
+      const bot = await starting.catch(() => undefined)
+      clearInterval(statusTimer)
+      if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
+      if (bot) summary(bot)
+      const report = await bot?.stop(reason)
+      await mock?.close()
+      // A live stop that may have left orders on the book is a failure (exit 1), not a clean stop.
+      if (report?.cancelAllFailed && settings.mode === 'live')
+        throw new BotError('the exit policy could not cancel every open order; check the venue')
+    },
+    exit: (code) => {
+      shutdown()
+      settle?.(code)
+    },
+  })
+  let running: RunningBot
+  try {
+    running = await starting
+  } catch (e) {
+    // A signal already shutting down owns the exit; otherwise the start error is the outcome.
+    shutdown()
+    await mock?.close()
+    throw e
+  }
+
+  statusTimer = setInterval(() => summary(running), 10_000)
+  statusTimer.unref()
+  if (duration !== undefined) {
+    stopTimer = clock.setTimeout(() => void shutdown.trigger('duration elapsed', 0), duration * 1000)
+  }
+  return await exitCode
 }

@@ -3,14 +3,20 @@
  * server (`/status`); with `--live` it reads the venue directly with the proxy credentials.
  */
 import { parseArgs } from 'node:util'
-import { privateKeyToAccount } from 'viem/accounts'
 import { marginRatio } from '../bot/monitor/marginRatio.ts'
 import { systemClock } from '../clock.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
+import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
+
+export const STATUS_USAGE = `usage: perpbot status [--live] [--bot URL] [--json]
+  One-shot view of the running bot (its ops server's /status), or with --live of the venue account
+  directly (needs PERPS_URL, PERPS_PROXY_PRIVATE_KEY, PERPS_PROXY_SECRET).
+  --bot URL   the bot's ops server (default http://127.0.0.1:<ops.port>)
+  --json      print JSON instead of a table`
 
 export async function statusCommand(ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
@@ -19,19 +25,28 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
       live: { type: 'boolean', default: false },
       bot: { type: 'string' },
       json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   })
+  if (values.help) {
+    ctx.stdout(STATUS_USAGE)
+    return 0
+  }
   const { settings, secrets } = loadSettings({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
     env: ctx.env,
+    needs: ['perpsUrl', 'proxyCredentials'],
   })
   if (!values.live) {
     const url = values.bot ?? `http://127.0.0.1:${settings.ops.port}`
     const transport = createHttpTransport({ baseUrl: url, connectTimeoutMs: 2_000, headersTimeoutMs: 5_000 })
     try {
-      const res = await transport.request({ method: 'GET', path: '/status' })
+      // An ops server bound beyond loopback wants the token (PERPBOT_OPS_TOKEN) on /status.
+      const token = secrets.PERPBOT_OPS_TOKEN
+      const headers = token ? { authorization: `Bearer ${token}` } : undefined
+      const res = await transport.request({ method: 'GET', path: '/status', headers })
       if (res.status !== 200) throw new UsageError(`the bot at ${url} answered ${res.status}`)
       if (values.json) ctx.stdout(res.text)
       else printBotStatus(ctx, JSON.parse(res.text) as BotStatusView)
@@ -55,7 +70,7 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
     baseUrl,
     clock: systemClock,
     random: systemRandom,
-    credentials: { proxy: privateKeyToAccount(key as `0x${string}`).address, secret },
+    credentials: { proxy: addressOfPrivateKey(key, 'PERPS_PROXY_PRIVATE_KEY'), secret },
     authHeaderNames: { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader },
   })
   try {

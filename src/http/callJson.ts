@@ -6,8 +6,10 @@
 import type { z } from 'zod'
 import { type Clock, sleep } from '../clock.ts'
 import {
+  InputValidationError,
   RateLimitError,
   RequestRejectedError,
+  ResponseTooLargeError,
   TransportError,
   UnexpectedResponseError,
   UnknownOutcomeError,
@@ -58,7 +60,9 @@ export async function callJson<S extends z.ZodType>(
       if (opts.command && e instanceof TransportError && e.maybeDelivered) {
         throw new UnknownOutcomeError(path, { cause: e, details: [e.shortMessage] })
       }
-      if (attempt < policy.attempts && !opts.request.signal?.aborted) {
+      // An oversized body or a header we refuse would only come again: a retry costs weight for nothing.
+      const retryable = !(e instanceof ResponseTooLargeError || e instanceof InputValidationError)
+      if (retryable && attempt < policy.attempts && !opts.request.signal?.aborted) {
         await backoff(ctx, policy, attempt, opts.request.signal)
         continue
       }
@@ -126,7 +130,11 @@ async function backoff(
   attempt: number,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  await sleep(ctx.clock, retryDelayMs(policy, attempt, ctx.random), signal)
+}
+
+/** The pause before retry `attempt + 1`: "full jitter", so retries of many clients do not arrive together. */
+export function retryDelayMs(policy: RetryPolicy, attempt: number, random: () => number): number {
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1))
-  // "Full jitter": spreads retries of many clients so they do not arrive together.
-  await sleep(ctx.clock, Math.round(cap * ctx.random()), signal)
+  return Math.round(cap * random())
 }

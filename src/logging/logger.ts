@@ -64,11 +64,15 @@ export class SecretBag {
   constructor(initial: readonly (string | undefined)[] = []) {
     for (const s of initial) this.add(s)
   }
-  /** Adds a secret (and its JSON-escaped, lower-case and un-prefixed hex forms). Short values are ignored. */
+  /**
+   * Adds a secret and the forms a library might print it in: JSON-escaped, lower-case; for hex, also
+   * un-prefixed, upper-case, decimal (viem prints a bad key as a number) and base64 of its bytes.
+   * Short values are ignored.
+   */
   add(secret: string | undefined): void {
     if (typeof secret !== 'string' || secret.length < 8) return
     const forms = [secret, JSON.stringify(secret).slice(1, -1), secret.toLowerCase()]
-    if (/^0x[0-9a-fA-F]{16,}$/.test(secret)) forms.push(secret.slice(2), secret.slice(2).toLowerCase())
+    if (/^0x[0-9a-fA-F]{16,}$/.test(secret)) forms.push(...hexForms(secret.slice(2)))
     // Longest first, so a form that contains another is replaced whole.
     this.#needles = [...new Set([...this.#needles, ...forms])].sort((a, b) => b.length - a.length)
   }
@@ -81,6 +85,20 @@ export class SecretBag {
     for (const n of this.#needles) if (out.includes(n)) out = out.split(n).join('[redacted]')
     return out
   }
+}
+
+/** Other spellings of a hex secret; a form shorter than 16 characters would scrub innocent text. */
+function hexForms(hex: string): string[] {
+  const forms = [hex, hex.toLowerCase(), hex.toUpperCase(), BigInt(`0x${hex}`).toString()]
+  if (hex.length % 2 === 0) {
+    const bytes = Buffer.from(hex, 'hex')
+    forms.push(
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+      bytes.toString('base64').replace(/=+$/, ''),
+    )
+  }
+  return forms.filter((f) => f.length >= 16)
 }
 
 /** Wraps a destination so every occurrence of a known secret (and its escaped forms) is replaced. */

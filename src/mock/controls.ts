@@ -5,6 +5,7 @@
  * - `POST /__mock/clock/advance {ms}` and `POST /__mock/clock/set {time}` move the mock's clock;
  * - `POST /__mock/scenario {name}` switches the exchange scenario;
  * - `POST /__mock/faults {config}` sets faults (a preset name or a config object);
+ * - `POST /__mock/modify-layout {layout}` switches the signed modifyOrders layout the exchange verifies;
  * - `GET /__mock/state` reports clock, scenario and faults.
  * Every successful control answers 200 with the new state.
  */
@@ -22,6 +23,8 @@ export interface MockControlTarget {
   setScenario(name: string): void
   /** A preset name or a fault config object (validated by the target). */
   setFaults(config: unknown): void
+  /** Switches the signed modifyOrders layout the exchange verifies; absent = route not served. */
+  setModifyOrdersLayout?: ((layout: string) => void) | undefined
   /** JSON-serializable snapshot for `GET /__mock/state`. */
   state(): unknown
 }
@@ -35,6 +38,7 @@ const AdvanceBody = z.looseObject({ ms: z.number().finite().min(0) })
 const SetBody = z.looseObject({ time: z.number().finite() })
 const ScenarioBody = z.looseObject({ name: z.string().min(1) })
 const FaultsBody = z.looseObject({ config: z.union([z.string(), z.record(z.string(), z.unknown())]) })
+const LayoutBody = z.looseObject({ layout: z.string().min(1).max(100) })
 
 /** True for paths the controls own (whether or not they are enabled). */
 export function isControlRoute(path: string): boolean {
@@ -70,6 +74,10 @@ function control(req: MockRequest, target: MockControlTarget): MockResponse {
         break
       case 'POST /faults':
         target.setFaults(parse(FaultsBody, req.body).config)
+        break
+      case 'POST /modify-layout':
+        if (target.setModifyOrdersLayout === undefined) return notFound()
+        target.setModifyOrdersLayout(parse(LayoutBody, req.body).layout)
         break
       default:
         return notFound()

@@ -23,14 +23,17 @@ import { StreamFaultSchema } from './stream/streamFaults.ts'
 // ---------------------------------------------------------------------------------------------------
 
 const probability = z.number().min(0).max(1)
+/** Bounds on a fault config (it is stored): rules, route names and strings (decision). */
+export const MAX_FAULT_RULES = 64
+const name = z.string().max(200)
 
 /** Which requests a rule applies to; every given field must match. An empty match is every request. */
 export const FaultMatchSchema = z.strictObject({
   /** Route name(s): a perps endpoint of `PERPS_WEIGHTS` (e.g. `modifyOrders`) or a catalogue route. */
-  endpoint: z.union([z.string(), z.array(z.string())]).optional(),
-  method: z.string().optional(),
+  endpoint: z.union([name, z.array(name).max(MAX_FAULT_RULES)]).optional(),
+  method: name.optional(),
   /** Path glob; `*` matches any characters, including `/` (e.g. `/v1/account/*`). */
-  path: z.string().optional(),
+  path: name.optional(),
   api: z.enum(['perps', 'catalogue']).optional(),
   /** `read` = GET, `write` = anything else. */
   kind: z.enum(['read', 'write']).optional(),
@@ -68,7 +71,7 @@ export const FaultRuleSchema = z.strictObject({
 })
 
 export const FaultConfigSchema = z.strictObject({
-  rules: z.array(FaultRuleSchema),
+  rules: z.array(FaultRuleSchema).max(MAX_FAULT_RULES),
   /** The server's clock is this many ms ahead of the client's (negative: behind). */
   clockOffsetMs: z.number().int().min(-86_400_000).max(86_400_000).optional(),
   /** Faults of the WebSocket at `/v1/ws` (stream/streamFaults.ts). */

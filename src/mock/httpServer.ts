@@ -1,11 +1,15 @@
 /**
  * The mock's HTTP adapter: a node:http server on 127.0.0.1 that turns requests into `MockRequest`s
- * for a `MockHandler` and writes the answers back. Bodies that are not JSON get a 400.
+ * for a `MockHandler` and writes the answers back. Bodies that are not JSON get a 400; bodies over
+ * `MAX_BODY_BYTES` get a 413 without being read further (the connection is then closed). Error
+ * bodies take the route's shape (perps `{status, error}`, an array on batch routes; catalogue
+ * `{type, error}`).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { MockHandler, MockRequest, MockResponse } from './mockHttp.ts'
+import { catalogueError, isCatalogueRoute, perpsError } from './requestLimiter.ts'
 
 export interface RunningMockServer {
   readonly url: string
@@ -22,7 +26,14 @@ export interface MockServerOptions {
   onUpgrade?: ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined
 }
 
-const MAX_BODY_BYTES = 1 << 20
+/** Largest request body the mock reads (1 MiB); larger ones are answered 413. */
+export const MAX_BODY_BYTES = 1 << 20
+
+/** A request the adapter refused before the handler saw it. */
+interface Refusal {
+  status: 400 | 413
+  error: string
+}
 
 export async function startMockHttpServer(options: MockServerOptions): Promise<RunningMockServer> {
   const server: Server = createServer((req, res) => {
@@ -30,10 +41,7 @@ export async function startMockHttpServer(options: MockServerOptions): Promise<R
       let out: MockResponse
       try {
         const parsed = await toMockRequest(req)
-        out =
-          typeof parsed === 'string'
-            ? { status: 400, body: { status: 'err', error: parsed } }
-            : await options.handler(parsed)
+        out = 'status' in parsed ? refusalResponse(req, parsed) : await options.handler(parsed)
       } catch {
         out = { status: 500, body: { status: 'err', error: 'internal_error' } }
       }
@@ -60,13 +68,26 @@ export async function startMockHttpServer(options: MockServerOptions): Promise<R
   }
 }
 
-async function toMockRequest(req: IncomingMessage): Promise<MockRequest | string> {
+const TOO_LARGE: Refusal = { status: 413, error: 'request body too large' }
+
+function refusalResponse(req: IncomingMessage, r: Refusal): MockResponse {
+  const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname
+  // The rest of an oversized body is not read: close the connection rather than drain it.
+  const headers = r.status === 413 ? { connection: 'close' } : undefined
+  if (isCatalogueRoute(path))
+    return catalogueError(r.status, r.status === 413 ? 'payload too large' : 'bad request', r.error, headers)
+  return perpsError({ method: req.method ?? 'GET', path }, r.status, r.error, headers)
+}
+
+async function toMockRequest(req: IncomingMessage): Promise<MockRequest | Refusal> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+  const declared = Number(req.headers['content-length'] ?? 0)
+  if (declared > MAX_BODY_BYTES) return TOO_LARGE
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) return 'body too large'
+    if (size > MAX_BODY_BYTES) return TOO_LARGE
     chunks.push(chunk as Buffer)
   }
   const text = Buffer.concat(chunks).toString('utf8')
@@ -75,7 +96,7 @@ async function toMockRequest(req: IncomingMessage): Promise<MockRequest | string
     try {
       body = JSON.parse(text)
     } catch {
-      return 'invalid JSON body'
+      return { status: 400, error: 'invalid JSON body' }
     }
   }
   const headers: Record<string, string | undefined> = {}

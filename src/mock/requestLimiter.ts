@@ -27,6 +27,8 @@ export interface RequestLimiter {
   check(req: MockRequest): MockResponse | undefined
   /** Perps tokens a client has left (full capacity for a client never seen). */
   remaining(clientId: string): number
+  /** Clients with a perps bucket (bounded by `MAX_TRACKED_CLIENTS` plus those still refilling). */
+  readonly trackedClients: number
   readonly capacityPerMinute: number
   readonly catalogueCapacityPerMinute: number | undefined
 }
@@ -88,6 +90,12 @@ export function requestWeight(req: MockRequest): number {
   return PERPS_WEIGHTS[endpoint].request({ n, instrumentId, orderId })
 }
 
+/**
+ * Client buckets kept before full ones are forgotten (a full bucket is what a new client gets, so
+ * dropping it changes nothing): the maps stay bounded however many client ids are seen.
+ */
+export const MAX_TRACKED_CLIENTS = 10_000
+
 /** Creates the per-client buckets. */
 export function createRequestLimiter(options: RequestLimitOptions): RequestLimiter {
   const capacity = options.capacityPerMinute ?? DEFAULT_REQUEST_BUDGET_PER_MINUTE
@@ -98,6 +106,8 @@ export function createRequestLimiter(options: RequestLimitOptions): RequestLimit
   const bucket = (map: Map<string, TokenBucket>, clientId: string, cap: number): TokenBucket => {
     let b = map.get(clientId)
     if (b === undefined) {
+      if (map.size >= MAX_TRACKED_CLIENTS)
+        for (const [id, other] of map) if (other.available >= other.capacity) map.delete(id)
       b = new TokenBucket(options.clock, cap)
       map.set(clientId, b)
     }
@@ -122,6 +132,9 @@ export function createRequestLimiter(options: RequestLimitOptions): RequestLimit
     },
     remaining(clientId) {
       return perps.get(clientId)?.available ?? capacity
+    },
+    get trackedClients() {
+      return perps.size
     },
   }
 }

@@ -115,6 +115,8 @@ export interface MockInterfaces<TExchange, TCatalogue> {
   catalogueHandler: MockHandler
   /** @throws {@link InputValidationError} for an unknown scenario. */
   setScenario(name: string): void
+  /** Switches the signed modifyOrders layout the exchange verifies (the `/__mock/modify-layout` control). */
+  setModifyOrdersLayout?: ((layout: string) => void) | undefined
   /** Stops the interfaces' own work (timers), if any. */
   dispose?: (() => void) | undefined
 }
@@ -257,6 +259,7 @@ export function composeMock<TExchange, TCatalogue>(
     setClock: (time) => clock.set(time),
     setScenario,
     setFaults,
+    setModifyOrdersLayout: parts.setModifyOrdersLayout,
     state,
   }
 
@@ -363,6 +366,7 @@ export const buildMockInterfaces: MockInterfaceBuilder<PerpsExchange, CatalogueS
       keysetEnabled: ctx.catalogue.keysetDisabled !== true,
     }),
     setScenario: (name) => exchange.setScenario(name),
+    setModifyOrdersLayout: (layout) => exchange.setModifyOrdersLayout(layout),
   }
 }
 

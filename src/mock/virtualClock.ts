@@ -16,6 +16,12 @@ export type ClockMode = 'real' | 'accelerated' | 'stepped'
 
 export const CLOCK_MODES: readonly ClockMode[] = ['real', 'accelerated', 'stepped']
 
+/**
+ * Largest single jump of `advance`/`set` (366 days): far beyond any test or scenario, and it keeps
+ * virtual time a safe integer and a valid Date (`1e308` would otherwise be accepted).
+ */
+export const MAX_CLOCK_JUMP_MS = 366 * 86_400_000
+
 export interface VirtualClockOptions {
   mode: ClockMode
   /** Virtual Unix ms at creation (`accelerated`, `stepped`). Default: the base clock's now. */
@@ -113,18 +119,29 @@ export class VirtualClock implements Clock {
     }
   }
 
-  /** Moves time forward by `ms`, firing every timer that falls due on the way, in order. */
+  /** Moves time forward by `ms` (at most `MAX_CLOCK_JUMP_MS`), firing every timer that falls due on the way, in order. */
   advance(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0)
       throw new InputValidationError(`clock advance must be a non-negative number of ms, got ${ms}`)
+    if (ms > MAX_CLOCK_JUMP_MS)
+      throw new InputValidationError(
+        `clock advance must be at most ${MAX_CLOCK_JUMP_MS} ms (366 days), got ${ms}`,
+      )
     this.#jumpTo(this.now() + ms)
   }
 
-  /** Sets the time to `ms` (Unix ms). Throws when that is in the past: the clock never goes backwards. */
+  /**
+   * Sets the time to `ms` (Unix ms). Throws when that is in the past (the clock never goes
+   * backwards) or more than `MAX_CLOCK_JUMP_MS` ahead.
+   */
   set(ms: number): void {
     if (!Number.isFinite(ms)) throw new InputValidationError(`clock time must be a finite number, got ${ms}`)
     const now = this.now()
     if (ms < now) throw new InputValidationError(`cannot move the clock backwards (now ${now}, asked ${ms})`)
+    if (ms - now > MAX_CLOCK_JUMP_MS)
+      throw new InputValidationError(
+        `clock time must be at most ${MAX_CLOCK_JUMP_MS} ms (366 days) ahead of now ${now}, got ${ms}`,
+      )
     this.#jumpTo(ms)
   }
 

@@ -1,15 +1,18 @@
 /**
  * The ops HTTP server: `/livez`, `/readyz`, `/metrics` and `/status` for orchestrators, Prometheus and
  * people. It only reads: the runtime supplies the checks and the status; this module serves them
- * (GET and HEAD only) and never lets a secret out of `/status`. It binds to loopback unless told
- * otherwise (the container config sets 0.0.0.0).
+ * (GET and HEAD only) and never lets a secret out of `/status`. `/livez` asks the watchdog (event
+ * loop, loop progress) and the runtime's own check. It binds to loopback unless told otherwise; any
+ * other address needs a token, then required (Bearer) on every endpoint but `/livez`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
-import { describeError } from '../errors.ts'
+import { ConfigError, describeError } from '../errors.ts'
 import type { Logger } from '../logging/logger.ts'
+import { bearerChecker, isLoopbackHost, OPS_TOKEN_ENV } from './opsAuth.ts'
 import { type BotStatus, sanitizeForJson } from './status.ts'
+import type { WatchdogCheck } from './watchdog.ts'
 
 export interface LiveCheck {
   ok: boolean
@@ -32,8 +35,15 @@ export interface OpsServerOptions {
   /** The bot's own registry (see `createBotMetrics`). */
   registry: Registry
   getStatus: () => MaybePromise<BotStatus>
-  /** 200 while the process loop is alive and the bot not stopped. */
-  isLive: () => MaybePromise<LiveCheck>
+  /** The runtime's own liveness (e.g. not stopping); `/livez` needs it and the watchdog to pass. */
+  isLive?: (() => MaybePromise<LiveCheck>) | undefined
+  /** Event-loop stalls and loops that stopped making progress (see `createWatchdog`). */
+  watchdog?: { check(): WatchdogCheck } | undefined
+  /**
+   * Bearer token required on every endpoint but `/livez` (`PERPBOT_OPS_TOKEN`). Mandatory when `host`
+   * is not loopback; when given on loopback it is enforced there too.
+   */
+  token?: string | undefined
   /** 200 only when inputs are fresh and orders reconciled. */
   isReady: () => MaybePromise<ReadyCheck>
   logger: Logger
@@ -74,20 +84,27 @@ const json = (status: number, value: unknown, headers?: Record<string, string>):
 export async function startOpsServer(options: OpsServerOptions): Promise<RunningOpsServer> {
   const host = options.host ?? DEFAULT_OPS_HOST
   const log = options.logger.child({ component: 'ops' })
+  // Settings refuse this first (exit 2); this keeps any other caller from serving /status to the world.
+  if (!isLoopbackHost(host) && !options.token) {
+    throw new ConfigError('the ops server needs a token to bind beyond loopback', [
+      `ops.host: ${host} needs env ${OPS_TOKEN_ENV}, or bind 127.0.0.1`,
+    ])
+  }
+  const authorized = options.token ? bearerChecker(options.token) : () => true
 
   const route = async (req: IncomingMessage): Promise<Reply> => {
     const method = req.method ?? 'GET'
     const path = new URL(req.url ?? '/', 'http://ops.invalid').pathname
     const known = path === '/livez' || path === '/readyz' || path === '/metrics' || path === '/status'
+    if (path !== '/livez' && !authorized(req.headers.authorization)) {
+      return json(401, { error: 'unauthorized' }, { 'www-authenticate': 'Bearer realm="perpbot-ops"' })
+    }
     if (!known) return json(404, { error: 'not_found', path })
     if (method !== 'GET' && method !== 'HEAD')
       return json(405, { error: 'method_not_allowed' }, { allow: 'GET, HEAD' })
     switch (path) {
       case '/livez': {
-        const live = await check(
-          options.isLive,
-          (e): LiveCheck => ({ ok: false, reason: `liveness check failed: ${e}` }),
-        )
+        const live = await liveness(options)
         return json(live.ok ? 200 : 503, { status: live.ok ? 'ok' : 'fail', reason: live.reason })
       }
       case '/readyz': {
@@ -133,7 +150,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
   server.on('error', (e) => log.error({ error: describeError(e) }, 'ops server error'))
   const { port } = server.address() as AddressInfo
   const url = `http://${reachableHost(host)}:${port}`
-  log.info({ host, port, url }, 'ops server listening')
+  log.info({ host, port, url, auth: options.token ? 'bearer' : 'none' }, 'ops server listening')
 
   let closing: Promise<void> | undefined
   return {
@@ -147,6 +164,20 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
       return closing
     },
   }
+}
+
+/** The runtime's check and the watchdog's, combined: live only when both pass; every reason named. */
+async function liveness(options: OpsServerOptions): Promise<LiveCheck> {
+  const fail = (e: string): LiveCheck => ({ ok: false, reason: `liveness check failed: ${e}` })
+  const own = options.isLive ? await check(options.isLive, fail) : { ok: true, reason: 'alive' }
+  const dog = options.watchdog
+  if (!dog) return own
+  const watched = await check(() => {
+    const c = dog.check()
+    return { ok: c.ok, reason: c.reasons.join('; ') }
+  }, fail)
+  if (watched.ok) return own
+  return { ok: false, reason: own.ok ? watched.reason : `${own.reason}; ${watched.reason}` }
 }
 
 /** Runs a check; a throwing or rejecting check is a failed check, never a 500. */

@@ -5,6 +5,9 @@
  * SIGTERM: the shell convention for "killed by signal"). An uncaught exception or unhandled rejection
  * is logged and runs the same shutdown, exiting 1. The deadline must fit inside the orchestrator's
  * grace period (Docker sends SIGKILL 10 s after SIGTERM by default), hence the 10 s cap.
+ *
+ * Once the exit has been requested a signal is absorbed: the process is already leaving with its code,
+ * and a listener removed too early would let Node's default action kill it with 143 instead.
  */
 import { constants } from 'node:os'
 import { type Clock, systemClock } from '../clock.ts'
@@ -44,7 +47,8 @@ export interface ShutdownOptions {
 }
 
 /**
- * Calling it removes every listener (an in-flight shutdown still completes). `trigger` starts the same
+ * Calling it removes every listener (an in-flight shutdown still completes); after the exit has been
+ * requested the signal listeners stay, as no-ops, until the process is gone. `trigger` starts the same
  * shutdown from code (e.g. the bot stopped on its own) and resolves to the exit code passed to `exit`.
  */
 export type ShutdownHandle = (() => void) & {
@@ -117,6 +121,8 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   }
 
   const onSignal = (name: NodeJS.Signals): void => {
+    // The exit is under way with its own code: a late signal (SIGTERM sent twice) must not change it.
+    if (exited) return
     if (!running) {
       firstSignalAt = clock.now()
       void trigger(name)
@@ -149,8 +155,10 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   const uninstall = (): void => {
     if (!installed) return
     installed = false
-    for (const [event, fn] of listeners) proc.removeListener(event, fn)
+    // After the exit request the process is leaving: keep absorbing signals until it is gone.
+    for (const [event, fn] of listeners) if (!exited || !isSignal(event)) proc.removeListener(event, fn)
   }
+  const isSignal = (event: string): boolean => (signals as readonly string[]).includes(event)
   return Object.assign(uninstall, { trigger })
 }
 

@@ -25,6 +25,8 @@ export interface InstrumentStatus {
   /** Unix ms the quotes were last confirmed on the book. */
   lastQuoteAt?: number | undefined
   quoteAgeMs?: number | undefined
+  /** Open degradation episodes (`cause: reason`): a failing strategy, dropped quotes, rejected index. */
+  degraded?: readonly string[] | undefined
   /** Counters such as plans, submitted, rejected, unknown. */
   stats?: Readonly<Record<string, number | string | boolean | undefined>> | undefined
   details?: StatusDetails | undefined

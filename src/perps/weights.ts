@@ -16,6 +16,7 @@ export type PerpsEndpoint =
   | 'getInstruments'
   | 'getWithdrawals'
   | 'getFunding'
+  | 'getFills'
   | 'getPortfolio'
   | 'getCredentials'
   | 'getOpenOrders'
@@ -26,6 +27,7 @@ export type PerpsEndpoint =
   | 'modifyOrders'
   | 'cancelOrders'
   | 'cancelAll'
+  | 'setAutoCancel'
 
 export interface WeightInput {
   /** Number of orders (or ids) in a batch command. */
@@ -36,18 +38,39 @@ export interface WeightInput {
   orderId?: number | undefined
 }
 
+/**
+ * `read`: safe to repeat, retried by the client per policy. `command`: changes state, sent once and
+ * never retried (a signed trade command, createProxy, applyReferral). The one place this is said.
+ */
+export type EndpointKind = 'read' | 'command'
+
 export interface EndpointWeights {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   path: string
+  kind: EndpointKind
+  /** A batch command: its weights depend on the number of items `n` (at least 1). */
+  batch?: true | undefined
   /** Request weight, charged to the per-client (IP) bucket. */
   request: (input: WeightInput) => number
   /** Action weight, charged to the per-account bucket. */
   action: (input: WeightInput) => number
 }
 
+/** Items per extra unit of batch request weight. */
+export const BATCH_WEIGHT_STEP = 20
+
 /** `1 + floor(n / 20)`: the batch request weight (spec: Modify Orders; protocol-notes c.4 for all batches). */
 export function batchRequestWeight(n: number): number {
-  return 1 + Math.floor(n / 20)
+  return 1 + Math.floor(n / BATCH_WEIGHT_STEP)
+}
+
+/**
+ * The inverse of `batchRequestWeight`: the most items one batch may hold for a request weight of at
+ * most `weight` (19 for 1, 39 for 2, …); 0 when even one item does not fit.
+ */
+export function maxBatchForWeight(weight: number): number {
+  if (!(weight >= 1)) return 0
+  return BATCH_WEIGHT_STEP * Math.floor(weight) - 1
 }
 
 const fixed =
@@ -57,24 +80,86 @@ const fixed =
 const perOrder = (input: WeightInput): number => input.n ?? 0
 
 export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
-  getIndex: { method: 'GET', path: '/v1/info/index', request: fixed(2), action: fixed(0) },
-  getPublicPortfolio: { method: 'GET', path: '/v1/info/portfolio', request: fixed(5), action: fixed(0) },
-  getStatistics: { method: 'GET', path: '/v1/info/statistics', request: fixed(2), action: fixed(0) },
+  getIndex: { method: 'GET', path: '/v1/info/index', kind: 'read', request: fixed(2), action: fixed(0) },
+  getPublicPortfolio: {
+    method: 'GET',
+    path: '/v1/info/portfolio',
+    kind: 'read',
+    request: fixed(5),
+    action: fixed(0),
+  },
+  getStatistics: {
+    method: 'GET',
+    path: '/v1/info/statistics',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
   // Every ticker at once (PN c.1): the polling fallback's one market-data read.
-  getTickers: { method: 'GET', path: '/v1/info/tickers', request: fixed(2), action: fixed(0) },
-  getFees: { method: 'GET', path: '/v1/info/fees', request: fixed(2), action: fixed(0) },
-  getAssets: { method: 'GET', path: '/v1/info/assets', request: fixed(2), action: fixed(0) },
-  getExchange: { method: 'GET', path: '/v1/info/exchange', request: fixed(2), action: fixed(0) },
-  getTime: { method: 'GET', path: '/v1/info/time', request: fixed(1), action: fixed(0) },
-  getInstruments: { method: 'GET', path: '/v1/info/instruments', request: fixed(2), action: fixed(0) },
-  getWithdrawals: { method: 'GET', path: '/v1/account/withdrawals', request: fixed(10), action: fixed(0) },
-  getFunding: { method: 'GET', path: '/v1/account/funding', request: fixed(10), action: fixed(0) },
-  getPortfolio: { method: 'GET', path: '/v1/account/portfolio', request: fixed(2), action: fixed(0) },
+  getTickers: {
+    method: 'GET',
+    path: '/v1/info/tickers',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
+  getFees: { method: 'GET', path: '/v1/info/fees', kind: 'read', request: fixed(2), action: fixed(0) },
+  getAssets: { method: 'GET', path: '/v1/info/assets', kind: 'read', request: fixed(2), action: fixed(0) },
+  getExchange: {
+    method: 'GET',
+    path: '/v1/info/exchange',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
+  getTime: { method: 'GET', path: '/v1/info/time', kind: 'read', request: fixed(1), action: fixed(0) },
+  getInstruments: {
+    method: 'GET',
+    path: '/v1/info/instruments',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
+  getWithdrawals: {
+    method: 'GET',
+    path: '/v1/account/withdrawals',
+    kind: 'read',
+    request: fixed(10),
+    action: fixed(0),
+  },
+  getFunding: {
+    method: 'GET',
+    path: '/v1/account/funding',
+    kind: 'read',
+    request: fixed(10),
+    action: fixed(0),
+  },
+  getFills: {
+    method: 'GET',
+    path: '/v1/account/fills',
+    kind: 'read',
+    request: fixed(10),
+    action: fixed(0),
+  },
+  getPortfolio: {
+    method: 'GET',
+    path: '/v1/account/portfolio',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
   // Spec: "not shown"; protocol-notes c.1 gives 2.
-  getCredentials: { method: 'GET', path: '/v1/account/credentials', request: fixed(2), action: fixed(0) },
+  getCredentials: {
+    method: 'GET',
+    path: '/v1/account/credentials',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
   getOpenOrders: {
     method: 'GET',
     path: '/v1/account/open-orders',
+    kind: 'read',
     request: (i) => (i.instrumentId === undefined ? 20 : 1),
     action: fixed(0),
   },
@@ -82,20 +167,37 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
   getOrders: {
     method: 'GET',
     path: '/v1/account/orders',
+    kind: 'read',
     request: (i) => (i.orderId === undefined ? 10 : 1),
     action: fixed(0),
   },
-  applyReferral: { method: 'POST', path: '/v1/account/referral', request: fixed(1), action: fixed(0) },
-  createProxy: { method: 'POST', path: '/v1/account/proxy', request: fixed(1), action: fixed(0) },
+  applyReferral: {
+    method: 'POST',
+    path: '/v1/account/referral',
+    kind: 'command',
+    request: fixed(1),
+    action: fixed(0),
+  },
+  createProxy: {
+    method: 'POST',
+    path: '/v1/account/proxy',
+    kind: 'command',
+    request: fixed(1),
+    action: fixed(0),
+  },
   createOrders: {
     method: 'POST',
     path: '/v1/trade/orders',
+    kind: 'command',
+    batch: true,
     request: (i) => batchRequestWeight(i.n ?? 0),
     action: perOrder,
   },
   modifyOrders: {
     method: 'PATCH',
     path: '/v1/trade/orders',
+    kind: 'command',
+    batch: true,
     request: (i) => batchRequestWeight(i.n ?? 0),
     action: perOrder,
   },
@@ -103,15 +205,34 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
   cancelOrders: {
     method: 'DELETE',
     path: '/v1/trade/orders',
+    kind: 'command',
+    batch: true,
     request: (i) => batchRequestWeight(i.n ?? 0),
     action: fixed(0),
   },
-  cancelAll: { method: 'DELETE', path: '/v1/trade/orders/all', request: fixed(1), action: fixed(0) },
+  cancelAll: {
+    method: 'DELETE',
+    path: '/v1/trade/orders/all',
+    kind: 'command',
+    request: fixed(1),
+    action: fixed(0),
+  },
+  // The dead-man switch: 10 action tokens per call (protocol-notes c.4).
+  setAutoCancel: {
+    method: 'PATCH',
+    path: '/v1/trade/auto-cancel',
+    kind: 'command',
+    request: fixed(1),
+    action: fixed(10),
+  },
 }
 
 /** Default budgets of the real venue (protocol-notes c.4). */
 export const DEFAULT_REQUEST_BUDGET_PER_MINUTE = 1000
 export const DEFAULT_ACTION_BUDGET_PER_MINUTE = 5000
+
+/** Whether an endpoint changes state (sent once, never retried). */
+export const isCommand = (endpoint: PerpsEndpoint): boolean => PERPS_WEIGHTS[endpoint].kind === 'command'
 
 /** Looks an endpoint up by method and path (the mock's rate limiter keys requests this way). */
 export function endpointFor(method: string, path: string): PerpsEndpoint | undefined {

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { ConfigError } from '../errors.ts'
 import { formatZodIssues } from '../http/callJson.ts'
+import { isLoopbackHost, OPS_TOKEN_ENV } from '../ops/opsAuth.ts'
+import { pollingAllowancePerMinute, pollingWeightPerMinute } from './limits.ts'
 import { Secrets, type Secrets as SecretsT, Settings, type Settings as SettingsT } from './schema.ts'
 
 export interface LoadSettingsOptions {
@@ -19,7 +21,16 @@ export interface LoadSettingsOptions {
   /** Dotted-path overrides from the command line, e.g. `{ 'mock.scenario': 'liquidation' }`. */
   overrides?: Readonly<Record<string, unknown>> | undefined
   env: Readonly<Record<string, string | undefined>>
+  /**
+   * What the command will use in live mode, checked up front (each command asks for exactly what it
+   * uses). Default: everything `perpbot run --live` needs.
+   */
+  needs?: readonly LiveNeed[] | undefined
 }
+
+/** A live-mode requirement: a venue address or a secret from the environment. */
+export type LiveNeed = 'perpsUrl' | 'catalogueUrl' | 'proxyCredentials' | 'ownerKey'
+export const RUN_NEEDS: readonly LiveNeed[] = ['perpsUrl', 'catalogueUrl', 'proxyCredentials']
 
 export interface LoadedSettings {
   settings: SettingsT
@@ -79,7 +90,8 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   if (!parsed.success) issues.push(...formatZodIssues(parsed.error))
   const envParsed = Secrets.safeParse(pickEnv(options.env))
   if (!envParsed.success) issues.push(...formatZodIssues(envParsed.error).map((i) => `env ${i}`))
-  if (parsed.success && envParsed.success) issues.push(...crossCheck(parsed.data, envParsed.data))
+  if (parsed.success && envParsed.success)
+    issues.push(...crossCheck(parsed.data, envParsed.data, options.needs ?? RUN_NEEDS))
   if (issues.length > 0 || !parsed.success || !envParsed.success) {
     throw new ConfigError(
       `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'})`,
@@ -89,7 +101,7 @@ export function loadSettings(options: LoadSettingsOptions): LoadedSettings {
   return { settings: parsed.data, secrets: envParsed.data, sources }
 }
 
-function crossCheck(s: SettingsT, env: SecretsT): string[] {
+function crossCheck(s: SettingsT, env: SecretsT, needs: readonly LiveNeed[]): string[] {
   const out: string[] = []
   const r = s.risk
   if (
@@ -103,18 +115,36 @@ function crossCheck(s: SettingsT, env: SecretsT): string[] {
   if (!(s.monitor.marginWarningRatio < s.monitor.marginCriticalRatio)) {
     out.push('monitor: marginWarningRatio must be below marginCriticalRatio')
   }
+  const polled = pollingWeightPerMinute(s.polling)
+  const allowance = pollingAllowancePerMinute(s.limiter)
+  if (polled > allowance) {
+    out.push(
+      `polling: these intervals need ${Math.ceil(polled)} request weight/min besides the index, more than the ${Math.floor(allowance)} the limiter settings leave for them; lengthen the intervals`,
+    )
+  }
+  if (!isLoopbackHost(s.ops.host) && !env.PERPBOT_OPS_TOKEN) {
+    out.push(
+      `ops.host: ${s.ops.host} is reachable beyond this host; set env ${OPS_TOKEN_ENV} (required on every endpoint but /livez) or bind 127.0.0.1`,
+    )
+  }
   const symbols = new Set<string>()
   s.instruments.forEach((inst, i) => {
     if (symbols.has(inst.symbol)) out.push(`instruments.${i}.symbol: duplicate symbol ${inst.symbol}`)
     symbols.add(inst.symbol)
   })
   if (s.mode === 'live') {
-    if (!(env.PERPS_URL ?? s.perps.url)) out.push('perps.url: live mode needs PERPS_URL (env) or perps.url')
-    if (!(env.CATALOGUE_URL ?? s.catalogue.url)) {
+    const need = new Set(needs)
+    if (need.has('perpsUrl') && !(env.PERPS_URL ?? s.perps.url))
+      out.push('perps.url: live mode needs PERPS_URL (env) or perps.url')
+    if (need.has('catalogueUrl') && !(env.CATALOGUE_URL ?? s.catalogue.url)) {
       out.push('catalogue.url: live mode needs CATALOGUE_URL (env) or catalogue.url')
     }
-    if (!env.PERPS_PROXY_PRIVATE_KEY) out.push('env PERPS_PROXY_PRIVATE_KEY: required in live mode')
-    if (!env.PERPS_PROXY_SECRET) out.push('env PERPS_PROXY_SECRET: required in live mode')
+    if (need.has('proxyCredentials')) {
+      if (!env.PERPS_PROXY_PRIVATE_KEY) out.push('env PERPS_PROXY_PRIVATE_KEY: required in live mode')
+      if (!env.PERPS_PROXY_SECRET) out.push('env PERPS_PROXY_SECRET: required in live mode')
+    }
+    if (need.has('ownerKey') && !env.PERPS_OWNER_PRIVATE_KEY)
+      out.push('env PERPS_OWNER_PRIVATE_KEY: required (the owner wallet key that signs the new proxy)')
   }
   return out
 }
@@ -153,12 +183,15 @@ function setPath(obj: Record<string, unknown>, path: string, value: unknown): Re
   return { ...obj, [head]: setPath(isPlainObject(child) ? child : {}, rest.join('.'), value) }
 }
 
+/** Environment entries that are addresses, not secrets: `config --explain` shows them. */
+const ADDRESS_KEYS: ReadonlySet<string> = new Set(['PERPS_URL', 'PERPS_WS_URL', 'CATALOGUE_URL'])
+
 /** The effective configuration with every secret replaced by a marker (for `config --explain`). */
 export function explainSettings(loaded: LoadedSettings): Record<string, unknown> {
   const secrets: Record<string, string> = {}
   for (const [k, v] of Object.entries(loaded.secrets)) {
     if (v === undefined) continue
-    secrets[k] = k === 'PERPS_URL' || k === 'CATALOGUE_URL' ? v : '[redacted]'
+    secrets[k] = ADDRESS_KEYS.has(k) ? v : '[redacted]'
   }
   return { sources: loaded.sources, settings: loaded.settings, environment: secrets }
 }

@@ -4,6 +4,16 @@
  * and live in `Secrets`, never in the file-backed `Settings`.
  */
 import { z } from 'zod'
+import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
+import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
+import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
+import { apiSecretProblem } from '../perps/client/context.ts'
+import { privateKeyProblem } from '../perps/signing/privateKey.ts'
+import {
+  POLLING_FLOOR_MS,
+  VENUE_ACTION_BUDGET_PER_MINUTE,
+  VENUE_REQUEST_BUDGET_PER_MINUTE,
+} from './limits.ts'
 
 const Ms = z.number().int().nonnegative()
 const Ratio = z.number().min(0)
@@ -34,6 +44,10 @@ export const RiskSettings = z.strictObject({
   hysteresis: Ratio.default(0.05),
   /** Minimum time in a risk mode before stepping down. */
   minModeDwellMs: Ms.default(10_000),
+  /** Largest believed index move since the last accepted one (fraction; 0 = off); larger needs 3 updates in a row. */
+  maxIndexJump: Ratio.default(0.1),
+  /** Bad observations in a row (strategy errors, plans with out-of-bounds quotes, dropped index updates) that degrade an instrument. */
+  degradeAfter: z.number().int().positive().default(3),
 })
 
 export const QuotingSettings = z.strictObject({
@@ -50,20 +64,40 @@ export const QuotingSettings = z.strictObject({
   klinesKept: z.number().int().min(0).max(1440).default(120),
 })
 
+/** Floors: `limits.ts` (an eighth of the venue's request budget per poller at most). */
+const PollMs = (key: keyof typeof POLLING_FLOOR_MS, dflt: number) =>
+  Ms.min(POLLING_FLOOR_MS[key], {
+    error: `must be at least ${POLLING_FLOOR_MS[key]} ms: faster polling starves the other reads`,
+  }).default(dflt)
+
 export const PollingSettings = z.strictObject({
-  indexMs: Ms.default(2_000),
-  statisticsMs: Ms.default(15_000),
-  portfolioMs: Ms.default(3_000),
-  openOrdersMs: Ms.default(30_000),
-  withdrawalsMs: Ms.default(30_000),
-  fundingMs: Ms.default(60_000),
-  credentialsMs: Ms.default(300_000),
-  timeSyncMs: Ms.default(60_000),
+  indexMs: PollMs('indexMs', 2_000),
+  statisticsMs: PollMs('statisticsMs', 15_000),
+  portfolioMs: PollMs('portfolioMs', 3_000),
+  openOrdersMs: PollMs('openOrdersMs', 30_000),
+  withdrawalsMs: PollMs('withdrawalsMs', 30_000),
+  fundingMs: PollMs('fundingMs', 60_000),
+  credentialsMs: PollMs('credentialsMs', 300_000),
+  timeSyncMs: PollMs('timeSyncMs', 60_000),
 })
 
 export const LimiterSettings = z.strictObject({
-  requestBudgetPerMinute: z.number().int().positive().default(1000),
-  actionBudgetPerMinute: z.number().int().positive().default(5000),
+  requestBudgetPerMinute: z
+    .number()
+    .int()
+    .positive()
+    .max(VENUE_REQUEST_BUDGET_PER_MINUTE, {
+      error: `must be at most ${VENUE_REQUEST_BUDGET_PER_MINUTE}, the venue's request limit per minute`,
+    })
+    .default(VENUE_REQUEST_BUDGET_PER_MINUTE),
+  actionBudgetPerMinute: z
+    .number()
+    .int()
+    .positive()
+    .max(VENUE_ACTION_BUDGET_PER_MINUTE, {
+      error: `must be at most ${VENUE_ACTION_BUDGET_PER_MINUTE}, the venue's action limit per minute`,
+    })
+    .default(VENUE_ACTION_BUDGET_PER_MINUTE),
   /** Fraction of each budget the bot allows itself. */
   headroom: z.number().gt(0).max(1).default(0.9),
   /** Fraction of the usable budget reserved for risk-reducing work. */
@@ -71,6 +105,10 @@ export const LimiterSettings = z.strictObject({
   breakerThreshold: z.number().int().positive().default(3),
   breakerWindowMs: Ms.default(60_000),
   breakerCooldownMs: Ms.default(30_000),
+  /** A venue `Retry-After` is honoured up to this long (it may say days); longer pauses are clamped. */
+  maxRetryAfterMs: z.number().int().positive().max(2_147_483_647).default(60_000),
+  /** A 429 pause at least this long raises an alert. */
+  longPauseAlertMs: Ms.default(10_000),
 })
 
 export const BatcherSettings = z.strictObject({
@@ -104,21 +142,54 @@ export const WebhookSettings = z.strictObject({
 })
 
 export const OpsSettings = z.strictObject({
-  /** Health/metrics server; loopback by default, the container sets 0.0.0.0. */
-  host: z.string().default('127.0.0.1'),
+  /**
+   * Health/metrics server; loopback by default in every mode. Any other address (the container's
+   * 0.0.0.0) needs env PERPBOT_OPS_TOKEN, required on every endpoint but /livez.
+   */
+  host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(9464),
   exitPolicy: z.enum(['cancel-all', 'leave-orders']).default('cancel-all'),
   shutdownTimeoutMs: Ms.max(10_000).default(8_000),
   /** Where the bot keeps its small restart journal (salts window, alert episodes). */
   stateDir: z.string().default('.perpbot-state'),
+  /**
+   * The venue's dead-man switch (`PATCH /v1/trade/auto-cancel`): kept armed `deadlineMs` ahead,
+   * refreshed every `refreshMs`, cleared on a clean stop; if the process dies the venue cancels
+   * every open order at the deadline.
+   */
+  deadManSwitch: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** How far ahead the deadline is set (the venue needs at least 5 s). */
+      deadlineMs: Ms.min(10_000).max(3_600_000).default(60_000),
+      /** How often it is pushed forward: at most a third of the deadline, so two refreshes can fail. */
+      refreshMs: Ms.min(1_000).default(15_000),
+    })
+    .refine((d) => d.refreshMs * 3 <= d.deadlineMs, {
+      message: 'refreshMs must be at most a third of deadlineMs (two refreshes may fail before it fires)',
+    })
+    .prefault({}),
+  /** `/livez` bounds (see src/ops/watchdog.ts). */
+  watchdog: z
+    .strictObject({
+      /** Event-loop delay (wall time) past which /livez fails: signed commands expire in 4 s. */
+      eventLoopStallMs: Ms.min(100).default(4_000),
+      /** A registered loop fails /livez when silent for its interval plus this (bot clock). */
+      loopGraceMs: Ms.min(1_000).default(120_000),
+    })
+    .prefault({}),
 })
 
 export const MockSettings = z.strictObject({
   seed: z.number().int().default(1),
-  scenario: z.string().default('calm'),
+  scenario: z
+    .enum(SCENARIO_NAMES, { error: `unknown scenario (known: ${SCENARIO_NAMES.join(', ')})` })
+    .default('calm'),
   clock: z.enum(['real', 'accelerated']).default('real'),
   speed: z.number().positive().default(1),
-  faults: z.string().default('none'),
+  faults: z
+    .enum(FAULT_PRESET_NAMES, { error: `unknown fault preset (known: ${FAULT_PRESET_NAMES.join(', ')})` })
+    .default('none'),
   startingCollateral: z.string().default('100000'),
 })
 
@@ -130,13 +201,24 @@ export const Settings = z.strictObject({
       proxyHeader: z.string().min(1).default('POLYMARKET-PROXY'),
       secretHeader: z.string().min(1).default('POLYMARKET-SECRET'),
       connectTimeoutMs: Ms.default(5_000),
-      requestTimeoutMs: Ms.default(10_000),
+      /** Overall limit per request, headers and whole body (also each idle limit). */
+      requestTimeoutMs: Ms.min(100).default(10_000),
+      /** Largest response body read from the venue; the read stops past it. */
+      maxResponseBytes: z.number().int().min(65_536).max(268_435_456).default(8_388_608),
+      /** Largest venue-clock offset accepted; beyond it nothing is signed (the venue's 5-min window). */
+      maxClockSkewMs: Ms.min(1_000).max(3_600_000).default(300_000),
       /** Fallback EIP-712 domain when /v1/info/exchange cannot be read. */
       chainId: z.number().int().positive().default(137),
       commandExpiryMs: Ms.max(5_000).default(4_000),
     })
     .prefault({}),
-  catalogue: z.strictObject({ url: HttpUrl.optional() }).prefault({}),
+  catalogue: z
+    .strictObject({
+      url: HttpUrl.optional(),
+      /** A 500-event page with nested markets is several MB; the read stops past this. */
+      maxResponseBytes: z.number().int().min(65_536).max(268_435_456).default(33_554_432),
+    })
+    .prefault({}),
   instruments: z.array(InstrumentSettings).min(1, 'configure at least one instrument'),
   strategiesDir: z.string().default('strategies'),
   quoting: QuotingSettings.prefault({}),
@@ -157,6 +239,13 @@ export const Settings = z.strictObject({
 })
 export type Settings = z.infer<typeof Settings>
 
+/** A key from the environment: 0x + 64 hex digits inside the secp256k1 range; messages never echo it. */
+const PrivateKeyEnv = z.string().superRefine((v, ctx) => {
+  const problem = /^0x/.test(v) ? privateKeyProblem(v) : 'expected a 0x prefix'
+  if (problem !== undefined)
+    ctx.addIssue({ code: 'custom', message: `must be a 0x-prefixed 32-byte hex private key: ${problem}` })
+})
+
 /** Secrets and endpoint overrides read from the environment only. */
 export const Secrets = z.object({
   PERPS_URL: HttpUrl.optional(),
@@ -167,16 +256,22 @@ export const Secrets = z.object({
     .refine((u) => /^wss?:\/\//.test(u), { message: 'must be a ws(s) URL' })
     .optional(),
   CATALOGUE_URL: HttpUrl.optional(),
-  PERPS_PROXY_PRIVATE_KEY: z
+  PERPS_PROXY_PRIVATE_KEY: PrivateKeyEnv.optional(),
+  PERPS_PROXY_SECRET: z
     .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
+    .superRefine((v, ctx) => {
+      const problem = apiSecretProblem(v)
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
+    })
     .optional(),
-  PERPS_PROXY_SECRET: z.string().min(1).optional(),
-  PERPS_OWNER_PRIVATE_KEY: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
-    .optional(),
+  PERPS_OWNER_PRIVATE_KEY: PrivateKeyEnv.optional(),
   ALERT_WEBHOOK_URL: HttpUrl.optional(),
+  /** Bearer token for the ops server; required when `ops.host` is not loopback. */
+  PERPBOT_OPS_TOKEN: z
+    .string()
+    .min(MIN_OPS_TOKEN_LENGTH, { error: `must be at least ${MIN_OPS_TOKEN_LENGTH} characters` })
+    .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces (it goes in a header)' })
+    .optional(),
 })
 export type Secrets = z.infer<typeof Secrets>
 
@@ -186,4 +281,5 @@ export const SECRET_ENV_NAMES = [
   'PERPS_PROXY_SECRET',
   'PERPS_OWNER_PRIVATE_KEY',
   'ALERT_WEBHOOK_URL',
+  'PERPBOT_OPS_TOKEN',
 ] as const

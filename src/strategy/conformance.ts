@@ -17,12 +17,25 @@
  * - deterministic and pure: deep-frozen snapshot, `Date.now`/`Math.random` unavailable during the
  *   call, same snapshot → same quotes even after quoting a different snapshot in between;
  * - without an index: [] (or, with `withoutIndex: 'fallback'`, [] when statistics are missing too);
- * - price bounds: with a fresh index every price lies within index × (1 ± priceBounds).
+ * - price bounds: with a fresh index every price lies within index × (1 ± priceBounds);
+ * - price guard: whatever the strategy quotes (its prices scaled by arbitrary factors, from ×0.5 and ×3
+ *   to 31 digits), the plan after the bot's price guard (`guardPlan`, applied before the gateway) has
+ *   no create or modify priced outside index × (1 ± priceBounds), and every quote inside still passes.
  *
  * Test-only: imports fast-check (a devDependency).
  */
 import fc from 'fast-check'
-import { addDecimal, compareDecimal, mulDecimal, parseDecimal, subDecimal } from '../decimal.ts'
+import { guardPlan, priceBand } from '../bot/instrument/priceGuard.ts'
+import { createPlanFn } from '../bot/runtime/plan.ts'
+import {
+  addDecimal,
+  compareDecimal,
+  fromTicks,
+  mulDecimal,
+  parseDecimal,
+  subDecimal,
+  toTicks,
+} from '../decimal.ts'
 import { BotError } from '../errors.ts'
 import { type SnapshotArbitraryOptions, snapshotArbitrary } from './arbitraries.ts'
 import { positionCapProblems, validateQuotes } from './quoting.ts'
@@ -51,6 +64,8 @@ export interface ConformanceOptions<P> {
   withoutIndex?: 'empty' | 'fallback' | undefined
   /** Check that prices stay within the instrument's bounds around a fresh index (default true). */
   checkPriceBounds?: boolean | undefined
+  /** Check that the bot's price guard stops any out-of-bounds price this strategy could quote (default true). */
+  checkPriceGuard?: boolean | undefined
   /** Cases per property (default 200). */
   numRuns?: number | undefined
   seed?: number | undefined
@@ -217,7 +232,70 @@ export function conformanceChecks<P>(
       ),
     )
   }
+  if (options.checkPriceGuard ?? true) {
+    checks.push(
+      assertProperty(
+        'lets nothing outside the price bounds through the price guard, whatever it quotes',
+        paramsArb.chain((params) =>
+          fc.tuple(
+            fc.constant(params),
+            snapshotsFor(params, { index: 'always' }),
+            fc.array(priceFactorArbitrary, { minLength: 1, maxLength: 4 }),
+          ),
+        ),
+        (p, s, factors) => {
+          const quotes = scaleQuotes(quote(s, p), factors, s.instrument.priceDecimals)
+          const plan = createPlanFn(
+            { quote: () => quotes },
+            { priceTicks: 0, priceBps: 0, maxOrderAgeMs: 120_000 },
+          )(s)
+          const index = s.index?.price
+          const guarded = guardPlan(plan, index, s.instrument.priceBounds).plan
+          const band = index === undefined ? undefined : priceBand(index, s.instrument.priceBounds)
+          const inside = (price: string | undefined): boolean =>
+            price !== undefined &&
+            index !== undefined &&
+            compareDecimal(price, '0') > 0 &&
+            (band === undefined ||
+              (compareDecimal(price, band.low) >= 0 && compareDecimal(price, band.high) <= 0))
+          for (const item of [...guarded.create, ...guarded.modify]) {
+            if (!inside(item.p)) fail(`price ${item.p} got through the guard (index ${index})`, quotes)
+          }
+          const keptCreates = plan.create.filter((c) => inside(c.p)).length
+          const keptModifies = plan.modify.filter((m) => inside(m.p)).length
+          if (guarded.create.length !== keptCreates || guarded.modify.length !== keptModifies) {
+            fail('the guard dropped a price inside the bounds', quotes)
+          }
+        },
+      ),
+    )
+  }
   return checks
+}
+
+/** Price factors: mostly mild, also ×0.5, ×3 and absurd (31 digits). */
+const priceFactorArbitrary: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.constant('1'), weight: 2 },
+  { arbitrary: fc.constantFrom('0.5', '3', '0.9', '1.1', '0.999', '1.001', `1${'0'.repeat(30)}`), weight: 2 },
+  {
+    arbitrary: fc.integer({ min: -9_999, max: 30_000 }).map((bps) => fromTicks(10_000n + BigInt(bps), 4)),
+    weight: 3,
+  },
+)
+
+/** The quotes with the i-th price scaled by factors[i mod n], rounded down to the price decimals (zero prices dropped). */
+function scaleQuotes(
+  quotes: readonly DesiredQuote[],
+  factors: readonly string[],
+  priceDecimals: number,
+): DesiredQuote[] {
+  const out: DesiredQuote[] = []
+  quotes.forEach((q, i) => {
+    const f = factors[i % factors.length] ?? '1'
+    const ticks = toTicks(mulDecimal(q.price, f), priceDecimals, 'down')
+    if (ticks > 0n) out.push({ ...q, price: fromTicks(ticks, priceDecimals) })
+  })
+  return out
 }
 
 /** Runs every conformance check; throws the first `ConformanceError`. */

@@ -1,16 +1,15 @@
 /**
- * The strategy registry: the shipped strategies (statically imported, so they work in any bundle) plus
- * every module dropped into a strategies directory (default: the top-level `strategies/`), loaded by
- * dynamic `import()` of its file URL (tsx handles `.ts` at runtime). Each module's `strategy` export is
- * checked for shape; names must be unique. `resolve(name, rawParams)` parses the params with the
- * strategy's own schema and binds them, so the actor just calls `resolved.quote(snapshot)`.
+ * The strategy registry. Strategies come from folders: a folder may hold a listing (`index.ts`
+ * exporting `strategies`, each entry naming its module; the shipped `strategies/` has one) and any
+ * number of drop-in modules, loaded by dynamic `import()` of their file URL (tsx handles `.ts` at run
+ * time). Nothing here imports a strategy: bootstrap names the folders. The scan skips the listing and
+ * the modules it lists, so each file is loaded once. Every `strategy` export is checked for shape;
+ * names must be unique. `resolve(name, rawParams)` parses the params with the strategy's own schema
+ * and binds them, so the actor just calls `resolved.quote(snapshot)`.
  */
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { strategy as catalogueBias } from '../../strategies/catalogueBias.ts'
-import { strategy as indexPeg } from '../../strategies/indexPeg.ts'
-import { strategy as volSpread } from '../../strategies/volSpread.ts'
 import { isDecimalString } from '../decimal.ts'
 import { BotError, type BotErrorOptions, ConfigError } from '../errors.ts'
 import { positionCapProblems, validateQuotes } from './quoting.ts'
@@ -60,17 +59,17 @@ export class StrategyOutputError extends BotError {
 // Shipped strategies and module discovery
 // ---------------------------------------------------------------------------------------------------
 
-/** The strategies that ship with the bot. */
-export const SHIPPED_STRATEGIES: readonly Strategy<unknown>[] = [indexPeg, volSpread, catalogueBias]
-
-/** The top-level `strategies/` folder of this checkout. */
+/** The top-level `strategies/` folder of this checkout: the shipped strategies and their listing. */
 export const DEFAULT_STRATEGIES_DIR: string = fileURLToPath(new URL('../../strategies/', import.meta.url))
 
-const SHIPPED_FILES = new Set(
-  ['indexPeg.ts', 'volSpread.ts', 'catalogueBias.ts'].map((f) =>
-    safeRealpath(join(DEFAULT_STRATEGIES_DIR, f)),
-  ),
-)
+/** One entry of a folder's listing: the module (relative to the folder) and its strategy. */
+export interface ListedStrategy {
+  readonly module: string
+  readonly strategy: Strategy<unknown>
+}
+
+/** A folder's listing file names, in the order they are looked for. */
+const LISTING_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs']
 
 const MODULE_RE = /\.(ts|mts|js|mjs)$/
 const SKIP_RE = /(\.d\.ts|\.test\.[cm]?[jt]s|\.spec\.[cm]?[jt]s)$/
@@ -85,7 +84,8 @@ function safeRealpath(p: string): string {
 
 /**
  * Strategy modules in `directory`, sorted: top-level `*.ts|*.mts|*.js|*.mjs` files and `<folder>/index.*`.
- * Names starting with `_` or `.` are helpers and skipped, as are `.d.ts` and test files.
+ * Names starting with `_` or `.` are helpers and skipped, as are `.d.ts` and test files, and the
+ * folder's own `index.*`, which is its listing (see `loadStrategyListing`).
  */
 export function discoverStrategyFiles(directory: string): string[] {
   const dir = resolvePath(directory)
@@ -99,11 +99,13 @@ export function discoverStrategyFiles(directory: string): string[] {
     if (entry.name.startsWith('_') || entry.name.startsWith('.')) continue
     const full = join(dir, entry.name)
     if (entry.isDirectory()) {
-      const index = ['index.ts', 'index.mts', 'index.js', 'index.mjs']
-        .map((f) => join(full, f))
-        .find(existsSync)
+      const index = LISTING_FILES.map((f) => join(full, f)).find(existsSync)
       if (index !== undefined) files.push(index)
-    } else if (MODULE_RE.test(entry.name) && !SKIP_RE.test(entry.name)) {
+    } else if (
+      MODULE_RE.test(entry.name) &&
+      !SKIP_RE.test(entry.name) &&
+      !LISTING_FILES.includes(entry.name)
+    ) {
       files.push(full)
     }
   }
@@ -142,22 +144,24 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
   return value as Strategy<unknown>
 }
 
-/** Imports one module and validates its named `strategy` export. */
-export async function loadStrategyFile(file: string): Promise<Strategy<unknown>> {
-  const abs = resolvePath(file)
-  let mod: Record<string, unknown>
+/** Imports a module by file path; an import failure is a `StrategyLoadError` naming the file. */
+async function importModule(abs: string): Promise<Record<string, unknown>> {
   try {
-    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>
+    return (await import(pathToFileURL(abs).href)) as Record<string, unknown>
   } catch (e) {
     throw new StrategyLoadError(
       abs,
       'failed to import strategy module',
       [e instanceof Error ? e.message : String(e)],
-      {
-        cause: e,
-      },
+      { cause: e },
     )
   }
+}
+
+/** Imports one module and validates its named `strategy` export. */
+export async function loadStrategyFile(file: string): Promise<Strategy<unknown>> {
+  const abs = resolvePath(file)
+  const mod = await importModule(abs)
   if (!('strategy' in mod) || mod.strategy === undefined) {
     const names = Object.keys(mod)
     throw new StrategyLoadError(abs, 'module has no named export `strategy`', [
@@ -167,25 +171,77 @@ export async function loadStrategyFile(file: string): Promise<Strategy<unknown>>
   return validateStrategyExport(mod.strategy, abs)
 }
 
+/** A folder's listing, read: the listed strategies with their module files, and the listing file. */
+export interface StrategyListing {
+  readonly file: string
+  readonly entries: readonly { readonly file: string; readonly strategy: Strategy<unknown> }[]
+}
+
+/**
+ * Reads `directory`'s listing (`index.ts`, `.mts`, `.js` or `.mjs`), undefined when it has none. The
+ * listing exports `strategies: { module, strategy }[]`; each module is a `./` path inside the folder.
+ * @throws {StrategyLoadError} naming the listing for a malformed export or a module that is not there.
+ */
+export async function loadStrategyListing(directory: string): Promise<StrategyListing | undefined> {
+  const dir = resolvePath(directory)
+  const file = LISTING_FILES.map((f) => join(dir, f)).find(existsSync)
+  if (file === undefined) return undefined
+  const listed = (await importModule(file)).strategies
+  if (!Array.isArray(listed)) {
+    throw new StrategyLoadError(file, 'a strategies listing must export `strategies`, an array', [
+      `got ${listed === null ? 'null' : typeof listed}`,
+    ])
+  }
+  const entries = listed.map((raw: unknown, i) => {
+    const module = (raw as { module?: unknown } | null)?.module
+    const full = typeof module === 'string' ? resolvePath(dir, module) : undefined
+    if (typeof module !== 'string' || !module.startsWith('./') || full === undefined || !existsSync(full)) {
+      throw new StrategyLoadError(file, `strategies[${i}].module must name a file of this folder`, [
+        `got ${JSON.stringify(module) ?? 'undefined'}`,
+      ])
+    }
+    const strategy = validateStrategyExport((raw as { strategy?: unknown }).strategy, full)
+    return { file: full, strategy }
+  })
+  return { file, entries }
+}
+
 export interface LoadStrategiesOptions {
   /** Folder scanned for plug-ins; defaults to the top-level `strategies/`. */
   directory?: string | undefined
-  /** Include the shipped strategies (default true). */
+  /** The folder of the shipped strategies (bootstrap names it); default the top-level `strategies/`. */
+  shippedDirectory?: string | undefined
+  /** Include the shipped folder (default true). */
   includeShipped?: boolean | undefined
 }
 
-/** Loads the shipped strategies plus every module in the strategies directory into a registry. */
+/**
+ * Loads the shipped folder (unless excluded) and the plug-in folder into one registry: each folder's
+ * listing, then its other modules. The same folder given twice is read once.
+ */
 export async function loadStrategies(options: LoadStrategiesOptions = {}): Promise<StrategyRegistry> {
+  const shippedDir = safeRealpath(options.shippedDirectory ?? DEFAULT_STRATEGIES_DIR)
+  const folders: string[] = []
+  if (options.includeShipped ?? true) folders.push(shippedDir)
+  const plugins = resolvePath(options.directory ?? DEFAULT_STRATEGIES_DIR)
+  if (!existsSync(plugins) || !statSync(plugins).isDirectory()) {
+    throw new StrategyLoadError(plugins, 'strategies directory does not exist')
+  }
+  if (!folders.includes(safeRealpath(plugins))) folders.push(plugins)
   const entries: RegistryEntry[] = []
-  const shipped = options.includeShipped ?? true
-  if (shipped)
-    for (const s of SHIPPED_STRATEGIES) entries.push({ strategy: s, source: `shipped (${s.name})` })
-  for (const file of discoverStrategyFiles(options.directory ?? DEFAULT_STRATEGIES_DIR)) {
-    // The shipped modules also sit in the default directory; do not register them twice.
-    if (shipped && SHIPPED_FILES.has(safeRealpath(file))) continue
-    const strategy = await loadStrategyFile(file)
-    if (shipped && SHIPPED_STRATEGIES.includes(strategy)) continue
-    entries.push({ strategy, source: file })
+  for (const folder of folders) {
+    const listing = await loadStrategyListing(folder)
+    const listed = new Set(listing?.entries.map((e) => safeRealpath(e.file)))
+    for (const e of listing?.entries ?? []) {
+      entries.push({
+        strategy: e.strategy,
+        source: folder === shippedDir ? `shipped (${e.strategy.name})` : e.file,
+      })
+    }
+    for (const file of discoverStrategyFiles(folder)) {
+      if (listed.has(safeRealpath(file))) continue
+      entries.push({ strategy: await loadStrategyFile(file), source: file })
+    }
   }
   return createStrategyRegistry(entries)
 }

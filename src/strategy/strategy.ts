@@ -131,6 +131,8 @@ export interface DesiredQuote {
   readonly reduceOnly?: boolean | undefined
   /** Free label for logs (e.g. `bid-0`); never sent to the venue. */
   readonly tag?: string | undefined
+  /** Client order id (32 lowercase hex) for the order created for this quote; unique per order. */
+  readonly coid?: string | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import {
   type BatchType,
   createBatcher,
   type ItemOutcome,
+  type SendOptions,
 } from '../../src/bot/batcher.ts'
 import { batchWeight, planBatchSizes, planWeight } from '../../src/bot/batching/planBatches.ts'
 import { StoppedError } from '../../src/bot/limiter/limiterErrors.ts'
@@ -23,6 +24,7 @@ import {
 } from '../../src/errors.ts'
 import type {
   CancelResult,
+  CreateOrderAck,
   CreateOrderInput,
   ModifyOrderInput,
   ModifyResult,
@@ -67,16 +69,42 @@ const okResponder: Responder = (call) =>
     return { status: 'ok', oid: 10_000 + i }
   })
 
-function fakeSend(responder: Responder = okResponder): { send: BatchSend; calls: SendCall[]; log: string[] } {
+/** The venue end of a send: records what goes on the wire and answers it. */
+type RawSend = (
+  type: BatchType,
+  items: readonly (ModifyOrderInput | CreateOrderInput | number)[],
+  options: { signal: AbortSignal },
+) => Promise<readonly unknown[]>
+
+function fakeSend(responder: Responder = okResponder): { send: RawSend; calls: SendCall[]; log: string[] } {
   const calls: SendCall[] = []
   const log: string[] = []
-  const send: BatchSend = async (type, items, { signal }) => {
+  const send: RawSend = async (type, items, { signal }) => {
     const call: SendCall = { type, items: [...items], signal }
     calls.push(call)
     log.push(`send ${type} ${items.length}`)
-    return (await responder(call)) as never
+    return await responder(call)
   }
   return { send, calls, log }
+}
+
+/**
+ * What the perps client does with a batch: passes its request gate (the limiter) once, as one job with
+ * the batch's endpoint, n and priority; calls `onAdmitted` once admitted; then signs and sends.
+ */
+function viaGate(limiter: Pick<WeightLimiter, 'schedule'>, raw: RawSend): BatchSend {
+  const one =
+    <I extends ModifyOrderInput | CreateOrderInput | number, R>(type: BatchType) =>
+    (items: readonly I[], o: SendOptions): Promise<readonly R[]> =>
+      limiter.schedule({ endpoint: type, n: items.length, priority: o.priority }, async () => {
+        await o.onAdmitted()
+        return (await raw(type, items, { signal: o.signal })) as readonly R[]
+      })
+  return {
+    modifyOrders: one<ModifyOrderInput, ModifyResult>('modifyOrders'),
+    createOrders: one<CreateOrderInput, CreateOrderAck>('createOrders'),
+    cancelOrders: one<number, CancelResult>('cancelOrders'),
+  }
 }
 
 /** Runs jobs at once, recording them. */
@@ -131,7 +159,7 @@ function setup(
   const reconcile = vi.fn(async (iids: readonly number[]) => {
     log.push(`reconcile ${iids.join(',')}`)
   })
-  const b = createBatcher({ limiter, send, reconcile, clock, windowMs: 10, ...overrides })
+  const b = createBatcher({ send: viaGate(limiter, send), reconcile, clock, windowMs: 10, ...overrides })
   batchers.push(b)
   return { b, clock, calls, log, jobs, reconcile }
 }
@@ -262,14 +290,37 @@ describe('collecting and flushing', () => {
     ])
   })
 
-  it('rejects malformed commands alone, without sending them', async () => {
-    const { b, clock, calls } = setup()
+  it('hands items on unchanged and leaves parsing to the client: a batch it refuses before sending fails, unreconciled', async () => {
+    const clock = new ManualClock()
+    const reconcile = vi.fn(async () => undefined)
+    const seen: unknown[] = []
+    const refuse = (): Promise<never> =>
+      Promise.reject(new InputValidationError('invalid modifyOrders input'))
+    const b = createBatcher({
+      send: {
+        // As the client does: the wire schema is parsed before the gate, so nothing is admitted or sent.
+        modifyOrders: (items) => {
+          seen.push(...items)
+          return refuse()
+        },
+        createOrders: refuse,
+        cancelOrders: refuse,
+      },
+      reconcile,
+      clock,
+      windowMs: 10,
+    })
     const bad = b.submit({ type: 'modifyOrders', iid: 1, order: { oid: 1, p: 'abc', qty: '1' } })
-    const good = b.submit(modify(2))
+    const other = b.submit(modify(2))
     await clock.advance(10)
-    expect(await bad).toMatchObject({ status: 'failed', error: expect.any(InputValidationError) })
-    expect(await good).toMatchObject({ status: 'ok' })
-    expect(calls.flatMap((c) => c.items)).toEqual([{ oid: 2, p: '100', qty: '1' }])
+    expect(seen).toEqual([
+      { oid: 1, p: 'abc', qty: '1' },
+      { oid: 2, p: '100', qty: '1' },
+    ])
+    for (const o of [await bad, await other])
+      expect(o).toMatchObject({ status: 'failed', error: expect.any(InputValidationError) })
+    expect(reconcile).not.toHaveBeenCalled()
+    expect(b.state()).toMatchObject({ batchesSent: 0, failedBatches: 1 })
   })
 })
 
@@ -396,7 +447,7 @@ describe('unknown outcome', () => {
       log.push(`reconcile ${iids.join(',')}`)
       await reconciled.promise
     }
-    const b = createBatcher({ limiter, send, reconcile, clock })
+    const b = createBatcher({ send: viaGate(limiter, send), reconcile, clock })
     const lost = b.submit(modify(1, '1', 4))
     const cancelled = b.submit(cancel(2, 5))
     await clock.advance(10)
@@ -504,8 +555,8 @@ describe('coalescing', () => {
     const m = b.submit(modify(1))
     const c = b.submit(cancel(1))
     const coid = 'a'.repeat(32)
-    const c1 = b.submit(create(1, { c: coid, p: '10' }))
-    const c2 = b.submit(create(1, { c: coid, p: '11' }))
+    const c1 = b.submit(create(1, { coid, p: '10' }))
+    const c2 = b.submit(create(1, { coid, p: '11' }))
     await clock.advance(10)
     expect(await m).toEqual({ status: 'superseded' })
     expect(await c).toMatchObject({ status: 'ok', oid: 1 })
@@ -513,7 +564,7 @@ describe('coalescing', () => {
     expect(await c2).toMatchObject({ status: 'ok' })
     expect(calls.map((x) => [x.type, x.items])).toEqual([
       ['cancelOrders', [1]],
-      ['createOrders', [{ iid: 1, buy: true, qty: '1', p: '11', tif: 'gtc', c: coid }]],
+      ['createOrders', [{ iid: 1, buy: true, qty: '1', p: '11', tif: 'gtc', coid }]],
     ])
   })
 
@@ -598,7 +649,7 @@ describe('batcher + limiter', () => {
     // Action budget 300 → 270 usable, 27 reserved for risk: two 99-order quote batches fit, the rest queue.
     limiter = createWeightLimiter({ actionBudget: 300 })
     const { send, calls } = fakeSend()
-    const b = createBatcher({ limiter, send, reconcile: async () => {}, windowMs: 10 })
+    const b = createBatcher({ send: viaGate(limiter, send), reconcile: async () => {}, windowMs: 10 })
     const quotes = Array.from({ length: 99 * 5 }, (_, i) => b.submit(modify(i + 1)))
     await vi.advanceTimersByTimeAsync(100)
     expect(calls.map((c) => c.type)).toEqual(['modifyOrders', 'modifyOrders'])
@@ -621,7 +672,7 @@ describe('batcher + limiter', () => {
     // Action budget 100 → 90 usable, quotes at most 81 per window: a 99-order batch can never fit.
     limiter = createWeightLimiter({ actionBudget: 100 })
     const { send, calls } = fakeSend()
-    const b = createBatcher({ limiter, send, reconcile: async () => {}, maxBatchSize: 99 })
+    const b = createBatcher({ send: viaGate(limiter, send), reconcile: async () => {}, maxBatchSize: 99 })
     const outcomes = Array.from({ length: 99 }, (_, i) => b.submit(modify(i + 1)))
     await vi.advanceTimersByTimeAsync(100)
     expect(calls.map((c) => c.items.length)).toEqual([79])
@@ -637,7 +688,7 @@ describe('batcher + limiter', () => {
   it('sends each batch as one limiter job charged 1 + floor(n/20)', async () => {
     limiter = createWeightLimiter()
     const { send } = fakeSend()
-    const b = createBatcher({ limiter, send, reconcile: async () => {} })
+    const b = createBatcher({ send: viaGate(limiter, send), reconcile: async () => {} })
     for (let i = 1; i <= 140; i++) void b.submit(modify(i))
     await vi.advanceTimersByTimeAsync(50)
     // 99 (weight 5) + 41 (weight 3): 8 request weight for 140 actions.

@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromPromise, SimulatedClock } from 'xstate'
-import type {
-  InstrumentDeps,
-  PlanOutcome,
-  SubmitPlanInput,
-} from '../../src/bot/instrument/instrument.machine.ts'
+import type { InstrumentDeps } from '../../src/bot/instrument/instrument.machine.ts'
 import { instrumentMachine } from '../../src/bot/instrument/instrument.machine.ts'
+import type { PlanOutcome, SubmitPlanInput } from '../../src/bot/orders/orderPlan.ts'
 import { childId, type SupervisorEmitted, supervisorMachine } from '../../src/bot/supervisor.machine.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { margin, risk } from './instrument/helpers.ts'
 
 const silent = createLogger({ destination: { write: () => undefined }, pretty: 'never' })
 
-function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number } = {}) {
+function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number; strategyThrowsOn?: number } = {}) {
   const clock = new SimulatedClock()
   clock.set(1_767_000_000_000)
   const deps = (id: number): InstrumentDeps => ({
@@ -26,11 +23,16 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number } = {}
       },
     },
     logger: silent,
-    plan: () => ({ modify: [], create: [], cancel: [] }),
+    plan: () => {
+      if (opts.strategyThrowsOn === id) throw new Error('strategy bug')
+      return { modify: [], create: [], cancel: [] }
+    },
     risk,
     tickMs: 1_000,
     minRepriceIntervalMs: 0,
     rejectBackoffMs: 1_000,
+    maxOrderAgeMs: 120_000,
+    guard: { maxIndexJump: '0.1', degradeAfter: 3 },
   })
   const boom = { armed: false }
   const instruments = [1, 2, 3].map((id) => ({
@@ -71,6 +73,8 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number } = {}
   const emitted: SupervisorEmitted[] = []
   actor.on('restarted', (e) => emitted.push(e))
   actor.on('gaveUp', (e) => emitted.push(e))
+  actor.on('degraded', (e) => emitted.push(e))
+  actor.on('recovered', (e) => emitted.push(e))
   actor.start()
   const feed = (ids?: number[]) => {
     const now = clock.now()
@@ -120,6 +124,22 @@ describe('supervisor', () => {
     // Others are unaffected.
     s.feed()
     expect(s.child(1)?.getSnapshot().value).toMatchObject({ active: { risk: 'normal' } })
+  })
+
+  it("re-emits a child's degradation alert, once per episode", () => {
+    const s = setupSupervisor({ strategyThrowsOn: 3 })
+    s.feed()
+    for (let i = 0; i < 20; i++) s.clock.increment(250)
+    expect(s.emitted).toEqual([
+      {
+        type: 'degraded',
+        instrumentId: 3,
+        symbol: 'S3-USDC',
+        cause: 'strategy',
+        reason: 'strategy failed: strategy bug',
+        at: expect.any(Number),
+      },
+    ])
   })
 
   it('stops every child on STOP_ALL', () => {

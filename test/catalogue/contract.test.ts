@@ -161,6 +161,26 @@ describe('catalogue client ⇄ mock catalogue over loopback HTTP', () => {
     expect(await h.client.getEventTags(stored.event.id)).toEqual(stored.event.tags)
   })
 
+  it('reads the relations under the official keys: externalPartners, bestLines, clobRewards', async () => {
+    const game = h.store
+      .events()
+      .find((s) => (s.bestLines ?? []).length > 0 && (s.partners.espn ?? []).length > 0)!
+    const page = await h.client.listEventsKeyset({
+      ids: [game.event.id],
+      partnerSlug: 'espn',
+      includeBestLines: true,
+    })
+    const e = page.events[0]!
+    expect(e.externalPartners).toEqual(game.partners.espn)
+    expect(e.externalPartners?.[0]?.partner?.slug).toBe('espn')
+    expect(e.bestLines).toEqual(game.bestLines)
+    const stored = game.event.markets ?? []
+    expect(e.markets?.map((m) => m.clobRewards)).toEqual(stored.map((m) => m.clobRewards))
+    const detail = await h.client.getEventBySlug(game.event.slug!, { includeBestLines: true })
+    expect(detail.bestLines).toEqual(game.bestLines)
+    expect(detail.markets?.every((m) => m.clobRewards === undefined)).toBe(true)
+  })
+
   it('server errors arrive as typed errors with status and type', async () => {
     const page = await h.client.listEventsKeyset({ limit: 2, order: 'volume' })
     const tampered = `${page.nextCursor}x`

@@ -57,4 +57,25 @@ describe('SecretBag', () => {
     expect(lines[0]).toContain(key)
     expect(lines[1]).not.toContain(key.slice(2))
   })
+
+  it('scrubs a key printed as a decimal number, upper-case hex or base64 (how libraries print keys)', async () => {
+    const { SecretBag } = await import('../../src/logging/logger.ts')
+    const lines: string[] = []
+    const key = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
+    const log = createLogger({
+      destination: { write: (s: string) => lines.push(s) },
+      pretty: 'never',
+      secrets: new SecretBag([key]),
+    })
+    const bytes = Buffer.from(key.slice(2), 'hex')
+    const forms = [
+      BigInt(key).toString(),
+      key.slice(2).toUpperCase(),
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+    ]
+    log.error({ err: new Error(`Private key ${forms[0]} is invalid`) }, `${forms.slice(1).join(' / ')}`)
+    for (const f of forms) expect(lines.join('\n')).not.toContain(f)
+    expect(lines.join('\n')).toContain('[redacted]')
+  })
 })

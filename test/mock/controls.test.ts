@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { InputValidationError } from '../../src/errors.ts'
 import { type MockControlTarget, withControls } from '../../src/mock/controls.ts'
 import type { MockHandler, MockRequest } from '../../src/mock/mockHttp.ts'
-import { VirtualClock } from '../../src/mock/virtualClock.ts'
+import { MAX_CLOCK_JUMP_MS, VirtualClock } from '../../src/mock/virtualClock.ts'
 
 function req(method: string, path: string, body?: unknown): MockRequest {
   return { method, path, query: new URLSearchParams(), headers: {}, body, clientId: '127.0.0.1' }
@@ -81,5 +81,23 @@ describe('mock controls', () => {
     })
     expect((await h(req('GET', '/__mock/clock/advance'))).status).toBe(404)
     expect((await h(req('POST', '/__mock/reboot'))).status).toBe(404)
+  })
+
+  it('reject absurd clock moves (1e308) with a clear 400 and leave the clock where it was', async () => {
+    const target = fakeTarget()
+    const h = withControls(inner, { enabled: true, target })
+    for (const [path, body] of [
+      ['/__mock/clock/advance', { ms: 1e308 }],
+      ['/__mock/clock/advance', { ms: MAX_CLOCK_JUMP_MS + 1 }],
+      ['/__mock/clock/set', { time: 1e308 }],
+      ['/__mock/clock/set', { time: 1_000 + MAX_CLOCK_JUMP_MS + 1 }],
+    ] as const) {
+      const res = await h(req('POST', path, body))
+      expect(res.status).toBe(400)
+      expect(res.body).toMatchObject({ status: 'err', error: expect.stringMatching(/at most .*366 days/) })
+    }
+    expect(target.clock.now()).toBe(1_000)
+    expect((await h(req('POST', '/__mock/clock/advance', { ms: MAX_CLOCK_JUMP_MS }))).status).toBe(200)
+    expect(target.clock.now()).toBe(1_000 + MAX_CLOCK_JUMP_MS)
   })
 })

@@ -5,6 +5,7 @@ import {
   FAULT_HEADER,
   FAULT_PRESETS,
   type FaultConfig,
+  MAX_FAULT_RULES,
   matchesRule,
   resolveFaultConfig,
   routeNameFor,
@@ -220,6 +221,19 @@ describe('fault configs', () => {
     expect(() => resolveFaultConfig('chaos')).toThrow(/unknown fault preset 'chaos'/)
     expect(() => resolveFaultConfig({ rules: [{ error500: 2 }] })).toThrow(InputValidationError)
     expect(() => resolveFaultConfig({ rules: [{ bogus: true }] })).toThrow(InputValidationError)
+  })
+
+  it('bounds what a config can make the mock store (rules, names)', () => {
+    const rules = Array.from({ length: MAX_FAULT_RULES }, () => ({ error500: 0.1 }))
+    expect(resolveFaultConfig({ rules }).rules).toHaveLength(MAX_FAULT_RULES)
+    expect(() => resolveFaultConfig({ rules: [...rules, { error500: 0.1 }] })).toThrow(/invalid fault config/)
+    expect(() => resolveFaultConfig({ rules: [{ match: { path: `/${'a'.repeat(1_000)}` } }] })).toThrow(
+      InputValidationError,
+    )
+    const endpoints = Array.from({ length: MAX_FAULT_RULES + 1 }, () => 'getTime')
+    expect(() => resolveFaultConfig({ rules: [{ match: { endpoint: endpoints } }] })).toThrow(
+      InputValidationError,
+    )
   })
 
   it('flaky gives each fault kind at roughly its configured rate (seeded)', async () => {

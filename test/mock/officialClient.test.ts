@@ -179,6 +179,73 @@ describe.runIf(NODE_MAJOR >= 24)('official @polymarket/client reads the embedded
       expect(tags.length).toBeGreaterThan(1)
     })
 
+    it('sees the relations under its own keys: partners (partner_slug), best lines, CLOB rewards', async () => {
+      const game = mock.catalogue
+        .events()
+        .find((s) => !s.event.closed && (s.bestLines ?? []).length > 0 && (s.partners.espn ?? []).length > 0)
+      expect(game, 'an open game with best lines and an ESPN link').toBeDefined()
+      const id = String(game?.event.id)
+      const links = game?.partners.espn ?? []
+      const lines = game?.bestLines ?? []
+
+      const plain = (await client.listEvents({ ids: [Number(id)] }).firstPage()).items[0]
+      expect(plain?.id).toBe(id)
+      expect(plain?.partners).toEqual([])
+      expect(plain?.sports.bestLines).toEqual([])
+
+      const page = await client
+        .listEvents({ ids: [Number(id)], partnerSlug: 'espn', includeBestLines: true })
+        .firstPage()
+      const e = page.items[0]
+      expect(e?.id).toBe(id)
+      expect(e?.partners.length).toBeGreaterThan(0)
+      expect(e?.partners).toEqual(
+        links.map((l) => ({
+          id: l.id,
+          externalId: l.externalId,
+          partner: l.partner ? { id: l.partner.id, slug: l.partner.slug, name: l.partner.name } : null,
+          createdAt: l.createdAt,
+          updatedAt: l.updatedAt,
+        })),
+      )
+      expect(e?.sports.bestLines.length).toBeGreaterThan(0)
+      expect(e?.sports.bestLines).toEqual(
+        lines.map((b) => ({ id: b.id, lineType: b.lineType, line: b.line })),
+      )
+
+      // Listing markets carry their reward programmes; the client keeps decimals as strings.
+      const want = binaryMarkets(stored(id))
+      expect(want.some((m) => (m.clobRewards ?? []).length > 0)).toBe(true)
+      for (const [i, m] of (e?.markets ?? []).entries()) {
+        expect(m.rewards.clobRewards).toEqual(
+          (want[i]?.clobRewards ?? []).map((r) => ({
+            ...r,
+            rewardsAmount: String(r.rewardsAmount),
+            rewardsDailyRate: String(r.rewardsDailyRate),
+          })),
+        )
+      }
+
+      const detail = await client.fetchEvent({ slug: String(e?.slug), includeBestLines: true })
+      expect(detail.sports.bestLines).toEqual(e?.sports.bestLines)
+    })
+
+    it('filters by eventDate, a calendar date', async () => {
+      const dated = mock.catalogue
+        .events()
+        .find((s) => !s.event.closed && typeof s.event.eventDate === 'string')
+      expect(dated, 'an open event with an eventDate').toBeDefined()
+      const day = String(dated?.event.eventDate).slice(0, 10)
+      const found: string[] = []
+      for await (const page of client.listEvents({ eventDate: day, pageSize: 100 })) {
+        for (const ev of page.items) {
+          expect(String(ev.schedule.eventDate).slice(0, 10)).toBe(day)
+          found.push(ev.id)
+        }
+      }
+      expect(found).toContain(dated?.event.id)
+    })
+
     it('the client validates: a listing market without marketMakerAddress is rejected (negative control)', async () => {
       const listed = (await client.listEvents({ pageSize: 5 }).firstPage()).items
       const target = listed.find((e) => e.markets.length > 0)

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import type { MockHandler, MockRequest, MockResponse } from '../../src/mock/mockHttp.ts'
-import { createRequestLimiter, requestWeight, withRequestLimit } from '../../src/mock/requestLimiter.ts'
+import {
+  createRequestLimiter,
+  MAX_TRACKED_CLIENTS,
+  requestWeight,
+  withRequestLimit,
+} from '../../src/mock/requestLimiter.ts'
 import { VirtualClock } from '../../src/mock/virtualClock.ts'
 
 function req(method: string, pathAndQuery: string, body?: unknown, clientId = '127.0.0.1'): MockRequest {
@@ -122,5 +127,25 @@ describe('withRequestLimit', () => {
     const h = withRequestLimit(ok, { clock, capacityPerMinute: 100, weightOf: () => 100 })
     expect((await call(h, req('GET', '/v1/info/time'))).status).toBe(200)
     expect((await call(h, req('GET', '/v1/info/time'))).status).toBe(429)
+  })
+})
+
+describe('client tracking', () => {
+  it('stays bounded however many client ids are seen (full buckets are forgotten)', async () => {
+    const clock = new VirtualClock({ mode: 'stepped', startMs: 0 })
+    const limiter = createRequestLimiter({ clock, capacityPerMinute: 100 })
+    const h = withRequestLimit(ok, limiter)
+    // One client still refilling is kept; the rest are full again a minute later.
+    for (let i = 0; i < 1_000; i++) await call(h, req('GET', '/v1/info/time', undefined, 'busy'))
+    for (let i = 0; i < MAX_TRACKED_CLIENTS; i++)
+      await call(h, req('GET', '/v1/info/time', undefined, `c${i}`))
+    // Every bucket is still refilling (virtual time has not moved): none can be forgotten yet.
+    expect(limiter.trackedClients).toBe(MAX_TRACKED_CLIENTS + 1)
+    clock.advance(60_000)
+    expect(limiter.remaining('busy')).toBe(100)
+    await call(h, req('GET', '/v1/info/time', undefined, 'busy'))
+    await call(h, req('GET', '/v1/info/time', undefined, 'new-client'))
+    expect(limiter.trackedClients).toBe(2)
+    expect(limiter.remaining('busy')).toBe(99)
   })
 })

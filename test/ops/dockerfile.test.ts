@@ -123,6 +123,17 @@ describe('Dockerfile', () => {
     expect(copied).toContain(entry.split('/')[0])
   })
 
+  it('binds the ops server beyond loopback only with the token the bot then requires, and says how', () => {
+    const cmd = JSON.parse(one(finalStage, 'CMD')) as string[]
+    const host = cmd[cmd.indexOf('--ops-host') + 1]
+    expect(host).toBe('0.0.0.0')
+    const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
+    expect(text).toMatch(/PERPBOT_OPS_TOKEN/)
+    expect(text).toMatch(/-p 127\.0\.0\.1:9464:9464/)
+    // The health check talks to /livez, the one endpoint that needs no token.
+    expect(one(finalStage, 'HEALTHCHECK')).not.toMatch(/authorization/i)
+  })
+
   it('copies only sources that exist (bin/ is created by the build stage when absent)', () => {
     const build = dockerfile.stages[0] as Stage
     const fromBuild = all(finalStage, 'COPY').filter((c) => c.includes(`--from=${build.name}`))

@@ -1,9 +1,12 @@
 import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
+import { SimulatedClock } from 'xstate'
+import { ConfigError } from '../../src/errors.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { createBotMetrics } from '../../src/ops/metrics.ts'
 import { type OpsServerOptions, type RunningOpsServer, startOpsServer } from '../../src/ops/opsServer.ts'
 import type { BotStatus } from '../../src/ops/status.ts'
+import { createWatchdog, type LoopDelayProbe } from '../../src/ops/watchdog.ts'
 
 const SECRET = 'sk_live_abcdefghijklmnop'
 
@@ -76,6 +79,77 @@ describe('startOpsServer (loopback)', () => {
     res = await fetch(`${server.url}/livez?verbose=1`)
     expect(res.status).toBe(503)
     expect(await res.json()).toEqual({ status: 'fail', reason: 'stopped: operator' })
+  })
+
+  it('/livez asks the watchdog too: a stalled event loop or a silent loop fails it, with the reasons', async () => {
+    const clock = new SimulatedClock()
+    let delay = 0
+    const probe: LoopDelayProbe = {
+      enable: () => undefined,
+      disable: () => undefined,
+      maxDelayMs: () => delay,
+      reset: () => {
+        delay = 0
+      },
+    }
+    const watchdog = createWatchdog({ clock, stallMs: 4_000, probe })
+    watchdog.start()
+    watchdog.register('index:BTC', 10_000)
+    const { server, state } = await start({ watchdog })
+    expect(await (await fetch(`${server.url}/livez`)).json()).toEqual({ status: 'ok', reason: 'alive' })
+
+    clock.increment(10_001)
+    let res = await fetch(`${server.url}/livez`)
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({
+      status: 'fail',
+      reason: 'loop "index:BTC" made no progress for 10001 ms (limit 10000 ms)',
+    })
+
+    watchdog.beat('index:BTC')
+    delay = 6_200
+    state.live = { ok: false, reason: 'stopping' }
+    res = await fetch(`${server.url}/livez`)
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({
+      status: 'fail',
+      reason: 'stopping; event loop stalled for 6200 ms (limit 4000 ms)',
+    })
+    watchdog.stop()
+  })
+
+  it('refuses to bind beyond loopback without a token (before listening)', async () => {
+    const err = await start({ host: '0.0.0.0' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as ConfigError).issues.join('\n')).toContain('PERPBOT_OPS_TOKEN')
+  })
+
+  it('with a token, every endpoint but /livez wants it as a Bearer header (401 otherwise)', async () => {
+    const token = `${'a'.repeat(20)}TOKEN`
+    const { server, lines } = await start({ token })
+    const get = (path: string, authorization?: string) =>
+      fetch(`${server.url}${path}`, authorization ? { headers: { authorization } } : {})
+    expect((await get('/livez')).status).toBe(200)
+    for (const path of ['/status', '/metrics', '/readyz', '/admin']) {
+      const res = await get(path)
+      expect(res.status, path).toBe(401)
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="perpbot-ops"')
+      expect(await res.json()).toEqual({ error: 'unauthorized' })
+    }
+    for (const wrong of [
+      `Bearer ${token}x`,
+      `Bearer ${token.slice(1)}`,
+      `Basic ${token}`,
+      token,
+      'Bearer ',
+    ]) {
+      expect((await get('/status', wrong)).status, wrong).toBe(401)
+    }
+    expect((await get('/status', `Bearer ${token}`)).status).toBe(200)
+    expect((await get('/metrics', `bearer ${token}`)).status).toBe(200)
+    expect((await get('/admin', `Bearer ${token}`)).status).toBe(404)
+    expect(lines.join('')).not.toContain(token)
+    expect(lines.join('')).toContain('"auth":"bearer"')
   })
 
   it('/readyz answers 503 with every reason until ready, then 200', async () => {

@@ -127,6 +127,31 @@ describe('installShutdown', () => {
     expect(t.exit).toHaveBeenCalledExactlyOnceWith(0)
   })
 
+  it('absorbs a signal that arrives after the exit was requested, even once uninstalled', async () => {
+    // The CLI uninstalls in its exit callback and then drains for a moment: a second SIGTERM 0.1 s
+    // after a quick shutdown used to find no listener, and Node's default killed the process (143).
+    const emitter = new EventEmitter()
+    const clock = new SimulatedClock()
+    let uninstall: (() => void) | undefined
+    const exit = vi.fn<(code: number) => void>(() => uninstall?.())
+    const handle = installShutdown({
+      logger: createLogger({ destination: { write: () => true }, pretty: 'never' }),
+      onShutdown: async () => {},
+      exit,
+      process: emitter,
+      clock,
+    })
+    uninstall = handle
+    emitter.emit('SIGTERM')
+    expect(await handle.trigger('x')).toBe(0)
+    clock.increment(100)
+    expect(emitter.listenerCount('SIGTERM')).toBe(1)
+    expect(emitter.listenerCount('uncaughtException')).toBe(0)
+    emitter.emit('SIGTERM')
+    emitter.emit('SIGINT')
+    expect(exit).toHaveBeenCalledExactlyOnceWith(0)
+  })
+
   it('is idempotent: repeated triggers share one run and one exit', async () => {
     const t = setup()
     const a = t.handle.trigger('first')

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,11 +10,14 @@ import {
   DEFAULT_STRATEGIES_DIR,
   discoverStrategyFiles,
   loadStrategies,
-  SHIPPED_STRATEGIES,
+  loadStrategyListing,
   StrategyLoadError,
   StrategyOutputError,
 } from '../../src/strategy/registry.ts'
+import { strategies as shippedListing } from '../../strategies/index.ts'
 import { makeSnapshot } from './fixtures.ts'
+
+const SHIPPED_STRATEGIES = shippedListing.map((e) => e.strategy)
 
 const zodUrl = pathToFileURL(createRequire(import.meta.url).resolve('zod')).href
 const repoUrl = (p: string) => pathToFileURL(join(import.meta.dirname, '../..', p)).href
@@ -87,6 +90,64 @@ describe('strategy registry', () => {
       'indexPeg.ts',
       'volSpread.ts',
     ])
+  })
+
+  it('reads the shipped strategies from the listing in strategies/, which names every module there', async () => {
+    const listing = await loadStrategyListing(DEFAULT_STRATEGIES_DIR)
+    expect(listing?.file).toBe(join(DEFAULT_STRATEGIES_DIR, 'index.ts'))
+    for (const e of listing?.entries ?? []) {
+      const mod = (await import(pathToFileURL(e.file).href)) as { strategy?: unknown }
+      expect(mod.strategy, e.file).toBe(e.strategy)
+    }
+    const listed = (listing?.entries ?? []).map((e) => e.file).sort()
+    expect(discoverStrategyFiles(DEFAULT_STRATEGIES_DIR)).toEqual(listed)
+  })
+
+  it('has no import from src/ up into strategies/', () => {
+    const src = join(import.meta.dirname, '../../src')
+    const offenders: string[] = []
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const full = join(d, e.name)
+        if (e.isDirectory()) walk(full)
+        else if (/from '(\.\.\/)+strategies\//.test(readFileSync(full, 'utf8'))) offenders.push(full)
+      }
+    }
+    walk(src)
+    expect(offenders).toEqual([])
+  })
+
+  it('loads a listed module through its listing only, never again as a drop-in', async () => {
+    // The listed module has no `strategy` export: scanned as a drop-in it would fail to load.
+    const d = fresh({
+      'index.mjs': `import { listedOnly } from './listed.mjs'\nexport const strategies = [{ module: './listed.mjs', strategy: listedOnly }]`,
+      'listed.mjs': `export const listedOnly = { name: 'listed', description: '', paramsSchema: { safeParse: (v) => ({ success: true, data: v }) }, quote: () => [] }`,
+      'dropped.ts': tsPlugin('dropped'),
+    })
+    const registry = await loadStrategies({ directory: d, includeShipped: false })
+    expect(registry.names()).toEqual(['dropped', 'listed'])
+    expect(registry.source('listed')).toBe(join(d, 'listed.mjs'))
+    expect(registry.source('dropped')).toBe(join(d, 'dropped.ts'))
+  })
+
+  it.each([
+    ['no `strategies` array', { 'index.mjs': 'export const other = []' }, /must export `strategies`/],
+    [
+      'a module outside the folder',
+      { 'index.mjs': "export const strategies = [{ module: '../elsewhere.mjs', strategy: {} }]" },
+      /strategies\[0\]\.module must name a file of this folder/,
+    ],
+    [
+      'a module that is not there',
+      { 'index.mjs': "export const strategies = [{ module: './gone.mjs', strategy: {} }]" },
+      /strategies\[0\]\.module must name a file of this folder/,
+    ],
+  ])('rejects a listing with %s, naming the listing', async (_n, files, message) => {
+    const d = fresh(files)
+    const err = await loadStrategies({ directory: d }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(StrategyLoadError)
+    expect((err as StrategyLoadError).file).toBe(join(d, 'index.mjs'))
+    expect((err as Error).message).toMatch(message)
   })
 
   it('picks up strategies dropped into a configured folder, alongside the shipped ones', async () => {

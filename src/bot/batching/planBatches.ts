@@ -11,10 +11,14 @@
  * request count `k` and, for each, the least extra weight that makes room for `n` items.
  */
 
-/** Request weight of one batch of `size` commands (the spec's `1 + floor(n / 20)`). */
-export function batchWeight(size: number): number {
-  return 1 + Math.floor(size / 20)
-}
+import { batchRequestWeight, maxBatchForWeight } from '../../perps/weights.ts'
+
+/** Request weight of one batch of `size` commands (the weight table's `1 + floor(n / 20)`). */
+export const batchWeight = batchRequestWeight
+
+/** Items a weight-1 batch holds (19), and items each further weight unit buys (20): from the table. */
+const BASE = maxBatchForWeight(1)
+const STEP = maxBatchForWeight(2) - BASE
 
 /** Total request weight of a plan. */
 export function planWeight(sizes: readonly number[]): number {
@@ -33,7 +37,7 @@ export function planBatchSizes(n: number, maxBatchSize: number): number[] {
   }
   if (n === 0) return []
   const m = maxBatchSize
-  const q = Math.floor(m / 20)
+  const q = Math.floor(m / STEP)
   if (q === 0)
     return fill(
       n,
@@ -43,16 +47,16 @@ export function planBatchSizes(n: number, maxBatchSize: number): number[] {
   // A batch with q_i extra weight units (weight 1 + q_i) holds up to 20·q_i + 19 items, except that its
   // q-th unit only reaches m: it buys `last` items instead of 20. When `last` is 20 (m = 20k + 19) every
   // unit is alike and batches simply fill up one after another.
-  const last = m - (20 * (q - 1) + 19)
-  const fullPerBatch = last === 20 ? q : q - 1
+  const last = m - (STEP * (q - 1) + BASE)
+  const fullPerBatch = last === STEP ? q : q - 1
   const extraUnits = (k: number): number | undefined => {
-    let need = n - 19 * k
+    let need = n - BASE * k
     if (need <= 0) return 0
     const full = k * fullPerBatch
-    const fullUnits = Math.ceil(need / 20)
+    const fullUnits = Math.ceil(need / STEP)
     if (fullUnits <= full) return fullUnits
     if (fullPerBatch === q) return undefined
-    need -= 20 * full
+    need -= STEP * full
     const lastUnits = Math.ceil(need / last)
     return lastUnits <= k ? full + lastUnits : undefined
   }
@@ -79,7 +83,7 @@ export function planBatchSizes(n: number, maxBatchSize: number): number[] {
       qi = q
       short -= 1
     }
-    caps.push(qi === q ? m : 20 * qi + 19)
+    caps.push(qi === q ? m : STEP * qi + BASE)
   }
   return fill(n, caps)
 }

@@ -1,205 +1,60 @@
 /**
  * One actor per instrument. It is fed index, statistics, account margin/position and its own open
- * orders; it asks its plan function (strategy + quote diff) for order actions and hands them to the
- * batcher through the `submitPlan` actor; it waits for per-order results and applies them.
+ * orders; it asks its plan function (strategy + quote diff) for order actions, passes them through the
+ * price guard, and hands them to the batcher through the `submitPlan` actor; it waits for per-order
+ * results and applies them.
  *
  * States make risk visible:
  *   syncing → active { risk: normal | widened | reduceOnly  ×  work: quoting ⇄ repricing } ⇄ halted → stopped
  * Risk modes come from `assessRisk` (pure, with hysteresis); every transition is logged with its
- * reason. All delays run on the actor system's clock (a `SimulatedClock` in tests).
+ * reason. Degradation (a failing strategy, dropped quotes, rejected index updates) is kept in
+ * `context.health` and announced once per episode as emitted `degraded`/`recovered` events.
+ *
+ * Decisions are pure steps (`steps.ts`); the actions here only apply them. Time is xstate's own: the
+ * ticker is an `after` transition, and a deferred plan is a delayed `WAKE` raised with an id and
+ * cancelled when it is no longer due. All delays run on the actor system's clock (a `SimulatedClock`
+ * in tests).
  */
 import { assign, enqueueActions, fromPromise, setup } from 'xstate'
-import type { Clock } from '../../clock.ts'
-import type { Logger } from '../../logging/logger.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
-import type {
-  QuoteMode,
-  StrategyCatalogue,
-  StrategyIndex,
-  StrategyInstrument,
-  StrategyMargin,
-  StrategyPosition,
-  StrategySnapshot,
-  StrategyStatistics,
-} from '../../strategy/strategy.ts'
-import { liquidationDistance } from '../monitor/marginRatio.ts'
+import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../orders/orderPlan.ts'
+import type { RiskMode } from './assessRisk.ts'
 import {
-  assessRisk,
-  type CurrentMode,
-  type RiskAssessment,
-  type RiskConfig,
-  type RiskMode,
-} from './assessRisk.ts'
+  assess,
+  hasAllInputs,
+  type InstrumentContext,
+  type InstrumentEmitted,
+  type InstrumentEvent,
+  type InstrumentInput,
+  initialContext,
+} from './context.ts'
+import type { HealthChange } from './health.ts'
+import {
+  type InputEvent,
+  inputStep,
+  type LogEntry,
+  planStep,
+  resultsStep,
+  type Step,
+  submitFailedStep,
+  tickStep,
+} from './steps.ts'
+
+export type {
+  InstrumentContext,
+  InstrumentDeps,
+  InstrumentEmitted,
+  InstrumentEvent,
+  InstrumentInput,
+  InstrumentStats,
+  PriceGuardSettings,
+} from './context.ts'
+export { buildSnapshot } from './context.ts'
+export { type DegradeCause, degradations } from './health.ts'
 
 // ---------------------------------------------------------------------------------------------------
 // Plans and results
 // ---------------------------------------------------------------------------------------------------
-
-export interface ModifyAction {
-  oid: number
-  p: string
-  qty: string
-}
-export interface CreateAction {
-  iid: number
-  buy: boolean
-  p: string
-  qty: string
-  ro?: boolean | undefined
-}
-/** What one repricing decision wants done. */
-export interface OrderPlan {
-  modify: ModifyAction[]
-  create: CreateAction[]
-  cancel: number[]
-}
-
-export type ItemResult =
-  | { status: 'ok'; order?: Order | undefined; oid?: number | undefined }
-  | { status: 'err'; error: string }
-  | { status: 'unknown' }
-  | { status: 'superseded' }
-
-/** Results aligned index by index with the plan's arrays. */
-export interface PlanOutcome {
-  modify: ItemResult[]
-  create: ItemResult[]
-  cancel: ItemResult[]
-}
-
-export type WorkPriority = 'risk' | 'quote'
-
-export interface SubmitPlanInput {
-  instrumentId: number
-  plan: OrderPlan
-  priority: WorkPriority
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Context, input, events
-// ---------------------------------------------------------------------------------------------------
-
-export interface InstrumentDeps {
-  clock: Pick<Clock, 'now'>
-  logger: Logger
-  /** Strategy + diff for a snapshot. May throw (a strategy bug): the actor then keeps its orders. */
-  plan: (snapshot: StrategySnapshot) => OrderPlan
-  risk: RiskConfig
-  /** Period of the staleness/age check. */
-  tickMs: number
-  minRepriceIntervalMs: number
-  /** Pause after a rejected plan before planning again (doubles up to 30 s). */
-  rejectBackoffMs: number
-}
-
-export interface InstrumentInput {
-  instrument: StrategyInstrument
-  deps: InstrumentDeps
-}
-
-export interface InstrumentStats {
-  plans: number
-  submitted: number
-  rejected: number
-  /** Orders found gone (filled or cancelled) when we tried to change them. */
-  gone: number
-  unknown: number
-  strategyErrors: number
-  lastSubmitAt: number | undefined
-}
-
-export interface InstrumentContext {
-  instrument: StrategyInstrument
-  deps: InstrumentDeps
-  index: StrategyIndex | undefined
-  indexAt: number | undefined
-  statistics: StrategyStatistics | undefined
-  statisticsAt: number | undefined
-  margin: StrategyMargin | undefined
-  marginAt: number | undefined
-  position: StrategyPosition | undefined
-  openOrders: Order[]
-  ordersAt: number | undefined
-  catalogue: StrategyCatalogue | undefined
-  breakerOpen: boolean
-  assessment: RiskAssessment & { transient: boolean }
-  mode: CurrentMode
-  /** Inputs changed since the last plan. */
-  dirty: boolean
-  pendingPlan: OrderPlan | undefined
-  pendingPriority: WorkPriority
-  lastPlanAt: number
-  /** A deferred plan is due then (end of the reprice interval or of a backoff); the ticker wakes for it. */
-  wakeAt: number | undefined
-  /** The ticker has been re-armed for `wakeAt`. */
-  wakeArmed: boolean
-  backoffUntil: number
-  backoffMs: number
-  stats: InstrumentStats
-}
-
-export type InstrumentEvent =
-  | { type: 'INDEX'; index: StrategyIndex; receivedAt: number }
-  | { type: 'STATISTICS'; statistics: StrategyStatistics; receivedAt: number }
-  | { type: 'ACCOUNT'; margin: StrategyMargin; position: StrategyPosition | undefined; receivedAt: number }
-  | { type: 'ORDERS'; orders: Order[]; receivedAt: number }
-  | { type: 'CATALOGUE'; catalogue: StrategyCatalogue }
-  | { type: 'BREAKER'; open: boolean }
-  | { type: 'STOP' }
-  /** Internal: re-arm the ticker for a deferred plan. */
-  | { type: 'REARM' }
-
-const isEmpty = (p: OrderPlan): boolean => p.modify.length + p.create.length + p.cancel.length === 0
-
-// ---------------------------------------------------------------------------------------------------
-// Pure helpers
-// ---------------------------------------------------------------------------------------------------
-
-function assess(ctx: InstrumentContext): RiskAssessment & { transient: boolean } {
-  const now = ctx.deps.clock.now()
-  const mark = ctx.index ? Number(ctx.index.price) : Number.NaN
-  return assessRisk(
-    {
-      now,
-      indexAt: ctx.indexAt,
-      statisticsAt: ctx.statisticsAt,
-      marginAt: ctx.marginAt,
-      marginRatio: ctx.margin?.marginRatio,
-      inLiquidation: ctx.margin?.inLiquidation ?? false,
-      liquidationDistance: ctx.position
-        ? liquidationDistance(mark, ctx.position.liquidationPrice)
-        : undefined,
-      breakerOpen: ctx.breakerOpen,
-    },
-    ctx.mode,
-    ctx.deps.risk,
-  )
-}
-
-function quoteMode(mode: RiskMode): QuoteMode {
-  return mode === 'widened' ? 'widened' : mode === 'reduce-only' ? 'reduce-only' : 'normal'
-}
-
-/** The strategy's view of this instrument now. */
-export function buildSnapshot(ctx: InstrumentContext, now: number): StrategySnapshot {
-  return {
-    now,
-    instrument: ctx.instrument,
-    index: ctx.index,
-    statistics: ctx.statistics,
-    position: ctx.position,
-    margin: ctx.margin ?? {
-      accountValue: '0',
-      initialMargin: '0',
-      maintenanceMargin: '0',
-      marginRatio: 0,
-      inLiquidation: false,
-    },
-    openOrders: ctx.openOrders,
-    mode: quoteMode(ctx.assessment.mode),
-    ...(ctx.catalogue ? { catalogue: ctx.catalogue } : {}),
-  }
-}
 
 /** Applies per-order results to the live order set. */
 export function applyOutcome(
@@ -272,11 +127,51 @@ const notProvided = (name: string) =>
     throw new Error(`${name} actor not provided`)
   })
 
+/** Id of the delayed `WAKE` for a deferred plan (one at most per actor). */
+const WAKE_ID = 'wake'
+
+type StepParams =
+  | { kind: 'input'; event: InputEvent }
+  | { kind: 'tick' }
+  | { kind: 'plan' }
+  | { kind: 'results'; outcome: PlanOutcome }
+  | { kind: 'failed'; error: unknown }
+
+function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
+  switch (p.kind) {
+    case 'input':
+      return inputStep(ctx, p.event, now)
+    case 'tick':
+      return tickStep(ctx, now)
+    case 'plan':
+      return planStep(ctx, now, false)
+    case 'results': {
+      const plan = ctx.pendingPlan
+      if (!plan) return { update: undefined, logs: [], changes: [], due: ctx.planDueAt }
+      return resultsStep(ctx, applyOutcome(ctx.openOrders, plan, p.outcome, ctx.instrument.id, now), now)
+    }
+    case 'failed':
+      return submitFailedStep(ctx, p.error, now)
+  }
+}
+
+const toEmitted = (ctx: InstrumentContext, c: HealthChange): InstrumentEmitted => {
+  const who = { instrumentId: ctx.instrument.id, symbol: ctx.instrument.symbol }
+  return c.kind === 'degraded'
+    ? { type: 'degraded', ...who, cause: c.cause, reason: c.reason, at: c.at }
+    : { type: 'recovered', ...who, cause: c.cause, since: c.since, at: c.at }
+}
+
+const writeLogs = (ctx: InstrumentContext, logs: readonly LogEntry[]) => (): void => {
+  for (const l of logs) ctx.deps.logger[l.level](l.fields, l.msg)
+}
+
 export const instrumentMachine = setup({
   types: {
     context: {} as InstrumentContext,
     events: {} as InstrumentEvent,
     input: {} as InstrumentInput,
+    emitted: {} as InstrumentEmitted,
   },
   actors: {
     submitPlan: notProvided('submitPlan') as unknown as ReturnType<
@@ -287,19 +182,11 @@ export const instrumentMachine = setup({
     >,
   },
   delays: {
-    TICK: ({ context }) => {
-      if (context.wakeAt === undefined) return context.deps.tickMs
-      const due = context.wakeAt - context.deps.clock.now()
-      return Math.max(0, Math.min(context.deps.tickMs, due))
-    },
+    TICK: ({ context }) => context.deps.tickMs,
     RETRY: () => 2_000,
   },
   guards: {
-    hasAllInputs: ({ context }) =>
-      context.indexAt !== undefined &&
-      context.statisticsAt !== undefined &&
-      context.marginAt !== undefined &&
-      context.ordersAt !== undefined,
+    hasAllInputs: ({ context }) => hasAllInputs(context),
     shouldHalt: ({ context }) => context.assessment.mode === 'halted',
     canResume: ({ context }) => context.assessment.mode !== 'halted',
     isWidened: ({ context }) => context.assessment.mode === 'widened',
@@ -309,176 +196,70 @@ export const instrumentMachine = setup({
     hasOrders: ({ context }) => context.openOrders.length > 0,
   },
   actions: {
-    storeInput: assign(({ context, event }) => {
-      switch (event.type) {
-        case 'INDEX':
-          return { index: event.index, indexAt: event.receivedAt, dirty: true }
-        case 'STATISTICS':
-          return { statistics: event.statistics, statisticsAt: event.receivedAt, dirty: true }
-        case 'ACCOUNT':
-          return { margin: event.margin, position: event.position, marginAt: event.receivedAt, dirty: true }
-        case 'ORDERS':
-          return {
-            openOrders: event.orders.filter((o) => o.iid === context.instrument.id),
-            ordersAt: event.receivedAt,
-            dirty: true,
-          }
-        case 'CATALOGUE':
-          return { catalogue: event.catalogue, dirty: true }
-        case 'BREAKER':
-          return { breakerOpen: event.open, dirty: true }
-        default:
-          return {}
-      }
-    }),
     assess: assign(({ context }) => ({ assessment: assess(context) })),
-    enterMode: assign(({ context }, params: { mode: RiskMode }) => {
+    enterMode: enqueueActions(({ context, enqueue }, params: { mode: RiskMode }) => {
       const now = context.deps.clock.now()
-      if (context.mode.mode !== params.mode) {
-        context.deps.logger.info(
-          { from: context.mode.mode, to: params.mode, reason: context.assessment.reason },
-          `risk mode ${context.mode.mode} → ${params.mode}: ${context.assessment.reason}`,
+      const from = context.mode.mode
+      if (from !== params.mode) {
+        const reason = context.assessment.reason
+        enqueue(
+          writeLogs(context, [
+            {
+              level: 'info',
+              fields: { from, to: params.mode, reason },
+              msg: `risk mode ${from} → ${params.mode}: ${reason}`,
+            },
+          ]),
         )
       }
-      return {
+      enqueue.assign({
         mode: { mode: params.mode, since: now, transient: context.assessment.transient },
         dirty: true,
-      }
+      })
     }),
-    /** Plans when inputs changed (or on tick for order age) and the reprice interval allows. */
-    maybePlan: assign(({ context }, params: { force?: boolean }) => {
-      if (context.assessment.mode === 'halted') return { wakeAt: undefined, wakeArmed: false }
-      // In flight: the plan after it (on re-entering quoting) covers anything deferred until now.
-      // Defensive: a wake left armed here would make the ticker's delay 0 and spin.
-      if (context.pendingPlan)
-        return context.wakeAt === undefined ? {} : { wakeAt: undefined, wakeArmed: false }
+    /**
+     * Applies a pure step: assigns its update, logs, (re)schedules or cancels the deferred plan's
+     * delayed `WAKE`, and emits (and sends to the parent) opened/closed degradation episodes.
+     */
+    step: enqueueActions(({ context, enqueue, self }, params: StepParams) => {
       const now = context.deps.clock.now()
-      if (!context.dirty && !params.force) return {}
-      // Not yet: remember when, so the ticker wakes exactly then instead of at its next period.
-      const defer = (at: number) => (at === context.wakeAt ? {} : { wakeAt: at, wakeArmed: false })
-      if (now - context.lastPlanAt < context.deps.minRepriceIntervalMs) {
-        return defer(context.lastPlanAt + context.deps.minRepriceIntervalMs)
+      const s = computeStep(context, params, now)
+      const rewake = s.due !== context.planDueAt
+      if (s.update || rewake) enqueue.assign(rewake ? { ...s.update, planDueAt: s.due } : (s.update ?? {}))
+      if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
+      if (rewake) {
+        if (context.planDueAt !== undefined) enqueue.cancel(WAKE_ID)
+        if (s.due !== undefined)
+          enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: Math.max(0, s.due - now) })
       }
-      if (now < context.backoffUntil) return defer(context.backoffUntil)
-      let plan: OrderPlan
-      try {
-        plan = context.deps.plan(buildSnapshot(context, now))
-      } catch (e) {
-        context.deps.logger.error({ err: e }, 'strategy failed; keeping current orders')
-        return {
-          dirty: false,
-          lastPlanAt: now,
-          wakeAt: undefined,
-          wakeArmed: false,
-          stats: { ...context.stats, strategyErrors: context.stats.strategyErrors + 1 },
-        }
-      }
-      const stats = { ...context.stats, plans: context.stats.plans + 1 }
-      const woke = { wakeAt: undefined, wakeArmed: false }
-      if (isEmpty(plan)) return { dirty: false, lastPlanAt: now, stats, ...woke }
-      const onlyReducing = plan.create.every((c) => c.ro) && plan.modify.length === 0
-      const priority: WorkPriority =
-        context.assessment.mode === 'reduce-only' || onlyReducing ? 'risk' : 'quote'
-      return { dirty: false, lastPlanAt: now, pendingPlan: plan, pendingPriority: priority, stats, ...woke }
-    }),
-    /** Re-arms the ticker when a plan was deferred to `wakeAt` (it then fires exactly then). */
-    scheduleWake: enqueueActions(({ context, enqueue }) => {
-      if (context.wakeAt !== undefined && !context.wakeArmed) {
-        enqueue.assign({ wakeArmed: true })
-        enqueue.raise({ type: 'REARM' })
+      for (const c of s.changes) {
+        const emitted = toEmitted(context, c)
+        enqueue.emit(emitted)
+        // A supervisor re-emits it; a standalone actor (tests) has no parent to tell.
+        if (self._parent) enqueue.sendParent(emitted)
       }
     }),
-    applyResults: assign(({ context }, params: { outcome: PlanOutcome }) => {
-      const plan = context.pendingPlan
-      if (!plan) return {}
-      const now = context.deps.clock.now()
-      const r = applyOutcome(context.openOrders, plan, params.outcome, context.instrument.id, now)
-      for (const msg of r.rejected) context.deps.logger.warn({ rejection: msg }, `order rejected: ${msg}`)
-      if (r.gone.length > 0) {
-        context.deps.logger.info(
-          { oids: r.gone },
-          `order(s) ${r.gone.join(', ')} no longer on the book (filled or cancelled)`,
-        )
-      }
-      const rejectedNow = r.rejected.length > 0
-      const backoffMs = rejectedNow
-        ? Math.min(30_000, context.backoffMs * 2)
-        : context.deps.rejectBackoffMs / 2
-      return {
-        openOrders: r.orders,
-        pendingPlan: undefined,
-        dirty: true,
-        backoffMs: Math.max(context.deps.rejectBackoffMs / 2, backoffMs),
-        backoffUntil: rejectedNow ? now + backoffMs : 0,
-        stats: {
-          ...context.stats,
-          submitted: context.stats.submitted + 1,
-          rejected: context.stats.rejected + r.rejected.length,
-          gone: context.stats.gone + r.gone.length,
-          unknown: context.stats.unknown + r.unknown,
-          lastSubmitAt: now,
-        },
-      }
-    }),
-    submitFailed: assign(({ context }, params: { error: unknown }) => {
-      const now = context.deps.clock.now()
-      context.deps.logger.warn({ err: params.error }, 'order submission failed; waiting for reconcile')
-      return {
-        pendingPlan: undefined,
-        dirty: true,
-        backoffUntil: now + context.backoffMs,
-        backoffMs: Math.min(30_000, context.backoffMs * 2),
-        stats: { ...context.stats, unknown: context.stats.unknown + 1 },
-      }
+    /** The delayed `WAKE` fired (or must not fire any more). */
+    clearWake: enqueueActions(({ context, enqueue, event }) => {
+      if (context.planDueAt === undefined) return
+      if (event.type !== 'WAKE') enqueue.cancel(WAKE_ID)
+      enqueue.assign({ planDueAt: undefined })
     }),
     clearOrders: assign({ openOrders: () => [] }),
   },
 }).createMachine({
   id: 'instrument',
-  context: ({ input }) => ({
-    instrument: input.instrument,
-    deps: input.deps,
-    index: undefined,
-    indexAt: undefined,
-    statistics: undefined,
-    statisticsAt: undefined,
-    margin: undefined,
-    marginAt: undefined,
-    position: undefined,
-    openOrders: [],
-    ordersAt: undefined,
-    catalogue: undefined,
-    breakerOpen: false,
-    assessment: { mode: 'halted', reason: 'syncing', transient: true },
-    mode: { mode: 'halted', since: input.deps.clock.now(), transient: true },
-    dirty: true,
-    pendingPlan: undefined,
-    pendingPriority: 'quote',
-    lastPlanAt: Number.NEGATIVE_INFINITY,
-    wakeAt: undefined,
-    wakeArmed: false,
-    backoffUntil: 0,
-    backoffMs: input.deps.rejectBackoffMs,
-    stats: {
-      plans: 0,
-      submitted: 0,
-      rejected: 0,
-      gone: 0,
-      unknown: 0,
-      strategyErrors: 0,
-      lastSubmitAt: undefined,
-    },
-  }),
+  context: ({ input }) => initialContext(input),
   initial: 'syncing',
-  // Inputs are handled once, here: store, re-assess risk, and plan if quoting is allowed. The
-  // `always` transitions below then move between risk modes and into repricing.
+  // Inputs are handled once, here, in one step: store, re-assess risk, and plan if quoting is allowed.
+  // The `always` transitions below then move between risk modes and into repricing.
   on: {
-    INDEX: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
-    STATISTICS: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
-    ACCOUNT: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
-    ORDERS: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
-    CATALOGUE: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
-    BREAKER: { actions: ['storeInput', 'assess', { type: 'maybePlan', params: {} }, 'scheduleWake'] },
+    INDEX: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    STATISTICS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    ACCOUNT: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    ORDERS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    CATALOGUE: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    BREAKER: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     STOP: { target: '.stopped' },
   },
   states: {
@@ -519,7 +300,7 @@ export const instrumentMachine = setup({
           initial: 'quoting',
           states: {
             quoting: {
-              entry: [{ type: 'maybePlan', params: {} }, 'scheduleWake'],
+              entry: { type: 'step', params: { kind: 'plan' } },
               always: { guard: 'hasPlan', target: 'repricing' },
             },
             repricing: {
@@ -532,11 +313,14 @@ export const instrumentMachine = setup({
                 }),
                 onDone: {
                   target: 'quoting',
-                  actions: { type: 'applyResults', params: ({ event }) => ({ outcome: event.output }) },
+                  actions: {
+                    type: 'step',
+                    params: ({ event }) => ({ kind: 'results', outcome: event.output }),
+                  },
                 },
                 onError: {
                   target: 'quoting',
-                  actions: { type: 'submitFailed', params: ({ event }) => ({ error: event.error }) },
+                  actions: { type: 'step', params: ({ event }) => ({ kind: 'failed', error: event.error }) },
                 },
               },
             },
@@ -546,22 +330,29 @@ export const instrumentMachine = setup({
           initial: 'waiting',
           states: {
             waiting: {
+              // The periodic staleness/age check.
               after: {
                 TICK: {
                   target: 'waiting',
                   reenter: true,
-                  actions: ['assess', { type: 'maybePlan', params: { force: true } }, 'scheduleWake'],
+                  actions: { type: 'step', params: { kind: 'tick' } },
                 },
               },
-              // A plan was deferred: re-enter so the TICK delay is recomputed for `wakeAt`.
-              on: { REARM: { target: 'waiting', reenter: true } },
+              // A deferred plan is due: plan now, and count the next tick from here.
+              on: {
+                WAKE: {
+                  target: 'waiting',
+                  reenter: true,
+                  actions: ['clearWake', { type: 'step', params: { kind: 'tick' } }],
+                },
+              },
             },
           },
         },
       },
     },
     halted: {
-      entry: { type: 'enterMode', params: { mode: 'halted' } },
+      entry: [{ type: 'enterMode', params: { mode: 'halted' } }, 'clearWake'],
       initial: 'cancelling',
       states: {
         cancelling: {

@@ -22,9 +22,30 @@ export class Gate {
     for (const w of waiters) w.resolve()
   }
 
-  wait(): Promise<void> {
+  /** Waits for the gate to open; an abort of `signal` leaves the line at once and rejects with `onAbort()`. */
+  wait(signal?: AbortSignal | undefined, onAbort?: (() => unknown) | undefined): Promise<void> {
     if (this.#open) return Promise.resolve()
-    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }))
+    const abortError = (): unknown => (onAbort ? onAbort() : signal?.reason)
+    if (signal?.aborted) return Promise.reject(abortError())
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve: () => {
+          signal?.removeEventListener('abort', abort)
+          resolve()
+        },
+        reject: (e: unknown) => {
+          signal?.removeEventListener('abort', abort)
+          reject(e)
+        },
+      }
+      const abort = (): void => {
+        const i = this.#waiters.indexOf(waiter)
+        if (i >= 0) this.#waiters.splice(i, 1)
+        reject(abortError())
+      }
+      signal?.addEventListener('abort', abort, { once: true })
+      this.#waiters.push(waiter)
+    })
   }
 
   /** Rejects every waiter (shutdown). */

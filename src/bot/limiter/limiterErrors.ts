@@ -41,3 +41,11 @@ export class StoppedError extends BotError {
     this.component = component
   }
 }
+
+/** A queued job's AbortSignal fired before the limiter admitted it; nothing was sent. */
+export class LimiterAbortedError extends BotError {
+  override name = 'LimiterAbortedError' as const
+  constructor(waitingFor: string, options: BotErrorOptions = {}) {
+    super(`aborted while waiting in the limiter for ${waitingFor}; nothing was sent`, options)
+  }
+}

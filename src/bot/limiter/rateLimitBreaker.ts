@@ -109,17 +109,23 @@ export class RateLimitBreaker {
   }
 }
 
+/** Node's timer limit (2^31 − 1 ms): a longer `setTimeout` fires after 1 ms instead. */
+export const MAX_TIMER_MS = 2_147_483_647
+
 export interface BackoffOptions {
   baseMs: number
   maxMs: number
   /** Fraction of the pause added at random (0 = none), so restarts do not hit the venue in step. */
   jitter: number
+  /** The longest `Retry-After` honoured (a venue may say days); default: Node's timer limit. */
+  maxRetryAfterMs?: number | undefined
 }
 
 /**
  * How long to pause after the `attempt`-th 429 within the breaker window (1-based): never less than the
- * server's Retry-After, doubling from `baseMs` for repeated 429s up to `maxMs`, plus up to
- * `jitter × pause` at random (added, so Retry-After is always honoured).
+ * server's Retry-After (clamped to `maxRetryAfterMs`), doubling from `baseMs` for repeated 429s up to
+ * `maxMs`, plus up to `jitter × pause` at random (added, so Retry-After is always honoured). Never
+ * above Node's timer limit.
  */
 export function rateLimitPauseMs(
   retryAfterMs: number | undefined,
@@ -128,6 +134,7 @@ export function rateLimitPauseMs(
   random: Pick<Random, 'next'>,
 ): number {
   const backoff = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, attempt - 1))
-  const pause = Math.max(retryAfterMs ?? 0, backoff)
-  return Math.ceil(pause + pause * options.jitter * random.next())
+  const retryAfter = Math.min(retryAfterMs ?? 0, options.maxRetryAfterMs ?? MAX_TIMER_MS)
+  const pause = Math.max(Number.isFinite(retryAfter) ? retryAfter : 0, backoff)
+  return Math.min(MAX_TIMER_MS, Math.ceil(pause + pause * options.jitter * random.next()))
 }

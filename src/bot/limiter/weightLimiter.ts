@@ -1,30 +1,42 @@
 /**
- * The bot's weight-aware limiter: every perps HTTP request runs through `schedule` as ONE job, charged
- * its request weight (per-IP budget, 1,000/min on the venue) and its action weight (per-account budget,
- * 5,000/min), both from the one table in perps/weights.ts, each capped at `headroom` of the venue's
- * budget in EVERY sliding window (see windowBudget.ts for how).
+ * The bot's weight-aware limiter and the perps client's request gate: every perps HTTP request runs
+ * through it as ONE job (`run` wraps the real send, reads and commands alike), charged its request
+ * weight (per-IP budget, 1,000/min on the venue) and its action weight (per-account budget, 5,000/min),
+ * both from the one table in perps/weights.ts, each capped at `headroom` of the venue's budget in
+ * EVERY sliding window (see windowBudget.ts for how). A success is recorded after the answer; a 429
+ * thrown by the send reaches the breaker directly.
  *
  * Order of a job: breaker gate (quotes only) → action budget (only when the job has action weight) →
  * request budget → send. Action weight is taken first so a job waiting for action weight does not sit
- * on request weight that reads and cancels need. Risk jobs (cancels, reduce-only, the liquidation
- * response) take a reserved slice of each budget that reads and quotes cannot use, synchronously and
- * without entering Bottleneck, and beyond it queue at Bottleneck's top priority, so they neither queue
- * behind quotes nor find the budget spent by them.
+ * on request weight that reads and cancels need. Risk jobs (cancels, reduce-only, cancel-all) take a
+ * reserved slice of each budget that reads and quotes cannot use, synchronously, and beyond it queue
+ * at top priority, so they neither queue behind quotes nor find the budget spent by them. A queued
+ * job whose AbortSignal fires leaves the queue at once (`LimiterAbortedError`).
  *
  * A 429 pauses the budget it names (`action_rate_limited` → action weight only, so cancels still go;
- * anything else → all requests, risk included, since the venue refuses them anyway) for at least its
- * Retry-After, doubling with jitter on repeated 429s; `breakerThreshold` 429s within `breakerWindowMs`
- * open the breaker, which holds quotes for a cool-down (see rateLimitBreaker.ts).
+ * anything else → request weight) for at least its Retry-After (clamped to `maxRetryAfterMs`),
+ * doubling with jitter on repeated 429s. Risk work is held only by a 429 on risk work itself (the
+ * venue refusing cancels); a pause caused by reads or quotes, and the breaker, never hold it.
+ * `breakerThreshold` 429s within `breakerWindowMs` open the breaker, which holds quotes for a
+ * cool-down (see rateLimitBreaker.ts).
  */
 import { z } from 'zod'
 import { type Clock, systemClock, type TimerId } from '../../clock.ts'
 import { ConfigError, InputValidationError, RateLimitError } from '../../errors.ts'
+import type { GatedRequest, RequestGate } from '../../perps/client/context.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../../perps/weights.ts'
 import { type Random, systemRandom } from '../../random.ts'
 import { Gate } from './gate.ts'
-import { JobTooHeavyError, StoppedError } from './limiterErrors.ts'
-import { type BreakerState, RateLimitBreaker, rateLimitPauseMs } from './rateLimitBreaker.ts'
-import { type Admission, type JobPriority, WindowBudget, type WindowBudgetState } from './windowBudget.ts'
+import { JobTooHeavyError, LimiterAbortedError, StoppedError } from './limiterErrors.ts'
+import { type BreakerState, MAX_TIMER_MS, RateLimitBreaker, rateLimitPauseMs } from './rateLimitBreaker.ts'
+import {
+  type Admission,
+  type JobPriority,
+  type PauseClass,
+  pauseClassOf,
+  WindowBudget,
+  type WindowBudgetState,
+} from './windowBudget.ts'
 
 export type { BreakerState } from './rateLimitBreaker.ts'
 export type { JobPriority } from './windowBudget.ts'
@@ -53,16 +65,36 @@ export const WeightLimiterSettings = z.strictObject({
   breakerCoolDownMs: z.number().int().positive().default(30_000),
   /** How long half-open must see success and no 429 before closing. */
   breakerSuccessPeriodMs: z.number().int().positive().default(30_000),
+  /** The longest venue `Retry-After` honoured; longer ones are clamped (and reported via `onPause`). */
+  maxRetryAfterMs: z.number().int().positive().max(MAX_TIMER_MS).default(60_000),
+  /** Pauses at least this long are reported via `onPause`. */
+  longPauseMs: z.number().int().nonnegative().default(10_000),
 })
 export type WeightLimiterSettings = z.infer<typeof WeightLimiterSettings>
 
 export type WeightLimiterOptions = z.input<typeof WeightLimiterSettings> & {
-  /** Clock for windows, pauses and the breaker (Bottleneck itself only yields on global timers). */
+  /** Clock for windows, pauses and the breaker (every timer of the limiter runs on it). */
   clock?: Clock | undefined
   /** Jitter source. */
   random?: Random | undefined
   /** Breaker transitions, for alerts. Exceptions thrown here are ignored. */
   onBreaker?: ((state: BreakerState, reason: string) => void) | undefined
+  /** Every distinct 429 seen (metrics, the monitor's rate-limit count). Exceptions are ignored. */
+  onRateLimited?: ((err: RateLimitError) => void) | undefined
+  /** A long pause began (at least `longPauseMs`, or a clamped Retry-After), for alerts. Exceptions are ignored. */
+  onPause?: ((pause: LimiterPause) => void) | undefined
+}
+
+export interface LimiterPause {
+  scope: PauseScope
+  /** Whether risk work is held too (only after a 429 on risk work). */
+  holdsRisk: boolean
+  durationMs: number
+  until: number
+  /** What caused it, e.g. `ip_rate_limited on /v1/info/index`. */
+  cause: string
+  /** The venue's Retry-After as sent, when it was longer than `maxRetryAfterMs`. */
+  clampedRetryAfterMs: number | undefined
 }
 
 export interface WeightJob {
@@ -71,7 +103,11 @@ export interface WeightJob {
   n?: number | undefined
   /** Instrument filter, for reads whose weight depends on it (open orders). */
   instrumentId?: number | undefined
+  /** Order filter, for order-history reads. */
+  orderId?: number | undefined
   priority: JobPriority
+  /** Aborting it while the job waits removes it from the queue (`LimiterAbortedError`). */
+  signal?: AbortSignal | undefined
 }
 
 export interface WeightLimiterState {
@@ -88,28 +124,33 @@ export interface WeightLimiterState {
   /** 429s seen (`open_orders_limit` counted apart: it is a capacity cap, not a rate). */
   rateLimited: number
   openOrdersLimited: number
-  /** End of the current 429 pause per budget (clock ms), if paused. */
+  /** End of the current 429 pause of reads and quotes per budget (clock ms), if paused. */
   pausedUntil: { request: number | undefined; action: number | undefined }
+  /** End of the current pause of risk work per budget (only after a 429 on risk work). */
+  riskPausedUntil: { request: number | undefined; action: number | undefined }
   breaker: BreakerState
 }
 
-export interface WeightLimiter {
+export interface WeightLimiter extends RequestGate {
   /**
    * Runs `fn` (one HTTP request) once its weights fit. Resolves or rejects with `fn`'s outcome; a
-   * `RateLimitError` from `fn` is also reported to `onRateLimited`.
+   * `RateLimitError` from `fn` pauses and feeds the breaker.
    * @throws {@link InputValidationError} unknown endpoint, bad `n` or priority (at once).
    * @throws {@link JobTooHeavyError} a weight above what the job's priority may ever use (at once).
    * @throws {@link StoppedError} the limiter was stopped before the job started.
+   * @throws {@link LimiterAbortedError} `job.signal` aborted before the job started.
    */
   schedule<T>(job: WeightJob, fn: () => Promise<T>): Promise<T>
-  /** Reports a 429 (also for requests made outside `schedule`); each error object counts once. */
-  onRateLimited(err: RateLimitError): void
+  /**
+   * Reports a 429 of a request of this priority (default `read`) made outside `schedule`; each
+   * error object counts once.
+   */
+  onRateLimited(err: RateLimitError, priority?: JobPriority | undefined): void
   state(): WeightLimiterState
   /** Rejects queued jobs with `StoppedError`; running jobs finish. */
   stop(): Promise<void>
 }
 
-const BATCH_ENDPOINTS: ReadonlySet<PerpsEndpoint> = new Set(['createOrders', 'modifyOrders', 'cancelOrders'])
 const PRIORITIES: readonly JobPriority[] = ['risk', 'read', 'quote']
 
 type PauseScope = 'request' | 'action'
@@ -119,7 +160,14 @@ type PauseScope = 'request' | 'action'
  * @throws {@link ConfigError} invalid settings.
  */
 export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightLimiter {
-  const { clock = systemClock, random = systemRandom, onBreaker, ...raw } = options
+  const {
+    clock = systemClock,
+    random = systemRandom,
+    onBreaker,
+    onPause,
+    onRateLimited: observe429,
+    ...raw
+  } = options
   const parsed = WeightLimiterSettings.safeParse(raw)
   if (!parsed.success) {
     throw new ConfigError(
@@ -144,15 +192,29 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     request: budget('request', s.requestBudget),
     action: budget('action', s.actionBudget),
   }
-  const pauseGates: Record<PauseScope, Gate> = { request: new Gate(), action: new Gate() }
-  const pausedUntil: Record<PauseScope, number | undefined> = { request: undefined, action: undefined }
-  const pauseTimers: Record<PauseScope, TimerId | undefined> = { request: undefined, action: undefined }
+  const scopes = ['request', 'action'] as const
+  type PauseKey = `${PauseScope}:${PauseClass}`
+  const pausedUntil = new Map<PauseKey, number>()
+  const pauseTimers = new Map<PauseKey, TimerId>()
   const quoteGate = new Gate()
   const seen = new WeakSet<RateLimitError>()
   const queued: Record<JobPriority, number> = { risk: 0, read: 0, quote: 0 }
   const started: Record<JobPriority, number> = { risk: 0, read: 0, quote: 0 }
   const counters = { running: 0, rejectedTooHeavy: 0, rateLimited: 0, openOrdersLimited: 0 }
   let stopped = false
+
+  const quiet =
+    <A extends unknown[]>(fn: ((...args: A) => void) | undefined) =>
+    (...args: A): void => {
+      try {
+        fn?.(...args)
+      } catch {
+        // An alerting or metrics bug must not break rate limiting.
+      }
+    }
+  const report429 = quiet(observe429)
+  const reportPause = quiet(onPause)
+  const reportBreaker = quiet(onBreaker)
 
   const breaker = new RateLimitBreaker({
     clock,
@@ -163,11 +225,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     onChange: (state, reason) => {
       if (state === 'open') quoteGate.close()
       else quoteGate.open()
-      try {
-        onBreaker?.(state, reason)
-      } catch {
-        // An alerting bug must not break rate limiting.
-      }
+      reportBreaker(state, reason)
     },
   })
 
@@ -180,15 +238,15 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     if (job.n !== undefined && !(Number.isInteger(job.n) && job.n >= 0)) {
       throw new InputValidationError(`${job.endpoint}: n must be a non-negative integer, got ${job.n}`)
     }
-    if (BATCH_ENDPOINTS.has(job.endpoint) && !(job.n !== undefined && job.n >= 1)) {
+    if (table.batch === true && !(job.n !== undefined && job.n >= 1)) {
       throw new InputValidationError(`${job.endpoint}: a batch job needs n >= 1`)
     }
-    const input = { n: job.n, instrumentId: job.instrumentId }
+    const input = { n: job.n, instrumentId: job.instrumentId, orderId: job.orderId }
     return { request: table.request(input), action: table.action(input) }
   }
 
   function guard(job: WeightJob, w: { request: number; action: number }): void {
-    for (const scope of ['request', 'action'] as const) {
+    for (const scope of scopes) {
       const max = budgets[scope].maxWeight(job.priority)
       if (w[scope] > max) {
         counters.rejectedTooHeavy += 1
@@ -197,63 +255,70 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     }
   }
 
-  /** The first closed gate this job must not pass, if any. */
-  function blockingGate(priority: JobPriority, actionWeight: number): Gate | undefined {
-    if (!pauseGates.request.isOpen) return pauseGates.request
-    if (actionWeight > 0 && !pauseGates.action.isOpen) return pauseGates.action
-    if (priority === 'quote' && !quoteGate.isOpen) return quoteGate
-    return undefined
+  /** Whether a pause or the breaker holds this job now. */
+  function held(priority: JobPriority, w: { request: number; action: number }): boolean {
+    if (priority === 'quote' && !quoteGate.isOpen) return true
+    return scopes.some((scope) => w[scope] > 0 && budgets[scope].isPausedFor(priority))
   }
 
-  async function admit(job: WeightJob, w: { request: number; action: number }): Promise<Admission[]> {
+  async function admit(
+    job: WeightJob,
+    w: { request: number; action: number },
+    signal: AbortSignal | undefined,
+  ): Promise<Admission[]> {
+    const aborted = (): LimiterAbortedError =>
+      new LimiterAbortedError('the breaker to close', { cause: signal?.reason })
     for (;;) {
-      if (job.priority === 'quote') await quoteGate.wait()
-      const held: Admission[] = []
+      if (job.priority === 'quote') await quoteGate.wait(signal, aborted)
+      const taken: Admission[] = []
       try {
         // Action weight first, so a job waiting for it does not sit on request weight others need.
         for (const scope of ['action', 'request'] as const) {
           if (w[scope] === 0) continue
           const budget = budgets[scope]
           const reserved = job.priority === 'risk' ? budget.takeReserve(w[scope]) : undefined
-          held.push(
-            reserved ?? budget.tryTakeShared(w[scope]) ?? (await budget.admit(w[scope], job.priority)),
+          taken.push(
+            reserved ??
+              budget.tryTakeShared(w[scope], job.priority) ??
+              (await budget.admit(w[scope], job.priority, signal)),
           )
         }
       } catch (e) {
-        for (const a of held) a.release(false)
-        throw new StoppedError('limiter', { cause: e })
+        for (const a of taken) a.release(false)
+        throw e
       }
-      // A pause or the breaker may have closed while the job was queued (or in the tick before a
-      // pause reached Bottleneck's reservoir): hand the weight back unsent and wait.
-      const gate = blockingGate(job.priority, w.action)
-      if (gate === undefined) return held
-      for (const a of held) a.release(false)
-      await gate.wait()
+      // A pause or the breaker may have begun while the job waited for its other budget: hand the
+      // weight back unsent and queue again (the budgets hold it until the pause ends).
+      if (!held(job.priority, w)) return taken
+      for (const a of taken) a.release(false)
     }
   }
 
-  function pause(scope: PauseScope, until: number): void {
-    const current = pausedUntil[scope]
+  function pause(scope: PauseScope, cls: PauseClass, until: number): void {
+    const key: PauseKey = `${scope}:${cls}`
+    const current = pausedUntil.get(key)
     if (current !== undefined && current >= until) return
-    pausedUntil[scope] = until
-    pauseGates[scope].close()
-    budgets[scope].setPaused(true)
-    const timer = pauseTimers[scope]
+    pausedUntil.set(key, until)
+    budgets[scope].setPaused(cls, true)
+    const timer = pauseTimers.get(key)
     if (timer !== undefined) clock.clearTimeout(timer)
-    pauseTimers[scope] = clock.setTimeout(
-      () => {
-        pauseTimers[scope] = undefined
-        pausedUntil[scope] = undefined
-        budgets[scope].setPaused(false)
-        pauseGates[scope].open()
-      },
-      Math.max(0, until - clock.now()),
+    pauseTimers.set(
+      key,
+      clock.setTimeout(
+        () => {
+          pauseTimers.delete(key)
+          pausedUntil.delete(key)
+          budgets[scope].setPaused(cls, false)
+        },
+        Math.min(MAX_TIMER_MS, Math.max(0, until - clock.now())),
+      ),
     )
   }
 
-  function onRateLimited(err: RateLimitError): void {
+  function onRateLimited(err: RateLimitError, priority: JobPriority = 'read'): void {
     if (stopped || seen.has(err)) return
     seen.add(err)
+    report429(err)
     if (err.code === 'open_orders_limit') {
       // A capacity cap, not a rate: waiting frees nothing (protocol-notes c.4), so no pause.
       counters.openOrdersLimited += 1
@@ -265,20 +330,44 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     const ms = rateLimitPauseMs(
       err.retryAfterMs,
       attempt,
-      { baseMs: s.backoffBaseMs, maxMs: s.backoffMaxMs, jitter: s.backoffJitter },
+      {
+        baseMs: s.backoffBaseMs,
+        maxMs: s.backoffMaxMs,
+        jitter: s.backoffJitter,
+        maxRetryAfterMs: s.maxRetryAfterMs,
+      },
       random,
     )
-    pause(err.code === 'action_rate_limited' ? 'action' : 'request', clock.now() + ms)
+    const scope: PauseScope = err.code === 'action_rate_limited' ? 'action' : 'request'
+    const until = clock.now() + ms
+    // Risk work is held only when the venue refused risk work itself.
+    const holdsRisk = pauseClassOf(priority) === 'risk'
+    pause(scope, 'other', until)
+    if (holdsRisk) pause(scope, 'risk', until)
+    const clamped =
+      err.retryAfterMs !== undefined && err.retryAfterMs > s.maxRetryAfterMs ? err.retryAfterMs : undefined
+    if (ms >= s.longPauseMs || clamped !== undefined) {
+      reportPause({
+        scope,
+        holdsRisk,
+        durationMs: ms,
+        until,
+        cause: `${err.code} on ${err.path}`,
+        clampedRetryAfterMs: clamped,
+      })
+    }
   }
 
   async function schedule<T>(job: WeightJob, fn: () => Promise<T>): Promise<T> {
     if (stopped) throw new StoppedError('limiter')
+    const { signal } = job
+    if (signal?.aborted) throw new LimiterAbortedError('admission', { cause: signal.reason })
     const w = weightsOf(job)
     guard(job, w)
     queued[job.priority] += 1
-    let held: Admission[]
+    let taken: Admission[]
     try {
-      held = await admit(job, w)
+      taken = await admit(job, w, signal)
     } finally {
       queued[job.priority] -= 1
     }
@@ -286,20 +375,38 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     counters.running += 1
     try {
       const result = await fn()
+      // Recorded with the answer, not at admission: a request still in flight proves nothing.
       breaker.recordSuccess()
       return result
     } catch (e) {
-      if (e instanceof RateLimitError) onRateLimited(e)
+      if (e instanceof RateLimitError) onRateLimited(e, job.priority)
       throw e
     } finally {
       counters.running -= 1
       // Charged from settle time: the venue counted the request somewhere between send and answer.
-      for (const a of held) a.release(true)
+      for (const a of taken) a.release(true)
     }
   }
 
+  /** The client's gate: reads run as `read`, commands at the priority their caller gave. */
+  function run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T> {
+    return schedule(
+      {
+        endpoint: request.endpoint,
+        n: request.input.n,
+        instrumentId: request.input.instrumentId,
+        orderId: request.input.orderId,
+        priority: request.priority ?? 'read',
+        signal: request.signal,
+      },
+      send,
+    )
+  }
+
+  const until = (scope: PauseScope, cls: PauseClass): number | undefined => pausedUntil.get(`${scope}:${cls}`)
   return {
     schedule,
+    run,
     onRateLimited,
     state: () => ({
       request: budgets.request.state(),
@@ -310,18 +417,16 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
       rejectedTooHeavy: counters.rejectedTooHeavy,
       rateLimited: counters.rateLimited,
       openOrdersLimited: counters.openOrdersLimited,
-      pausedUntil: { ...pausedUntil },
+      pausedUntil: { request: until('request', 'other'), action: until('action', 'other') },
+      riskPausedUntil: { request: until('request', 'risk'), action: until('action', 'risk') },
       breaker: breaker.state,
     }),
     async stop() {
       if (stopped) return
       stopped = true
       breaker.stop()
-      for (const scope of ['request', 'action'] as const) {
-        const timer = pauseTimers[scope]
-        if (timer !== undefined) clock.clearTimeout(timer)
-        pauseGates[scope].fail(new StoppedError('limiter'))
-      }
+      for (const timer of pauseTimers.values()) clock.clearTimeout(timer)
+      pauseTimers.clear()
       quoteGate.fail(new StoppedError('limiter'))
       await Promise.all([budgets.request.stop(), budgets.action.stop()])
     },

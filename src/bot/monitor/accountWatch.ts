@@ -5,6 +5,7 @@
  * hovering at a threshold does not flap.
  */
 import type { Alert, Severity } from '../../alerts/alert.ts'
+import { fromTicks } from '../../decimal.ts'
 import type { Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
 import { marginRatio } from './marginRatio.ts'
 
@@ -55,8 +56,25 @@ export class AccountWatch {
   #proxyExpiring = false
   #rateLimited = false
   #clockSkewed = false
+  /** Decimals per collateral asset (by symbol and by address, lower case), for human amounts. */
+  readonly #decimals = new Map<string, number>()
 
   constructor(private readonly cfg: AccountWatchConfig) {}
+
+  /** The venue's collateral assets (`/v1/info/assets`), so withdrawal amounts read in human units. */
+  setAssets(assets: readonly { asset: string; address?: string | undefined; decimals: number }[]): void {
+    for (const a of assets) {
+      this.#decimals.set(a.asset.toLowerCase(), a.decimals)
+      if (a.address) this.#decimals.set(a.address.toLowerCase(), a.decimals)
+    }
+  }
+
+  /** A withdrawal amount (raw base units on the wire) in human units when the asset's decimals are known. */
+  #humanAmount(amount: string, asset: string): string {
+    const d = this.#decimals.get(asset.toLowerCase())
+    if (d === undefined || !/^\d+$/.test(amount)) return `${amount} ${asset} (base units)`
+    return `${fromTicks(BigInt(amount), d)} ${asset}`
+  }
 
   exportState(): AccountWatchState {
     return {
@@ -219,7 +237,7 @@ export class AccountWatch {
             `withdrawal:${row.withdraw_id}`,
             'critical',
             `Withdrawal ${row.status}`,
-            `Withdrawal ${row.withdraw_id} of ${row.amount} ${row.asset} is ${row.status}.`,
+            `Withdrawal ${row.withdraw_id} of ${this.#humanAmount(row.amount, row.asset)} is ${row.status}.`,
             now,
             { withdrawId: row.withdraw_id, amount: row.amount, asset: row.asset, to: row.to },
           ),

@@ -6,13 +6,13 @@
  */
 import type { Alert, AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
-import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { FundingCharge, Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { AccountWatch } from '../monitor/accountWatch.ts'
-import { type Poller, startPoller } from './poller.ts'
+import { type FeedHealth, startFeedPoller } from './feedHealth.ts'
+import type { Poller } from './poller.ts'
 
 export interface AccountMonitorOptions {
   perps: PerpsClient
@@ -26,7 +26,7 @@ export interface AccountMonitorOptions {
   proxyExpiry: number | undefined
   /** 429s in the recent window. */
   rateLimitCount: () => number
-  onFeedError: (feed: string, error: unknown) => void
+  health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
 }
 
 export interface AccountMonitor {
@@ -48,16 +48,13 @@ export function startAccountMonitor(o: AccountMonitorOptions): AccountMonitor {
   const pollers: Poller[] = []
   const poll = (name: string, intervalMs: number, run: (signal: AbortSignal) => Promise<void>): void => {
     pollers.push(
-      startPoller({
+      startFeedPoller({
         name,
         clock: o.clock,
+        logger: o.logger,
+        health: o.health,
         intervalMs: () => intervalMs,
         run,
-        onError: (e, n) => {
-          o.onFeedError(name, e)
-          if (n === 1 || n % 10 === 0)
-            o.logger.warn({ feed: name, failures: n }, `${name} poll failed: ${describeError(e)}`)
-        },
       }),
     )
   }

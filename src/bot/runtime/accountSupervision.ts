@@ -66,6 +66,11 @@ export function createAccountSupervision(o: {
       persist()
     },
   }
+  // Collateral decimals make withdrawal alerts read "250 pUSD", not "250000000 pUSD".
+  o.perps
+    .getAssets()
+    .then((assets) => watch.setAssets(assets))
+    .catch((e: unknown) => log.warn({ err: describeError(e) }, 'cannot read the collateral assets'))
   const monitor = startAccountMonitor({
     perps: o.perps,
     clock: o.clock,
@@ -76,7 +81,7 @@ export function createAccountSupervision(o: {
     proxyAddress: o.proxyAddress,
     proxyExpiry: o.proxyExpiry,
     rateLimitCount: o.rateLimitCount,
-    onFeedError: o.health.failed,
+    health: o.health,
   })
   return {
     observePortfolio: (p) => monitor.observePortfolio(p),

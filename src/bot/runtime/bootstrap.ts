@@ -10,7 +10,7 @@ import { type Clock, OffsetClock } from '../../clock.ts'
 import { ConfigError, describeError } from '../../errors.ts'
 import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
-import { type BeforeRequestHook, ProxyCredentials, type RateLimitedHook } from '../../perps/client/context.ts'
+import { ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import { CommandSigner } from '../../perps/signing/commandSigner.ts'
@@ -19,6 +19,7 @@ import {
   type PerpsDomain,
   perpsDomainFromExchangeInfo,
 } from '../../perps/signing/domain.ts'
+import { addressOfPrivateKey } from '../../perps/signing/privateKey.ts'
 import { SaltSource } from '../../perps/signing/salt.ts'
 import { estimateClockOffset } from '../../perps/signing/timing.ts'
 import type { Random } from '../../random.ts'
@@ -29,8 +30,7 @@ import {
   mergeSettingsSources,
 } from '../../settings/load.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
-import { loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
-import type { WeightLimiter } from '../limiter/weightLimiter.ts'
+import { DEFAULT_STRATEGIES_DIR, loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
 
 export interface ResolvedInstrumentConfig {
   symbol: string
@@ -64,7 +64,11 @@ async function checkStrategies(
   const resolved: ResolvedInstrumentConfig[] = []
   let registry: Awaited<ReturnType<typeof loadStrategies>>
   try {
-    registry = await loadStrategies({ directory: resolvePath(strategiesDir) })
+    // The shipped folder (its listing, read at run time) plus the configured folder's drop-ins.
+    registry = await loadStrategies({
+      shippedDirectory: DEFAULT_STRATEGIES_DIR,
+      directory: resolvePath(strategiesDir),
+    })
   } catch (e) {
     return { resolved, issues: [`strategiesDir: ${describeError(e)}`] }
   }
@@ -119,8 +123,8 @@ export interface ConnectOptions {
   catalogueUrl: string
   /** Dry run: generate keys and register a proxy on the (mock) venue. */
   selfProvision: boolean
-  beforeRequest: BeforeRequestHook
-  onRateLimited: RateLimitedHook
+  /** Wraps every perps request (the bot's weight limiter). */
+  gate: RequestGate
 }
 
 export interface Connections {
@@ -141,6 +145,8 @@ export interface Connections {
  * estimate of the shortest one. A round trip longer than `maxRttMs` (it waited in the limiter or a
  * slow network) says little about the offset and is discarded; if every sample is discarded the
  * previous offset stays and `undefined` is returned.
+ * @throws {@link ClockSkewError} when the estimate is beyond the clock's `maxOffsetMs`: the offset is
+ * refused and the clock untrusted, so signers refuse until a later sync lands within the bound.
  */
 export async function syncClock(
   perps: PerpsClient,
@@ -161,16 +167,6 @@ export async function syncClock(
   return best?.offset
 }
 
-const COMMANDS: ReadonlySet<string> = new Set(['createOrders', 'modifyOrders', 'cancelOrders', 'cancelAll'])
-
-/** Charges each read to the limiter before it is sent (commands are charged by their own jobs). */
-export function limiterReadHook(limiter: Pick<WeightLimiter, 'schedule'>): BeforeRequestHook {
-  return async (info) => {
-    if (COMMANDS.has(info.endpoint)) return
-    await limiter.schedule({ endpoint: info.endpoint, priority: 'read' }, async () => undefined)
-  }
-}
-
 /** The bot's authenticated perps client (also built by the benchmarks, so both sign and gate alike). */
 export function createBotPerpsClient(o: {
   settings: Settings
@@ -179,8 +175,8 @@ export function createBotPerpsClient(o: {
   random: Random
   credentials?: ProxyCredentials | undefined
   signer: CommandSigner
-  beforeRequest?: BeforeRequestHook | undefined
-  onRateLimited?: RateLimitedHook | undefined
+  /** Every request passes it (the bot's weight limiter). */
+  gate?: RequestGate | undefined
 }): PerpsClient {
   return createPerpsClient({
     transport: o.transport,
@@ -190,31 +186,37 @@ export function createBotPerpsClient(o: {
     authHeaderNames: { proxy: o.settings.perps.proxyHeader, secret: o.settings.perps.secretHeader },
     signer: o.signer,
     defaultExpAfterMs: o.settings.perps.commandExpiryMs,
-    beforeRequest: o.beforeRequest,
-    onRateLimited: o.onRateLimited,
+    gate: o.gate,
   })
 }
 
 export async function connect(o: ConnectOptions): Promise<Connections> {
   const { settings, logger } = o
-  const venueClock = new OffsetClock(o.baseClock)
+  const venueClock = new OffsetClock(o.baseClock, { maxOffsetMs: settings.perps.maxClockSkewMs })
   const http = {
     connectTimeoutMs: settings.perps.connectTimeoutMs,
     headersTimeoutMs: settings.perps.requestTimeoutMs,
     bodyTimeoutMs: settings.perps.requestTimeoutMs,
   }
-  const perpsTransport = createHttpTransport({ baseUrl: o.perpsUrl, ...http })
-  const catalogueTransport = createHttpTransport({ baseUrl: o.catalogueUrl, ...http })
+  const perpsTransport = createHttpTransport({
+    baseUrl: o.perpsUrl,
+    ...http,
+    maxBodyBytes: settings.perps.maxResponseBytes,
+  })
+  const catalogueTransport = createHttpTransport({
+    baseUrl: o.catalogueUrl,
+    ...http,
+    maxBodyBytes: settings.catalogue.maxResponseBytes,
+  })
   const closeAll = async (): Promise<void> => {
     await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
   }
-  const hooks = { beforeRequest: o.beforeRequest, onRateLimited: o.onRateLimited }
   try {
     const publicClient = createPerpsClient({
       transport: perpsTransport,
       clock: venueClock,
       random: o.random,
-      ...hooks,
+      gate: o.gate,
     })
     const offset = await syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 })
     logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
@@ -259,7 +261,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
         ])
       }
       proxyKey = key as `0x${string}`
-      credentials = new ProxyCredentials(privateKeyToAccount(proxyKey).address, secret)
+      credentials = new ProxyCredentials(addressOfPrivateKey(proxyKey, 'PERPS_PROXY_PRIVATE_KEY'), secret)
     }
     const signer = new CommandSigner({ privateKey: proxyKey, clock: venueClock, salts, domain })
     const perps = createBotPerpsClient({
@@ -269,7 +271,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       random: o.random,
       credentials,
       signer,
-      ...hooks,
+      gate: o.gate,
     })
 
     const all = await perps.getInstruments()

@@ -9,13 +9,15 @@ import type { Logger, SecretBag } from '../../logging/logger.ts'
 import { createBotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
 import type { BotStatus } from '../../ops/status.ts'
+import { createWatchdog } from '../../ops/watchdog.ts'
 import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { createAccountSupervision } from './accountSupervision.ts'
 import { createAlertHub } from './alertHub.ts'
-import { connect, limiterReadHook, type ResolvedInstrumentConfig } from './bootstrap.ts'
+import { connect, type ResolvedInstrumentConfig } from './bootstrap.ts'
 import { createBotLimiter } from './botLimiter.ts'
 import { buildReadiness, buildStatus, type StatusInputs } from './botStatus.ts'
+import { startDeadManSwitch } from './deadManSwitch.ts'
 import { createFeedHealth } from './feedHealth.ts'
 import { startFeeds } from './feeds.ts'
 import { createInstrumentFleet } from './instrumentFleet.ts'
@@ -61,6 +63,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const log = logger.child({ component: 'bot' })
 
   const metrics = createBotMetrics({ clock })
+  const watchdog = createWatchdog({ clock, stallMs: settings.ops.watchdog.eventLoopStallMs })
+  watchdog.start()
   const alerts = createAlertHub({
     settings,
     secrets: o.secrets,
@@ -70,7 +74,14 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     extraSinks: o.alertSinks,
   })
-  const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts })
+  const bl = createBotLimiter({
+    settings,
+    clock,
+    random: o.random,
+    logger: log,
+    alerts,
+    onRateLimited: (code) => metrics.recordRateLimited(code),
+  })
   const { limiter } = bl
   metrics.setLimiterSource(() => {
     const s = limiter.state()
@@ -89,24 +100,30 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     perpsUrl: o.perpsUrl,
     catalogueUrl: o.catalogueUrl,
     selfProvision: o.selfProvision,
-    beforeRequest: limiterReadHook(limiter),
-    onRateLimited: ({ error }) => {
-      metrics.recordRateLimited(error.code)
-      limiter.onRateLimited(error)
-    },
+    gate: limiter,
   })
   const { perps, venueClock } = conn
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
   const orders = createOrderPath({
     perps,
-    limiter,
     openOrders,
     settings,
     clock,
     logger: log,
     recordBatch: (b) => metrics.recordBatch(b),
   })
+  const deadMan = settings.ops.deadManSwitch.enabled
+    ? startDeadManSwitch({
+        perps,
+        clock,
+        venueClock,
+        deadlineMs: settings.ops.deadManSwitch.deadlineMs,
+        refreshMs: settings.ops.deadManSwitch.refreshMs,
+        logger: log,
+        alerts,
+      })
+    : undefined
   const fleet = createInstrumentFleet({
     settings,
     strategies: o.strategies,
@@ -119,7 +136,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     venueClock,
     logger,
   })
-  const health = createFeedHealth()
+  const health = createFeedHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   const account = createAccountSupervision({
     settings,
     perps,
@@ -170,6 +187,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       openOrders: book.orders.length,
       reconciledAt: book.reconciledAt,
       clockOffsetMs: venueClock.offsetMs,
+      deadManSwitch: deadMan?.state(),
       limiter: limiter.state(),
       batcher: orders.batcher.state(),
       feedErrors: health.counts(),
@@ -202,6 +220,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           registry: metrics.registry,
           getStatus: status,
           isLive: () => ({ ok: !stopping, reason: stopping ? 'stopping' : 'running' }),
+          watchdog,
+          token: o.secrets.PERPBOT_OPS_TOKEN,
           isReady: ready,
           logger: logger.child({ component: 'ops' }),
           secrets: o.secretBag.needles,
@@ -220,6 +240,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     alerts: alerts.raised,
     stop(reason) {
       stopping = true
+      watchdog.stop(reason)
       stopped ??= runStopSequence({
         reason,
         exitPolicy: settings.ops.exitPolicy,
@@ -230,6 +251,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           stopPlanning: () => fleet.stopAll(),
           finishOrders: () => orders.batcher.stop(),
           cancelAll: () => orders.gateway.cancelAll(undefined),
+          disarm: async (clear) => deadMan?.stop(clear),
           lastOrders: () => openOrders.snapshot().orders,
           releaseLimiter: () => limiter.stop(),
           flushAlerts: (ms) => alerts.flush(ms),

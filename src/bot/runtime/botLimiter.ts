@@ -25,6 +25,8 @@ export function createBotLimiter(o: {
   random: Random
   logger: Logger
   alerts: AlertSink
+  /** Every 429 the limiter sees (metrics). */
+  onRateLimited?: ((code: string) => void) | undefined
 }): BotLimiter {
   const { settings, clock } = o
   const breaker = createSignal<BreakerState>()
@@ -36,8 +38,20 @@ export function createBotLimiter(o: {
     breakerThreshold: settings.limiter.breakerThreshold,
     breakerWindowMs: settings.limiter.breakerWindowMs,
     breakerCoolDownMs: settings.limiter.breakerCooldownMs,
+    maxRetryAfterMs: settings.limiter.maxRetryAfterMs,
+    longPauseMs: settings.limiter.longPauseAlertMs,
     clock,
     random: o.random,
+    onRateLimited: (error) => o.onRateLimited?.(error.code),
+    // A long pause (or a clamped Retry-After) is worth a person's attention: nothing trades meanwhile.
+    onPause: (p) =>
+      o.alerts.send({
+        key: `rate-limit-pause:${p.scope}`,
+        severity: 'warning',
+        title: `Requests paused for ${Math.round(p.durationMs / 1000)} s after a rate limit`,
+        message: `${p.cause}${p.clampedRetryAfterMs === undefined ? '' : `; Retry-After ${p.clampedRetryAfterMs} ms clamped`}${p.holdsRisk ? '; cancels held too' : ''}`,
+        at: clock.now(),
+      }),
     onBreaker: (state, reason) => {
       o.logger.warn({ breaker: state, reason }, `rate-limit breaker ${state}: ${reason}`)
       o.alerts.send({

@@ -6,7 +6,7 @@ import type { Alert } from '../../alerts/alert.ts'
 import { formatStatePath, type StateValueLike } from '../../ops/metrics.ts'
 import type { BotMode, BotStatus, InstrumentStatus } from '../../ops/status.ts'
 import type { BatcherState } from '../batcher.ts'
-import type { InstrumentContext } from '../instrument/instrument.machine.ts'
+import { degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
 import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../monitor/accountWatch.ts'
 
@@ -33,6 +33,7 @@ export interface StatusInputs {
   openOrders: number
   reconciledAt: number | undefined
   clockOffsetMs: number
+  deadManSwitch: { armed: boolean; deadline: number | undefined; failures: number } | undefined
   limiter: WeightLimiterState
   batcher: BatcherState
   feedErrors: Record<string, number>
@@ -59,6 +60,7 @@ export function instrumentStatus(i: InstrumentView, venueNow: number): Instrumen
       unknown: ctx?.stats.unknown ?? 0,
       strategyErrors: ctx?.stats.strategyErrors ?? 0,
     },
+    degraded: ctx ? degradations(ctx.health).map((d) => `${d.cause}: ${d.reason}`) : [],
     details: { indexPrice: ctx?.index?.price ?? null },
   }
 }
@@ -72,6 +74,7 @@ export function buildReadiness(s: StatusInputs): { ok: boolean; reasons: string[
     if (i.state === 'syncing') reasons.push(`${i.symbol}: syncing`)
     else if (i.state.startsWith('halted') && /stale|no /.test(i.reason ?? ''))
       reasons.push(`${i.symbol}: ${i.reason}`)
+    for (const d of i.degraded ?? []) reasons.push(`${i.symbol}: degraded (${d})`)
   }
   return { ok: reasons.length === 0, reasons }
 }
@@ -96,6 +99,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
         openOrders: s.openOrders,
         reconciledAt: s.reconciledAt ?? null,
         clockOffsetMs: s.clockOffsetMs,
+        deadManSwitch: s.deadManSwitch ?? 'disabled',
       },
     },
     limiter: {

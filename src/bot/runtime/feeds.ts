@@ -7,7 +7,7 @@
 import type { CatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import type { ListEventsKeysetParams } from '../../catalogue/client/listEventsKeyset.ts'
 import type { Clock, OffsetClock } from '../../clock.ts'
-import { describeError } from '../../errors.ts'
+import { ClockSkewError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Portfolio } from '../../perps/schemas/account.ts'
@@ -24,10 +24,10 @@ import {
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
 import { syncClock } from './bootstrap.ts'
 import { inChunks } from './chunks.ts'
-import type { FeedHealth } from './feedHealth.ts'
+import { type FeedHealth, startFeedPoller } from './feedHealth.ts'
 import type { InstrumentFleet } from './instrumentFleet.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
-import { type Poller, startPoller } from './poller.ts'
+import type { Poller } from './poller.ts'
 
 export interface FeedOptions {
   perps: PerpsClient
@@ -41,7 +41,7 @@ export interface FeedOptions {
   openOrders: Pick<OpenOrderBook, 'reconcile'>
   /** Where the portfolio and the measured clock skew go (account supervision). */
   account: { observePortfolio(p: Portfolio): void; observeClockSkew(offsetMs: number): void }
-  health: Pick<FeedHealth, 'failed'>
+  health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
   polling: Settings['polling']
   /** Request weight per minute the index polls may use in total. */
   indexWeightPerMinute: number
@@ -81,20 +81,7 @@ export function startFeeds(o: FeedOptions): Feeds {
     intervalMs: () => number,
     run: (signal: AbortSignal) => Promise<void>,
   ): void => {
-    pollers.push(
-      startPoller({
-        name,
-        clock,
-        intervalMs,
-        run,
-        onError: (e, n) => {
-          o.health.failed(name, e)
-          // Log the first failure and then every tenth, so an outage does not flood the log.
-          if (n === 1 || n % 10 === 0)
-            o.logger.warn({ feed: name, failures: n }, `${name} poll failed: ${describeError(e)}`)
-        },
-      }),
-    )
+    pollers.push(startFeedPoller({ name, clock, logger: o.logger, health: o.health, intervalMs, run }))
   }
 
   // Index: one poller per asset; the interval stretches so all assets fit the index weight share.
@@ -203,8 +190,14 @@ export function startFeeds(o: FeedOptions): Feeds {
     'time',
     () => o.polling.timeSyncMs,
     async () => {
-      const offset = await syncClock(o.perps, clock, o.venueClock)
-      if (offset !== undefined) o.account.observeClockSkew(offset)
+      try {
+        const offset = await syncClock(o.perps, clock, o.venueClock)
+        if (offset !== undefined) o.account.observeClockSkew(offset)
+      } catch (e) {
+        // A refused offset: signing stops until a sane sync; the skew alert says how far off it was.
+        if (e instanceof ClockSkewError) o.account.observeClockSkew(e.offsetMs)
+        throw e
+      }
     },
   )
   // A restarted actor lost its inputs: poll everything again now.

@@ -8,12 +8,8 @@ import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
-import {
-  type InstrumentDeps,
-  instrumentMachine,
-  type PlanOutcome,
-  type SubmitPlanInput,
-} from '../instrument/instrument.machine.ts'
+import { type InstrumentDeps, instrumentMachine } from '../instrument/instrument.machine.ts'
+import type { PlanOutcome, SubmitPlanInput } from '../orders/orderPlan.ts'
 import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } from '../supervisor.machine.ts'
 import type { OrderGateway } from './orderGateway.ts'
 import { createPlanFn } from './plan.ts'
@@ -39,7 +35,17 @@ export function instrumentDeps(
     tickMs: TICK_MS,
     minRepriceIntervalMs: o.minRepriceIntervalMs ?? settings.quoting.minRepriceIntervalMs,
     rejectBackoffMs: REJECT_BACKOFF_MS,
+    maxOrderAgeMs: settings.quoting.maxOrderAgeMs,
+    guard: {
+      maxIndexJump: fractionToDecimal(settings.risk.maxIndexJump),
+      degradeAfter: settings.risk.degradeAfter,
+    },
   }
+}
+
+/** A config fraction as a plain decimal string (never exponent notation), for exact comparisons. */
+export function fractionToDecimal(x: number): string {
+  return x.toFixed(12).replace(/\.?0+$/, '') || '0'
 }
 
 /** The supervisor over `instruments`, its children wired to `gateway` (not started). */

@@ -12,7 +12,7 @@ import type { Instrument } from '../../perps/schemas/info.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
-import type { instrumentMachine } from '../instrument/instrument.machine.ts'
+import type { DegradeCause, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { BreakerState } from '../limiter/weightLimiter.ts'
 import {
   childId,
@@ -98,12 +98,60 @@ export function createInstrumentFleet(o: {
     logger: log,
   })
   const restarted = createSignal<number>()
+  // Open degradation episodes per instrument, so a restart or a give-up resolves what the dead actor
+  // can no longer resolve itself.
+  const open = new Map<number, Set<DegradeCause>>()
+  const degradedTitle: Record<DegradeCause, string> = {
+    strategy: 'Strategy keeps failing',
+    quotes: 'Quotes dropped by the price guard',
+    index: 'Implausible index updates rejected',
+  }
+  const resolveEpisodes = (id: number, why: string): void => {
+    for (const cause of open.get(id) ?? []) {
+      o.alerts.send({
+        key: `degraded:${id}:${cause}`,
+        severity: 'warning',
+        title: `${symbolOf(id)}: ${degradedTitle[cause]} — over`,
+        message: why,
+        at: o.clock.now(),
+        resolved: true,
+      })
+    }
+    open.delete(id)
+  }
+  const symbolOf = (id: number): string => instruments.find((i) => i.id === id)?.symbol ?? String(id)
+  supervisor.on('degraded', (e) => {
+    const causes = open.get(e.instrumentId) ?? new Set<DegradeCause>()
+    causes.add(e.cause)
+    open.set(e.instrumentId, causes)
+    o.alerts.send({
+      key: `degraded:${e.instrumentId}:${e.cause}`,
+      severity: 'warning',
+      title: `${e.symbol}: ${degradedTitle[e.cause]}`,
+      message: `${e.reason}; the instrument is degraded (see /status).`,
+      details: { instrument: e.symbol, cause: e.cause },
+      at: e.at,
+    })
+  })
+  supervisor.on('recovered', (e) => {
+    if (!open.get(e.instrumentId)?.delete(e.cause)) return
+    o.alerts.send({
+      key: `degraded:${e.instrumentId}:${e.cause}`,
+      severity: 'warning',
+      title: `${e.symbol}: ${degradedTitle[e.cause]} — over`,
+      message: `recovered after ${Math.round((e.at - e.since) / 1000)} s`,
+      at: e.at,
+      resolved: true,
+    })
+  })
   supervisor.on('restarted', (e) => {
     log.warn({ instrumentId: e.id, attempt: e.attempt }, 'instrument actor restarted; re-feeding inputs')
+    resolveEpisodes(e.id, 'the instrument actor was restarted')
     restarted.emit(e.id)
   })
   supervisor.on('gaveUp', (e) => {
-    const symbol = instruments.find((i) => i.id === e.id)?.symbol ?? String(e.id)
+    resolveEpisodes(e.id, 'the instrument actor was stopped')
+    const symbol = symbolOf(e.id)
     o.alerts.send({
       key: `actor:${e.id}`,
       severity: 'critical',

@@ -1,76 +1,57 @@
 /**
- * Connects instrument actors to the batcher: a plan's modifies, creates and cancels become batcher
- * commands (each resolved with its own per-order outcome), and a halted actor's cancel-all goes to the
- * limiter as risk work. Outcomes are mapped to the actor's `ItemResult` vocabulary.
+ * Connects instrument actors to the batcher: a plan's modifies, creates and cancels go to the batcher
+ * unchanged (the client's own parameters; each resolved with its own per-order outcome), and a halted
+ * actor's cancel-all goes to the client as risk work (its request gate charges it). Outcomes are
+ * mapped to the actor's `ItemResult` vocabulary.
  */
 
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { Order } from '../../perps/schemas/orders.ts'
+import type { BatchRejected, CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import type { Batcher, ItemOutcome } from '../batcher.ts'
-import type { ItemResult, PlanOutcome, SubmitPlanInput } from '../instrument/instrument.machine.ts'
-import type { WeightLimiter } from '../limiter/weightLimiter.ts'
+import type { ItemResult, PlanOutcome, SubmitPlanInput } from '../orders/orderPlan.ts'
 
 export interface OrderGateway {
   submitPlan(input: SubmitPlanInput): Promise<PlanOutcome>
-  cancelAll(instrumentId: number | undefined): Promise<void>
+  /** Cancels every open order (of one instrument when given), at risk priority. */
+  cancelAll(instrumentId: number | undefined, options?: { signal?: AbortSignal | undefined }): Promise<void>
 }
 
-type VenueResult = { status: 'ok'; order?: Order; oid?: number } | { status: 'err'; error: string }
+type NotOk = Exclude<ItemOutcome<BatchRejected>, { status: 'ok' }>
 
-function toItemResult(o: ItemOutcome<VenueResult>): ItemResult {
+/** Everything but a venue `ok`: the same for the three command types. */
+function notOk(o: NotOk): ItemResult {
   switch (o.status) {
     case 'unknown':
     case 'superseded':
       return { status: o.status }
     case 'failed':
-      return { status: 'err', error: (o as { error: Error }).error.message }
-    case 'err':
-      return { status: 'err', error: (o as { error: string }).error }
-    default: {
-      const ok = o as { order?: Order; oid?: number }
-      return {
-        status: 'ok',
-        ...(ok.order !== undefined ? { order: ok.order } : {}),
-        ...(ok.oid !== undefined ? { oid: ok.oid } : {}),
-      }
-    }
+      return { status: 'err', error: o.error.message }
+    default:
+      return { status: 'err', error: o.error }
   }
 }
 
+const modifyResult = (o: ItemOutcome<ModifyResult>): ItemResult =>
+  o.status === 'ok' ? { status: 'ok', order: o.order } : notOk(o)
+const ackResult = (o: ItemOutcome<CreateOrderAck | CancelResult>): ItemResult =>
+  o.status === 'ok' ? { status: 'ok', oid: o.oid } : notOk(o)
+
 export function createOrderGateway(deps: {
   batcher: Batcher
-  limiter: Pick<WeightLimiter, 'schedule'>
-  perps: PerpsClient
+  perps: Pick<PerpsClient, 'cancelAll'>
 }): OrderGateway {
   const { batcher } = deps
   return {
     async submitPlan({ instrumentId, plan, priority }) {
       const [modify, create, cancel] = await Promise.all([
         Promise.all(
-          plan.modify.map((m) =>
-            batcher.submit({
-              type: 'modifyOrders',
-              iid: instrumentId,
-              order: { oid: m.oid, p: m.p, qty: m.qty },
-              priority,
-            }),
+          plan.modify.map((order) =>
+            batcher.submit({ type: 'modifyOrders', iid: instrumentId, order, priority }),
           ),
         ),
         Promise.all(
-          plan.create.map((c) =>
-            batcher.submit({
-              type: 'createOrders',
-              order: {
-                iid: c.iid,
-                buy: c.buy,
-                p: c.p,
-                qty: c.qty,
-                tif: 'gtc',
-                po: true,
-                ...(c.ro ? { ro: true } : {}),
-              },
-              priority: c.ro ? 'risk' : priority,
-            }),
+          plan.create.map((order) =>
+            batcher.submit({ type: 'createOrders', order, priority: order.ro ? 'risk' : priority }),
           ),
         ),
         // Cancels reduce risk: always at risk priority.
@@ -81,15 +62,16 @@ export function createOrderGateway(deps: {
         ),
       ])
       return {
-        modify: modify.map((r) => toItemResult(r as ItemOutcome<VenueResult>)),
-        create: create.map((r) => toItemResult(r as ItemOutcome<VenueResult>)),
-        cancel: cancel.map((r) => toItemResult(r as ItemOutcome<VenueResult>)),
+        modify: modify.map(modifyResult),
+        create: create.map(ackResult),
+        cancel: cancel.map(ackResult),
       }
     },
-    async cancelAll(instrumentId) {
-      await deps.limiter.schedule({ endpoint: 'cancelAll', priority: 'risk' }, () =>
-        deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }),
-      )
+    async cancelAll(instrumentId, options = {}) {
+      await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, {
+        priority: 'risk',
+        signal: options.signal,
+      })
     },
   }
 }

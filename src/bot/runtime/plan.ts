@@ -1,34 +1,33 @@
 /**
  * The plan function an instrument actor calls: its strategy's desired quotes, diffed against the live
- * orders into modify/create/cancel actions. Pure given the snapshot.
+ * orders into modify/create/cancel actions whose items are the perps client's own parameters. Pure
+ * given the snapshot.
  */
-import { InvariantError } from '../../errors.ts'
+import { InputValidationError } from '../../errors.ts'
+import { ClientOrderId } from '../../perps/schemas/common.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import type { StrategySnapshot } from '../../strategy/strategy.ts'
-import type { OrderPlan } from '../instrument/instrument.machine.ts'
+import type { OrderPlan } from '../orders/orderPlan.ts'
 import { diffQuotes, type QuoteDiffTolerance } from '../quoteDiff.ts'
 
 export function createPlanFn(
-  strategy: ResolvedStrategy,
+  strategy: Pick<ResolvedStrategy, 'quote'>,
   tolerance: QuoteDiffTolerance,
 ): (snapshot: StrategySnapshot) => OrderPlan {
   return (snapshot) => {
     const desired = strategy.quote(snapshot)
-    const diff = diffQuotes({
+    // A strategy is untrusted code: a malformed client order id would fail a whole batch at the client.
+    for (const [i, q] of desired.entries()) {
+      if (q.coid !== undefined && !ClientOrderId.safeParse(q.coid).success) {
+        throw new InputValidationError(`quote ${i}: coid must be 32 lowercase hex characters, not all zero`)
+      }
+    }
+    return diffQuotes({
       desired,
       live: snapshot.openOrders,
       instrument: snapshot.instrument,
       now: snapshot.now,
       tolerance,
     })
-    return {
-      modify: diff.modify.map((m) => ({ oid: m.oid, p: m.p, qty: m.qty })),
-      create: diff.create.map((c) => {
-        // Quotes are GTC limit orders: the diff always prices them.
-        if (c.p === undefined) throw new InvariantError('quote diff produced an unpriced order')
-        return { iid: c.iid, buy: c.buy, p: c.p, qty: c.qty, ...(c.ro ? { ro: true } : {}) }
-      }),
-      cancel: diff.cancel,
-    }
   }
 }

@@ -15,6 +15,8 @@ export interface PollerOptions {
   maxBackoffMs?: number | undefined
   /** Run once immediately on start (default true). */
   immediate?: boolean | undefined
+  /** Called after every finished cycle, failed or not (the watchdog's progress beat). */
+  onCycleEnd?: (() => void) | undefined
 }
 
 export interface Poller {
@@ -62,6 +64,7 @@ export function startPoller(o: PollerOptions): Poller {
     })().finally(() => {
       running = undefined
       if (stopped) return
+      o.onCycleEnd?.()
       if (pendingTrigger) {
         pendingTrigger = false
         schedule(0)

@@ -23,6 +23,11 @@ export interface StopParts {
   finishOrders(): Promise<void>
   /** The exit policy's cancel-all (through the limiter, as risk work). */
   cancelAll(): Promise<void>
+  /**
+   * After the exit policy: stop refreshing the venue's dead-man switch, clearing it unless orders may
+   * remain (then it stays armed and cancels them at its deadline).
+   */
+  disarm(clear: boolean): Promise<void>
   /** The bot's last view of its open orders, named in the log when cancel-all fails. */
   lastOrders(): readonly Order[]
   releaseLimiter(): Promise<void>
@@ -69,6 +74,7 @@ export async function runStopSequence(o: {
       )
     }
   } else log.info('exit policy: leaving open orders in place')
+  await parts.disarm(!cancelAllFailed)
   await parts.releaseLimiter()
   await parts.flushAlerts(ALERT_FLUSH_MS)
   await Promise.allSettled(parts.close.map(async (c) => c()))

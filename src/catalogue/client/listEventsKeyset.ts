@@ -39,6 +39,15 @@ export const DateTimeParam = z
   })
   .transform((v) => (typeof v === 'string' ? v : v.toISOString()))
 
+/**
+ * `event_date`: a calendar date (`2026-06-01`, the form the official client sends) or anything
+ * `DateTimeParam` takes; sent as given (the venue matches the UTC day).
+ */
+const EVENT_DATE_MESSAGE = 'must be a calendar date (YYYY-MM-DD) or an ISO 8601 date-time with a zone'
+export const EventDateParam = z.union([z.iso.date({ error: EVENT_DATE_MESSAGE }), DateTimeParam], {
+  error: (iss) => (iss.input instanceof Date ? 'must be a valid date' : EVENT_DATE_MESSAGE),
+})
+
 /** Hint for the common mistake of snake_case order names (the venue answers 422 to them). */
 function orderFieldMessage(input: unknown): string {
   const name = String(input)
@@ -119,7 +128,7 @@ export const ListEventsKeysetParamsSchema = z
       seriesIds: IdList.optional(),
       /** Wire: game_id. */
       gameIds: IdList.optional(),
-      eventDate: DateTimeParam.optional(),
+      eventDate: EventDateParam.optional(),
       eventWeek: z.number().int({ error: 'eventWeek must be an integer' }).optional(),
       featuredOrder: Bool.optional(),
       /** Recurrence of the event's series. */

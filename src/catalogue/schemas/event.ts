@@ -1,11 +1,14 @@
 /**
  * Wire schemas of the catalogue's Event, Market and Series, in the listing form and in the single-event
  * (by slug) form. Event, Market and Series nest each other, so the recursive relations are zod 4
- * getters added with `.extend` on a flat base. Required: Event.id, Market.id, Market.conditionId;
- * everything else is nullish and unknown extra fields pass through.
+ * getters added with `.extend` on a flat base. Required: Event.id and Market.id; everything else is
+ * nullish and unknown extra fields pass through. Reads accept what the official client accepts: ids as
+ * strings or numbers, volumes and fee rates as numbers or numeric strings (numbers once parsed), the
+ * JSON-array fields as strings or arrays (strings once parsed).
  */
 import { z } from 'zod'
-import { DateTimeString, nullishFields } from './fields.ts'
+import { DateTimeString, GammaId, JsonArrayString, NumberLike, nullishFields } from './fields.ts'
+import { BestLineSchema, ClobRewardSchema, ExternalPartnerSchema } from './relations.ts'
 import {
   CategorySchema,
   ChatSchema,
@@ -317,36 +320,45 @@ export function isEventOrderField(name: string): name is EventOrderField {
 
 export const FeeScheduleSchema = z.looseObject({
   exponent: z.number().nullish(),
-  rate: z.number().nullish(),
+  rate: NumberLike.nullish(),
   takerOnly: z.boolean().nullish(),
-  rebateRate: z.number().nullish(),
+  rebateRate: NumberLike.nullish(),
 })
 export type FeeSchedule = z.infer<typeof FeeScheduleSchema>
 
 const MarketBaseSchema = z.looseObject({
-  id: z.string(),
-  /** 0x + 64 hex. */
-  conditionId: z.string(),
+  id: GammaId,
+  /** 0x + 64 hex; absent or empty on some rows (the official client takes both). */
+  conditionId: z.string().nullish(),
   ...nullishFields(MARKET_FIELDS.string, z.string()),
   ...nullishFields(MARKET_FIELDS.dateTime, DateTimeString),
   ...nullishFields(MARKET_FIELDS.boolean, z.boolean()),
   ...nullishFields(MARKET_FIELDS.integer, z.number().int()),
-  ...nullishFields(MARKET_FIELDS.number, z.number()),
+  ...nullishFields(MARKET_FIELDS.number, NumberLike),
   ...nullishFields(MARKET_FIELDS.image, ImageOptimizationSchema),
-  categories: z.array(CategorySchema).nullish(),
+  outcomes: JsonArrayString.nullish(),
+  outcomePrices: JsonArrayString.nullish(),
+  clobTokenIds: JsonArrayString.nullish(),
+  /** Base fees may be fractional (the official client reads plain numbers). */
+  makerBaseFee: z.number().nullish(),
+  takerBaseFee: z.number().nullish(),
+  /** Category objects; any other element is kept as sent (the official client parses them as unknown). */
+  categories: z.array(z.union([CategorySchema, z.unknown()])).nullish(),
   tags: z.array(TagSchema).nullish(),
   feeSchedule: FeeScheduleSchema.nullish(),
-  /** Listing only; shape not shown. */
+  /** Listing only: the market's reward programmes (the official client's key and shape). */
+  clobRewards: z.array(ClobRewardSchema).nullish(),
+  /** The spec's snake_case names for the listing relations; shape not shown, tolerated as is. */
   clob_rewards: z.unknown().optional(),
-  /** Listing only; shape not shown. */
   fee_schedule: z.unknown().optional(),
 })
 
 const SeriesBaseSchema = z.looseObject({
   ...nullishFields(SERIES_FIELDS.string, z.string()),
+  id: GammaId.nullish(),
   ...nullishFields(SERIES_FIELDS.boolean, z.boolean()),
   ...nullishFields(SERIES_FIELDS.dateTime, DateTimeString),
-  ...nullishFields(SERIES_FIELDS.number, z.number()),
+  ...nullishFields(SERIES_FIELDS.number, NumberLike),
   collections: z.array(CollectionSchema).nullish(),
   categories: z.array(CategorySchema).nullish(),
   tags: z.array(TagSchema).nullish(),
@@ -354,13 +366,16 @@ const SeriesBaseSchema = z.looseObject({
 })
 
 const EventBaseSchema = z.looseObject({
-  /** Numeric string. The only required field. */
-  id: z.string(),
+  /** Numeric string (a JSON number is taken too). The only required field. */
+  id: GammaId,
   ...nullishFields(EVENT_FIELDS.string, z.string()),
   ...nullishFields(EVENT_FIELDS.dateTime, DateTimeString),
   ...nullishFields(EVENT_FIELDS.boolean, z.boolean()),
-  ...nullishFields(EVENT_FIELDS.number, z.number()),
+  ...nullishFields(EVENT_FIELDS.number, NumberLike),
   ...nullishFields(EVENT_FIELDS.integer, z.number().int()),
+  /** Basis points; not always whole (the official client reads a plain number). */
+  negRiskFeeBips: z.number().nullish(),
+  parentEventId: GammaId.nullish(),
   ...nullishFields(EVENT_FIELDS.image, ImageOptimizationSchema),
   subEvents: z.array(z.string()).nullish(),
   categories: z.array(CategorySchema).nullish(),
@@ -369,9 +384,12 @@ const EventBaseSchema = z.looseObject({
   eventCreators: z.array(EventCreatorSchema).nullish(),
   chats: z.array(ChatSchema).nullish(),
   templates: z.array(TemplateSchema).nullish(),
-  /** Attached only when the listing's partner_slug is set; shape not shown. */
+  /** Attached only when the listing's partner_slug is set (the official client's key and shape). */
+  externalPartners: z.array(ExternalPartnerSchema).nullish(),
+  /** The BestLines relation (include_best_lines). */
+  bestLines: z.array(BestLineSchema).nullish(),
+  /** The spec's snake_case names for the same relations; shape not shown, tolerated as is. */
   external_partners: z.unknown().optional(),
-  /** The BestLines relation (include_best_lines); shape not shown. */
   best_lines: z.unknown().optional(),
 })
 
@@ -403,13 +421,13 @@ export type Event = z.infer<typeof EventSchema>
 export const MarketDetailSchema = MarketSchema.extend({
   ...nullishFields(MARKET_DETAIL_FIELDS.string, z.string()),
   ...nullishFields(MARKET_DETAIL_FIELDS.boolean, z.boolean()),
-  ...nullishFields(MARKET_DETAIL_FIELDS.number, z.number()),
+  ...nullishFields(MARKET_DETAIL_FIELDS.number, NumberLike),
 })
 export type MarketDetail = z.infer<typeof MarketDetailSchema>
 
 /** The single-event response of GET /events/slug/{slug}. */
 export const EventDetailSchema = EventSchema.extend({
-  liquidityAmm: z.number().nullish(),
+  liquidityAmm: NumberLike.nullish(),
   markets: z.array(MarketDetailSchema).nullish(),
 })
 export type EventDetail = z.infer<typeof EventDetailSchema>

@@ -23,3 +23,33 @@ export function nullishFields<const K extends readonly string[], S extends z.Zod
   for (const k of keys) out[k] = field
   return out as NullishShape<K[number], S>
 }
+
+/**
+ * An id the service writes as a string or, on some rows, as a JSON number (the official client takes
+ * both for event and series ids); always a string once parsed.
+ */
+export const GammaId = z.union([z.string(), z.number().int().transform(String)])
+
+/**
+ * A number the service writes as a JSON number or a numeric string (volumes, liquidity, fee rates:
+ * the official client's `Decimalish`); a number once parsed, and `''` reads as null (no value). Any
+ * other non-numeric string is an error: these values are compared and summed, never shown verbatim.
+ */
+export const NumberLike = z.union([
+  z.number(),
+  z.string().transform((s, ctx) => {
+    if (s.trim() === '') return null
+    const n = Number(s)
+    if (!Number.isFinite(n)) {
+      ctx.addIssue({ code: 'custom', message: 'expected a number or a numeric string' })
+      return z.NEVER
+    }
+    return n
+  }),
+])
+
+/**
+ * A JSON-encoded array string (`outcomes`, `outcomePrices`, `clobTokenIds`); an array sent as such is
+ * encoded back, so readers always see the string form the spec shows.
+ */
+export const JsonArrayString = z.union([z.string(), z.array(z.unknown()).transform((a) => JSON.stringify(a))])

@@ -135,6 +135,21 @@ function dateTime(q: URLSearchParams, name: string): number | undefined {
   return ms
 }
 
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/
+
+/** A day as `YYYY-MM-DD`: a calendar date as sent (the official client's form), or a date-time's UTC day. */
+function calendarDay(q: URLSearchParams, name: string): string | undefined {
+  const v = scalar(q, name)
+  if (v !== undefined && CALENDAR_DATE.test(v)) {
+    if (Number.isNaN(Date.parse(`${v}T00:00:00Z`))) {
+      throw new BadParam(`invalid value for ${name}: expected a calendar date or an RFC 3339 date-time`)
+    }
+    return v
+  }
+  const ms = dateTime(q, name)
+  return ms === undefined ? undefined : new Date(ms).toISOString().slice(0, 10)
+}
+
 const TAG_MATCHES = ['any', 'all'] as const
 const RECURRENCES = ['daily', 'weekly', 'monthly'] as const
 
@@ -169,7 +184,7 @@ export function parseEventQuery(q: URLSearchParams): ParsedQuery {
     const tagMatchRaw = oneOf(q, 'tag_match', TAG_MATCHES)
     const recurrenceRaw = oneOf(q, 'recurrence', RECURRENCES)
     const parentRaw = scalar(q, 'parent_event_id')
-    const eventDateMs = dateTime(q, 'event_date')
+    const eventDate = calendarDay(q, 'event_date')
     const order = orderFields(q)
     const ascending = bool(q, 'ascending') ?? true
     const query: EventQuery = {
@@ -202,7 +217,7 @@ export function parseEventQuery(q: URLSearchParams): ParsedQuery {
       tagMatch: tagMatchRaw ?? 'any',
       seriesIds: idList(q, 'series_id'),
       gameIds: idList(q, 'game_id'),
-      eventDate: eventDateMs === undefined ? undefined : new Date(eventDateMs).toISOString().slice(0, 10),
+      eventDate,
       eventWeek: integer(q, 'event_week'),
       featuredOrder: bool(q, 'featured_order') ?? false,
       recurrence: recurrenceRaw,

@@ -1,7 +1,8 @@
 /**
  * Projects a stored event onto the two wire forms. Listing: no `liquidityAmm` and no AMM market fields
- * but `marketMakerAddress`; markets keep `clob_rewards`/`fee_schedule`; chats, templates and best
- * lines only by their include flags; `external_partners` only with a partner slug. Single event: AMM
+ * but `marketMakerAddress`; markets keep `clobRewards`/`fee_schedule`; chats, templates and
+ * `bestLines` only by their include flags; `externalPartners` only with a partner slug (the relations
+ * under the official client's keys and shapes, see docs/decisions.md). Single event: AMM
  * fields, chats and templates (unless explicitly excluded), no listing-only market relations. Key
  * order follows the stored order, so the same store gives byte-identical JSON.
  */
@@ -12,7 +13,7 @@ export interface ListingIncludes {
   chat: boolean
   template: boolean
   bestLines: boolean
-  /** When set, `external_partners` is attached (possibly empty). */
+  /** When set, `externalPartners` is attached (possibly empty). */
   partnerSlug: string | undefined
 }
 
@@ -33,7 +34,7 @@ const MARKET_DETAIL_KEYS: ReadonlySet<string> = new Set<string>(
     (k) => k !== 'marketMakerAddress',
   ),
 )
-const LISTING_ONLY_MARKET_KEYS: ReadonlySet<string> = new Set(['clob_rewards', 'fee_schedule'])
+const LISTING_ONLY_MARKET_KEYS: ReadonlySet<string> = new Set(['clobRewards', 'fee_schedule'])
 
 /** Copies `obj` without undefined values and without `skip` keys. */
 function copy(obj: object, skip: (key: string) => boolean): Json {
@@ -58,8 +59,8 @@ export function renderListingEvent(stored: StoredEvent, inc: ListingIncludes): J
   )
   out.markets = (stored.event.markets ?? []).map((m) => copy(m, (k) => MARKET_DETAIL_KEYS.has(k)))
   out.series = renderSeries(stored.event.series, inc.chat)
-  if (inc.partnerSlug !== undefined) out.external_partners = stored.partners[inc.partnerSlug] ?? []
-  if (inc.bestLines) out.best_lines = stored.bestLines ?? []
+  if (inc.partnerSlug !== undefined) out.externalPartners = stored.partners[inc.partnerSlug] ?? []
+  if (inc.bestLines) out.bestLines = stored.bestLines ?? []
   return out
 }
 
@@ -67,6 +68,6 @@ export function renderDetailEvent(stored: StoredEvent, inc: DetailIncludes): Jso
   const out = copy(stored.event, (k) => (k === 'chats' && !inc.chat) || (k === 'templates' && !inc.template))
   out.markets = (stored.event.markets ?? []).map((m) => copy(m, (k) => LISTING_ONLY_MARKET_KEYS.has(k)))
   out.series = renderSeries(stored.event.series, inc.chat)
-  if (inc.bestLines) out.best_lines = stored.bestLines ?? []
+  if (inc.bestLines) out.bestLines = stored.bestLines ?? []
   return out
 }

@@ -6,6 +6,7 @@
 import type { Random } from '../../random.ts'
 
 export const DAY_MS = 86_400_000
+export const HOUR_MS = 3_600_000
 
 /** `2026-06-01T12:00:00Z` (whole seconds, as Gamma writes start and end dates). */
 export function isoSeconds(ms: number): string {
@@ -15,6 +16,11 @@ export function isoSeconds(ms: number): string {
 /** `2026-06-01T12:00:00.123456Z` (microseconds, as Gamma writes createdAt/updatedAt). */
 export function isoMicros(ms: number, micros: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}.${String(micros).padStart(6, '0')}Z`
+}
+
+/** `isoMicros` with drawn microseconds (how Gamma's createdAt/updatedAt look). */
+export function stamp(rng: Random, ms: number): string {
+  return isoMicros(ms, rng.int(0, 999_999))
 }
 
 /** `2026-06-01` (UTC date part). */

@@ -52,6 +52,7 @@ export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
         ...windowParams(r.query),
       })
     },
+    'GET /v1/account/fills': (r, ex) => ex.fills(auth(r, ex), windowParams(r.query)),
     'GET /v1/account/funding': (r, ex) => {
       const owner = auth(r, ex)
       return ex.funding(owner, { instrumentId: intParam(r.query, 'instrument_id'), ...windowParams(r.query) })
@@ -67,12 +68,14 @@ export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
       })
     },
     'GET /v1/account/referral': (r, ex) => ex.referral(auth(r, ex)),
+    'GET /v1/account/auto-cancel': (r, ex) => ex.autoCancelStatus(auth(r, ex)),
     'POST /v1/account/referral': (r, ex) => ex.applyReferral(auth(r, ex), r.body),
     'POST /v1/account/proxy': (r, ex) => ex.createProxy(r.body),
     'POST /v1/trade/orders': (r, ex) => ex.createOrders(r.body),
     'PATCH /v1/trade/orders': (r, ex) => ex.modifyOrders(r.body),
     'DELETE /v1/trade/orders': (r, ex) => ex.cancelOrders(r.body),
     'DELETE /v1/trade/orders/all': (r, ex) => ex.cancelAll(r.body),
+    'PATCH /v1/trade/auto-cancel': (r, ex) => ex.setAutoCancel(r.body),
   }
 
   return async (req) => {

@@ -42,5 +42,7 @@ export async function cancelAll(
     body: () => signer.signCommand(built, expOptions(ctx, options)),
     schema: OkAck,
     signal: options.signal,
+    priority: options.priority,
+    onAdmitted: options.onAdmitted,
   })
 }

@@ -43,6 +43,8 @@ export async function cancelOrders(
     body: () => signer.signCommand(built, expOptions(ctx, options)),
     schema: CancelResults,
     signal: options.signal,
+    priority: options.priority,
+    onAdmitted: options.onAdmitted,
   })
   return checkBatchLength('cancelOrders', results, valid.length)
 }

@@ -1,17 +1,16 @@
 /**
  * The perps client context: everything an endpoint function needs (transport, clock, jitter, auth
- * headers, signers, limiter hooks), built once from `PerpsClientConfig`. Endpoint functions take it as
+ * headers, signers, the request gate), built once from `PerpsClientConfig`. Endpoint functions take it as
  * their first argument (viem/hyperliquid style); `createPerpsClient` only binds it.
  */
 import { inspect } from 'node:util'
 import { type Clock, systemClock } from '../../clock.ts'
-import type { RateLimitError } from '../../errors.ts'
 import { ConfigError } from '../../errors.ts'
 import { READ_RETRY, type RetryPolicy } from '../../http/callJson.ts'
 import { createHttpTransport, type HttpTransport, type HttpTransportOptions } from '../../http/transport.ts'
 import { type Random, systemRandom } from '../../random.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
-import type { PerpsEndpoint } from '../weights.ts'
+import type { EndpointKind, PerpsEndpoint, WeightInput } from '../weights.ts'
 
 /** The venue's header names (protocol-notes b); the spec's `SERVICE-PROXY`/`SERVICE-SECRET` work by config. */
 export const DEFAULT_AUTH_HEADER_NAMES: Readonly<AuthHeaderNames> = Object.freeze({
@@ -24,25 +23,53 @@ export interface AuthHeaderNames {
   secret: string
 }
 
-/** What the limiter learns before each HTTP request (each retry attempt of a read is charged again). */
-export interface BeforeRequestInfo {
+/** Scheduling class of a request: risk reduction first, then reads, then quotes. */
+export type RequestPriority = 'risk' | 'read' | 'quote'
+
+/** One HTTP request as the gate sees it (each retry attempt of a read is a request of its own). */
+export interface GatedRequest {
   endpoint: PerpsEndpoint
+  kind: EndpointKind
+  /** What the weights depend on (batch size, filters). */
+  input: WeightInput
+  /** Its weights, from the one table in perps/weights.ts. */
   requestWeight: number
   actionWeight: number
+  /** The caller's class; undefined for ordinary work (reads, createProxy, applyReferral). */
+  priority?: RequestPriority | undefined
+  /** The call's signal: aborting it while the request waits for admission should end the wait. */
+  signal?: AbortSignal | undefined
 }
-export type BeforeRequestHook = (info: BeforeRequestInfo) => Promise<void> | void
 
-export interface RateLimitedInfo {
-  endpoint: PerpsEndpoint
-  /** The error about to be thrown; `retryAfterMs` is set when the venue sent `Retry-After`. */
-  error: RateLimitError
+/**
+ * Wraps every HTTP request the client sends: `send` performs the request (for a command: signs, then
+ * sends) and settles with its outcome, a 429 as a thrown `RateLimitError`. A gate may wait before
+ * calling `send` (a rate limiter) or refuse by throwing; it must call `send` at most once.
+ */
+export interface RequestGate {
+  run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T>
 }
-export type RateLimitedHook = (info: RateLimitedInfo) => Promise<void> | void
 
 /** A proxy signer for `/v1/trade/*` ops (satisfied by `CommandSigner`). */
 export type PerpsCommandSigner = Pick<CommandSigner, 'address' | 'signCommand'>
 /** The owner (EOA) signer for createProxy (satisfied by `CommandSigner`). */
 export type PerpsOwnerSigner = Pick<CommandSigner, 'address' | 'signCreateProxy'>
+
+/** Longest API secret accepted: far above any real one, low enough that a pasted file is refused. */
+export const MAX_API_SECRET_LENGTH = 1_024
+
+/**
+ * Why an API secret cannot be sent in a header (a phrase without the secret), or undefined if it can.
+ * Visible ASCII only (0x21-0x7E): a header value with other characters is refused by the HTTP client
+ * or re-encoded differently by peers, and spaces would be trimmed.
+ */
+export function apiSecretProblem(secret: unknown): string | undefined {
+  if (typeof secret !== 'string' || secret.length === 0) return 'must be non-empty'
+  if (secret.length > MAX_API_SECRET_LENGTH) return `longer than ${MAX_API_SECRET_LENGTH} characters`
+  if (!/^[\x21-\x7e]+$/.test(secret))
+    return 'must be visible ASCII only (no spaces, control or non-ASCII characters)'
+  return undefined
+}
 
 /**
  * The proxy address and API secret for header-authenticated reads. The secret is held in a private
@@ -52,14 +79,16 @@ export class ProxyCredentials {
   readonly proxy: string
   readonly #secret: string
 
-  /** @throws {@link ConfigError} for a malformed proxy or an empty secret (the message omits the secret). */
+  /**
+   * @throws {@link ConfigError} for a malformed proxy or a secret that cannot travel in a header (the
+   * message omits the secret).
+   */
   constructor(proxy: string, secret: string) {
     const issues: string[] = []
     if (typeof proxy !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(proxy))
       issues.push('credentials.proxy: expected a 0x-prefixed 20-byte hex address')
-    if (typeof secret !== 'string' || secret.length === 0)
-      issues.push('credentials.secret: must be non-empty')
-    else if (/[\r\n\0]/.test(secret)) issues.push('credentials.secret: must not contain control characters')
+    const secretProblem = apiSecretProblem(secret)
+    if (secretProblem !== undefined) issues.push(`credentials.secret: ${secretProblem}`)
     if (issues.length > 0) throw new ConfigError('invalid perps credentials', issues)
     this.proxy = proxy
     this.#secret = secret
@@ -106,8 +135,8 @@ export interface PerpsClientConfig {
   readRetry?: RetryPolicy | undefined
   /** Default relative `exp` for trade commands (ms, clamped to 5000 by the signer); none when unset. */
   defaultExpAfterMs?: number | undefined
-  beforeRequest?: BeforeRequestHook | undefined
-  onRateLimited?: RateLimitedHook | undefined
+  /** Wraps every request (the bot's weight limiter); none = sent at once. */
+  gate?: RequestGate | undefined
 }
 
 export interface PerpsClientContext {
@@ -121,8 +150,7 @@ export interface PerpsClientContext {
   readonly ownerSigner?: PerpsOwnerSigner | undefined
   readonly readRetry: RetryPolicy
   readonly defaultExpAfterMs?: number | undefined
-  readonly beforeRequest?: BeforeRequestHook | undefined
-  readonly onRateLimited?: RateLimitedHook | undefined
+  readonly gate?: RequestGate | undefined
 }
 
 /** RFC 9110 token characters: what a header name may contain. */
@@ -183,7 +211,6 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
     ownerSigner: config.ownerSigner,
     readRetry: config.readRetry ?? READ_RETRY,
     defaultExpAfterMs: config.defaultExpAfterMs,
-    beforeRequest: config.beforeRequest,
-    onRateLimited: config.onRateLimited,
+    gate: config.gate,
   }
 }

@@ -80,6 +80,8 @@ export async function createOrders(
     body: () => signer.signCommand(built, expOptions(ctx, options)),
     schema: CreateOrderAcks,
     signal: options.signal,
+    priority: options.priority,
+    onAdmitted: options.onAdmitted,
   })
   return checkBatchLength('createOrders', results, valid.length)
 }

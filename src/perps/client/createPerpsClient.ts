@@ -4,6 +4,8 @@
  */
 import type {
   Credentials,
+  Fill,
+  FillsPage,
   FundingCharge,
   FundingPage,
   Portfolio,
@@ -38,6 +40,7 @@ import { getAssets } from './getAssets.ts'
 import { getCredentials } from './getCredentials.ts'
 import { getExchange } from './getExchange.ts'
 import { getFees } from './getFees.ts'
+import { type GetFillsParams, getFills, iterateFills, paginateFills } from './getFills.ts'
 import { type GetFundingParams, getFunding, iterateFunding, paginateFunding } from './getFunding.ts'
 import { getIndex } from './getIndex.ts'
 import { type GetInstrumentsParams, getInstruments } from './getInstruments.ts'
@@ -57,6 +60,7 @@ import {
 import type { HistoryPage, PaginateHistoryOptions } from './historyPaging.ts'
 import { type ModifyOrderParams, modifyOrders } from './modifyOrders.ts'
 import type { PerpsCallOptions, PerpsCommandOptions, PerpsReadOptions } from './perpsCall.ts'
+import { type AutoCancelAck, type SetAutoCancelParams, setAutoCancel } from './setAutoCancel.ts'
 
 export interface PerpsClient {
   readonly context: PerpsClientContext
@@ -80,6 +84,15 @@ export interface PerpsClient {
     params?: GetWithdrawalsParams,
     options?: PaginateHistoryOptions,
   ): AsyncGenerator<Withdrawal, void, undefined>
+  getFills(params?: GetFillsParams, options?: PerpsReadOptions): Promise<FillsPage>
+  paginateFills(
+    params?: GetFillsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<HistoryPage<Fill>, void, undefined>
+  iterateFills(
+    params?: GetFillsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<Fill, void, undefined>
   getFunding(params?: GetFundingParams, options?: PerpsReadOptions): Promise<FundingPage>
   paginateFunding(
     params?: GetFundingParams,
@@ -100,6 +113,8 @@ export interface PerpsClient {
   modifyOrders(mods: readonly ModifyOrderParams[], options?: PerpsCommandOptions): Promise<ModifyResult[]>
   cancelOrders(oids: readonly number[], options?: PerpsCommandOptions): Promise<CancelResult[]>
   cancelAll(params?: CancelAllParams, options?: PerpsCommandOptions): Promise<CancelAllResult>
+  /** The dead-man switch: arm with a deadline (Unix ms), or clear with 0. */
+  setAutoCancel(params: SetAutoCancelParams, options?: PerpsCommandOptions): Promise<AutoCancelAck>
   /** Closes the transport if the client created it (a given `transport` is left open). */
   close(): Promise<void>
 }
@@ -125,6 +140,9 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     getWithdrawals: (p, o) => getWithdrawals(ctx, p, o),
     paginateWithdrawals: (p, o) => paginateWithdrawals(ctx, p, o),
     iterateWithdrawals: (p, o) => iterateWithdrawals(ctx, p, o),
+    getFills: (p, o) => getFills(ctx, p, o),
+    paginateFills: (p, o) => paginateFills(ctx, p, o),
+    iterateFills: (p, o) => iterateFills(ctx, p, o),
     getFunding: (p, o) => getFunding(ctx, p, o),
     paginateFunding: (p, o) => paginateFunding(ctx, p, o),
     iterateFunding: (p, o) => iterateFunding(ctx, p, o),
@@ -138,6 +156,7 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     modifyOrders: (mods, o) => modifyOrders(ctx, mods, o),
     cancelOrders: (oids, o) => cancelOrders(ctx, oids, o),
     cancelAll: (p, o) => cancelAll(ctx, p, o),
+    setAutoCancel: (p, o) => setAutoCancel(ctx, p, o),
     close: async () => {
       if (ownsTransport) await ctx.transport.close()
     },

@@ -3,7 +3,8 @@
  * Signed by the OWNER (EOA) as a `CreateProxy` struct; not header-authenticated; weight 1.
  * Body `{op:{type:"createProxy", args:{owner, proxy, expiry}}, sig, salt, ts, label?, code?}`.
  * The secret is returned inside `ProxyCredentials`, whose JSON/inspect/string forms hide it, and it
- * never appears in an error.
+ * never appears in an error. The answer needs only the secret: once it is issued the proxy is
+ * registered, so an answer without `status` (as the official client reads it) still yields it.
  *
  * @see spec "Perpetuals: POST /v1/account/proxy"; protocol-notes a.1, a.3
  */

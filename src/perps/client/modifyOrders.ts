@@ -57,6 +57,8 @@ export async function modifyOrders(
     body: () => signer.signCommand(built, expOptions(ctx, options)),
     schema: ModifyResults,
     signal: options.signal,
+    priority: options.priority,
+    onAdmitted: options.onAdmitted,
   })
   return checkBatchLength('modifyOrders', results, valid.length)
 }

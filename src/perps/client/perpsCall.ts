@@ -1,26 +1,35 @@
 /**
- * What every perps endpoint file shares: the error-body parser, input parsing, auth headers, weight
- * charging through `beforeRequest`, the 429 hook, secret redaction of thrown errors, and the two call
- * shapes (a read that may retry; a command that is charged once, signed after the limiter admits it,
- * and never retried).
+ * What every perps endpoint file shares: the error-body parser, input parsing, auth headers, the
+ * request gate around every send, secret redaction of thrown errors, and the two call shapes (a read
+ * whose every attempt passes the gate and that may retry; a command that passes the gate once, is
+ * signed after the gate admits it, and is never retried).
  */
 import { z } from 'zod'
+import { sleep } from '../../clock.ts'
 import { isDecimalString, parseDecimal } from '../../decimal.ts'
 import {
   ConfigError,
   InputValidationError,
-  RateLimitError,
   RequestRejectedError,
+  TransportError,
   UnexpectedResponseError,
 } from '../../errors.ts'
-import { callJson, type ErrorBodyParser, formatZodIssues, type RetryPolicy } from '../../http/callJson.ts'
-import type { HttpRequest, HttpTransport } from '../../http/transport.ts'
+import {
+  callJson,
+  type ErrorBodyParser,
+  formatZodIssues,
+  NO_RETRY,
+  type RetryPolicy,
+  retryDelayMs,
+} from '../../http/callJson.ts'
+import type { HttpRequest } from '../../http/transport.ts'
 import { PerpsErrorBody } from '../schemas/common.ts'
 import { MAX_EXP_AHEAD_MS } from '../signing/timing.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint, type WeightInput } from '../weights.ts'
-import type { BeforeRequestInfo, PerpsClientContext } from './context.ts'
+import type { PerpsClientContext, RequestPriority } from './context.ts'
 
 export interface PerpsCallOptions {
+  /** Aborts the call, also while it waits in the gate. */
   signal?: AbortSignal | undefined
 }
 
@@ -34,6 +43,13 @@ export interface PerpsCommandOptions extends PerpsCallOptions {
   exp?: number | undefined
   /** Relative expiry: exp = ts + min(expAfterMs, 5000). Exclusive with `exp`. */
   expAfterMs?: number | undefined
+  /** Scheduling class for the gate (`risk` for cancels and reduce-only work). */
+  priority?: RequestPriority | undefined
+  /**
+   * Called once the gate admits the command, before it is signed; may wait (the batcher holds sends
+   * here while it reconciles). A throw ends the call unsent.
+   */
+  onAdmitted?: (() => Promise<void> | void) | undefined
 }
 
 /**
@@ -122,59 +138,86 @@ export interface ReadSpec<S extends z.ZodType> extends CallSpec<S> {
 }
 
 export interface CommandSpec<S extends z.ZodType> extends CallSpec<S> {
-  /** Builds (signs) the body; called after the limiter admitted the request, so ts/exp are fresh. */
+  /** Builds (signs) the body; called after the gate admitted the request, so ts/exp are fresh. */
   body: () => unknown
+  priority?: RequestPriority | undefined
+  onAdmitted?: (() => Promise<void> | void) | undefined
 }
 
-/** A read: charged per attempt (retries cost weight too), retried per policy. */
+/**
+ * A read: every attempt passes the gate on its own (retries cost weight too, and a 429 or a success
+ * reaches the gate with the answer), retried per policy on transport failures and 5xx.
+ */
 export async function perpsRead<S extends z.ZodType>(
   ctx: PerpsClientContext,
   spec: ReadSpec<S>,
 ): Promise<z.output<S>> {
-  const info = weightInfo(spec.endpoint, spec.weight)
-  const charged: HttpTransport = {
-    origin: ctx.transport.origin,
-    close: () => ctx.transport.close(),
-    request: async (req) => {
-      await ctx.beforeRequest?.(info)
-      return ctx.transport.request(req)
-    },
-  }
-  return guard(ctx, spec.endpoint, async () => {
+  return guard(ctx, async () => {
     const request = buildRequest(ctx, spec, undefined)
-    return callJson(
-      { transport: charged, clock: ctx.clock, random: ctx.random },
-      {
-        request,
-        schema: spec.schema,
-        parseErrorBody: parsePerpsErrorBody,
-        retry: spec.retry ?? ctx.readRetry,
-      },
-    )
+    const policy = spec.retry ?? ctx.readRetry
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await gated(ctx, spec, undefined, () =>
+          callJson(
+            { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
+            { request, schema: spec.schema, parseErrorBody: parsePerpsErrorBody, retry: NO_RETRY },
+          ),
+        )
+      } catch (e) {
+        if (attempt >= policy.attempts || spec.signal?.aborted || !isRetryableRead(e)) throw e
+        await sleep(ctx.clock, retryDelayMs(policy, attempt, ctx.random), spec.signal)
+      }
+    }
   })
 }
 
-/** A command: charged once, then the body is built/signed, sent once; unknown outcomes surface as such. */
+/** A transport failure or a 5xx other than 501: worth another attempt of a read. */
+function isRetryableRead(e: unknown): boolean {
+  if (e instanceof TransportError) return true
+  return e instanceof RequestRejectedError && e.status >= 500 && e.status !== 501
+}
+
+/** A command: passes the gate once, then the body is built/signed and sent once; unknown outcomes surface as such. */
 export async function perpsCommand<S extends z.ZodType>(
   ctx: PerpsClientContext,
   spec: CommandSpec<S>,
 ): Promise<z.output<S>> {
-  const info = weightInfo(spec.endpoint, spec.weight)
-  return guard(ctx, spec.endpoint, async () => {
+  return guard(ctx, async () => {
     const headers = spec.auth ? authHeaders(ctx, spec.endpoint) : undefined
-    await ctx.beforeRequest?.(info)
-    const body = await spec.body()
-    const request = buildRequest(ctx, spec, body, headers)
-    return callJson(
-      { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
-      { request, schema: spec.schema, parseErrorBody: parsePerpsErrorBody, command: true },
-    )
+    return gated(ctx, spec, spec.priority, async () => {
+      await spec.onAdmitted?.()
+      const body = await spec.body()
+      const request = buildRequest(ctx, spec, body, headers)
+      return callJson(
+        { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
+        { request, schema: spec.schema, parseErrorBody: parsePerpsErrorBody, command: true },
+      )
+    })
   })
 }
 
-function weightInfo(endpoint: PerpsEndpoint, weight: WeightInput = {}): BeforeRequestInfo {
-  const w = PERPS_WEIGHTS[endpoint]
-  return { endpoint, requestWeight: w.request(weight), actionWeight: w.action(weight) }
+/** Runs one send through the context's gate (or at once without one). */
+function gated<S extends z.ZodType, T>(
+  ctx: PerpsClientContext,
+  spec: CallSpec<S>,
+  priority: RequestPriority | undefined,
+  send: () => Promise<T>,
+): Promise<T> {
+  if (ctx.gate === undefined) return send()
+  const w = PERPS_WEIGHTS[spec.endpoint]
+  const input = spec.weight ?? {}
+  return ctx.gate.run(
+    {
+      endpoint: spec.endpoint,
+      kind: w.kind,
+      input,
+      requestWeight: w.request(input),
+      actionWeight: w.action(input),
+      priority,
+      signal: spec.signal,
+    },
+    send,
+  )
 }
 
 function buildRequest<S extends z.ZodType>(
@@ -212,18 +255,11 @@ export function requireSigner(
   return ctx.signer
 }
 
-/** Runs a call: 429s go to `onRateLimited`; every thrown error is scrubbed of the proxy secret. */
-async function guard<T>(ctx: PerpsClientContext, endpoint: PerpsEndpoint, run: () => Promise<T>): Promise<T> {
+/** Runs a call; every thrown error is scrubbed of the proxy secret. */
+async function guard<T>(ctx: PerpsClientContext, run: () => Promise<T>): Promise<T> {
   try {
     return await run()
   } catch (e) {
-    if (e instanceof RateLimitError && ctx.onRateLimited !== undefined) {
-      try {
-        await ctx.onRateLimited({ endpoint, error: e })
-      } catch {
-        // A failing hook must not mask the 429 the caller needs to see.
-      }
-    }
     throw redactSecrets(e, ctx.credentials === undefined ? [] : [ctx.credentials.secret])
   }
 }

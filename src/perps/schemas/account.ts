@@ -1,6 +1,6 @@
 /** Private account resources: withdrawals, funding charges, portfolio, credentials. */
 import { z } from 'zod'
-import { Address, DecimalString, Hex, InstrumentId, TimestampMs } from './common.ts'
+import { Address, DecimalString, InstrumentId, PendingTxHash, ProxyExpiryMs, TimestampMs } from './common.ts'
 
 export const WITHDRAWAL_STATUSES = ['pending', 'confirmed', 'removed', 'failed'] as const
 /** Known statuses; unknown future values are tolerated as plain strings. */
@@ -13,8 +13,8 @@ export const Withdrawal = z.looseObject({
   to: Address,
   fee: DecimalString,
   status: WithdrawalStatus,
-  /** On-chain hash; `0x` until mined. */
-  hash: Hex,
+  /** On-chain hash; `0x` until mined (`''`, null or absent on the wire are read as `0x`). */
+  hash: PendingTxHash,
   confirmations: z.number().int().nonnegative(),
   required_confirmations: z.number().int().nonnegative(),
   created_timestamp: TimestampMs,
@@ -40,6 +40,32 @@ export const page = <T extends z.ZodType>(item: T) =>
   z.looseObject({ data: z.array(item), more: z.boolean() })
 export const WithdrawalsPage = page(Withdrawal)
 export type WithdrawalsPage = z.infer<typeof WithdrawalsPage>
+/**
+ * A fill (`GET /v1/account/fills`, and the `fills` channel): terse keys as the official client reads
+ * them. `side` long|short; `fee` paid (a rebate is negative) in `fea`; `psz`/`pep` the position size
+ * and entry after the fill; `pnl` the realized PnL it closed; `liq` a liquidation fill.
+ */
+export const Fill = z.looseObject({
+  tid: z.union([z.number().int(), z.string()]),
+  oid: z.number().int().nonnegative(),
+  iid: InstrumentId,
+  side: z.string(),
+  p: DecimalString,
+  qty: DecimalString,
+  taker: z.boolean(),
+  fee: DecimalString,
+  fea: z.string(),
+  psz: DecimalString,
+  pep: DecimalString,
+  pnl: DecimalString,
+  liq: z.boolean(),
+  ts: TimestampMs,
+  coid: z.string().optional(),
+})
+export type Fill = z.infer<typeof Fill>
+export const FillsPage = page(Fill)
+export type FillsPage = z.infer<typeof FillsPage>
+
 export const FundingPage = page(FundingCharge)
 export type FundingPage = z.infer<typeof FundingPage>
 
@@ -81,8 +107,8 @@ export type Portfolio = z.infer<typeof Portfolio>
 
 export const CredentialKey = z.looseObject({
   proxy: Address,
-  /** Unix ms. */
-  expiry: TimestampMs,
+  /** Unix ms; nanosecond values (as the endpoint currently sends) are converted. */
+  expiry: ProxyExpiryMs,
   label: z.string().optional(),
 })
 export const Credentials = z.looseObject({
@@ -93,5 +119,9 @@ export const Credentials = z.looseObject({
 })
 export type Credentials = z.infer<typeof Credentials>
 
-export const CreateProxyResult = z.looseObject({ status: z.literal('ok'), secret: z.string().min(1) })
+/**
+ * The secret is all that matters: the proxy is registered once it is issued, so `status` is not
+ * required (the official client reads only `secret`) and an answer without it must not lose the secret.
+ */
+export const CreateProxyResult = z.looseObject({ status: z.unknown().optional(), secret: z.string().min(1) })
 export type CreateProxyResult = z.infer<typeof CreateProxyResult>

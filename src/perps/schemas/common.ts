@@ -12,10 +12,27 @@ export const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-pr
 /** 0x-prefixed hex of any length (signatures, hashes; `0x` alone for a not-yet-mined hash). */
 export const Hex = z.string().regex(/^0x[0-9a-fA-F]*$/, 'expected 0x-prefixed hex')
 
+/**
+ * A transaction hash that may not exist yet: the venue sends `0x`, `''`, null or nothing until it is
+ * mined (the official client reads all of them as "none"). Normalised to `0x`, our one form of "none".
+ */
+export const PendingTxHash = z.preprocess((v) => (v === undefined || v === null || v === '' ? '0x' : v), Hex)
+
+/** u32: instrument ids are signed as u32, so a larger id could not be traded (stricter than the official client). */
 export const InstrumentId = z.number().int().min(0).max(4294967295)
 export const OrderId = z.number().int().nonnegative()
-/** Unix milliseconds. */
-export const TimestampMs = z.number().int().nonnegative()
+/** Unix milliseconds (any integer, as the official client reads them). */
+export const TimestampMs = z.number().int()
+
+/**
+ * A proxy expiry, Unix ms. The credentials endpoint currently answers in nanoseconds: like the official
+ * client, a value above 2^53 is taken as ns and divided by 1e6 (floored).
+ */
+export const ProxyExpiryMs = z
+  .number()
+  .refine((v) => Number.isInteger(v) && v >= 0, { message: 'expected a non-negative integer' })
+  .transform((v) => (v > Number.MAX_SAFE_INTEGER ? Math.floor(v / 1_000_000) : v))
+  .pipe(z.number().int().nonnegative())
 
 /** Client order id: 32 lowercase hex characters, not all zeros (protocol-notes a.2). */
 export const ClientOrderId = z

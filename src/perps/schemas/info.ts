@@ -30,7 +30,8 @@ export type Kline = z.infer<typeof Kline>
 
 export const StatisticsItem = z.looseObject({
   instrument_id: InstrumentId,
-  symbol: z.string(),
+  /** Absent on some rows (the official client allows it). */
+  symbol: z.string().optional(),
   /** 24-hour volume in contracts. */
   volume: DecimalString,
   /** Price 24 hours ago. */

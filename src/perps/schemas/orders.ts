@@ -4,7 +4,7 @@
  * `OrderData` is transformed into `Order`, so the bot sees one domain shape.
  */
 import { z } from 'zod'
-import { ClientOrderId, DecimalString, InstrumentId, OrderId, TimestampMs } from './common.ts'
+import { DecimalString, InstrumentId, OrderId, TimestampMs } from './common.ts'
 
 export const TIME_IN_FORCE = ['gtc', 'ioc', 'fok'] as const
 export const TimeInForce = z.enum(TIME_IN_FORCE)
@@ -96,10 +96,16 @@ export const OrderData = z
 export type OrderDataWire = z.input<typeof OrderData>
 export const OpenOrders = z.array(OrderData)
 
-/** A per-item rejection inside a batch answer. */
+/** A batch item's rejection code when the venue sent none (the official client substitutes a text too). */
+export const UNSPECIFIED_REJECTION = 'unspecified_rejection'
+
+/** A per-item rejection inside a batch answer; an absent or empty `error` reads as `UNSPECIFIED_REJECTION`. */
 export const BatchRejected = z.looseObject({
   status: z.literal('err'),
-  error: z.string(),
+  error: z
+    .string()
+    .optional()
+    .transform((e) => (e === undefined || e === '' ? UNSPECIFIED_REJECTION : e)),
   oid: OrderId.optional(),
   coid: z.string().optional(),
 })
@@ -119,26 +125,16 @@ export const CreateOrderAck = z.discriminatedUnion('status', [
 export type CreateOrderAck = z.infer<typeof CreateOrderAck>
 export const CreateOrderAcks = z.array(CreateOrderAck)
 
+/** Results answer the request positionally; an `ok` without `oid` is valid (the official client allows it). */
 export const CancelResult = z.discriminatedUnion('status', [
-  z.looseObject({ status: z.literal('ok'), oid: OrderId, coid: z.string().optional() }),
+  z.looseObject({ status: z.literal('ok'), oid: OrderId.optional(), coid: z.string().optional() }),
   BatchRejected,
 ])
 export type CancelResult = z.infer<typeof CancelResult>
 export const CancelResults = z.array(CancelResult)
 
-/** createOrders input item (JSON body form: client order id travels as `c`). */
-export const CreateOrderInput = z.object({
-  iid: InstrumentId,
-  buy: z.boolean(),
-  qty: DecimalString,
-  p: DecimalString.optional(),
-  tif: TimeInForce.optional(),
-  po: z.boolean().optional(),
-  ro: z.boolean().optional(),
-  c: ClientOrderId.optional(),
-})
-export type CreateOrderInput = z.infer<typeof CreateOrderInput>
-
-/** modifyOrders input item: new price and new total quantity. */
-export const ModifyOrderInput = z.strictObject({ oid: OrderId, p: DecimalString, qty: DecimalString })
-export type ModifyOrderInput = z.infer<typeof ModifyOrderInput>
+/**
+ * Order-command inputs are the client's own parameter types (the client order id is `coid`, as in the
+ * official client; it travels as `c` in the JSON body). They are parsed once, by the client.
+ */
+export type { CreateOrderInput, ModifyOrderInput } from '../signing/ops.ts'

@@ -7,11 +7,12 @@
 import { inspect } from 'node:util'
 import type { Address, Hex, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Clock } from '../../clock.ts'
+import { type Clock, OffsetClock } from '../../clock.ts'
 import { InputValidationError, SigningError } from '../../errors.ts'
 import type { Random } from '../../random.ts'
 import { DEFAULT_PERPS_DOMAIN, type PerpsDomain, perpsDomain } from './domain.ts'
 import type { BuiltOp } from './ops.ts'
+import { parsePrivateKey } from './privateKey.ts'
 import { SaltSource } from './salt.ts'
 import { defaultExp, validateExp } from './timing.ts'
 import {
@@ -72,8 +73,6 @@ export interface CreateProxyInput {
   /** Referral/invite code. */
   code?: string | undefined
 }
-
-const PRIVATE_KEY_RE = /^(0x)?[0-9a-fA-F]{64}$/
 
 export class CommandSigner {
   readonly address: Address
@@ -166,7 +165,9 @@ export class CommandSigner {
     return `CommandSigner { address: '${this.address}' }`
   }
 
+  /** @throws {@link ClockSkewError} while the venue clock is untrusted: a stale or future ts is never signed. */
   #now(): number {
+    if (this.#clock instanceof OffsetClock) this.#clock.assertTrusted()
     return Math.floor(this.#clock.now())
   }
 
@@ -188,16 +189,12 @@ export function createCommandSigner(options: CommandSignerOptions): CommandSigne
 }
 
 function accountFromKey(privateKey: unknown): LocalAccount {
-  if (typeof privateKey !== 'string' || privateKey.trim() === '')
-    throw new SigningError('private key is missing')
-  const trimmed = privateKey.trim()
-  if (!PRIVATE_KEY_RE.test(trimmed)) throw new SigningError('invalid private key: expected 32 bytes of hex')
-  const hex = (trimmed.startsWith('0x') ? trimmed : `0x${trimmed}`) as Hex
+  const hex = parsePrivateKey(privateKey)
   try {
     return privateKeyToAccount(hex)
   } catch {
-    // viem's message prints the key as a number; report only the rule that failed.
-    throw new SigningError('invalid private key: outside the secp256k1 range')
+    // Unreachable for keys that passed the range check; viem's message would print the key.
+    throw new SigningError('invalid private key: rejected by the signing library')
   }
 }
 

@@ -105,7 +105,13 @@ export interface ModifyOrdersOp {
   args: ModifyOrderInput[]
 }
 
-export type PerpsOp = CreateOrdersOp | CancelOrdersOp | CancelAllOp | ModifyOrdersOp
+/** The venue's dead-man switch: `time` (Unix ms) arms it, 0 clears it. */
+export interface AutoCancelOp {
+  type: 'autoCancel'
+  args: { time: number }
+}
+
+export type PerpsOp = CreateOrdersOp | CancelOrdersOp | CancelAllOp | ModifyOrdersOp | AutoCancelOp
 
 /** A builder's output: what goes in the body and what is hashed. */
 export interface BuiltOp<TOp extends { type: string } = PerpsOp> {
@@ -188,6 +194,19 @@ export function buildModifyOrders(input: ModifyOrdersInput): BuiltOp<ModifyOrder
   })
   throwIfAny('invalid modifyOrders input', problems)
   return buildModifyOrdersUnchecked(input)
+}
+
+/**
+ * `autoCancel`: signed `["autoCancel", [time]]`, body args `{time}`. The layout is inferred like
+ * modifyOrders' (the official client does not send this op; protocol-notes a.2 and d).
+ * @throws {@link InputValidationError}
+ */
+export function buildAutoCancel(input: { time: number }): BuiltOp<AutoCancelOp> {
+  if (!Number.isSafeInteger(input.time) || input.time < 0)
+    throw new InputValidationError('invalid autoCancel input', {
+      details: ['time: a Unix ms integer ≥ 0 (0 clears)'],
+    })
+  return { op: { type: 'autoCancel', args: { time: input.time } }, signedOp: ['autoCancel', [input.time]] }
 }
 
 // ---- shape-only cores (shared with the verifier) ----------------------------------------------

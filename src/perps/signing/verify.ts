@@ -9,6 +9,7 @@ import { InputValidationError } from '../../errors.ts'
 import type { PerpsDomain } from './domain.ts'
 import {
   type BuiltOp,
+  buildAutoCancel,
   buildCancelAllUnchecked,
   buildCancelOrdersUnchecked,
   buildCreateOrdersUnchecked,
@@ -56,6 +57,7 @@ const BodyOpSchema = z.discriminatedUnion('type', [
     type: z.literal('modifyOrders'),
     args: z.array(z.object({ oid: UIntSchema, p: z.string(), qty: z.string() })),
   }),
+  z.object({ type: z.literal('autoCancel'), args: z.object({ time: UIntSchema }) }),
 ])
 
 const EnvelopeSchema = z.looseObject({
@@ -82,7 +84,13 @@ const CreateProxyBodySchema = z.looseObject({
   code: z.string().optional(),
 })
 
-export const SUPPORTED_OP_TYPES = ['createOrders', 'cancelOrders', 'cancelAll', 'modifyOrders'] as const
+export const SUPPORTED_OP_TYPES = [
+  'createOrders',
+  'cancelOrders',
+  'cancelAll',
+  'modifyOrders',
+  'autoCancel',
+] as const
 
 export interface ParsedSignedCommand {
   built: BuiltOp<PerpsOp>
@@ -178,6 +186,8 @@ function signedOpFromBodyOp(op: z.infer<typeof BodyOpSchema>): BuiltOp<PerpsOp> 
       return buildCancelAllUnchecked({ iid: op.args.iid })
     case 'modifyOrders':
       return buildModifyOrdersUnchecked({ orders: op.args })
+    case 'autoCancel':
+      return buildAutoCancel({ time: op.args.time })
   }
 }
 

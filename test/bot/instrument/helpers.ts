@@ -2,11 +2,10 @@ import { createActor, fromPromise, SimulatedClock } from 'xstate'
 import type { RiskConfig } from '../../../src/bot/instrument/assessRisk.ts'
 import {
   type InstrumentDeps,
+  type InstrumentEmitted,
   instrumentMachine,
-  type OrderPlan,
-  type PlanOutcome,
-  type SubmitPlanInput,
 } from '../../../src/bot/instrument/instrument.machine.ts'
+import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/orders/orderPlan.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { StrategyMargin, StrategySnapshot } from '../../../src/strategy/strategy.ts'
 
@@ -40,6 +39,8 @@ export interface Harness {
   cancelAlls: number[]
   snapshots: StrategySnapshot[]
   logs: string[]
+  /** Events the actor emitted (alerts). */
+  emitted: InstrumentEmitted[]
   /** Resolves the oldest pending submission with the given outcome builder. */
   resolveSubmit(outcome?: (p: OrderPlan) => PlanOutcome): Promise<void>
   rejectSubmit(error: unknown): Promise<void>
@@ -84,6 +85,8 @@ export function harness(
     tickMs: 1_000,
     minRepriceIntervalMs: 250,
     rejectBackoffMs: 1_000,
+    maxOrderAgeMs: 120_000,
+    guard: { maxIndexJump: '0.1', degradeAfter: 3 },
   }
   const machine = instrumentMachine.provide({
     actors: {
@@ -115,6 +118,8 @@ export function harness(
       deps,
     },
   })
+  const emitted: InstrumentEmitted[] = []
+  actor.on('*', (e) => emitted.push(e))
   actor.start()
   const flush = async (): Promise<void> => {
     for (let i = 0; i < 5; i++) await Promise.resolve()
@@ -126,6 +131,7 @@ export function harness(
     cancelAlls,
     snapshots,
     logs,
+    emitted,
     async resolveSubmit(outcome = okAll) {
       const p = pending.shift()
       if (!p) throw new Error('no pending submission')

@@ -57,7 +57,7 @@ describe('instrument machine', () => {
     h.clock.increment(50)
     h.actor.send({ type: 'INDEX', index: { price: '50020', ts: h.clock.now() }, receivedAt: h.clock.now() })
     expect(h.snapshots.length).toBe(plans)
-    expect(h.actor.getSnapshot().context.wakeAt).toBe(lastPlan + 250)
+    expect(h.actor.getSnapshot().context.planDueAt).toBe(lastPlan + 250)
     h.clock.increment(lastPlan + 250 - h.clock.now() - 1)
     expect(h.snapshots.length).toBe(plans)
     h.clock.increment(1)

@@ -69,9 +69,9 @@ describe('rateLimitPauseMs', () => {
 })
 
 describe('429 handling', () => {
-  it('honours Retry-After: nothing starts until it has passed, risk included, then all resume', async () => {
+  it('honours Retry-After of a 429 on risk work: nothing starts until it has passed, risk included, then all resume', async () => {
     const l = limiter()
-    l.onRateLimited(ipLimited(3000))
+    l.onRateLimited(ipLimited(3000), 'risk')
     expect(l.state().pausedUntil.request).toBe(START + 3000)
     const risk = timed(l, { endpoint: 'cancelOrders', n: 10, priority: 'risk' })
     const read = timed(l, { endpoint: 'getPortfolio', priority: 'read' })
@@ -87,9 +87,27 @@ describe('429 handling', () => {
     expect(l.state().pausedUntil.request).toBeUndefined()
   })
 
+  it('a 429 on reads or quotes never holds risk work: cancels go at once, reads and quotes wait', async () => {
+    const l = limiter()
+    l.onRateLimited(ipLimited(3000)) // a read's 429
+    expect(l.state()).toMatchObject({
+      pausedUntil: { request: START + 3000 },
+      riskPausedUntil: { request: undefined },
+    })
+    const risk = timed(l, { endpoint: 'cancelOrders', n: 10, priority: 'risk' })
+    const read = timed(l, { endpoint: 'getPortfolio', priority: 'read' })
+    const quote = timed(l, { endpoint: 'modifyOrders', n: 19, priority: 'quote' })
+    await tick(10)
+    expect([risk.at(), read.at(), quote.at()]).toEqual([START, undefined, undefined])
+    await tick(3_000)
+    expect(read.at()).toBeGreaterThanOrEqual(START + 3000)
+    expect(quote.at()).toBeGreaterThanOrEqual(START + 3000)
+  })
+
   it('action_rate_limited pauses only jobs with action weight; cancels still go', async () => {
     const l = limiter()
-    l.onRateLimited(new RateLimitError('/v1/trade/orders', 'action_rate_limited', 2000))
+    // A reduce-only batch (risk, action weight) refused by the venue.
+    l.onRateLimited(new RateLimitError('/v1/trade/orders', 'action_rate_limited', 2000), 'risk')
     const cancel = timed(l, { endpoint: 'cancelOrders', n: 10, priority: 'risk' })
     const read = timed(l, { endpoint: 'getPortfolio', priority: 'read' })
     const reduceOnly = timed(l, { endpoint: 'createOrders', n: 2, priority: 'risk' })
@@ -198,7 +216,7 @@ describe('breaker', () => {
     expect(events).toEqual(['open', 'half-open', 'open', 'half-open', 'closed'])
   })
 
-  it('holds quotes that were already queued inside Bottleneck when the breaker opened, without holding budget', async () => {
+  it('holds quotes that were already queued for weight when the breaker opened, without holding budget', async () => {
     const l = limiter({
       requestBudget: 20,
       headroom: 1,

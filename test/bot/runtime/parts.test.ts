@@ -1,9 +1,12 @@
 import { describe, expect, it, vi } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import type { Alert } from '../../../src/alerts/alert.ts'
 import { createCountWindow } from '../../../src/bot/runtime/botLimiter.ts'
+import { createFeedHealth } from '../../../src/bot/runtime/feedHealth.ts'
 import { createOpenOrderBook, type OpenOrdersUpdate } from '../../../src/bot/runtime/openOrderBook.ts'
 import { createSignal } from '../../../src/bot/runtime/signal.ts'
 import { runStopSequence, type StopParts } from '../../../src/bot/runtime/stopSequence.ts'
+import { UnexpectedResponseError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
@@ -121,6 +124,7 @@ describe('stop sequence', () => {
     stopPlanning: () => void steps.push('planning'),
     finishOrders: async () => void steps.push('orders'),
     cancelAll: async () => void steps.push('cancelAll'),
+    disarm: async (clear) => void steps.push(clear ? 'disarm' : 'keep-armed'),
     lastOrders: () => [order(7, 10)],
     releaseLimiter: async () => void steps.push('limiter'),
     flushAlerts: async () => void steps.push('alerts'),
@@ -138,7 +142,16 @@ describe('stop sequence', () => {
       logger: log,
       reason: 'test',
     })
-    expect(steps).toEqual(['inputs', 'planning', 'orders', 'cancelAll', 'limiter', 'alerts', 'close'])
+    expect(steps).toEqual([
+      'inputs',
+      'planning',
+      'orders',
+      'cancelAll',
+      'disarm',
+      'limiter',
+      'alerts',
+      'close',
+    ])
     expect(report.cancelAllFailed).toBe(false)
   })
 
@@ -170,8 +183,33 @@ describe('stop sequence', () => {
       reason: 't',
     })
     expect(report.cancelAllFailed).toBe(true)
-    expect(steps.slice(-3)).toEqual(['limiter', 'alerts', 'close'])
+    // The dead-man switch stays armed: the venue cancels what we could not.
+    expect(steps.slice(-4)).toEqual(['keep-armed', 'limiter', 'alerts', 'close'])
     const failure = lines.find((l) => l.includes('cancel-all failed'))
     expect(failure).toContain('"oid":7')
+  })
+})
+
+describe('feed health', () => {
+  it('degrades only the feed whose answers stop matching, with one alert naming the path, resolved on recovery', () => {
+    const alerts: Alert[] = []
+    const health = createFeedHealth({
+      alerts: { send: (a) => void alerts.push(a) },
+      clock: new SimulatedClock(),
+    })
+    const bad = new UnexpectedResponseError('/v1/account/credentials', ['keys.0.expiry: expected number'], {
+      fieldPaths: ['keys.0.expiry'],
+    })
+    health.failed('credentials', bad)
+    health.failed('credentials', bad)
+    health.failed('index:BTC', new Error('timeout'))
+    expect(alerts).toHaveLength(1)
+    expect(alerts[0]).toMatchObject({ key: 'feed-shape:credentials', severity: 'warning' })
+    expect(alerts[0]?.message).toContain('keys.0.expiry')
+    health.succeeded('index:BTC')
+    expect(alerts).toHaveLength(1)
+    health.succeeded('credentials')
+    expect(alerts[1]).toMatchObject({ key: 'feed-shape:credentials', resolved: true })
+    expect(health.counts()).toEqual({ credentials: 2, 'index:BTC': 1 })
   })
 })

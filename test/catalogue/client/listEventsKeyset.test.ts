@@ -133,6 +133,10 @@ describe('listEventsKeyset request encoding', () => {
   it('accepts a single order field as a string', () => {
     expect(toKeysetQuery({ order: 'id' }).toString()).toBe('order=id')
   })
+
+  it('sends eventDate as a calendar date, the form the official client uses', () => {
+    expect(toKeysetQuery({ eventDate: '2026-06-01' }).toString()).toBe('event_date=2026-06-01')
+  })
 })
 
 describe('listEventsKeyset input validation (no request is sent)', () => {
@@ -161,6 +165,7 @@ describe('listEventsKeyset input validation (no request is sent)', () => {
     ['date string without zone', { startDateMin: '2026-01-01T00:00:00' }, /ISO 8601 date-time with a zone/],
     ['not a date', { endDateMax: 'yesterday' }, /ISO 8601 date-time with a zone/],
     ['invalid Date', { eventDate: new Date(Number.NaN) }, /must be a valid date/],
+    ['eventDate neither a day nor a date-time', { eventDate: '2026-13-01' }, /calendar date \(YYYY-MM-DD\)/],
     ['negative id', { ids: [-1] }, /must be a non-negative integer/],
     ['non-numeric tag id', { tagIds: ['abc'] }, /must be a non-negative integer/],
     ['fractional id', { seriesIds: [1.5] }, /must be a non-negative integer/],
@@ -253,16 +258,16 @@ describe('listEventsKeyset responses', () => {
     expect((err as UnexpectedResponseError).issues[0]).toMatch(/^events\.1\.id: /)
   })
 
-  it('rejects a market without conditionId, naming the field', async () => {
-    fake.reply(200, { events: [wireEvent('1', { markets: [{ id: '5' }] })] })
+  it('rejects a market without id, naming the field', async () => {
+    fake.reply(200, { events: [wireEvent('1', { markets: [{ conditionId: `0x${'a'.repeat(64)}` }] })] })
     const err = await listEventsKeyset(fake.ctx).catch((e: unknown) => e)
     expect((err as UnexpectedResponseError).issues).toEqual([
-      expect.stringMatching(/^events\.0\.markets\.0\.conditionId: /),
+      expect.stringMatching(/^events\.0\.markets\.0\.id: /),
     ])
   })
 
   it('rejects a wrongly typed field, naming it', async () => {
-    fake.reply(200, { events: [wireEvent('1', { volume: '12.5' })] })
+    fake.reply(200, { events: [wireEvent('1', { volume: 'lots' })] })
     const err = await listEventsKeyset(fake.ctx).catch((e: unknown) => e)
     expect((err as UnexpectedResponseError).message).toMatch(/events\.0\.volume/)
   })

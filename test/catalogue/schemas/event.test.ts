@@ -32,9 +32,10 @@ describe('Event schema', () => {
     expect(EventSchema.parse({ id: '1' })).toEqual({ id: '1' })
   })
 
-  it('rejects an event without id, or with a numeric id', () => {
+  it('rejects an event without id; a numeric id (the official client takes it) becomes its string', () => {
     expect(EventSchema.safeParse({ slug: 'x' }).error?.issues[0]?.path).toEqual(['id'])
-    expect(EventSchema.safeParse({ id: 1 }).success).toBe(false)
+    expect(EventSchema.parse({ id: 1 }).id).toBe('1')
+    expect(EventSchema.safeParse({ id: 1.5 }).success).toBe(false)
   })
 
   it('accepts null for every field but id', () => {
@@ -68,7 +69,9 @@ describe('Event schema', () => {
   })
 
   it('types fields by the spec tables', () => {
-    expect(EventSchema.safeParse({ id: '1', volume: '10' }).success).toBe(false)
+    // Volumes come as numbers or numeric strings (the official client's Decimalish): numbers here.
+    expect(EventSchema.parse({ id: '1', volume: '10' }).volume).toBe(10)
+    expect(EventSchema.safeParse({ id: '1', volume: 'ten' }).error?.issues[0]?.path).toEqual(['volume'])
     expect(EventSchema.safeParse({ id: '1', commentCount: 1.5 }).success).toBe(false)
     expect(EventSchema.safeParse({ id: '1', closed: 'false' }).success).toBe(false)
     expect(EventSchema.safeParse({ id: '1', subEvents: ['a', 'b'] }).success).toBe(true)
@@ -110,8 +113,12 @@ describe('Event schema', () => {
 })
 
 describe('Market schema', () => {
-  it('requires id and conditionId', () => {
-    expect(MarketSchema.safeParse({ id: '1' }).error?.issues.map((i) => i.path)).toEqual([['conditionId']])
+  it('requires id; conditionId may be absent or null (as the official client allows)', () => {
+    expect(MarketSchema.safeParse({ id: '1' }).success).toBe(true)
+    expect(MarketSchema.safeParse({ id: '1', conditionId: null }).success).toBe(true)
+    expect(MarketSchema.safeParse({ id: '1', conditionId: 7 }).error?.issues.map((i) => i.path)).toEqual([
+      ['conditionId'],
+    ])
     expect(MarketSchema.safeParse({ conditionId }).error?.issues.map((i) => i.path)).toEqual([['id']])
   })
 

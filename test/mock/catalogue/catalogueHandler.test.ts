@@ -113,10 +113,12 @@ describe('GET /events/slug/{slug}', () => {
       ]) {
         expect(m).toHaveProperty(k)
       }
+      expect(m).not.toHaveProperty('clobRewards')
       expect(m).not.toHaveProperty('clob_rewards')
       expect(m).not.toHaveProperty('fee_schedule')
       expect(m).toHaveProperty('feeSchedule')
     }
+    expect(body).not.toHaveProperty('bestLines')
     expect(body).not.toHaveProperty('best_lines')
   })
 
@@ -129,7 +131,7 @@ describe('GET /events/slug/{slug}', () => {
     ).body as Record<string, unknown>
     expect(body).not.toHaveProperty('chats')
     expect(body).not.toHaveProperty('templates')
-    expect(body.best_lines).toEqual(stored.bestLines ?? [])
+    expect(body.bestLines).toEqual(stored.bestLines ?? [])
   })
 
   it('404 {type:"not found"} for an unknown slug; 422 for a bad flag', async () => {

@@ -39,7 +39,7 @@ describe('generated catalogue', () => {
     expect(new Set(events.map((e) => e.slug)).size).toBe(events.length)
     for (const m of markets) {
       check(/^[1-9]\d*$/.test(m.id), `market id ${m.id}`)
-      check(/^0x[0-9a-f]{64}$/.test(m.conditionId), `conditionId ${m.conditionId}`)
+      check(/^0x[0-9a-f]{64}$/.test(m.conditionId ?? ''), `conditionId ${m.conditionId}`)
       check(/^0x[0-9a-f]{64}$/.test(m.questionID ?? ''), `questionID ${m.questionID}`)
       check(/^\["\d{77}", "\d{77}"\]$/.test(m.clobTokenIds ?? ''), `clobTokenIds ${m.clobTokenIds}`)
       const outcomes = JSON.parse(m.outcomes ?? '') as string[]

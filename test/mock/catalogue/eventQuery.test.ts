@@ -75,6 +75,12 @@ describe('parseEventQuery', () => {
     expect(r.ok && r.query.eventDate).toBe('2026-03-02')
   })
 
+  it('takes event_date as a calendar date too (the official client sends one)', () => {
+    const r = parse('event_date=2026-03-02')
+    expect(r.ok && r.query.eventDate).toBe('2026-03-02')
+    expect(parse('event_date=2026-03').ok).toBe(false)
+  })
+
   it('ignores unknown params (as the venue does)', () => {
     expect(parse('active=true&archived=false&bogus=1').ok).toBe(true)
   })

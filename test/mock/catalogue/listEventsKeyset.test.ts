@@ -222,7 +222,7 @@ describe('GET /events/keyset core: filters', () => {
 })
 
 describe('GET /events/keyset core: relations', () => {
-  it('listing form: no liquidityAmm, no AMM market fields but marketMakerAddress; clob_rewards and fee_schedule on markets', () => {
+  it('listing form: no liquidityAmm, no AMM market fields but marketMakerAddress; clobRewards and fee_schedule on markets', () => {
     const e = call('limit=1').body.events[0]!
     expect(e).not.toHaveProperty('liquidityAmm')
     const m = (e.markets as Record<string, unknown>[])[0]!
@@ -231,7 +231,8 @@ describe('GET /events/keyset core: relations', () => {
     for (const k of ['ammType', 'fpmmLive', 'volumeAmm', 'liquidityAmm', 'volume24hrAmm']) {
       expect(m).not.toHaveProperty(k)
     }
-    expect(m).toHaveProperty('clob_rewards')
+    expect(m).toHaveProperty('clobRewards')
+    expect(m).not.toHaveProperty('clob_rewards')
     expect(m).toHaveProperty('fee_schedule')
     expect(m.feeSchedule).toEqual({
       exponent: expect.any(Number),
@@ -251,24 +252,25 @@ describe('GET /events/keyset core: relations', () => {
     for (const e of plain) {
       expect(e).not.toHaveProperty('chats')
       expect(e).not.toHaveProperty('templates')
-      expect(e).not.toHaveProperty('best_lines')
-      expect(e).not.toHaveProperty('external_partners')
+      expect(e).not.toHaveProperty('bestLines')
+      expect(e).not.toHaveProperty('externalPartners')
       for (const s of e.series as Record<string, unknown>[]) expect(s).not.toHaveProperty('chats')
     }
     const full = call(`${ids}&include_chat=true&include_template=true&include_best_lines=true`).body.events
     const find = (id: string) => full.find((e) => e.id === id)!
     expect(find(withChat.id).chats).toEqual(withChat.chats)
     expect(find(withTemplate.id).templates).toEqual(withTemplate.templates)
-    expect(find(game.id).best_lines).toEqual(store.getEvent(game.id)!.bestLines)
-    expect((find(game.id).best_lines as unknown[]).length).toBeGreaterThan(0)
+    expect(find(game.id).bestLines).toEqual(store.getEvent(game.id)!.bestLines)
+    expect((find(game.id).bestLines as unknown[]).length).toBeGreaterThan(0)
+    expect(find(game.id)).not.toHaveProperty('best_lines')
   })
 
-  it('attaches external_partners for partner_slug (empty when the event has no link)', () => {
+  it('attaches externalPartners for partner_slug (empty when the event has no link)', () => {
     const linked = store.events().find((s) => (s.partners.espn ?? []).length > 0)!
     const unlinked = store.events().find((s) => !s.partners.espn)!
     const events = call(`id=${linked.event.id}&id=${unlinked.event.id}&partner_slug=espn`).body.events
-    expect(events.find((e) => e.id === linked.event.id)!.external_partners).toEqual(linked.partners.espn)
-    expect(events.find((e) => e.id === unlinked.event.id)!.external_partners).toEqual([])
+    expect(events.find((e) => e.id === linked.event.id)!.externalPartners).toEqual(linked.partners.espn)
+    expect(events.find((e) => e.id === unlinked.event.id)!.externalPartners).toEqual([])
   })
 })
 

@@ -315,8 +315,11 @@ describe('modifyOrders', () => {
     const clockDelay = 1500
     let clock: Harness['clock'] | undefined
     setup({
-      beforeRequest: () => {
-        if (clock) clock.t += clockDelay
+      gate: {
+        run: (_r, send) => {
+          if (clock) clock.t += clockDelay
+          return send()
+        },
       },
     })
     clock = h.clock

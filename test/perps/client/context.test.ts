@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../../src/errors.ts'
 import { createHttpTransport, type HttpTransport } from '../../../src/http/transport.ts'
 import {
+  apiSecretProblem,
   createPerpsContext,
   DEFAULT_AUTH_HEADER_NAMES,
   ProxyCredentials,
@@ -48,6 +49,30 @@ describe('ProxyCredentials', () => {
     expect((e as ConfigError).issues).toHaveLength(2)
     expect(inspect(e, { depth: 5 })).not.toContain(SECRET)
     expect(() => new ProxyCredentials(PROXY_ADDRESS, '')).toThrow(ConfigError)
+  })
+
+  it.each([
+    ['non-ASCII (undici then wedged its pool)', `${SECRET}é€`],
+    ['a space', `${SECRET} x`],
+    ['a tab', `${SECRET}\tx`],
+    ['too long', 'x'.repeat(1_025)],
+  ])('refuses a secret that is not header-safe: %s, without echoing it', (_label, secret) => {
+    let err: unknown
+    try {
+      new ProxyCredentials(PROXY_ADDRESS, secret)
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(ConfigError)
+    expect((err as ConfigError).issues[0]).toMatch(/^credentials\.secret: /)
+    expect(inspect(err, { depth: 5 })).not.toContain(secret.slice(0, 16))
+    expect(apiSecretProblem(secret)).toBeDefined()
+  })
+
+  it('accepts every visible ASCII character in a secret', () => {
+    let visible = ''
+    for (let c = 0x21; c <= 0x7e; c++) visible += String.fromCharCode(c)
+    expect(new ProxyCredentials(PROXY_ADDRESS, visible).secret).toBe(visible)
   })
 })
 

@@ -144,6 +144,15 @@ const CASES: EndpointCase[] = [
     mismatch: { body: { data: [withdrawal(1, 1)] }, field: 'more' },
   },
   {
+    endpoint: 'getFills',
+    method: 'GET',
+    path: '/v1/account/fills',
+    call: (c) => c.getFills(),
+    command: false,
+    batch: false,
+    mismatch: { body: { data: [{ tid: 1, oid: 2, iid: 1 }], more: false }, field: 'data.0.side' },
+  },
+  {
     endpoint: 'getFunding',
     method: 'GET',
     path: '/v1/account/funding',
@@ -241,6 +250,15 @@ const CASES: EndpointCase[] = [
     command: true,
     batch: false,
     mismatch: { body: { status: 'err' }, field: 'status' },
+  },
+  {
+    endpoint: 'setAutoCancel',
+    method: 'PATCH',
+    path: '/v1/trade/auto-cancel',
+    call: (c) => c.setAutoCancel({ time: 0 }),
+    command: true,
+    batch: false,
+    mismatch: { body: { status: 'ok', deadline: 'soon' }, field: 'deadline' },
   },
 ]
 

@@ -5,14 +5,12 @@
  */
 import { MockAgent } from 'undici'
 import type { Clock, TimerId } from '../../../src/clock.ts'
+import { RateLimitError } from '../../../src/errors.ts'
 import { NO_RETRY } from '../../../src/http/callJson.ts'
-import type {
-  BeforeRequestInfo,
-  PerpsClientConfig,
-  RateLimitedInfo,
-} from '../../../src/perps/client/context.ts'
+import type { PerpsClientConfig } from '../../../src/perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
+import type { PerpsEndpoint } from '../../../src/perps/weights.ts'
 import type { Random } from '../../../src/random.ts'
 
 export const ORIGIN = 'http://perps.test'
@@ -74,8 +72,8 @@ export interface Harness {
   agent: MockAgent
   clock: FakeClock
   requests: RecordedRequest[]
-  charges: BeforeRequestInfo[]
-  rateLimited: RateLimitedInfo[]
+  charges: Charge[]
+  rateLimited: RateLimited[]
   /** Queues one reply; the next request (whatever it is) consumes it and is recorded. */
   reply(reply: Reply): void
   /** Queues one reply computed from the recorded request. */
@@ -85,6 +83,17 @@ export interface Harness {
   /** The single recorded request (fails if there were none or several). */
   only(): RecordedRequest
   close(): Promise<void>
+}
+
+/** What the recording gate saw of each request it let through. */
+export interface Charge {
+  endpoint: PerpsEndpoint
+  requestWeight: number
+  actionWeight: number
+}
+export interface RateLimited {
+  endpoint: PerpsEndpoint
+  error: RateLimitError
 }
 
 export interface HarnessOptions extends Partial<PerpsClientConfig> {
@@ -97,8 +106,8 @@ export function createHarness(options: HarnessOptions = {}): Harness {
   const pool = agent.get(ORIGIN)
   const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock()
   const requests: RecordedRequest[] = []
-  const charges: BeforeRequestInfo[] = []
-  const rateLimited: RateLimitedInfo[] = []
+  const charges: Charge[] = []
+  const rateLimited: RateLimited[] = []
   const salts = fixedRandom(options.salt ?? 123_456_789)
   const { salt: _salt, ...config } = options
   const client = createPerpsClient({
@@ -110,11 +119,17 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     credentials: { proxy: PROXY_ADDRESS, secret: SECRET },
     signer: new CommandSigner({ privateKey: PROXY_PK, clock, salts }),
     ownerSigner: new CommandSigner({ privateKey: OWNER_PK, clock, salts }),
-    beforeRequest: (info) => {
-      charges.push(info)
-    },
-    onRateLimited: (info) => {
-      rateLimited.push(info)
+    // A recording gate: each request's weights on admission, each 429 as thrown by the send.
+    gate: {
+      run: async (r, send) => {
+        charges.push({ endpoint: r.endpoint, requestWeight: r.requestWeight, actionWeight: r.actionWeight })
+        try {
+          return await send()
+        } catch (e) {
+          if (e instanceof RateLimitError) rateLimited.push({ endpoint: r.endpoint, error: e })
+          throw e
+        }
+      },
     },
     ...config,
   })

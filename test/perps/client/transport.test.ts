@@ -227,16 +227,18 @@ describe('read retries', () => {
   })
 })
 
-describe('hooks', () => {
+describe('request gate', () => {
   let h: Harness
   afterEach(async () => {
     await h.close()
   })
 
-  it('a beforeRequest that throws stops the call before the request', async () => {
+  it('a gate that refuses stops the call before the request', async () => {
     h = createHarness({
-      beforeRequest: () => {
-        throw new Error('limiter stopped')
+      gate: {
+        run: () => {
+          throw new Error('limiter stopped')
+        },
       },
     })
     await expect(h.client.cancelAll()).rejects.toThrow('limiter stopped')
@@ -244,10 +246,18 @@ describe('hooks', () => {
     expect(h.requests).toHaveLength(0)
   })
 
-  it('a failing onRateLimited hook does not mask the RateLimitError', async () => {
+  it('a 429 reaches the gate as the RateLimitError its send throws, and the caller gets it too', async () => {
+    const seen: unknown[] = []
     h = createHarness({
-      onRateLimited: () => {
-        throw new Error('hook bug')
+      gate: {
+        run: async (_r, send) => {
+          try {
+            return await send()
+          } catch (e) {
+            seen.push(e)
+            throw e
+          }
+        },
       },
     })
     h.reply({
@@ -258,15 +268,21 @@ describe('hooks', () => {
     const e = await h.client.getTime().catch((err: unknown) => err)
     expect(e).toBeInstanceOf(RateLimitError)
     expect((e as RateLimitError).retryAfterMs).toBe(2000)
+    expect(seen).toEqual([e])
   })
 
-  it('beforeRequest may be async (the limiter awaits capacity)', async () => {
+  it('wraps the real send: admission first, the outcome after the answer (the limiter awaits capacity)', async () => {
     const order: string[] = []
     h = createHarness({
-      beforeRequest: async (info) => {
-        order.push(`wait ${info.endpoint}`)
-        await new Promise((r) => setImmediate(r))
-        order.push('admitted')
+      gate: {
+        run: async (info, send) => {
+          order.push(`wait ${info.endpoint}`)
+          await new Promise((r) => setImmediate(r))
+          order.push('admitted')
+          const out = await send()
+          order.push('answered')
+          return out
+        },
       },
     })
     h.respond(() => {
@@ -274,8 +290,33 @@ describe('hooks', () => {
       return { body: { time: 1 } }
     })
     await h.client.getTime()
-    expect(order).toEqual(['wait getTime', 'admitted', 'sent'])
+    expect(order).toEqual(['wait getTime', 'admitted', 'sent', 'answered'])
     h.agent.assertNoPendingInterceptors()
+  })
+
+  it('passes a command its priority, signal and onAdmitted, called after admission and before signing', async () => {
+    const seen: { priority: unknown; signal: unknown }[] = []
+    const order: string[] = []
+    h = createHarness({
+      gate: {
+        run: async (info, send) => {
+          seen.push({ priority: info.priority, signal: info.signal })
+          order.push('admitted')
+          return send()
+        },
+      },
+    })
+    h.respond(() => {
+      order.push('sent')
+      return { body: { status: 'ok' } }
+    })
+    const controller = new AbortController()
+    await h.client.cancelAll(
+      {},
+      { priority: 'risk', signal: controller.signal, onAdmitted: () => void order.push('onAdmitted') },
+    )
+    expect(seen).toEqual([{ priority: 'risk', signal: controller.signal }])
+    expect(order).toEqual(['admitted', 'onAdmitted', 'sent'])
   })
 })
 

@@ -1,0 +1,231 @@
+/**
+ * The instrument actor's data: its dependencies, context, events and emitted events, the initial
+ * context, and the pure reads of it (risk assessment, the strategy's snapshot).
+ */
+import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
+import type {
+  QuoteMode,
+  StrategyCatalogue,
+  StrategyIndex,
+  StrategyInstrument,
+  StrategyMargin,
+  StrategyPosition,
+  StrategySnapshot,
+  StrategyStatistics,
+} from '../../strategy/strategy.ts'
+import { liquidationDistance } from '../monitor/marginRatio.ts'
+import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
+import {
+  assessRisk,
+  type CurrentMode,
+  type RiskAssessment,
+  type RiskConfig,
+  type RiskMode,
+} from './assessRisk.ts'
+import { type DegradeCause, healthyInstrument, type InstrumentHealth } from './health.ts'
+
+export interface PriceGuardSettings {
+  /** Largest accepted index move from the last accepted value, decimal fraction ("0" = no check). */
+  maxIndexJump: string
+  /** Bad observations in a row (strategy errors, plans with dropped quotes, rejected indices) that degrade. */
+  degradeAfter: number
+}
+
+export interface InstrumentDeps {
+  clock: Pick<Clock, 'now'>
+  logger: Logger
+  /** Strategy + diff for a snapshot. May throw (a strategy bug): the actor then keeps young orders. */
+  plan: (snapshot: StrategySnapshot) => OrderPlan
+  risk: RiskConfig
+  /** Period of the staleness/age check. */
+  tickMs: number
+  minRepriceIntervalMs: number
+  /** Pause after a rejected plan before planning again (doubles up to 30 s). */
+  rejectBackoffMs: number
+  /** While the strategy fails, orders this old (since their last update) are cancelled; ≤ 0 never. */
+  maxOrderAgeMs: number
+  guard: PriceGuardSettings
+}
+
+export interface InstrumentInput {
+  instrument: StrategyInstrument
+  deps: InstrumentDeps
+}
+
+export interface InstrumentStats {
+  plans: number
+  submitted: number
+  rejected: number
+  /** Orders found gone (filled or cancelled) when we tried to change them. */
+  gone: number
+  unknown: number
+  strategyErrors: number
+  /** Creates and modifies the price guard dropped. */
+  quotesDropped: number
+  /** Index updates rejected as implausible or jumped. */
+  indexRejected: number
+  lastSubmitAt: number | undefined
+}
+
+export interface InstrumentContext {
+  instrument: StrategyInstrument
+  deps: InstrumentDeps
+  index: StrategyIndex | undefined
+  indexAt: number | undefined
+  /** A jumped index being confirmed (see `screenIndex`). */
+  indexCandidate: { price: string; count: number } | undefined
+  statistics: StrategyStatistics | undefined
+  statisticsAt: number | undefined
+  margin: StrategyMargin | undefined
+  marginAt: number | undefined
+  position: StrategyPosition | undefined
+  openOrders: Order[]
+  ordersAt: number | undefined
+  catalogue: StrategyCatalogue | undefined
+  breakerOpen: boolean
+  assessment: RiskAssessment & { transient: boolean }
+  mode: CurrentMode
+  /** Inputs changed since the last plan. */
+  dirty: boolean
+  pendingPlan: OrderPlan | undefined
+  pendingPriority: WorkPriority
+  lastPlanAt: number
+  /**
+   * When the deferred plan is due (end of the reprice interval or of a backoff, or a quote's maximum
+   * age while the strategy fails): a delayed `WAKE` is scheduled for then. Undefined when none is.
+   */
+  planDueAt: number | undefined
+  backoffUntil: number
+  backoffMs: number
+  /** Degradation episodes (see `health.ts`; `degradations()` lists the open ones). */
+  health: InstrumentHealth
+  stats: InstrumentStats
+}
+
+export type InstrumentEvent =
+  | { type: 'INDEX'; index: StrategyIndex; receivedAt: number }
+  | { type: 'STATISTICS'; statistics: StrategyStatistics; receivedAt: number }
+  | { type: 'ACCOUNT'; margin: StrategyMargin; position: StrategyPosition | undefined; receivedAt: number }
+  | { type: 'ORDERS'; orders: Order[]; receivedAt: number }
+  | { type: 'CATALOGUE'; catalogue: StrategyCatalogue }
+  | { type: 'BREAKER'; open: boolean }
+  | { type: 'STOP' }
+  /** Internal (a delayed self-event): a deferred plan is due. */
+  | { type: 'WAKE' }
+
+/**
+ * Alerts, emitted once per episode (and sent to the parent, which re-emits them): `degraded` when
+ * an episode opens, `recovered` when it closes.
+ */
+export type InstrumentEmitted =
+  | {
+      type: 'degraded'
+      instrumentId: number
+      symbol: string
+      cause: DegradeCause
+      reason: string
+      at: number
+    }
+  | {
+      type: 'recovered'
+      instrumentId: number
+      symbol: string
+      cause: DegradeCause
+      /** When the episode opened. */
+      since: number
+      at: number
+    }
+
+export function initialContext(input: InstrumentInput): InstrumentContext {
+  return {
+    instrument: input.instrument,
+    deps: input.deps,
+    index: undefined,
+    indexAt: undefined,
+    indexCandidate: undefined,
+    statistics: undefined,
+    statisticsAt: undefined,
+    margin: undefined,
+    marginAt: undefined,
+    position: undefined,
+    openOrders: [],
+    ordersAt: undefined,
+    catalogue: undefined,
+    breakerOpen: false,
+    assessment: { mode: 'halted', reason: 'syncing', transient: true },
+    mode: { mode: 'halted', since: input.deps.clock.now(), transient: true },
+    dirty: true,
+    pendingPlan: undefined,
+    pendingPriority: 'quote',
+    lastPlanAt: Number.NEGATIVE_INFINITY,
+    planDueAt: undefined,
+    backoffUntil: 0,
+    backoffMs: input.deps.rejectBackoffMs,
+    health: healthyInstrument(),
+    stats: {
+      plans: 0,
+      submitted: 0,
+      rejected: 0,
+      gone: 0,
+      unknown: 0,
+      strategyErrors: 0,
+      quotesDropped: 0,
+      indexRejected: 0,
+      lastSubmitAt: undefined,
+    },
+  }
+}
+
+export const hasAllInputs = (ctx: InstrumentContext): boolean =>
+  ctx.indexAt !== undefined &&
+  ctx.statisticsAt !== undefined &&
+  ctx.marginAt !== undefined &&
+  ctx.ordersAt !== undefined
+
+export function assess(ctx: InstrumentContext): RiskAssessment & { transient: boolean } {
+  const now = ctx.deps.clock.now()
+  const mark = ctx.index ? Number(ctx.index.price) : Number.NaN
+  return assessRisk(
+    {
+      now,
+      indexAt: ctx.indexAt,
+      statisticsAt: ctx.statisticsAt,
+      marginAt: ctx.marginAt,
+      marginRatio: ctx.margin?.marginRatio,
+      inLiquidation: ctx.margin?.inLiquidation ?? false,
+      liquidationDistance: ctx.position
+        ? liquidationDistance(mark, ctx.position.liquidationPrice)
+        : undefined,
+      breakerOpen: ctx.breakerOpen,
+    },
+    ctx.mode,
+    ctx.deps.risk,
+  )
+}
+
+function quoteMode(mode: RiskMode): QuoteMode {
+  return mode === 'widened' ? 'widened' : mode === 'reduce-only' ? 'reduce-only' : 'normal'
+}
+
+/** The strategy's view of this instrument now. */
+export function buildSnapshot(ctx: InstrumentContext, now: number): StrategySnapshot {
+  return {
+    now,
+    instrument: ctx.instrument,
+    index: ctx.index,
+    statistics: ctx.statistics,
+    position: ctx.position,
+    margin: ctx.margin ?? {
+      accountValue: '0',
+      initialMargin: '0',
+      maintenanceMargin: '0',
+      marginRatio: 0,
+      inLiquidation: false,
+    },
+    openOrders: ctx.openOrders,
+    mode: quoteMode(ctx.assessment.mode),
+    ...(ctx.catalogue ? { catalogue: ctx.catalogue } : {}),
+  }
+}

@@ -1,0 +1,351 @@
+/**
+ * The instrument actor's decisions as pure steps: given the context, an input and the time, what to
+ * store, what to log, which degradation episodes open or close, and when a deferred plan is due. The
+ * machine turns a step into xstate actions (assign, a log action, emit, a delayed `WAKE` with cancel);
+ * nothing here has side effects (the strategy's plan function is pure).
+ */
+import type { Order } from '../../perps/schemas/orders.ts'
+import type { StrategyIndex } from '../../strategy/strategy.ts'
+import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
+import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent } from './context.ts'
+import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
+import { guardPlan, screenIndex } from './priceGuard.ts'
+
+export interface LogEntry {
+  level: 'debug' | 'info' | 'warn' | 'error'
+  fields: Record<string, unknown>
+  msg: string
+}
+
+export interface Step {
+  /** Context fields to assign (undefined = none). */
+  update: Partial<InstrumentContext> | undefined
+  logs: readonly LogEntry[]
+  changes: readonly HealthChange[]
+  /** When a deferred plan is due (undefined = none): the machine (re)schedules its `WAKE` for then. */
+  due: number | undefined
+}
+
+const NONE: readonly never[] = []
+const quiet = (due: number | undefined): Step => ({ update: undefined, logs: NONE, changes: NONE, due })
+const earliest = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b)
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/** Bad observations are logged at `level` until their episode opens, then at debug (the alert speaks). */
+const levelFor = (health: InstrumentHealth, cause: keyof InstrumentHealth, level: 'warn' | 'error') =>
+  health[cause].since === undefined ? level : 'debug'
+
+// ---------------------------------------------------------------------------------------------------
+// Planning
+
+/** Orders older than `maxOrderAgeMs` since their last update (none when the limit is off). */
+function expiredOrders(ctx: InstrumentContext, now: number): number[] {
+  const max = ctx.deps.maxOrderAgeMs
+  if (max <= 0) return []
+  return ctx.openOrders.filter((o) => now - o.uts >= max).map((o) => o.oid)
+}
+
+/** When the next order reaches `maxOrderAgeMs` (undefined: no orders or no limit). */
+function nextExpiry(orders: readonly Order[], maxOrderAgeMs: number): number | undefined {
+  if (maxOrderAgeMs <= 0 || orders.length === 0) return undefined
+  let oldest = Number.POSITIVE_INFINITY
+  for (const o of orders) oldest = Math.min(oldest, o.uts)
+  return oldest + maxOrderAgeMs
+}
+
+/**
+ * Plans when inputs changed (or on a tick/wake, `force`, for order age) and the reprice interval and
+ * backoff allow; otherwise says when to come back. While the strategy fails, orders that reach
+ * `maxOrderAgeMs` are cancelled at that moment, ahead of the interval and the backoff (risk work).
+ */
+export function planStep(ctx: InstrumentContext, now: number, force: boolean): Step {
+  // Halted: the halt cancels everything. In flight: the plan after it (on re-entering quoting)
+  // covers anything deferred until now.
+  if (ctx.assessment.mode === 'halted' || ctx.pendingPlan) return quiet(undefined)
+  const failing = ctx.health.strategy.streak > 0
+  if (failing) {
+    const expired = expiredOrders(ctx, now)
+    // A rejected cancel is retried after the backoff, not at once.
+    if (expired.length > 0)
+      return now >= ctx.backoffUntil ? cancelExpired(ctx, expired) : quiet(ctx.backoffUntil)
+  }
+  if (!ctx.dirty && !force) return quiet(ctx.planDueAt)
+  const ageDue = failing ? nextExpiry(ctx.openOrders, ctx.deps.maxOrderAgeMs) : undefined
+  if (now - ctx.lastPlanAt < ctx.deps.minRepriceIntervalMs) {
+    return quiet(earliest(ctx.lastPlanAt + ctx.deps.minRepriceIntervalMs, ageDue))
+  }
+  if (now < ctx.backoffUntil) return quiet(earliest(ctx.backoffUntil, ageDue))
+  let raw: OrderPlan
+  try {
+    raw = ctx.deps.plan(buildSnapshot(ctx, now))
+  } catch (e) {
+    return strategyFailed(ctx, now, e)
+  }
+  const after = ctx.deps.guard.degradeAfter
+  const changes: HealthChange[] = []
+  const recovered = observe(ctx.health, 'strategy', undefined, now, after)
+  if (recovered.change) changes.push(recovered.change)
+  const { plan, dropped } = guardPlan(raw, ctx.index?.price, ctx.instrument.priceBounds)
+  const droppedReason =
+    dropped.length === 0 ? undefined : `${dropped.length} quote(s) outside the price bounds: ${dropped[0]}`
+  const quotes = observe(recovered.health, 'quotes', droppedReason, now, after)
+  if (quotes.change) changes.push(quotes.change)
+  const logs: LogEntry[] =
+    dropped.length === 0
+      ? []
+      : [
+          {
+            level: levelFor(ctx.health, 'quotes', 'warn'),
+            fields: { dropped },
+            msg: `price guard dropped ${dropped.length} quote(s): ${dropped.join('; ')}`,
+          },
+        ]
+  const stats = {
+    ...ctx.stats,
+    plans: ctx.stats.plans + 1,
+    ...(dropped.length > 0 ? { quotesDropped: ctx.stats.quotesDropped + dropped.length } : {}),
+  }
+  const health = quotes.health === ctx.health ? {} : { health: quotes.health }
+  if (plan.modify.length + plan.create.length + plan.cancel.length === 0) {
+    return { update: { dirty: false, lastPlanAt: now, stats, ...health }, logs, changes, due: undefined }
+  }
+  const onlyReducing = plan.create.every((c) => c.ro) && plan.modify.length === 0
+  const priority: WorkPriority = ctx.assessment.mode === 'reduce-only' || onlyReducing ? 'risk' : 'quote'
+  return {
+    update: { dirty: false, lastPlanAt: now, pendingPlan: plan, pendingPriority: priority, stats, ...health },
+    logs,
+    changes,
+    due: undefined,
+  }
+}
+
+function strategyFailed(ctx: InstrumentContext, now: number, err: unknown): Step {
+  const after = ctx.deps.guard.degradeAfter
+  const obs = observe(ctx.health, 'strategy', `strategy failed: ${message(err)}`, now, after)
+  const maxAge = ctx.deps.maxOrderAgeMs
+  const failed: Step = {
+    update: {
+      dirty: false,
+      lastPlanAt: now,
+      health: obs.health,
+      stats: { ...ctx.stats, strategyErrors: ctx.stats.strategyErrors + 1 },
+    },
+    logs: [
+      {
+        level: levelFor(ctx.health, 'strategy', 'error'),
+        fields: { err },
+        msg:
+          maxAge > 0
+            ? `strategy failed; keeping orders younger than ${maxAge} ms`
+            : 'strategy failed; keeping current orders',
+      },
+    ],
+    changes: obs.change ? [obs.change] : NONE,
+    // Come back when the oldest order reaches its maximum age, to cancel it then.
+    due: nextExpiry(ctx.openOrders, maxAge),
+  }
+  const expired = expiredOrders(ctx, now)
+  if (expired.length === 0) return failed
+  if (now < ctx.backoffUntil) return { ...failed, due: ctx.backoffUntil }
+  const cancel = cancelExpired(ctx, expired)
+  return {
+    ...failed,
+    update: { ...failed.update, ...cancel.update },
+    logs: [...failed.logs, ...cancel.logs],
+    due: undefined,
+  }
+}
+
+function cancelExpired(ctx: InstrumentContext, expired: number[]): Step {
+  return {
+    update: {
+      pendingPlan: { modify: [], create: [], cancel: expired },
+      pendingPriority: 'risk',
+    },
+    logs: [
+      {
+        level: 'warn',
+        fields: { oids: expired },
+        msg: `cancelling ${expired.length} order(s) older than ${ctx.deps.maxOrderAgeMs} ms while the strategy fails`,
+      },
+    ],
+    changes: NONE,
+    due: undefined,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Inputs
+
+export type InputEvent = Extract<
+  InstrumentEvent,
+  { type: 'INDEX' | 'STATISTICS' | 'ACCOUNT' | 'ORDERS' | 'CATALOGUE' | 'BREAKER' }
+>
+
+/** What storing a non-index input changes. */
+function storeUpdate(
+  ctx: InstrumentContext,
+  event: Exclude<InputEvent, { type: 'INDEX' }>,
+): Partial<InstrumentContext> {
+  switch (event.type) {
+    case 'STATISTICS':
+      return { statistics: event.statistics, statisticsAt: event.receivedAt, dirty: true }
+    case 'ACCOUNT':
+      return { margin: event.margin, position: event.position, marginAt: event.receivedAt, dirty: true }
+    case 'ORDERS':
+      return {
+        openOrders: event.orders.filter((o) => o.iid === ctx.instrument.id),
+        ordersAt: event.receivedAt,
+        dirty: true,
+      }
+    case 'CATALOGUE':
+      return { catalogue: event.catalogue, dirty: true }
+    case 'BREAKER':
+      return { breakerOpen: event.open, dirty: true }
+  }
+}
+
+/**
+ * An input, handled once: store it (an index only after screening), re-assess risk, and plan if
+ * quoting is allowed — one step, so one action per input on the input → transport path.
+ */
+export function inputStep(ctx: InstrumentContext, event: InputEvent, now: number): Step {
+  const stored =
+    event.type === 'INDEX'
+      ? indexStep(ctx, event.index, event.receivedAt, now)
+      : { update: storeUpdate(ctx, event), logs: NONE, changes: NONE, due: ctx.planDueAt }
+  return thenPlan(ctx, stored, now, false)
+}
+
+/** A tick or a wake: re-assess (inputs age), then plan, forced (orders age too). */
+export function tickStep(ctx: InstrumentContext, now: number): Step {
+  return thenPlan(ctx, { update: undefined, logs: NONE, changes: NONE, due: ctx.planDueAt }, now, true)
+}
+
+/** `first`, then re-assessment and a plan over the context it leaves; one merged step. */
+function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boolean): Step {
+  const stored: InstrumentContext = first.update === undefined ? ctx : { ...ctx, ...first.update }
+  const assessed: InstrumentContext = { ...stored, assessment: assess(stored) }
+  const plan = planStep(assessed, now, force)
+  return {
+    update: { ...first.update, assessment: assessed.assessment, ...plan.update },
+    logs: first.logs.length === 0 ? plan.logs : [...first.logs, ...plan.logs],
+    changes: first.changes.length === 0 ? plan.changes : [...first.changes, ...plan.changes],
+    due: plan.due,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Index input
+
+/** Screens an index update (see `screenIndex`): stores it, or drops it with a counted, logged reason. */
+export function indexStep(
+  ctx: InstrumentContext,
+  index: StrategyIndex,
+  receivedAt: number,
+  now: number,
+): Step {
+  const verdict = screenIndex(
+    index.price,
+    { lastGood: ctx.index?.price, candidate: ctx.indexCandidate },
+    ctx.deps.guard.maxIndexJump,
+  )
+  const obs = observe(
+    ctx.health,
+    'index',
+    verdict.accepted ? undefined : verdict.reason,
+    now,
+    ctx.deps.guard.degradeAfter,
+  )
+  const changes = obs.change ? [obs.change] : NONE
+  const health = obs.health === ctx.health ? {} : { health: obs.health }
+  if (verdict.accepted) {
+    return {
+      update: { index, indexAt: receivedAt, indexCandidate: undefined, dirty: true, ...health },
+      logs:
+        verdict.note === undefined
+          ? NONE
+          : [{ level: 'info', fields: { index: index.price }, msg: verdict.note }],
+      changes,
+      due: ctx.planDueAt,
+    }
+  }
+  return {
+    update: {
+      indexCandidate: verdict.candidate,
+      stats: { ...ctx.stats, indexRejected: ctx.stats.indexRejected + 1 },
+      ...health,
+    },
+    logs: [
+      {
+        level: levelFor(ctx.health, 'index', 'warn'),
+        fields: { reason: verdict.reason },
+        msg: `index update dropped: ${verdict.reason}`,
+      },
+    ],
+    changes,
+    due: ctx.planDueAt,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Results
+
+/** After the gateway answered: the applied order set (see `applyOutcome`), stats and backoff. */
+export function resultsStep(
+  ctx: InstrumentContext,
+  r: { orders: Order[]; rejected: string[]; gone: number[]; unknown: number },
+  now: number,
+): Step {
+  const logs: LogEntry[] = r.rejected.map((msg) => ({
+    level: 'warn',
+    fields: { rejection: msg },
+    msg: `order rejected: ${msg}`,
+  }))
+  if (r.gone.length > 0) {
+    logs.push({
+      level: 'info',
+      fields: { oids: r.gone },
+      msg: `order(s) ${r.gone.join(', ')} no longer on the book (filled or cancelled)`,
+    })
+  }
+  const rejectedNow = r.rejected.length > 0
+  const backoffMs = rejectedNow ? Math.min(30_000, ctx.backoffMs * 2) : ctx.deps.rejectBackoffMs / 2
+  return {
+    update: {
+      openOrders: r.orders,
+      pendingPlan: undefined,
+      dirty: true,
+      backoffMs: Math.max(ctx.deps.rejectBackoffMs / 2, backoffMs),
+      backoffUntil: rejectedNow ? now + backoffMs : 0,
+      stats: {
+        ...ctx.stats,
+        submitted: ctx.stats.submitted + 1,
+        rejected: ctx.stats.rejected + r.rejected.length,
+        gone: ctx.stats.gone + r.gone.length,
+        unknown: ctx.stats.unknown + r.unknown,
+        lastSubmitAt: now,
+      },
+    },
+    logs,
+    changes: NONE,
+    due: ctx.planDueAt,
+  }
+}
+
+/** The gateway failed as a whole: the outcome is unknown, wait for reconciliation and back off. */
+export function submitFailedStep(ctx: InstrumentContext, error: unknown, now: number): Step {
+  return {
+    update: {
+      pendingPlan: undefined,
+      dirty: true,
+      backoffUntil: now + ctx.backoffMs,
+      backoffMs: Math.min(30_000, ctx.backoffMs * 2),
+      stats: { ...ctx.stats, unknown: ctx.stats.unknown + 1 },
+    },
+    logs: [{ level: 'warn', fields: { err: error }, msg: 'order submission failed; waiting for reconcile' }],
+    changes: NONE,
+    due: ctx.planDueAt,
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * `perpbot doctor [--live]`: the preflight checks, one line each, in order; exit 0 only when none
+ * failed. Without `--live` it rehearses against a throwaway embedded mock with a freshly registered
+ * proxy, so the output shows what a healthy venue looks like.
+ */
+import { parseArgs } from 'node:util'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { systemClock } from '../clock.ts'
+import { startMockServer } from '../mock/server.ts'
+import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
+import { CommandSigner } from '../perps/signing/commandSigner.ts'
+import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
+import { SaltSource } from '../perps/signing/salt.ts'
+import { formatCheckLine, preflightFailed, runPreflight } from '../preflight/preflight.ts'
+import { systemRandom } from '../random.ts'
+import { loadSettings } from '../settings/load.ts'
+import { type CliContext, UsageError } from './context.ts'
+
+export const DOCTOR_USAGE = `usage: perpbot doctor [--live] [--config FILE] [--ops-port N]
+  Checks, in order: venue reachable, clock skew, exchange domain, proxy credentials and days to expiry,
+  account readable, configured instruments listed, weight tier, a signed self-test per command kind,
+  the ops port free. Exit 0 only when none failed.
+  --live         check the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
+                 (default: a rehearsal against a throwaway embedded mock)
+  --ops-port N   the ops port to check (default: ops.port from the config)`
+
+export async function doctorCommand(ctx: CliContext): Promise<number> {
+  const { values } = parseArgs({
+    args: [...ctx.argv],
+    options: {
+      live: { type: 'boolean', default: false },
+      config: { type: 'string' },
+      'ops-port': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  })
+  if (values.help) {
+    ctx.stdout(DOCTOR_USAGE)
+    return 0
+  }
+  const overrides: Record<string, unknown> = {}
+  if (values['ops-port'] !== undefined) {
+    const port = Number(values['ops-port'])
+    if (!Number.isInteger(port) || port < 0 || port > 65_535)
+      throw new UsageError('--ops-port must be 0..65535')
+    overrides['ops.port'] = port
+  }
+  const { settings, secrets } = loadSettings({
+    configDir: ctx.configDir,
+    mode: values.live ? 'live' : 'dry-run',
+    file: values.config,
+    overrides,
+    env: ctx.env,
+    // Missing proxy credentials are reported as a check line, not a config error.
+    needs: ['perpsUrl'],
+  })
+  let perpsUrl = secrets.PERPS_URL ?? settings.perps.url
+  let key = secrets.PERPS_PROXY_PRIVATE_KEY
+  let secret = secrets.PERPS_PROXY_SECRET
+  let closeMock = async (): Promise<void> => undefined
+  if (!values.live) {
+    const mock = await startMockServer({ port: 0 })
+    closeMock = () => mock.close()
+    perpsUrl = mock.url
+    ;({ key, secret } = await rehearsalProxy(mock.url))
+    ctx.stderr(`rehearsal against a throwaway embedded mock at ${mock.url} (use --live for the venue)`)
+  }
+  if (!perpsUrl) throw new UsageError('--live needs PERPS_URL')
+  try {
+    const lines = await runPreflight({
+      settings,
+      perpsUrl,
+      proxyPrivateKey: key,
+      proxySecret: secret,
+      clock: systemClock,
+      random: systemRandom,
+    })
+    for (const l of lines) ctx.stdout(formatCheckLine(l))
+    const failed = preflightFailed(lines)
+    ctx.stdout(failed ? 'doctor: some checks failed' : 'doctor: all checks passed')
+    return failed ? 1 : 0
+  } finally {
+    await closeMock()
+  }
+}
+
+/** Registers a fresh proxy on the rehearsal mock, as a dry run does. */
+async function rehearsalProxy(url: string): Promise<{ key: string; secret: string }> {
+  const client = createPerpsClient({ baseUrl: url, clock: systemClock, random: systemRandom })
+  try {
+    const domain = perpsDomainFromExchangeInfo(await client.getExchange())
+    const owner = new CommandSigner({
+      privateKey: generatePrivateKey(),
+      clock: systemClock,
+      salts: new SaltSource(systemRandom),
+      domain,
+    })
+    const key = generatePrivateKey()
+    const res = await client.createProxy(
+      {
+        proxy: privateKeyToAccount(key).address,
+        expiry: systemClock.now() + 7 * 86_400_000,
+        label: 'doctor',
+      },
+      { owner },
+    )
+    return { key, secret: res.credentials.secret }
+  } finally {
+    await client.close()
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Who may read the ops server. On loopback only local processes reach it; bound anywhere else, every
+ * endpoint but `/livez` wants `Authorization: Bearer <PERPBOT_OPS_TOKEN>` (`/status` shows the proxy
+ * address, orders and margin). Tokens are compared in constant time over their SHA-256 digests, so
+ * neither the content nor the length leaks through timing.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { isIP } from 'node:net'
+
+/** The environment variable holding the ops token (read with the other secrets in src/settings). */
+export const OPS_TOKEN_ENV = 'PERPBOT_OPS_TOKEN'
+
+/** Shortest token accepted: 16 characters (e.g. `openssl rand -hex 32` gives 64). */
+export const MIN_OPS_TOKEN_LENGTH = 16
+
+/** True for addresses only this host can reach: 127.0.0.0/8, ::1 and `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+  if (h === 'localhost') return true
+  if (isIP(h) === 4) return h.startsWith('127.')
+  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1' || h.startsWith('::ffff:127.')
+  return false
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest()
+
+/** Builds the check for an `Authorization` header value against the expected token. */
+export function bearerChecker(token: string): (authorization: string | undefined) => boolean {
+  const expected = digest(token)
+  return (authorization) => {
+    const m = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '')
+    // Compare something even without a header, so a missing one costs the same as a wrong one.
+    return timingSafeEqual(digest(m?.[1] ?? ''), expected) && m !== null
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * PATCH /v1/trade/auto-cancel: the venue's dead-man switch. `time` (Unix ms, at least 5 s ahead) arms
+ * it: if it is not refreshed or cleared by then, the venue cancels every open order of the account.
+ * `0` clears it. Proxy-signed `{op:{type:"autoCancel", args:{time}}, sig, salt, ts, exp?}`; answers
+ * `{status:"ok", deadline}`. Request weight 1, action weight 10; at most 10 triggers per UTC day
+ * (`auto_cancel_daily_limit_reached`).
+ *
+ * @see protocol-notes d (dead-man switch), c.4 (weights)
+ */
+import { z } from 'zod'
+import { TimestampMs } from '../schemas/common.ts'
+import { buildAutoCancel } from '../signing/ops.ts'
+import type { PerpsClientContext } from './context.ts'
+import {
+  expOptions,
+  type PerpsCommandOptions,
+  parseInput,
+  perpsCommand,
+  requireSigner,
+  validateCommandOptions,
+} from './perpsCall.ts'
+
+export const SetAutoCancelParams = z.strictObject({ time: z.number().int().nonnegative() })
+export type SetAutoCancelParams = z.input<typeof SetAutoCancelParams>
+export const AutoCancelAck = z.looseObject({ status: z.literal('ok'), deadline: TimestampMs.optional() })
+export type AutoCancelAck = z.infer<typeof AutoCancelAck>
+
+/**
+ * Arms (time > 0) or clears (0) the dead-man switch.
+ * @throws {InputValidationError} / {ConfigError} before any request; the client's usual request errors after.
+ */
+export async function setAutoCancel(
+  ctx: PerpsClientContext,
+  params: SetAutoCancelParams,
+  options: PerpsCommandOptions = {},
+): Promise<AutoCancelAck> {
+  const valid = parseInput('setAutoCancel', SetAutoCancelParams, params)
+  validateCommandOptions(ctx, 'setAutoCancel', options)
+  const signer = requireSigner(ctx, 'setAutoCancel')
+  const built = buildAutoCancel(valid)
+  return perpsCommand(ctx, {
+    endpoint: 'setAutoCancel',
+    body: () => signer.signCommand(built, expOptions(ctx, options)),
+    schema: AutoCancelAck,
+    signal: options.signal,
+    priority: options.priority,
+    onAdmitted: options.onAdmitted,
+  })
+}

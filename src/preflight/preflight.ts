@@ -1,0 +1,257 @@
+/**
+ * Preflight: the checks `perpbot doctor` prints and `perpbot run --live` runs before it starts, one
+ * line each, in order. A failed check makes every later check that depends on it a `skip`, so the
+ * first failure is the one to fix. Nothing here changes the account: the signed self-tests modify and
+ * cancel an order id that cannot exist, and the venue's answer tells a signature problem apart from
+ * "order not found".
+ */
+import { privateKeyToAccount } from 'viem/accounts'
+import { syncClock } from '../bot/runtime/bootstrap.ts'
+import { type Clock, OffsetClock } from '../clock.ts'
+import { describeError, RequestRejectedError } from '../errors.ts'
+import { createHttpTransport } from '../http/transport.ts'
+import { ProxyCredentials } from '../perps/client/context.ts'
+import { createPerpsClient, type PerpsClient } from '../perps/client/createPerpsClient.ts'
+import { CommandSigner } from '../perps/signing/commandSigner.ts'
+import {
+  DEFAULT_PERPS_DOMAIN,
+  type PerpsDomain,
+  perpsDomainFromExchangeInfo,
+} from '../perps/signing/domain.ts'
+import { SaltSource } from '../perps/signing/salt.ts'
+import type { Random } from '../random.ts'
+import type { Settings } from '../settings/schema.ts'
+import { checkPortFree } from './portCheck.ts'
+
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip'
+
+export interface CheckLine {
+  check: string
+  status: CheckStatus
+  detail: string
+}
+
+export interface PreflightOptions {
+  settings: Settings
+  perpsUrl: string
+  proxyPrivateKey: string | undefined
+  proxySecret: string | undefined
+  clock: Clock
+  random: Random
+  /** Check the ops port (default true). */
+  opsPort?: boolean | undefined
+}
+
+/** An order id no venue will have issued: the signed self-tests modify and cancel it. */
+export const ABSENT_ORDER_ID = Number.MAX_SAFE_INTEGER
+const SKEW_WARN_MS = 2_000
+/** The venue's signature window: beyond it every signed command is refused. */
+const SKEW_FAIL_MS = 5 * 60_000
+const EXPIRY_WARN_DAYS = 7
+const DAY_MS = 86_400_000
+
+/** Whether any line failed. */
+export const preflightFailed = (lines: readonly CheckLine[]): boolean =>
+  lines.some((l) => l.status === 'fail')
+
+/** Formats one line for a terminal: `ok   venue reachable: …`. */
+export const formatCheckLine = (l: CheckLine): string => `${l.status.padEnd(4)} ${l.check}: ${l.detail}`
+
+export async function runPreflight(o: PreflightOptions): Promise<CheckLine[]> {
+  const lines: CheckLine[] = []
+  const add = (check: string, status: CheckStatus, detail: string): void =>
+    void lines.push({ check, status, detail })
+  const { settings } = o
+  const transport = createHttpTransport({
+    baseUrl: o.perpsUrl,
+    connectTimeoutMs: settings.perps.connectTimeoutMs,
+    headersTimeoutMs: settings.perps.requestTimeoutMs,
+    bodyTimeoutMs: settings.perps.requestTimeoutMs,
+  })
+  const venueClock = new OffsetClock(o.clock)
+  const publicClient = createPerpsClient({ transport, clock: venueClock, random: o.random })
+  try {
+    await venueChecks(o, add, publicClient, venueClock, (credentials, signer) =>
+      createPerpsClient({
+        transport,
+        clock: venueClock,
+        random: o.random,
+        credentials,
+        signer,
+        authHeaderNames: { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader },
+        defaultExpAfterMs: settings.perps.commandExpiryMs,
+      }),
+    )
+  } finally {
+    await transport.close()
+  }
+  if (o.opsPort !== false) {
+    const { host, port } = settings.ops
+    const busy = await checkPortFree(host, port)
+    if (busy === undefined) add('ops port free', 'ok', `${host}:${port}`)
+    else
+      add(
+        'ops port free',
+        'fail',
+        `${host}:${port} ${busy}; choose another with --ops-port N or the config key ops.port`,
+      )
+  }
+  return lines
+}
+
+type Add = (check: string, status: CheckStatus, detail: string) => void
+
+async function venueChecks(
+  o: PreflightOptions,
+  add: Add,
+  publicClient: PerpsClient,
+  venueClock: OffsetClock,
+  accountClient: (credentials: ProxyCredentials, signer: CommandSigner) => PerpsClient,
+): Promise<void> {
+  const skip = (...checks: string[]): void => {
+    for (const c of checks) add(c, 'skip', 'not checked (an earlier check failed)')
+  }
+  const ACCOUNT_CHECKS = [
+    'proxy credentials',
+    'account readable',
+    'instruments listed',
+    'weight tier',
+    'signed self-test: modifyOrders',
+    'signed self-test: cancelOrders',
+  ]
+  let offset: number | undefined
+  try {
+    offset = await syncClock(publicClient, o.clock, venueClock, { samples: 3, maxRttMs: 5_000 })
+    add('venue reachable', 'ok', o.perpsUrl)
+  } catch (e) {
+    add('venue reachable', 'fail', `${o.perpsUrl}: ${describeError(e)}`)
+    return skip('clock skew', 'exchange domain', ...ACCOUNT_CHECKS)
+  }
+  const skew = Math.abs(offset ?? 0)
+  if (offset === undefined) add('clock skew', 'warn', 'every round trip was too slow to measure the offset')
+  else if (skew > SKEW_FAIL_MS)
+    add('clock skew', 'fail', `${offset} ms: beyond the venue's 5-minute signature window; fix NTP`)
+  else add('clock skew', skew > SKEW_WARN_MS ? 'warn' : 'ok', `${offset} ms`)
+
+  let domain: PerpsDomain
+  try {
+    domain = perpsDomainFromExchangeInfo(await publicClient.getExchange())
+    add('exchange domain', 'ok', `${domain.name} v${domain.version} on chain ${domain.chainId}`)
+  } catch (e) {
+    domain = { ...DEFAULT_PERPS_DOMAIN, chainId: o.settings.perps.chainId }
+    add(
+      'exchange domain',
+      'warn',
+      `unreadable (${describeError(e)}); using chain ${domain.chainId} from the config`,
+    )
+  }
+
+  if (!o.proxyPrivateKey || !o.proxySecret) {
+    add('proxy credentials', 'fail', 'PERPS_PROXY_PRIVATE_KEY and PERPS_PROXY_SECRET must both be set')
+    return skip(...ACCOUNT_CHECKS.slice(1))
+  }
+  let perps: PerpsClient
+  let proxy: string
+  try {
+    const signer = new CommandSigner({
+      privateKey: o.proxyPrivateKey as `0x${string}`,
+      clock: venueClock,
+      salts: new SaltSource(o.random),
+      domain,
+    })
+    proxy = privateKeyToAccount(o.proxyPrivateKey as `0x${string}`).address
+    perps = accountClient(new ProxyCredentials(proxy, o.proxySecret), signer)
+  } catch (e) {
+    add('proxy credentials', 'fail', describeError(e))
+    return skip(...ACCOUNT_CHECKS.slice(1))
+  }
+
+  try {
+    const creds = await perps.getCredentials()
+    const mine = creds.keys.find((k) => k.proxy.toLowerCase() === proxy.toLowerCase())
+    if (!mine) add('proxy credentials', 'fail', `the venue does not list proxy ${proxy} for this account`)
+    else {
+      const days = (mine.expiry - venueClock.now()) / DAY_MS
+      if (days <= 0)
+        add('proxy credentials', 'fail', `proxy ${proxy} expired; run perpbot create-proxy --live`)
+      else
+        add(
+          'proxy credentials',
+          days < EXPIRY_WARN_DAYS ? 'warn' : 'ok',
+          `proxy ${proxy}, expires in ${days.toFixed(1)} days${days < EXPIRY_WARN_DAYS ? ': rotate it soon' : ''}`,
+        )
+    }
+  } catch (e) {
+    const why =
+      e instanceof RequestRejectedError && e.status === 401
+        ? `the venue refused proxy ${proxy} and its secret (401): wrong secret, unregistered or expired key`
+        : describeError(e)
+    add('proxy credentials', 'fail', why)
+    return skip(...ACCOUNT_CHECKS.slice(1))
+  }
+
+  try {
+    const p = await perps.getPortfolio()
+    const m = p.margin
+    const detail = `equity ${m.total_account_value}, initial margin ${m.total_initial_margin}, maintenance ${m.total_maintenance_margin}, in_liquidation ${p.in_liquidation}`
+    add(
+      'account readable',
+      p.in_liquidation ? 'fail' : 'ok',
+      p.in_liquidation ? `${detail}: the account is being liquidated` : detail,
+    )
+  } catch (e) {
+    add('account readable', 'fail', describeError(e))
+  }
+
+  try {
+    const listed = new Set((await perps.getInstruments()).map((i) => i.symbol))
+    const wanted = o.settings.instruments.filter((i) => i.enabled).map((i) => i.symbol)
+    const missing = wanted.filter((s) => !listed.has(s))
+    if (missing.length > 0)
+      add('instruments listed', 'fail', `not listed by the venue: ${missing.join(', ')}`)
+    else add('instruments listed', 'ok', wanted.join(', '))
+  } catch (e) {
+    add('instruments listed', 'fail', describeError(e))
+  }
+
+  // The account's tier endpoint (GET /v1/account/limits) is not in the spec: informational only.
+  add(
+    'weight tier',
+    'warn',
+    `not read; budgeting for ${o.settings.limiter.requestBudgetPerMinute} request / ${o.settings.limiter.actionBudgetPerMinute} action weight per minute`,
+  )
+
+  add(
+    ...(await selfTest('modifyOrders', () =>
+      perps.modifyOrders([{ oid: ABSENT_ORDER_ID, p: '1', qty: '1' }]),
+    )),
+  )
+  add(...(await selfTest('cancelOrders', () => perps.cancelOrders([ABSENT_ORDER_ID]))))
+}
+
+/**
+ * Sends one signed command for an order that cannot exist. "Order not found" proves the signature
+ * verified; "invalid signature" does not. A modify layout the venue refuses is a warning: the bot
+ * then reprices by cancel + create.
+ */
+async function selfTest(
+  command: 'modifyOrders' | 'cancelOrders',
+  send: () => Promise<readonly { status: string; error?: string | undefined }[]>,
+): Promise<[string, CheckStatus, string]> {
+  const check = `signed self-test: ${command}`
+  try {
+    const [r] = await send()
+    if (r?.status === 'err' && /not.?found|not_in_orderbook|not_pending/i.test(r.error ?? ''))
+      return [check, 'ok', `signature verified (the venue answered ${r.error})`]
+    return [check, 'warn', `unexpected answer ${JSON.stringify(r)}`]
+  } catch (e) {
+    const signature = e instanceof RequestRejectedError && /signature|proxy/i.test(e.code)
+    if (signature && command === 'modifyOrders')
+      return [
+        check,
+        'warn',
+        `the venue refused the modify signature (${e.code}); the bot will reprice by cancel + create`,
+      ]
+    return [check, 'fail', describeError(e)]
+  }
+}

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { main } from '../../src/cli/main.ts'
+import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
+
+/** Runs `perpbot …` in process with the given environment; collects stdout and stderr lines. */
+async function perpbot(argv: string[], env: Record<string, string> = {}) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(argv, {
+    env,
+    stdout: (l) => void out.push(l),
+    stderr: (l) => void err.push(l),
+    configDir: 'config',
+    isTty: false,
+    signal: new AbortController().signal,
+  })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+const COMMANDS = ['run', 'mock', 'create-proxy', 'status', 'events', 'config', 'doctor']
+
+describe('perpbot command line', () => {
+  it('prints its version', async () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
+    const r = await perpbot(['--version'])
+    expect(r).toMatchObject({ code: 0, out: `perpbot ${pkg.version}` })
+  })
+
+  it.each(COMMANDS)('%s --help prints its usage and exits 0', async (command) => {
+    const r = await perpbot([command, '--help'])
+    expect(r.code).toBe(0)
+    expect(r.out).toContain(`usage: perpbot ${command}`)
+  })
+
+  it.each(COMMANDS)('%s exits 2 on an unknown option, naming it', async (command) => {
+    const r = await perpbot([command, '--no-such-flag'])
+    expect(r.code).toBe(2)
+    expect(r.err).toContain('--no-such-flag')
+  })
+
+  it('documents the exit codes in the top-level usage', async () => {
+    const r = await perpbot(['--help'])
+    expect(r.out).toMatch(/exit codes: 0 success; 1 runtime failure.*\n.*2 usage or configuration/)
+  })
+
+  it('an unknown command exits 2', async () => {
+    expect((await perpbot(['frobnicate'])).code).toBe(2)
+  })
+})
+
+describe('each command asks for exactly what it uses', () => {
+  let mock: RunningMock
+  beforeAll(async () => {
+    mock = await startMockServer({ port: 0, seed: 2, catalogue: { eventCount: 30 } })
+  })
+  afterAll(async () => {
+    await mock.close()
+  })
+
+  it('create-proxy --live needs only PERPS_URL and the owner key, and prints the new credentials once', async () => {
+    const r = await perpbot(['create-proxy', '--live', '--expiry-days', '30'], {
+      PERPS_URL: mock.url,
+      // Public Hardhat/Anvil development key #0 (protocol-notes a.4): holds nothing.
+      PERPS_OWNER_PRIVATE_KEY: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcaf784d7bf4f2ff80',
+    })
+    expect(r.err).not.toContain('PERPS_PROXY')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^PERPS_PROXY_PRIVATE_KEY=0x[0-9a-f]{64}$/m)
+    expect(r.out).toMatch(/^PERPS_PROXY_SECRET=\S+$/m)
+  })
+
+  it('create-proxy --live without the owner key exits 2 and names it', async () => {
+    const r = await perpbot(['create-proxy', '--live'], { PERPS_URL: mock.url })
+    expect(r.code).toBe(2)
+    expect(r.err).toContain('PERPS_OWNER_PRIVATE_KEY')
+  })
+
+  it('events --live needs only CATALOGUE_URL and says which catalogue it read', async () => {
+    const r = await perpbot(['events', '--live', '--max', '3', '--format', 'ndjson'], {
+      CATALOGUE_URL: mock.url,
+    })
+    expect(r.code).toBe(0)
+    expect(r.err).toContain(`reading the catalogue at ${mock.url}`)
+    expect(r.out.split('\n')).toHaveLength(3)
+  })
+})

@@ -1,0 +1,133 @@
+import { createServer } from 'node:net'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { systemClock } from '../../src/clock.ts'
+import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
+import { createPerpsClient } from '../../src/perps/client/createPerpsClient.ts'
+import { CommandSigner } from '../../src/perps/signing/commandSigner.ts'
+import { perpsDomainFromExchangeInfo } from '../../src/perps/signing/domain.ts'
+import { SaltSource } from '../../src/perps/signing/salt.ts'
+import { checkPortFree } from '../../src/preflight/portCheck.ts'
+import { type CheckLine, preflightFailed, runPreflight } from '../../src/preflight/preflight.ts'
+import { seededRandom } from '../../src/random.ts'
+import { Settings } from '../../src/settings/schema.ts'
+
+let mock: RunningMock
+let key: string
+let secret: string
+const settings = (over: Record<string, unknown> = {}) =>
+  Settings.parse({
+    instruments: [{ symbol: 'BTC-USDC', strategy: 'index-peg' }],
+    ops: { port: 0 },
+    ...over,
+  })
+
+beforeAll(async () => {
+  mock = await startMockServer({ port: 0, seed: 3 })
+  const client = createPerpsClient({ baseUrl: mock.url, clock: systemClock, random: seededRandom(1) })
+  const domain = perpsDomainFromExchangeInfo(await client.getExchange())
+  const owner = new CommandSigner({
+    privateKey: generatePrivateKey(),
+    clock: systemClock,
+    salts: new SaltSource(seededRandom(2)),
+    domain,
+  })
+  key = generatePrivateKey()
+  const res = await client.createProxy(
+    {
+      proxy: privateKeyToAccount(key as `0x${string}`).address,
+      expiry: Date.now() + 30 * 86_400_000,
+      label: 't',
+    },
+    { owner },
+  )
+  secret = res.credentials.secret
+  await client.close()
+})
+afterAll(async () => {
+  await mock.close()
+})
+
+const run = (o: { url?: string; key?: string; secret?: string; settings?: Settings }) =>
+  runPreflight({
+    settings: o.settings ?? settings(),
+    perpsUrl: o.url ?? mock.url,
+    proxyPrivateKey: o.key ?? key,
+    proxySecret: o.secret ?? secret,
+    clock: systemClock,
+    random: seededRandom(5),
+  })
+const byCheck = (lines: CheckLine[]) => Object.fromEntries(lines.map((l) => [l.check, l]))
+
+describe('preflight against the mock over loopback', () => {
+  it('passes every check in order for a registered proxy (the tier is informational)', async () => {
+    const lines = await run({})
+    expect(lines.map((l) => l.check)).toEqual([
+      'venue reachable',
+      'clock skew',
+      'exchange domain',
+      'proxy credentials',
+      'account readable',
+      'instruments listed',
+      'weight tier',
+      'signed self-test: modifyOrders',
+      'signed self-test: cancelOrders',
+      'ops port free',
+    ])
+    expect(lines.filter((l) => l.status !== 'ok').map((l) => l.check)).toEqual(['weight tier'])
+    expect(byCheck(lines)['signed self-test: cancelOrders']?.detail).toContain('signature verified')
+    expect(preflightFailed(lines)).toBe(false)
+  })
+
+  it('a wrong secret fails the credentials check, skips what depends on it, and never prints the secret', async () => {
+    const lines = await run({ secret: 'not-the-secret-0123456789' })
+    const c = byCheck(lines)
+    expect(c['proxy credentials']?.status).toBe('fail')
+    expect(c['proxy credentials']?.detail).toContain('401')
+    expect(c['account readable']?.status).toBe('skip')
+    expect(c['signed self-test: cancelOrders']?.status).toBe('skip')
+    expect(JSON.stringify(lines)).not.toContain('not-the-secret')
+    expect(preflightFailed(lines)).toBe(true)
+  })
+
+  it('an unregistered key with a valid-looking secret cannot pass', async () => {
+    const lines = await run({ key: generatePrivateKey() })
+    expect(byCheck(lines)['proxy credentials']?.status).toBe('fail')
+  })
+
+  it('an unlisted instrument fails its line', async () => {
+    const lines = await run({
+      settings: settings({ instruments: [{ symbol: 'NOPE-USDC', strategy: 'index-peg' }] }),
+    })
+    expect(byCheck(lines)['instruments listed']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('NOPE-USDC'),
+    })
+  })
+
+  it('an unreachable venue fails the first line and skips the venue checks', async () => {
+    const closed = createServer()
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
+    const port = (closed.address() as { port: number }).port
+    await new Promise<void>((r) => closed.close(() => r()))
+    const lines = await run({ url: `http://127.0.0.1:${port}` })
+    expect(lines[0]).toMatchObject({ check: 'venue reachable', status: 'fail' })
+    expect(lines.slice(1, -1).every((l) => l.status === 'skip')).toBe(true)
+  })
+
+  it('a busy ops port names the flag and the config key', async () => {
+    const busy = createServer()
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r))
+    const port = (busy.address() as { port: number }).port
+    try {
+      expect(await checkPortFree('127.0.0.1', port)).toBe('is in use')
+      const lines = await run({ settings: settings({ ops: { port } }) })
+      expect(byCheck(lines)['ops port free']).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/--ops-port.*ops\.port/),
+      })
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()))
+    }
+  })
+})
