@@ -37,10 +37,19 @@ interface SupervisorContext {
   down: number[]
 }
 
+/** xstate's event for a child that threw (`xstate.error.actor.<child id>`). */
+export interface ChildFailure {
+  type: `xstate.error.actor.${string}`
+  error: unknown
+}
+
+const isChildFailure = (e: { type: string }): e is ChildFailure => e.type.startsWith('xstate.error.actor.')
+
 export type SupervisorEvent =
   /** Send to the instruments whose ids are listed (all when `ids` is undefined). */
   | { type: 'ROUTE'; ids?: readonly number[] | undefined; event: InstrumentEvent }
   | { type: 'STOP_ALL' }
+  | ChildFailure
   /** From a child: its alerts, re-emitted as they are. */
   | InstrumentEmitted
 
@@ -61,8 +70,8 @@ export const supervisorMachine = setup({
   actors: { instrument: instrumentMachine },
   actions: {
     restartFailedChild: enqueueActions(({ context, event, enqueue }) => {
-      // The event is `xstate.error.actor.<child id>`; it is not part of SupervisorEvent's union.
-      const failure = event as unknown as { type: string; error?: unknown }
+      if (!isChildFailure(event)) return
+      const failure = event
       const m = /^xstate\.error\.actor\.instrument-(\d+)$/.exec(failure.type)
       if (!m) return
       const id = Number(m[1])

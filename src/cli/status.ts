@@ -105,21 +105,58 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
   }
 }
 
+/** The parts of `/status` this command prints (the bot's BotStatus, as JSON). */
+interface PnlView {
+  fills: number
+  volume: string
+  realizedPnl: string
+  unrealizedPnl: string
+  fees: string
+  funding: string
+  netPnl: string
+}
 interface BotStatusView {
   mode: string
   uptimeMs: number
-  instruments: { symbol: string; state: string; reason?: string; openOrders: number; quoteAgeMs?: number }[]
-  account: { marginRatio?: number | string; inLiquidation: boolean; pendingWithdrawals: number }
+  instruments: {
+    symbol: string
+    state: string
+    reason?: string
+    openOrders: number
+    quoteAgeMs?: number
+    degraded?: string[]
+    pnl?: PnlView & { position: string; entryPrice?: string }
+  }[]
+  account: {
+    marginRatio?: number | string
+    inLiquidation: boolean
+    pendingWithdrawals: number
+    pnl?: PnlView & { makerShare?: number }
+  }
   alerts: { severity: string; title: string; resolved?: boolean }[]
 }
+
+const pnlLine = (p: PnlView): string =>
+  `net ${p.netPnl} = realized ${p.realizedPnl} + unrealized ${p.unrealizedPnl} − fees ${p.fees} − funding ${p.funding}; ${p.fills} fills, volume ${p.volume}`
 
 function printBotStatus(ctx: CliContext, s: BotStatusView): void {
   ctx.stdout(`mode ${s.mode}, up ${Math.round(s.uptimeMs / 1000)} s`)
   ctx.stdout(
     `margin ratio ${s.account.marginRatio ?? 'n/a'}, in liquidation ${s.account.inLiquidation}, pending withdrawals ${s.account.pendingWithdrawals}`,
   )
+  if (s.account.pnl) {
+    const share = s.account.pnl.makerShare
+    ctx.stdout(
+      `account PnL since start: ${pnlLine(s.account.pnl)}${share === undefined ? '' : `, maker ${(share * 100).toFixed(0)} %`}`,
+    )
+  }
   for (const i of s.instruments) {
     ctx.stdout(`  ${i.symbol.padEnd(12)} ${i.state.padEnd(28)} orders ${i.openOrders}  ${i.reason ?? ''}`)
+    if (i.degraded && i.degraded.length > 0) ctx.stdout(`    degraded: ${i.degraded.join('; ')}`)
+    if (i.pnl)
+      ctx.stdout(
+        `    position ${i.pnl.position}${i.pnl.entryPrice ? ` @ ${i.pnl.entryPrice}` : ''}; ${pnlLine(i.pnl)}`,
+      )
   }
   for (const a of s.alerts.slice(-5))
     ctx.stdout(`  alert ${a.resolved ? 'resolved' : a.severity}: ${a.title}`)

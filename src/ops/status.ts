@@ -4,6 +4,7 @@
  * secret-named keys and scrubs known secret values defensively, whatever the runtime put in.
  */
 import type { Alert } from '../alerts/alert.ts'
+import type { InstrumentPnl, PnlSnapshot } from '../bot/pnl/pnlLedger.ts'
 import type { BudgetUsage, LimiterBudget } from './metrics.ts'
 
 export type BotMode = 'dry-run' | 'live'
@@ -25,6 +26,8 @@ export interface InstrumentStatus {
   /** Unix ms the quotes were last confirmed on the book. */
   lastQuoteAt?: number | undefined
   quoteAgeMs?: number | undefined
+  /** Fills, fees, funding and PnL since start (quote currency, exact decimal strings). */
+  pnl?: InstrumentPnl | undefined
   /** Open degradation episodes (`cause: reason`): a failing strategy, dropped quotes, rejected index. */
   degraded?: readonly string[] | undefined
   /** Counters such as plans, submitted, rejected, unknown. */
@@ -38,6 +41,8 @@ export interface AccountStatus {
   marginLevel?: 'ok' | 'warning' | 'critical' | undefined
   inLiquidation: boolean
   pendingWithdrawals: number
+  /** Account totals of fills, fees, funding and PnL since start, and the maker share of fills. */
+  pnl?: PnlSnapshot['account'] | undefined
   /** Unix ms of the last portfolio read. */
   updatedAt?: number | undefined
   details?: StatusDetails | undefined

@@ -24,6 +24,7 @@ export type PollingKey =
   | 'openOrdersMs'
   | 'withdrawalsMs'
   | 'fundingMs'
+  | 'fillsMs'
   | 'credentialsMs'
   | 'timeSyncMs'
 
@@ -35,6 +36,7 @@ export const POLLED_READ_WEIGHT: Readonly<Record<PollingKey, number>> = {
   openOrdersMs: PERPS_WEIGHTS.getOpenOrders.request({}),
   withdrawalsMs: PERPS_WEIGHTS.getWithdrawals.request({}),
   fundingMs: PERPS_WEIGHTS.getFunding.request({}),
+  fillsMs: PERPS_WEIGHTS.getFills.request({}),
   credentialsMs: PERPS_WEIGHTS.getCredentials.request({}),
   timeSyncMs: PERPS_WEIGHTS.getTime.request({}),
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
+import { OWNER_PK } from '../mock/perps/helpers.ts'
 
 /** Runs `perpbot …` in process with the given environment; collects stdout and stderr lines. */
 async function perpbot(argv: string[], env: Record<string, string> = {}) {
@@ -61,8 +62,7 @@ describe('each command asks for exactly what it uses', () => {
   it('create-proxy --live needs only PERPS_URL and the owner key, and prints the new credentials once', async () => {
     const r = await perpbot(['create-proxy', '--live', '--expiry-days', '30'], {
       PERPS_URL: mock.url,
-      // Public Hardhat/Anvil development key #0 (protocol-notes a.4): holds nothing.
-      PERPS_OWNER_PRIVATE_KEY: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcaf784d7bf4f2ff80',
+      PERPS_OWNER_PRIVATE_KEY: OWNER_PK,
     })
     expect(r.err).not.toContain('PERPS_PROXY')
     expect(r.code).toBe(0)

@@ -1,33 +1,19 @@
 /** Fills over loopback: the mock records each trade of the account and our client reads them back. */
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../../src/clock.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { createPerpsClient, type PerpsClient } from '../../src/perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../../src/perps/signing/commandSigner.ts'
-import { perpsDomainFromExchangeInfo } from '../../src/perps/signing/domain.ts'
 import { SaltSource } from '../../src/perps/signing/salt.ts'
 import { seededRandom } from '../../src/random.ts'
+import { registerMockProxy } from '../helpers/mockAccount.ts'
 
 let mock: RunningMock
 let perps: PerpsClient
 
 beforeAll(async () => {
   mock = await startMockServer({ port: 0, seed: 4, clock: 'real' })
-  const pub = createPerpsClient({ baseUrl: mock.url, clock: systemClock, random: seededRandom(1) })
-  const domain = perpsDomainFromExchangeInfo(await pub.getExchange())
-  const owner = new CommandSigner({
-    privateKey: generatePrivateKey(),
-    clock: systemClock,
-    salts: new SaltSource(seededRandom(2)),
-    domain,
-  })
-  const key = generatePrivateKey()
-  const { credentials } = await pub.createProxy(
-    { proxy: privateKeyToAccount(key).address, expiry: Date.now() + 86_400_000, label: 'fills' },
-    { owner },
-  )
-  await pub.close()
+  const { key, credentials, domain } = await registerMockProxy(mock.url, 'fills')
   perps = createPerpsClient({
     baseUrl: mock.url,
     clock: systemClock,

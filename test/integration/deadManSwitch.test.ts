@@ -4,15 +4,12 @@
  * armed deadline passes on its clock.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { systemClock } from '../../src/clock.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { createPerpsClient, type PerpsClient } from '../../src/perps/client/createPerpsClient.ts'
-import { CommandSigner } from '../../src/perps/signing/commandSigner.ts'
-import { perpsDomainFromExchangeInfo } from '../../src/perps/signing/domain.ts'
-import { SaltSource } from '../../src/perps/signing/salt.ts'
 import { seededRandom } from '../../src/random.ts'
+import { registerMockProxy } from '../helpers/mockAccount.ts'
 
 let mock: RunningMock
 let account: PerpsClient
@@ -22,20 +19,7 @@ const output: string[] = []
 
 beforeAll(async () => {
   mock = await startMockServer({ port: 0, seed: 9, clock: 'real' })
-  const pub = createPerpsClient({ baseUrl: mock.url, clock: systemClock, random: seededRandom(1) })
-  const owner = new CommandSigner({
-    privateKey: generatePrivateKey(),
-    clock: systemClock,
-    salts: new SaltSource(seededRandom(2)),
-    domain: perpsDomainFromExchangeInfo(await pub.getExchange()),
-  })
-  const key = generatePrivateKey()
-  const proxy = privateKeyToAccount(key).address
-  const { credentials } = await pub.createProxy(
-    { proxy, expiry: Date.now() + 30 * 86_400_000, label: 'dms' },
-    { owner },
-  )
-  await pub.close()
+  const { key, credentials } = await registerMockProxy(mock.url, 'dms')
   account = createPerpsClient({ baseUrl: mock.url, clock: systemClock, random: seededRandom(3), credentials })
   env = {
     PATH: process.env.PATH ?? '',

@@ -1,16 +1,13 @@
 import { createServer } from 'node:net'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../../src/clock.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
-import { createPerpsClient } from '../../src/perps/client/createPerpsClient.ts'
-import { CommandSigner } from '../../src/perps/signing/commandSigner.ts'
-import { perpsDomainFromExchangeInfo } from '../../src/perps/signing/domain.ts'
-import { SaltSource } from '../../src/perps/signing/salt.ts'
 import { checkPortFree } from '../../src/preflight/portCheck.ts'
 import { type CheckLine, preflightFailed, runPreflight } from '../../src/preflight/preflight.ts'
 import { seededRandom } from '../../src/random.ts'
 import { Settings } from '../../src/settings/schema.ts'
+import { registerMockProxy } from '../helpers/mockAccount.ts'
 
 let mock: RunningMock
 let key: string
@@ -24,25 +21,9 @@ const settings = (over: Record<string, unknown> = {}) =>
 
 beforeAll(async () => {
   mock = await startMockServer({ port: 0, seed: 3 })
-  const client = createPerpsClient({ baseUrl: mock.url, clock: systemClock, random: seededRandom(1) })
-  const domain = perpsDomainFromExchangeInfo(await client.getExchange())
-  const owner = new CommandSigner({
-    privateKey: generatePrivateKey(),
-    clock: systemClock,
-    salts: new SaltSource(seededRandom(2)),
-    domain,
-  })
-  key = generatePrivateKey()
-  const res = await client.createProxy(
-    {
-      proxy: privateKeyToAccount(key as `0x${string}`).address,
-      expiry: Date.now() + 30 * 86_400_000,
-      label: 't',
-    },
-    { owner },
-  )
-  secret = res.credentials.secret
-  await client.close()
+  const account = await registerMockProxy(mock.url, 't')
+  key = account.key
+  secret = account.credentials.secret
 })
 afterAll(async () => {
   await mock.close()

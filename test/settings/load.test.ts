@@ -147,7 +147,7 @@ describe('loadSettings', () => {
       const tooMuch = issuesOf(with_({ polling: floors }))
       expect(tooMuch).toHaveLength(1)
       expect(tooMuch[0]).toMatch(
-        /^polling: these intervals need 840 request weight\/min besides the index, more than the 510/,
+        /^polling: these intervals need 880 request weight\/min besides the index, more than the 510/,
       )
     })
 

@@ -122,8 +122,9 @@ export function applyOutcome(
 // Machine
 // ---------------------------------------------------------------------------------------------------
 
-const notProvided = (name: string) =>
-  fromPromise<never, unknown>(async () => {
+/** A placeholder the runtime replaces with `provide` (the gateway's send and cancel-all). */
+const notProvided = <TOutput, TInput>(name: string) =>
+  fromPromise<TOutput, TInput>(async () => {
     throw new Error(`${name} actor not provided`)
   })
 
@@ -174,12 +175,8 @@ export const instrumentMachine = setup({
     emitted: {} as InstrumentEmitted,
   },
   actors: {
-    submitPlan: notProvided('submitPlan') as unknown as ReturnType<
-      typeof fromPromise<PlanOutcome, SubmitPlanInput>
-    >,
-    cancelAll: notProvided('cancelAll') as unknown as ReturnType<
-      typeof fromPromise<void, { instrumentId: number }>
-    >,
+    submitPlan: notProvided<PlanOutcome, SubmitPlanInput>('submitPlan'),
+    cancelAll: notProvided<void, { instrumentId: number }>('cancelAll'),
   },
   delays: {
     TICK: ({ context }) => context.deps.tickMs,

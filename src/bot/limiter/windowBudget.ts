@@ -1,26 +1,38 @@
 /**
- * One weight budget (request weight or action weight) over a sliding window: a priority queue for the
- * shared part and a synchronous float for the risk reserve.
+ * One weight budget (request weight or action weight) over a sliding window. Bottleneck queues and
+ * prioritises the jobs that must wait; our code accounts the weight exactly and decides when the job
+ * at the head of Bottleneck's line fits.
  *
  * Window: every admitted weight is credited back one full window after its job settled, so the weight
- * admitted in EVERY sliding window stays within `limit`. (A periodic reset lets ~2× through around
- * each reset, and an incremental refill is a token bucket that lets `maximum + refill` through in one
- * window.)
+ * admitted in EVERY sliding window stays within `limit`. (Bottleneck's own refresh lets ~2× through
+ * around each reset, and its incremental refill is a token bucket that lets `maximum + refill` through
+ * in one window; see the limiter bench.)
  *
- * Queue: jobs that cannot take weight at once wait in priority order (risk, read, quote; FIFO within a
- * priority) and the head is admitted as soon as its weight fits: strictly head-of-line, so a heavy job
- * is never starved by lighter ones behind it. Admission runs synchronously on every change (credit,
- * pause end, a waiter leaving), without timer hops. A waiter whose AbortSignal fires leaves the queue
- * at once and its `admit` rejects with `LimiterAbortedError`.
+ * Fast path: a job is admitted synchronously, without entering Bottleneck (whose every step costs a
+ * `setTimeout(0)`), when its class is not paused, no job of the same or a higher priority waits and
+ * the weight fits.
+ *
+ * Queue: otherwise it waits in Bottleneck (`maxConcurrent: 1`), ordered by priority (risk, read,
+ * quote; FIFO within a priority). The one job Bottleneck runs is the head of the line: it holds its
+ * turn until its weight fits (strictly head-of-line, so a heavy job is never starved by lighter ones)
+ * and is admitted synchronously on the change that makes room (credit, pause end). When a job of a
+ * higher priority reaches Bottleneck's queue, a waiting head gives up its turn and re-enters Bottleneck
+ * one priority step above its class (ahead of its peers, behind the newcomer).
+ *
+ * Abort: the caller's promise is raced against its AbortSignal and rejects at once with
+ * `LimiterAbortedError`. Its Bottleneck job is abandoned: when it runs (or at once, if it holds the
+ * turn) it returns without taking weight, so nothing blocks behind it.
  *
  * Reserve: `reserve` of the limit is only for risk jobs, taken synchronously when it covers them;
  * beyond it, risk queues at top priority for the shared part, which reads and quotes use too. Weight
  * goes back to where it came from. So reads and quotes never use more than `limit − reserve`, risk can
  * use all of `limit`, and `float + shared` never exceeds `limit`.
  *
- * Pauses (after a 429) are per class: `other` (reads, quotes) or `risk`. Paused waiters keep their
- * places; a pause of `other` never holds risk work.
+ * Pauses (after a 429) are per class: `other` (reads, quotes) or `risk`. Jobs of a paused class that
+ * arrive wait outside Bottleneck (released by priority, then arrival, when the pause ends); queued jobs
+ * keep their places. A pause of `other` never holds risk work.
  */
+import Bottleneck from 'bottleneck'
 import type { Clock, TimerId } from '../../clock.ts'
 import { LimiterAbortedError, StoppedError } from './limiterErrors.ts'
 
@@ -28,6 +40,12 @@ export type JobPriority = 'risk' | 'read' | 'quote'
 
 /** Queue order (lower first): risk reduction, then reads (monitoring, reconciliation), then quotes. */
 export const QUEUE_RANK: Readonly<Record<JobPriority, number>> = { risk: 0, read: 1, quote: 2 }
+
+/**
+ * Bottleneck priorities (0 runs first). A head that gave up its turn re-enters one step above its
+ * class (read 2, quote 5), so it stays ahead of the peers that queued after it.
+ */
+export const BOTTLENECK_PRIORITY: Readonly<Record<JobPriority, number>> = { risk: 0, read: 3, quote: 6 }
 
 /** Pause classes: risk work is paused only by a 429 on risk work itself. */
 export type PauseClass = 'risk' | 'other'
@@ -61,10 +79,16 @@ export interface WindowBudgetState {
 
 type Source = 'reserve' | 'shared'
 
+/** A caller waiting for shared weight. `settled` once admitted, aborted or stopped: its Bottleneck job is then stale. */
 interface Waiter {
   weight: number
   priority: JobPriority
   seq: number
+  settled: boolean
+  /** Gave up a turn to a higher priority: re-enters Bottleneck ahead of its class. */
+  yielded: boolean
+  /** Its current Bottleneck job's id. */
+  jobId: string
   resolve: (a: Admission) => void
   reject: (e: unknown) => void
   detach: () => void
@@ -76,6 +100,7 @@ export class WindowBudget {
   readonly reserve: number
   readonly windowMs: number
   readonly #clock: Clock
+  readonly #bottleneck: Bottleneck
   #used = 0
   /** Shared weight in use (admitted, not yet credited back). */
   #sharedUsed = 0
@@ -84,8 +109,15 @@ export class WindowBudget {
   readonly #paused: Record<PauseClass, boolean> = { risk: false, other: false }
   #stopped = false
   #seq = 0
-  /** Waiters in admission order (priority rank, then arrival). */
-  #queue: Waiter[] = []
+  #jobs = 0
+  /** Unsettled callers: parked, in Bottleneck's line, or holding the turn. */
+  readonly #waiting = new Set<Waiter>()
+  /** Callers whose Bottleneck job is queued (not holding the turn). */
+  readonly #lined = new Set<Waiter>()
+  /** Callers that arrived while their class was paused (not in Bottleneck yet). */
+  #parked: Waiter[] = []
+  /** The job Bottleneck runs now: the head of the line, holding its turn until it fits. */
+  #turn: { waiter: Waiter; end: () => void } | undefined
   /** Credits due, in due order (pushed at settle time + window, so already sorted). */
   readonly #credits: { due: number; weight: number; source: Source }[] = []
   #creditTimer: TimerId | undefined
@@ -97,6 +129,11 @@ export class WindowBudget {
     this.windowMs = options.windowMs
     this.#clock = options.clock
     this.#float = options.reserve
+    // One turn at a time (each job weighs 1 to Bottleneck): Bottleneck orders the line, the weight is
+    // accounted here. minTime 0: no spacing (the budget is the only throttle).
+    this.#bottleneck = new Bottleneck({ id: `perps-${options.name}-weight`, maxConcurrent: 1, minTime: 0 })
+    // A job that has reached Bottleneck's queue may outrank the one holding the turn.
+    this.#bottleneck.on('queued', () => this.#pump())
   }
 
   /**
@@ -124,45 +161,50 @@ export class WindowBudget {
   /**
    * Takes `weight` from the shared part synchronously when no job of the same or a higher priority
    * waits, the class is not paused and there is room; undefined otherwise (the caller then queues
-   * through `admit`).
+   * through `admit`). This keeps the uncontended path free of Bottleneck's timer hops.
    */
   tryTakeShared(weight: number, priority: JobPriority): Admission | undefined {
-    if (this.#stopped || this.isPausedFor(priority)) return undefined
-    const head = this.#queue[0]
-    if (head !== undefined && QUEUE_RANK[head.priority] <= QUEUE_RANK[priority]) return undefined
-    if (this.#sharedUsed + weight > this.limit - this.reserve) return undefined
+    if (this.#stopped || this.isPausedFor(priority) || this.#waitsAtOrAbove(QUEUE_RANK[priority])) {
+      return undefined
+    }
+    if (!this.#fits(weight)) return undefined
     return this.#takeShared(weight)
   }
 
   /**
    * Resolves when `weight` at `priority` is admitted from the shared part. Rejects with
-   * `StoppedError` if the budget is stopped first, `LimiterAbortedError` when `signal` aborts while
-   * waiting. Callers check `maxWeight` before calling.
+   * `StoppedError` if the budget is stopped first, `LimiterAbortedError` at once when `signal` aborts
+   * while waiting. Callers check `maxWeight` before calling.
    */
   admit(weight: number, priority: JobPriority, signal?: AbortSignal | undefined): Promise<Admission> {
     if (this.#stopped) return Promise.reject(new StoppedError('limiter'))
     if (signal?.aborted)
       return Promise.reject(new LimiterAbortedError(`${this.name} weight`, { cause: signal.reason }))
     return new Promise<Admission>((resolve, reject) => {
-      const waiter: Waiter = { weight, priority, seq: this.#seq++, resolve, reject, detach: () => undefined }
+      const waiter: Waiter = {
+        weight,
+        priority,
+        seq: this.#seq++,
+        settled: false,
+        yielded: false,
+        jobId: '',
+        resolve,
+        reject,
+        detach: () => undefined,
+      }
+      this.#waiting.add(waiter)
       if (signal !== undefined) {
+        // The race: the caller leaves now; its Bottleneck job, when it runs, finds it settled.
         const onAbort = (): void => {
-          const i = this.#queue.indexOf(waiter)
-          if (i < 0) return
-          this.#queue.splice(i, 1)
+          if (waiter.settled) return
+          this.#settle(waiter)
           reject(new LimiterAbortedError(`${this.name} weight`, { cause: signal.reason }))
-          // The head may have been the one blocking the rest.
-          this.#pump()
+          if (this.#turn?.waiter === waiter) this.#pump()
         }
         signal.addEventListener('abort', onAbort, { once: true })
         waiter.detach = () => signal.removeEventListener('abort', onAbort)
       }
-      // Insert after every waiter of the same or a higher priority (FIFO within a priority).
-      const rank = QUEUE_RANK[priority]
-      let at = this.#queue.length
-      while (at > 0 && QUEUE_RANK[(this.#queue[at - 1] as Waiter).priority] > rank) at -= 1
-      this.#queue.splice(at, 0, waiter)
-      this.#pump()
+      this.#dispatch(waiter)
     })
   }
 
@@ -170,14 +212,21 @@ export class WindowBudget {
   setPaused(cls: PauseClass, paused: boolean): void {
     if (this.#paused[cls] === paused) return
     this.#paused[cls] = paused
-    if (!paused) this.#pump()
+    if (paused) return
+    this.#pump()
+    // Release the jobs that arrived during the pause, by priority then arrival.
+    const released = this.#parked
+      .filter((w) => pauseClassOf(w.priority) === cls)
+      .sort((a, b) => QUEUE_RANK[a.priority] - QUEUE_RANK[b.priority] || a.seq - b.seq)
+    this.#parked = this.#parked.filter((w) => pauseClassOf(w.priority) !== cls)
+    for (const w of released) if (!w.settled) this.#dispatch(w)
   }
 
   /** Jobs waiting at a priority (all priorities when omitted). */
   queued(priority?: JobPriority | undefined): number {
-    return priority === undefined
-      ? this.#queue.length
-      : this.#queue.filter((w) => w.priority === priority).length
+    let n = 0
+    for (const w of this.#waiting) if (priority === undefined || w.priority === priority) n += 1
+    return n
   }
 
   state(): WindowBudgetState {
@@ -191,30 +240,108 @@ export class WindowBudget {
     }
   }
 
-  /** Rejects queued jobs with `StoppedError` and cancels pending credits. */
+  /** Rejects queued jobs with `StoppedError`, drops their Bottleneck jobs and cancels pending credits. */
   async stop(): Promise<void> {
     if (this.#stopped) return
     this.#stopped = true
     if (this.#creditTimer !== undefined) this.#clock.clearTimeout(this.#creditTimer)
     this.#creditTimer = undefined
-    const waiters = this.#queue
-    this.#queue = []
-    for (const w of waiters) {
-      w.detach()
+    for (const w of [...this.#waiting]) {
+      this.#settle(w)
       w.reject(new StoppedError('limiter'))
+    }
+    this.#parked = []
+    this.#pump()
+    // Not awaited: Bottleneck's stop takes timer hops, and every caller has already been answered.
+    this.#bottleneck.stop({ dropWaitingJobs: true }).catch(() => undefined)
+  }
+
+  /** Admits `w` now if it may pass, parks it while its class is paused, or lines it up in Bottleneck. */
+  #dispatch(w: Waiter): void {
+    if (this.isPausedFor(w.priority)) {
+      this.#parked.push(w)
+      return
+    }
+    if (!this.#waitsAtOrAbove(QUEUE_RANK[w.priority]) && this.#fits(w.weight)) {
+      this.#settle(w)
+      w.resolve(this.#takeShared(w.weight))
+      return
+    }
+    this.#line(w)
+  }
+
+  #line(w: Waiter): void {
+    this.#lined.add(w)
+    const priority = BOTTLENECK_PRIORITY[w.priority] - (w.yielded ? 1 : 0)
+    w.jobId = `${w.seq}.${this.#jobs++}`
+    this.#bottleneck
+      .schedule({ priority, weight: 1, id: w.jobId }, () => this.#takeTurn(w))
+      // Only Bottleneck's own drop on stop; the caller was answered by then.
+      .catch(() => undefined)
+  }
+
+  /** Bottleneck's job for `w`: returns at once when `w` was abandoned, else holds the turn until `#pump` ends it. */
+  #takeTurn(w: Waiter): Promise<void> {
+    this.#lined.delete(w)
+    if (w.settled || this.#stopped) return Promise.resolve()
+    return new Promise<void>((end) => {
+      this.#turn = { waiter: w, end }
+      this.#pump()
+    })
+  }
+
+  /** Admits the head of the line if it fits, or ends its turn when it was abandoned or outranked. */
+  #pump(): void {
+    const turn = this.#turn
+    if (turn === undefined) return
+    const w = turn.waiter
+    const outranked = !w.settled && !this.#stopped && this.#outranked(w)
+    if (!w.settled && !this.#stopped && !outranked) {
+      if (this.isPausedFor(w.priority) || !this.#fits(w.weight)) return
+      this.#settle(w)
+      w.resolve(this.#takeShared(w.weight))
+    }
+    this.#turn = undefined
+    turn.end()
+    if (outranked) {
+      w.yielded = true
+      this.#line(w)
     }
   }
 
-  /** Admits waiters from the head while they fit (head-of-line: the first that does not fit blocks). */
-  #pump(): void {
-    for (;;) {
-      const head = this.#queue[0]
-      if (head === undefined || this.#stopped || this.isPausedFor(head.priority)) return
-      if (this.#sharedUsed + head.weight > this.limit - this.reserve) return
-      this.#queue.shift()
-      head.detach()
-      head.resolve(this.#takeShared(head.weight))
+  /**
+   * Whether a job of a higher priority is in Bottleneck's queue (not merely on its way there: a head
+   * that gave way to a job still being submitted could be overtaken by its own peers).
+   */
+  #outranked(w: Waiter): boolean {
+    for (const u of this.#lined) {
+      if (
+        QUEUE_RANK[u.priority] < QUEUE_RANK[w.priority] &&
+        this.#bottleneck.jobStatus(u.jobId) === 'QUEUED'
+      ) {
+        return true
+      }
     }
+    return false
+  }
+
+  /** Whether a job of `rank` or a higher priority (lower rank) waits for shared weight. */
+  #waitsAtOrAbove(rank: number): boolean {
+    const head = this.#turn?.waiter
+    if (head !== undefined && !head.settled && QUEUE_RANK[head.priority] <= rank) return true
+    for (const w of this.#lined) if (QUEUE_RANK[w.priority] <= rank) return true
+    return false
+  }
+
+  #fits(weight: number): boolean {
+    return this.#sharedUsed + weight <= this.limit - this.reserve
+  }
+
+  #settle(w: Waiter): void {
+    w.settled = true
+    w.detach()
+    this.#waiting.delete(w)
+    this.#lined.delete(w)
   }
 
   #takeShared(weight: number): Admission {

@@ -8,7 +8,7 @@ import type { Alert, AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { FundingCharge, Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
+import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { AccountWatch } from '../monitor/accountWatch.ts'
 import { type FeedHealth, startFeedPoller } from './feedHealth.ts'
@@ -26,6 +26,9 @@ export interface AccountMonitorOptions {
   proxyExpiry: number | undefined
   /** 429s in the recent window. */
   rateLimitCount: () => number
+  /** Each new fill and funding charge, once, oldest first (the PnL ledger). */
+  onFill?: ((fill: Fill) => void) | undefined
+  onFunding?: ((charge: FundingCharge) => void) | undefined
   health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
 }
 
@@ -91,12 +94,32 @@ export function startAccountMonitor(o: AccountMonitorOptions): AccountMonitor {
       fundingCharges++
       lastFunding = c
       lastFundingTs = Math.max(lastFundingTs ?? 0, c.timestamp)
+      o.onFunding?.(c)
       o.logger.info(
         { instrumentId: c.instrument_id, funding: c.funding, rate: c.funding_rate, size: c.size },
         `funding charge ${c.funding} ${c.funding_asset} on instrument ${c.instrument_id}`,
       )
     }
     if (lastFundingTs === undefined) lastFundingTs = now
+  })
+
+  // Fills: read from the last one seen (minus an overlap; the ledger drops repeats), oldest first.
+  let lastFillTs: number | undefined
+  poll('fills', o.polling.fillsMs, async (signal) => {
+    const now = o.clock.now()
+    const from = lastFillTs === undefined ? now - OVERLAP_MS : lastFillTs - OVERLAP_MS
+    const fresh: Fill[] = []
+    for await (const f of o.perps.iterateFills(
+      { startTimestamp: Math.max(0, from) },
+      { maxPages: MAX_PAGES, signal },
+    ))
+      fresh.push(f)
+    fresh.sort((a, b) => a.ts - b.ts)
+    for (const f of fresh) {
+      lastFillTs = Math.max(lastFillTs ?? 0, f.ts)
+      o.onFill?.(f)
+    }
+    if (lastFillTs === undefined) lastFillTs = now
   })
 
   let proxyExpiry = o.proxyExpiry

@@ -9,15 +9,18 @@ import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { Portfolio } from '../../perps/schemas/account.ts'
+import type { Fill, Portfolio } from '../../perps/schemas/account.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { AccountWatch, type AccountWatchSnapshot, type AccountWatchState } from '../monitor/accountWatch.ts'
+import { PnlLedger, type PnlSnapshot } from '../pnl/pnlLedger.ts'
 import { startAccountMonitor } from './accountMonitor.ts'
 import type { FeedHealth } from './feedHealth.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
 
 export interface AccountSupervision {
   observePortfolio(p: Portfolio): void
+  /** Fills, funding and positions since start, per instrument and for the account. */
+  pnl(): PnlSnapshot
   observeClockSkew(offsetMs: number): void
   snapshot(): AccountWatchSnapshot
   /** Funding charges seen since start. */
@@ -36,6 +39,8 @@ export function createAccountSupervision(o: {
   proxyAddress: string
   proxyExpiry: number | undefined
   rateLimitCount: () => number
+  /** Traded instruments: ids for the ledger, symbols for the fill log lines. */
+  instruments: readonly { id: number; symbol: string }[]
   /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
   journal: boolean
 }): AccountSupervision {
@@ -71,6 +76,24 @@ export function createAccountSupervision(o: {
     .getAssets()
     .then((assets) => watch.setAssets(assets))
     .catch((e: unknown) => log.warn({ err: describeError(e) }, 'cannot read the collateral assets'))
+  const ledger = new PnlLedger()
+  const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
+  const onFill = (f: Fill): void => {
+    if (!ledger.applyFill(f)) return
+    const side = f.side === 'long' ? 'bought' : f.side === 'short' ? 'sold' : f.side
+    o.logger.info(
+      {
+        fill: { tid: f.tid, oid: f.oid, instrument: symbolOf(f.iid), side: f.side, price: f.p, size: f.qty },
+        fee: f.fee,
+        feeAsset: f.fea,
+        liquidity: f.taker ? 'taker' : 'maker',
+        position: f.psz,
+        realizedPnl: f.pnl,
+        liquidation: f.liq,
+      },
+      `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl}`,
+    )
+  }
   const monitor = startAccountMonitor({
     perps: o.perps,
     clock: o.clock,
@@ -81,10 +104,19 @@ export function createAccountSupervision(o: {
     proxyAddress: o.proxyAddress,
     proxyExpiry: o.proxyExpiry,
     rateLimitCount: o.rateLimitCount,
+    onFill,
+    onFunding: (c) => ledger.applyFunding(c),
     health: o.health,
   })
   return {
-    observePortfolio: (p) => monitor.observePortfolio(p),
+    observePortfolio: (p) => {
+      monitor.observePortfolio(p)
+      ledger.observePositions(
+        p.positions,
+        o.instruments.map((i) => i.id),
+      )
+    },
+    pnl: () => ledger.snapshot(),
     observeClockSkew: (offsetMs) => monitor.observeClockSkew(offsetMs),
     snapshot: () => watch.snapshot(),
     get fundingCharges() {

@@ -8,6 +8,7 @@ import type { Clock } from '../../clock.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import { createBotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
+import { registerPnlMetrics } from '../../ops/pnlMetrics.ts'
 import type { BotStatus } from '../../ops/status.ts'
 import { createWatchdog } from '../../ops/watchdog.ts'
 import type { Random } from '../../random.ts'
@@ -148,7 +149,12 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     proxyExpiry: conn.proxyExpiry,
     rateLimitCount: bl.rateLimitCount,
     journal: !o.selfProvision,
+    instruments: fleet.instruments,
   })
+  registerPnlMetrics(metrics.registry, () => ({
+    pnl: account.pnl(),
+    symbolOf: (iid) => fleet.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`,
+  }))
   const feeds = startFeeds({
     perps,
     catalogue: createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random }),
@@ -182,6 +188,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       stopping,
       instruments: fleet.instruments.map((i) => ({ ...i, actor: fleet.snapshotOf(i.id) })),
       account: account.snapshot(),
+      pnl: account.pnl(),
       proxyAddress: conn.proxyAddress,
       fundingCharges: account.fundingCharges,
       openOrders: book.orders.length,

@@ -9,6 +9,7 @@ import type { BatcherState } from '../batcher.ts'
 import { degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
 import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../monitor/accountWatch.ts'
+import type { InstrumentPnl, PnlSnapshot } from '../pnl/pnlLedger.ts'
 
 /** One instrument as the status sees it: its config and its actor's snapshot (none once stopped). */
 export interface InstrumentView {
@@ -28,6 +29,7 @@ export interface StatusInputs {
   stopping: boolean
   instruments: readonly InstrumentView[]
   account: AccountWatchSnapshot
+  pnl: PnlSnapshot
   proxyAddress: string
   fundingCharges: number
   openOrders: number
@@ -40,7 +42,7 @@ export interface StatusInputs {
   alerts: readonly Alert[]
 }
 
-export function instrumentStatus(i: InstrumentView, venueNow: number): InstrumentStatus {
+export function instrumentStatus(i: InstrumentView, venueNow: number, pnl?: InstrumentPnl): InstrumentStatus {
   const ctx = i.actor?.context
   const last = ctx?.stats.lastSubmitAt
   return {
@@ -62,6 +64,7 @@ export function instrumentStatus(i: InstrumentView, venueNow: number): Instrumen
     },
     degraded: ctx ? degradations(ctx.health).map((d) => `${d.cause}: ${d.reason}`) : [],
     details: { indexPrice: ctx?.index?.price ?? null },
+    ...(pnl ? { pnl } : {}),
   }
 }
 
@@ -86,12 +89,13 @@ export function buildStatus(s: StatusInputs): BotStatus {
     mode: s.mode,
     startedAt: s.startedAt,
     uptimeMs: s.now - s.startedAt,
-    instruments: s.instruments.map((i) => instrumentStatus(i, s.venueNow)),
+    instruments: s.instruments.map((i) => instrumentStatus(i, s.venueNow, s.pnl.instruments[i.id])),
     account: {
       marginRatio: s.account.marginRatio,
       marginLevel: s.account.marginLevel,
       inLiquidation: s.account.inLiquidation,
       pendingWithdrawals: s.account.pendingWithdrawals,
+      pnl: s.pnl.account,
       details: {
         proxy: s.proxyAddress,
         proxyExpiring: s.account.proxyExpiring,

@@ -14,7 +14,6 @@ import type { Portfolio } from '../../perps/schemas/account.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
 import type { Settings } from '../../settings/schema.ts'
 import {
-  type CatalogueEventLike,
   catalogueEventToSignal,
   indexForStrategy,
   marginForStrategy,
@@ -176,7 +175,7 @@ export function startFeeds(o: FeedOptions): Feeds {
       () => query.refreshMs,
       async (signal) => {
         const page = await o.catalogue.listEventsKeyset(toKeysetParams(query), { signal })
-        const events = page.events.map((e) => catalogueEventToSignal(e as unknown as CatalogueEventLike))
+        const events = page.events.map(catalogueEventToSignal)
         supervisor.send({
           type: 'ROUTE',
           ids: qIds,
