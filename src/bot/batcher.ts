@@ -298,7 +298,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
         await hold
         return
       }
-      if (sent) settled(type, batch.length, 'error')
+      if (sent) settled(type, batch.length, 'error', e)
       const cap = sent ? 0 : splitCap(type, e, batch.length)
       if (cap > 0) {
         // The gate can never admit this batch (budgets smaller than maxBatchSize): nothing was
@@ -319,9 +319,9 @@ export function createBatcher(options: BatcherOptions): Batcher {
     }
   }
 
-  function settled(type: BatchType, size: number, outcome: BatchSettled['outcome']): void {
+  function settled(type: BatchType, size: number, outcome: BatchSettled['outcome'], error?: unknown): void {
     try {
-      options.onBatchSettled?.({ type, size, outcome })
+      options.onBatchSettled?.(error === undefined ? { type, size, outcome } : { type, size, outcome, error })
     } catch {
       // A metrics bug must not wedge the batcher.
     }

@@ -4,6 +4,9 @@
  * armed deadline passes on its clock.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { systemClock } from '../../src/clock.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
@@ -38,9 +41,25 @@ afterAll(async () => {
 
 describe('dead-man switch', () => {
   it('kill -9 the live bot: the mock cancels its orders at the armed deadline', async () => {
+    // The live overlay, with the state journal in a temporary folder instead of the work tree.
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-dms-'))
+    const overlay = join(dir, 'live.json')
+    writeFileSync(overlay, JSON.stringify({ mode: 'live', ops: { stateDir: join(dir, 'state') } }))
     bot = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'run', '--live', '--ops-port', '0', '--log-level', 'info'],
+      [
+        '--import',
+        'tsx',
+        'src/cli/main.ts',
+        'run',
+        '--live',
+        '--config',
+        overlay,
+        '--ops-port',
+        '0',
+        '--log-level',
+        'info',
+      ],
       { env, stdio: ['ignore', 'pipe', 'pipe'] },
     )
     bot.stdout?.on('data', (d: Buffer) => output.push(d.toString()))

@@ -95,4 +95,6 @@ export interface BatchSettled {
   type: BatchType
   size: number
   outcome: 'ok' | 'unknown' | 'error'
+  /** The request-level failure of an `error` batch (what the venue refused it with). */
+  error?: unknown
 }

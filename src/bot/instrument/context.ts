@@ -42,7 +42,10 @@ export interface InstrumentDeps {
   /** Period of the staleness/age check. */
   tickMs: number
   minRepriceIntervalMs: number
-  /** Pause after a rejected plan before planning again (doubles up to 30 s). */
+  /**
+   * Pause after a rejected plan before planning again; doubles with each further rejected plan in a
+   * row, up to `MAX_REJECT_BACKOFF_MS` (steps.ts); a plan without a rejection resets it.
+   */
   rejectBackoffMs: number
   /** While the strategy fails, orders this old (since their last update) are cancelled; ≤ 0 never. */
   maxOrderAgeMs: number
@@ -98,7 +101,10 @@ export interface InstrumentContext {
    */
   planDueAt: number | undefined
   backoffUntil: number
+  /** The current pause after rejected plans (0 = none). */
   backoffMs: number
+  /** Plans in a row with a rejected item or a failed submission (the backoff's exponent). */
+  rejectStreak: number
   /** Degradation episodes (see `health.ts`; `degradations()` lists the open ones). */
   health: InstrumentHealth
   stats: InstrumentStats
@@ -162,7 +168,8 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
     lastPlanAt: Number.NEGATIVE_INFINITY,
     planDueAt: undefined,
     backoffUntil: 0,
-    backoffMs: input.deps.rejectBackoffMs,
+    backoffMs: 0,
+    rejectStreak: 0,
     health: healthyInstrument(),
     stats: {
       plans: 0,

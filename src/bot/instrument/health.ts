@@ -5,10 +5,15 @@
  * raises exactly one alert however long it lasts.
  *
  * Causes: `strategy` (the strategy threw), `quotes` (the price guard dropped quotes of a plan),
- * `index` (an index update was rejected as implausible or jumped).
+ * `index` (an index update was rejected as implausible or jumped), `rejections` (every order of a plan
+ * was rejected by the venue's domain rules: insufficient margin, post-only crossing, bounds, …; the
+ * first plan with an accepted order closes it).
  */
 
-export type DegradeCause = 'strategy' | 'quotes' | 'index'
+export type DegradeCause = 'strategy' | 'quotes' | 'index' | 'rejections'
+
+/** Every cause, in the order status lists them. */
+export const DEGRADE_CAUSES: readonly DegradeCause[] = ['strategy', 'quotes', 'index', 'rejections']
 
 export interface CauseHealth {
   /** Bad observations in a row. */
@@ -27,6 +32,7 @@ export const healthyInstrument = (): InstrumentHealth => ({
   strategy: HEALTHY,
   quotes: HEALTHY,
   index: HEALTHY,
+  rejections: HEALTHY,
 })
 
 export type HealthChange =
@@ -69,7 +75,7 @@ export function degradations(
   health: InstrumentHealth,
 ): { cause: DegradeCause; since: number; reason: string }[] {
   const out: { cause: DegradeCause; since: number; reason: string }[] = []
-  for (const cause of ['strategy', 'quotes', 'index'] as const) {
+  for (const cause of DEGRADE_CAUSES) {
     const h = health[cause]
     if (h.since !== undefined) out.push({ cause, since: h.since, reason: h.reason ?? cause })
   }

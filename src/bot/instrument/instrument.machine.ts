@@ -30,6 +30,7 @@ import {
 } from './context.ts'
 import type { HealthChange } from './health.ts'
 import {
+  type AppliedOutcome,
   type InputEvent,
   inputStep,
   type LogEntry,
@@ -63,9 +64,15 @@ export function applyOutcome(
   outcome: PlanOutcome,
   instrumentId: number,
   now: number,
-): { orders: Order[]; rejected: string[]; gone: number[]; unknown: number } {
+): AppliedOutcome {
   const byOid = new Map(orders.map((o) => [o.oid, o]))
   const rejected: string[] = []
+  const domain: string[] = []
+  let accepted = 0
+  const reject = (what: string, r: { error: string; request?: boolean | undefined }): void => {
+    rejected.push(`${what}: ${r.error}`)
+    if (r.request !== true) domain.push(r.error)
+  }
   // Orders the venue no longer has: filled or cancelled since we last looked. Not a rejection.
   const gone: number[] = []
   let unknown = 0
@@ -73,21 +80,44 @@ export function applyOutcome(
   plan.modify.forEach((m, i) => {
     const r = outcome.modify[i]
     if (!r || r.status === 'unknown') unknown++
-    else if (r.status === 'ok') {
+    else if (r.status === 'ok' && r.order?.status === 'post_only_rejected') {
+      // Accepted as a request, but the modified post-only order crossed and left the book.
+      byOid.delete(m.oid)
+      reject(`modify ${m.oid}`, { error: 'post_only_rejected' })
+    } else if (r.status === 'ok') {
+      accepted++
       const prev = byOid.get(m.oid)
-      if (r.order) byOid.set(m.oid, r.order)
-      else if (prev) byOid.set(m.oid, { ...prev, p: m.p, qty: m.qty, uts: now })
+      if (r.order) {
+        byOid.delete(m.oid)
+        byOid.set(r.order.oid, r.order)
+      } else if (r.oid !== undefined && r.oid !== m.oid) {
+        // Repriced by cancel + create: the old order is gone, a fresh one rests at the new price.
+        byOid.delete(m.oid)
+        if (prev)
+          byOid.set(r.oid, {
+            ...prev,
+            oid: r.oid,
+            p: m.p,
+            qty: m.qty,
+            rest: m.qty,
+            fill: '0',
+            cts: now,
+            uts: now,
+          })
+      } else if (prev) byOid.set(m.oid, { ...prev, p: m.p, qty: m.qty, uts: now })
     } else if (r.status === 'err') {
+      if (r.cancelled === true) byOid.delete(m.oid)
       if (isGone(r.error)) {
         byOid.delete(m.oid)
         gone.push(m.oid)
-      } else rejected.push(`modify ${m.oid}: ${r.error}`)
+      } else reject(`modify ${m.oid}`, r)
     }
   })
   plan.create.forEach((c, i) => {
     const r = outcome.create[i]
     if (!r || r.status === 'unknown') unknown++
     else if (r.status === 'ok' && r.oid !== undefined) {
+      accepted++
       byOid.set(r.oid, {
         oid: r.oid,
         iid: instrumentId,
@@ -103,19 +133,20 @@ export function applyOutcome(
         uts: now,
         status: 'open',
       })
-    } else if (r.status === 'err')
-      rejected.push(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}: ${r.error}`)
+    } else if (r.status === 'err') reject(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}`, r)
   })
   plan.cancel.forEach((oid, i) => {
     const r = outcome.cancel[i]
     if (!r || r.status === 'unknown') unknown++
-    else if (r.status === 'ok') byOid.delete(oid)
-    else if (r.status === 'err') {
+    else if (r.status === 'ok') {
+      accepted++
+      byOid.delete(oid)
+    } else if (r.status === 'err') {
       if (isGone(r.error)) byOid.delete(oid)
-      else rejected.push(`cancel ${oid}: ${r.error}`)
+      else reject(`cancel ${oid}`, r)
     }
   })
-  return { orders: [...byOid.values()], rejected, gone, unknown }
+  return { orders: [...byOid.values()], rejected, domain, accepted, gone, unknown }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -307,6 +338,7 @@ export const instrumentMachine = setup({
                   instrumentId: context.instrument.id,
                   plan: context.pendingPlan ?? { modify: [], create: [], cancel: [] },
                   priority: context.pendingPriority,
+                  openOrders: context.openOrders,
                 }),
                 onDone: {
                   target: 'quoting',

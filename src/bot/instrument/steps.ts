@@ -292,14 +292,46 @@ export function indexStep(
 // ---------------------------------------------------------------------------------------------------
 // Results
 
-/** After the gateway answered: the applied order set (see `applyOutcome`), stats and backoff. */
-export function resultsStep(
-  ctx: InstrumentContext,
-  r: { orders: Order[]; rejected: string[]; gone: number[]; unknown: number },
-  now: number,
-): Step {
+/**
+ * A plan's results applied: the order set, every rejection (for logs), the venue's domain rejection
+ * codes among them (not request-level refusals), how many items the venue accepted, orders found gone,
+ * and items with an unknown outcome.
+ */
+export interface AppliedOutcome {
+  orders: Order[]
+  rejected: string[]
+  domain: string[]
+  accepted: number
+  gone: number[]
+  unknown: number
+}
+
+/** Longest pause after rejected plans. */
+export const MAX_REJECT_BACKOFF_MS = 30_000
+
+/** The pause after the `streak`-th rejected plan in a row: `baseMs · 2^(streak − 1)`, capped; 0 for none. */
+export function rejectBackoff(baseMs: number, streak: number): number {
+  if (streak <= 0) return 0
+  return Math.min(MAX_REJECT_BACKOFF_MS, baseMs * 2 ** Math.min(streak - 1, 30))
+}
+
+/** `insufficient_margin ×3, price_outside_bounds` for the alert and status. */
+function summarize(codes: readonly string[]): string {
+  const counts = new Map<string, number>()
+  for (const c of codes) counts.set(c, (counts.get(c) ?? 0) + 1)
+  return [...counts].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', ')
+}
+
+/**
+ * After the gateway answered: the applied order set (see `applyOutcome`), stats, the exponential
+ * backoff, and the `rejections` episode: a plan whose items the venue all rejected on its domain rules
+ * (no item accepted) is a bad observation, a plan with an accepted item a good one; a plan with
+ * neither (only unknown, superseded, gone or request-level failures) says nothing.
+ */
+export function resultsStep(ctx: InstrumentContext, r: AppliedOutcome, now: number): Step {
+  const quietNow = ctx.health.rejections.since !== undefined
   const logs: LogEntry[] = r.rejected.map((msg) => ({
-    level: 'warn',
+    level: quietNow ? 'debug' : 'warn',
     fields: { rejection: msg },
     msg: `order rejected: ${msg}`,
   }))
@@ -311,14 +343,32 @@ export function resultsStep(
     })
   }
   const rejectedNow = r.rejected.length > 0
-  const backoffMs = rejectedNow ? Math.min(30_000, ctx.backoffMs * 2) : ctx.deps.rejectBackoffMs / 2
+  const streak = rejectedNow ? ctx.rejectStreak + 1 : 0
+  const pause = rejectBackoff(ctx.deps.rejectBackoffMs, streak)
+  if (rejectedNow) {
+    logs.push({
+      level: quietNow ? 'debug' : 'info',
+      fields: { backoffMs: pause, streak },
+      msg: `backing off ${pause} ms after ${streak} rejected plan(s) in a row`,
+    })
+  }
+  const bad =
+    r.accepted === 0 && r.domain.length > 0
+      ? `the venue rejected every order of the plan: ${summarize(r.domain)}`
+      : undefined
+  const obs =
+    r.accepted > 0 || bad !== undefined
+      ? observe(ctx.health, 'rejections', bad, now, ctx.deps.guard.degradeAfter)
+      : { health: ctx.health, change: undefined }
   return {
     update: {
       openOrders: r.orders,
       pendingPlan: undefined,
       dirty: true,
-      backoffMs: Math.max(ctx.deps.rejectBackoffMs / 2, backoffMs),
-      backoffUntil: rejectedNow ? now + backoffMs : 0,
+      backoffMs: pause,
+      rejectStreak: streak,
+      backoffUntil: rejectedNow ? now + pause : 0,
+      ...(obs.health === ctx.health ? {} : { health: obs.health }),
       stats: {
         ...ctx.stats,
         submitted: ctx.stats.submitted + 1,
@@ -329,19 +379,22 @@ export function resultsStep(
       },
     },
     logs,
-    changes: NONE,
+    changes: obs.change ? [obs.change] : NONE,
     due: ctx.planDueAt,
   }
 }
 
 /** The gateway failed as a whole: the outcome is unknown, wait for reconciliation and back off. */
 export function submitFailedStep(ctx: InstrumentContext, error: unknown, now: number): Step {
+  const streak = ctx.rejectStreak + 1
+  const pause = rejectBackoff(ctx.deps.rejectBackoffMs, streak)
   return {
     update: {
       pendingPlan: undefined,
       dirty: true,
-      backoffUntil: now + ctx.backoffMs,
-      backoffMs: Math.min(30_000, ctx.backoffMs * 2),
+      backoffUntil: now + pause,
+      backoffMs: pause,
+      rejectStreak: streak,
       stats: { ...ctx.stats, unknown: ctx.stats.unknown + 1 },
     },
     logs: [{ level: 'warn', fields: { err: error }, msg: 'order submission failed; waiting for reconcile' }],

@@ -16,9 +16,23 @@ export interface OrderPlan {
   cancel: number[]
 }
 
+/**
+ * A modify's `ok` carries the changed order, or (repriced by cancel + create) the new order's `oid`
+ * when it differs from the modified one; a create's `ok` carries its `oid`.
+ */
 export type ItemResult =
   | { status: 'ok'; order?: Order | undefined; oid?: number | undefined }
-  | { status: 'err'; error: string }
+  /**
+   * The venue refused the item. `request` marks a refusal of the whole request (a 4xx, a 429, a bad
+   * signature: nothing was applied) as opposed to the venue's per-order domain rules.
+   */
+  | {
+      status: 'err'
+      error: string
+      request?: boolean | undefined
+      /** A modify replaced by cancel + create whose cancel went through: the order left the book. */
+      cancelled?: boolean | undefined
+    }
   | { status: 'unknown' }
   | { status: 'superseded' }
 
@@ -35,4 +49,6 @@ export interface SubmitPlanInput {
   instrumentId: number
   plan: OrderPlan
   priority: WorkPriority
+  /** The actor's open orders: what a modify replaced by cancel + create recreates (side, flags). */
+  openOrders?: readonly Order[] | undefined
 }

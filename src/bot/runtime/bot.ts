@@ -113,6 +113,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     clock,
     logger: log,
     recordBatch: (b) => metrics.recordBatch(b),
+    alerts,
   })
   const deadMan = settings.ops.deadManSwitch.enabled
     ? startDeadManSwitch({
@@ -197,6 +198,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       deadManSwitch: deadMan?.state(),
       limiter: limiter.state(),
       batcher: orders.batcher.state(),
+      modify: orders.modify.state(),
       feedErrors: health.counts(),
       alerts: alerts.recent(),
     }

@@ -9,6 +9,7 @@ import type { BatcherState } from '../batcher.ts'
 import { degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
 import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../monitor/accountWatch.ts'
+import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../pnl/pnlLedger.ts'
 
 /** One instrument as the status sees it: its config and its actor's snapshot (none once stopped). */
@@ -38,6 +39,8 @@ export interface StatusInputs {
   deadManSwitch: { armed: boolean; deadline: number | undefined; failures: number } | undefined
   limiter: WeightLimiterState
   batcher: BatcherState
+  /** How reprices go out (absent: modifies). */
+  modify?: ModifyCapabilityState | undefined
   feedErrors: Record<string, number>
   alerts: readonly Alert[]
 }
@@ -63,7 +66,7 @@ export function instrumentStatus(i: InstrumentView, venueNow: number, pnl?: Inst
       strategyErrors: ctx?.stats.strategyErrors ?? 0,
     },
     degraded: ctx ? degradations(ctx.health).map((d) => `${d.cause}: ${d.reason}`) : [],
-    details: { indexPrice: ctx?.index?.price ?? null },
+    details: { indexPrice: ctx?.index?.price ?? null, rejectBackoffMs: ctx?.backoffMs ?? 0 },
     ...(pnl ? { pnl } : {}),
   }
 }
@@ -120,6 +123,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
         itemsSent: b.itemsSent,
         unknownBatches: b.unknownBatches,
         reconciles: b.reconciles,
+        modify: s.modify ?? { mode: 'modify' },
         feedErrors: s.feedErrors,
       },
     },

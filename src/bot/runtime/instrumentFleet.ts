@@ -105,6 +105,7 @@ export function createInstrumentFleet(o: {
     strategy: 'Strategy keeps failing',
     quotes: 'Quotes dropped by the price guard',
     index: 'Implausible index updates rejected',
+    rejections: 'Venue rejects every order',
   }
   const resolveEpisodes = (id: number, why: string): void => {
     for (const cause of open.get(id) ?? []) {

@@ -3,12 +3,25 @@
  * unchanged (the client's own parameters; each resolved with its own per-order outcome), and a halted
  * actor's cancel-all goes to the client as risk work (its request gate charges it). Outcomes are
  * mapped to the actor's `ItemResult` vocabulary.
+ *
+ * When the venue refuses our modify signature (see `ModifyCapability`), each modify is sent as a
+ * cancel of the order and then, once the cancel went through, a create of the same side and flags at
+ * the new price and quantity; the pair is reported as the modify's one result, so the actor's plan
+ * contract is unchanged.
  */
 
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { BatchRejected, CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
+import type {
+  BatchRejected,
+  CancelResult,
+  CreateOrderAck,
+  ModifyOrderInput,
+  ModifyResult,
+  Order,
+} from '../../perps/schemas/orders.ts'
 import type { Batcher, ItemOutcome } from '../batcher.ts'
-import type { ItemResult, PlanOutcome, SubmitPlanInput } from '../orders/orderPlan.ts'
+import type { ModifyCapability } from '../orders/modifyCapability.ts'
+import type { ItemResult, PlanOutcome, SubmitPlanInput, WorkPriority } from '../orders/orderPlan.ts'
 
 export interface OrderGateway {
   submitPlan(input: SubmitPlanInput): Promise<PlanOutcome>
@@ -25,7 +38,8 @@ function notOk(o: NotOk): ItemResult {
     case 'superseded':
       return { status: o.status }
     case 'failed':
-      return { status: 'err', error: o.error.message }
+      // The request as a whole was refused: not one of the venue's per-order domain rejections.
+      return { status: 'err', error: o.error.message, request: true }
     default:
       return { status: 'err', error: o.error }
   }
@@ -39,16 +53,59 @@ const ackResult = (o: ItemOutcome<CreateOrderAck | CancelResult>): ItemResult =>
 export function createOrderGateway(deps: {
   batcher: Batcher
   perps: Pick<PerpsClient, 'cancelAll'>
+  /** Absent: modifies are always sent as modifies. */
+  modify?: Pick<ModifyCapability, 'mode'> | undefined
 }): OrderGateway {
   const { batcher } = deps
+
+  /** One modify as cancel, then create of the same order at the new price and quantity. */
+  async function replace(
+    iid: number,
+    m: ModifyOrderInput,
+    order: Order | undefined,
+    priority: WorkPriority,
+  ): Promise<ItemResult> {
+    const cancel = await batcher.submit({ type: 'cancelOrders', iid, oid: m.oid, priority: 'risk' })
+    // Not cancelled (gone, refused, unknown): report it as the modify's outcome; nothing is created.
+    if (cancel.status !== 'ok') return notOk(cancel)
+    if (order === undefined)
+      return {
+        status: 'err',
+        error: `order ${m.oid} unknown to the actor: cancelled, not recreated`,
+        cancelled: true,
+      }
+    const created = await batcher.submit({
+      type: 'createOrders',
+      order: {
+        iid,
+        buy: order.buy,
+        p: m.p,
+        qty: m.qty,
+        tif: 'gtc',
+        po: order.po,
+        ...(order.ro ? { ro: true } : {}),
+      },
+      priority: order.ro ? 'risk' : priority,
+    })
+    if (created.status === 'ok') return { status: 'ok', oid: created.oid }
+    const r = notOk(created)
+    return r.status === 'err' ? { ...r, cancelled: true } : r
+  }
+
   return {
-    async submitPlan({ instrumentId, plan, priority }) {
+    async submitPlan({ instrumentId, plan, priority, openOrders = [] }) {
+      const fallback = deps.modify?.mode === 'cancel+create'
+      const byOid = new Map(openOrders.map((o) => [o.oid, o]))
       const [modify, create, cancel] = await Promise.all([
-        Promise.all(
-          plan.modify.map((order) =>
-            batcher.submit({ type: 'modifyOrders', iid: instrumentId, order, priority }),
-          ),
-        ),
+        fallback
+          ? Promise.all(plan.modify.map((m) => replace(instrumentId, m, byOid.get(m.oid), priority)))
+          : Promise.all(
+              plan.modify.map((order) =>
+                batcher
+                  .submit({ type: 'modifyOrders', iid: instrumentId, order, priority })
+                  .then(modifyResult),
+              ),
+            ),
         Promise.all(
           plan.create.map((order) =>
             batcher.submit({ type: 'createOrders', order, priority: order.ro ? 'risk' : priority }),
@@ -62,7 +119,7 @@ export function createOrderGateway(deps: {
         ),
       ])
       return {
-        modify: modify.map(modifyResult),
+        modify,
         create: create.map(ackResult),
         cancel: cancel.map(ackResult),
       }

@@ -1,0 +1,85 @@
+/**
+ * The modify fallback end to end: the real bot against the mock over loopback, the mock verifying a
+ * different modifyOrders layout than ours (creates and cancels verify, every modify is refused as a
+ * bad signature). The bot keeps quoting by cancel + create, raises one alert, and /status shows it.
+ */
+import { describe, expect, it, vi } from 'vitest'
+import type { Alert } from '../../src/alerts/alert.ts'
+import { startBotOnMock } from '../../src/sim/botOnMock.ts'
+
+interface Sent {
+  at: number
+  method: string
+  status: number
+  body: unknown
+}
+
+describe('bot against the mock: modify layout refused', () => {
+  it('reprices by cancel + create, alerts once, and shows the fallback in /status', async () => {
+    const sent: Sent[] = []
+    const alerts: Alert[] = []
+    let now = (): number => 0
+    const run = await startBotOnMock({
+      mock: {
+        seed: 7,
+        scenario: 'calm',
+        clock: 'accelerated',
+        speed: 20,
+        catalogue: { eventCount: 20 },
+        exchange: { modifyOrdersLayout: 'oid-qty-p' },
+      },
+      onExchange: ({ req, res }) => {
+        if (req.path === '/v1/trade/orders' && req.method !== 'GET')
+          sent.push({ at: now(), method: req.method, status: res.status, body: res.body })
+      },
+      onAlert: (a) => void alerts.push(a),
+    })
+    now = () => run.mock.clock.now()
+    try {
+      await vi.waitFor(() => expect(alerts.some((a) => a.key === 'modify-fallback')).toBe(true), {
+        timeout: 30_000,
+        interval: 50,
+      })
+      const switched = now()
+      // Let 60 s of venue time pass in the fallback.
+      await vi.waitFor(() => expect(now() - switched).toBeGreaterThanOrEqual(60_000), {
+        timeout: 30_000,
+        interval: 50,
+      })
+      // Every modify the venue saw was refused as a bad signature (HTTP 400); creates and cancels verified.
+      const modifies = sent.filter((s) => s.method === 'PATCH')
+      expect(modifies.length).toBeGreaterThan(0)
+      for (const m of modifies) {
+        expect(m.status).toBe(400)
+        expect(JSON.stringify(m.body)).toContain('account not found for proxy')
+      }
+      // After the switch no modify goes out (a batch already in flight may still land), while quotes
+      // keep being repriced: cancels and creates answered per order.
+      const after = sent.filter((s) => s.at > switched + 5_000)
+      expect(after.filter((s) => s.method === 'PATCH')).toEqual([])
+      const cancels = after.filter((s) => s.method === 'DELETE' && s.status === 200)
+      const creates = after.filter((s) => s.method === 'POST' && s.status === 200)
+      expect(cancels.length).toBeGreaterThanOrEqual(3)
+      expect(creates.length).toBeGreaterThanOrEqual(3)
+      const createdOk = creates
+        .flatMap((c) => (Array.isArray(c.body) ? c.body : []))
+        .filter((r) => r.status === 'ok')
+      expect(createdOk.length).toBeGreaterThanOrEqual(3)
+
+      expect(alerts.filter((a) => a.key === 'modify-fallback')).toHaveLength(1)
+      expect(alerts.find((a) => a.key === 'modify-fallback')).toMatchObject({
+        severity: 'warning',
+        title: 'Modify refused: repricing by cancel + create',
+      })
+      const status = run.bot.status()
+      expect(status.limiter.details?.modify).toMatchObject({ mode: 'cancel+create' })
+      // Still quoting: every instrument active with resting orders on the venue.
+      for (const i of status.instruments) {
+        expect(i.state, i.symbol).toMatch(/^active/)
+        expect(i.openOrders, i.symbol).toBeGreaterThan(0)
+      }
+    } finally {
+      await run.stop()
+    }
+  }, 90_000)
+})

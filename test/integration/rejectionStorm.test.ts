@@ -1,0 +1,84 @@
+/**
+ * A rejection storm end to end: the real bot against the mock over loopback, on an account too small
+ * for any quote (the mock answers every create with `insufficient_margin`). Each instrument backs off
+ * exponentially between plans, raises one `rejections` alert for the episode, and `/readyz` is not ok
+ * while it lasts.
+ */
+import { describe, expect, it, vi } from 'vitest'
+import type { Alert } from '../../src/alerts/alert.ts'
+import { startBotOnMock } from '../../src/sim/botOnMock.ts'
+
+interface Sent {
+  at: number
+  iid: number | undefined
+  errors: string[]
+}
+
+describe('bot against the mock: rejection storm', () => {
+  it('backs off exponentially, alerts once per instrument, and is not ready while degraded', async () => {
+    const sent: Sent[] = []
+    const alerts: Alert[] = []
+    let now = (): number => 0
+    const run = await startBotOnMock({
+      mock: {
+        seed: 7,
+        scenario: 'calm',
+        clock: 'accelerated',
+        speed: 20,
+        catalogue: { eventCount: 20 },
+        exchange: { startingCollateral: '1' },
+      },
+      onExchange: ({ req, res }) => {
+        if (req.method !== 'POST' || req.path !== '/v1/trade/orders') return
+        const args = (req.body as { op?: { args?: { iid?: number }[] } }).op?.args ?? []
+        const answer = Array.isArray(res.body) ? (res.body as { error?: string }[]) : []
+        sent.push({ at: now(), iid: args[0]?.iid, errors: answer.map((r) => r.error ?? 'ok') })
+      },
+      onAlert: (a) => void alerts.push(a),
+    })
+    now = () => run.mock.clock.now()
+    try {
+      const storm = (iid: number) =>
+        sent.filter(
+          (s) => s.iid === iid && s.errors.length > 0 && s.errors.every((e) => e === 'insufficient_margin'),
+        )
+      // Let 100 s of venue time pass after the first rejected batch.
+      await vi.waitFor(() => expect(storm(1).length).toBeGreaterThan(0), { timeout: 30_000, interval: 50 })
+      const from = storm(1)[0]?.at ?? 0
+      await vi.waitFor(() => expect(now() - from).toBeGreaterThanOrEqual(100_000), {
+        timeout: 30_000,
+        interval: 50,
+      })
+      const batches = storm(1)
+      const gaps = batches.slice(1).map((s, i) => s.at - (batches[i]?.at ?? 0))
+      const why = `gaps ${gaps.join(', ')} ms`
+      // The pause after the n-th rejected plan in a row is 1, 2, 4, 8, 16, then 30 s (the cap): a
+      // floor for the gap between batches (transport time on the accelerated clock only adds to it).
+      // An unthrottled storm would send one every reprice interval (250 ms).
+      expect(batches.length, why).toBeGreaterThanOrEqual(6)
+      expect(batches.length, why).toBeLessThanOrEqual(9)
+      gaps.forEach((gap, i) => {
+        const pause = Math.min(30_000, 1_000 * 2 ** i)
+        expect(gap, why).toBeGreaterThanOrEqual(pause)
+        if (i >= 5) expect(gap, why).toBeLessThan(pause + 6_000)
+      })
+
+      // One alert per instrument for the whole episode, never resolved while it lasts.
+      for (const i of run.bot.status().instruments) {
+        const mine = alerts.filter((a) => a.key === `degraded:${i.id}:rejections`)
+        expect(mine, i.symbol).toHaveLength(1)
+        expect(mine[0]).toMatchObject({
+          severity: 'warning',
+          title: `${i.symbol}: Venue rejects every order`,
+        })
+        expect(mine[0]?.message).toMatch(/insufficient_margin/)
+        expect(i.degraded?.some((d) => d.startsWith('rejections: '))).toBe(true)
+      }
+      const ready = run.bot.ready()
+      expect(ready.ok).toBe(false)
+      expect(ready.reasons).toContainEqual(expect.stringMatching(/^BTC-USDC: degraded \(rejections: /))
+    } finally {
+      await run.stop()
+    }
+  }, 90_000)
+})
