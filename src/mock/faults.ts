@@ -16,6 +16,7 @@ import { endpointFor } from '../perps/weights.ts'
 import type { Random } from '../random.ts'
 import type { MockHandler, MockRequest, MockResponse } from './mockHttp.ts'
 import { catalogueError, isCatalogueRoute, perpsError } from './requestLimiter.ts'
+import { StreamFaultSchema } from './stream/streamFaults.ts'
 
 // ---------------------------------------------------------------------------------------------------
 // Configuration
@@ -73,6 +74,8 @@ export const FaultConfigSchema = z.strictObject({
   rules: z.array(FaultRuleSchema).max(MAX_FAULT_RULES),
   /** The server's clock is this many ms ahead of the client's (negative: behind). */
   clockOffsetMs: z.number().int().min(-86_400_000).max(86_400_000).optional(),
+  /** Faults of the WebSocket at `/v1/ws` (stream/streamFaults.ts). */
+  stream: StreamFaultSchema.optional(),
 })
 
 export type FaultMatch = z.infer<typeof FaultMatchSchema>

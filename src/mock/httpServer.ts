@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { MockHandler, MockRequest, MockResponse } from './mockHttp.ts'
 import { catalogueError, isCatalogueRoute, perpsError } from './requestLimiter.ts'
 
@@ -21,6 +22,8 @@ export interface MockServerOptions {
   port?: number | undefined
   /** Only loopback is allowed. */
   host?: '127.0.0.1' | undefined
+  /** Takes HTTP upgrades (the WebSocket at `/v1/ws`); without it upgrades are refused. */
+  onUpgrade?: ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined
 }
 
 /** Largest request body the mock reads (1 MiB); larger ones are answered 413. */
@@ -48,6 +51,7 @@ export async function startMockHttpServer(options: MockServerOptions): Promise<R
     })()
   })
   server.keepAliveTimeout = 60_000
+  if (options.onUpgrade !== undefined) server.on('upgrade', options.onUpgrade)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())

@@ -37,6 +37,7 @@ import {
   type RequestLimiter,
   withRequestLimit,
 } from './requestLimiter.ts'
+import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from './stream/streamServer.ts'
 import { type ClockInfo, type ClockMode, VirtualClock } from './virtualClock.ts'
 
 // ---------------------------------------------------------------------------------------------------
@@ -67,6 +68,8 @@ export interface MockServerOptions {
   exchange?: Omit<PerpsExchangeOptions, 'clock' | 'seed' | 'scenario'> | undefined
   /** Port on 127.0.0.1 for `startMockServer`; 0 (default) picks a free one. */
   port?: number | undefined
+  /** Push tick of the WebSocket on the mock's clock. Default 1,000 ms. */
+  streamPushIntervalMs?: number | undefined
 }
 
 export interface MockRateLimits {
@@ -286,6 +289,9 @@ export function composeMock<TExchange, TCatalogue>(
 export interface RunningMockOf<TExchange, TCatalogue> extends MockInstance<TExchange, TCatalogue> {
   readonly url: string
   readonly port: number
+  /** The WebSocket at `/v1/ws` (`ws://127.0.0.1:port/v1/ws`), when served. */
+  readonly stream: MockStreamServer | undefined
+  readonly wsUrl: string
   /** Stops listening, drops connections, releases held responses and stops the mock's timers. */
   close(): Promise<void>
 }
@@ -294,11 +300,13 @@ export interface RunningMockOf<TExchange, TCatalogue> extends MockInstance<TExch
 export async function serveMock<TExchange, TCatalogue>(
   instance: MockInstance<TExchange, TCatalogue>,
   port = 0,
+  stream?: MockStreamServer | undefined,
 ): Promise<RunningMockOf<TExchange, TCatalogue>> {
   let server: Awaited<ReturnType<typeof startMockHttpServer>>
   try {
-    server = await startMockHttpServer({ handler: instance.handler, port })
+    server = await startMockHttpServer({ handler: instance.handler, port, onUpgrade: stream?.handleUpgrade })
   } catch (e) {
+    await stream?.close()
     instance.dispose()
     throw e
   }
@@ -311,8 +319,11 @@ export async function serveMock<TExchange, TCatalogue>(
     },
     url: server.url,
     port: server.port,
+    stream,
+    wsUrl: `ws://127.0.0.1:${server.port}${STREAM_PATH}`,
     close(): Promise<void> {
       closing ??= (async () => {
+        await stream?.close()
         // Held responses first, and one macrotask for them to be written before sockets are closed.
         instance.faults.releaseAll()
         await new Promise<void>((resolve) => setImmediate(resolve))
@@ -373,7 +384,17 @@ export function createMockServerHandler(options: MockServerOptions = {}): MockSe
  * @throws {@link InputValidationError} for bad options; the listen error when the port is taken.
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMock> {
-  return serveMock(createMockServerHandler(options), options.port ?? 0)
+  const instance = createMockServerHandler(options)
+  const stream = createMockStreamServer({
+    exchange: instance.exchange,
+    clock: instance.clock,
+    serverClock: instance.serverClock,
+    // A stream of its own, so stream faults shift neither the market's nor the HTTP faults' draws.
+    random: seededRandom((instance.seed ^ 0x057e_a11f) >>> 0),
+    faults: () => instance.faults.config.stream,
+    pushIntervalMs: options.streamPushIntervalMs,
+  })
+  return serveMock(instance, options.port ?? 0, stream)
 }
 
 /** Validates a scenario name against a list. */

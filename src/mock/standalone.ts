@@ -1,6 +1,6 @@
 /**
  * The mock as a process: `npm run mock -- --port 8080 --scenario trending`. Serves the catalogue and
- * perps interfaces on 127.0.0.1, prints one ready line with its URL, and exits 0 on SIGTERM/SIGINT
+ * perps interfaces on 127.0.0.1, prints one ready line with its URLs (HTTP and WebSocket), and exits 0 on SIGTERM/SIGINT
  * after closing the server. Bad flags print one line and exit 2. `perpbot mock` delegates here
  * through `runStandaloneMock`.
  */
@@ -185,7 +185,7 @@ export async function runStandaloneMock(
   const faults = opts.faults ?? (opts.scenario === 'flaky' ? 'flaky' : 'none')
   const clock = opts.clock === 'accelerated' ? `accelerated x${mock.clock.factor}` : opts.clock
   out(
-    `perpbot mock listening on ${mock.url} (seed ${opts.seed}, scenario ${opts.scenario}, clock ${clock}, ` +
+    `perpbot mock listening on ${mock.url}, WebSocket ${mock.wsUrl} (seed ${opts.seed}, scenario ${opts.scenario}, clock ${clock}, ` +
       `faults ${faults}, controls ${opts.controls ? 'on' : 'off'})`,
   )
   hooks.onReady?.(mock)

@@ -8,6 +8,7 @@ export type PerpsEndpoint =
   | 'getIndex'
   | 'getPublicPortfolio'
   | 'getStatistics'
+  | 'getTickers'
   | 'getFees'
   | 'getAssets'
   | 'getExchange'
@@ -90,6 +91,14 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
   getStatistics: {
     method: 'GET',
     path: '/v1/info/statistics',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
+  // Every ticker at once (PN c.1): the polling fallback's one market-data read.
+  getTickers: {
+    method: 'GET',
+    path: '/v1/info/tickers',
     kind: 'read',
     request: fixed(2),
     action: fixed(0),

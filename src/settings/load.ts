@@ -183,12 +183,15 @@ function setPath(obj: Record<string, unknown>, path: string, value: unknown): Re
   return { ...obj, [head]: setPath(isPlainObject(child) ? child : {}, rest.join('.'), value) }
 }
 
+/** Environment entries that are addresses, not secrets: `config --explain` shows them. */
+const ADDRESS_KEYS: ReadonlySet<string> = new Set(['PERPS_URL', 'PERPS_WS_URL', 'CATALOGUE_URL'])
+
 /** The effective configuration with every secret replaced by a marker (for `config --explain`). */
 export function explainSettings(loaded: LoadedSettings): Record<string, unknown> {
   const secrets: Record<string, string> = {}
   for (const [k, v] of Object.entries(loaded.secrets)) {
     if (v === undefined) continue
-    secrets[k] = k === 'PERPS_URL' || k === 'CATALOGUE_URL' ? v : '[redacted]'
+    secrets[k] = ADDRESS_KEYS.has(k) ? v : '[redacted]'
   }
   return { sources: loaded.sources, settings: loaded.settings, environment: secrets }
 }

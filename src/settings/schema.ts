@@ -251,6 +251,12 @@ const PrivateKeyEnv = z.string().superRefine((v, ctx) => {
 /** Secrets and endpoint overrides read from the environment only. */
 export const Secrets = z.object({
   PERPS_URL: HttpUrl.optional(),
+  /** The venue's WebSocket (another host than PERPS_URL), e.g. wss://ws.perpetuals.polymarket.com/v1/ws. */
+  PERPS_WS_URL: z
+    .string()
+    .url()
+    .refine((u) => /^wss?:\/\//.test(u), { message: 'must be a ws(s) URL' })
+    .optional(),
   CATALOGUE_URL: HttpUrl.optional(),
   PERPS_PROXY_PRIVATE_KEY: PrivateKeyEnv.optional(),
   PERPS_PROXY_SECRET: z

@@ -54,7 +54,7 @@ describe('standalone mock process', () => {
     try {
       const line = await within(out.firstLine, 15_000, 'the ready line')
       expect(line).toMatch(
-        /^perpbot mock listening on http:\/\/127\.0\.0\.1:\d+ \(seed 3, scenario calm, clock real, faults none, controls off\)$/,
+        /^perpbot mock listening on http:\/\/127\.0\.0\.1:(\d+), WebSocket ws:\/\/127\.0\.0\.1:\1\/v1\/ws \(seed 3, scenario calm, clock real, faults none, controls off\)$/,
       )
       const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1] ?? ''
 

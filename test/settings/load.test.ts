@@ -88,12 +88,18 @@ describe('loadSettings', () => {
     const dir = configDir({ 'default.json': minimal })
     const loaded = loadSettings({
       configDir: dir,
-      env: { PERPS_PROXY_PRIVATE_KEY: PK, PERPS_URL: 'http://127.0.0.1:1' },
+      env: {
+        PERPS_PROXY_PRIVATE_KEY: PK,
+        PERPS_URL: 'http://127.0.0.1:1',
+        PERPS_WS_URL: 'ws://127.0.0.1:1/v1/ws',
+      },
     })
     const text = JSON.stringify(explainSettings(loaded))
     expect(text).not.toContain(PK.slice(2))
     expect(text).toContain('[redacted]')
     expect(text).toContain('http://127.0.0.1:1')
+    // The WebSocket URL is an address like PERPS_URL, shown as is.
+    expect(explainSettings(loaded).environment).toMatchObject({ PERPS_WS_URL: 'ws://127.0.0.1:1/v1/ws' })
   })
 
   describe('refuses what cannot work, each with its path', () => {

@@ -8,7 +8,12 @@ import { fromTicks } from '../../decimal.ts'
 import type { Market } from './market.ts'
 import { abs, applyRate, notionalMicros, usd } from './money.ts'
 import { applyFill, entryPriceString, newPosition, scaledToMicros } from './positions.ts'
-import type { Account, ExchangeState, OrderState, OrderStatus } from './state.ts'
+import type { Account, ExchangeState, FillRow, OrderState, OrderStatus } from './state.ts'
+
+/** Tells the order listeners (the mock's WebSocket) that `order` was created or changed. */
+export function touched(s: ExchangeState, order: OrderState): void {
+  for (const listener of s.orderListeners) listener(order)
+}
 
 export function rest(s: ExchangeState, order: OrderState): void {
   order.account.open.set(order.oid, order)
@@ -26,6 +31,7 @@ export function unrest(s: ExchangeState, order: OrderState): void {
 }
 
 export function closeOrder(s: ExchangeState, order: OrderState, status: OrderStatus, t: number): void {
+  touched(s, order)
   unrest(s, order)
   order.status = status
   order.uts = t
@@ -33,6 +39,7 @@ export function closeOrder(s: ExchangeState, order: OrderState, status: OrderSta
 
 /** Keeps the order for `GET /v1/account/orders`, dropping the oldest closed ones past the limit. */
 export function remember(s: ExchangeState, account: Account, order: OrderState): void {
+  touched(s, order)
   account.orders.set(order.oid, order)
   if (account.orders.size <= s.o.orderHistoryLimit) return
   for (const [oid, o] of account.orders) {
@@ -58,10 +65,18 @@ export function fill(
   t: number,
 ): void {
   order.filled += qty
-  trade(s, order.account, m, order.buy ? qty : -qty, price, taker ? 'taker' : 'maker', t, order)
+  touched(s, order)
+  const kind = taker ? 'taker' : 'maker'
+  const { row } = trade(s, order.account, m, order.buy ? qty : -qty, price, kind, t, order)
+  // The `fills` push carries order fills only (docs/decisions.md); a copy, so no listener can
+  // change the row GET /v1/account/fills serves.
+  for (const listener of s.fillListeners) listener(order.account.owner, { ...row })
 }
 
-/** Books a trade on the account: position, realized PnL, fees (and the liquidation fee). */
+/**
+ * Books a trade on the account: position, realized PnL, fees (and the liquidation fee), and records
+ * its fill row; returns the realized PnL and fee (USD micros) and that row.
+ */
 export function trade(
   s: ExchangeState,
   account: Account,
@@ -71,7 +86,7 @@ export function trade(
   kind: 'taker' | 'maker' | 'liquidation',
   t: number,
   order?: OrderState | undefined,
-): void {
+): { realized: bigint; fee: bigint; row: FillRow } {
   const { priceDecimals: pd, quantityDecimals: qd } = m.spec
   let pos = account.positions.get(m.spec.id)
   if (pos === undefined) {
@@ -90,7 +105,7 @@ export function trade(
   m.klines.addVolume(Number(abs(signedQty)), 1)
   s.fills++
   s.lastTradeAt = t
-  account.fills.push({
+  const row: FillRow = {
     tid: s.fills,
     // A liquidation trade has no order of ours: oid 0.
     oid: order?.oid ?? 0,
@@ -107,9 +122,11 @@ export function trade(
     liq: kind === 'liquidation',
     ts: t,
     ...(order?.coid !== undefined ? { coid: order.coid } : {}),
-  })
+  }
+  account.fills.push(row)
   if (account.fills.length > s.o.fundingHistoryLimit)
     account.fills.splice(0, account.fills.length - s.o.fundingHistoryLimit)
+  return { realized, fee, row }
 }
 
 /** Decision: the fee tier follows the account's cumulative volume (the mock keeps no 30-day window). */

@@ -3,7 +3,8 @@
  * a thin façade over a plain state (state.ts) and one module of functions per concern: the command
  * gate (gate.ts), matching (matching.ts, book.ts), margin and liquidation (margin.ts), accounts and
  * proxies (accounts.ts), funding (funding.ts), withdrawals (accountWithdrawals.ts), wire rendering
- * (wire.ts) and stepping/scenarios (stepping.ts, scenarioControls.ts).
+ * (wire.ts), stepping/scenarios (stepping.ts, scenarioControls.ts) and the WebSocket's tickers and
+ * order/fill hooks (streamHooks.ts, tickerWire.ts).
  *
  * There are no timers: every entry point first steps the simulation to `clock.now()`. The same seed
  * and the same calls at the same clock times give byte-identical answers. Methods return wire bodies
@@ -30,6 +31,8 @@ import type {
   StatisticsItem,
 } from '../../perps/schemas/info.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult, OrderDataWire } from '../../perps/schemas/orders.ts'
+import type { Ticker } from '../../perps/schemas/tickers.ts'
+import type { BboPush } from '../../perps/stream/pushSchemas.ts'
 import {
   type AccountReferral,
   applyReferral,
@@ -83,6 +86,7 @@ import {
   unknownModifyLayout,
 } from './state.ts'
 import { advanceTo, setIndexPrice, setRegime, setScenario, startHistory, syncState } from './stepping.ts'
+import * as streamHooks from './streamHooks.ts'
 import {
   type AccountView,
   accountView,
@@ -272,6 +276,28 @@ export class PerpsExchange {
     return this.#s.markets
       .filter((m) => instrumentId === undefined || m.spec.id === instrumentId)
       .map((m) => statisticsToWire(m, now))
+  }
+
+  /** `GET /v1/info/tickers`; open interest is the sum of the accounts' long sizes. */
+  tickers(instrumentId?: number | undefined): Ticker[] {
+    this.sync()
+    return streamHooks.tickers(this.#s, instrumentId)
+  }
+
+  /** Best bid and offer of the synthetic book (`bbo::{iid}` pushes). */
+  bbo(): BboPush[] {
+    this.sync()
+    return streamHooks.bbo(this.#s)
+  }
+
+  /** Calls `listener` with every fill of an order (the mock's WebSocket); returns the unsubscribe. */
+  onFill(listener: streamHooks.FillListener): () => void {
+    return streamHooks.addFillListener(this.#s, listener)
+  }
+
+  /** Calls `listener` when an order is created or changes (the mock's WebSocket); returns the unsubscribe. */
+  onOrderChange(listener: streamHooks.OrderListener): () => void {
+    return streamHooks.addOrderListener(this.#s, listener)
   }
 
   fees(): FeeSchedule {

@@ -34,6 +34,7 @@ export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
       }),
     'GET /v1/info/index': (r, ex) => ex.index(requiredParam(r.query, 'asset')),
     'GET /v1/info/statistics': (r, ex) => ex.statistics(intParam(r.query, 'instrument_id')),
+    'GET /v1/info/tickers': (r, ex) => ex.tickers(intParam(r.query, 'instrument_id')),
     'GET /v1/info/fees': (_r, ex) => ex.fees(),
     'GET /v1/info/assets': (_r, ex) => ex.assets(),
     'GET /v1/info/portfolio': (r, ex) => {

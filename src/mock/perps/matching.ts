@@ -7,7 +7,7 @@
 import { toTicks } from '../../decimal.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import type { CreateOrderBody, ModifyOrderInput } from '../../perps/signing/ops.ts'
-import { closeOrder, fill, reducible, remember, rest, unrest } from './book.ts'
+import { closeOrder, fill, reducible, remember, rest, touched, unrest } from './book.ts'
 import { MockRejection, TEXT } from './errors.ts'
 import { exceedsMargin } from './margin.ts'
 import { askTicks, bidTicks, type Market, withinBounds } from './market.ts'
@@ -152,6 +152,7 @@ export function modifyOrder(
   order.price = price
   order.qty = qty
   order.uts = now
+  touched(s, order)
   const takerPrice = order.buy ? askTicks(m) : bidTicks(m)
   const crosses = order.buy ? price >= takerPrice : price <= takerPrice
   // Decision: a post-only order modified to cross is rejected like a new one (it leaves the book).

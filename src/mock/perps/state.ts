@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { FundingCharge } from '../../perps/schemas/account.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
+import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { type Random, seededRandom } from '../../random.ts'
 import type { TokenBucket } from '../tokenBucket.ts'
 import { DEFAULT_INSTRUMENTS } from './instruments.ts'
@@ -116,7 +117,7 @@ export interface FillRow {
   pnl: string
   liq: boolean
   ts: number
-  coid?: string | undefined
+  coid?: string
 }
 
 export interface ExchangeState {
@@ -150,6 +151,10 @@ export interface ExchangeState {
   constants: StepConstants | undefined
   /** Which signed layout of `modifyOrders` the gate verifies. */
   modifyOrdersLayout: ModifyOrdersLayout
+  /** The mock WebSocket's hooks (the façade's `onFill`): each fill of an order, as the push item. */
+  readonly fillListeners: Set<(owner: string, fill: FillItem) => void>
+  /** …and `onOrderChange`: each order created or changed (book.ts `touched`). */
+  readonly orderListeners: Set<(order: OrderState) => void>
 }
 
 export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
@@ -204,6 +209,8 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     lastTradeAt: 0,
     constants: undefined,
     modifyOrdersLayout: layout,
+    fillListeners: new Set(),
+    orderListeners: new Set(),
   }
 }
 

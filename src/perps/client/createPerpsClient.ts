@@ -23,6 +23,7 @@ import type {
   StatisticsItem,
 } from '../schemas/info.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult, Order } from '../schemas/orders.ts'
+import type { Ticker } from '../schemas/tickers.ts'
 import type { CreateOrderInput } from '../signing/ops.ts'
 import { type ApplyReferralResult, applyReferral } from './applyReferral.ts'
 import { type CancelAllParams, type CancelAllResult, cancelAll } from './cancelAll.ts'
@@ -48,6 +49,7 @@ import { type GetOrdersParams, getOrders } from './getOrders.ts'
 import { getPortfolio } from './getPortfolio.ts'
 import { getPublicPortfolio } from './getPublicPortfolio.ts'
 import { type GetStatisticsParams, getStatistics } from './getStatistics.ts'
+import { type GetTickersParams, getTickers } from './getTickers.ts'
 import { getTime } from './getTime.ts'
 import {
   type GetWithdrawalsParams,
@@ -66,6 +68,7 @@ export interface PerpsClient {
   getIndex(asset: string, options?: PerpsReadOptions): Promise<Index>
   getPublicPortfolio(address: string, options?: PerpsReadOptions): Promise<PublicPortfolio>
   getStatistics(params?: GetStatisticsParams, options?: PerpsReadOptions): Promise<StatisticsItem[]>
+  getTickers(params?: GetTickersParams, options?: PerpsReadOptions): Promise<Ticker[]>
   getFees(options?: PerpsReadOptions): Promise<FeeSchedule>
   getAssets(options?: PerpsReadOptions): Promise<CollateralAsset[]>
   getExchange(options?: PerpsReadOptions): Promise<ExchangeInfo>
@@ -128,6 +131,7 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     getIndex: (asset, o) => getIndex(ctx, asset, o),
     getPublicPortfolio: (address, o) => getPublicPortfolio(ctx, address, o),
     getStatistics: (p, o) => getStatistics(ctx, p, o),
+    getTickers: (p, o) => getTickers(ctx, p, o),
     getFees: (o) => getFees(ctx, o),
     getAssets: (o) => getAssets(ctx, o),
     getExchange: (o) => getExchange(ctx, o),

@@ -28,6 +28,7 @@ import {
   PUBLIC_PORTFOLIO_BODY,
   STATISTICS_BODY,
   T0,
+  TICKERS_BODY,
   withdrawal,
 } from './harness.ts'
 
@@ -75,6 +76,15 @@ const CASES: EndpointCase[] = [
       body: [{ ...STATISTICS_BODY[0], klines: [[1, '1', '1', '1', '1', '1']] }],
       field: '0.klines.0',
     },
+  },
+  {
+    endpoint: 'getTickers',
+    method: 'GET',
+    path: '/v1/info/tickers',
+    call: (c) => c.getTickers(),
+    command: false,
+    batch: false,
+    mismatch: { body: [{ ...TICKERS_BODY[0], next_funding: 'soon' }], field: '0.next_funding' },
   },
   {
     endpoint: 'getFees',

@@ -362,3 +362,30 @@ export const TERSE_ORDER = {
   cts: T0 - 1000,
   uts: T0,
 }
+
+/** `GET /v1/info/tickers` rows (the official bindings' long names). */
+export const TICKERS_BODY = [
+  {
+    instrument_id: 1,
+    symbol: 'NVDA-USDC',
+    index_price: '160.12',
+    mark_price: '160.2',
+    last_price: '160.1',
+    mid_price: '160.15',
+    open_interest: '1200.5',
+    funding_rate: '0.0000125',
+    next_funding: 1767229200000,
+    timestamp: 1767225600000,
+  },
+  {
+    instrument_id: 2,
+    symbol: 'BTC-USDC',
+    index_price: '98000',
+    mark_price: '98010',
+    last_price: '98005',
+    mid_price: '98007',
+    open_interest: '3.25',
+    funding_rate: '-0.00001',
+    next_funding: 1767229200000,
+  },
+]

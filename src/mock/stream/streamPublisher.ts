@@ -1,0 +1,192 @@
+/**
+ * What the mock's WebSocket pushes, read from the exchange through its public façade:
+ * - market channels on every push tick, for the channels someone subscribes: every ticker (index,
+ *   mark, funding), bbo and a one-level book each tick; statistics once per virtual minute (and on a
+ *   channel's first tick), carrying only the last two 1-minute candles; `klines::{iid}::1m` the last one;
+ * - private channels per account: `orders` and `fills` as the exchange reports them (its order and
+ *   fill hooks; flushed right after the call that made them, so a push does not wait for a tick),
+ *   `portfolio` every tick, `balances`, `withdrawals` and `funding` when they change.
+ */
+import { toTicks } from '../../decimal.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
+import type { PrivateChannel } from '../../perps/stream/channels.ts'
+import type { FillItem, TickerPush } from '../../perps/stream/pushSchemas.ts'
+import type { PerpsExchange } from '../perps/exchange.ts'
+
+export interface StreamOut {
+  ch: string
+  data: unknown
+}
+
+interface AccountMemory {
+  orders: Map<number, () => Order>
+  fills: FillItem[]
+  balance: string | undefined
+  withdrawals: Map<number, string>
+  fundingSeen: Set<string>
+  /** Funding rows at or before this time were seen before the subscription. */
+  fundingSince: number | undefined
+}
+
+const MINUTE_MS = 60_000
+
+export class StreamPublisher {
+  readonly #ex: PerpsExchange
+  readonly #collateralDecimals: number
+  readonly #accounts = new Map<string, AccountMemory>()
+  readonly #statsSent = new Set<string>()
+  #statsMinute = Number.NaN
+  readonly #unhook: (() => void)[]
+
+  /** `onActivity` is called (at most once per burst, by the caller's scheduling) when orders or fills queue up. */
+  constructor(exchange: PerpsExchange, onActivity: () => void) {
+    this.#ex = exchange
+    this.#collateralDecimals = exchange.assets()[0]?.decimals ?? 6
+    this.#unhook = [
+      exchange.onOrderChange((owner, oid, order) => {
+        const mem = this.#accounts.get(owner.toLowerCase())
+        if (mem === undefined) return
+        mem.orders.set(oid, order)
+        onActivity()
+      }),
+      exchange.onFill((owner, fill) => {
+        const mem = this.#accounts.get(owner.toLowerCase())
+        if (mem === undefined) return
+        mem.fills.push(fill)
+        onActivity()
+      }),
+    ]
+  }
+
+  /** Starts (or stops) remembering an account's activity: only watched accounts queue orders and fills. */
+  watch(owners: ReadonlySet<string>): void {
+    for (const key of this.#accounts.keys()) if (!owners.has(key)) this.#accounts.delete(key)
+    for (const key of owners)
+      if (!this.#accounts.has(key))
+        this.#accounts.set(key, {
+          orders: new Map(),
+          fills: [],
+          balance: undefined,
+          withdrawals: new Map(),
+          fundingSeen: new Set(),
+          fundingSince: undefined,
+        })
+  }
+
+  /** Market pushes of one tick for the wanted public channels. */
+  market(wanted: ReadonlySet<string>, now: number): StreamOut[] {
+    const out: StreamOut[] = []
+    const has = (prefix: string): boolean => [...wanted].some((ch) => ch.startsWith(prefix))
+    if (has('tickers::'))
+      for (const t of this.#ex.tickers()) {
+        const data: TickerPush = {
+          iid: t.instrument_id,
+          idx: t.index_price,
+          mark: t.mark_price,
+          last: t.last_price,
+          mid: t.mid_price,
+          oi: t.open_interest,
+          fr: t.funding_rate,
+          nxf: t.next_funding,
+        }
+        if (wanted.has('tickers::all')) out.push({ ch: 'tickers::all', data })
+        if (wanted.has(`tickers::${t.instrument_id}`)) out.push({ ch: `tickers::${t.instrument_id}`, data })
+      }
+    if (has('bbo::') || has('book::'))
+      for (const b of this.#ex.bbo()) {
+        if (wanted.has(`bbo::${b.iid}`)) out.push({ ch: `bbo::${b.iid}`, data: b })
+        if (wanted.has(`book::${b.iid}`))
+          out.push({ ch: `book::${b.iid}`, data: { b: [[b.bp, b.bq]], a: [[b.ap, b.aq]] } })
+      }
+    const minute = Math.floor(now / MINUTE_MS)
+    const newMinute = minute !== this.#statsMinute
+    this.#statsMinute = minute
+    for (const ch of [...this.#statsSent]) if (!wanted.has(ch)) this.#statsSent.delete(ch)
+    for (const ch of wanted) {
+      if (ch.startsWith('statistics::') && (newMinute || !this.#statsSent.has(ch))) {
+        this.#statsSent.add(ch)
+        const which = ch.slice('statistics::'.length)
+        for (const s of this.#ex.statistics(which === 'all' ? undefined : Number(which)))
+          out.push({
+            ch,
+            data: { iid: s.instrument_id, vol: s.volume, open: s.open_price, klines: s.klines.slice(-2) },
+          })
+      } else if (ch.startsWith('klines::') && ch.endsWith('::1m')) {
+        const iid = Number(ch.split('::')[1])
+        const klines = this.#ex.statistics(iid)[0]?.klines ?? []
+        if (klines.length > 0) out.push({ ch, data: klines.slice(-1) })
+      }
+    }
+    return out
+  }
+
+  /** Orders and fills queued since the last call (event-driven private pushes). */
+  activity(owner: string): StreamOut[] {
+    const mem = this.#accounts.get(owner)
+    if (mem === undefined) return []
+    const out: StreamOut[] = []
+    for (const order of mem.orders.values()) out.push({ ch: 'orders', data: order() })
+    mem.orders.clear()
+    if (mem.fills.length > 0) out.push({ ch: 'fills', data: mem.fills })
+    mem.fills = []
+    return out
+  }
+
+  /** Per-tick private pushes: portfolio, and balances, withdrawals, funding when they change. */
+  account(owner: string, wanted: ReadonlySet<PrivateChannel>, now: number): StreamOut[] {
+    const mem = this.#accounts.get(owner)
+    if (mem === undefined) return []
+    const out: StreamOut[] = []
+    if (wanted.has('portfolio')) out.push({ ch: 'portfolio', data: this.#ex.portfolio(owner) })
+    if (wanted.has('balances')) {
+      const view = this.#ex.accountOf(owner)
+      const asset = this.#ex.assets()[0]?.asset ?? 'pUSD'
+      const data = { asset, balance: view?.collateral ?? '0', value: view?.equity ?? '0' }
+      const key = `${data.balance}|${data.value}`
+      if (key !== mem.balance) out.push({ ch: 'balances', data })
+      mem.balance = key
+    }
+    if (wanted.has('withdrawals'))
+      for (const w of this.#ex.withdrawals(owner).data) {
+        const key = `${w.status}|${w.hash}|${w.confirmations}`
+        if (mem.withdrawals.get(w.withdraw_id) === key) continue
+        mem.withdrawals.set(w.withdraw_id, key)
+        const data: Record<string, unknown> = {
+          withdraw_id: w.withdraw_id,
+          asset: w.asset,
+          amount: toTicks(w.amount, this.#collateralDecimals).toString(),
+          fee: w.fee,
+          status: w.status,
+          to: w.to,
+        }
+        if (w.hash !== '0x') data.hash = w.hash
+        out.push({ ch: 'withdrawals', data })
+      }
+    if (wanted.has('funding')) {
+      // Rows from before the subscription are history (REST), not pushes.
+      mem.fundingSince ??= now
+      for (const f of this.#ex.funding(owner, { startTimestamp: mem.fundingSince }).data) {
+        const key = `${f.id ?? ''}|${f.instrument_id}|${f.timestamp}`
+        if (mem.fundingSeen.has(key) || f.timestamp <= (mem.fundingSince ?? 0)) continue
+        mem.fundingSeen.add(key)
+        out.push({
+          ch: 'funding',
+          data: {
+            iid: f.instrument_id,
+            sz: f.size,
+            fr: f.funding_rate,
+            fund: f.funding,
+            fua: f.funding_asset,
+            ts: f.timestamp,
+          },
+        })
+      }
+    }
+    return out
+  }
+
+  dispose(): void {
+    for (const unhook of this.#unhook) unhook()
+    this.#accounts.clear()
+  }
+}

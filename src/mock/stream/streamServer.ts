@@ -1,0 +1,276 @@
+/**
+ * The mock's WebSocket at `/v1/ws`, on the same port as its HTTP API (an `upgrade` hook on the
+ * node:http server), served by `ws`. One push tick per `pushIntervalMs` of the mock's clock, on its
+ * multiples (a stepped clock pushes only when stepped), publishes the exchange's state to every session; orders
+ * and fills are pushed right after the exchange reports them.
+ *
+ * Limits as the venue documents them (protocol-notes c.4): 50 connections per IP (more: the upgrade
+ * is answered 429), 100 subscriptions per connection, 1,000 inbound messages per minute per IP, and a
+ * socket silent for 60 s is closed. A client whose unsent backlog passes `maxBufferedBytes` is closed
+ * as a slow consumer. Stream faults (streamFaults.ts) are rolled per session on each tick.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { type WebSocket, WebSocketServer } from 'ws'
+import type { Clock, TimerId } from '../../clock.ts'
+import type { PrivateChannel } from '../../perps/stream/channels.ts'
+import { MessageWindow } from '../../perps/stream/messageWindow.ts'
+import type { Random } from '../../random.ts'
+import type { PerpsExchange } from '../perps/exchange.ts'
+import type { StreamFaultConfig, StreamFaultKind } from './streamFaults.ts'
+import { type StreamOut, StreamPublisher } from './streamPublisher.ts'
+import { StreamSession } from './streamSession.ts'
+
+export const STREAM_PATH = '/v1/ws'
+
+export interface MockStreamLimits {
+  connectionsPerIp: number
+  subscriptionsPerConnection: number
+  messagesPerMinutePerIp: number
+  /** The server closes a socket without inbound frames for this long. */
+  idleTimeoutMs: number
+  maxBufferedBytes: number
+}
+
+export const DEFAULT_MOCK_STREAM_LIMITS: MockStreamLimits = {
+  connectionsPerIp: 50,
+  subscriptionsPerConnection: 100,
+  messagesPerMinutePerIp: 1_000,
+  idleTimeoutMs: 60_000,
+  maxBufferedBytes: 8 << 20,
+}
+
+export interface MockStreamOptions {
+  exchange: PerpsExchange
+  /** Runs the push ticks and the message windows (the mock's virtual clock). */
+  clock: Clock
+  /** Push `ts` and the ping reply's time (the exchange's possibly skewed clock). Default `clock`. */
+  serverClock?: Clock | undefined
+  /** Fault rolls. */
+  random: Random
+  /** The current stream faults (read on every tick, so `/__mock/faults` changes apply at once). */
+  faults?: (() => StreamFaultConfig | undefined) | undefined
+  /** Default 1,000 ms (the exchange's step). */
+  pushIntervalMs?: number | undefined
+  limits?: Partial<MockStreamLimits> | undefined
+}
+
+export interface MockStreamServer {
+  /** The `upgrade` listener for the HTTP server. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
+  readonly connections: number
+  /** Stream faults injected so far. */
+  readonly counts: Readonly<Record<StreamFaultKind, number>>
+  /** Runs a push tick now (tests and benchmarks that move prices by hand). */
+  publishNow(): void
+  /** Closes every connection and stops the ticks. */
+  close(): Promise<void>
+}
+
+export function createMockStreamServer(options: MockStreamOptions): MockStreamServer {
+  const { exchange, clock, random } = options
+  const serverClock = options.serverClock ?? clock
+  const limits = { ...DEFAULT_MOCK_STREAM_LIMITS, ...options.limits }
+  const interval = options.pushIntervalMs ?? 1_000
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 })
+  const sessions = new Set<StreamSession>()
+  const sockets = new Map<StreamSession, WebSocket>()
+  const windows = new Map<string, MessageWindow>()
+  const counts: Record<StreamFaultKind, number> = {
+    dropConnection: 0,
+    sequenceGap: 0,
+    stall: 0,
+    slowConsumer: 0,
+  }
+  let tickTimer: TimerId | undefined
+  let activityScheduled = false
+  let closed = false
+
+  const flushActivity = (): void => {
+    activityScheduled = false
+    const ts = serverClock.now()
+    for (const owner of owners()) publishPrivate(owner, publisher.activity(owner), ts)
+  }
+  const publisher = new StreamPublisher(exchange, () => {
+    if (activityScheduled || closed) return
+    activityScheduled = true
+    setImmediate(flushActivity)
+  })
+
+  function owners(): Set<string> {
+    const out = new Set<string>()
+    for (const s of sessions) if (s.owner !== undefined && s.privateChannels().size > 0) out.add(s.owner)
+    return out
+  }
+
+  function publishPrivate(owner: string, pushes: readonly StreamOut[], ts: number): void {
+    if (pushes.length === 0) return
+    const mine = [...sessions].filter((s) => s.owner === owner)
+    for (const p of pushes) {
+      const json = JSON.stringify(p.data)
+      for (const s of mine) s.push(p.ch, json, ts)
+    }
+  }
+
+  const onChanged = (): void => {
+    publisher.watch(owners())
+  }
+
+  function rollFaults(s: StreamSession, faults: StreamFaultConfig | undefined, now: number): boolean {
+    if (faults === undefined) return true
+    // Every roll is drawn whatever fires, so the stream of draws depends only on the tick count.
+    const roll = (p: number | undefined): boolean => p !== undefined && p > 0 && random.next() < p
+    const drop = roll(faults.dropConnection)
+    const slow = roll(faults.slowConsumer)
+    const stall = roll(faults.stall?.probability)
+    const gap = roll(faults.sequenceGap)
+    if (drop) {
+      counts.dropConnection++
+      s.close(1006, 'injected drop', true)
+      return false
+    }
+    if (slow) {
+      counts.slowConsumer++
+      s.sendError('slow_consumer')
+      s.close(1008, 'slow consumer')
+      return false
+    }
+    if (stall && faults.stall !== undefined && !s.stalled(now)) {
+      counts.stall++
+      s.stalledUntil = now + faults.stall.durationMs
+    }
+    if (gap) {
+      counts.sequenceGap++
+      s.skipNextPush = true
+    }
+    return true
+  }
+
+  function tick(): void {
+    tickTimer = undefined
+    if (closed) return
+    const now = serverClock.now()
+    const faults = options.faults?.()
+    const live: StreamSession[] = []
+    for (const s of sessions) {
+      if (clock.now() - s.lastInboundAt > limits.idleTimeoutMs) {
+        s.close(1001, 'idle')
+        continue
+      }
+      if (s.bufferedAmount > limits.maxBufferedBytes) {
+        counts.slowConsumer++
+        s.sendError('slow_consumer')
+        s.close(1008, 'slow consumer')
+        continue
+      }
+      if (rollFaults(s, faults, now) && !s.stalled(now)) live.push(s)
+    }
+    const wanted = new Set<string>()
+    for (const s of live) for (const ch of s.subscriptions) wanted.add(ch)
+    for (const p of publisher.market(wanted, now)) {
+      const json = JSON.stringify(p.data)
+      for (const s of live) s.push(p.ch, json, now)
+    }
+    flushActivity()
+    for (const owner of owners()) {
+      const want = new Set<PrivateChannel>()
+      for (const s of live)
+        if (s.owner === owner) for (const ch of s.privateChannels()) want.add(ch as PrivateChannel)
+      publishPrivate(owner, publisher.account(owner, want, now), now)
+    }
+    schedule()
+  }
+
+  /** Ticks on the exchange's step boundaries, so a push follows a price change at once. */
+  function schedule(): void {
+    if (closed || tickTimer !== undefined || sessions.size === 0) return
+    const phase = serverClock.now() % interval
+    tickTimer = clock.setTimeout(tick, phase === 0 ? interval : interval - phase)
+  }
+
+  function windowOf(ip: string): MessageWindow {
+    let w = windows.get(ip)
+    if (w === undefined) {
+      w = new MessageWindow(limits.messagesPerMinutePerIp)
+      windows.set(ip, w)
+    }
+    return w
+  }
+
+  function onConnection(ws: WebSocket, ip: string): void {
+    const session: StreamSession = new StreamSession(
+      ip,
+      {
+        send: (text) => ws.send(text),
+        close: (code, reason, terminate) => (terminate ? ws.terminate() : ws.close(code, reason)),
+        get bufferedAmount() {
+          return ws.bufferedAmount
+        },
+      },
+      {
+        now: () => serverClock.now(),
+        authenticate: (proxy, secret) => exchange.authenticate(proxy, secret),
+        allowMessage: () => windowOf(ip).tryTake(clock.now()),
+        maxSubscriptions: limits.subscriptionsPerConnection,
+        changed: onChanged,
+      },
+      clock.now(),
+    )
+    sessions.add(session)
+    sockets.set(session, ws)
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return
+      session.onText(data.toString(), clock.now())
+    })
+    ws.on('close', () => {
+      session.closed = true
+      sessions.delete(session)
+      sockets.delete(session)
+      onChanged()
+      if (sessions.size === 0 && tickTimer !== undefined) {
+        clock.clearTimeout(tickTimer)
+        tickTimer = undefined
+      }
+    })
+    ws.on('error', () => ws.terminate())
+    schedule()
+  }
+
+  return {
+    handleUpgrade(req, socket, head) {
+      const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname
+      if (closed || path !== STREAM_PATH) {
+        refuse(socket, closed ? 503 : 404, closed ? 'Service Unavailable' : 'Not Found')
+        return
+      }
+      const ip = req.socket.remoteAddress ?? 'unknown'
+      let fromIp = 0
+      for (const s of sessions) if (s.ip === ip) fromIp++
+      if (fromIp >= limits.connectionsPerIp) {
+        refuse(socket, 429, 'Too Many Requests')
+        return
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, ip))
+    },
+    get connections() {
+      return sessions.size
+    },
+    counts,
+    publishNow() {
+      if (tickTimer !== undefined) clock.clearTimeout(tickTimer)
+      tick()
+    },
+    close() {
+      closed = true
+      if (tickTimer !== undefined) clock.clearTimeout(tickTimer)
+      tickTimer = undefined
+      publisher.dispose()
+      for (const ws of sockets.values()) ws.terminate()
+      return new Promise<void>((resolve) => wss.close(() => resolve()))
+    },
+  }
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+}

@@ -1,0 +1,494 @@
+/**
+ * One connection to the venue's WebSocket: connect, `auth` (private sockets), subscribe, heartbeat,
+ * per-channel sequence tracking, reconnect with jittered back-off and resubscription, health.
+ *
+ *   idle → connecting → open ⇄ down → … → closed
+ *
+ * - Heartbeat: the official ping frame every 25 s; any inbound frame proves liveness, and a socket
+ *   silent for 65 s is dropped and reconnected (ws-protocol §6).
+ * - Every `auth`/`sub`/`unsub` waits for its ack within `ackTimeoutMs`; a server that does not answer
+ *   is treated as gone (the socket is dropped), so nothing waits forever.
+ * - Gaps: a push whose `sq` is not previous + 1, a push whose data fails its schema, and every
+ *   resubscription after a reconnect are reported as `gap` events; the caller resyncs over REST. The
+ *   client itself never refetches.
+ * - Freshness: a channel is `fresh` from its first push until it has been silent for its bound
+ *   (freshness.ts: 15 s for tickers/bbo/book/portfolio, 150 s for statistics/klines) or the socket
+ *   goes down, then `stale`; event channels (orders, fills, ...) are fresh while subscribed on a live
+ *   socket. Both edges are events, so the caller can switch between pushes and polling.
+ * - Limits: at most `maxSubscriptions` channels (venue: 100 per connection), and at most
+ *   `maxMessagesPerMinute` frames sent (venue: 1,000 per IP for every socket together); frames over
+ *   the budget wait for the window, pings are skipped.
+ *
+ * Every timer runs on the injected clock, every jitter draw on the injected random.
+ */
+import type { Clock, TimerId } from '../../clock.ts'
+import { InputValidationError } from '../../errors.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { Random } from '../../random.ts'
+import { parseChannel } from './channels.ts'
+import { defaultStaleAfterMs } from './freshness.ts'
+import { Outbox } from './outbox.ts'
+import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
+import {
+  ackItems,
+  authFrame,
+  classifyFrame,
+  PING_FRAME,
+  type PushEnvelope,
+  parsePushData,
+  type StreamPush,
+  subscribeFrame,
+} from './schemas.ts'
+import { SequenceTracker } from './sequenceTracker.ts'
+import { type SocketFactory, type StreamSocket, undiciSocketFactory } from './socket.ts'
+import {
+  StreamAuthError,
+  StreamLimitError,
+  StreamProtocolError,
+  StreamServerError,
+  StreamSubscriptionError,
+} from './streamErrors.ts'
+import {
+  DEFAULT_STREAM_LIMITS,
+  type StreamClientOptions,
+  type StreamCredentials,
+  type StreamEventMap,
+  type StreamGap,
+  type StreamHealth,
+  type StreamLimits,
+  type StreamState,
+} from './streamTypes.ts'
+import { TypedEvents } from './typedEvents.ts'
+
+export * from './streamTypes.ts'
+
+type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect'
+
+export class StreamClient {
+  readonly #url: string
+  readonly #credentials: StreamCredentials | undefined
+  readonly #clock: Clock
+  readonly #random: Random
+  readonly #factory: SocketFactory
+  readonly #heartbeatMs: number
+  readonly #idleTimeoutMs: number
+  readonly #watchdogMs: number
+  readonly #staleAfter: (channel: string) => number
+  readonly #ackTimeoutMs: number
+  readonly #closeTimeoutMs: number
+  readonly #backoff: BackoffPolicy
+  readonly #limits: StreamLimits
+  readonly #log: Logger | undefined
+  readonly #events: TypedEvents<StreamEventMap>
+  readonly #outbox: Outbox
+  readonly #sequences = new SequenceTracker()
+  readonly #desired = new Set<string>()
+  readonly #acked = new Set<string>()
+  readonly #fresh = new Set<string>()
+  readonly #lastPushAt = new Map<string, number>()
+  #state: StreamState = 'idle'
+  #socket: StreamSocket | undefined
+  /** Socket generation: callbacks of a replaced socket are ignored. */
+  #gen = 0
+  #attempt = 0
+  #everOpened = false
+  #lastInboundAt: number | undefined
+  #reconnects = 0
+  #gaps = 0
+  #pushes = 0
+  #timers: Record<TimerKey, TimerId | undefined> = {
+    open: undefined,
+    heartbeat: undefined,
+    watchdog: undefined,
+    reconnect: undefined,
+  }
+  #closing: Promise<void> | undefined
+  #onSocketClosed: (() => void) | undefined
+
+  /** @throws {InputValidationError} for a URL that is not ws:// or wss://. */
+  constructor(options: StreamClientOptions) {
+    let url: URL
+    try {
+      url = new URL(options.url)
+    } catch {
+      throw new InputValidationError('stream URL is not a valid URL')
+    }
+    if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
+      throw new InputValidationError(`stream URL must be ws:// or wss://, got ${url.protocol}`)
+    this.#url = url.toString()
+    this.#credentials = options.credentials
+    this.#clock = options.clock
+    this.#random = options.random
+    this.#factory = options.socketFactory ?? undiciSocketFactory()
+    this.#heartbeatMs = options.heartbeatMs ?? 25_000
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? 65_000
+    this.#watchdogMs = options.watchdogMs ?? 1_000
+    const stale = options.staleAfterMs ?? defaultStaleAfterMs
+    this.#staleAfter = typeof stale === 'number' ? () => stale : stale
+    this.#ackTimeoutMs = options.ackTimeoutMs ?? 10_000
+    this.#closeTimeoutMs = options.closeTimeoutMs ?? 2_000
+    this.#backoff = options.backoff ?? DEFAULT_BACKOFF
+    this.#limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits }
+    this.#log = options.logger
+    this.#outbox = new Outbox(this.#clock, this.#limits.maxMessagesPerMinute, this.#ackTimeoutMs, (reason) =>
+      this.#drop(reason),
+    )
+    // A listener's bug must not break the socket's bookkeeping.
+    this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))
+  }
+
+  // ---- public surface ---------------------------------------------------------------------------
+
+  get state(): StreamState {
+    return this.#state
+  }
+
+  /** The channels wanted (subscribed, or to be subscribed on the next open). */
+  get channels(): ReadonlySet<string> {
+    return this.#desired
+  }
+
+  on<K extends keyof StreamEventMap>(event: K, listener: (value: StreamEventMap[K]) => void): () => void {
+    return this.#events.on(event, listener)
+  }
+  onPush(listener: (push: StreamPush) => void): () => void {
+    return this.on('push', listener)
+  }
+  onGap(listener: (gap: StreamGap) => void): () => void {
+    return this.on('gap', listener)
+  }
+  onState(listener: (state: StreamState) => void): () => void {
+    return this.on('state', listener)
+  }
+
+  /** Opens the socket (once; later calls do nothing). */
+  start(): void {
+    if (this.#state !== 'idle') return
+    this.#connect()
+  }
+
+  /**
+   * Adds channels; sent at once when open, else on the next open.
+   * @throws {InputValidationError} an unknown channel, or a private one without credentials.
+   * @throws {StreamLimitError} more than `maxSubscriptions` channels in all.
+   */
+  subscribe(channels: readonly string[]): void {
+    for (const ch of channels) {
+      const parsed = parseChannel(ch)
+      if (parsed === undefined) throw new InputValidationError(`unknown stream channel '${ch}'`)
+      if (parsed.private && this.#credentials === undefined)
+        throw new InputValidationError(`channel '${ch}' is private: the stream needs credentials`)
+    }
+    const added = [...new Set(channels)].filter((ch) => !this.#desired.has(ch))
+    if (this.#desired.size + added.length > this.#limits.maxSubscriptions)
+      throw new StreamLimitError(
+        `${this.#desired.size + added.length} channels exceed ${this.#limits.maxSubscriptions} per connection`,
+      )
+    for (const ch of added) this.#desired.add(ch)
+    if (this.#state === 'open' && added.length > 0) this.#sendSubscribe(added)
+  }
+
+  unsubscribe(channels: readonly string[]): void {
+    const removed = channels.filter((ch) => this.#desired.delete(ch))
+    const live = removed.filter((ch) => this.#acked.delete(ch))
+    for (const ch of removed) {
+      this.#fresh.delete(ch)
+      this.#lastPushAt.delete(ch)
+      this.#sequences.forget(ch)
+    }
+    if (this.#state === 'open' && live.length > 0)
+      for (const chunk of chunks(live, this.#limits.maxSubscriptions))
+        this.#outbox.request(
+          (id) => subscribeFrame(id, 'unsub', chunk),
+          () => {},
+        )
+  }
+
+  /** True when the channel has had a push within its staleness bound. */
+  isFresh(channel: string): boolean {
+    return this.#fresh.has(channel)
+  }
+
+  health(): StreamHealth {
+    return {
+      state: this.#state,
+      reconnects: this.#reconnects,
+      gaps: this.#gaps,
+      pushes: this.#pushes,
+      lastInboundAt: this.#lastInboundAt,
+      messagesSentLastMinute: this.#outbox.used(),
+      channels: [...this.#desired].map((channel) => ({
+        channel,
+        subscribed: this.#acked.has(channel),
+        fresh: this.#fresh.has(channel),
+        lastPushAt: this.#lastPushAt.get(channel),
+        lastSq: this.#sequences.last(channel),
+      })),
+    }
+  }
+
+  /** Closes for good; resolves once the socket is closed or `closeTimeoutMs` has passed. */
+  close(): Promise<void> {
+    this.#closing ??= new Promise<void>((resolve) => {
+      const socket = this.#socket
+      this.#stop()
+      if (socket === undefined) {
+        resolve()
+        return
+      }
+      const bound = this.#clock.setTimeout(resolve, this.#closeTimeoutMs)
+      this.#onSocketClosed = () => {
+        this.#clock.clearTimeout(bound)
+        resolve()
+      }
+      socket.close(1000, 'client closing')
+    })
+    return this.#closing
+  }
+
+  // ---- connection -------------------------------------------------------------------------------
+
+  #connect(): void {
+    const gen = ++this.#gen
+    this.#setState('connecting')
+    const current = (): boolean => gen === this.#gen
+    try {
+      this.#socket = this.#factory(this.#url, {
+        onOpen: () => current() && this.#onOpen(),
+        onMessage: (text) => current() && this.#onMessage(text),
+        onClose: (code, reason) => {
+          this.#onSocketClosed?.()
+          if (current()) this.#onLost(`closed (${code}${reason ? ` ${reason}` : ''})`)
+        },
+        onError: (message) => {
+          if (current()) this.#log?.debug({ err: message }, 'stream socket error')
+        },
+      })
+    } catch (e) {
+      this.#onLost(`cannot open: ${e instanceof Error ? e.message : String(e)}`)
+      return
+    }
+    this.#timers.open = this.#clock.setTimeout(() => {
+      if (current()) this.#drop('open timed out')
+    }, this.#ackTimeoutMs)
+  }
+
+  #onOpen(): void {
+    this.#clear('open')
+    if (this.#socket !== undefined) this.#outbox.attach(this.#socket)
+    this.#lastInboundAt = this.#clock.now()
+    this.#schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
+    this.#schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
+    const creds = this.#credentials
+    if (creds === undefined) {
+      this.#onReady()
+      return
+    }
+    this.#outbox.request(
+      (id) => authFrame(id, creds.proxy, creds.secret),
+      (items) => {
+        const refused = items.find((i) => i.status === 'err')
+        if (refused !== undefined) {
+          // Fatal: retrying the same credentials cannot succeed (and would spend connection slots).
+          const socket = this.#socket
+          this.#stop()
+          socket?.close(1000, 'authentication refused')
+          this.#emit('error', new StreamAuthError(refused.error ?? 'unauthorized'))
+          return
+        }
+        this.#onReady()
+      },
+    )
+  }
+
+  /** Open (and authenticated): resubscribe everything wanted. */
+  #onReady(): void {
+    const reconnected = this.#everOpened
+    this.#everOpened = true
+    this.#sequences.reset()
+    this.#setState('open')
+    if (this.#desired.size === 0) {
+      this.#attempt = 0
+      return
+    }
+    this.#sendSubscribe([...this.#desired], reconnected)
+  }
+
+  #sendSubscribe(channels: readonly string[], afterReconnect = false): void {
+    for (const chunk of chunks(channels, this.#limits.maxSubscriptions)) {
+      this.#outbox.request(
+        (id) => subscribeFrame(id, 'sub', chunk),
+        (items) => {
+          this.#attempt = 0
+          chunk.forEach((ch, i) => {
+            // One item per channel; a single item answers for all (ws-protocol §3).
+            const item = items.length === chunk.length ? items[i] : items[0]
+            if (!this.#desired.has(ch)) return
+            if (item?.status === 'err') {
+              this.#desired.delete(ch)
+              this.#emit('error', new StreamSubscriptionError(ch, item.error ?? 'rejected'))
+              return
+            }
+            this.#acked.add(ch)
+            if (afterReconnect) this.#gap({ channel: ch, reason: 'reconnect' })
+            // Event channels are silent when nothing happens: subscribed on a live socket is fresh.
+            if (this.#staleAfter(ch) === Number.POSITIVE_INFINITY) this.#markFresh(ch)
+          })
+        },
+      )
+    }
+  }
+
+  #onMessage(text: string): void {
+    this.#lastInboundAt = this.#clock.now()
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      this.#emit('error', new StreamProtocolError('stream frame is not JSON'))
+      return
+    }
+    const frame = classifyFrame(value)
+    switch (frame.type) {
+      case 'response': {
+        // Unmatched: the ping's reply (id 0), or a late ack.
+        this.#outbox.resolve(frame.frame.id, ackItems(frame.frame))
+        return
+      }
+      case 'push':
+        this.#onPush(frame.frame)
+        return
+      case 'error':
+        this.#emit('error', new StreamServerError(frame.frame.error))
+        return
+      case 'unknown':
+        this.#emit('error', new StreamProtocolError('stream frame is neither a push nor a response'))
+    }
+  }
+
+  #onPush(env: PushEnvelope): void {
+    const { ch, sq } = env
+    if (!this.#desired.has(ch)) return // an unsubscribed channel's last frames
+    const check = this.#sequences.observe(ch, sq)
+    if (check.gap) this.#gap({ channel: ch, reason: 'sequence_gap', previous: check.previous, sq })
+    const parsed = parsePushData(env)
+    if (!parsed.ok) {
+      this.#emit('error', new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues }))
+      this.#gap({ channel: ch, reason: 'invalid_push', sq })
+      return
+    }
+    this.#pushes++
+    this.#lastPushAt.set(ch, this.#clock.now())
+    this.#markFresh(ch)
+    this.#emit('push', parsed.push)
+  }
+
+  #markFresh(ch: string): void {
+    if (this.#fresh.has(ch)) return
+    this.#fresh.add(ch)
+    this.#emit('fresh', ch)
+  }
+
+  #gap(gap: StreamGap): void {
+    this.#gaps++
+    this.#log?.warn(
+      { channel: gap.channel, reason: gap.reason, previous: gap.previous, sq: gap.sq },
+      'stream gap',
+    )
+    this.#emit('gap', gap)
+  }
+
+  #heartbeat(): void {
+    this.#outbox.sendSkippable(PING_FRAME)
+    this.#schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
+  }
+
+  #watchdog(): void {
+    const now = this.#clock.now()
+    if (this.#lastInboundAt !== undefined && now - this.#lastInboundAt > this.#idleTimeoutMs) {
+      this.#drop(`silent for ${now - this.#lastInboundAt} ms`)
+      return
+    }
+    for (const ch of this.#fresh) {
+      const last = this.#lastPushAt.get(ch) ?? 0
+      if (now - last > this.#staleAfter(ch)) {
+        this.#fresh.delete(ch)
+        this.#emit('stale', ch)
+      }
+    }
+    this.#schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
+  }
+
+  /** Drops the current socket without waiting for it, then reconnects. */
+  #drop(reason: string): void {
+    const socket = this.#socket
+    this.#onLost(reason)
+    socket?.close(4000, 'client dropped the connection')
+  }
+
+  #onLost(reason: string): void {
+    if (this.#state === 'closed' || this.#state === 'down') return
+    this.#log?.warn({ reason }, 'stream connection lost')
+    this.#resetSocket()
+    this.#setState('down')
+    const delay = reconnectDelay(this.#attempt++, this.#backoff, this.#random)
+    this.#reconnects++
+    this.#schedule('reconnect', delay, () => this.#connect())
+  }
+
+  /** Forgets the socket and everything scoped to it; fresh channels become stale. */
+  #resetSocket(): void {
+    this.#gen++
+    this.#socket = undefined
+    for (const key of ['open', 'heartbeat', 'watchdog'] as const) this.#clear(key)
+    this.#outbox.detach()
+    this.#acked.clear()
+    this.#lastInboundAt = undefined
+    const wasFresh = [...this.#fresh]
+    this.#fresh.clear()
+    for (const ch of wasFresh) this.#emit('stale', ch)
+  }
+
+  /** Ends for good (the caller closes the socket). */
+  #stop(): void {
+    this.#resetSocket()
+    this.#clear('reconnect')
+    this.#setState('closed')
+  }
+
+  // ---- plumbing ---------------------------------------------------------------------------------
+
+  #schedule(key: TimerKey, ms: number, fn: () => void): void {
+    this.#clear(key)
+    this.#timers[key] = this.#clock.setTimeout(
+      () => {
+        this.#timers[key] = undefined
+        fn()
+      },
+      Math.max(0, ms),
+    )
+  }
+
+  #clear(key: TimerKey): void {
+    const id = this.#timers[key]
+    if (id !== undefined) this.#clock.clearTimeout(id)
+    this.#timers[key] = undefined
+  }
+
+  #setState(state: StreamState): void {
+    if (this.#state === state) return
+    this.#state = state
+    this.#log?.info({ state }, 'stream state')
+    this.#emit('state', state)
+  }
+
+  #emit<K extends keyof StreamEventMap>(event: K, value: StreamEventMap[K]): void {
+    this.#events.emit(event, value)
+  }
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}

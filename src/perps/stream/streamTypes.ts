@@ -1,0 +1,94 @@
+/** The stream client's public types: states, events, options, limits and health. */
+import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { Random } from '../../random.ts'
+import type { BackoffPolicy } from './reconnectBackoff.ts'
+import type { StreamPush } from './schemas.ts'
+import type { SocketFactory } from './socket.ts'
+import type { StreamError } from './streamErrors.ts'
+
+/** The venue's WebSocket (the official client's production environment; ws-protocol §1). */
+export const VENUE_STREAM_URL = 'wss://ws.perpetuals.polymarket.com/v1/ws'
+
+export type StreamState = 'idle' | 'connecting' | 'open' | 'down' | 'closed'
+
+export interface StreamGap {
+  channel: string
+  reason: 'sequence_gap' | 'reconnect' | 'invalid_push'
+  /** The last `sq` seen before the gap (sequence gaps). */
+  previous?: number | undefined
+  /** The `sq` that broke the sequence. */
+  sq?: number | undefined
+}
+
+export interface StreamEventMap {
+  push: StreamPush
+  gap: StreamGap
+  state: StreamState
+  /** A fresh channel went silent past its bound, or the socket went down. */
+  stale: string
+  /** A push arrived on a channel that was not fresh. */
+  fresh: string
+  error: StreamError
+}
+
+export interface StreamCredentials {
+  proxy: string
+  secret: string
+}
+
+export interface StreamLimits {
+  /** Channels on this connection (venue: 100 active subscriptions per connection). */
+  maxSubscriptions: number
+  /** Frames this client may send per minute (venue: 1,000 per IP, shared by all sockets). */
+  maxMessagesPerMinute: number
+}
+
+/** Venue limits (protocol-notes c.4); a client's message share defaults to a fifth of the IP's. */
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { maxSubscriptions: 100, maxMessagesPerMinute: 200 }
+
+export interface StreamClientOptions {
+  /** `ws://` or `wss://` URL (`PERPS_WS_URL`). */
+  url: string
+  /** Authenticates the socket for the private channels. Never logged. */
+  credentials?: StreamCredentials | undefined
+  clock: Clock
+  /** Jitter of the reconnect back-off. */
+  random: Random
+  /** Default: undici's WebSocket. */
+  socketFactory?: SocketFactory | undefined
+  /** Ping interval. Default 25 s. */
+  heartbeatMs?: number | undefined
+  /** A socket with no inbound frame for this long is dropped. Default 65 s. */
+  idleTimeoutMs?: number | undefined
+  /** How often silence is checked. Default 1 s. */
+  watchdogMs?: number | undefined
+  /** Silence after which a channel is stale: a number, or per channel. Default `defaultStaleAfterMs`. */
+  staleAfterMs?: number | ((channel: string) => number) | undefined
+  /** Bound on opening the socket and on each ack. Default 10 s. */
+  ackTimeoutMs?: number | undefined
+  /** Bound on `close()` waiting for the closing handshake. Default 2 s. */
+  closeTimeoutMs?: number | undefined
+  backoff?: BackoffPolicy | undefined
+  limits?: Partial<StreamLimits> | undefined
+  logger?: Logger | undefined
+}
+
+export interface ChannelHealth {
+  channel: string
+  /** Acknowledged on the current socket. */
+  subscribed: boolean
+  fresh: boolean
+  lastPushAt: number | undefined
+  lastSq: number | undefined
+}
+
+export interface StreamHealth {
+  state: StreamState
+  reconnects: number
+  gaps: number
+  pushes: number
+  lastInboundAt: number | undefined
+  messagesSentLastMinute: number
+  channels: ChannelHealth[]
+}

@@ -1,0 +1,118 @@
+/**
+ * Every frame the mock's WebSocket pushes parses under the official bindings' event schemas (the
+ * reads `@polymarket/client` accepts), and `GET /v1/info/tickers` under its REST schema, agreeing
+ * with the `tickers::all` push of the same tick.
+ */
+import { request, WebSocket } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningMock } from '../../../src/mock/server.ts'
+import { createPerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
+import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
+import { SaltSource } from '../../../src/perps/signing/salt.ts'
+import { seededRandom } from '../../../src/random.ts'
+import { OWNER, PROXY, PROXY_PK, SECRET, startStreamMock, until } from '../../perps/stream/streamHarness.ts'
+
+let mock: RunningMock
+let ws: WebSocket
+const frames: { ch?: string; id?: number; data?: unknown }[] = []
+
+const send = (v: unknown): void => ws.send(JSON.stringify(v))
+const step = async (ms: number): Promise<void> => {
+  mock.clock.advance(ms)
+  await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
+beforeAll(async () => {
+  mock = await startStreamMock()
+  ws = new WebSocket(mock.wsUrl)
+  ws.addEventListener('message', (ev) => frames.push(JSON.parse(String(ev.data))))
+  await new Promise((resolve) => ws.addEventListener('open', resolve, { once: true }))
+  send({ id: 1, req: 'post', op: { type: 'auth', args: { proxy: PROXY, secret: SECRET } } })
+  await until(() => frames.some((f) => f.id === 1), 'auth ack')
+  const chs = ['tickers::all', 'tickers::2', 'statistics::all', 'bbo::1', 'book::1', 'klines::1::1m']
+  const own = ['portfolio', 'orders', 'fills', 'balances', 'withdrawals', 'funding']
+  send({ id: 2, req: 'sub', chs: [...chs, ...own] })
+  await until(() => frames.some((f) => f.id === 2), 'sub ack')
+  const rest = createPerpsClient({
+    baseUrl: mock.url,
+    clock: mock.clock,
+    random: seededRandom(3),
+    credentials: { proxy: PROXY, secret: SECRET },
+    signer: new CommandSigner({
+      privateKey: PROXY_PK,
+      clock: mock.clock,
+      salts: new SaltSource(seededRandom(4)),
+    }),
+  })
+  await rest.createOrders([{ iid: 1, buy: true, qty: '0.01', tif: 'ioc' }])
+  await rest.close()
+  mock.exchange.requestWithdrawal(OWNER, { amount: '100' })
+  for (let i = 0; i < 3; i++) await step(1_000)
+  await until(() => frames.some((f) => f.ch === 'withdrawals'), 'pushes')
+})
+afterAll(async () => {
+  ws.close()
+  await mock.close()
+})
+
+describe('mock WebSocket vs the official schemas', () => {
+  it('acks auth and subscriptions in the shapes the official session accepts', () => {
+    expect(frames.find((f) => f.id === 1)).toEqual({ id: 1, data: { status: 'ok' } })
+    const sub = frames.find((f) => f.id === 2)
+    expect(sub?.data).toHaveLength(12)
+    expect(sub?.data).toEqual(Array.from({ length: 12 }, () => ({ status: 'ok' })))
+  })
+
+  it('every push parses under PerpsMarketDataEventSchema or PerpsSessionUpdateEventSchema', async () => {
+    const { PerpsMarketDataEventSchema, PerpsSessionUpdateEventSchema } = await import(
+      '@polymarket/bindings/subscriptions'
+    )
+    const pushes = frames.filter((f) => f.ch !== undefined)
+    const kinds = new Set(pushes.map((p) => (p.ch ?? '').split('::')[0]))
+    expect([...kinds].sort()).toEqual(
+      [
+        'balances',
+        'bbo',
+        'book',
+        'fills',
+        'klines',
+        'orders',
+        'portfolio',
+        'statistics',
+        'tickers',
+        'withdrawals',
+      ].sort(),
+    )
+    for (const p of pushes) {
+      const market = PerpsMarketDataEventSchema.safeParse(p)
+      const session = PerpsSessionUpdateEventSchema.safeParse(p)
+      expect(
+        market.success || session.success,
+        `${p.ch}: ${JSON.stringify(session.error?.issues ?? market.error?.issues)}`,
+      ).toBe(true)
+    }
+  })
+
+  it('GET /v1/info/tickers parses under the official schema and matches the push of the tick', async () => {
+    const { FetchPerpsTickersResponseSchema } = await import('@polymarket/bindings/perps')
+    const res = await request(`${mock.url}/v1/info/tickers`)
+    const body = await res.body.json()
+    const parsed = FetchPerpsTickersResponseSchema.safeParse(body)
+    expect(parsed.error?.issues ?? []).toEqual([])
+    const pushed = frames.filter((f) => f.ch === 'tickers::all').slice(-(parsed.data?.length ?? 0))
+    expect(pushed.map((p) => p.data)).toEqual(
+      (parsed.data ?? []).map((t) => ({
+        iid: t.instrumentId,
+        idx: t.indexPrice,
+        mark: t.markPrice,
+        last: t.lastPrice,
+        mid: t.midPrice,
+        oi: t.openInterest,
+        fr: t.fundingRate,
+        nxf: t.nextFunding,
+      })),
+    )
+    const one = await request(`${mock.url}/v1/info/tickers?instrument_id=2`)
+    expect(((await one.body.json()) as { instrument_id: number }[]).map((t) => t.instrument_id)).toEqual([2])
+  })
+})
