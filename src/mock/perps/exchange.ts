@@ -1,15 +1,12 @@
 /**
- * The mock Perps exchange: a pure, seeded, deterministic venue on an injected clock. This class is
- * a thin façade over a plain state (state.ts) and one module of functions per concern: the command
- * gate (gate.ts), matching (matching.ts, book.ts), margin and liquidation (margin.ts), accounts and
- * proxies (accounts.ts), funding (funding.ts), withdrawals (accountWithdrawals.ts), wire rendering
- * (wire.ts), stepping/scenarios (stepping.ts, scenarioControls.ts) and the WebSocket's tickers and
- * order/fill hooks (streamHooks.ts, tickerWire.ts).
- *
- * There are no timers: every entry point first steps the simulation to `clock.now()`. The same seed
- * and the same calls at the same clock times give byte-identical answers. Methods return wire bodies
- * (typed by our zod schemas) and throw `MockRejection` for error answers; `createPerpsHandler`
- * (handler.ts) maps HTTP onto them. Decisions where the venue is silent are marked "Decision:".
+ * The mock Perps exchange: a pure, seeded, deterministic venue on an injected clock; a thin façade
+ * over a plain state (state.ts) and one module per concern: command gate (gate.ts), matching
+ * (matching.ts, book.ts), margin and liquidation (margin.ts), accounts and proxies (accounts.ts),
+ * funding, withdrawals (accountWithdrawals.ts), wire rendering (wire.ts), stepping and scenarios
+ * (stepping.ts, scenarioControls.ts), WebSocket tickers and order/fill hooks (streamHooks.ts).
+ * No timers: every entry point first steps the simulation to `clock.now()`; the same seed and calls
+ * give byte-identical answers. Methods return wire bodies and throw `MockRejection` for error
+ * answers; handler.ts maps HTTP onto them. Decisions where the venue is silent say "Decision:".
  */
 
 import { InputValidationError } from '../../errors.ts'
