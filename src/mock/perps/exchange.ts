@@ -8,7 +8,6 @@
  * give byte-identical answers. Methods return wire bodies and throw `MockRejection` for error
  * answers; handler.ts maps HTTP onto them. Decisions where the venue is silent say "Decision:".
  */
-
 import { InputValidationError } from '../../errors.ts'
 import type {
   CreateProxyResult,
