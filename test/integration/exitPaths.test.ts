@@ -195,6 +195,11 @@ describe('exit paths: SIGTERM on a hostile venue still applies the exit policy',
 
   it('(d) with a dead venue (the server is gone): the report says cancel-all failed', async () => {
     const r = await startQuoting(25)
+    // The log can name only orders the bot has heard of: wait for an acknowledged one.
+    await vi.waitFor(() => expect(r.run.bot.status().instruments.some((i) => i.openOrders > 0)).toBe(true), {
+      timeout: 10_000,
+      interval: 50,
+    })
     await r.run.server.close()
     const stop = await timedStop(r)
     expect(stop.elapsedMs).toBeLessThan(STOP_BUDGET_MS)
