@@ -4,7 +4,7 @@
  * REST long names), orders, fills (an array), funding, withdrawals, balances, deposits.
  */
 import { z } from 'zod'
-import { Portfolio } from '../schemas/account.ts'
+import { Fill, Portfolio } from '../schemas/account.ts'
 import { DecimalString, InstrumentId, OrderId, TimestampMs } from '../schemas/common.ts'
 import { Kline } from '../schemas/info.ts'
 import { Order } from '../schemas/orders.ts'
@@ -90,28 +90,8 @@ const TpslInfo = z.looseObject({
 export const OrderPush = Order.extend({ tpsl: TpslInfo.nullish() })
 export type OrderPush = z.infer<typeof OrderPush>
 
-export const FillItem = z.looseObject({
-  /** Trade id. */
-  tid: z.number().int().nonnegative(),
-  oid: OrderId,
-  iid: InstrumentId,
-  side: Side,
-  p: DecimalString,
-  qty: DecimalString,
-  taker: z.boolean(),
-  fee: DecimalString,
-  /** Fee asset. */
-  fea: z.string(),
-  /** Position size after the fill (signed). */
-  psz: DecimalString,
-  /** Position entry price after the fill. */
-  pep: DecimalString,
-  /** Realized PnL of the fill. */
-  pnl: DecimalString,
-  liq: z.boolean(),
-  ts: TimestampMs,
-  coid: z.string().optional(),
-})
+/** A fill pushed on `fills`: the same fields and schema as a REST fill (`GET /v1/account/fills`). */
+export const FillItem = Fill
 export type FillItem = z.infer<typeof FillItem>
 /** `fills`: always an array (an object frame is dropped by the bindings). */
 export const FillsPush = z.array(FillItem)
