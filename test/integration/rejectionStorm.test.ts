@@ -60,7 +60,9 @@ describe('bot against the mock: rejection storm', () => {
       gaps.forEach((gap, i) => {
         const pause = Math.min(30_000, 1_000 * 2 ** i)
         expect(gap, why).toBeGreaterThanOrEqual(pause)
-        if (i >= 5) expect(gap, why).toBeLessThan(pause + 6_000)
+        // At the cap it keeps retrying: one retry may plan no create (nothing to place that cycle),
+        // so the gap between two rejected create batches stays under two capped pauses.
+        if (i >= 5) expect(gap, why).toBeLessThan(2 * pause + 6_000)
       })
 
       // One alert per instrument for the whole episode, never resolved while it lasts.
