@@ -2,23 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { degradations } from '../../../src/bot/instrument/instrument.machine.ts'
 import type { OrderPlan } from '../../../src/bot/orders/orderPlan.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
+import { restingOrder } from '../../helpers/orders.ts'
 import { type Harness, harness, margin, nothing, oneBid } from './helpers.ts'
 
-const order = (oid: number, uts: number): Order => ({
-  oid,
-  iid: 7,
-  buy: true,
-  p: '49990',
-  qty: '0.01',
-  tif: 'gtc',
-  po: true,
-  ro: false,
-  rest: '0.01',
-  fill: '0',
-  cts: uts,
-  uts,
-  status: 'open',
-})
+const order = (oid: number, uts: number): Order => restingOrder(oid, { cts: uts, uts })
 
 /**
  * Advances the simulated clock to `at` in steps of at most 250 ms (a `SimulatedClock` fires timers due

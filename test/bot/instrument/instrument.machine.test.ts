@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { Order } from '../../../src/perps/schemas/orders.ts'
+import { restingOrder } from '../../helpers/orders.ts'
 import { harness, margin, nothing, oneBid } from './helpers.ts'
 
-const order = (oid: number, over: Partial<Order> = {}): Order => ({
-  oid,
-  iid: 7,
-  buy: true,
-  p: '49990',
-  qty: '0.01',
-  tif: 'gtc',
-  po: true,
-  ro: false,
-  rest: '0.01',
-  fill: '0',
-  cts: 0,
-  uts: 0,
-  status: 'open',
-  ...over,
-})
+const order = restingOrder
 
 describe('instrument machine', () => {
   it('syncs until every input has arrived, then quotes and reprices', async () => {

@@ -8,6 +8,7 @@ import { degradations } from '../../../src/bot/instrument/instrument.machine.ts'
 import { MAX_REJECT_BACKOFF_MS, rejectBackoff } from '../../../src/bot/instrument/steps.ts'
 import type { OrderPlan, PlanOutcome } from '../../../src/bot/orders/orderPlan.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
+import { restingOrder } from '../../helpers/orders.ts'
 import { type Harness, harness, margin, oneBid } from './helpers.ts'
 
 const rejectAll =
@@ -141,21 +142,7 @@ describe('instrument machine: a rejection storm', () => {
   })
 
   it('a modified post-only order that crossed and left the book is a domain rejection', async () => {
-    const resting: Order = {
-      oid: 5,
-      iid: 7,
-      buy: true,
-      p: '49990',
-      qty: '0.01',
-      tif: 'gtc',
-      po: true,
-      ro: false,
-      rest: '0.01',
-      fill: '0',
-      cts: 0,
-      uts: 0,
-      status: 'open',
-    }
+    const resting: Order = restingOrder(5)
     const h = harness((s) =>
       s.openOrders.length > 0
         ? { modify: [{ oid: 5, p: '50010', qty: '0.01' }], create: [], cancel: [] }

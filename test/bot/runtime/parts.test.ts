@@ -10,22 +10,9 @@ import { UnexpectedResponseError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
+import { restingOrder } from '../../helpers/orders.ts'
 
-const order = (oid: number, iid: number): Order => ({
-  oid,
-  iid,
-  buy: true,
-  p: '1',
-  qty: '1',
-  tif: 'gtc',
-  po: true,
-  ro: false,
-  rest: '1',
-  fill: '0',
-  cts: 0,
-  uts: 0,
-  status: 'open',
-})
+const order = (oid: number, iid: number): Order => restingOrder(oid, { iid })
 
 describe('signal', () => {
   it('delivers to every subscriber even when one throws, and unsubscribes', () => {

@@ -14,22 +14,9 @@ import {
 } from '../../../src/bot/runtime/stopSequence.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
+import { restingOrder } from '../../helpers/orders.ts'
 
-const order = (oid: number, iid: number): Order => ({
-  oid,
-  iid,
-  buy: true,
-  p: '1',
-  qty: '1',
-  tif: 'gtc',
-  po: true,
-  ro: false,
-  rest: '1',
-  fill: '0',
-  cts: 0,
-  uts: 0,
-  status: 'open',
-})
+const order = (oid: number, iid: number): Order => restingOrder(oid, { iid })
 
 const never = (): Promise<never> => new Promise<never>(() => undefined)
 const SHUTDOWN_BUDGET_MS = 8_000
