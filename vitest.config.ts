@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
+    // Vitest's default is one worker on a 2-core machine; most integration files wait on the mock's
+    // clock or on loopback I/O, so two forks halve the wall time without starving either.
+    maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
