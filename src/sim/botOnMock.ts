@@ -35,6 +35,8 @@ export interface BotOnMockOptions {
   overrides?: Record<string, unknown> | undefined
   /** pino level name. Default info. */
   logLevel?: string | undefined
+  /** Called as a request arrives at the mock, before it is handled (latency benchmarks). */
+  onRequest?: ((req: MockRequest) => void) | undefined
   onExchange?: ((x: WireExchange) => void) | undefined
   onLogLine?: ((line: string) => void) | undefined
   onAlert?: ((alert: Alert) => void) | undefined
@@ -55,6 +57,7 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
   const mock = createMockServerHandler(o.mock)
   const server = await startMockHttpServer({
     handler: async (req: MockRequest) => {
+      o.onRequest?.(req)
       const res = await mock.handler(req)
       o.onExchange?.({
         req,

@@ -66,7 +66,12 @@ export function instrumentStatus(i: InstrumentView, venueNow: number, pnl?: Inst
       strategyErrors: ctx?.stats.strategyErrors ?? 0,
     },
     degraded: ctx ? degradations(ctx.health).map((d) => `${d.cause}: ${d.reason}`) : [],
-    details: { indexPrice: ctx?.index?.price ?? null, rejectBackoffMs: ctx?.backoffMs ?? 0 },
+    details: {
+      indexPrice: ctx?.index?.price ?? null,
+      // The age of the index the actor would act on now (venue time): the feeds' freshness.
+      indexAgeMs: ctx?.index ? venueNow - ctx.index.ts : null,
+      rejectBackoffMs: ctx?.backoffMs ?? 0,
+    },
     ...(pnl ? { pnl } : {}),
   }
 }
