@@ -15,7 +15,7 @@ export function freshBbo(snapshot: StrategySnapshot, maxAgeMs: number): Strategy
   return bbo
 }
 
-/** Post-only limits in price ticks: bids ≤ `maxBid`, asks ≥ `minAsk`; undefined = no limit on that side. */
+/** Post-only limits in price ticks: bids ≤ `maxBid`, asks ≥ `minAsk`; undefined = no limit there. */
 export interface BookLimits {
   maxBid: bigint | undefined
   minAsk: bigint | undefined

@@ -114,7 +114,7 @@ export function conformanceChecks<P>(
   const slugsOf = (p: P): readonly string[] => strategy.catalogue?.(p)?.slugs ?? []
   const bboAgeOf = (p: P): number | undefined => (options.bboMaxAgeOf ?? maxBboAgeOf)(p)
 
-  /** Snapshots for these params: positions relative to their cap, catalogue events they ask for, BBO ages they trust. */
+  /** Snapshots for these params: positions relative to their cap, their catalogue events, BBO ages. */
   const snapshotsFor = (params: P, snap: CaseOptions = {}) => {
     const age = bboAgeOf(params)
     return snapshotArbitrary({

@@ -1,6 +1,6 @@
 /**
- * Mapping from wire resources (instruments, index, statistics, best bid/offer, portfolio, catalogue events) to the
- * pieces of a `StrategySnapshot`, so every actor builds snapshots the same way.
+ * Mapping from wire resources (instruments, index, statistics, best bid/offer, portfolio, catalogue
+ * events) to the pieces of a `StrategySnapshot`, so every actor builds snapshots the same way.
  */
 import { compareDecimal } from '../decimal.ts'
 import type { Portfolio } from '../perps/schemas/account.ts'

@@ -1,8 +1,8 @@
 /**
  * One actor per instrument. It is fed index, statistics, account margin/position, its own open
- * orders and the best bid/offer; it asks its plan function (strategy + quote diff) for order actions, passes them through the
- * price guard, and hands them to the batcher through the `submitPlan` actor; it waits for per-order
- * results and applies them.
+ * orders and the best bid/offer; it asks its plan function (strategy + quote diff) for order actions,
+ * passes them through the price guard, and hands them to the batcher through the `submitPlan` actor;
+ * it waits for per-order results and applies them.
  *
  * States make risk visible:
  *   syncing → active { risk: normal | widened | reduceOnly  ×  work: quoting ⇄ repricing } ⇄ halted → stopped
