@@ -3,8 +3,10 @@
  * The signal is the YES probability p of one market (its first outcome price, else the mid of best
  * bid/ask, else the last trade): shift = (p − 0.5) × 2 × maxBiasBps, rounded to whole bps (negated
  * when `invert`). A missing, stale or thin catalogue gives a neutral (zero) shift; no index, no quotes.
+ * Quotes stay behind a fresh best bid/offer (`maxBboAgeMs`).
  */
 import { z } from 'zod'
+import { freshBbo } from '../src/strategy/book.ts'
 import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
 import { bpsParam, ladderParamsShape, MsParam } from '../src/strategy/params.ts'
 import {
@@ -103,6 +105,7 @@ export const strategy = defineStrategy({
       centre: index,
       reference: index,
       shiftBps: catalogueBiasBps(snapshot, params),
+      bbo: freshBbo(snapshot, params.maxBboAgeMs),
     })
   },
 })

@@ -1,9 +1,11 @@
 /**
  * index-peg: a symmetric ladder around the index price. Both quotes lean against the position
  * (inventory skew), and the side that would take |position| past `positionCap` is trimmed, then
- * dropped. Quotes nothing without a fresh index.
+ * dropped. With a fresh best bid/offer (`maxBboAgeMs`) no quote crosses it. Quotes nothing without a
+ * fresh index.
  */
 import { z } from 'zod'
+import { freshBbo } from '../src/strategy/book.ts'
 import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
 import { ladderParamsShape } from '../src/strategy/params.ts'
 import { defineStrategy } from '../src/strategy/strategy.ts'
@@ -19,6 +21,10 @@ export const strategy = defineStrategy({
   quote(snapshot, params) {
     const index = freshIndexPrice(snapshot, params.maxIndexAgeMs)
     if (index === undefined) return []
-    return buildLadder(snapshot, params, { centre: index, reference: index })
+    return buildLadder(snapshot, params, {
+      centre: index,
+      reference: index,
+      bbo: freshBbo(snapshot, params.maxBboAgeMs),
+    })
   },
 })

@@ -4,9 +4,11 @@
  * is volMultiplier × σ in bps (a float signal, rounded up to whole bps) clamped to
  * [minSpreadBps, maxSpreadBps]. With too few or stale klines it quotes at maxSpreadBps.
  * Centre: the fresh index, else (documented fallback) the last close of fresh klines, else nothing.
+ * Like every ladder, it keeps its post-only quotes behind a fresh best bid/offer (`maxBboAgeMs`).
  */
 import { z } from 'zod'
 import type { Kline } from '../src/perps/schemas/info.ts'
+import { freshBbo } from '../src/strategy/book.ts'
 import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
 import { bpsParam, ladderParamsShape, MsParam } from '../src/strategy/params.ts'
 import { defineStrategy, type StrategySnapshot } from '../src/strategy/strategy.ts'
@@ -81,6 +83,10 @@ export const strategy = defineStrategy({
     const closes = klines?.map((k) => Number(k[4]))
     const sigma = closes === undefined ? undefined : realizedVol(closes, params.volWindow, params.minSamples)
     const halfSpreadBps = volHalfSpreadBps(sigma, params)
-    return buildLadder(snapshot, { ...params, halfSpreadBps }, { centre, reference: centre })
+    return buildLadder(
+      snapshot,
+      { ...params, halfSpreadBps },
+      { centre, reference: centre, bbo: freshBbo(snapshot, params.maxBboAgeMs) },
+    )
   },
 })

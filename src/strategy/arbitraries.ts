@@ -2,11 +2,13 @@
  * fast-check arbitraries for strategy snapshots and ladder params, used by the conformance kit and by
  * tests. Instruments get 0–8 price and quantity decimals; index prices span 1e-12 to 1e12, both as
  * realistic 5-figure prices and as arbitrary digit strings; positions are drawn relative to the
- * position cap (including beyond it); klines are a random walk of 1-minute closes, fresh or stale.
+ * position cap (including beyond it); klines are a random walk of 1-minute closes, fresh or stale; the
+ * best bid/offer lies around the index (within a few bps to ±6%), normal, locked, crossed, one-sided or
+ * empty, fresh or stale.
  * Test-only: imports fast-check (a devDependency).
  */
 import fc from 'fast-check'
-import { fromTicks, mulDecimal, parseDecimal, toTicks } from '../decimal.ts'
+import { divRound, fromTicks, mulDecimal, parseDecimal, toTicks } from '../decimal.ts'
 import type { Kline } from '../perps/schemas/info.ts'
 import type { Order } from '../perps/schemas/orders.ts'
 import {
@@ -15,11 +17,14 @@ import {
   computeMarginRatio,
   QUOTE_MODES,
   type QuoteMode,
+  type StrategyBbo,
+  type StrategyBookLevel,
   type StrategyCatalogue,
   type StrategyIndex,
   type StrategyInstrument,
   type StrategyPosition,
   type StrategySnapshot,
+  type StrategySnapshotBbo,
   type StrategyStatistics,
 } from './strategy.ts'
 
@@ -36,6 +41,13 @@ export interface SnapshotArbitraryOptions {
   marketSlugs?: readonly string[] | undefined
   /** Whether statistics may be absent (default true). */
   allowMissingStatistics?: boolean | undefined
+  /**
+   * The best bid/offer: `'fresh'` (age ≤ `bboMaxAgeMs`), `'stale'` (older; none when that bound is 0),
+   * `'never'`, or `'mixed'` (default: absent, fresh or stale).
+   */
+  bbo?: 'mixed' | 'fresh' | 'stale' | 'never' | undefined
+  /** The age up to which a BBO counts as fresh, ms (default 5,000; 0 = no bound, every age is fresh). */
+  bboMaxAgeMs?: number | undefined
 }
 
 const NOW_MIN = 1_700_000_000_000
@@ -168,6 +180,102 @@ function catalogueArbitrary(
   )
 }
 
+/** Ticks of `centre × (1 + bps/10⁴)` at `priceDecimals`, half-even, at least one tick. */
+function ticksAt(centre: string, bps: number, priceDecimals: number): bigint {
+  const f = parseDecimal(mulDecimal(centre, fromTicks(BigInt(10_000 + bps), 4)))
+  const ticks = divRound(f.units * 10n ** BigInt(priceDecimals), 10n ** BigInt(f.scale), 'half-even')
+  return ticks > 0n ? ticks : 1n
+}
+
+const BBO_SHAPES = ['normal', 'locked', 'crossed', 'bid-only', 'ask-only', 'empty'] as const
+
+/** A touch around `centre`: bid/ask offsets mostly within ±30 bps, sometimes up to ±600 bps. */
+export function bboArbitrary(
+  centre: string,
+  priceDecimals: number,
+  quantityDecimals: number,
+): fc.Arbitrary<StrategyBbo> {
+  const offset = fc.oneof(
+    { arbitrary: fc.integer({ min: -30, max: 30 }), weight: 3 },
+    { arbitrary: fc.integer({ min: -600, max: 600 }), weight: 1 },
+  )
+  const qty = decimalArb(10n ** 6n, quantityDecimals)
+  return fc
+    .record({
+      shape: fc.oneof(
+        { arbitrary: fc.constant('normal' as const), weight: 5 },
+        { arbitrary: fc.constantFrom(...BBO_SHAPES), weight: 3 },
+      ),
+      a: offset,
+      b: offset,
+      bq: qty,
+      aq: qty,
+    })
+    .map(({ shape, a, b, bq, aq }): StrategyBbo => {
+      const lo = ticksAt(centre, Math.min(a, b), priceDecimals)
+      const hi = ticksAt(centre, Math.max(a, b), priceDecimals)
+      const level = (ticks: bigint, q: string): StrategyBookLevel => ({
+        price: fromTicks(ticks, priceDecimals),
+        qty: q,
+      })
+      switch (shape) {
+        case 'normal':
+          return { bid: level(lo, bq), ask: level(hi > lo ? hi : lo + 1n, aq) }
+        case 'locked':
+          return { bid: level(lo, bq), ask: level(lo, aq) }
+        case 'crossed':
+          return { bid: level(hi + 1n, bq), ask: level(lo, aq) }
+        case 'bid-only':
+          return { bid: level(lo, bq), ask: undefined }
+        case 'ask-only':
+          return { bid: undefined, ask: level(hi, aq) }
+        default:
+          return { bid: undefined, ask: undefined } // empty
+      }
+    })
+}
+
+/** A BBO of the wanted age (see `SnapshotArbitraryOptions.bbo`), or undefined. */
+function snapshotBboArbitrary(
+  now: number,
+  centre: string,
+  instrument: StrategyInstrument,
+  options: SnapshotArbitraryOptions,
+): fc.Arbitrary<StrategySnapshotBbo | undefined> {
+  const maxAge = options.bboMaxAgeMs ?? 5_000
+  const touch = bboArbitrary(centre, instrument.priceDecimals, instrument.quantityDecimals)
+  const aged = (age: fc.Arbitrary<number>) =>
+    fc.tuple(touch, age).map(([t, a]): StrategySnapshotBbo => ({ ...t, receivedAt: now - a }))
+  const fresh = aged(
+    maxAge > 0
+      ? fc.oneof(fc.integer({ min: 0, max: Math.min(maxAge, 1_000) }), fc.integer({ min: 0, max: maxAge }))
+      : fc.integer({ min: 0, max: 3_600_000 }),
+  )
+  const stale =
+    maxAge > 0
+      ? aged(
+          fc.oneof(
+            fc.integer({ min: maxAge + 1, max: maxAge + 1_000 }),
+            fc.integer({ min: maxAge + 1, max: maxAge + 3_600_000 }),
+          ),
+        )
+      : fc.constant(undefined)
+  switch (options.bbo ?? 'mixed') {
+    case 'never':
+      return fc.constant(undefined)
+    case 'fresh':
+      return fresh
+    case 'stale':
+      return stale
+    case 'mixed':
+      return fc.oneof(
+        { arbitrary: fc.constant(undefined), weight: 2 },
+        { arbitrary: fresh, weight: 3 },
+        { arbitrary: stale, weight: 1 },
+      )
+  }
+}
+
 function positionArbitrary(
   positionCap: string | undefined,
   qd: number,
@@ -218,6 +326,7 @@ export function snapshotArbitrary(options: SnapshotArbitraryOptions = {}): fc.Ar
       priceArbitrary(head.instrument.priceDecimals).map((indexPrice) => ({ ...head, indexPrice })),
     )
     .chain(({ now, instrument, indexPrice, indexAge, hasIndex, mode }) => {
+      // Drawn around the index price even when the snapshot has no index (a fallback centre is near it).
       const index: StrategyIndex | undefined = hasIndex
         ? { price: indexPrice, ts: options.index === 'always' ? now : now - indexAge }
         : undefined
@@ -248,6 +357,7 @@ export function snapshotArbitrary(options: SnapshotArbitraryOptions = {}): fc.Ar
           })),
         openOrders: ordersArbitrary(instrument.id, index?.price ?? '1'),
         catalogue: catalogueArbitrary(now, options.eventSlugs ?? [], options.marketSlugs ?? []),
+        bbo: snapshotBboArbitrary(now, indexPrice, instrument, options),
         now: fc.constant(now),
         instrument: fc.constant(instrument),
         index: fc.constant(index),
@@ -270,6 +380,7 @@ export function ladderParamsArbitrary(): fc.Arbitrary<Record<string, unknown>> {
     levelSpacingBps: fc.integer({ min: 0, max: 200 }),
     skewBps: fc.integer({ min: 0, max: 300 }),
     maxIndexAgeMs: fc.constantFrom(0, 15_000, 60_000),
+    maxBboAgeMs: fc.constantFrom(0, 1_000, 5_000),
     widenedSpreadFactor: fc.constantFrom('1', '1.5', '2', '3'),
     widenedSizeFactor: fc.constantFrom('0.25', '0.5', '1'),
   })

@@ -18,6 +18,11 @@
  *   call, same snapshot → same quotes even after quoting a different snapshot in between;
  * - without an index: [] (or, with `withoutIndex: 'fallback'`, [] when statistics are missing too);
  * - price bounds: with a fresh index every price lies within index × (1 ± priceBounds);
+ * - behind the book: with a fresh best bid/offer (age within `bboMaxAgeOf(params)`, by default the
+ *   params' `maxBboAgeMs`; received at `now` when the params name none) no bid is at or above the best
+ *   ask and no ask at or below the best bid — normal, locked, crossed and one-sided books alike, since
+ *   every order is post-only;
+ * - a stale best bid/offer (older than that bound) changes nothing: the same quotes as without one;
  * - price guard: whatever the strategy quotes (its prices scaled by arbitrary factors, from ×0.5 and ×3
  *   to 31 digits), the plan after the bot's price guard (`guardPlan`, applied before the gateway) has
  *   no create or modify priced outside index × (1 ± priceBounds), and every quote inside still passes.
@@ -64,13 +69,23 @@ export interface ConformanceOptions<P> {
   withoutIndex?: 'empty' | 'fallback' | undefined
   /** Check that prices stay within the instrument's bounds around a fresh index (default true). */
   checkPriceBounds?: boolean | undefined
+  /**
+   * How old a best bid/offer the strategy still trusts, ms, from parsed params (default: the params'
+   * `maxBboAgeMs` when it is a number; 0 = any age). Undefined: fresh BBOs are received at `now` and
+   * the stale check is skipped.
+   */
+  bboMaxAgeOf?: ((params: P) => number | undefined) | undefined
+  /** Check that quotes stay behind a fresh best bid/offer and ignore a stale one (default true). */
+  checkBbo?: boolean | undefined
   /** Check that the bot's price guard stops any out-of-bounds price this strategy could quote (default true). */
   checkPriceGuard?: boolean | undefined
   /** Cases per property (default 200). */
   numRuns?: number | undefined
   seed?: number | undefined
   /** Passed to `snapshotArbitrary` (catalogue slugs and the like). */
-  snapshot?: Omit<SnapshotArbitraryOptions, 'positionCap' | 'modes' | 'index'> | undefined
+  snapshot?:
+    | Omit<SnapshotArbitraryOptions, 'positionCap' | 'modes' | 'index' | 'bbo' | 'bboMaxAgeMs'>
+    | undefined
 }
 
 export interface ConformanceCheck {
@@ -97,18 +112,24 @@ export function conformanceChecks<P>(
   const paramsArb: fc.Arbitrary<P> = (options.paramsArbitrary ?? fc.constant(options.params)).map(parse)
   const capOf = (p: P): string | undefined => (options.positionCapOf ?? positionCapOf)(p)
   const slugsOf = (p: P): readonly string[] => strategy.catalogue?.(p)?.slugs ?? []
+  const bboAgeOf = (p: P): number | undefined => (options.bboMaxAgeOf ?? maxBboAgeOf)(p)
 
-  /** Snapshots for these params: positions relative to their cap, catalogue events they ask for. */
-  const snapshotsFor = (params: P, snap: Pick<SnapshotArbitraryOptions, 'modes' | 'index'> = {}) =>
-    snapshotArbitrary({
+  /** Snapshots for these params: positions relative to their cap, their catalogue events, BBO ages. */
+  const snapshotsFor = (params: P, snap: CaseOptions = {}) => {
+    const age = bboAgeOf(params)
+    return snapshotArbitrary({
       ...options.snapshot,
       ...snap,
       positionCap: capOf(params),
       eventSlugs: [...(options.snapshot?.eventSlugs ?? []), ...slugsOf(params)],
-    })
-  const cases = (
-    snap: Pick<SnapshotArbitraryOptions, 'modes' | 'index'> = {},
-  ): fc.Arbitrary<[P, StrategySnapshot]> =>
+      // Without a known bound only a BBO received this very moment is surely fresh.
+      bboMaxAgeMs: age ?? 0,
+      ...(age === undefined ? { bbo: snap.bbo === 'fresh' ? 'fresh' : 'never' } : {}),
+    }).map((s) =>
+      age === undefined && s.bbo !== undefined ? { ...s, bbo: { ...s.bbo, receivedAt: s.now } } : s,
+    )
+  }
+  const cases = (snap: CaseOptions = {}): fc.Arbitrary<[P, StrategySnapshot]> =>
     paramsArb.chain((params) => snapshotsFor(params, snap).map((s): [P, StrategySnapshot] => [params, s]))
 
   const assertProperty = <T extends unknown[]>(
@@ -232,6 +253,42 @@ export function conformanceChecks<P>(
       ),
     )
   }
+  if (options.checkBbo ?? true) {
+    checks.push(
+      assertProperty(
+        'never crosses a fresh best bid or offer (post-only: bids below the ask, asks above the bid)',
+        cases({ bbo: 'fresh' }),
+        (p, s) => {
+          const quotes = quote(s, p)
+          const bid = s.bbo?.bid?.price
+          const ask = s.bbo?.ask?.price
+          for (const q of quotes) {
+            if (q.side === 'buy' && ask !== undefined && compareDecimal(q.price, ask) >= 0) {
+              fail(`bid ${q.price} at or above the best ask ${ask} (bbo ${JSON.stringify(s.bbo)})`, quotes)
+            }
+            if (q.side === 'sell' && bid !== undefined && compareDecimal(q.price, bid) <= 0) {
+              fail(`ask ${q.price} at or below the best bid ${bid} (bbo ${JSON.stringify(s.bbo)})`, quotes)
+            }
+          }
+        },
+      ),
+      assertProperty(
+        'ignores a stale best bid or offer (same quotes as without one)',
+        cases({ bbo: 'stale' }),
+        (p, s) => {
+          if (s.bbo === undefined) return // no staleness bound: nothing is stale
+          const withStale = quote(s, p)
+          const without = quote({ ...s, bbo: undefined }, p)
+          if (JSON.stringify(withStale) !== JSON.stringify(without)) {
+            fail(
+              `a BBO ${s.now - s.bbo.receivedAt} ms old changed the quotes from ${JSON.stringify(without)}`,
+              withStale,
+            )
+          }
+        },
+      ),
+    )
+  }
   if (options.checkPriceGuard ?? true) {
     checks.push(
       assertProperty(
@@ -271,6 +328,15 @@ export function conformanceChecks<P>(
     )
   }
   return checks
+}
+
+type CaseOptions = Pick<SnapshotArbitraryOptions, 'modes' | 'index' | 'bbo'>
+
+/** The params' `maxBboAgeMs` when it is a number (the shared ladder param), else undefined. */
+export function maxBboAgeOf(params: unknown): number | undefined {
+  if (params === null || typeof params !== 'object' || !('maxBboAgeMs' in params)) return undefined
+  const age = params.maxBboAgeMs
+  return typeof age === 'number' && Number.isFinite(age) && age >= 0 ? age : undefined
 }
 
 /** Price factors: mostly mild, also ×0.5, ×3 and absurd (31 digits). */

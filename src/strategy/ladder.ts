@@ -5,7 +5,8 @@
  *
  * Price of level i = centre × (1 + shift) × (1 ∓ (halfSpread + i × spacing)), all in whole bps and
  * computed exactly in bigint; bids round down and asks round up (to decimals and 5 significant
- * figures), so rounding only ever widens the quote and bids stay strictly below asks.
+ * figures), so rounding only ever widens the quote and bids stay strictly below asks. Given a BBO, a
+ * level that would cross it moves behind it (to one tick short of the other side, see `book.ts`).
  */
 import {
   addDecimal,
@@ -17,8 +18,9 @@ import {
   subDecimal,
   toTicks,
 } from '../decimal.ts'
+import { behindBookTicks, bookLimitTicks } from './book.ts'
 import { meetsMinNotional, minBigint, roundPriceTicks, roundQtyTicks, scaleToTicks } from './quoting.ts'
-import type { DesiredQuote, QuoteSide, StrategySnapshot } from './strategy.ts'
+import type { DesiredQuote, QuoteSide, StrategyBbo, StrategySnapshot } from './strategy.ts'
 
 const BPS = 10_000n
 /** Shifts are clamped so the centre stays well above zero. */
@@ -48,6 +50,12 @@ export interface LadderInput {
   reference?: string | undefined
   /** Extra signed shift of the centre in whole bps (positive = up), applied with the skew. */
   shiftBps?: number | undefined
+  /**
+   * A BBO to stay behind (pass `freshBbo(snapshot, maxBboAgeMs)`; undefined = none): a bid at or above
+   * its ask moves to one tick below it, an ask at or below its bid to one tick above it; a level that
+   * lands on the price of the level before it is skipped, like any duplicate.
+   */
+  bbo?: StrategyBbo | undefined
 }
 
 /** The index price when present, positive and no older than `maxAgeMs` (0 = any age). */
@@ -136,6 +144,7 @@ export function buildLadder(
   const rawShift = (input.shiftBps ?? 0) + inventorySkewBps(positionSize, config.positionCap, config.skewBps)
   const shift = Math.max(-MAX_SHIFT_BPS, Math.min(MAX_SHIFT_BPS, Math.trunc(rawShift)))
   const bounds = priceBoundTicks(input.reference, instrument.priceBounds, pd)
+  const book = bookLimitTicks(input.bbo, pd)
 
   const side = (s: QuoteSide): DesiredQuote[] => {
     const out: DesiredQuote[] = []
@@ -146,7 +155,7 @@ export function buildLadder(
       if (offset >= 10_000) break
       const factor = (BPS + BigInt(shift)) * (s === 'buy' ? BPS - BigInt(offset) : BPS + BigInt(offset))
       const raw = scaleToTicks(input.centre, factor, BPS * BPS, pd, s === 'buy' ? 'down' : 'up')
-      const price = roundPriceTicks(raw, pd, s)
+      const price = behindBookTicks(roundPriceTicks(raw, pd, s), s, book, pd)
       if (price <= 0n || price === lastPrice) continue
       if (bounds !== undefined && (price < bounds.low || price > bounds.high)) continue
       const qty = roundQtyTicks(minBigint(sizeTicks, remaining), qd)

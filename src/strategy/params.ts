@@ -67,6 +67,8 @@ export const ladderParamsShape = {
   skewBps: bpsParam(0, 5_000).default(5),
   /** Quote nothing when the index is older than this (0 = never stale). */
   maxIndexAgeMs: MsParam.default(60_000),
+  /** Keep post-only quotes behind the best bid/offer while it is at most this old (0 = any age). */
+  maxBboAgeMs: MsParam.default(5_000),
   /** In `widened` mode the half-spread and level spacing are multiplied by this. */
   widenedSpreadFactor: FactorParam.default('2'),
   /** In `widened` mode the size per level is multiplied by this. */

@@ -1,14 +1,17 @@
 /**
- * Mapping from wire resources (instruments, index, statistics, portfolio, catalogue events) to the
- * pieces of a `StrategySnapshot`, so every actor builds snapshots the same way.
+ * Mapping from wire resources (instruments, index, statistics, best bid/offer, portfolio, catalogue
+ * events) to the pieces of a `StrategySnapshot`, so every actor builds snapshots the same way.
  */
 import { compareDecimal } from '../decimal.ts'
 import type { Portfolio } from '../perps/schemas/account.ts'
 import type { Index, Instrument, StatisticsItem } from '../perps/schemas/info.ts'
+import type { BboPush } from '../perps/stream/pushSchemas.ts'
 import {
   type CatalogueSignalEvent,
   type CatalogueSignalMarket,
   computeMarginRatio,
+  type StrategyBbo,
+  type StrategyBookLevel,
   type StrategyIndex,
   type StrategyInstrument,
   type StrategyMargin,
@@ -34,6 +37,16 @@ export function indexForStrategy(index: Index): StrategyIndex {
 
 export function statisticsForStrategy(item: StatisticsItem): StrategyStatistics {
   return { volume: item.volume, openPrice: item.open_price, klines: item.klines }
+}
+
+/** A side with a zero (or negative) price or size is an empty side: the book has no such orders. */
+function bookLevel(price: string, qty: string): StrategyBookLevel | undefined {
+  return compareDecimal(price, '0') > 0 && compareDecimal(qty, '0') > 0 ? { price, qty } : undefined
+}
+
+/** The touch of a `bbo::{iid}` push; its receive time travels beside it (the `BBO` event). */
+export function bboForStrategy(push: BboPush): StrategyBbo {
+  return { bid: bookLevel(push.bp, push.bq), ask: bookLevel(push.ap, push.aq) }
 }
 
 /** This instrument's position, or undefined when flat or absent. */

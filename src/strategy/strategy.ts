@@ -6,6 +6,12 @@
  *
  * A strategy module (shipped or dropped into the top-level `strategies/` folder) has a named export
  * `strategy`, built with `defineStrategy`.
+ *
+ * Every order the bot sends for a quote is post-only: a bid at or above the best ask (an ask at or
+ * below the best bid) would be rejected. `snapshot.bbo` is the book's touch as last pushed by the
+ * venue's stream, with its receive time; a strategy trusts it only while young (`freshBbo`) and keeps
+ * its quotes behind it (`buildLadder` does, given `bbo`). There is no REST read of the book, so without
+ * the stream there is no BBO, and a stale or absent BBO must leave the quotes as they would be without it.
  */
 import { z } from 'zod'
 import type { Kline } from '../perps/schemas/info.ts'
@@ -39,6 +45,28 @@ export interface StrategyIndex {
   readonly price: string
   /** Index timestamp, Unix ms. */
   readonly ts: number
+}
+
+/** One side of the book's touch: price and displayed size, decimal strings (both positive). */
+export interface StrategyBookLevel {
+  readonly price: string
+  readonly qty: string
+}
+
+/**
+ * The best bid and offer as the venue pushes it on `bbo::{iid}` (see `bboForStrategy`). A side is
+ * undefined when the book has none (a one-sided or empty book). The touch may be locked or crossed
+ * (bid ≥ ask) for a moment; a post-only quote must then stay behind both sides.
+ */
+export interface StrategyBbo {
+  readonly bid: StrategyBookLevel | undefined
+  readonly ask: StrategyBookLevel | undefined
+}
+
+/** The BBO in a snapshot: the touch and when the bot received it. */
+export interface StrategySnapshotBbo extends StrategyBbo {
+  /** Receive time, Unix ms on the snapshot's clock: its age is `snapshot.now − receivedAt`. */
+  readonly receivedAt: number
 }
 
 export interface StrategyStatistics {
@@ -114,6 +142,11 @@ export interface StrategySnapshot {
   readonly mode: QuoteMode
   /** Present only when the strategy declared a `CatalogueQuery` and a fetch has succeeded. */
   readonly catalogue?: StrategyCatalogue | undefined
+  /**
+   * The last best bid and offer the stream delivered, however old (absent before the first push or
+   * without the stream): check its age (`freshBbo`) before trusting it.
+   */
+  readonly bbo?: StrategySnapshotBbo | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------

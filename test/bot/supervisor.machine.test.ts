@@ -109,6 +109,15 @@ describe('supervisor', () => {
     expect(s.child(3)?.getSnapshot().value).toMatchObject({ active: { risk: 'normal' } })
   })
 
+  it('routes a BBO to the instrument it names', () => {
+    const s = setupSupervisor()
+    const bbo = { bid: { price: '99', qty: '1' }, ask: { price: '101', qty: '1' } }
+    s.actor.send({ type: 'ROUTE', ids: [2], event: { type: 'BBO', bbo, receivedAt: s.clock.now() } })
+    const ctx = (id: number) => s.child(id)?.getSnapshot().context as { bbo?: unknown } | undefined
+    expect(ctx(2)?.bbo).toEqual({ ...bbo, receivedAt: s.clock.now() })
+    expect(ctx(1)?.bbo).toBeUndefined()
+  })
+
   it('restarts a failed child with a fresh actor, then gives up after the limit', () => {
     const s = setupSupervisor({ explodeOn: 2, maxRestarts: 1 })
     const poke = () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { CatalogueQuerySchema, type StrategyCatalogue } from '../../src/strategy/strategy.ts'
 import { catalogueBiasBps, strategy, yesProbability } from '../../strategies/catalogueBias.ts'
-import { makeSnapshot, NOW, summarize } from '../strategy/fixtures.ts'
+import { bboAt, makeSnapshot, NOW, summarize } from '../strategy/fixtures.ts'
 
 const base = { size: '1', positionCap: '10', skewBps: 0, halfSpreadBps: 10, maxBiasBps: 20 }
 const params = (over: Record<string, unknown> = {}) => strategy.paramsSchema.parse({ ...base, ...over })
@@ -85,6 +85,18 @@ describe('catalogue-bias: quotes', () => {
       {},
       { catalogue: catalogue(), mode: 'reduce-only', positionSize: '0.5' },
       ['sell@100.21x0.5 ro'],
+    ],
+    [
+      'the shifted ask stays above a fresh best bid',
+      {},
+      { catalogue: catalogue(), bbo: bboAt('100.25', '100.4') },
+      ['buy@99.99x1', 'sell@100.26x1'],
+    ],
+    [
+      'a stale best bid changes nothing',
+      {},
+      { catalogue: catalogue(), bbo: bboAt('100.25', '100.4', 60_000) },
+      ['buy@99.99x1', 'sell@100.21x1'],
     ],
   ] as const)('%s', (_n, p, s, expected) => {
     expect(summarize(strategy.quote(makeSnapshot(s), params(p)))).toEqual(expected)

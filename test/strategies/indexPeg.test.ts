@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { strategy } from '../../strategies/indexPeg.ts'
-import { makeSnapshot, NOW, summarize } from '../strategy/fixtures.ts'
+import { bboAt, makeSnapshot, NOW, summarize } from '../strategy/fixtures.ts'
 
 const base = { size: '1', positionCap: '10', halfSpreadBps: 10, skewBps: 0 }
 const params = (over: Record<string, unknown> = {}) => strategy.paramsSchema.parse({ ...base, ...over })
@@ -111,6 +111,68 @@ describe('index-peg', () => {
     ],
   ] as const)('%s', (_name, p, s, expected) => {
     expect(summarize(strategy.quote(makeSnapshot(s), params(p)))).toEqual(expected)
+  })
+
+  describe('behind the best bid and offer (index 100: bid 99.9, ask 100.1)', () => {
+    it.each([
+      ['inside the book: unchanged', {}, bboAt('99.5', '100.5'), ['buy@99.9x1', 'sell@100.1x1']],
+      ['locked at the centre: unchanged', {}, bboAt('100', '100'), ['buy@99.9x1', 'sell@100.1x1']],
+      [
+        'a bid above the best ask moves one tick below it',
+        {},
+        bboAt('99.7', '99.85'),
+        ['buy@99.84x1', 'sell@100.1x1'],
+      ],
+      [
+        'a bid at the best ask moves one tick below it',
+        {},
+        bboAt('99.7', '99.9'),
+        ['buy@99.89x1', 'sell@100.1x1'],
+      ],
+      [
+        'an ask below the best bid moves one tick above it',
+        {},
+        bboAt('100.2', '100.3'),
+        ['buy@99.9x1', 'sell@100.21x1'],
+      ],
+      [
+        'an ask at the best bid moves one tick above it',
+        {},
+        bboAt('100.1', '100.3'),
+        ['buy@99.9x1', 'sell@100.11x1'],
+      ],
+      ['crossed book: both sides behind it', {}, bboAt('100.3', '99.7'), ['buy@99.69x1', 'sell@100.31x1']],
+      ['ask-only book limits the bids only', {}, bboAt(undefined, '99.5'), ['buy@99.49x1', 'sell@100.1x1']],
+      ['bid-only book limits the asks only', {}, bboAt('100.5', undefined), ['buy@99.9x1', 'sell@100.51x1']],
+      ['empty book: unchanged', {}, bboAt(undefined, undefined), ['buy@99.9x1', 'sell@100.1x1']],
+      [
+        'levels that land on the same price collapse into one',
+        { levels: 3 },
+        bboAt('99', '99.86'),
+        ['buy@99.85x1', 'buy@99.8x1', 'sell@100.1x1', 'sell@100.15x1', 'sell@100.2x1'],
+      ],
+      [
+        'stale (older than maxBboAgeMs 5 s): ignored',
+        {},
+        bboAt('100.3', '99.7', 5_001),
+        ['buy@99.9x1', 'sell@100.1x1'],
+      ],
+      ['5 s old: still fresh', {}, bboAt('100.3', '99.7', 5_000), ['buy@99.69x1', 'sell@100.31x1']],
+      [
+        'maxBboAgeMs 0 trusts any age',
+        { maxBboAgeMs: 0 },
+        bboAt('100.3', '99.7', 3_600_000),
+        ['buy@99.69x1', 'sell@100.31x1'],
+      ],
+      ['a moved bid outside the price bounds is dropped', {}, bboAt('90', '94'), ['sell@100.1x1']],
+    ] as const)('%s', (_name, p, bbo, expected) => {
+      expect(summarize(strategy.quote(makeSnapshot({ bbo }), params(p)))).toEqual(expected)
+    })
+
+    it('reduce-only quotes stay behind the book too', () => {
+      const s = makeSnapshot({ mode: 'reduce-only', positionSize: '2', bbo: bboAt('100.4', '100.6') })
+      expect(summarize(strategy.quote(s, params()))).toEqual(['sell@100.41x1 ro'])
+    })
   })
 
   it('prices come out canonical and tagged by level', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { realizedVol, strategy, volHalfSpreadBps } from '../../strategies/volSpread.ts'
-import { klines, makeSnapshot, NOW, summarize } from '../strategy/fixtures.ts'
+import { bboAt, klines, makeSnapshot, NOW, summarize } from '../strategy/fixtures.ts'
 
 const base = { size: '1', positionCap: '10', skewBps: 0 }
 const params = (over: Record<string, unknown> = {}) => strategy.paramsSchema.parse({ ...base, ...over })
@@ -89,6 +89,16 @@ describe('vol-spread: quotes', () => {
     ['position cap applies', {}, { statistics: stats(flat), positionSize: '-10' }, ['buy@99.95x1']],
   ] as const)('%s', (_n, p, s, expected) => {
     expect(summarize(strategy.quote(makeSnapshot(s), params(p)))).toEqual(expected)
+  })
+
+  it('keeps its quotes behind a fresh best bid/offer and ignores a stale one', () => {
+    const s = (ageMs: number) => makeSnapshot({ statistics: stats(flat), bbo: bboAt('100.1', '99.9', ageMs) })
+    expect(summarize(strategy.quote(s(1_000), params()))).toEqual(['buy@99.89x1', 'sell@100.11x1'])
+    expect(summarize(strategy.quote(s(6_000), params()))).toEqual(['buy@99.95x1', 'sell@100.05x1'])
+    expect(summarize(strategy.quote(s(6_000), params({ maxBboAgeMs: 10_000 })))).toEqual([
+      'buy@99.89x1',
+      'sell@100.11x1',
+    ])
   })
 
   it('orders klines by open time before using them', () => {

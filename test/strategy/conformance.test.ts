@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { addDecimal } from '../../src/decimal.ts'
 import { ladderParamsArbitrary } from '../../src/strategy/arbitraries.ts'
 import { ConformanceError, conformanceChecks, runConformance } from '../../src/strategy/conformance.ts'
 import { defineStrategy, type Strategy } from '../../src/strategy/strategy.ts'
@@ -97,6 +98,37 @@ describe('conformance kit catches broken strategies', () => {
       'quotes without an index',
       defineStrategy({ ...base, name: 'blind', quote: () => [{ side: 'buy', price: '1', qty: '1' }] }),
       'without an index',
+    ],
+    [
+      'ignores the best bid and offer (quotes at the index)',
+      defineStrategy({
+        ...base,
+        name: 'book-blind',
+        quote: (s) =>
+          s.index === undefined
+            ? []
+            : [
+                { side: 'buy', price: s.index.price, qty: '0.001' },
+                { side: 'sell', price: addDecimal(s.index.price, '1'), qty: '0.001' },
+              ],
+      }),
+      'never crosses a fresh best bid or offer',
+    ],
+    [
+      'trusts a stale best bid and offer',
+      defineStrategy({
+        name: 'stale-trusting',
+        description: 'broken on purpose',
+        paramsSchema: z.strictObject({
+          positionCap: z.string().default('1'),
+          maxBboAgeMs: z.number().default(1_000),
+        }),
+        quote: (s) => {
+          const bid = s.bbo?.bid?.price
+          return bid === undefined ? [] : [{ side: 'sell', price: addDecimal(bid, '1'), qty: '0.001' }]
+        },
+      }),
+      'ignores a stale best bid or offer',
     ],
     [
       'has hidden state',

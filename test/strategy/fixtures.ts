@@ -1,6 +1,10 @@
 /** Snapshot builders for strategy tests. */
 import type { Kline } from '../../src/perps/schemas/info.ts'
-import type { StrategyInstrument, StrategySnapshot } from '../../src/strategy/strategy.ts'
+import type {
+  StrategyInstrument,
+  StrategySnapshot,
+  StrategySnapshotBbo,
+} from '../../src/strategy/strategy.ts'
 
 export const NOW = 1_767_000_000_000
 
@@ -56,4 +60,13 @@ export function summarize(
   quotes: readonly { side: string; price: string; qty: string; reduceOnly?: boolean | undefined }[],
 ): string[] {
   return quotes.map((q) => `${q.side}@${q.price}x${q.qty}${q.reduceOnly ? ' ro' : ''}`)
+}
+
+/** A snapshot BBO received `ageMs` before NOW; an undefined price = an empty side. */
+export function bboAt(bid: string | undefined, ask: string | undefined, ageMs = 100): StrategySnapshotBbo {
+  return {
+    bid: bid === undefined ? undefined : { price: bid, qty: '5' },
+    ask: ask === undefined ? undefined : { price: ask, qty: '5' },
+    receivedAt: NOW - ageMs,
+  }
 }

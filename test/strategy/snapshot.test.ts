@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { Portfolio } from '../../src/perps/schemas/account.ts'
 import { Instrument } from '../../src/perps/schemas/info.ts'
+import { BboPush } from '../../src/perps/stream/pushSchemas.ts'
 import {
+  bboForStrategy,
   catalogueEventToSignal,
   indexForStrategy,
   instrumentForStrategy,
@@ -150,5 +152,42 @@ describe('snapshot mapping', () => {
     [null, undefined],
   ])('parseOutcomePrices(%j) = %j', (raw, out) => {
     expect(parseOutcomePrices(raw)).toEqual(out)
+  })
+})
+
+describe('bboForStrategy', () => {
+  const push = (bp: string, bq: string, ap: string, aq: string) => BboPush.parse({ iid: 3, bp, bq, ap, aq })
+
+  it('maps a two-sided push to bid and ask levels, strings untouched', () => {
+    expect(bboForStrategy(push('99.5', '1.250', '100.5', '3'))).toEqual({
+      bid: { price: '99.5', qty: '1.250' },
+      ask: { price: '100.5', qty: '3' },
+    })
+  })
+
+  it('keeps a locked or crossed touch as pushed (the strategy stays behind both sides)', () => {
+    expect(bboForStrategy(push('101', '1', '100', '1'))).toEqual({
+      bid: { price: '101', qty: '1' },
+      ask: { price: '100', qty: '1' },
+    })
+  })
+
+  it('reads a side with a zero price or size as empty (one-sided or empty book)', () => {
+    expect(bboForStrategy(push('0', '0', '100.5', '2'))).toEqual({
+      bid: undefined,
+      ask: { price: '100.5', qty: '2' },
+    })
+    expect(bboForStrategy(push('99', '1', '100', '0.000'))).toEqual({
+      bid: { price: '99', qty: '1' },
+      ask: undefined,
+    })
+    expect(bboForStrategy(push('0', '1', '0', '1'))).toEqual({ bid: undefined, ask: undefined })
+  })
+
+  it('ignores extra keys the venue may add', () => {
+    expect(bboForStrategy(BboPush.parse({ iid: 3, bp: '1', bq: '1', ap: '2', aq: '1', ts: 5 }))).toEqual({
+      bid: { price: '1', qty: '1' },
+      ask: { price: '2', qty: '1' },
+    })
   })
 })

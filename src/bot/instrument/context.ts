@@ -7,12 +7,14 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type {
   QuoteMode,
+  StrategyBbo,
   StrategyCatalogue,
   StrategyIndex,
   StrategyInstrument,
   StrategyMargin,
   StrategyPosition,
   StrategySnapshot,
+  StrategySnapshotBbo,
   StrategyStatistics,
 } from '../../strategy/strategy.ts'
 import { liquidationDistance } from '../monitor/marginRatio.ts'
@@ -87,6 +89,8 @@ export interface InstrumentContext {
   openOrders: Order[]
   ordersAt: number | undefined
   catalogue: StrategyCatalogue | undefined
+  /** The last best bid/offer with its receive time, handed to the strategy as is (it judges the age). */
+  bbo: StrategySnapshotBbo | undefined
   breakerOpen: boolean
   assessment: RiskAssessment & { transient: boolean }
   mode: CurrentMode
@@ -116,6 +120,8 @@ export type InstrumentEvent =
   | { type: 'ACCOUNT'; margin: StrategyMargin; position: StrategyPosition | undefined; receivedAt: number }
   | { type: 'ORDERS'; orders: Order[]; receivedAt: number }
   | { type: 'CATALOGUE'; catalogue: StrategyCatalogue }
+  /** The book's touch (`bboForStrategy` of a `bbo::{iid}` push); stored only, never a plan by itself. */
+  | { type: 'BBO'; bbo: StrategyBbo; receivedAt: number }
   | { type: 'BREAKER'; open: boolean }
   | { type: 'STOP' }
   /** Internal (a delayed self-event): a deferred plan is due. */
@@ -159,6 +165,7 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
     openOrders: [],
     ordersAt: undefined,
     catalogue: undefined,
+    bbo: undefined,
     breakerOpen: false,
     assessment: { mode: 'halted', reason: 'syncing', transient: true },
     mode: { mode: 'halted', since: input.deps.clock.now(), transient: true },
@@ -234,5 +241,6 @@ export function buildSnapshot(ctx: InstrumentContext, now: number): StrategySnap
     openOrders: ctx.openOrders,
     mode: quoteMode(ctx.assessment.mode),
     ...(ctx.catalogue ? { catalogue: ctx.catalogue } : {}),
+    ...(ctx.bbo ? { bbo: ctx.bbo } : {}),
   }
 }

@@ -1,8 +1,8 @@
 /**
- * One actor per instrument. It is fed index, statistics, account margin/position and its own open
- * orders; it asks its plan function (strategy + quote diff) for order actions, passes them through the
- * price guard, and hands them to the batcher through the `submitPlan` actor; it waits for per-order
- * results and applies them.
+ * One actor per instrument. It is fed index, statistics, account margin/position, its own open
+ * orders and the best bid/offer; it asks its plan function (strategy + quote diff) for order actions,
+ * passes them through the price guard, and hands them to the batcher through the `submitPlan` actor;
+ * it waits for per-order results and applies them.
  *
  * States make risk visible:
  *   syncing → active { risk: normal | widened | reduceOnly  ×  work: quoting ⇄ repricing } ⇄ halted → stopped
@@ -31,6 +31,7 @@ import {
 import type { HealthChange } from './health.ts'
 import {
   type AppliedOutcome,
+  bboUpdate,
   type InputEvent,
   inputStep,
   type LogEntry,
@@ -274,6 +275,7 @@ export const instrumentMachine = setup({
       enqueue.assign({ planDueAt: undefined })
     }),
     clearOrders: assign({ openOrders: () => [] }),
+    storeBbo: assign(({ context, event }) => (event.type === 'BBO' ? (bboUpdate(context, event) ?? {}) : {})),
   },
 }).createMachine({
   id: 'instrument',
@@ -288,6 +290,8 @@ export const instrumentMachine = setup({
     ORDERS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     CATALOGUE: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     BREAKER: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    // Stored for the next plan, which any other input or the tick brings (see `bboUpdate`).
+    BBO: { actions: 'storeBbo' },
     STOP: { target: '.stopped' },
   },
   states: {

@@ -5,7 +5,7 @@
  * nothing here has side effects (the strategy's plan function is pure).
  */
 import type { Order } from '../../perps/schemas/orders.ts'
-import type { StrategyIndex } from '../../strategy/strategy.ts'
+import type { StrategyIndex, StrategySnapshotBbo } from '../../strategy/strategy.ts'
 import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
 import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
@@ -234,6 +234,22 @@ function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boole
     changes: first.changes.length === 0 ? plan.changes : [...first.changes, ...plan.changes],
     due: plan.due,
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Best bid and offer
+
+/**
+ * A BBO is stored for the next plan and plans nothing itself: it changes many times a second, and the
+ * plan after any other input, or the 1 s tick at the latest, reads the newest one. One older than the
+ * stored one (out of order) is dropped. No re-assessment either: the BBO is no risk input.
+ */
+export function bboUpdate(
+  ctx: InstrumentContext,
+  event: Extract<InstrumentEvent, { type: 'BBO' }>,
+): { bbo: StrategySnapshotBbo } | undefined {
+  if (ctx.bbo !== undefined && event.receivedAt < ctx.bbo.receivedAt) return undefined
+  return { bbo: { bid: event.bbo.bid, ask: event.bbo.ask, receivedAt: event.receivedAt } }
 }
 
 // ---------------------------------------------------------------------------------------------------
