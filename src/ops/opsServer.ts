@@ -204,11 +204,13 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     url,
     port,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        events?.close()
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
+      closing ??= (async () => {
+        await events?.close()
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        })
+      })()
       return closing
     },
   }

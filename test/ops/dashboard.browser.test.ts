@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BotOnMock, startBotOnMock } from '../../src/sim/botOnMock.ts'
 import { CHROMIUM_ARGS, chromiumPath } from '../helpers/chromium.ts'
 
+/** ops.shutdownTimeoutMs of the shipped configuration. */
+const STOP_BUDGET_MS = 8_000
+
 let browser: Browser | undefined
 let run: BotOnMock | undefined
 
@@ -82,5 +85,12 @@ describe('dashboard in headless Chromium', () => {
     expect(await alert.textContent()).toContain('Modify refused')
     await expect.poll(() => page.locator('#conn').textContent(), { timeout: 5_000 }).toBe('live')
     expect(errors).toEqual([])
+
+    // Stopping with the page connected stays within the stop budget; the page sees the stream end.
+    const t0 = Date.now()
+    await run.stop('test over')
+    run = undefined
+    expect(Date.now() - t0).toBeLessThan(STOP_BUDGET_MS)
+    await expect.poll(() => page.locator('#conn').textContent(), { timeout: 5_000 }).toMatch(/^disconnected/)
   })
 })

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { type IncomingMessage, request } from 'node:http'
+import { createGunzip } from 'node:zlib'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../../src/logging/logger.ts'
 import { DASHBOARD_SCRIPT } from '../../src/ops/dashboard/page.ts'
@@ -80,8 +81,9 @@ function openEvents(url: string, headers: Record<string, string> = {}): Promise<
     const req = request(`${url}/events`, { headers }, (res) => {
       const sse: Sse = { res, events: [], ended: false, close: () => req.destroy() }
       let buffer = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
+      const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res
+      body.setEncoding('utf8')
+      body.on('data', (chunk: string) => {
         buffer += chunk
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end)
@@ -91,10 +93,10 @@ function openEvents(url: string, headers: Record<string, string> = {}): Promise<
           if (event !== undefined && data !== undefined) sse.events.push({ event, data: JSON.parse(data) })
         }
       })
-      res.on('end', () => {
+      body.on('end', () => {
         sse.ended = true
       })
-      res.on('error', () => {
+      body.on('error', () => {
         sse.ended = true
       })
       resolve(sse)
@@ -209,6 +211,24 @@ describe('ops server: dashboard', () => {
     // The last client gone, the stream stops listening to the timeline.
     sse.close()
     await vi.waitFor(() => expect(timeline.listeners).toBe(0), { timeout: 2_000, interval: 10 })
+  })
+
+  it('/events gzipped for a client that accepts it, each message flushed at once', async () => {
+    const { server, timeline } = await start()
+    const sse = await events(server.url, { 'accept-encoding': 'gzip, deflate, br' })
+    expect(sse.res.headers['content-encoding']).toBe('gzip')
+    await vi.waitFor(() => expect(sse.events.map((e) => e.event)).toEqual(['snapshot']), {
+      timeout: 2_000,
+      interval: 10,
+    })
+    timeline.push({ sample: sample(5_000) })
+    await vi.waitFor(() => expect(sse.events.map((e) => e.event)).toEqual(['snapshot', 'sample']), {
+      timeout: 2_000,
+      interval: 10,
+    })
+    expect((sse.events[1]?.data as TimelineUpdate).sample).toEqual(sample(5_000))
+    await server.close()
+    await vi.waitFor(() => expect(sse.ended).toBe(true), { timeout: 2_000, interval: 10 })
   })
 
   it('bounds the clients: beyond the limit a 503, a freed slot serves again', async () => {
