@@ -226,7 +226,8 @@ describe('ops server: dashboard', () => {
       timeout: 2_000,
       interval: 10,
     })
-    expect((sse.events[1]?.data as TimelineUpdate).sample).toEqual(sample(5_000))
+    const update = sse.events[1]?.data as TimelineUpdate
+    expect(update.sample).toEqual(sample(5_000))
     await server.close()
     await vi.waitFor(() => expect(sse.ended).toBe(true), { timeout: 2_000, interval: 10 })
   })
