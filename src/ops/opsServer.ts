@@ -126,15 +126,15 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
       path === '/livez' ||
       authorized(req.headers.authorization) ||
       (dashboard && tokenMatches(tokenFromCookie(req.headers.cookie)))
-    if (!allowed) {
-      // The page opened once with `?token=`: keep it as a cookie and drop it from the address bar.
-      if (dashboard && path === '/' && tokenMatches(url.searchParams.get('token') ?? undefined))
-        return {
-          ...json(303, { see: '/' }),
-          headers: { location: '/', 'set-cookie': tokenCookie(options.token ?? '') },
-        }
+    // The page opened with `?token=`: keep it as a cookie and drop it from the address bar.
+    const queryToken = url.searchParams.get('token') ?? undefined
+    if (options.token && dashboard && path === '/' && queryToken !== undefined && tokenMatches(queryToken))
+      return {
+        ...json(303, { see: '/' }),
+        headers: { location: '/', 'set-cookie': tokenCookie(options.token) },
+      }
+    if (!allowed)
       return json(401, { error: 'unauthorized' }, { 'www-authenticate': 'Bearer realm="perpbot-ops"' })
-    }
     if (!known) return json(404, { error: 'not_found', path })
     if (path === '/events') {
       if (method !== 'GET') return json(405, { error: 'method_not_allowed' }, { allow: 'GET' })

@@ -283,6 +283,10 @@ describe('ops server: dashboard', () => {
     const cookie = setCookie.split(';')[0] ?? ''
 
     expect((await fetch(`${server.url}/`, { headers: { cookie } })).status).toBe(200)
+    // A token in the address bar is always moved to the cookie, even for a page already allowed.
+    expect(
+      (await fetch(`${server.url}/?token=${TOKEN}`, { headers: { cookie }, redirect: 'manual' })).status,
+    ).toBe(303)
     expect((await fetch(`${server.url}/assets/uplot.css`, { headers: { cookie } })).status).toBe(200)
     const viaCookie = await events(server.url, { cookie })
     expect(viaCookie.res.statusCode).toBe(200)
