@@ -27,7 +27,7 @@ import { createOpenOrderBook } from './openOrderBook.ts'
 import { createOrderPath } from './orderPath.ts'
 import { startPoller } from './poller.ts'
 import { ordersMayRemain, runStopSequence, type StopReport } from './stopSequence.ts'
-import { startTimeline } from './timeline.ts'
+import { startTimeline, timelineCapacity } from './timeline.ts'
 import { boardOf, sampleTimeline } from './timelineSample.ts'
 
 export interface BotOptions {
@@ -225,6 +225,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   // The dashboard's history: samples of the same snapshots, on the bot's clock.
   const timeline = startTimeline({
     clock,
+    capacity: timelineCapacity(fleet.instruments.length),
     read: () => {
       const s = inputs()
       return { sample: sampleTimeline(s), board: boardOf(s, account.recentFills()) }

@@ -9,7 +9,7 @@ import type { Alert } from '../../../src/alerts/alert.ts'
 import { type InstrumentContext, initialContext } from '../../../src/bot/instrument/context.ts'
 import { PnlLedger } from '../../../src/bot/pnl/pnlLedger.ts'
 import type { InstrumentView } from '../../../src/bot/runtime/botStatus.ts'
-import { Ring, startTimeline } from '../../../src/bot/runtime/timeline.ts'
+import { Ring, startTimeline, timelineCapacity } from '../../../src/bot/runtime/timeline.ts'
 import {
   BOARD_ROWS,
   bestQuotes,
@@ -329,6 +329,17 @@ describe('Ring', () => {
     expect(r.toArray()).toEqual([5, 6, 7])
     expect(r.size).toBe(3)
     expect(() => new Ring(0)).toThrow(RangeError)
+  })
+})
+
+describe('timelineCapacity', () => {
+  it('keeps 30 minutes for up to 50 instruments, less beyond, never under 30 samples', () => {
+    expect(timelineCapacity(0)).toBe(900)
+    expect(timelineCapacity(3)).toBe(900)
+    expect(timelineCapacity(50)).toBe(900)
+    expect(timelineCapacity(100)).toBe(450)
+    expect(timelineCapacity(1_000)).toBe(45)
+    expect(timelineCapacity(10_000)).toBe(30)
   })
 })
 
