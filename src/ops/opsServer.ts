@@ -3,14 +3,25 @@
  * people. It only reads: the runtime supplies the checks and the status; this module serves them
  * (GET and HEAD only) and never lets a secret out of `/status`. `/livez` asks the watchdog (event
  * loop, loop progress) and the runtime's own check. It binds to loopback unless told otherwise; any
- * other address needs a token, then required (Bearer) on every endpoint but `/livez`.
+ * other address needs a token, then required (Bearer) on every endpoint but `/livez`. Given a timeline,
+ * it also serves the dashboard: `GET /` (one page), `/assets/uplot.{js,css}` and `/events` (SSE).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
 import { ConfigError, describeError } from '../errors.ts'
 import type { Logger } from '../logging/logger.ts'
-import { bearerChecker, isLoopbackHost, OPS_TOKEN_ENV } from './opsAuth.ts'
+import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
+import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
+import type { TimelineSource } from './dashboard/timelineTypes.ts'
+import {
+  bearerChecker,
+  isLoopbackHost,
+  OPS_TOKEN_ENV,
+  tokenChecker,
+  tokenCookie,
+  tokenFromCookie,
+} from './opsAuth.ts'
 import { type BotStatus, sanitizeForJson } from './status.ts'
 import type { WatchdogCheck } from './watchdog.ts'
 
@@ -49,6 +60,10 @@ export interface OpsServerOptions {
   logger: Logger
   /** Secret values to scrub from `/status` wherever they appear (defence in depth). */
   secrets?: readonly (string | undefined)[] | undefined
+  /** The bot's timeline: serves the dashboard (`/`, `/assets/*`, `/events`) when given. */
+  timeline?: TimelineSource | undefined
+  /** Event-stream clients served at once (default 8). */
+  maxDashboardClients?: number | undefined
 }
 
 export interface RunningOpsServer {
@@ -91,17 +106,44 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     ])
   }
   const authorized = options.token ? bearerChecker(options.token) : () => true
+  const tokenMatches = options.token ? tokenChecker(options.token) : () => true
+  const events: EventStream | undefined = options.timeline
+    ? createEventStream({
+        source: options.timeline,
+        secrets: options.secrets,
+        maxClients: options.maxDashboardClients,
+      })
+    : undefined
 
-  const route = async (req: IncomingMessage): Promise<Reply> => {
+  /** A reply, or `events` when the event stream takes the response over. */
+  const route = async (req: IncomingMessage, url: URL): Promise<Reply | 'events'> => {
     const method = req.method ?? 'GET'
-    const path = new URL(req.url ?? '/', 'http://ops.invalid').pathname
-    const known = path === '/livez' || path === '/readyz' || path === '/metrics' || path === '/status'
-    if (path !== '/livez' && !authorized(req.headers.authorization)) {
+    const path = url.pathname
+    const dashboard = events !== undefined && isDashboardPath(path)
+    const known =
+      path === '/livez' || path === '/readyz' || path === '/metrics' || path === '/status' || dashboard
+    const allowed =
+      path === '/livez' ||
+      authorized(req.headers.authorization) ||
+      (dashboard && tokenMatches(tokenFromCookie(req.headers.cookie)))
+    // The page opened with `?token=`: keep it as a cookie and drop it from the address bar.
+    const queryToken = url.searchParams.get('token') ?? undefined
+    if (options.token && dashboard && path === '/' && queryToken !== undefined && tokenMatches(queryToken))
+      return {
+        ...json(303, { see: '/' }),
+        headers: { location: '/', 'set-cookie': tokenCookie(options.token) },
+      }
+    if (!allowed)
       return json(401, { error: 'unauthorized' }, { 'www-authenticate': 'Bearer realm="perpbot-ops"' })
-    }
     if (!known) return json(404, { error: 'not_found', path })
+    if (path === '/events') {
+      if (method !== 'GET') return json(405, { error: 'method_not_allowed' }, { allow: 'GET' })
+      return 'events'
+    }
     if (method !== 'GET' && method !== 'HEAD')
       return json(405, { error: 'method_not_allowed' }, { allow: 'GET, HEAD' })
+    const file = dashboard ? dashboardFile(path) : undefined
+    if (file) return file
     switch (path) {
       case '/livez': {
         const live = await liveness(options)
@@ -129,12 +171,14 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
   }
 
   const server: Server = createServer((req, res) => {
-    void route(req)
+    const target = requestUrl(req)
+    void route(req, target)
       .catch((e: unknown): Reply => {
-        log.warn({ path: req.url, error: describeError(e) }, 'ops request failed')
+        // The path only: a query may carry the token.
+        log.warn({ path: target.pathname, error: describeError(e) }, 'ops request failed')
         return json(500, { error: 'internal_error' })
       })
-      .then((reply) => send(req, res, reply))
+      .then((reply) => (reply === 'events' ? events?.open(req, res) : send(req, res, reply)))
   })
   server.headersTimeout = 5_000
   server.requestTimeout = 10_000
@@ -150,17 +194,23 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
   server.on('error', (e) => log.error({ error: describeError(e) }, 'ops server error'))
   const { port } = server.address() as AddressInfo
   const url = `http://${reachableHost(host)}:${port}`
-  log.info({ host, port, url, auth: options.token ? 'bearer' : 'none' }, 'ops server listening')
+  log.info(
+    { host, port, url, auth: options.token ? 'bearer' : 'none', dashboard: events !== undefined },
+    'ops server listening',
+  )
 
   let closing: Promise<void> | undefined
   return {
     url,
     port,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
+      closing ??= (async () => {
+        await events?.close()
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        })
+      })()
       return closing
     },
   }
@@ -199,6 +249,15 @@ function send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   })
   if (req.method === 'HEAD') res.end()
   else res.end(reply.body)
+}
+
+/** The request's URL; an unparsable one reads as an unknown path (answered 401 or 404). */
+function requestUrl(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? '/', 'http://ops.invalid')
+  } catch {
+    return new URL('/invalid-url', 'http://ops.invalid')
+  }
 }
 
 /** A wildcard bind address is reached through loopback. */

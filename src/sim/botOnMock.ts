@@ -42,6 +42,8 @@ export interface BotOnMockOptions {
   onAlert?: ((alert: Alert) => void) | undefined
   /** Seed of the bot's own randomness (salts, jitter). Default 11. */
   botSeed?: number | undefined
+  /** Serve the ops server (and dashboard) on 127.0.0.1, a free port (`bot.opsUrl`). Default false. */
+  ops?: boolean | undefined
 }
 
 export interface BotOnMock {
@@ -94,7 +96,7 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
       perpsUrl: server.url,
       catalogueUrl: server.url,
       selfProvision: true,
-      ops: false,
+      ops: o.ops ?? false,
       alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
     })
     return {

@@ -62,6 +62,8 @@ export interface PnlSnapshot {
 
 /** How many fill and funding ids are remembered to drop a repeat delivered by a later read or push. */
 const SEEN_KEPT = 20_000
+/** How many of the latest fills are kept for the dashboard. */
+const RECENT_FILLS_KEPT = 50
 
 const empty = (): InstrumentPnl => ({
   fills: 0,
@@ -87,6 +89,7 @@ function absProduct(a: string, b: string): string {
 export class PnlLedger {
   readonly #byInstrument = new Map<number, InstrumentPnl>()
   readonly #seen = new Set<string>()
+  readonly #recent: LedgerFill[] = []
 
   #of(iid: number): InstrumentPnl {
     let e = this.#byInstrument.get(iid)
@@ -118,6 +121,8 @@ export class PnlLedger {
     e.realizedPnl = addDecimal(e.realizedPnl, f.pnl)
     e.fees = addDecimal(e.fees, f.fee)
     e.lastFillAt = Math.max(e.lastFillAt ?? f.ts, f.ts)
+    this.#recent.push(f)
+    if (this.#recent.length > RECENT_FILLS_KEPT) this.#recent.shift()
     return true
   }
 
@@ -146,6 +151,11 @@ export class PnlLedger {
       e.entryPrice = undefined
       e.unrealizedPnl = '0'
     }
+  }
+
+  /** The latest fills applied (at most 50), oldest first. */
+  recentFills(): LedgerFill[] {
+    return [...this.#recent]
   }
 
   snapshot(): PnlSnapshot {

@@ -12,7 +12,7 @@ import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Fill, Portfolio } from '../../perps/schemas/account.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { AccountWatch, type AccountWatchSnapshot, type AccountWatchState } from '../monitor/accountWatch.ts'
-import { PnlLedger, type PnlSnapshot } from '../pnl/pnlLedger.ts'
+import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnl/pnlLedger.ts'
 import { startAccountMonitor } from './accountMonitor.ts'
 import type { FeedHealth } from './feedHealth.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
@@ -21,6 +21,8 @@ export interface AccountSupervision {
   observePortfolio(p: Portfolio): void
   /** Fills, funding and positions since start, per instrument and for the account. */
   pnl(): PnlSnapshot
+  /** The latest fills (bounded), oldest first. */
+  recentFills(): LedgerFill[]
   observeClockSkew(offsetMs: number): void
   snapshot(): AccountWatchSnapshot
   /** Funding charges seen since start. */
@@ -117,6 +119,7 @@ export function createAccountSupervision(o: {
       )
     },
     pnl: () => ledger.snapshot(),
+    recentFills: () => ledger.recentFills(),
     observeClockSkew: (offsetMs) => monitor.observeClockSkew(offsetMs),
     snapshot: () => watch.snapshot(),
     get fundingCharges() {

@@ -5,6 +5,7 @@
 import type { Alert, AlertSink } from '../../alerts/alert.ts'
 import { createCatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import type { Clock } from '../../clock.ts'
+import { describeError } from '../../errors.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import { createBotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
@@ -26,6 +27,8 @@ import { createOpenOrderBook } from './openOrderBook.ts'
 import { createOrderPath } from './orderPath.ts'
 import { startPoller } from './poller.ts'
 import { ordersMayRemain, runStopSequence, type StopReport } from './stopSequence.ts'
+import { startTimeline, timelineCapacity } from './timeline.ts'
+import { boardOf, sampleTimeline } from './timelineSample.ts'
 
 export interface BotOptions {
   settings: Settings
@@ -219,6 +222,16 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     },
     onError: () => undefined,
   })
+  // The dashboard's history: samples of the same snapshots, on the bot's clock.
+  const timeline = startTimeline({
+    clock,
+    capacity: timelineCapacity(fleet.instruments.length),
+    read: () => {
+      const s = inputs()
+      return { sample: sampleTimeline(s), board: boardOf(s, account.recentFills()) }
+    },
+    onError: (e) => log.warn({ err: describeError(e) }, 'timeline sample failed'),
+  })
 
   const opsServer =
     o.ops === false
@@ -234,6 +247,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           isReady: ready,
           logger: logger.child({ component: 'ops' }),
           secrets: o.secretBag.needles,
+          timeline,
         })
   log.info(
     { instruments: fleet.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: opsServer?.url },
@@ -256,7 +270,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         clock,
         logger: log,
         parts: {
-          inputs: [feeds, account, refresher],
+          inputs: [feeds, account, refresher, timeline],
           stopPlanning: () => fleet.stopAll(),
           finishOrders: () => orders.batcher.stop(),
           cancelAll: (signal) => orders.gateway.cancelAll(undefined, { signal }),

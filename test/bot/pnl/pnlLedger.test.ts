@@ -75,4 +75,14 @@ describe('PnL ledger', () => {
   it('reports no maker share before any fill', () => {
     expect(new PnlLedger().snapshot().account.makerShare).toBeUndefined()
   })
+
+  it('keeps the latest 50 fills, oldest first, without repeats', () => {
+    const l = new PnlLedger()
+    for (let k = 1; k <= 60; k++) l.applyFill(fill({ tid: k, ts: k }))
+    l.applyFill(fill({ tid: 60, ts: 60 }))
+    const recent = l.recentFills()
+    expect(recent).toHaveLength(50)
+    expect(recent[0]?.tid).toBe(11)
+    expect(recent[49]?.tid).toBe(60)
+  })
 })

@@ -1,0 +1,132 @@
+/**
+ * The dashboard's server-sent events (`GET /events`): a `snapshot` event with everything the timeline
+ * retains, then one `sample` event per sample. Each update is scrubbed and serialized once for all
+ * clients. Clients are bounded (beyond `maxClients` a 503), a client that stops reading is dropped
+ * once its backlog passes `maxBacklogBytes`, and `close` ends every stream (shutdown). A client that
+ * accepts gzip gets the stream gzipped, flushed after every message: the samples repeat their keys and
+ * strings, so the snapshot shrinks several-fold.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Writable } from 'node:stream'
+import { constants, createGzip, type Gzip } from 'node:zlib'
+import { sanitizeForJson } from '../status.ts'
+import type { TimelineSource, TimelineUpdate } from './timelineTypes.ts'
+
+export const DEFAULT_MAX_SSE_CLIENTS = 8
+/** 1 MiB: a few minutes of samples for a typical fleet; a client further behind is dropped. */
+export const DEFAULT_MAX_BACKLOG_BYTES = 1 << 20
+/** How long `close` lets the last bytes (a gzip trailer) reach the clients: wall time, network I/O. */
+const CLOSE_WAIT_MS = 250
+
+export interface EventStreamOptions {
+  source: TimelineSource
+  secrets?: readonly (string | undefined)[] | undefined
+  maxClients?: number | undefined
+  maxBacklogBytes?: number | undefined
+}
+
+export interface EventStream {
+  /** Takes over the response: a stream, or 503 when the client bound is reached. */
+  open(req: IncomingMessage, res: ServerResponse): void
+  readonly clients: number
+  /** Ends every stream (waits at most `CLOSE_WAIT_MS` for them to finish); later `open`s answer 503. */
+  close(): Promise<void>
+}
+
+interface Client {
+  res: ServerResponse
+  gzip: Gzip | undefined
+  /** Where messages go: the gzip stream piped to `res`, or `res`. */
+  out: Writable
+}
+
+/** Writes a message and, when gzipped, flushes it so the page gets it now. */
+function send(c: Client, message: string): void {
+  c.out.write(message)
+  c.gzip?.flush(constants.Z_SYNC_FLUSH)
+}
+
+/** One SSE message; `data` is one JSON line (JSON.stringify never emits a raw newline). */
+const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+
+export function createEventStream(o: EventStreamOptions): EventStream {
+  const maxClients = o.maxClients ?? DEFAULT_MAX_SSE_CLIENTS
+  const maxBacklog = o.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES
+  const clients = new Set<Client>()
+  let closed = false
+  let unsubscribe: (() => void) | undefined
+
+  const drop = (c: Client): void => {
+    clients.delete(c)
+    if (clients.size === 0) {
+      unsubscribe?.()
+      unsubscribe = undefined
+    }
+  }
+  const broadcast = (u: TimelineUpdate): void => {
+    const message = frame('sample', sanitizeForJson(u, { secrets: o.secrets }))
+    for (const c of clients) {
+      if (c.res.writableLength + (c.gzip?.writableLength ?? 0) > maxBacklog) {
+        drop(c)
+        c.gzip?.destroy()
+        c.res.destroy()
+      } else send(c, message)
+    }
+  }
+
+  return {
+    open(req, res) {
+      if (closed || clients.size >= maxClients) {
+        const body = `${JSON.stringify({ error: closed ? 'closing' : 'too_many_clients', limit: maxClients })}\n`
+        res.writeHead(503, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': String(Buffer.byteLength(body)),
+          'retry-after': '10',
+        })
+        res.end(body)
+        return
+      }
+      const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))
+        ? createGzip({ level: 6 })
+        : undefined
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        connection: 'keep-alive',
+        ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      })
+      gzip?.pipe(res)
+      const c: Client = { res, gzip, out: gzip ?? res }
+      // The page reconnects after 3 s if the stream breaks (the browser's default, said explicitly).
+      send(
+        c,
+        `retry: 3000\n${frame('snapshot', sanitizeForJson(o.source.snapshot(), { secrets: o.secrets }))}`,
+      )
+      clients.add(c)
+      unsubscribe ??= o.source.subscribe(broadcast)
+      req.on('close', () => {
+        drop(c)
+        gzip?.destroy()
+      })
+    },
+    get clients() {
+      return clients.size
+    },
+    async close() {
+      closed = true
+      const ending = [...clients].map((c) => {
+        drop(c)
+        const finished = new Promise<void>((resolve) => c.res.once('close', resolve).once('finish', resolve))
+        c.out.end()
+        return finished
+      })
+      let timer: NodeJS.Timeout | undefined
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_WAIT_MS)
+      })
+      await Promise.race([Promise.all(ending), bound])
+      clearTimeout(timer)
+    },
+  }
+}
