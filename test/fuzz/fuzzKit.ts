@@ -143,6 +143,17 @@ export function mutate(valid: unknown, m: Mutation): unknown {
   return root
 }
 
+/** A copy of `valid` with one unknown field added to one of its objects (the root or any nested one). */
+export function withUnknownField(valid: unknown, at: number, k: string, value: unknown): unknown {
+  const root: unknown = structuredClone(valid)
+  const objects = pathsOf(root)
+    .map((p) => get(root, p))
+    .filter((v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.hasOwn(v, k))
+  const target = objects[at % Math.max(1, objects.length)]
+  if (target !== undefined) addKey(target, k, value)
+  return root
+}
+
 /** Up to three mutations of `valid`. */
 export function mutated(valid: unknown): fc.Arbitrary<unknown> {
   return fc
