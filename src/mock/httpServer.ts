@@ -37,7 +37,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 /** Largest request body the mock reads (1 MiB); larger ones are answered 413. */
 export const MAX_BODY_BYTES = 1 << 20
 
-/** Deepest JSON nesting the mock parses (its deepest real body is 4 levels); deeper is a 400. */
+/** Deepest JSON nesting the mock parses (real bodies nest about 5 deep); deeper is a 400. */
 export const MAX_JSON_DEPTH = 64
 
 /** A request the adapter refused before the handler saw it. */

@@ -240,7 +240,7 @@ describe('client schemas fuzz', () => {
           if ((await outcomeOf(call, body)) === 'typed-error') typed++
         },
       ),
-      fuzzParams(200),
+      fuzzParams(150),
     )
     expect(typed).toBeGreaterThan(0)
   })
@@ -259,7 +259,7 @@ describe('client schemas fuzz', () => {
           if ((await outcomeOf(call, body)) === 'typed-error') typed++
         },
       ),
-      fuzzParams(60),
+      fuzzParams(40),
     )
     expect(typed).toBeGreaterThan(0)
   })
@@ -276,7 +276,7 @@ describe('client schemas fuzz', () => {
             `${name} refused ${JSON.stringify(body).slice(0, 300)}`,
           ).toBe('accepted')
         }),
-        fuzzParams(4),
+        fuzzParams(3),
       )
     }
   })
@@ -287,7 +287,7 @@ describe('client schemas fuzz', () => {
       fc.asyncProperty(fc.constantFrom(...calls), hostileJson, async ([, call], body) => {
         await outcomeOf(call, body)
       }),
-      fuzzParams(60),
+      fuzzParams(40),
     )
     for (const text of ['', '{', 'nul', '\ufeff{}', '[1,']) {
       reply = () => ({ status: 200, headers: {}, text })
@@ -355,7 +355,7 @@ describe('stream push parsing fuzz', () => {
           }
         },
       ),
-      fuzzParams(300),
+      fuzzParams(200),
     )
     expect(refused).toBeGreaterThan(0)
   })
@@ -368,7 +368,7 @@ describe('stream push parsing fuzz', () => {
         const r = parsePush({ ch: ex.ch, ts: 1, sq: 0, data })
         expect(r.ok, `${ex.ch} refused ${JSON.stringify(data).slice(0, 200)}`).toBe(true)
       }),
-      fuzzParams(100),
+      fuzzParams(60),
     )
   })
 })
