@@ -1,9 +1,10 @@
 /**
  * The mock's HTTP adapter: a node:http server on 127.0.0.1 that turns requests into `MockRequest`s
  * for a `MockHandler` and writes the answers back. Bodies that are not JSON get a 400; bodies over
- * `MAX_BODY_BYTES` get a 413 without being read further (the connection is then closed). Error
- * bodies take the route's shape (perps `{status, error}`, an array on batch routes; catalogue
- * `{type, error}`).
+ * `MAX_BODY_BYTES` get a 413 without being read further (the connection is then closed), JSON nested
+ * deeper than `MAX_JSON_DEPTH` a 400 before it is parsed, and a client slower than the headers or
+ * request timeout a 408 (the connection is then closed). Error bodies take the route's shape (perps
+ * `{status, error}`, an array on batch routes; catalogue `{type, error}`).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -24,10 +25,20 @@ export interface MockServerOptions {
   host?: '127.0.0.1' | undefined
   /** Takes HTTP upgrades (the WebSocket at `/v1/ws`); without it upgrades are refused. */
   onUpgrade?: ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined
+  /** Time a client has to send the request headers; a slower one gets 408. Default 10 s. */
+  headersTimeoutMs?: number | undefined
+  /** Time a client has to send the whole request, body included; a slower one gets 408. Default 30 s. */
+  requestTimeoutMs?: number | undefined
 }
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 
 /** Largest request body the mock reads (1 MiB); larger ones are answered 413. */
 export const MAX_BODY_BYTES = 1 << 20
+
+/** Deepest JSON nesting the mock parses (real bodies nest about 5 deep); deeper is a 400. */
+export const MAX_JSON_DEPTH = 64
 
 /** A request the adapter refused before the handler saw it. */
 interface Refusal {
@@ -36,7 +47,17 @@ interface Refusal {
 }
 
 export async function startMockHttpServer(options: MockServerOptions): Promise<RunningMockServer> {
-  const server: Server = createServer((req, res) => {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  // node refuses a headers timeout above the request timeout.
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout)
+  const serverOptions = {
+    headersTimeout,
+    requestTimeout,
+    // How often node looks for expired requests: a quarter of the headers timeout bounds the lateness.
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4))),
+  }
+  const server: Server = createServer(serverOptions, (req, res) => {
+    const socket = req.socket
     void (async () => {
       let out: MockResponse
       try {
@@ -45,12 +66,15 @@ export async function startMockHttpServer(options: MockServerOptions): Promise<R
       } catch {
         out = { status: 500, body: { status: 'err', error: 'internal_error' } }
       }
+      // A timed-out client was answered 408 by `onClientError` and is gone.
+      if (socket.destroyed) return
       const text = out.raw ?? (out.body === undefined ? '' : JSON.stringify(out.body))
       res.writeHead(out.status, { 'content-type': 'application/json', ...out.headers })
       res.end(text)
     })()
   })
   server.keepAliveTimeout = 60_000
+  server.on('clientError', onClientError)
   if (options.onUpgrade !== undefined) server.on('upgrade', options.onUpgrade)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -69,6 +93,45 @@ export async function startMockHttpServer(options: MockServerOptions): Promise<R
 }
 
 const TOO_LARGE: Refusal = { status: 413, error: 'request body too large' }
+
+/**
+ * Requests node's parser refused or timed out, answered here so a slow client gets a JSON 408 (node's
+ * own answer has no body). The path is unknown at this point: the body takes the perps shape.
+ */
+function onClientError(err: Error & { code?: string }, socket: Duplex): void {
+  const status =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy()
+    return
+  }
+  const text = { 400: 'bad request', 408: 'request timeout', 431: 'request headers too large' }[status]
+  const body = JSON.stringify({ status: 'err', error: text })
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[
+    status
+  ]
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
+}
+
+/** Nesting depth of a JSON text, counting brackets outside strings; stops once past `limit`. */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c)
+        i++ // backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
 
 function refusalResponse(req: IncomingMessage, r: Refusal): MockResponse {
   const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname
@@ -93,6 +156,9 @@ async function toMockRequest(req: IncomingMessage): Promise<MockRequest | Refusa
   const text = Buffer.concat(chunks).toString('utf8')
   let body: unknown
   if (text.length > 0) {
+    // Refused before parsing: a deep body would overflow the stack of whatever walks it recursively.
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+      return { status: 400, error: `JSON body nested deeper than ${MAX_JSON_DEPTH} levels` }
     try {
       body = JSON.parse(text)
     } catch {

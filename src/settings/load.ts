@@ -169,8 +169,14 @@ export function deepMerge(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base }
   for (const [k, v] of Object.entries(over)) {
-    const b = out[k]
-    out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v
+    const b = Object.hasOwn(out, k) ? out[k] : undefined
+    // Defined, not assigned: `out.__proto__ = v` would swap the prototype and hide the key from the schema.
+    Object.defineProperty(out, k, {
+      value: isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
   }
   return out
 }

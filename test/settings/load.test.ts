@@ -190,6 +190,23 @@ describe('loadSettings', () => {
       expect(loaded.settings.ops.host).toBe('127.0.0.1')
     })
   })
+
+  it('an own "__proto__" key in an overlay is reported as unknown, not merged into the prototype (fuzz find)', () => {
+    // JSON.parse makes `__proto__` an own key; merging it by assignment swapped the merged object's
+    // prototype, so the strict schema never saw the key and read the fields through the prototype.
+    const dir = configDir({
+      'default.json': { ...minimal, risk: { hysteresis: 0.05 } },
+      'dry-run.json': '{"risk":{"__proto__":{"haltAtMarginRatio":5}}}',
+    })
+    let error: unknown
+    try {
+      loadSettings({ configDir: dir, mode: 'dry-run', env: {} })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as ConfigError).issues.join('\n')).toMatch(/^risk: .*__proto__/m)
+  })
 })
 
 describe('perpbot config / run with an unknown scenario', () => {

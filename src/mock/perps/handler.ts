@@ -22,65 +22,69 @@ type Route = (req: MockRequest, ex: PerpsExchange) => unknown
 
 const ok = (body: unknown): MockResponse => json(200, body)
 
-export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
-  const routes: Record<string, Route> = {
-    'GET /v1/info/time': (_r, ex) => ex.time(),
-    'GET /v1/info/exchange': (_r, ex) => ex.exchangeInfo(),
-    'GET /v1/info/instruments': (r, ex) =>
-      ex.instruments({
-        instrumentId: intParam(r.query, 'instrument_id'),
-        instrumentType: enumParam(r.query, 'instrument_type', INSTRUMENT_TYPES),
-        category: enumParam(r.query, 'category', CATEGORIES),
-      }),
-    'GET /v1/info/index': (r, ex) => ex.index(requiredParam(r.query, 'asset')),
-    'GET /v1/info/statistics': (r, ex) => ex.statistics(intParam(r.query, 'instrument_id')),
-    'GET /v1/info/tickers': (r, ex) => ex.tickers(intParam(r.query, 'instrument_id')),
-    'GET /v1/info/fees': (_r, ex) => ex.fees(),
-    'GET /v1/info/assets': (_r, ex) => ex.assets(),
-    'GET /v1/info/portfolio': (r, ex) => {
-      const address = requiredParam(r.query, 'address')
-      if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw badRequest('invalid query parameters: invalid address')
-      return ex.publicPortfolio(address)
-    },
-    'GET /v1/account/credentials': (r, ex) => ex.credentials(auth(r, ex)),
-    'GET /v1/account/portfolio': (r, ex) => ex.portfolio(auth(r, ex)),
-    'GET /v1/account/withdrawals': (r, ex) => {
-      const owner = auth(r, ex)
-      return ex.withdrawals(owner, {
-        status: enumParam(r.query, 'withdrawal_status', WITHDRAWAL_STATUSES),
-        hash: r.query.get('hash') ?? undefined,
-        ...windowParams(r.query),
-      })
-    },
-    'GET /v1/account/fills': (r, ex) => ex.fills(auth(r, ex), windowParams(r.query)),
-    'GET /v1/account/funding': (r, ex) => {
-      const owner = auth(r, ex)
-      return ex.funding(owner, { instrumentId: intParam(r.query, 'instrument_id'), ...windowParams(r.query) })
-    },
-    'GET /v1/account/open-orders': (r, ex) => ex.openOrders(auth(r, ex), intParam(r.query, 'instrument_id')),
-    'GET /v1/account/orders': (r, ex) => {
-      const owner = auth(r, ex)
-      return ex.orders(owner, {
-        orderId: intParam(r.query, 'order_id'),
-        clientOrderId: r.query.get('client_order_id') ?? undefined,
-        instrumentId: intParam(r.query, 'instrument_id'),
-        ...windowParams(r.query),
-      })
-    },
-    'GET /v1/account/referral': (r, ex) => ex.referral(auth(r, ex)),
-    'GET /v1/account/auto-cancel': (r, ex) => ex.autoCancelStatus(auth(r, ex)),
-    'POST /v1/account/referral': (r, ex) => ex.applyReferral(auth(r, ex), r.body),
-    'POST /v1/account/proxy': (r, ex) => ex.createProxy(r.body),
-    'POST /v1/trade/orders': (r, ex) => ex.createOrders(r.body),
-    'PATCH /v1/trade/orders': (r, ex) => ex.modifyOrders(r.body),
-    'DELETE /v1/trade/orders': (r, ex) => ex.cancelOrders(r.body),
-    'DELETE /v1/trade/orders/all': (r, ex) => ex.cancelAll(r.body),
-    'PATCH /v1/trade/auto-cancel': (r, ex) => ex.setAutoCancel(r.body),
-  }
+/** The route table: `METHOD /path` → the exchange call. */
+const ROUTES: Readonly<Record<string, Route>> = {
+  'GET /v1/info/time': (_r, ex) => ex.time(),
+  'GET /v1/info/exchange': (_r, ex) => ex.exchangeInfo(),
+  'GET /v1/info/instruments': (r, ex) =>
+    ex.instruments({
+      instrumentId: intParam(r.query, 'instrument_id'),
+      instrumentType: enumParam(r.query, 'instrument_type', INSTRUMENT_TYPES),
+      category: enumParam(r.query, 'category', CATEGORIES),
+    }),
+  'GET /v1/info/index': (r, ex) => ex.index(requiredParam(r.query, 'asset')),
+  'GET /v1/info/statistics': (r, ex) => ex.statistics(intParam(r.query, 'instrument_id')),
+  'GET /v1/info/tickers': (r, ex) => ex.tickers(intParam(r.query, 'instrument_id')),
+  'GET /v1/info/fees': (_r, ex) => ex.fees(),
+  'GET /v1/info/assets': (_r, ex) => ex.assets(),
+  'GET /v1/info/portfolio': (r, ex) => {
+    const address = requiredParam(r.query, 'address')
+    if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw badRequest('invalid query parameters: invalid address')
+    return ex.publicPortfolio(address)
+  },
+  'GET /v1/account/credentials': (r, ex) => ex.credentials(auth(r, ex)),
+  'GET /v1/account/portfolio': (r, ex) => ex.portfolio(auth(r, ex)),
+  'GET /v1/account/withdrawals': (r, ex) => {
+    const owner = auth(r, ex)
+    return ex.withdrawals(owner, {
+      status: enumParam(r.query, 'withdrawal_status', WITHDRAWAL_STATUSES),
+      hash: r.query.get('hash') ?? undefined,
+      ...windowParams(r.query),
+    })
+  },
+  'GET /v1/account/fills': (r, ex) => ex.fills(auth(r, ex), windowParams(r.query)),
+  'GET /v1/account/funding': (r, ex) => {
+    const owner = auth(r, ex)
+    return ex.funding(owner, { instrumentId: intParam(r.query, 'instrument_id'), ...windowParams(r.query) })
+  },
+  'GET /v1/account/open-orders': (r, ex) => ex.openOrders(auth(r, ex), intParam(r.query, 'instrument_id')),
+  'GET /v1/account/orders': (r, ex) => {
+    const owner = auth(r, ex)
+    return ex.orders(owner, {
+      orderId: intParam(r.query, 'order_id'),
+      clientOrderId: r.query.get('client_order_id') ?? undefined,
+      instrumentId: intParam(r.query, 'instrument_id'),
+      ...windowParams(r.query),
+    })
+  },
+  'GET /v1/account/referral': (r, ex) => ex.referral(auth(r, ex)),
+  'GET /v1/account/auto-cancel': (r, ex) => ex.autoCancelStatus(auth(r, ex)),
+  'POST /v1/account/referral': (r, ex) => ex.applyReferral(auth(r, ex), r.body),
+  'POST /v1/account/proxy': (r, ex) => ex.createProxy(r.body),
+  'POST /v1/trade/orders': (r, ex) => ex.createOrders(r.body),
+  'PATCH /v1/trade/orders': (r, ex) => ex.modifyOrders(r.body),
+  'DELETE /v1/trade/orders': (r, ex) => ex.cancelOrders(r.body),
+  'DELETE /v1/trade/orders/all': (r, ex) => ex.cancelAll(r.body),
+  'PATCH /v1/trade/auto-cancel': (r, ex) => ex.setAutoCancel(r.body),
+}
 
+/** Every `METHOD /path` the mock perps venue serves (the fuzz tests enumerate them). */
+export const PERPS_ROUTE_KEYS: readonly string[] = Object.keys(ROUTES)
+
+export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
   return async (req) => {
     const key = `${req.method.toUpperCase()} ${req.path}`
-    const route = routes[key]
+    const route = Object.hasOwn(ROUTES, key) ? ROUTES[key] : undefined
     // Decision: a wrong method on a known path is also 404 `not_found` (the venue documents no 405).
     if (route === undefined) return json(404, { status: 'err', error: 'not_found' })
     try {

@@ -13,10 +13,11 @@
  *   `instrument_id:timestamp` when the venue omits it).
  * - A page that brings nothing new while `more` is true (over a page of rows in one millisecond) moves
  *   the end to oldest − 1 so paging always progresses; such a millisecond's overflow is unreachable.
- * - Paging stops when `more` is false, a page is empty, the end passes the start, or `maxPages` is hit.
+ * - Paging stops when `more` is false, a page is empty, the end passes the start, or `maxPages` is hit;
+ *   a page with `more` whose rows all lie after the end (the window ignored) is an `UnexpectedResponseError`.
  * The walker does not rely on the row order within a page: it sorts each page newest first itself.
  */
-import { TransportError } from '../../errors.ts'
+import { TransportError, UnexpectedResponseError } from '../../errors.ts'
 import type { PerpsReadOptions } from './perpsCall.ts'
 
 export interface HistoryWindow {
@@ -70,6 +71,11 @@ export async function* walkHistoryBackwards<T>(
     if (!page.more || oldestRow === undefined) return
     const oldest = walk.timestampOf(oldestRow)
     const nextEnd = fresh.length === 0 ? oldest - 1 : oldest
+    // Nothing new and no earlier end: the venue ignored the window (a repeated page), paging would never end.
+    if (fresh.length === 0 && end !== undefined && nextEnd >= end)
+      throw new UnexpectedResponseError(walk.path, [
+        'more: true, but the page repeats rows after end_timestamp',
+      ])
     const atNextEnd = rows.filter((r) => walk.timestampOf(r) === nextEnd).map(walk.keyOf)
     seenAtEnd = nextEnd === end ? new Set([...seenAtEnd, ...atNextEnd]) : new Set(atNextEnd)
     end = nextEnd

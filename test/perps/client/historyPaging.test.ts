@@ -4,7 +4,7 @@
  * rows in the window did not fit.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { InputValidationError, TransportError } from '../../../src/errors.ts'
+import { InputValidationError, TransportError, UnexpectedResponseError } from '../../../src/errors.ts'
 import {
   createHarness,
   funding,
@@ -127,6 +127,15 @@ describe('iterateWithdrawals', () => {
     h.reply({ body: { data: [], more: true } })
     expect(await collect(h.client.iterateWithdrawals())).toEqual([])
     expect(h.requests).toHaveLength(1)
+  })
+
+  it('a venue that repeats a page claiming more (window ignored) is an UnexpectedResponseError, not an endless walk (fuzz find)', async () => {
+    h = createHarness()
+    const page = { body: { data: [withdrawal(1, 5000)], more: true } }
+    for (let i = 0; i < 3; i++) h.reply(page)
+    const e = await collect(h.client.iterateWithdrawals()).catch((x: unknown) => x)
+    expect(e).toBeInstanceOf(UnexpectedResponseError)
+    expect(h.requests.map(endOf)).toEqual([null, '5000', '4999'])
   })
 
   it('validates on the first next(), before any request', async () => {
