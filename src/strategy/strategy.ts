@@ -39,6 +39,8 @@ export interface StrategyIndex {
   readonly price: string
   /** Index timestamp, Unix ms. */
   readonly ts: number
+  /** Mark price, decimal string, when the input carries it (tickers). */
+  readonly mark?: string | undefined
 }
 
 export interface StrategyStatistics {
