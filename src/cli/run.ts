@@ -147,6 +147,8 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     clock,
     random: systemRandom,
     perpsUrl: mock?.url ?? secrets.PERPS_URL ?? settings.perps.url ?? '',
+    // The embedded mock serves its WebSocket on its HTTP port, as the venue serves /v1/ws.
+    streamUrl: mock?.wsUrl ?? secrets.PERPS_WS_URL,
     catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
     selfProvision: mock !== undefined,
   })

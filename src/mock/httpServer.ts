@@ -75,7 +75,16 @@ export async function startMockHttpServer(options: MockServerOptions): Promise<R
   })
   server.keepAliveTimeout = 60_000
   server.on('clientError', onClientError)
-  if (options.onUpgrade !== undefined) server.on('upgrade', options.onUpgrade)
+  // Upgraded sockets (the WebSocket) are not the server's connections any more: closing the server
+  // ends them too, so a closed mock is gone for every client.
+  const upgraded = new Set<Duplex>()
+  const onUpgrade = options.onUpgrade
+  if (onUpgrade !== undefined)
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      upgraded.add(socket)
+      socket.once('close', () => upgraded.delete(socket))
+      onUpgrade(req, socket, head)
+    })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
@@ -88,6 +97,7 @@ export async function startMockHttpServer(options: MockServerOptions): Promise<R
       new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()
+        for (const socket of upgraded) socket.destroy()
       }),
   }
 }

@@ -14,6 +14,10 @@ import {
 
 /** The venue's request bucket per IP (PN c.4). */
 export const VENUE_REQUEST_BUDGET_PER_MINUTE = DEFAULT_REQUEST_BUDGET_PER_MINUTE
+/** The venue's WebSocket limits per IP and per connection (PN c.4). */
+export const VENUE_STREAM_CONNECTIONS = 50
+export const VENUE_STREAM_SUBSCRIPTIONS_PER_CONNECTION = 100
+export const VENUE_STREAM_MESSAGES_PER_MINUTE = 1_000
 /** The venue's default-tier action bucket per account (PN c.4). */
 export const VENUE_ACTION_BUDGET_PER_MINUTE = DEFAULT_ACTION_BUDGET_PER_MINUTE
 
@@ -30,7 +34,8 @@ export type PollingKey =
 
 /** The request weight of the read each poller sends per cycle (open orders: the all-instrument read). */
 export const POLLED_READ_WEIGHT: Readonly<Record<PollingKey, number>> = {
-  indexMs: PERPS_WEIGHTS.getIndex.request({}),
+  // The index of every instrument comes from one tickers read.
+  indexMs: PERPS_WEIGHTS.getTickers.request({}),
   statisticsMs: PERPS_WEIGHTS.getStatistics.request({}),
   portfolioMs: PERPS_WEIGHTS.getPortfolio.request({}),
   openOrdersMs: PERPS_WEIGHTS.getOpenOrders.request({}),

@@ -13,6 +13,9 @@ import {
   POLLING_FLOOR_MS,
   VENUE_ACTION_BUDGET_PER_MINUTE,
   VENUE_REQUEST_BUDGET_PER_MINUTE,
+  VENUE_STREAM_CONNECTIONS,
+  VENUE_STREAM_MESSAGES_PER_MINUTE,
+  VENUE_STREAM_SUBSCRIPTIONS_PER_CONNECTION,
 } from './limits.ts'
 
 const Ms = z.number().int().nonnegative()
@@ -71,6 +74,7 @@ const PollMs = (key: keyof typeof POLLING_FLOOR_MS, dflt: number) =>
   }).default(dflt)
 
 export const PollingSettings = z.strictObject({
+  /** Index and mark of every instrument: one tickers read (weight 2). */
   indexMs: PollMs('indexMs', 2_000),
   statisticsMs: PollMs('statisticsMs', 15_000),
   portfolioMs: PollMs('portfolioMs', 3_000),
@@ -81,6 +85,35 @@ export const PollingSettings = z.strictObject({
   fillsMs: PollMs('fillsMs', 15_000),
   credentialsMs: PollMs('credentialsMs', 300_000),
   timeSyncMs: PollMs('timeSyncMs', 60_000),
+})
+
+/**
+ * The venue's WebSocket as the bot's inputs (index, mark, statistics, portfolio, orders, fills,
+ * withdrawals); each input's REST poller stands down while its stream is healthy and resumes when it
+ * is down or silent past its bound. Address: env PERPS_WS_URL (a dry run uses the embedded mock's).
+ */
+export const StreamSettings = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Tickers and portfolio (pushed every second or so) silent this long: their pollers resume. */
+  silenceMs: Ms.min(1_000).max(60_000).default(5_000),
+  /** Statistics are pushed about once a minute. */
+  statisticsSilenceMs: Ms.min(60_000).max(600_000).default(150_000),
+  /** Sockets at most, private one included (venue: 50 per IP). */
+  maxConnections: z.number().int().min(2).max(VENUE_STREAM_CONNECTIONS).default(4),
+  /** Venue: 100 per connection. */
+  maxSubscriptionsPerConnection: z
+    .number()
+    .int()
+    .positive()
+    .max(VENUE_STREAM_SUBSCRIPTIONS_PER_CONNECTION)
+    .default(VENUE_STREAM_SUBSCRIPTIONS_PER_CONNECTION),
+  /** Frames sent per minute by every socket together (venue: 1,000 per IP). */
+  maxMessagesPerMinute: z.number().int().min(10).max(VENUE_STREAM_MESSAGES_PER_MINUTE).default(500),
+  /**
+   * Subscribe `bbo::{iid}` so strategies see the best bid and offer (stream only: no REST read has
+   * it). Instruments beyond the public sockets' room for subscriptions go without.
+   */
+  bbo: z.boolean().default(true),
 })
 
 export const LimiterSettings = z.strictObject({
@@ -226,6 +259,7 @@ export const Settings = z.strictObject({
   quoting: QuotingSettings.prefault({}),
   risk: RiskSettings.prefault({}),
   polling: PollingSettings.prefault({}),
+  streams: StreamSettings.prefault({}),
   limiter: LimiterSettings.prefault({}),
   batcher: BatcherSettings.prefault({}),
   monitor: MonitorSettings.prefault({}),

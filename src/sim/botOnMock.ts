@@ -13,6 +13,7 @@ import { FAULT_HEADER } from '../mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.ts'
 import type { MockRequest, MockResponse } from '../mock/mockHttp.ts'
 import { createMockServerHandler, type MockServer, type MockServerOptions } from '../mock/server.ts'
+import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from '../mock/stream/streamServer.ts'
 import { seededRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 
@@ -44,11 +45,15 @@ export interface BotOnMockOptions {
   botSeed?: number | undefined
   /** Serve the ops server (and dashboard) on 127.0.0.1, a free port (`bot.opsUrl`). Default false. */
   ops?: boolean | undefined
+  /** Serve the mock's WebSocket and let the bot use it (default true; false: every input polls). */
+  streams?: boolean | undefined
 }
 
 export interface BotOnMock {
   mock: MockServer
   server: RunningMockServer
+  /** The mock's WebSocket at `/v1/ws` on the server's port, unless `streams: false`. */
+  stream: MockStreamServer | undefined
   bot: RunningBot
   secrets: SecretBag
   /** Stops the bot, then the mock. */
@@ -57,7 +62,19 @@ export interface BotOnMock {
 
 export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
   const mock = createMockServerHandler(o.mock)
+  const stream =
+    o.streams === false
+      ? undefined
+      : createMockStreamServer({
+          exchange: mock.exchange,
+          clock: mock.clock,
+          serverClock: mock.serverClock,
+          random: seededRandom((mock.seed ^ 0x057e_a11f) >>> 0),
+          faults: () => mock.faults.config.stream,
+          pushIntervalMs: o.mock.streamPushIntervalMs,
+        })
   const server = await startMockHttpServer({
+    onUpgrade: stream?.handleUpgrade,
     handler: async (req: MockRequest) => {
       o.onRequest?.(req)
       const res = await mock.handler(req)
@@ -94,6 +111,7 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
       clock: mock.clock,
       random: seededRandom(o.botSeed ?? 11),
       perpsUrl: server.url,
+      streamUrl: stream && `ws://127.0.0.1:${server.port}${STREAM_PATH}`,
       catalogueUrl: server.url,
       selfProvision: true,
       ops: o.ops ?? false,
@@ -102,10 +120,12 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
     return {
       mock,
       server,
+      stream,
       bot,
       secrets,
       async stop(reason = 'run over') {
         const report = await bot.stop(reason)
+        await stream?.close()
         mock.faults.releaseAll()
         await server.close()
         mock.dispose()
@@ -113,6 +133,7 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
       },
     }
   } catch (e) {
+    await stream?.close()
     mock.faults.releaseAll()
     await server.close()
     mock.dispose()

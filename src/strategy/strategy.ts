@@ -45,6 +45,8 @@ export interface StrategyIndex {
   readonly price: string
   /** Index timestamp, Unix ms. */
   readonly ts: number
+  /** Mark price, decimal string, when the input carries it (tickers). */
+  readonly mark?: string | undefined
 }
 
 /** One side of the book's touch: price and displayed size, decimal strings (both positive). */

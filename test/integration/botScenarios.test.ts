@@ -28,7 +28,9 @@ async function until(
 // in real time, so each waits (bounded) past the default 20 s test limit.
 describe('bot against the mock', { timeout: 90_000 }, () => {
   it('liquidation: in_liquidation raises exactly one critical liquidation alert and halts every instrument', async () => {
-    const run = await runBotAgainstMock({ scenario: 'liquidation', speed: 30 })
+    // 20×: a signed command lives 4 s of venue time (200 ms of wall time here); the position that
+    // gets liquidated is built by fills of orders that must reach the venue in time on a loaded machine.
+    const run = await runBotAgainstMock({ scenario: 'liquidation', speed: 20 })
     try {
       await until(run, () => critical(run).some((a) => a.key === 'liquidation'), 60_000)
       const liquidation = critical(run).filter((a) => a.key === 'liquidation')

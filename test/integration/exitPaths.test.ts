@@ -100,7 +100,8 @@ const rateLimitedReads = (retryAfterSeconds: number): FaultConfig => ({
 
 describe('exit paths: SIGTERM on a hostile venue still applies the exit policy', () => {
   it('(a) during a rate-limit pause (a burst of 429s on reads, venue healthy again)', async () => {
-    const r = await startQuoting(21)
+    // Every input polling (as when the streams are down), so many reads queue behind the pause.
+    const r = await startQuoting(21, { 'streams.enabled': false })
     const from = Date.now()
     r.run.mock.setFaults(rateLimitedReads(30))
     await vi.waitFor(

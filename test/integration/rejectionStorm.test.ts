@@ -24,7 +24,9 @@ describe('bot against the mock: rejection storm', () => {
         seed: 7,
         scenario: 'calm',
         clock: 'accelerated',
-        speed: 20,
+        // A signed command lives 4 s of venue time: at 20× that is 200 ms of wall time, which a loaded
+        // machine (streams on, every index push a possible reprice) can exceed; 10× leaves 400 ms.
+        speed: 10,
         catalogue: { eventCount: 20 },
         exchange: { startingCollateral: '1' },
       },

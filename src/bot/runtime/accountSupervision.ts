@@ -10,15 +10,20 @@ import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Fill, Portfolio } from '../../perps/schemas/account.ts'
+import type { WithdrawalPush } from '../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { AccountWatch, type AccountWatchSnapshot, type AccountWatchState } from '../monitor/accountWatch.ts'
 import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnl/pnlLedger.ts'
 import { startAccountMonitor } from './accountMonitor.ts'
 import type { FeedHealth } from './feedHealth.ts'
+import type { InputSources } from './inputSources.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
 
 export interface AccountSupervision {
   observePortfolio(p: Portfolio): void
+  /** A fill pushed on the stream: logged and into the ledger once (REST repeats dropped by fill id). */
+  observeFill(f: Fill): void
+  observeWithdrawal(w: WithdrawalPush): void
   /** Fills, funding and positions since start, per instrument and for the account. */
   pnl(): PnlSnapshot
   /** The latest fills (bounded), oldest first. */
@@ -45,6 +50,8 @@ export function createAccountSupervision(o: {
   instruments: readonly { id: number; symbol: string }[]
   /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
   journal: boolean
+  /** Fills and withdrawals stream: their pollers stand down while the stream serves them. */
+  sources?: InputSources | undefined
 }): AccountSupervision {
   const log = o.logger.child({ component: 'monitor' })
   const watch = new AccountWatch(o.settings.monitor)
@@ -109,6 +116,10 @@ export function createAccountSupervision(o: {
     onFill,
     onFunding: (c) => ledger.applyFunding(c),
     health: o.health,
+    gates: o.sources && {
+      fills: o.sources.gate('fills'),
+      withdrawals: o.sources.gate('withdrawals'),
+    },
   })
   return {
     observePortfolio: (p) => {
@@ -118,6 +129,8 @@ export function createAccountSupervision(o: {
         o.instruments.map((i) => i.id),
       )
     },
+    observeFill: (f) => monitor.observeFill(f),
+    observeWithdrawal: (w) => monitor.observeWithdrawal(w),
     pnl: () => ledger.snapshot(),
     recentFills: () => ledger.recentFills(),
     observeClockSkew: (offsetMs) => monitor.observeClockSkew(offsetMs),

@@ -134,6 +134,8 @@ export interface Connections {
   venueClock: OffsetClock
   signer: CommandSigner
   proxyAddress: string
+  /** The proxy and its API secret (the stream's `auth`). Never logged. */
+  credentials: ProxyCredentials
   proxyExpiry: number | undefined
   domain: PerpsDomain
   instruments: Map<string, Instrument>
@@ -297,6 +299,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       venueClock,
       signer,
       proxyAddress: credentials.proxy,
+      credentials,
       proxyExpiry,
       domain,
       instruments,

@@ -22,11 +22,13 @@ import { buildReadiness, buildStatus, type StatusInputs } from './botStatus.ts'
 import { startDeadManSwitch } from './deadManSwitch.ts'
 import { createFeedHealth } from './feedHealth.ts'
 import { startFeeds } from './feeds.ts'
+import { createInputSources } from './inputSources.ts'
 import { createInstrumentFleet } from './instrumentFleet.ts'
 import { createOpenOrderBook } from './openOrderBook.ts'
 import { createOrderPath } from './orderPath.ts'
 import { startPoller } from './poller.ts'
 import { ordersMayRemain, runStopSequence, type StopReport } from './stopSequence.ts'
+import { type StreamInputs, startStreamInputs } from './streamInputs.ts'
 import { startTimeline, timelineCapacity } from './timeline.ts'
 import { boardOf, sampleTimeline } from './timelineSample.ts'
 
@@ -41,6 +43,8 @@ export interface BotOptions {
   clock: Clock
   random: Random
   perpsUrl: string
+  /** The venue's WebSocket (PERPS_WS_URL, or the embedded mock's); without it every input polls. */
+  streamUrl?: string | undefined
   catalogueUrl: string
   /** Dry run: generate keys and register a proxy on the venue (the mock). */
   selfProvision: boolean
@@ -142,6 +146,11 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger,
   })
   const health = createFeedHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
+  // Which inputs come from the streams right now; the pollers stand down behind these gates.
+  const streamUrl = settings.streams.enabled ? o.streamUrl : undefined
+  if (settings.streams.enabled && streamUrl === undefined)
+    log.warn('streams.enabled but no stream address (set PERPS_WS_URL): every input polls')
+  const sources = createInputSources({ clock, enabled: streamUrl !== undefined })
   const account = createAccountSupervision({
     settings,
     perps,
@@ -154,6 +163,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     rateLimitCount: bl.rateLimitCount,
     journal: !o.selfProvision,
     instruments: fleet.instruments,
+    sources,
   })
   registerPnlMetrics(metrics.registry, () => ({
     pnl: account.pnl(),
@@ -179,7 +189,29 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     ),
     klinesKept: settings.quoting.klinesKept,
     staleIndexMs: settings.quoting.staleIndexMs,
+    sources,
   })
+  const traded = new Set(fleet.instruments.map((i) => i.id))
+  const streams: StreamInputs | undefined =
+    streamUrl === undefined
+      ? undefined
+      : startStreamInputs({
+          url: streamUrl,
+          credentials: conn.credentials,
+          settings: settings.streams,
+          clock,
+          random: o.random,
+          logger,
+          sources,
+          targets: {
+            now: () => clock.now(),
+            traded,
+            route: (ids, event) => fleet.supervisor.send({ type: 'ROUTE', ids: [...ids], event }),
+            klinesKept: settings.quoting.klinesKept,
+            orders: openOrders,
+            account,
+          },
+        })
 
   let stopping = false
   const inputs = (): StatusInputs => {
@@ -203,6 +235,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       batcher: orders.batcher.state(),
       modify: orders.modify.state(),
       feedErrors: health.counts(),
+      inputs: sources.snapshot(),
+      stream: streams?.health(),
       alerts: alerts.recent(),
     }
   }
@@ -270,7 +304,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         clock,
         logger: log,
         parts: {
-          inputs: [feeds, account, refresher, timeline],
+          inputs: [...(streams ? [streams] : []), feeds, account, refresher, timeline],
           stopPlanning: () => fleet.stopAll(),
           finishOrders: () => orders.batcher.stop(),
           cancelAll: (signal) => orders.gateway.cancelAll(undefined, { signal }),

@@ -11,6 +11,8 @@ import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../monitor/accountWatch.ts'
 import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../pnl/pnlLedger.ts'
+import type { InputSourceView, StreamInput } from './inputSources.ts'
+import type { StreamInputsHealth } from './streamInputs.ts'
 
 /** One instrument as the status sees it: its config and its actor's snapshot (none once stopped). */
 export interface InstrumentView {
@@ -42,6 +44,10 @@ export interface StatusInputs {
   /** How reprices go out (absent: modifies). */
   modify?: ModifyCapabilityState | undefined
   feedErrors: Record<string, number>
+  /** Per streamed input: from the stream or polling, and why. */
+  inputs?: Record<StreamInput, InputSourceView> | undefined
+  /** The streams' health; absent when they are off. */
+  stream?: StreamInputsHealth | undefined
   alerts: readonly Alert[]
 }
 
@@ -133,5 +139,6 @@ export function buildStatus(s: StatusInputs): BotStatus {
       },
     },
     alerts: s.alerts,
+    ...(s.inputs ? { details: { inputs: s.inputs, stream: s.stream ?? 'off' } } : {}),
   }
 }

@@ -1,8 +1,8 @@
 /**
- * The bot's inputs: one poller per kind (index per asset, statistics, portfolio, open orders,
- * catalogue per strategy query, venue time), each turning a response into events routed by the
- * supervisor to the instruments concerned. Poll intervals stretch with the number of assets so reads
- * stay inside their share of the request-weight budget.
+ * The bot's inputs: one poller per kind (tickers for every instrument's index and mark, statistics,
+ * portfolio, open orders, catalogue per strategy query, venue time), each turning a response into
+ * events routed by the supervisor to the instruments concerned. The streamed inputs' pollers stand
+ * down behind their gates (inputSources.ts) while the stream serves them.
  */
 import type { CatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import type { ListEventsKeysetParams } from '../../catalogue/client/listEventsKeyset.ts'
@@ -11,19 +11,20 @@ import { ClockSkewError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Portfolio } from '../../perps/schemas/account.ts'
+import type { Ticker } from '../../perps/schemas/tickers.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
 import type { Settings } from '../../settings/schema.ts'
 import {
   catalogueEventToSignal,
-  indexForStrategy,
   marginForStrategy,
   positionForStrategy,
   statisticsForStrategy,
 } from '../../strategy/snapshot.ts'
-import type { CatalogueQuery } from '../../strategy/strategy.ts'
+import type { CatalogueQuery, StrategyIndex } from '../../strategy/strategy.ts'
 import { syncClock } from './bootstrap.ts'
 import { inChunks } from './chunks.ts'
 import { type FeedHealth, startFeedPoller } from './feedHealth.ts'
+import { gatedRun, type InputGate, type InputSources } from './inputSources.ts'
 import type { InstrumentFleet } from './instrumentFleet.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import type { Poller } from './poller.ts'
@@ -48,11 +49,18 @@ export interface FeedOptions {
   klinesKept: number
   /** Index older than this halts an instrument (to warn when polling cannot keep up). */
   staleIndexMs: number
+  /** Gates of the streamed inputs: their pollers stand down while the stream serves them. */
+  sources?: InputSources | undefined
 }
 
 export interface Feeds {
   pollers: Poller[]
   stop(): Promise<void>
+}
+
+/** A REST ticker row as the strategies' index (the row's time, else when it was read). */
+export function indexFromTicker(t: Ticker, receivedAt: number): StrategyIndex {
+  return { price: t.index_price, ts: t.timestamp ?? receivedAt, mark: t.mark_price }
 }
 
 /** Maps a strategy's catalogue query to keyset params. */
@@ -75,44 +83,63 @@ export function startFeeds(o: FeedOptions): Feeds {
   const instruments = o.fleet.instruments
   const now = (): number => clock.now()
   const pollers: Poller[] = []
+  const gates = o.sources && {
+    index: o.sources.gate('index'),
+    statistics: o.sources.gate('statistics'),
+    portfolio: o.sources.gate('portfolio'),
+    orders: o.sources.gate('orders'),
+  }
   const poll = (
     name: string,
     intervalMs: () => number,
     run: (signal: AbortSignal) => Promise<void>,
+    gate?: InputGate | undefined,
   ): void => {
-    pollers.push(startFeedPoller({ name, clock, logger: o.logger, health: o.health, intervalMs, run }))
+    const poller = startFeedPoller({
+      name,
+      clock,
+      logger: o.logger,
+      health: o.health,
+      intervalMs,
+      run: gatedRun(gate, run),
+    })
+    // The stream went down, silent or out of sync: read now, not at the next interval.
+    gate?.onResume(() => poller.trigger())
+    pollers.push(poller)
   }
 
-  // Index: one poller per asset; the interval stretches so all assets fit the index weight share.
-  const byAsset = new Map<string, number[]>()
-  for (const i of instruments) byAsset.set(i.asset, [...(byAsset.get(i.asset) ?? []), i.id])
-  const indexWeight = PERPS_WEIGHTS.getIndex.request({})
+  // Index and mark of every instrument: one tickers read, within the index weight share.
+  const traded = new Set(instruments.map((i) => i.id))
+  const tickersWeight = PERPS_WEIGHTS.getTickers.request({})
   const indexInterval = Math.max(
     o.polling.indexMs,
-    Math.ceil((byAsset.size * indexWeight * 60_000) / o.indexWeightPerMinute),
+    Math.ceil((tickersWeight * 60_000) / Math.max(1, o.indexWeightPerMinute)),
   )
   if (indexInterval > o.staleIndexMs) {
     o.logger.warn(
-      { assets: byAsset.size, indexIntervalMs: indexInterval, staleIndexMs: o.staleIndexMs },
-      `polling ${byAsset.size} index prices within the weight budget takes ${Math.round(indexInterval / 1000)} s per asset, longer than quoting.staleIndexMs: instruments will halt as stale between polls; trade fewer assets or raise staleIndexMs`,
+      { indexIntervalMs: indexInterval, staleIndexMs: o.staleIndexMs },
+      `polling the tickers within the weight budget takes ${Math.round(indexInterval / 1000)} s per read, longer than quoting.staleIndexMs: instruments will halt as stale between polls unless the stream serves the index; raise the request budget or staleIndexMs`,
     )
   }
-  for (const [asset, ids] of byAsset) {
-    poll(
-      `index:${asset}`,
-      () => indexInterval,
-      async (signal) => {
-        const index = await o.perps.getIndex(asset, { signal })
-        supervisor.send({
-          type: 'ROUTE',
-          ids,
-          event: { type: 'INDEX', index: indexForStrategy(index), receivedAt: now() },
-        })
-      },
-    )
-  }
+  poll(
+    'tickers',
+    () => indexInterval,
+    async (signal) => {
+      const tickers = await o.perps.getTickers(undefined, { signal })
+      const at = now()
+      await inChunks(
+        tickers.filter((t) => traded.has(t.instrument_id)),
+        (t) =>
+          supervisor.send({
+            type: 'ROUTE',
+            ids: [t.instrument_id],
+            event: { type: 'INDEX', index: indexFromTicker(t, at), receivedAt: at },
+          }),
+      )
+    },
+    gates?.index,
+  )
 
-  const ids = new Set(instruments.map((i) => i.id))
   poll(
     'statistics',
     () => o.polling.statisticsMs,
@@ -120,7 +147,7 @@ export function startFeeds(o: FeedOptions): Feeds {
       const items = await o.perps.getStatistics(undefined, { signal })
       const at = now()
       await inChunks(
-        items.filter((item) => ids.has(item.instrument_id)),
+        items.filter((item) => traded.has(item.instrument_id)),
         (item) => {
           // Keep only the newest klines: a day of 1-minute klines per actor would dominate memory.
           const statistics = statisticsForStrategy(item)
@@ -133,6 +160,7 @@ export function startFeeds(o: FeedOptions): Feeds {
         },
       )
     },
+    gates?.statistics,
   )
 
   poll(
@@ -151,12 +179,14 @@ export function startFeeds(o: FeedOptions): Feeds {
         }),
       )
     },
+    gates?.portfolio,
   )
 
   poll(
     'openOrders',
     () => o.polling.openOrdersMs,
     (signal) => o.openOrders.reconcile(undefined, { signal }),
+    gates?.orders,
   )
 
   // Catalogue: one poller per distinct query, shared by the instruments that declared it.
@@ -199,8 +229,9 @@ export function startFeeds(o: FeedOptions): Feeds {
       }
     },
   )
-  // A restarted actor lost its inputs: poll everything again now.
+  // A restarted actor lost its inputs: read everything again now, streamed inputs included.
   const unsubscribe = o.fleet.restarted.subscribe(() => {
+    if (gates) for (const g of Object.values(gates)) g.want()
     for (const p of pollers) p.trigger()
   })
 

@@ -1,11 +1,13 @@
 /**
  * Open-order reconciliation: reads the venue's open orders (all, or per instrument when that is
  * cheaper) and publishes them per instrument. Built before the order path, which reconciles through
- * it after an unknown outcome; the instrument fleet subscribes to what it publishes.
+ * it after an unknown outcome; the instrument fleet subscribes to what it publishes. Between reads,
+ * order states pushed on the `orders` stream update it one order at a time (`observe`).
  */
 import type { Clock } from '../../clock.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
+import { DIFFABLE_ORDER_STATUSES } from '../quoteDiff.ts'
 
 /** The open orders of some instruments, read at `receivedAt` (clock ms). */
 export interface OpenOrdersUpdate {
@@ -20,6 +22,8 @@ export interface OpenOrderBook {
     instrumentIds?: readonly number[] | undefined,
     options?: { signal?: AbortSignal | undefined },
   ): Promise<void>
+  /** One order's pushed state: the instrument's open orders change and are published. */
+  observe(order: Order): void
   /** Listeners are awaited: `reconcile` resolves once every subscriber has taken the update. */
   subscribe(listener: (update: OpenOrdersUpdate) => Promise<void> | void): () => void
   /** The last complete read (every tracked instrument), if any. */
@@ -39,6 +43,10 @@ export function createOpenOrderBook(o: {
   const tracked = [...o.instrumentIds]
   let last: readonly Order[] = []
   let reconciledAt: number | undefined
+  /** The open orders per tracked instrument, by order id: the last read, then pushes. */
+  const open = new Map<number, Map<number, Order>>(tracked.map((id) => [id, new Map()]))
+  const publish = (update: OpenOrdersUpdate): Promise<unknown> =>
+    Promise.all([...listeners].map((l) => l(update)))
   return {
     async reconcile(instrumentIds, options = {}) {
       const { signal } = options
@@ -58,8 +66,20 @@ export function createOpenOrderBook(o: {
         last = orders
         reconciledAt = receivedAt
       }
-      const update = { byInstrument, receivedAt }
-      await Promise.all([...listeners].map((l) => l(update)))
+      for (const [id, list] of byInstrument) open.set(id, new Map(list.map((x) => [x.oid, x])))
+      await publish({ byInstrument, receivedAt })
+    },
+    observe(order) {
+      const mine = open.get(order.iid)
+      if (mine === undefined) return
+      // A push never takes an order back to an older state (a read may have seen a newer one).
+      const known = mine.get(order.oid)
+      if (known !== undefined && known.uts > order.uts) return
+      if (DIFFABLE_ORDER_STATUSES.has(order.status)) mine.set(order.oid, order)
+      else if (!mine.delete(order.oid)) return
+      const orders = [...mine.values()]
+      last = [...last.filter((x) => x.iid !== order.iid), ...orders]
+      void publish({ byInstrument: new Map([[order.iid, orders]]), receivedAt: o.clock.now() })
     },
     subscribe(listener) {
       listeners.add(listener)

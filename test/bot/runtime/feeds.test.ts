@@ -14,7 +14,7 @@ import { PollingSettings } from '../../../src/settings/schema.ts'
 
 const kline = (i: number): Kline => [i * 60_000, '1', '1', '1', '1', '1', 1]
 
-function setup(opts: { assets: number; klinesKept: number }) {
+function setup(opts: { assets: number; klinesKept: number; indexWeightPerMinute?: number }) {
   const sent: {
     ids?: readonly number[] | undefined
     event: { type: string; statistics?: { klines: unknown[] } }
@@ -35,7 +35,19 @@ function setup(opts: { assets: number; klinesKept: number }) {
     klines: Array.from({ length: 300 }, (_, k) => kline(k)),
   }))
   const perps = {
-    getIndex: vi.fn(async (asset: string) => ({ asset, index_price: '1', constituents: [], ts: 0 })),
+    getTickers: vi.fn(async () =>
+      instruments.map((i) => ({
+        instrument_id: i.id,
+        symbol: i.symbol,
+        index_price: '1',
+        mark_price: '1.01',
+        last_price: '1',
+        mid_price: '1',
+        open_interest: '0',
+        funding_rate: '0',
+        next_funding: 0,
+      })),
+    ),
     getStatistics: vi.fn(async () => stats),
     getPortfolio: vi.fn(async () => ({
       positions: [],
@@ -68,11 +80,11 @@ function setup(opts: { assets: number; klinesKept: number }) {
     account: { observePortfolio: () => undefined, observeClockSkew: () => undefined },
     health: createFeedHealth(),
     polling: PollingSettings.parse({}),
-    indexWeightPerMinute: 255,
+    indexWeightPerMinute: opts.indexWeightPerMinute ?? 255,
     klinesKept: opts.klinesKept,
     staleIndexMs: 15_000,
   })
-  return { feeds, sent, logs }
+  return { feeds, sent, logs, perps }
 }
 
 describe('feeds', () => {
@@ -89,9 +101,23 @@ describe('feeds', () => {
 
   it('warns at startup when index polling cannot keep inputs fresh', async () => {
     const few = setup({ assets: 3, klinesKept: 0 })
+    // One tickers read serves every asset: only a budget too small for even that one read warns.
     const many = setup({ assets: 40, klinesKept: 0 })
+    const starved = setup({ assets: 40, klinesKept: 0, indexWeightPerMinute: 4 })
     expect(few.logs.some((l) => l.includes('longer than quoting.staleIndexMs'))).toBe(false)
-    expect(many.logs.some((l) => l.includes('longer than quoting.staleIndexMs'))).toBe(true)
-    await Promise.all([few.feeds.stop(), many.feeds.stop()])
+    expect(many.logs.some((l) => l.includes('longer than quoting.staleIndexMs'))).toBe(false)
+    expect(starved.logs.some((l) => l.includes('longer than quoting.staleIndexMs'))).toBe(true)
+    await Promise.all([few.feeds.stop(), many.feeds.stop(), starved.feeds.stop()])
+  })
+
+  it('routes index and mark of every instrument from one tickers read', async () => {
+    const { feeds, sent, perps } = setup({ assets: 40, klinesKept: 0 })
+    await vi.waitFor(() => expect(sent.filter((s) => s.event.type === 'INDEX')).toHaveLength(40))
+    expect(perps.getTickers).toHaveBeenCalledTimes(1)
+    const first = sent.find((s) => s.event.type === 'INDEX')?.event as unknown as {
+      index: { price: string; mark: string }
+    }
+    expect(first.index).toMatchObject({ price: '1', mark: '1.01' })
+    await feeds.stop()
   })
 })
