@@ -51,6 +51,7 @@ const run = await startBotOnMock({
     exchange: { instruments: specs },
   },
   overrides: { instruments: indexPegInstruments(specs) },
+  streams: TRANSPORT === 'stream',
   logLevel: 'warn',
   onRequest: (req) => {
     if (req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p)))
@@ -98,7 +99,6 @@ marketWeight.since = marketWeight.total
 let next = 0
 let moves = 0
 const moveEvery = 1000 / MOVES_PER_S
-const publish = (run as { stream?: { publishNow(): void } }).stream
 let lastSample = performance.now()
 while (performance.now() - startedWall < SECONDS * 1000) {
   const spec = specs[next % specs.length]
@@ -108,7 +108,7 @@ while (performance.now() - startedWall < SECONDS * 1000) {
   const price = exchange.index(spec.baseAsset).index_price
   pending.set(spec.id, performance.now())
   exchange.setIndexPrice(spec.baseAsset, mulDecimal(price, up ? '1.003' : '0.997'))
-  if (TRANSPORT === 'stream') publish?.publishNow()
+  run.stream?.publishNow()
   moves += 1
   await sleepMs(moveEvery)
   if (performance.now() - lastSample >= 1000) {

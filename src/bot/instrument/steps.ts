@@ -107,8 +107,10 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
     ...(dropped.length > 0 ? { quotesDropped: ctx.stats.quotesDropped + dropped.length } : {}),
   }
   const health = quotes.health === ctx.health ? {} : { health: quotes.health }
+  // Nothing to send: the reprice interval throttles orders, not thinking, so it does not start here
+  // (else an unrelated input, such as a portfolio push, would delay the next index move's reprice).
   if (plan.modify.length + plan.create.length + plan.cancel.length === 0) {
-    return { update: { dirty: false, lastPlanAt: now, stats, ...health }, logs, changes, due: undefined }
+    return { update: { dirty: false, stats, ...health }, logs, changes, due: undefined }
   }
   const onlyReducing = plan.create.every((c) => c.ro) && plan.modify.length === 0
   const priority: WorkPriority = ctx.assessment.mode === 'reduce-only' || onlyReducing ? 'risk' : 'quote'

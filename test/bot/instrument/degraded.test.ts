@@ -182,6 +182,16 @@ describe('instrument machine: index screening', () => {
 })
 
 describe('instrument machine: wake-ups', () => {
+  it('plans an input at once after a plan that sent nothing (the interval throttles orders only)', () => {
+    const h = harness(nothing)
+    h.feedAll()
+    const plans = h.snapshots.length
+    h.clock.increment(50)
+    sendIndex(h, '50010')
+    expect(h.snapshots.length).toBe(plans + 1)
+    expect(h.actor.getSnapshot().context.planDueAt).toBeUndefined()
+  })
+
   it('cancels a deferred plan when the actor halts, and leaves no wake scheduled', async () => {
     const h = harness(oneBid)
     h.feedAll()
@@ -196,18 +206,19 @@ describe('instrument machine: wake-ups', () => {
     expect(h.snapshots.length).toBe(plans)
   })
 
-  it('counts the next tick from a wake-up plan', async () => {
-    const h = harness(nothing)
+  it("runs a deferred plan at the interval's end, and the input after it at the next interval's end", async () => {
+    const h = harness(oneBid)
     h.feedAll()
+    await h.resolveSubmit()
     const plans = h.snapshots.length
     h.clock.increment(50)
     sendIndex(h, '50010')
     h.clock.increment(200) // the deferred plan runs at the interval's end
     expect(h.snapshots.length).toBe(plans + 1)
-    expect(h.actor.getSnapshot().context.planDueAt).toBeUndefined()
-    h.clock.increment(999)
-    expect(h.snapshots.length).toBe(plans + 1)
-    h.clock.increment(1)
+    await h.resolveSubmit()
+    // The submission's result is an input: planned at the interval's end (500), with nothing to send.
+    h.clock.increment(250)
     expect(h.snapshots.length).toBe(plans + 2)
+    expect(h.actor.getSnapshot().context.planDueAt).toBeUndefined()
   })
 })
