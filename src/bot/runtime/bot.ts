@@ -189,6 +189,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     ),
     klinesKept: settings.quoting.klinesKept,
     staleIndexMs: settings.quoting.staleIndexMs,
+    staleStatisticsMs: settings.quoting.staleStatisticsMs,
     sources,
   })
   const traded = new Set(fleet.instruments.map((i) => i.id))

@@ -28,6 +28,7 @@ import { gatedRun, type InputGate, type InputSources } from './inputSources.ts'
 import type { InstrumentFleet } from './instrumentFleet.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import type { Poller } from './poller.ts'
+import { createStatisticsReads } from './statisticsReads.ts'
 
 export interface FeedOptions {
   perps: PerpsClient
@@ -49,6 +50,8 @@ export interface FeedOptions {
   klinesKept: number
   /** Index older than this halts an instrument (to warn when polling cannot keep up). */
   staleIndexMs: number
+  /** Statistics older than this halt an instrument (per-instrument reads keep within it). */
+  staleStatisticsMs: number
   /** Gates of the streamed inputs: their pollers stand down while the stream serves them. */
   sources?: InputSources | undefined
 }
@@ -140,11 +143,19 @@ export function startFeeds(o: FeedOptions): Feeds {
     gates?.index,
   )
 
+  const readStatistics = createStatisticsReads({
+    perps: o.perps,
+    ids: [...traded].sort((a, b) => a - b),
+    intervalMs: o.polling.statisticsMs,
+    staleMs: o.staleStatisticsMs,
+    weightPerMinute: o.indexWeightPerMinute,
+    logger: o.logger,
+  })
   poll(
     'statistics',
     () => o.polling.statisticsMs,
     async (signal) => {
-      const items = await o.perps.getStatistics(undefined, { signal })
+      const items = await readStatistics(signal)
       const at = now()
       await inChunks(
         items.filter((item) => traded.has(item.instrument_id)),

@@ -83,6 +83,7 @@ function setup(opts: { assets: number; klinesKept: number; indexWeightPerMinute?
     indexWeightPerMinute: opts.indexWeightPerMinute ?? 255,
     klinesKept: opts.klinesKept,
     staleIndexMs: 15_000,
+    staleStatisticsMs: 180_000,
   })
   return { feeds, sent, logs, perps }
 }
