@@ -15,6 +15,7 @@ import type { MockRequest, MockResponse } from '../mock/mockHttp.ts'
 import { createMockServerHandler, type MockServer, type MockServerOptions } from '../mock/server.ts'
 import { seededRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
+import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 
 /** Paths whose non-GET requests are commands (signed trade ops, proxy and referral). */
 export const COMMAND_PATHS: readonly string[] = ['/v1/trade/', '/v1/account/proxy', '/v1/account/referral']
@@ -40,6 +41,10 @@ export interface BotOnMockOptions {
   onAlert?: ((alert: Alert) => void) | undefined
   /** Seed of the bot's own randomness (salts, jitter). Default 11. */
   botSeed?: number | undefined
+  /** Environment the settings see (e.g. `ALERT_WEBHOOK_URL`). Default none. */
+  env?: Record<string, string> | undefined
+  /** Start the ops server (loopback, ephemeral port). Default false. */
+  ops?: boolean | undefined
 }
 
 export interface BotOnMock {
@@ -77,8 +82,10 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
       configDir: 'config',
       mode: 'dry-run',
       overrides: { 'ops.port': 0, ...o.overrides },
-      env: {},
+      env: o.env ?? {},
     })
+    // As `perpbot run` does: the logger scrubs every secret from the environment.
+    for (const k of SECRET_ENV_NAMES) secrets.add(env[k])
     const strategies = await resolveStrategies(settings)
     const bot = await startBot({
       settings,
@@ -91,7 +98,7 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
       perpsUrl: server.url,
       catalogueUrl: server.url,
       selfProvision: true,
-      ops: false,
+      ops: o.ops ?? false,
       alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
     })
     return {
