@@ -442,6 +442,7 @@ for (;;) {
 countsAtStep.push(episodes.counts())
 
 const final = report('final')
+const endAccount = bot.status().account
 await probe()
 const endHeap = heapAfterGc().heapUsed
 // Orders in flight can make the two views differ for a moment: compare a few times, wall 0.5 s apart.
@@ -562,6 +563,7 @@ const summaryLines = [
       .map(([k, c]) => `${k} ${c.raised}/${c.resolved}`)
       .join(', ') || 'none'
   } (raised/resolved)`,
+  `account at the end: margin ratio ${endAccount.marginRatio ?? 'n/a'}, level ${endAccount.marginLevel ?? 'n/a'}, in liquidation ${endAccount.inLiquidation}, last portfolio read ${endAccount.updatedAt === undefined ? 'never' : `${((mock.clock.now() - endAccount.updatedAt) / 1000).toFixed(0)} s before the end`}`,
   `peak heap ${mb(peakHeap)}, peak rss ${mb(peakRss)}, worst event-loop delay p99 ${worstLoopP99.toFixed(0)} ms, max ${worstLoopMax.toFixed(0)} ms (wall)`,
 ]
 for (const l of summaryLines) console.log(l)
