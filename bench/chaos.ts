@@ -195,6 +195,8 @@ interface Child {
   generation: number
   /** The last few lines (bounded), to say why a start ended on its own. */
   lastLines: string[]
+  /** The first failed preflight check it logged, if any. */
+  preflightFail: string | undefined
 }
 const logLevels = new Map<string, number>()
 let generation = 0
@@ -226,9 +228,11 @@ function startBot(): Child {
     opsUrl: undefined,
     generation: gen,
     lastLines: [],
+    preflightFail: undefined,
   }
   child.exited = new Promise((resolve) =>
-    proc.once('exit', (code) => {
+    // 'close' comes after the process's output has been read (its last lines say why it ended).
+    proc.once('close', (code) => {
       child.exitCode = code
       resolve(code)
     }),
@@ -239,6 +243,10 @@ function startBot(): Child {
     ['stderr', proc.stderr],
   ] as const) {
     let partial = ''
+    s?.on('end', () => {
+      if (partial !== '') child.lastLines.push(partial.slice(0, 300))
+      if (child.lastLines.length > 4) child.lastLines.shift()
+    })
     s?.setEncoding('utf8')
     s?.on('data', (d: string) => {
       scanner.scan(`log:${gen}:${name}`, d)
@@ -249,6 +257,8 @@ function startBot(): Child {
         logLevels.set(level, (logLevels.get(level) ?? 0) + 1)
         child.lastLines.push(line.slice(0, 300))
         if (child.lastLines.length > 4) child.lastLines.shift()
+        if (child.preflightFail === undefined && /"status":"fail".*"msg":"preflight/.test(line))
+          child.preflightFail = /"msg":"preflight fail\s*([^"]{0,160})/.exec(line)?.[1] ?? 'a check failed'
         if (child.opsUrl === undefined && line.includes('ops server listening'))
           child.opsUrl = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(line)?.[1]
       }
@@ -269,6 +279,8 @@ interface RoundResult {
   round: number
   starts: number
   selfExits: number[]
+  /** Starts refused by the live preflight (exit 2, nothing sent) because a check hit a fault. */
+  refusals: number
   reconciled: boolean
   quoted: boolean
   /** Wall ms from spawn to the first accepted command. */
@@ -280,6 +292,7 @@ interface RoundResult {
   leftPastDeadline: number | undefined
 }
 const rounds: RoundResult[] = []
+const preflightFails = new Map<string, number>()
 const duplicateCoids = new Set<string>()
 let duplicateChecks = 0
 const checkCoids = (): void => {
@@ -305,6 +318,7 @@ for (let r = 1; r <= ROUNDS; r++) {
     round: r,
     starts: 0,
     selfExits: [],
+    refusals: 0,
     reconciled: false,
     quoted: false,
     toQuoteMs: undefined,
@@ -333,13 +347,17 @@ for (let r = 1; r <= ROUNDS; r++) {
       await sleep(100)
     }
     if (!result.quoted) {
-      // It ended on its own (e.g. a preflight read hit a fault) or never quoted: note it and start again.
-      result.selfExits.push(child.exitCode ?? -1)
+      // It ended on its own or never quoted: note it and start again. A live start whose preflight
+      // read hit an injected fault refuses to start (exit 2, nothing sent): counted apart.
       await kill(child)
+      if (child.exitCode === 2 && child.preflightFail !== undefined) {
+        result.refusals += 1
+        preflightFails.set(child.preflightFail, (preflightFails.get(child.preflightFail) ?? 0) + 1)
+      } else result.selfExits.push(child.exitCode ?? -1)
       console.log(
         `round ${r}: start ${result.starts} ended (exit ${child.exitCode}) before quoting; last lines:`,
       )
-      for (const l of child.lastLines) console.log(`  ${l}`)
+      for (const l of child.lastLines) console.log(`  ${l.slice(0, 200)}`)
     }
   }
   if (child === undefined || !result.quoted) {
@@ -391,6 +409,7 @@ const injected = (Object.keys(faultCounts) as FaultKind[])
   .filter(([, v]) => v > 0)
 const injectedTotal = injected.reduce((a, [, v]) => a + v, 0)
 const selfExits = rounds.flatMap((r) => r.selfExits)
+const refusals = rounds.reduce((a, r) => a + r.refusals, 0)
 const waitRounds = rounds.filter((r) => r.mode === 'wait')
 const left = waitRounds.reduce((a, r) => a + (r.leftPastDeadline ?? 0), 0)
 const notQuoting = rounds.filter((r) => !r.quoted || !r.reconciled)
@@ -411,7 +430,7 @@ const checks: Check[] = [
   {
     name: 'faults injected vs survived',
     pass: selfExits.length === 0,
-    figure: `${injectedTotal} injected (${injected.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}); the bot ended on its own ${selfExits.length} time(s)${selfExits.length ? ` (exit codes ${selfExits.join(', ')})` : ''}, so ${selfExits.length === 0 ? 'all' : 'not all'} survived`,
+    figure: `${injectedTotal} injected (${injected.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}); the running bot ended on its own ${selfExits.length} time(s)${selfExits.length ? ` (exit codes ${selfExits.join(', ')})` : ''}, so ${selfExits.length === 0 ? 'all' : 'not all'} survived; ${refusals} start(s) refused by the live preflight when a check hit a fault (exit 2, nothing sent; started again)${preflightFails.size ? `: ${[...preflightFails].map(([k, v]) => `${k} ×${v}`).join('; ')}` : ''}`,
   },
   {
     name: 'after every restart it reconciles and quotes (mock side)',
