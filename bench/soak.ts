@@ -1,36 +1,77 @@
 /**
  * Soak: the real bot against the real mock over loopback HTTP (127.0.0.1), on the mock's accelerated
  * virtual clock, for a bounded virtual duration. Same assembly as the integration tests
- * (src/sim/botOnMock.ts), but
- * with bounded memory (counters instead of recorded bodies and logs) so the heap figure means
- * something over a long run.
+ * (src/sim/botOnMock.ts), with bounded memory (counters instead of recorded bodies and logs) so the
+ * heap figure means something over a long run.
  *
- *   npm run soak -- [--minutes 30] [--speed 20] [--scenario calm|flaky|trending|…] [--seed 7]
- *                   [--instruments N] [--report-every 30] [--max-real-seconds S]
+ *   npm run soak -- [--hours 5 | --minutes M] [--speed 10] [--instruments 20] [--seed 7]
+ *                   [--scenario NAME] [--report-every 60] [--max-real-seconds S] [--no-docs] [--help]
  *
- * Every `--report-every` real seconds it prints commands sent, batches, 429s (self-caused vs injected
- * by the mock's faults), unknown outcomes, reconciles, alerts, heap and instrument states. It stops by
- * itself after `--minutes` of virtual time (or `--max-real-seconds` of wall time, whichever is first).
- * Exit code: 0 when the run ends cleanly; 1 when the bot caused a 429 itself, an actor died, a
- * signed command was sent twice (same signature), or no trade command was sent at all.
- * `--instruments N` replaces the config's three instruments with N generated ones quoted by index-peg
- * (the mock lists the same generated set).
+ * By default the mock's scenario follows the script of bench/soakPhases.ts: calm → trending → crash
+ * (the `liquidation` scenario, one episode per hour of the phase) → recovery (calm), a quarter each;
+ * `--scenario NAME` keeps one scenario throughout instead. The checks, each printed PASS/FAIL with its
+ * figure (exit 1 on any FAIL): no crash, no unhandled rejection, no self-caused 429, no actor died,
+ * no signed command sent twice, memory flat, alert episodes (every alert raised and resolved once per
+ * episode; each crash episode raises its margin/liquidation alert and it is resolved by the end), the
+ * bot's open orders and positions equal the mock's at the end, and the secrets scan (bench/secretsScan.ts)
+ * over every log line, alert, webhook payload, /status, /metrics and dashboard payload finds nothing.
+ * Unless `--no-docs`, the figures replace the soak regions of docs/reliability.md and docs/benchmarks.md.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
-import type { Alert } from '../src/alerts/alert.ts'
 import { mulDecimal } from '../src/decimal.ts'
 import { generateInstruments, type InstrumentSpec } from '../src/mock/perps/instruments.ts'
 import { rateLimitCode, startBotOnMock, type WireExchange } from '../src/sim/botOnMock.ts'
+import { AlertEpisodes, countsSince, type EpisodeCounts } from './alertEpisodes.ts'
+import { utcStamp, writeRegion } from './docRegions.ts'
+import { startFakeWebhook } from './fakeWebhook.ts'
+import { probeOps } from './opsProbe.ts'
+import { formatScan, SecretsScanner } from './secretsScan.ts'
+import { type SoakStep, soakSteps } from './soakPhases.ts'
 import { flag, mb, numberFlag } from './stats.ts'
 
-const MINUTES = numberFlag('minutes', 30)
-const SPEED = numberFlag('speed', 20)
-const SCENARIO = flag('scenario') ?? 'calm'
+const USAGE = `usage: npm run soak -- [--hours H | --minutes M] [--speed F] [--instruments N] [--seed N]
+                       [--scenario NAME] [--report-every S] [--max-real-seconds S] [--no-docs]
+  --hours H          virtual hours (default 5: the longest that fits ~30 min of wall time at the default
+                     speed on the shared 2-core machine; 24 h would take 2 h at speed 10)
+  --minutes M        virtual minutes instead of --hours
+  --speed F          speed-up of the mock's clock (default 10; measured: at 50, 79 % of commands expired
+                     their 4 s exp; at 20, 6.5 % with load 3 and 61 % with load 15 on the 2 cores)
+  --instruments N    generated instruments quoted by index-peg (default 20; 0 = the config's three)
+  --seed N           mock seed (default 7)
+  --scenario NAME    one mock scenario throughout instead of calm → trending → crash → recovery
+  --report-every S   progress report every S wall seconds (default 60)
+  --max-real-seconds wall-time cap (default 1.5 × the expected time + 60 s)
+  --no-docs          do not rewrite the soak regions of docs/reliability.md and docs/benchmarks.md`
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(USAGE)
+  process.exit(0)
+}
+
+const HOURS = numberFlag('hours', 5)
+const MINUTES = numberFlag('minutes', HOURS * 60)
+const SPEED = numberFlag('speed', 10)
+const SCENARIO = flag('scenario')
 const SEED = numberFlag('seed', 7)
-const REPORT_EVERY_S = numberFlag('report-every', 30)
-const INSTRUMENTS = numberFlag('instruments', 0)
+const REPORT_EVERY_S = numberFlag('report-every', 60)
+const INSTRUMENTS = numberFlag('instruments', 20)
+const WRITE_DOCS = !process.argv.includes('--no-docs')
 const virtualMs = MINUTES * 60_000
 const MAX_REAL_S = numberFlag('max-real-seconds', Math.ceil((virtualMs / SPEED / 1000) * 1.5) + 60)
+const FLAGS = process.argv.slice(2).join(' ') || '(defaults)'
+/** Memory flat: heap after GC at the end may exceed the warm-up figure by at most this much. */
+const HEAP_GROWTH_BOUND = { bytes: 16 * 1024 * 1024, share: 0.25 }
+
+// Counted, not fatal: the soak reports them instead of dying on the first one.
+const processFaults = { unhandledRejections: 0, uncaughtExceptions: 0, last: '' }
+process.on('unhandledRejection', (e) => {
+  processFaults.unhandledRejections += 1
+  processFaults.last = String(e).slice(0, 300)
+})
+process.on('uncaughtException', (e) => {
+  processFaults.uncaughtExceptions += 1
+  processFaults.last = String(e).slice(0, 300)
+})
 
 const KEEP_LOG_LINES = 30
 
@@ -56,17 +97,22 @@ function instrumentOverrides(specs: readonly InstrumentSpec[]): Record<string, u
 
 const generated = INSTRUMENTS > 0 ? generateInstruments(INSTRUMENTS) : undefined
 
+/** Signatures are remembered for SIG_WINDOW_MS of virtual time (twice the venue's replay window): a
+ * copy sent later would be refused as expired anyway, and the set stays bounded over a long run. */
+const SIG_WINDOW_MS = 10 * 60_000
 const wire = {
   commands: 0,
   commandsByPath: new Map<string, number>(),
   commandErrors: 0,
-  sigs: new Set<string>(),
+  expired: 0,
+  sigs: new Map<string, number>(),
   duplicateSigs: 0,
   rateLimitedSelf: 0,
   rateLimitedInjected: 0,
   selfDetails: new Map<string, number>(),
   requests: 0,
 }
+let virtualNow = (): number => 0
 const onExchange = ({ req, res, fault, command }: WireExchange): void => {
   wire.requests += 1
   if (command) {
@@ -74,10 +120,11 @@ const onExchange = ({ req, res, fault, command }: WireExchange): void => {
     const key = `${req.method} ${req.path}`
     wire.commandsByPath.set(key, (wire.commandsByPath.get(key) ?? 0) + 1)
     if (res.status >= 400) wire.commandErrors += 1
+    if (res.status === 400 && JSON.stringify(res.body ?? '').includes('expired')) wire.expired += 1
     const sig = (req.body as { sig?: unknown } | undefined)?.sig
     if (typeof sig === 'string') {
       if (wire.sigs.has(sig)) wire.duplicateSigs += 1
-      else wire.sigs.add(sig)
+      else wire.sigs.set(sig, virtualNow())
     }
   }
   if (res.status === 429) {
@@ -86,6 +133,13 @@ const onExchange = ({ req, res, fault, command }: WireExchange): void => {
       const key = `${req.method} ${req.path} ${rateLimitCode(res)}`
       wire.selfDetails.set(key, (wire.selfDetails.get(key) ?? 0) + 1)
     } else wire.rateLimitedInjected += 1
+  }
+}
+function pruneSigs(): void {
+  const cutoff = virtualNow() - SIG_WINDOW_MS
+  for (const [sig, at] of wire.sigs) {
+    if (at >= cutoff) break
+    wire.sigs.delete(sig)
   }
 }
 
@@ -99,7 +153,10 @@ const LEVELS: Record<number, string> = {
   50: 'error',
   60: 'fatal',
 }
+// The secrets scan sees every log line as it streams by; nothing is kept but the scanner's tail.
+const scanner = new SecretsScanner()
 const onLogLine = (line: string): void => {
+  scanner.scan('log', line)
   const level = /"level":(\d+)/.exec(line)?.[1]
   const name = LEVELS[Number(level)] ?? 'other'
   logCounts.set(name, (logCounts.get(name) ?? 0) + 1)
@@ -113,22 +170,48 @@ const overrides: Record<string, unknown> = {}
 // short request timeout keeps a held read from looking like minutes of stale data.
 if (SCENARIO === 'flaky') overrides['perps.requestTimeoutMs'] = 2_000
 if (generated) overrides.instruments = instrumentOverrides(generated)
-const alerts: Alert[] = []
+// Every alert of warning and above goes to a fake loopback webhook whose URL carries a token: one
+// more secret for the scan to look for, and the payloads are scanned too.
+overrides['alerts.webhook.minSeverity'] = 'info'
+const webhookToken = `whk${Buffer.from(`soak-${SEED}-${Date.now()}`).toString('hex')}`
+const webhook = await startFakeWebhook(webhookToken, (body) => {
+  scanner.scan('webhook', body)
+  scanner.end('webhook')
+})
+const episodes = new AlertEpisodes()
+let alertCount = 0
+const steps: SoakStep[] =
+  SCENARIO === undefined ? soakSteps(virtualMs) : [{ at: 0, phase: 'calm', scenario: 'calm' }]
 const run = await startBotOnMock({
   mock: {
     seed: SEED,
-    scenario: SCENARIO,
+    scenario: SCENARIO ?? steps[0]?.scenario ?? 'calm',
     clock: 'accelerated',
     speed: SPEED,
     catalogue: { eventCount: 120 },
     ...(generated ? { exchange: { instruments: generated } } : {}),
   },
   overrides,
+  env: { ALERT_WEBHOOK_URL: webhook.url },
+  ops: true,
   onExchange,
   onLogLine,
-  onAlert: (a) => void alerts.push(a),
+  onAlert: (a) => {
+    alertCount += 1
+    episodes.observe(a)
+    scanner.scan('alert', JSON.stringify(a))
+  },
 })
 const { mock, bot, server } = run
+virtualNow = () => mock.clock.now()
+// The scan's needles: every secret the run has (the throwaway proxy and owner keys, the proxy secret,
+// the webhook URL), each in every encoding (bench/secretsScan.ts).
+for (const [i, n] of run.secrets.needles.filter((x) => /^0x[0-9a-fA-F]{64}$/.test(x)).entries())
+  scanner.add(`private key ${i + 1}`, n)
+for (const n of run.secrets.needles)
+  if (!n.startsWith('0x') && !/^[0-9a-f]+$/i.test(n)) scanner.add('secret', n)
+scanner.add('webhook URL', webhook.url)
+scanner.add('webhook token', webhookToken)
 
 // ---------------------------------------------------------------------------------------------------
 // Reporting
@@ -203,19 +286,22 @@ function snapshot(): Snapshot {
 }
 
 function alertSummary(): string {
-  const open = new Map<string, Alert>()
-  for (const a of alerts) {
-    if (a.resolved) open.delete(a.key)
-    else open.set(a.key, a)
-  }
-  const bySeverity = new Map<string, number>()
-  for (const a of alerts) if (!a.resolved) bySeverity.set(a.severity, (bySeverity.get(a.severity) ?? 0) + 1)
-  const sev = [...bySeverity].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'
-  const keys = [...open.keys()].slice(0, 6).join(', ')
-  return `${alerts.length} raised (${sev}); open: ${open.size === 0 ? 'none' : keys}${open.size > 6 ? ', …' : ''}`
+  const open = episodes.open()
+  const keys = open.slice(0, 6).join(', ')
+  return `${alertCount} alert messages; open: ${open.length === 0 ? 'none' : keys}${open.length > 6 ? ', …' : ''}`
 }
 
 const gc = (globalThis as { gc?: () => void }).gc
+
+/** Heap after a full GC (live data only); the event-loop monitor is off meanwhile. */
+function heapAfterGc(): NodeJS.MemoryUsage {
+  loopDelay.disable()
+  gc?.()
+  const m = process.memoryUsage()
+  loopDelay.reset()
+  loopDelay.enable()
+  return m
+}
 
 function report(label: string): Snapshot {
   const s = snapshot()
@@ -225,101 +311,291 @@ function report(label: string): Snapshot {
   const loopMax = loopDelay.max / 1e6
   worstLoopP99 = Math.max(worstLoopP99, loopP99)
   worstLoopMax = Math.max(worstLoopMax, loopMax)
-  // With --expose-gc (the npm script passes it) the heap is measured after a full GC: live data only.
-  // The delay monitor is off meanwhile, so our own GC pause is not counted as the bot's.
-  loopDelay.disable()
-  gc?.()
-  const m = process.memoryUsage()
-  loopDelay.reset()
-  loopDelay.enable()
+  const m = heapAfterGc()
   peakHeap = Math.max(peakHeap, m.heapUsed)
   peakRss = Math.max(peakRss, m.rss)
   const states = [...s.states].map(([k, v]) => `${k} ${v}`).join(', ')
   const faults = Object.values(mock.state().faults.counts).reduce((a, b) => a + b, 0)
   console.log(
     [
-      `[${label}] virtual ${s.virtualMin.toFixed(1)} / ${MINUTES} min, real ${s.realS.toFixed(0)} s`,
-      `  commands sent ${wire.commands} (trade ${s.trade}, rejected ${wire.commandErrors}); batches ${s.batches} carrying ${s.items} orders; requests ${wire.requests}`,
+      `[${label}] virtual ${(s.virtualMin / 60).toFixed(2)} / ${(MINUTES / 60).toFixed(2)} h (${currentPhase}), real ${s.realS.toFixed(0)} s`,
+      `  commands sent ${wire.commands} (trade ${s.trade}, rejected ${wire.commandErrors}, expired ${wire.expired}); batches ${s.batches} carrying ${s.items} orders; requests ${wire.requests}`,
       `  429s: self-caused ${wire.rateLimitedSelf}, injected ${wire.rateLimitedInjected} (faults injected in all ${faults})`,
       `  unknown outcomes ${s.unknownBatches} batch(es); reconciles ${s.reconciles}; duplicate signed commands ${wire.duplicateSigs}`,
-      `  alerts: ${alertSummary()}`,
+      `  alerts: ${alertSummary()}; unhandled rejections ${processFaults.unhandledRejections}, uncaught exceptions ${processFaults.uncaughtExceptions}`,
       `  heap ${mb(m.heapUsed)}${gc ? ' after GC' : ''}, rss ${mb(m.rss)} (bot and mock in one process); event-loop delay p99 ${loopP99.toFixed(0)} ms, max ${loopMax.toFixed(0)} ms (wall)`,
-      `  log lines ${[...logCounts].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `  log lines ${[...logCounts].map(([k, v]) => `${k} ${v}`).join(', ')}; scanned ${mb(scanner.summary().bytes)}, hits ${scanner.summary().hits.length}`,
       `  instruments: ${states}; active (quoting allowed) ${quotingShare()} of the time so far`,
     ].join('\n'),
   )
   return s
 }
 
+interface ViewDiff {
+  equal: boolean
+  orders: { bot: number; mock: number }
+  positions: { bot: number; mock: number }
+  differences: string[]
+}
+
+/** The bot's open orders (count per instrument) and positions against the mock's own books. */
+function compareViews(): ViewDiff {
+  const status = bot.status()
+  const venue = mock.exchange.accountOf(bot.proxyAddress)
+  const mockOrders = new Map<number, number>()
+  for (const o of venue?.openOrders ?? [])
+    mockOrders.set(o.instrument_id, (mockOrders.get(o.instrument_id) ?? 0) + 1)
+  const mockPos = new Map<number, number>()
+  for (const p of venue?.portfolio.positions ?? [])
+    if (Number(p.size) !== 0) mockPos.set(p.instrument_id, Number(p.size))
+  const differences: string[] = []
+  let botOrders = 0
+  let botPositions = 0
+  const seen = new Set<number>()
+  for (const i of status.instruments) {
+    seen.add(i.id)
+    botOrders += i.openOrders
+    const pos = Number(i.pnl?.position ?? '0')
+    if (pos !== 0) botPositions += 1
+    if (i.openOrders !== (mockOrders.get(i.id) ?? 0))
+      differences.push(`${i.symbol} orders bot ${i.openOrders} / mock ${mockOrders.get(i.id) ?? 0}`)
+    if (pos !== (mockPos.get(i.id) ?? 0))
+      differences.push(`${i.symbol} position bot ${pos} / mock ${mockPos.get(i.id) ?? 0}`)
+  }
+  for (const [id, n] of mockOrders)
+    if (!seen.has(id)) differences.push(`instrument ${id}: ${n} mock order(s) the bot does not track`)
+  for (const [id, q] of mockPos)
+    if (!seen.has(id)) differences.push(`instrument ${id}: mock position ${q} the bot does not track`)
+  return {
+    equal: differences.length === 0,
+    orders: { bot: botOrders, mock: [...mockOrders.values()].reduce((a, b) => a + b, 0) },
+    positions: { bot: botPositions, mock: mockPos.size },
+    differences,
+  }
+}
+
+let currentPhase = steps[0]?.phase ?? 'calm'
 console.log(
-  `# soak: scenario ${SCENARIO}, ${MINUTES} virtual min at speed ${SPEED} (≈ ${(virtualMs / SPEED / 1000).toFixed(0)} s real, cap ${MAX_REAL_S} s), ${bot.status().instruments.length} instrument(s), mock on ${server.url}\n`,
+  `# soak: ${SCENARIO === undefined ? 'calm → trending → crash → recovery' : `scenario ${SCENARIO}`}, ${(MINUTES / 60).toFixed(2)} virtual h at speed ${SPEED} (≈ ${(virtualMs / SPEED / 60_000).toFixed(0)} min real, cap ${MAX_REAL_S} s), ${bot.status().instruments.length} instrument(s), seed ${SEED}, mock on ${server.url}, ops on ${bot.opsUrl ?? 'none'}`,
+)
+console.log(
+  `  steps: ${steps.map((st) => `${(st.at / 3_600_000).toFixed(2)} h ${st.phase}${st.episode ? ` #${st.episode}` : ''} (${st.scenario})`).join(', ')}\n`,
 )
 
 let interrupted = false
 process.once('SIGINT', () => {
   interrupted = true
 })
+/** Warm-up: the first tenth of the run (at least 10 virtual min); its heap after GC is the baseline. */
+const WARMUP_MS = Math.min(virtualMs / 2, Math.max(10 * 60_000, virtualMs / 10))
+let warmHeap: number | undefined
+/** Alert counts at each step, to tell which alerts each crash episode raised. */
+const countsAtStep: Map<string, EpisodeCounts>[] = []
+let nextStep = 1
+const opsSeen = { probes: 0, status: 0, metrics: 0, dashboard: 0, events: 0 }
+const probe = async (): Promise<void> => {
+  if (bot.opsUrl === undefined) return
+  const r = await probeOps(bot.opsUrl, scanner)
+  opsSeen.probes += 1
+  if (r.status) opsSeen.status += 1
+  if (r.metrics) opsSeen.metrics += 1
+  if (r.dashboard) opsSeen.dashboard += 1
+  opsSeen.events += r.events
+}
+countsAtStep.push(episodes.counts())
 let nextReport = performance.now() + REPORT_EVERY_S * 1000
+let stoppedEarly = ''
 for (;;) {
   await new Promise((r) => setTimeout(r, 250))
-  const virtualDone = mock.clock.now() - startedVirtual >= virtualMs
+  const elapsed = mock.clock.now() - startedVirtual
+  const virtualDone = elapsed >= virtualMs
   const realCap = performance.now() - startedReal >= MAX_REAL_S * 1000
   if (virtualDone || realCap || interrupted) {
-    if (realCap && !virtualDone) console.log(`\nstopping at the wall-time cap (${MAX_REAL_S} s)`)
-    if (interrupted) console.log('\nstopping on SIGINT')
+    if (realCap && !virtualDone) stoppedEarly = `stopped at the wall-time cap (${MAX_REAL_S} s)`
+    if (interrupted) stoppedEarly = 'stopped on SIGINT'
+    if (stoppedEarly) console.log(`\n${stoppedEarly}`)
     break
   }
+  const step = steps[nextStep]
+  if (step !== undefined && elapsed >= step.at) {
+    countsAtStep.push(episodes.counts())
+    mock.setScenario(step.scenario)
+    currentPhase = step.phase
+    console.log(
+      `\n## ${(elapsed / 3_600_000).toFixed(2)} h: ${step.phase}${step.episode ? ` episode ${step.episode}` : ''} (scenario ${step.scenario})\n`,
+    )
+    nextStep += 1
+  }
+  if (warmHeap === undefined && elapsed >= WARMUP_MS) {
+    warmHeap = heapAfterGc().heapUsed
+    console.log(`warm-up over at ${(elapsed / 60_000).toFixed(1)} virtual min: heap after GC ${mb(warmHeap)}`)
+  }
+  pruneSigs()
   // Actor deaths can be transient (restart): sample states often, not only at report time.
   snapshot()
   if (performance.now() >= nextReport) {
     report('progress')
-    nextReport += REPORT_EVERY_S * 1000
+    await probe()
+    nextReport = performance.now() + REPORT_EVERY_S * 1000
   }
 }
+countsAtStep.push(episodes.counts())
 
 const final = report('final')
+const endAccount = bot.status().account
+await probe()
+const endHeap = heapAfterGc().heapUsed
+// Orders in flight can make the two views differ for a moment: compare a few times, wall 0.5 s apart.
+let views = compareViews()
+let viewAttempts = 1
+while (!views.equal && viewAttempts < 20) {
+  await new Promise((r) => setTimeout(r, 500))
+  views = compareViews()
+  viewAttempts += 1
+}
 const stopTimer = setTimeout(() => {
   console.error('bot did not stop within 15 s')
   process.exit(3)
 }, 15_000)
 await run.stop('soak over')
 clearTimeout(stopTimer)
+await webhook.close()
 
 // ---------------------------------------------------------------------------------------------------
 // Verdict
 
-const actorAlerts = alerts.filter((a) => a.key.startsWith('actor:'))
-const problems: string[] = []
-if (wire.rateLimitedSelf > 0) {
-  problems.push(
-    `the bot caused ${wire.rateLimitedSelf} 429(s) itself: ${[...wire.selfDetails].map(([k, v]) => `${k} ×${v}`).join('; ')}`,
+interface Check {
+  name: string
+  pass: boolean
+  figure: string
+}
+const checks: Check[] = []
+const check = (name: string, pass: boolean, figure: string): void => void checks.push({ name, pass, figure })
+
+const counts = episodes.counts()
+const actorKeys = [...counts.keys()].filter((k) => k.startsWith('actor:'))
+check(
+  'no crash',
+  processFaults.uncaughtExceptions === 0 && stoppedEarly === '',
+  `${processFaults.uncaughtExceptions} uncaught exception(s); ran ${final.virtualMin.toFixed(0)} of ${MINUTES} virtual min${stoppedEarly ? ` (${stoppedEarly})` : ''}`,
+)
+check(
+  'no unhandled rejection',
+  processFaults.unhandledRejections === 0,
+  `${processFaults.unhandledRejections}${processFaults.last ? ` (last: ${processFaults.last})` : ''}`,
+)
+check(
+  'no actor died',
+  actorKeys.length === 0 && seenStopped.size === 0,
+  actorKeys.length + seenStopped.size === 0 ? '0' : [...new Set([...actorKeys, ...seenStopped])].join(', '),
+)
+check(
+  'no self-caused 429',
+  wire.rateLimitedSelf === 0,
+  wire.rateLimitedSelf === 0 ? '0' : [...wire.selfDetails].map(([k, v]) => `${k} ×${v}`).join('; '),
+)
+check(
+  'every signed command unique',
+  wire.duplicateSigs === 0,
+  `${wire.duplicateSigs} sent twice of ${wire.commands}`,
+)
+check('the bot quoted', final.trade > 0, `${final.trade} trade commands`)
+const growth = warmHeap === undefined ? Number.NaN : endHeap - warmHeap
+const growthBound =
+  warmHeap === undefined ? 0 : Math.max(HEAP_GROWTH_BOUND.bytes, warmHeap * HEAP_GROWTH_BOUND.share)
+check(
+  'memory flat',
+  warmHeap !== undefined && growth <= growthBound,
+  `heap after GC ${warmHeap === undefined ? 'n/a' : mb(warmHeap)} after warm-up → ${mb(endHeap)} at the end (${growth >= 0 ? '+' : ''}${mb(growth)}; bound +${mb(growthBound)}: the larger of 16 MB and 25 %)`,
+)
+check(
+  'alert episodes: each raised and resolved once',
+  episodes.violations.length === 0,
+  episodes.violations.length === 0
+    ? `${alertCount} alert messages over ${counts.size} keys, 0 raised twice, 0 resolved twice`
+    : episodes.violations
+        .slice(0, 5)
+        .map((v) => `${v.key} (${v.severity}) ${v.kind}`)
+        .join('; '),
+)
+const crashKeys = (k: string): boolean => k === 'margin' || k === 'liquidation'
+const crashFigures: string[] = []
+let crashOk = true
+steps.forEach((st, i) => {
+  if (st.phase !== 'crash') return
+  const d = countsSince(countsAtStep[i] ?? new Map(), countsAtStep[i + 1] ?? counts)
+  const margin = d.get('margin') ?? { raised: 0, resolved: 0 }
+  const liq = d.get('liquidation') ?? { raised: 0, resolved: 0 }
+  if (margin.raised + liq.raised === 0 || liq.raised > 1) crashOk = false
+  crashFigures.push(
+    `#${st.episode}: margin raised ${margin.raised} / resolved ${margin.resolved}, liquidation ${liq.raised} / ${liq.resolved}`,
+  )
+})
+const crashOpen = episodes.open(crashKeys)
+if (crashFigures.length > 0 || SCENARIO === undefined) {
+  check(
+    'crash alerts: raised in every crash episode (liquidation at most once), all resolved by the end',
+    crashOk && crashOpen.length === 0 && crashFigures.length > 0,
+    `${crashFigures.join('; ') || 'no crash episode ran'}; open at the end: ${crashOpen.join(', ') || 'none'}`,
   )
 }
-if (actorAlerts.length > 0 || seenStopped.size > 0) {
-  problems.push(
-    `actor(s) died: ${[...new Set([...actorAlerts.map((a) => a.key), ...seenStopped])].join(', ')}`,
-  )
-}
-if (wire.duplicateSigs > 0) problems.push(`${wire.duplicateSigs} signed command(s) sent twice`)
-if (final.trade === 0) problems.push('no trade command was sent (the bot never quoted)')
+check(
+  "bot's view of open orders and positions = the mock's",
+  views.equal,
+  `orders ${views.orders.bot} / ${views.orders.mock}, non-zero positions ${views.positions.bot} / ${views.positions.mock} (bot / mock, attempt ${viewAttempts})${views.equal ? '' : `: ${views.differences.slice(0, 5).join('; ')}`}`,
+)
+const scan = scanner.summary()
+check(
+  'secrets scan',
+  scan.hits.length === 0 && opsSeen.status > 0 && opsSeen.metrics > 0,
+  `${formatScan(scan, scanner.needleCount)}; ops probes ${opsSeen.probes} (/status ${opsSeen.status}, /metrics ${opsSeen.metrics}, dashboard ${opsSeen.dashboard}, SSE ${mb(opsSeen.events)}); webhook deliveries ${webhook.deliveries()}`,
+)
 
 console.log('\n# summary\n')
-console.log(
-  `scenario ${SCENARIO}, seed ${SEED}, speed ${SPEED}: ${final.virtualMin.toFixed(1)} virtual min in ${final.realS.toFixed(0)} s`,
-)
-console.log(`instruments active (quoting allowed) ${quotingShare()} of the time (sampled every 250 ms)`)
-console.log(`halted because (share of halted samples): ${haltSummary()}`)
-console.log(`commands by path: ${[...wire.commandsByPath].map(([k, v]) => `${k} ${v}`).join('; ')}`)
-console.log(
+const summaryLines = [
+  `${SCENARIO === undefined ? 'calm → trending → crash → recovery' : `scenario ${SCENARIO}`}, seed ${SEED}, speed ${SPEED}, ${final.states.size > 0 ? bot.status().instruments.length : 0} instruments: ${(final.virtualMin / 60).toFixed(2)} virtual h in ${(final.realS / 60).toFixed(1)} min of wall time`,
+  `commands ${wire.commands} (trade ${final.trade}; rejected ${wire.commandErrors}, of which expired ${wire.expired}); batches ${final.batches} carrying ${final.items} orders; unknown outcomes ${final.unknownBatches}, reconciles ${final.reconciles}`,
+  `instruments active (quoting allowed) ${quotingShare()} of the time (sampled every 250 ms); halted because: ${haltSummary()}`,
+  `alerts by key: ${
+    [...counts]
+      .sort((a, b) => b[1].raised - a[1].raised)
+      .slice(0, 10)
+      .map(([k, c]) => `${k} ${c.raised}/${c.resolved}`)
+      .join(', ') || 'none'
+  } (raised/resolved)`,
+  `account at the end: margin ratio ${endAccount.marginRatio ?? 'n/a'}, level ${endAccount.marginLevel ?? 'n/a'}, in liquidation ${endAccount.inLiquidation}, last portfolio read ${endAccount.updatedAt === undefined ? 'never' : `${((mock.clock.now() - endAccount.updatedAt) / 1000).toFixed(0)} s before the end`}`,
   `peak heap ${mb(peakHeap)}, peak rss ${mb(peakRss)}, worst event-loop delay p99 ${worstLoopP99.toFixed(0)} ms, max ${worstLoopMax.toFixed(0)} ms (wall)`,
-)
+]
+for (const l of summaryLines) console.log(l)
+console.log(`commands by path: ${[...wire.commandsByPath].map(([k, v]) => `${k} ${v}`).join('; ')}`)
 if (recentProblems.length > 0) {
   console.log(`last ${Math.min(10, recentProblems.length)} warn/error log lines:`)
   for (const l of recentProblems.slice(-10)) console.log(`  ${l}`)
 }
-if (problems.length === 0) console.log('\nOK: no self-caused 429, no actor died, every signed command unique')
-else {
-  console.log('\nFAILED:')
-  for (const p of problems) console.log(`  - ${p}`)
+console.log('')
+for (const c of checks) console.log(`${c.pass ? 'PASS' : 'FAIL'}  ${c.name}: ${c.figure}`)
+const failed = checks.filter((c) => !c.pass)
+console.log(failed.length === 0 ? '\nOK: every check passed' : `\nFAILED: ${failed.length} check(s)`)
+
+if (WRITE_DOCS) {
+  const table = [
+    '| check | result | figure |',
+    '|---|---|---|',
+    ...checks.map(
+      (c) => `| ${c.name} | ${c.pass ? 'PASS' : '**FAIL**'} | ${c.figure.replaceAll('|', '/')} |`,
+    ),
+  ].join('\n')
+  const head = `Generated by \`npm run soak -- ${FLAGS}\` on ${utcStamp()} (bench/soak.ts; rerunning replaces this block).`
+  writeRegion(
+    'docs/reliability.md',
+    'soak',
+    `## Soak: ${(MINUTES / 60).toFixed(0)} virtual hours against the mock\n\n${head}\n\n${summaryLines.map((l) => `- ${l}`).join('\n')}\n\n${table}`,
+  )
+  writeRegion(
+    'docs/benchmarks.md',
+    'soak',
+    `### Soak figures (latest run)\n\n${head}\n\n${summaryLines.map((l) => `- ${l}`).join('\n')}\n\n${table}`,
+  )
+  console.log('docs/reliability.md and docs/benchmarks.md: soak regions rewritten')
 }
-process.exitCode = problems.length === 0 ? 0 : 1
+process.exitCode = failed.length === 0 ? 0 : 1

@@ -16,6 +16,7 @@ import { createMockServerHandler, type MockServer, type MockServerOptions } from
 import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from '../mock/stream/streamServer.ts'
 import { seededRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
+import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 
 /** Paths whose non-GET requests are commands (signed trade ops, proxy and referral). */
 export const COMMAND_PATHS: readonly string[] = ['/v1/trade/', '/v1/account/proxy', '/v1/account/referral']
@@ -47,6 +48,8 @@ export interface BotOnMockOptions {
   ops?: boolean | undefined
   /** Serve the mock's WebSocket and let the bot use it (default true; false: every input polls). */
   streams?: boolean | undefined
+  /** Environment the settings see (e.g. `ALERT_WEBHOOK_URL`). Default none. */
+  env?: Record<string, string> | undefined
 }
 
 export interface BotOnMock {
@@ -99,8 +102,10 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
       configDir: 'config',
       mode: 'dry-run',
       overrides: { 'ops.port': 0, ...o.overrides },
-      env: {},
+      env: o.env ?? {},
     })
+    // As `perpbot run` does: the logger scrubs every secret from the environment.
+    for (const k of SECRET_ENV_NAMES) secrets.add(env[k])
     const strategies = await resolveStrategies(settings)
     const bot = await startBot({
       settings,

@@ -1,0 +1,27 @@
+/**
+ * Regenerated regions of the docs: a script owns the text between `<!-- NAME:begin -->` and
+ * `<!-- NAME:end -->` and replaces it on every run, so reruns update the figures in place. A file
+ * without the markers gets the region appended at the end.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+
+/** `doc` with the region `name` set to `body` (markers added at the end when missing). */
+export function replaceRegion(doc: string, name: string, body: string): string {
+  const begin = `<!-- ${name}:begin -->`
+  const end = `<!-- ${name}:end -->`
+  const region = `${begin}\n${body.trim()}\n${end}`
+  const i = doc.indexOf(begin)
+  const j = doc.indexOf(end)
+  if (i >= 0 && j > i) return doc.slice(0, i) + region + doc.slice(j + end.length)
+  return `${doc.replace(/\n*$/, '')}\n\n${region}\n`
+}
+
+/** Rewrites the region `name` of the file at `path`. */
+export function writeRegion(path: string, name: string, body: string): void {
+  writeFileSync(path, replaceRegion(readFileSync(path, 'utf8'), name, body))
+}
+
+/** `2026-11-23 13:20 UTC` */
+export function utcStamp(d: Date = new Date()): string {
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+}
