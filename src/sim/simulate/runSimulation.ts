@@ -22,6 +22,7 @@ import { createDeliveryQueue, createInProcessTransport } from './inProcessTransp
 import type { SimRecord } from './model.ts'
 import { createRecorder } from './recorder.ts'
 import { runStepped, type SettleHooks, settle } from './steppedRun.ts'
+import { installZeroDelayTimers } from './zeroDelayTimers.ts'
 
 /** Virtual start of every run (fixed, so the same flags give the same report). */
 export const SIM_START_MS = Date.UTC(2026, 0, 5, 0, 0, 0)
@@ -175,6 +176,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     destination: { write: () => undefined },
   })
   let bot: RunningBot | undefined
+  const restoreTimers = installZeroDelayTimers()
   try {
     bot = await driveUntil(
       clock,
@@ -225,6 +227,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
         START_STOP_BUDGET_MS,
         'the bot stop',
       ).catch(() => undefined)
+    restoreTimers()
     recorder.dispose()
     mock.dispose()
     clock.dispose()
