@@ -4,6 +4,7 @@
  */
 import type { SeriesPoint } from './downsample.ts'
 import type { InstrumentRecord, SimRecord } from './model.ts'
+import { formatDuration } from './progress.ts'
 import { REPORT_CLIENT_JS } from './reportClient.ts'
 import { makerShare, type SimSummary, summarize } from './summary.ts'
 
@@ -55,13 +56,11 @@ export function utcTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').slice(0, 19)
 }
 
-function hours(ms: number): string {
-  return `${(ms / 3_600_000).toFixed(2)} h`
-}
-
 function summaryRows(s: SimSummary): [string, string][] {
   const halted =
-    s.haltedBy.length === 0 ? 'never' : s.haltedBy.map(([reason, ms]) => `${reason}: ${hours(ms)}`).join('; ')
+    s.haltedBy.length === 0
+      ? 'never'
+      : s.haltedBy.map(([reason, ms]) => `${reason}: ${formatDuration(ms)}`).join('; ')
   return [
     ['Net PnL', money(s.netPnl)],
     ['Realized PnL', money(s.realizedPnl)],

@@ -60,7 +60,7 @@ describe('renderReport', () => {
     expect(html).toContain('<td>Funding paid (− received)</td><td>-0.50</td>')
     expect(html).toContain('<td>Maker share</td><td>100.0 %</td>')
     expect(html).toContain('<td>Time halted</td><td>16.7 %</td>')
-    expect(html).toContain('index stale: 0.17 h')
+    expect(html).toContain('index stale: 10m 00s')
     expect(html).toContain('<td>Max drawdown (net PnL)</td>')
   })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { EventSample, gridAfter, Series, thin } from '../../../src/sim/simulate/downsample.ts'
 import type { InstrumentRecord, SimRecord } from '../../../src/sim/simulate/model.ts'
-import { formatDuration, progressLine } from '../../../src/sim/simulate/progress.ts'
+import { createProgress, formatDuration, progressLine } from '../../../src/sim/simulate/progress.ts'
 import {
   activityOf,
   haltReasonKey,
@@ -159,5 +159,26 @@ describe('progress line', () => {
     expect(progressLine(1_800_000, 3_600_000, 1_000, 10)).toBe(
       '[#####.....]  50.0 %  30m 00s / 1h 00m virtual  1800× real time',
     )
+  })
+  it('redraws in place on a terminal, at most every 100 ms', () => {
+    const out: string[] = []
+    let now = 0
+    const p = createProgress({ write: (t) => void out.push(t), isTty: true, now: () => now })
+    now = 50
+    p.update(1, 10)
+    now = 150
+    p.update(2, 10)
+    p.done(10, 10)
+    expect(out).toHaveLength(2)
+    expect(out[0]).toMatch(/^\r\[#.*\x1b\[K$/)
+    expect(out[1]?.endsWith('\n')).toBe(true)
+  })
+  it('writes plain lines off a terminal, every 10 s by default', () => {
+    const out: string[] = []
+    let now = 0
+    const p = createProgress({ write: (t) => void out.push(t), isTty: false, now: () => now })
+    for (now = 0; now <= 25_000; now += 1_000) p.update(now, 100_000)
+    expect(out).toHaveLength(2)
+    expect(out.every((l) => !l.includes('\r') && l.endsWith('\n'))).toBe(true)
   })
 })
