@@ -16,6 +16,7 @@ import { createProxyCommand } from './createProxy.ts'
 import { doctorCommand } from './doctor.ts'
 import { eventsCommand } from './events.ts'
 import { runCommand } from './run.ts'
+import { simulateCommand } from './simulate.ts'
 import { statusCommand } from './status.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -31,6 +32,7 @@ export const USAGE = `usage: perpbot <command> [options]
 commands:
   run            the bot (default: dry run against the embedded mock; --live for the venue)
   mock           the standalone mock exchange (both interfaces) on 127.0.0.1
+  simulate       the bot against the mock on a virtual clock, as fast as possible; an HTML report
   create-proxy   register a proxy key signed by the owner key; prints the secret once
   doctor         preflight checks of the venue, the credentials and the account (--live)
   status         one-shot account and margin view (of the running bot, or --live the venue)
@@ -51,6 +53,8 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await runCommand(sub)
       case 'mock':
         return await runStandaloneMock(rest, { stdout: ctx.stdout, stderr: ctx.stderr })
+      case 'simulate':
+        return await simulateCommand(sub, version())
       case 'create-proxy':
         return await createProxyCommand(sub)
       case 'doctor':

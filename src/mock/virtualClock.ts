@@ -145,6 +145,11 @@ export class VirtualClock implements Clock {
     this.#jumpTo(ms)
   }
 
+  /** Due time of the earliest pending timer, or undefined (a stepped driver jumps there). */
+  nextDue(): number | undefined {
+    return this.#earliest()?.due
+  }
+
   info(): ClockInfo {
     return { mode: this.mode, rate: this.rate, now: this.now(), pendingTimers: this.#timers.length }
   }

@@ -125,6 +125,8 @@ export interface ConnectOptions {
   selfProvision: boolean
   /** Wraps every perps request (the bot's weight limiter). */
   gate: RequestGate
+  /** Ready transports instead of HTTP pools for the URLs (the simulator's in-process mock). */
+  transports?: { perps: HttpTransport; catalogue: HttpTransport } | undefined
 }
 
 export interface Connections {
@@ -200,16 +202,16 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
     headersTimeoutMs: settings.perps.requestTimeoutMs,
     bodyTimeoutMs: settings.perps.requestTimeoutMs,
   }
-  const perpsTransport = createHttpTransport({
-    baseUrl: o.perpsUrl,
-    ...http,
-    maxBodyBytes: settings.perps.maxResponseBytes,
-  })
-  const catalogueTransport = createHttpTransport({
-    baseUrl: o.catalogueUrl,
-    ...http,
-    maxBodyBytes: settings.catalogue.maxResponseBytes,
-  })
+  const perpsTransport =
+    o.transports?.perps ??
+    createHttpTransport({ baseUrl: o.perpsUrl, ...http, maxBodyBytes: settings.perps.maxResponseBytes })
+  const catalogueTransport =
+    o.transports?.catalogue ??
+    createHttpTransport({
+      baseUrl: o.catalogueUrl,
+      ...http,
+      maxBodyBytes: settings.catalogue.maxResponseBytes,
+    })
   const closeAll = async (): Promise<void> => {
     await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
   }

@@ -16,7 +16,7 @@ import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { createAccountSupervision } from './accountSupervision.ts'
 import { createAlertHub } from './alertHub.ts'
-import { connect, type ResolvedInstrumentConfig } from './bootstrap.ts'
+import { type ConnectOptions, connect, type ResolvedInstrumentConfig } from './bootstrap.ts'
 import { createBotLimiter } from './botLimiter.ts'
 import { buildReadiness, buildStatus, type StatusInputs } from './botStatus.ts'
 import { startDeadManSwitch } from './deadManSwitch.ts'
@@ -52,6 +52,8 @@ export interface BotOptions {
   alertSinks?: readonly AlertSink[] | undefined
   /** Start the ops HTTP server (default true). */
   ops?: boolean | undefined
+  /** Ready transports instead of HTTP to the URLs (`perpbot simulate`'s in-process mock). */
+  transports?: ConnectOptions['transports']
 }
 
 export interface RunningBot {
@@ -109,6 +111,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     catalogueUrl: o.catalogueUrl,
     selfProvision: o.selfProvision,
     gate: limiter,
+    transports: o.transports,
   })
   const { perps, venueClock } = conn
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])

@@ -1,0 +1,157 @@
+/**
+ * `perpbot simulate`: the real bot against the mock on a stepped virtual clock, as fast as the machine
+ * allows, with a progress bar on stderr; writes one self-contained HTML report (src/sim/simulate/).
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { MOCK_SCENARIOS } from '../mock/server.ts'
+import { createProgress } from '../sim/simulate/progress.ts'
+import { type ReportAssets, renderReport } from '../sim/simulate/report.ts'
+import { runSimulation } from '../sim/simulate/runSimulation.ts'
+import { summarize } from '../sim/simulate/summary.ts'
+import { loadStrategies } from '../strategy/registry.ts'
+import { type CliContext, UsageError } from './context.ts'
+
+export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--instruments N] [--hours H] [--scenario NAME]
+                        [--seed S] [--out FILE] [--set KEY=VALUE ...]
+  Runs the bot against the embedded mock on a virtual clock, as fast as the machine allows, and
+  writes one self-contained HTML report (charts inlined, opens offline). Same flags, same report.
+  --strategy NAME    strategy quoting every instrument (default index-peg; see strategies/)
+  --instruments N    generated instruments, 1-500 (default 10)
+  --hours H          virtual hours to simulate, > 0 and at most 744 (default 24)
+  --scenario NAME    mock scenario: ${MOCK_SCENARIOS.join(', ')} (default calm)
+  --seed S           seed of the mock and the bot, a non-negative integer (default 1)
+  --out FILE         report file (default report.html)
+  --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.statisticsMs=60000
+  Progress goes to stderr; the summary to stdout.`
+
+export const MAX_SIM_INSTRUMENTS = 500
+export const MAX_SIM_HOURS = 744
+
+export interface SimulateFlags {
+  strategy: string
+  instruments: number
+  hours: number
+  scenario: string
+  seed: number
+  out: string
+  overrides: Record<string, unknown>
+}
+
+/** Parses and checks the flags (strategy names are checked later, against the registry). */
+export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      strategy: { type: 'string', default: 'index-peg' },
+      instruments: { type: 'string', default: '10' },
+      hours: { type: 'string', default: '24' },
+      scenario: { type: 'string', default: 'calm' },
+      seed: { type: 'string', default: '1' },
+      out: { type: 'string', default: 'report.html' },
+      set: { type: 'string', multiple: true, default: [] },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  })
+  if (values.help) return 'help'
+  const instruments = Number(values.instruments)
+  if (!Number.isInteger(instruments) || instruments < 1 || instruments > MAX_SIM_INSTRUMENTS)
+    throw new UsageError(
+      `--instruments must be an integer from 1 to ${MAX_SIM_INSTRUMENTS}, got '${values.instruments}'`,
+    )
+  const hours = Number(values.hours)
+  if (!Number.isFinite(hours) || hours <= 0 || hours > MAX_SIM_HOURS)
+    throw new UsageError(
+      `--hours must be a number above 0 and at most ${MAX_SIM_HOURS}, got '${values.hours}'`,
+    )
+  const seed = Number(values.seed)
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > 0xffff_ffff)
+    throw new UsageError(`--seed must be an integer from 0 to ${0xffff_ffff}, got '${values.seed}'`)
+  if (!MOCK_SCENARIOS.includes(values.scenario))
+    throw new UsageError(`unknown scenario '${values.scenario}' (known: ${MOCK_SCENARIOS.join(', ')})`)
+  if (values.out.trim() === '') throw new UsageError('--out must name a file')
+  const overrides: Record<string, unknown> = {}
+  for (const kv of values.set) {
+    const eq = kv.indexOf('=')
+    if (eq <= 0) throw new UsageError(`--set expects KEY=VALUE, got '${kv}'`)
+    const raw = kv.slice(eq + 1)
+    let value: unknown = raw
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      // Not JSON: the text itself.
+    }
+    overrides[kv.slice(0, eq)] = value
+  }
+  return {
+    strategy: values.strategy,
+    instruments,
+    hours,
+    scenario: values.scenario,
+    seed,
+    out: values.out,
+    overrides,
+  }
+}
+
+/** uPlot's browser build and stylesheet, from the installed package. */
+export function loadReportAssets(): ReportAssets {
+  const require = createRequire(import.meta.url)
+  const dist = join(dirname(require.resolve('uplot/package.json')), 'dist')
+  return {
+    uplotJs: readFileSync(join(dist, 'uPlot.iife.min.js'), 'utf8'),
+    uplotCss: readFileSync(join(dist, 'uPlot.min.css'), 'utf8'),
+  }
+}
+
+export async function simulateCommand(ctx: CliContext, version: string): Promise<number> {
+  const flags = parseSimulateFlags(ctx.argv)
+  if (flags === 'help') {
+    ctx.stdout(SIMULATE_USAGE)
+    return 0
+  }
+  const names = (await loadStrategies()).names()
+  if (!names.includes(flags.strategy))
+    throw new UsageError(`unknown strategy '${flags.strategy}' (known: ${names.join(', ')})`)
+  const assets = loadReportAssets()
+  // On a terminal the bar redraws in place (raw writes); otherwise plain lines through the context.
+  const tty = process.stderr.isTTY === true
+  const write = tty
+    ? (text: string) => void process.stderr.write(text)
+    : (text: string) => ctx.stderr(text.replace(/\n$/, ''))
+  const progress = createProgress({ write, isTty: tty, now: () => performance.now() })
+  const started = performance.now()
+  const totalMs = flags.hours * 3_600_000
+  let done = 0
+  const result = await runSimulation({
+    strategy: flags.strategy,
+    instruments: flags.instruments,
+    hours: flags.hours,
+    scenario: flags.scenario,
+    seed: flags.seed,
+    configDir: ctx.configDir,
+    perpbotVersion: version,
+    overrides: flags.overrides,
+    signal: ctx.signal,
+    onProgress: (d, total) => {
+      done = d
+      progress.update(d, total)
+    },
+  })
+  progress.done(done, totalMs)
+  const out = resolve(flags.out)
+  writeFileSync(out, renderReport(result.record, assets))
+  const s = summarize(result.record)
+  const wallS = (performance.now() - started) / 1000
+  ctx.stdout(
+    `simulated ${flags.hours} h of ${flags.instruments} instrument(s) in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
+      `net PnL ${s.netPnl.toFixed(2)}, ${s.fills} fills, maker share ${s.makerShare === undefined ? 'n/a' : `${(100 * s.makerShare).toFixed(1)} %`}, ` +
+      `quoting ${(100 * s.quotingShare).toFixed(1)} % of the time, ${s.alerts} alert(s)`,
+  )
+  ctx.stdout(`report: ${out}`)
+  return ctx.signal.aborted ? 1 : 0
+}

@@ -1,0 +1,120 @@
+/**
+ * An `HttpTransport` that hands each request straight to the mock's handler in the same process: no
+ * sockets, so the simulator knows when the bot and the mock are idle (see steppedRun.ts). Everything
+ * above the transport (the clients, callJson, schemas, signing, the limiter) is the bot's own path.
+ * Bodies cross as JSON text both ways, as on the wire; the request deadline runs on the virtual clock.
+ *
+ * Answers are not handed back the moment the handler returns but through a `DeliveryQueue` that the
+ * driver empties, one answer at a time in the order they came, only when the bot is otherwise quiet.
+ * Some answers take wall time (the mock's signature recovery does a dynamic import), so handing them
+ * back at once would let wall time decide how they interleave with the bot's other work; at quiet
+ * points the order is a function of the seed alone.
+ */
+import type { Clock, TimerId } from '../../clock.ts'
+import { ResponseTooLargeError, TransportError } from '../../errors.ts'
+import type { HttpRequest, HttpResponse, HttpTransport } from '../../http/transport.ts'
+import type { MockHandler, MockResponse } from '../../mock/mockHttp.ts'
+
+export interface InProcessTransportOptions {
+  handler: MockHandler
+  /** Runs the deadline (the simulator's virtual clock). */
+  clock: Clock
+  /** Overall limit for one request on `clock` (the bot's request timeout). */
+  deadlineMs: number
+  /** The body cap of the HTTP transport it stands in for (the bot's `maxResponseBytes`). */
+  maxBodyBytes: number
+  /** Shown as the transport's origin; never dialled. */
+  origin?: string | undefined
+  /** Sees every answer (path, status, body length): request counts without keeping bodies. */
+  onAnswer?: ((req: HttpRequest, status: number, bytes: number) => void) | undefined
+}
+
+const INTERNAL_ERROR: MockResponse = { status: 500, body: { status: 'err', error: 'internal_error' } }
+
+/** Answers waiting to be handed to the bot, oldest first. */
+export interface DeliveryQueue {
+  push(deliver: () => void): void
+  /** Hands over the oldest waiting answer; false when none waits. */
+  deliverOne(): boolean
+  readonly size: number
+}
+
+export function createDeliveryQueue(): DeliveryQueue {
+  const waiting: (() => void)[] = []
+  let head = 0
+  return {
+    push: (deliver) => void waiting.push(deliver),
+    deliverOne() {
+      const next = waiting[head]
+      if (next === undefined) return false
+      head += 1
+      if (head > 1_024 && head * 2 > waiting.length) {
+        waiting.splice(0, head)
+        head = 0
+      }
+      next()
+      return true
+    },
+    get size() {
+      return waiting.length - head
+    },
+  }
+}
+
+export function createInProcessTransport(
+  o: InProcessTransportOptions & { deliveries: DeliveryQueue },
+): HttpTransport {
+  return {
+    origin: o.origin ?? 'http://127.0.0.1:0',
+    async request(req: HttpRequest): Promise<HttpResponse> {
+      if (req.signal?.aborted) throw new TransportError(req.path, 'aborted', { maybeDelivered: false })
+      const headers: Record<string, string> = { accept: 'application/json' }
+      for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v
+      // As on the wire: what JSON cannot carry does not arrive.
+      const body = req.body === undefined ? undefined : (JSON.parse(JSON.stringify(req.body)) as unknown)
+      if (body !== undefined) headers['content-type'] = 'application/json'
+      const answer = Promise.resolve()
+        .then(() =>
+          o.handler({
+            method: req.method,
+            path: req.path,
+            query: new URLSearchParams(req.query),
+            headers,
+            body,
+            clientId: '127.0.0.1',
+          }),
+        )
+        .catch(() => INTERNAL_ERROR)
+        .then((res) => new Promise<MockResponse>((resolve) => o.deliveries.push(() => resolve(res))))
+      let timer: TimerId | undefined
+      let onAbort: (() => void) | undefined
+      const stop = new Promise<never>((_, reject) => {
+        timer = o.clock.setTimeout(
+          () =>
+            reject(
+              new TransportError(req.path, `no complete answer within the ${o.deadlineMs} ms deadline`, {
+                maybeDelivered: true,
+                timedOut: true,
+              }),
+            ),
+          o.deadlineMs,
+        )
+        onAbort = () => reject(new TransportError(req.path, 'aborted', { maybeDelivered: true }))
+        req.signal?.addEventListener('abort', onAbort, { once: true })
+      })
+      try {
+        const res = await Promise.race([answer, stop])
+        const text = res.raw ?? (res.body === undefined ? '' : JSON.stringify(res.body))
+        // UTF-8 is at most 3 bytes per UTF-16 unit: count the bytes only when the cap may be near.
+        const bytes = text.length * 3 > o.maxBodyBytes ? Buffer.byteLength(text) : text.length
+        o.onAnswer?.(req, res.status, bytes)
+        if (bytes > o.maxBodyBytes) throw new ResponseTooLargeError(req.path, o.maxBodyBytes, bytes, true)
+        return { status: res.status, headers: { 'content-type': 'application/json', ...res.headers }, text }
+      } finally {
+        if (timer !== undefined) o.clock.clearTimeout(timer)
+        if (onAbort) req.signal?.removeEventListener('abort', onAbort)
+      }
+    },
+    async close(): Promise<void> {},
+  }
+}

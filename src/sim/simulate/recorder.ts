@@ -1,0 +1,239 @@
+/**
+ * Records a run in bounded memory: the mock's ground truth (fills and order changes from its hooks,
+ * index prices, the account) and the bot's status (instrument states and reasons, limiter weights,
+ * alerts). Series sit on a regular virtual-time grid that coarsens as the run grows (downsample.ts).
+ */
+import type { Alert } from '../../alerts/alert.ts'
+import type { PerpsExchange } from '../../mock/perps/index.ts'
+import type { BotStatus } from '../../ops/status.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
+import type { FillItem } from '../../perps/stream/pushSchemas.ts'
+import { EventSample, Series } from './downsample.ts'
+import type { AlertRow, FillPoint, FillTotals, SimMeta, SimRecord } from './model.ts'
+import { StateTimer } from './summary.ts'
+
+/** Points per series before it is thinned; fills kept per instrument; alert rows kept. */
+export const SERIES_CAP = 1_500
+export const FILLS_CAP = 2_000
+export const ALERTS_CAP = 500
+/** Instrument states are sampled this often (virtual ms) for the time-quoting / time-halted figures. */
+export const STATE_SAMPLE_MS = 5_000
+
+const OPEN_STATUSES = new Set(['accepted', 'open', 'partial'])
+
+interface Quote {
+  iid: number
+  buy: boolean
+  price: number
+}
+
+interface Tracked {
+  symbol: string
+  id: number
+  asset: string
+  series: Series
+  fills: EventSample<FillPoint>
+  totals: FillTotals
+  timer: StateTimer
+}
+
+export interface Recorder {
+  /** The account to follow, once the bot has registered it (events before are buffered). */
+  follow(owner: string): void
+  /** Samples what is due at `now` (call after every clock step). */
+  sample(now: number, status: () => BotStatus): void
+  alert(a: Alert): void
+  finish(now: number, status: BotStatus): SimRecord
+  dispose(): void
+}
+
+export function createRecorder(o: {
+  exchange: PerpsExchange
+  meta: Omit<SimMeta, 'endMs'>
+  /** Finest chart grid, virtual ms. */
+  stepMs: number
+}): Recorder {
+  const { exchange } = o
+  const tracked = new Map<number, Tracked>()
+  for (const spec of exchange.instrumentSpecs()) {
+    tracked.set(spec.id, {
+      symbol: spec.symbol,
+      id: spec.id,
+      asset: spec.baseAsset,
+      series: new Series(o.stepMs, SERIES_CAP),
+      fills: new EventSample<FillPoint>(FILLS_CAP),
+      totals: { fills: 0, makerFills: 0, volume: 0, realizedPnl: 0, fees: 0 },
+      timer: new StateTimer(),
+    })
+  }
+  const account = new Series(o.stepMs, SERIES_CAP)
+  const weights = new Series(o.stepMs, SERIES_CAP)
+  const quotes = new Map<number, Quote>()
+  const alerts: AlertRow[] = []
+  let alertsTotal = 0
+  let funding = 0
+  let fundingSince = 0
+  let unrealized = 0
+  let owner: string | undefined
+  let pending: (() => void)[] | undefined = []
+  let nextStateAt = 0
+
+  const onFill = (who: string, f: FillItem): void => {
+    const apply = (): void => {
+      if (who !== owner) return
+      const t = tracked.get(f.iid)
+      if (!t) return
+      const price = Number(f.p)
+      const qty = Number(f.qty)
+      t.totals.fills += 1
+      if (!f.taker) t.totals.makerFills += 1
+      t.totals.volume += Math.abs(price * qty)
+      t.totals.realizedPnl += Number(f.pnl)
+      t.totals.fees += Number(f.fee)
+      t.fills.add({ t: f.ts, price, qty, buy: f.side.toLowerCase().startsWith('b'), maker: !f.taker })
+    }
+    if (pending) pending.push(apply)
+    else apply()
+  }
+  const onOrder = (who: string, oid: number, order: () => Order): void => {
+    const apply = (): void => {
+      if (who !== owner) return
+      const o = order()
+      if (OPEN_STATUSES.has(o.status) && Number(o.rest) > 0)
+        quotes.set(oid, { iid: o.iid, buy: o.buy, price: Number(o.p) })
+      else quotes.delete(oid)
+    }
+    if (pending) pending.push(apply)
+    else apply()
+  }
+  const offFill = exchange.onFill(onFill)
+  const offOrder = exchange.onOrderChange(onOrder)
+
+  const bestQuotes = (): Map<number, { bid: number | null; ask: number | null }> => {
+    const out = new Map<number, { bid: number | null; ask: number | null }>()
+    for (const q of quotes.values()) {
+      const b = out.get(q.iid) ?? { bid: null, ask: null }
+      if (q.buy) b.bid = b.bid === null ? q.price : Math.max(b.bid, q.price)
+      else b.ask = b.ask === null ? q.price : Math.min(b.ask, q.price)
+      out.set(q.iid, b)
+    }
+    return out
+  }
+
+  const readFunding = (): void => {
+    if (owner === undefined) return
+    for (let i = 0; i < 1_000; i++) {
+      const page = exchange.funding(owner, { startTimestamp: fundingSince })
+      for (const f of page.data) {
+        funding += Number(f.funding)
+        fundingSince = Math.max(fundingSince, f.timestamp + 1)
+      }
+      if (!page.more || page.data.length === 0) break
+    }
+  }
+
+  const sampleStates = (now: number, status: BotStatus): void => {
+    for (const i of status.instruments) tracked.get(i.id)?.timer.observe(now, i.state, i.reason)
+  }
+
+  const sampleSeries = (now: number, status: BotStatus, force = false): void => {
+    const view = owner === undefined ? undefined : exchange.accountOf(owner)
+    readFunding()
+    const positions = new Map<number, number>()
+    unrealized = 0
+    for (const p of view?.portfolio.positions ?? []) {
+      positions.set(p.instrument_id, Number(p.size))
+      unrealized += Number(p.unrealized_pnl)
+    }
+    const index = new Map(exchange.tickers().map((t) => [t.instrument_id, Number(t.index_price)]))
+    const best = bestQuotes()
+    let realized = 0
+    let fees = 0
+    for (const t of tracked.values()) {
+      realized += t.totals.realizedPnl
+      fees += t.totals.fees
+      const q = best.get(t.id)
+      t.series.push(
+        now,
+        [index.get(t.id) ?? null, q?.bid ?? null, q?.ask ?? null, positions.get(t.id) ?? 0],
+        force,
+      )
+    }
+    const margin = view?.portfolio.margin
+    const value = Number(margin?.total_account_value ?? 0)
+    const ratio = value > 0 ? Number(margin?.total_maintenance_margin ?? 0) / value : null
+    account.push(
+      now,
+      [realized + unrealized - fees - funding, realized, unrealized, fees, funding, ratio],
+      force,
+    )
+    const b = status.limiter.budgets
+    weights.push(
+      now,
+      [
+        b.request?.used ?? null,
+        b.request?.capacity ?? null,
+        b.action?.used ?? null,
+        b.action?.capacity ?? null,
+      ],
+      force,
+    )
+  }
+
+  return {
+    follow(who) {
+      owner = who
+      const queued = pending ?? []
+      pending = undefined
+      for (const apply of queued) apply()
+    },
+    sample(now, status) {
+      const wantSeries = account.wants(now)
+      const wantStates = now >= nextStateAt
+      if (!wantSeries && !wantStates) return
+      const s = status()
+      if (wantStates) {
+        sampleStates(now, s)
+        nextStateAt = (Math.floor(now / STATE_SAMPLE_MS) + 1) * STATE_SAMPLE_MS
+      }
+      if (wantSeries) sampleSeries(now, s)
+    },
+    alert(a) {
+      alertsTotal += 1
+      if (alerts.length < ALERTS_CAP)
+        alerts.push({
+          t: a.at,
+          level: a.severity,
+          kind: a.key,
+          title: a.title,
+          resolved: a.resolved === true,
+        })
+    },
+    finish(now, status) {
+      sampleStates(now, status)
+      sampleSeries(now, status, true)
+      return {
+        meta: { ...o.meta, endMs: now },
+        instruments: [...tracked.values()].map((t) => ({
+          symbol: t.symbol,
+          id: t.id,
+          series: t.series.points(),
+          fills: t.fills.items(),
+          fillStride: t.fills.stride,
+          totals: { ...t.totals },
+          time: t.timer.timesUntil(now),
+        })),
+        account: account.points(),
+        weights: weights.points(),
+        alerts,
+        alertsTotal,
+        funding,
+        unrealizedPnl: unrealized,
+      }
+    },
+    dispose() {
+      offFill()
+      offOrder()
+    },
+  }
+}
