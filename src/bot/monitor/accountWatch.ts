@@ -50,6 +50,8 @@ export interface AccountWatchState {
 
 export class AccountWatch {
   #marginLevel: Level = 'ok'
+  /** A warning episode was raised and not resolved (a critical one may sit on top of it). */
+  #warningOpen = false
   #ratio: number | undefined
   #inLiquidation = false
   readonly #withdrawals = new Map<number, TrackedWithdrawal>()
@@ -91,6 +93,7 @@ export class AccountWatch {
   importState(s: Partial<AccountWatchState>): void {
     if (s.marginLevel === 'ok' || s.marginLevel === 'warning' || s.marginLevel === 'critical') {
       this.#marginLevel = s.marginLevel
+      this.#warningOpen = s.marginLevel !== 'ok'
     }
     if (typeof s.inLiquidation === 'boolean') this.#inLiquidation = s.inLiquidation
     if (typeof s.proxyExpiring === 'boolean') this.#proxyExpiring = s.proxyExpiring
@@ -166,17 +169,22 @@ export class AccountWatch {
       this.#marginLevel = next
       const details = { marginRatio: Number.isFinite(ratio) ? Number(ratio.toFixed(4)) : 'infinite' }
       if (next === 'ok') {
-        alerts.push(
-          resolved(
-            'margin',
-            prev,
-            'Margin ratio back to normal',
-            'Margin ratio fell below the warning threshold.',
-            now,
-            details,
-          ),
-        )
+        // Straight from critical: the warning episode under it ends too (else it stays open forever).
+        const ending: Level[] = prev === 'critical' && this.#warningOpen ? ['critical', 'warning'] : [prev]
+        for (const level of ending)
+          alerts.push(
+            resolved(
+              'margin',
+              level,
+              'Margin ratio back to normal',
+              'Margin ratio fell below the warning threshold.',
+              now,
+              details,
+            ),
+          )
+        this.#warningOpen = false
       } else if (rank(next) > rank(prev)) {
+        if (next === 'warning') this.#warningOpen = true
         alerts.push(
           alert(
             'margin',

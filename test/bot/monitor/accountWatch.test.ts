@@ -87,6 +87,23 @@ describe('AccountWatch', () => {
     ])
   })
 
+  it('from critical straight back to normal, resolves the critical and the warning episodes under it', () => {
+    const w = new AccountWatch(cfg)
+    const seq = ['0.55', '0.85', '0.1', '0.85', '0.1'].map((mm, i) =>
+      w
+        .observePortfolio(portfolio(mm, '1'), i)
+        .map((a) => `${a.resolved ? 'resolved' : 'raised'}:${a.severity}`),
+    )
+    expect(seq).toEqual([
+      ['raised:warning'],
+      ['raised:critical'],
+      ['resolved:critical', 'resolved:warning'],
+      // ok → critical directly: no warning episode was raised, so only the critical one ends.
+      ['raised:critical'],
+      ['resolved:critical'],
+    ])
+  })
+
   it('alerts a failed or removed withdrawal once, critical', () => {
     const w = new AccountWatch(cfg)
     expect(w.observeWithdrawals([withdrawal(1, 'pending')], 10)).toEqual([])
