@@ -5,7 +5,12 @@
  * nothing here has side effects (the strategy's plan function is pure).
  */
 import type { Order } from '../../perps/schemas/orders.ts'
-import type { StrategyIndex, StrategySnapshotBbo } from '../../strategy/strategy.ts'
+import type {
+  StrategyIndex,
+  StrategyMargin,
+  StrategyPosition,
+  StrategySnapshotBbo,
+} from '../../strategy/strategy.ts'
 import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
 import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
@@ -194,7 +199,17 @@ function storeUpdate(
     case 'STATISTICS':
       return { statistics: event.statistics, statisticsAt: event.receivedAt, dirty: true }
     case 'ACCOUNT':
-      return { margin: event.margin, position: event.position, marginAt: event.receivedAt, dirty: true }
+      // The same margin and position again (a push every second) refresh their age, plan nothing.
+      return {
+        margin: event.margin,
+        position: event.position,
+        marginAt: event.receivedAt,
+        dirty:
+          ctx.dirty ||
+          ctx.assessment.mode === 'halted' ||
+          !sameMargin(ctx.margin, event.margin) ||
+          !samePosition(ctx.position, event.position),
+      }
     case 'ORDERS':
       return {
         openOrders: event.orders.filter((o) => o.iid === ctx.instrument.id),
@@ -279,8 +294,12 @@ export function indexStep(
   const changes = obs.change ? [obs.change] : NONE
   const health = obs.health === ctx.health ? {} : { health: obs.health }
   if (verdict.accepted) {
+    // An unchanged index (tickers are pushed every second) refreshes its age and plans nothing,
+    // unless a halt may end with it.
+    const changed = ctx.index?.price !== index.price || ctx.index?.mark !== index.mark
+    const dirty = ctx.dirty || changed || ctx.assessment.mode === 'halted'
     return {
-      update: { index, indexAt: receivedAt, indexCandidate: undefined, dirty: true, ...health },
+      update: { index, indexAt: receivedAt, indexCandidate: undefined, dirty, ...health },
       logs:
         verdict.note === undefined
           ? NONE
@@ -419,4 +438,19 @@ export function submitFailedStep(ctx: InstrumentContext, error: unknown, now: nu
     changes: NONE,
     due: ctx.planDueAt,
   }
+}
+
+function sameMargin(a: StrategyMargin | undefined, b: StrategyMargin): boolean {
+  return (
+    a !== undefined &&
+    a.accountValue === b.accountValue &&
+    a.initialMargin === b.initialMargin &&
+    a.maintenanceMargin === b.maintenanceMargin &&
+    a.inLiquidation === b.inLiquidation
+  )
+}
+
+function samePosition(a: StrategyPosition | undefined, b: StrategyPosition | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b
+  return a.size === b.size && a.entryPrice === b.entryPrice && a.liquidationPrice === b.liquidationPrice
 }
