@@ -42,6 +42,9 @@ USER node
 # PERPBOT_OPS_TOKEN (it exits 2 without it) and asks for it as a Bearer token on every endpoint but
 # /livez. Publish the port on loopback only unless you mean otherwise:
 #   docker run -e PERPBOT_OPS_TOKEN="$(openssl rand -hex 32)" -p 127.0.0.1:9464:9464 --env-file .env perpbot
+# The .env file carries PERPS_URL, PERPS_WS_URL (the venue's WebSocket, on its own host; without it
+# every input polls, with a warning), CATALOGUE_URL and the keys. The dashboard is GET / on this port
+# (uPlot is served from the production dependencies).
 EXPOSE 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9464/livez',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
