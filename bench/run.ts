@@ -67,7 +67,8 @@ const JOBS: Job[] = [
         script: 'bench/tickToTrade.bench.ts',
         args: [
           ...['--transport', transport, '--instruments', String(n)],
-          ...['--seconds', QUICK ? '15' : '30', '--warmup', String(8 + n / 50)],
+          // 1,000 instruments place 2,000 orders at start: most of a minute's action budget.
+          ...['--seconds', QUICK ? '15' : '30', '--warmup', String(n >= 1000 ? 75 : 8 + n / 50)],
         ],
         nodeFlags: [],
         timeoutMs: 180_000,

@@ -107,7 +107,7 @@ while (performance.now() - startedWall < SECONDS * 1000) {
   next += 1
   const price = exchange.index(spec.baseAsset).index_price
   pending.set(spec.id, performance.now())
-  exchange.setIndexPrice(spec.baseAsset, mulDecimal(price, up ? '1.003' : '0.997'))
+  exchange.setIndexPrice(spec.baseAsset, mulDecimal(price, up ? '1.0005' : '0.9995'))
   run.stream?.publishNow()
   moves += 1
   await sleepMs(moveEvery)

@@ -29,6 +29,7 @@ import { createOrderPath } from './orderPath.ts'
 import { startPoller } from './poller.ts'
 import { ordersMayRemain, runStopSequence, type StopReport } from './stopSequence.ts'
 import { type StreamInputs, startStreamInputs } from './streamInputs.ts'
+import { createChangeFilter } from './streamRoutes.ts'
 import { startTimeline, timelineCapacity } from './timeline.ts'
 import { boardOf, sampleTimeline } from './timelineSample.ts'
 
@@ -212,6 +213,11 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
             traded,
             route: (ids, event) => fleet.supervisor.send({ type: 'ROUTE', ids: [...ids], event }),
             klinesKept: settings.quoting.klinesKept,
+            // Unchanged values refreshed at a third of their staleness bounds (BBO: 5 s by default).
+            changed: createChangeFilter(() => clock.now(), {
+              index: Math.floor(settings.quoting.staleIndexMs / 3),
+              bbo: 1_500,
+            }),
             orders: openOrders,
             account,
           },

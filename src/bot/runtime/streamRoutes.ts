@@ -24,6 +24,11 @@ export interface StreamRouteTargets {
   route(ids: readonly number[], event: RoutedEvent): void
   /** Newest klines kept per instrument (0: none). */
   readonly klinesKept: number
+  /**
+   * True when `value` differs from the last one routed under `key`, or that one is due a refresh
+   * (see `createChangeFilter`). Default: always true.
+   */
+  changed?: ((key: string, value: string, refreshMs: 'index' | 'bbo') => boolean) | undefined
   orders: { observe(order: Order): void }
   account: {
     observePortfolio(p: Portfolio): void
@@ -49,12 +54,16 @@ export function statisticsFromPush(d: StatisticsPush, klinesKept: number): Strat
 export const STREAM_ROUTES: StreamRouteTable = {
   tickers: (p, t) => {
     if (!t.traded.has(p.data.iid)) return
+    const d = p.data
+    if (t.changed && !t.changed(`i${d.iid}`, `${d.idx}|${d.mark}`, 'index')) return
     const at = t.now()
     t.route([p.data.iid], { type: 'INDEX', index: indexFromTickerPush(p.data, p.ts), receivedAt: at })
   },
   // No REST read has the book: a BBO lives only while the stream delivers it (strategies check its age).
   bbo: (p, t) => {
     if (!t.traded.has(p.data.iid)) return
+    const d = p.data
+    if (t.changed && !t.changed(`b${d.iid}`, `${d.bp}|${d.bq}|${d.ap}|${d.aq}`, 'bbo')) return
     t.route([p.data.iid], { type: 'BBO', bbo: bboForStrategy(p.data), receivedAt: t.now() })
   },
   statistics: (p, t) => {
@@ -75,6 +84,25 @@ export const STREAM_ROUTES: StreamRouteTable = {
     for (const f of [...p.data].sort((a, b) => a.ts - b.ts)) t.account.observeFill(f)
   },
   withdrawals: (p, t) => t.account.observeWithdrawal(p.data),
+}
+
+/**
+ * Which pushes are worth an actor event: every ticker and BBO of every instrument is pushed each
+ * second, and at 1,000 instruments an event each is most of the bot's time, so an unchanged value is
+ * routed again only when its refresh is due (keeping the input's age well inside its staleness bound).
+ */
+export function createChangeFilter(
+  now: () => number,
+  refreshMs: { index: number; bbo: number },
+): (key: string, value: string, kind: 'index' | 'bbo') => boolean {
+  const last = new Map<string, { value: string; at: number }>()
+  return (key, value, kind) => {
+    const t = now()
+    const seen = last.get(key)
+    if (seen !== undefined && seen.value === value && t - seen.at < refreshMs[kind]) return false
+    last.set(key, { value, at: t })
+    return true
+  }
 }
 
 /** Runs the push's route; false when the table has none for its kind. */

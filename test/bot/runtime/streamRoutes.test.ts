@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createOpenOrderBook, type OpenOrdersUpdate } from '../../../src/bot/runtime/openOrderBook.ts'
 import { bboChannels } from '../../../src/bot/runtime/streamInputs.ts'
 import {
+  createChangeFilter,
   routePush,
   STREAM_ROUTES,
   type StreamRouteTable,
@@ -182,6 +183,43 @@ describe('the stream routing table', () => {
     const table: StreamRouteTable = { ...STREAM_ROUTES, book: (p) => void seen.push(p.data.b.length) }
     expect(routePush(table, book, t)).toBe(true)
     expect(seen).toEqual([1])
+  })
+})
+
+describe('change filter', () => {
+  it('routes a changed value at once, an unchanged one only when its refresh is due', () => {
+    let now = 0
+    const changed = createChangeFilter(() => now, { index: 5_000, bbo: 1_500 })
+    expect(changed('i1', '100|100.1', 'index')).toBe(true)
+    now = 1_000
+    expect(changed('i1', '100|100.1', 'index')).toBe(false)
+    expect(changed('i2', '100|100.1', 'index')).toBe(true)
+    expect(changed('i1', '100.5|100.1', 'index')).toBe(true)
+    now = 5_999
+    expect(changed('i1', '100.5|100.1', 'index')).toBe(false)
+    now = 6_000
+    expect(changed('i1', '100.5|100.1', 'index')).toBe(true)
+    expect(changed('b1', '99|1|101|1', 'bbo')).toBe(true)
+    now = 7_500
+    expect(changed('b1', '99|1|101|1', 'bbo')).toBe(true)
+  })
+
+  it('the tickers and bbo routes skip what the filter holds back', () => {
+    const { t, routed } = targets()
+    const seen = new Set<string>()
+    const filtered = {
+      ...t,
+      changed: (key: string, value: string) => !seen.has(key + value) && !!seen.add(key + value),
+    }
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1)), filtered)
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1), 6_000, 2), filtered)
+    routePush(STREAM_ROUTES, push('bbo::1', { iid: 1, bp: '99', bq: '1', ap: '101', aq: '2' }), filtered)
+    routePush(
+      STREAM_ROUTES,
+      push('bbo::1', { iid: 1, bp: '99', bq: '1', ap: '101', aq: '2' }, 6_000, 2),
+      filtered,
+    )
+    expect(routed.map((r) => r.event.type)).toEqual(['INDEX', 'BBO'])
   })
 })
 
