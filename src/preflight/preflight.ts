@@ -8,7 +8,8 @@
 import { privateKeyToAccount } from 'viem/accounts'
 import { syncClock } from '../bot/runtime/bootstrap.ts'
 import { type Clock, OffsetClock } from '../clock.ts'
-import { describeError, RequestRejectedError } from '../errors.ts'
+import { describeError, RequestRejectedError, UnknownOutcomeError } from '../errors.ts'
+import { isTransient, retryTransient } from '../http/retryTransient.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { ProxyCredentials } from '../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../perps/client/createPerpsClient.ts'
@@ -56,6 +57,8 @@ export const preflightFailed = (lines: readonly CheckLine[]): boolean =>
 
 /** Formats one line for a terminal: `ok   venue reachable: …`. */
 export const formatCheckLine = (l: CheckLine): string => `${l.status.padEnd(4)} ${l.check}: ${l.detail}`
+
+const QUIET = { warn: (): void => undefined }
 
 export async function runPreflight(o: PreflightOptions): Promise<CheckLine[]> {
   const lines: CheckLine[] = []
@@ -119,9 +122,15 @@ async function venueChecks(
     'signed self-test: modifyOrders',
     'signed self-test: cancelOrders',
   ]
+  // A transient refusal (429, 5xx, a dropped connection) is tried again before a check fails: a bot
+  // restarted into a busy venue should start, not be refused by one unlucky read.
+  const again = <T>(what: string, read: () => Promise<T>): Promise<T> =>
+    retryTransient(`preflight: ${what}`, read, { clock: o.clock, logger: QUIET, attempts: 4 })
   let offset: number | undefined
   try {
-    offset = await syncClock(publicClient, o.clock, venueClock, { samples: 3, maxRttMs: 5_000 })
+    offset = await again('venue time', () =>
+      syncClock(publicClient, o.clock, venueClock, { samples: 3, maxRttMs: 5_000 }),
+    )
     add('venue reachable', 'ok', o.perpsUrl)
   } catch (e) {
     add('venue reachable', 'fail', `${o.perpsUrl}: ${describeError(e)}`)
@@ -135,7 +144,7 @@ async function venueChecks(
 
   let domain: PerpsDomain
   try {
-    domain = perpsDomainFromExchangeInfo(await publicClient.getExchange())
+    domain = perpsDomainFromExchangeInfo(await again('exchange info', () => publicClient.getExchange()))
     add('exchange domain', 'ok', `${domain.name} v${domain.version} on chain ${domain.chainId}`)
   } catch (e) {
     domain = { ...DEFAULT_PERPS_DOMAIN, chainId: o.settings.perps.chainId }
@@ -167,7 +176,7 @@ async function venueChecks(
   }
 
   try {
-    const creds = await perps.getCredentials()
+    const creds = await again('credentials', () => perps.getCredentials())
     const mine = creds.keys.find((k) => k.proxy.toLowerCase() === proxy.toLowerCase())
     if (!mine) add('proxy credentials', 'fail', `the venue does not list proxy ${proxy} for this account`)
     else {
@@ -191,7 +200,7 @@ async function venueChecks(
   }
 
   try {
-    const p = await perps.getPortfolio()
+    const p = await again('portfolio', () => perps.getPortfolio())
     const m = p.margin
     const detail = `equity ${m.total_account_value}, initial margin ${m.total_initial_margin}, maintenance ${m.total_maintenance_margin}, in_liquidation ${p.in_liquidation}`
     add(
@@ -204,7 +213,7 @@ async function venueChecks(
   }
 
   try {
-    const listed = new Set((await perps.getInstruments()).map((i) => i.symbol))
+    const listed = new Set((await again('instruments', () => perps.getInstruments())).map((i) => i.symbol))
     const wanted = o.settings.instruments.filter((i) => i.enabled).map((i) => i.symbol)
     const missing = wanted.filter((s) => !listed.has(s))
     if (missing.length > 0)
@@ -222,11 +231,11 @@ async function venueChecks(
   )
 
   add(
-    ...(await selfTest('modifyOrders', () =>
+    ...(await selfTest(o.clock, 'modifyOrders', () =>
       perps.modifyOrders([{ oid: ABSENT_ORDER_ID, p: '1', qty: '1' }]),
     )),
   )
-  add(...(await selfTest('cancelOrders', () => perps.cancelOrders([ABSENT_ORDER_ID]))))
+  add(...(await selfTest(o.clock, 'cancelOrders', () => perps.cancelOrders([ABSENT_ORDER_ID]))))
 }
 
 /**
@@ -235,12 +244,19 @@ async function venueChecks(
  * then reprices by cancel + create.
  */
 async function selfTest(
+  clock: Clock,
   command: 'modifyOrders' | 'cancelOrders',
   send: () => Promise<readonly { status: string; error?: string | undefined }[]>,
 ): Promise<[string, CheckStatus, string]> {
   const check = `signed self-test: ${command}`
   try {
-    const [r] = await send()
+    // The order does not exist, so sending again is harmless even when the outcome was unknown.
+    const [r] = await retryTransient(check, send, {
+      clock,
+      logger: QUIET,
+      attempts: 4,
+      transient: (e) => isTransient(e) || e instanceof UnknownOutcomeError,
+    })
     if (r?.status === 'err' && /not.?found|not_in_orderbook|not_pending/i.test(r.error ?? ''))
       return [check, 'ok', `signature verified (the venue answered ${r.error})`]
     return [check, 'warn', `unexpected answer ${JSON.stringify(r)}`]

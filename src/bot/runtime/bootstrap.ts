@@ -8,6 +8,7 @@ import { resolve as resolvePath } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type Clock, OffsetClock } from '../../clock.ts'
 import { ConfigError, describeError } from '../../errors.ts'
+import { retryTransient } from '../../http/retryTransient.ts'
 import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import { ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
@@ -222,7 +223,12 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       random: o.random,
       gate: o.gate,
     })
-    const offset = await syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 })
+    const retry = { clock: o.baseClock, logger }
+    const offset = await retryTransient(
+      'reading the venue time',
+      () => syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 }),
+      retry,
+    )
     logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
 
     let domain: PerpsDomain
@@ -278,7 +284,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       gate: o.gate,
     })
 
-    const all = await perps.getInstruments()
+    const all = await retryTransient('reading the instruments', () => perps.getInstruments(), retry)
     const bySymbol = new Map(all.map((i) => [i.symbol, i]))
     const instruments = new Map<string, Instrument>()
     const missing: string[] = []
