@@ -137,6 +137,10 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         alerts,
       })
     : undefined
+  // No quote before the backstop is armed (a kill right after the start would leave them on the
+  // book); a venue that keeps refusing it gets the warning and the bot trades on (its design).
+  if (deadMan && !(await deadMan.whenArmed(settings.ops.deadManSwitch.deadlineMs)))
+    log.warn('dead-man switch not armed yet; quoting starts without it')
   const fleet = createInstrumentFleet({
     settings,
     strategies: o.strategies,

@@ -14,6 +14,11 @@ import { type Poller, startPoller } from './poller.ts'
 export interface DeadManSwitch {
   /** The deadline last accepted by the venue (venue ms), if armed. */
   state(): { armed: boolean; deadline: number | undefined; failures: number }
+  /**
+   * Resolves true once the venue has accepted a deadline, false after `timeoutMs` without one (the
+   * start waits for it, so no order rests before the backstop is armed unless the venue refuses it).
+   */
+  whenArmed(timeoutMs: number): Promise<boolean>
   /** Stops refreshing; with `clear`, disarms it at the venue (a clean stop). */
   stop(clear: boolean): Promise<void>
 }
@@ -35,6 +40,7 @@ export function startDeadManSwitch(o: {
   let deadline: number | undefined
   let failures = 0
   let alerted = false
+  const waiting = new Set<() => void>()
   const poller: Poller = startPoller({
     name: 'dead-man-switch',
     clock: o.clock,
@@ -47,6 +53,7 @@ export function startDeadManSwitch(o: {
       const first = deadline === undefined
       deadline = ack.deadline ?? time
       failures = 0
+      for (const wake of waiting) wake()
       if (first)
         o.logger.info(
           { deadline },
@@ -81,6 +88,19 @@ export function startDeadManSwitch(o: {
   })
   return {
     state: () => ({ armed: deadline !== undefined && failures < ALERT_AFTER, deadline, failures }),
+    whenArmed(timeoutMs) {
+      if (deadline !== undefined) return Promise.resolve(true)
+      return new Promise<boolean>((resolve) => {
+        const done = (armed: boolean): void => {
+          waiting.delete(wake)
+          o.clock.clearTimeout(timer)
+          resolve(armed)
+        }
+        const wake = (): void => done(true)
+        const timer = o.clock.setTimeout(() => done(false), timeoutMs)
+        waiting.add(wake)
+      })
+    },
     async stop(clear) {
       await poller.stop()
       if (!clear || deadline === undefined) return
