@@ -75,11 +75,17 @@ describe('bot against the mock: modify layout refused', () => {
       })
       const status = run.bot.status()
       expect(status.limiter.details?.modify).toMatchObject({ mode: 'cancel+create' })
-      // Still quoting: every instrument active with resting orders on the venue.
-      for (const i of status.instruments) {
-        expect(i.state, i.symbol).toMatch(/^active/)
-        expect(i.openOrders, i.symbol).toBeGreaterThan(0)
-      }
+      // Still quoting: every instrument active with resting orders on the venue (a reprice by cancel
+      // + create leaves an instrument without orders for a moment, so wait for a moment with all).
+      await vi.waitFor(
+        () => {
+          for (const i of run.bot.status().instruments) {
+            expect(i.state, i.symbol).toMatch(/^active/)
+            expect(i.openOrders, i.symbol).toBeGreaterThan(0)
+          }
+        },
+        { timeout: 15_000, interval: 20 },
+      )
     } finally {
       await run.stop()
     }

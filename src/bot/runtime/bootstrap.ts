@@ -223,12 +223,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       random: o.random,
       gate: o.gate,
     })
-    const retry = { clock: o.baseClock, logger }
-    const offset = await retryTransient(
-      'reading the venue time',
-      () => syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 }),
-      retry,
-    )
+    const offset = await syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 })
     logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
 
     let domain: PerpsDomain
@@ -284,7 +279,12 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       gate: o.gate,
     })
 
-    const all = await retryTransient('reading the instruments', () => perps.getInstruments(), retry)
+    // A restarted bot meeting a busy venue (429) should start, not exit (the preflight's reads
+    // retry the same way; the clock sync already retried 5xx and timeouts inside the client).
+    const all = await retryTransient('reading the instruments', () => perps.getInstruments(), {
+      clock: o.baseClock,
+      logger,
+    })
     const bySymbol = new Map(all.map((i) => [i.symbol, i]))
     const instruments = new Map<string, Instrument>()
     const missing: string[] = []
