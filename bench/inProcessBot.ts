@@ -34,6 +34,7 @@ import type { Order } from '../src/perps/schemas/orders.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'
 import { seededRandom } from '../src/random.ts'
 import { Settings } from '../src/settings/schema.ts'
+import { sizeFor } from '../src/sim/generatedInstruments.ts'
 import { loadStrategies } from '../src/strategy/registry.ts'
 import { instrumentForStrategy } from '../src/strategy/snapshot.ts'
 import type { StrategyInstrument, StrategyStatistics } from '../src/strategy/strategy.ts'
@@ -99,12 +100,6 @@ export interface InProcessBot {
   /** Open orders per instrument id, as the actors see them. */
   openOrders(): Map<number, number>
   stop(): Promise<void>
-}
-
-/** A power of ten of contracts worth 50–500 in quote currency (exact string; float only picks the exponent). */
-function sizeFor(price: string): string {
-  const e = Math.ceil(Math.log10(50 / Number(price)))
-  return e >= 0 ? `1${'0'.repeat(e)}` : `0.${'0'.repeat(-e - 1)}1`
 }
 
 const nextTick = (): Promise<void> => new Promise((r) => setImmediate(r))

@@ -18,9 +18,9 @@
  * Unless `--no-docs`, the figures replace the soak regions of docs/reliability.md and docs/benchmarks.md.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
-import { mulDecimal } from '../src/decimal.ts'
-import { generateInstruments, type InstrumentSpec } from '../src/mock/perps/instruments.ts'
+import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { rateLimitCode, startBotOnMock, type WireExchange } from '../src/sim/botOnMock.ts'
+import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { AlertEpisodes, countsSince, type EpisodeCounts } from './alertEpisodes.ts'
 import { utcStamp, writeRegion } from './docRegions.ts'
 import { startFakeWebhook } from './fakeWebhook.ts'
@@ -74,23 +74,6 @@ process.on('uncaughtException', (e) => {
 })
 
 const KEEP_LOG_LINES = 30
-
-/** Contracts worth 50–500 in quote currency, as an exact power of ten (float only picks the exponent). */
-function sizeFor(price: string): string {
-  const e = Math.ceil(Math.log10(50 / Number(price)))
-  return e >= 0 ? `1${'0'.repeat(e)}` : `0.${'0'.repeat(-e - 1)}1`
-}
-
-function instrumentOverrides(specs: readonly InstrumentSpec[]): Record<string, unknown>[] {
-  return specs.map((s) => {
-    const size = sizeFor(s.initialPrice)
-    return {
-      symbol: s.symbol,
-      strategy: 'index-peg',
-      params: { size, positionCap: mulDecimal(size, '10'), levels: 1 },
-    }
-  })
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Assembly (after test/integration/harness.ts)
@@ -169,7 +152,7 @@ const overrides: Record<string, unknown> = {}
 // As in the integration test: fault holds run on wall time while the bot's clock is accelerated, so a
 // short request timeout keeps a held read from looking like minutes of stale data.
 if (SCENARIO === 'flaky') overrides['perps.requestTimeoutMs'] = 2_000
-if (generated) overrides.instruments = instrumentOverrides(generated)
+if (generated) overrides.instruments = indexPegInstruments(generated)
 // Every alert of warning and above goes to a fake loopback webhook whose URL carries a token: one
 // more secret for the scan to look for, and the payloads are scanned too.
 overrides['alerts.webhook.minSeverity'] = 'info'

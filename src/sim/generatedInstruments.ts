@@ -12,14 +12,22 @@ export function sizeFor(price: string): string {
   return e >= 0 ? `1${'0'.repeat(e)}` : `0.${'0'.repeat(-e - 1)}1`
 }
 
-/** The `instruments` config override quoting every spec with index-peg. */
-export function indexPegInstruments(specs: readonly InstrumentSpec[]): Record<string, unknown>[] {
+/**
+ * The `instruments` config override quoting every spec with `strategy` (size worth 50–500, position
+ * cap 10 sizes, plus `params`).
+ */
+export function generatedInstrumentConfig(
+  specs: readonly InstrumentSpec[],
+  strategy: string,
+  params: Record<string, unknown> = {},
+): Record<string, unknown>[] {
   return specs.map((s) => {
     const size = sizeFor(s.initialPrice)
-    return {
-      symbol: s.symbol,
-      strategy: 'index-peg',
-      params: { size, positionCap: mulDecimal(size, '10'), levels: 1 },
-    }
+    return { symbol: s.symbol, strategy, params: { size, positionCap: mulDecimal(size, '10'), ...params } }
   })
+}
+
+/** Index-peg with one level per side on every spec (soak, benchmarks). */
+export function indexPegInstruments(specs: readonly InstrumentSpec[]): Record<string, unknown>[] {
+  return generatedInstrumentConfig(specs, 'index-peg', { levels: 1 })
 }

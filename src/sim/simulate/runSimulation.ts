@@ -9,15 +9,15 @@
 import { resolveStrategies } from '../../bot/runtime/bootstrap.ts'
 import type { RunningBot } from '../../bot/runtime/bot.ts'
 import { startBot } from '../../bot/runtime/bot.ts'
-import { mulDecimal } from '../../decimal.ts'
 import { InputValidationError } from '../../errors.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
 import type { MockHandler } from '../../mock/mockHttp.ts'
-import { generateInstruments, type InstrumentSpec } from '../../mock/perps/instruments.ts'
+import { generateInstruments } from '../../mock/perps/instruments.ts'
 import { buildMockInterfaces, composeMock } from '../../mock/server.ts'
 import { VirtualClock } from '../../mock/virtualClock.ts'
 import { seededRandom } from '../../random.ts'
 import { loadSettings } from '../../settings/load.ts'
+import { generatedInstrumentConfig } from '../generatedInstruments.ts'
 import { createDeliveryQueue, createInProcessTransport } from './inProcessTransport.ts'
 import type { SimRecord } from './model.ts'
 import { createRecorder } from './recorder.ts'
@@ -50,19 +50,6 @@ export interface SimulationResult {
   record: SimRecord
   /** Clock steps (timer jumps) the run took. */
   steps: number
-}
-
-/** Contracts worth 50–500 in quote currency, as an exact power of ten (float only picks the exponent). */
-export function sizeFor(price: string): string {
-  const e = Math.ceil(Math.log10(50 / Number(price)))
-  return e >= 0 ? `1${'0'.repeat(e)}` : `0.${'0'.repeat(-e - 1)}1`
-}
-
-function instrumentConfig(specs: readonly InstrumentSpec[], strategy: string): Record<string, unknown>[] {
-  return specs.map((s) => {
-    const size = sizeFor(s.initialPrice)
-    return { symbol: s.symbol, strategy, params: { size, positionCap: mulDecimal(size, '10') } }
-  })
 }
 
 /** Drives the clock until `p` settles (or `budgetMs` of virtual time passed). */
@@ -104,7 +91,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       'logging.level': 'warn',
       // The in-process transport carries requests only: the bot's inputs come from its polls.
       'streams.enabled': false,
-      instruments: instrumentConfig(specs, o.strategy),
+      instruments: generatedInstrumentConfig(specs, o.strategy),
       ...o.overrides,
     },
     env: {},
