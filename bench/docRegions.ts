@@ -25,3 +25,30 @@ export function writeRegion(path: string, name: string, body: string): void {
 export function utcStamp(d: Date = new Date()): string {
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`
 }
+
+/** One PASS/FAIL check of the soak or the chaos run, with the figure behind it. */
+export interface Check {
+  name: string
+  pass: boolean
+  figure: string
+}
+
+/** Prints each check and the verdict; returns the failed ones. */
+export function printChecks(checks: readonly Check[]): Check[] {
+  console.log('')
+  for (const c of checks) console.log(`${c.pass ? 'PASS' : 'FAIL'}  ${c.name}: ${c.figure}`)
+  const failed = checks.filter((c) => !c.pass)
+  console.log(failed.length === 0 ? '\nOK: every check passed' : `\nFAILED: ${failed.length} check(s)`)
+  return failed
+}
+
+/** The checks as a markdown table for the docs. */
+export function checksTable(checks: readonly Check[]): string {
+  return [
+    '| check | result | figure |',
+    '|---|---|---|',
+    ...checks.map(
+      (c) => `| ${c.name} | ${c.pass ? 'PASS' : '**FAIL**'} | ${c.figure.replaceAll('|', '/')} |`,
+    ),
+  ].join('\n')
+}
