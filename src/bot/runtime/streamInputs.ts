@@ -21,6 +21,7 @@ import { StreamPool } from '../../perps/stream/streamPool.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { type InputSources, STREAM_INPUTS, type StreamInput } from './inputSources.ts'
+import { createRouteQueue } from './routeQueue.ts'
 import { routePush, STREAM_ROUTES, type StreamRouteTable, type StreamRouteTargets } from './streamRoutes.ts'
 
 /** The channels each input needs fresh; the first is the input's own (its gaps ask for a resync). */
@@ -68,6 +69,8 @@ export interface StreamInputsOptions {
   routes?: StreamRouteTable | undefined
   /** Default: undici's WebSocket (tests inject fakes). */
   socketFactory?: SocketFactory | undefined
+  /** Runs deferred routes on a later turn of the event loop (routeQueue.ts). Default setImmediate. */
+  schedule?: ((fn: () => void) => void) | undefined
 }
 
 /** Silence bounds: the setting for the per-second channels, the statistics' own, else the default. */
@@ -131,8 +134,11 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
         INPUT_CHANNELS[input].every((ch) => pool.isFresh(ch)),
       )
   }
+  // Urgent inputs at once, the rest after the pushes in hand (routeQueue.ts).
+  const queue = createRouteQueue({ route: o.targets.route, schedule: o.schedule })
+  const targets: StreamRouteTargets = { ...o.targets, route: queue.now, defer: queue.later }
   pool.on('push', (push) => {
-    if (!routePush(routes, push, o.targets)) unrouted[push.kind] = (unrouted[push.kind] ?? 0) + 1
+    if (!routePush(routes, push, targets)) unrouted[push.kind] = (unrouted[push.kind] ?? 0) + 1
   })
   pool.on('fresh', (ch) => refresh(byChannel.get(ch) ?? []))
   pool.on('stale', (ch) => refresh(byChannel.get(ch) ?? []))
@@ -181,6 +187,9 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
         unrouted: { ...unrouted },
       }
     },
-    stop: () => pool.close(),
+    stop: () => {
+      queue.clear()
+      return pool.close()
+    },
   }
 }

@@ -28,6 +28,7 @@ import type { Random } from '../../random.ts'
 import { parseChannel } from './channels.ts'
 import { defaultStaleAfterMs } from './freshness.ts'
 import { Outbox } from './outbox.ts'
+import { PushDataCache } from './pushDataCache.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
 import {
   ackItems,
@@ -35,6 +36,7 @@ import {
   classifyFrame,
   PING_FRAME,
   type PushEnvelope,
+  type PushParseResult,
   parsePushData,
   type StreamPush,
   subscribeFrame,
@@ -82,6 +84,7 @@ export class StreamClient {
   readonly #events: TypedEvents<StreamEventMap>
   readonly #outbox: Outbox
   readonly #sequences = new SequenceTracker()
+  readonly #accepted = new PushDataCache<StreamPush>()
   readonly #desired = new Set<string>()
   readonly #acked = new Set<string>()
   readonly #fresh = new Set<string>()
@@ -195,6 +198,7 @@ export class StreamClient {
       this.#fresh.delete(ch)
       this.#lastPushAt.delete(ch)
       this.#sequences.forget(ch)
+      this.#accepted.forget(ch)
     }
     if (this.#state === 'open' && live.length > 0)
       for (const chunk of chunks(live, this.#limits.maxSubscriptions))
@@ -371,7 +375,11 @@ export class StreamClient {
     if (!this.#desired.has(ch)) return // an unsubscribed channel's last frames
     const check = this.#sequences.observe(ch, sq)
     if (check.gap) this.#gap({ channel: ch, reason: 'sequence_gap', previous: check.previous, sq })
-    const parsed = parsePushData(env)
+    // An unchanged entry (field for field) reuses the value its schema accepted last time.
+    const known = this.#accepted.lookup(ch, env.data)
+    const parsed: PushParseResult =
+      known === undefined ? parsePushData(env) : { ok: true, push: { ...known, ts: env.ts, sq } }
+    if (parsed.ok && known === undefined) this.#accepted.remember(ch, env.data, parsed.push)
     if (!parsed.ok) {
       this.#emit('error', new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues }))
       this.#gap({ channel: ch, reason: 'invalid_push', sq })
