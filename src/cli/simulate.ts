@@ -24,7 +24,7 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
   --scenario NAME    mock scenario: ${MOCK_SCENARIOS.join(', ')} (default calm)
   --seed S           seed of the mock and the bot, a non-negative integer (default 1)
   --out FILE         report file (default report.html)
-  --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.statisticsMs=60000
+  --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.indexMs=5000
   Progress goes to stderr; the summary to stdout.`
 
 export const MAX_SIM_INSTRUMENTS = 500

@@ -76,7 +76,8 @@ const PollMs = (key: keyof typeof POLLING_FLOOR_MS, dflt: number) =>
 export const PollingSettings = z.strictObject({
   /** Index and mark of every instrument: one tickers read (weight 2). */
   indexMs: PollMs('indexMs', 2_000),
-  statisticsMs: PollMs('statisticsMs', 15_000),
+  /** Statistics (24 h of 1-minute klines): the klines change once a minute, as the venue pushes them. */
+  statisticsMs: PollMs('statisticsMs', 60_000),
   portfolioMs: PollMs('portfolioMs', 3_000),
   openOrdersMs: PollMs('openOrdersMs', 30_000),
   withdrawalsMs: PollMs('withdrawalsMs', 30_000),

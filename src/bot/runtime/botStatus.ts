@@ -76,6 +76,8 @@ export function instrumentStatus(i: InstrumentView, venueNow: number, pnl?: Inst
       indexPrice: ctx?.index?.price ?? null,
       // The age of the index the actor would act on now (venue time): the feeds' freshness.
       indexAgeMs: ctx?.index ? venueNow - ctx.index.ts : null,
+      // How long ago the book's touch arrived (null without a `bbo::{iid}` subscription).
+      bboAgeMs: ctx?.bbo ? venueNow - ctx.bbo.receivedAt : null,
       rejectBackoffMs: ctx?.backoffMs ?? 0,
     },
     ...(pnl ? { pnl } : {}),

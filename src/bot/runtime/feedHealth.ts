@@ -79,6 +79,8 @@ export function startFeedPoller(o: {
   logger: Logger
   health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
   intervalMs: () => number
+  /** The wait a failure doubles (default: the interval). */
+  retryMs?: number | undefined
   run: (signal: AbortSignal) => Promise<void>
 }): Poller {
   o.health.register(o.name, o.intervalMs())
@@ -86,6 +88,7 @@ export function startFeedPoller(o: {
     name: o.name,
     clock: o.clock,
     intervalMs: o.intervalMs,
+    retryMs: o.retryMs,
     run: async (signal) => {
       await o.run(signal)
       o.health.succeeded(o.name)

@@ -97,6 +97,7 @@ export function startFeeds(o: FeedOptions): Feeds {
     intervalMs: () => number,
     run: (signal: AbortSignal) => Promise<void>,
     gate?: InputGate | undefined,
+    retryMs?: number,
   ): void => {
     const poller = startFeedPoller({
       name,
@@ -104,6 +105,7 @@ export function startFeeds(o: FeedOptions): Feeds {
       logger: o.logger,
       health: o.health,
       intervalMs,
+      retryMs,
       run: gatedRun(gate, run),
     })
     // The stream went down, silent or out of sync: read now, not at the next interval.
@@ -172,6 +174,8 @@ export function startFeeds(o: FeedOptions): Feeds {
       )
     },
     gates?.statistics,
+    // A failed read retries well inside the staleness bound, not a whole interval later.
+    Math.min(o.polling.statisticsMs, Math.floor(o.staleStatisticsMs / 12)),
   )
 
   poll(

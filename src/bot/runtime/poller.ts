@@ -13,6 +13,11 @@ export interface PollerOptions {
   run: (signal: AbortSignal) => Promise<void>
   onError: (error: unknown, consecutiveFailures: number) => void
   maxBackoffMs?: number | undefined
+  /**
+   * The wait a failure doubles (default: the interval). A long interval with a short staleness bound
+   * (statistics: 60 s, stale after 180 s) retries sooner than its next period would come.
+   */
+  retryMs?: number | undefined
   /** Run once immediately on start (default true). */
   immediate?: boolean | undefined
   /** Called after every finished cycle, failed or not (the watchdog's progress beat). */
@@ -71,8 +76,9 @@ export function startPoller(o: PollerOptions): Poller {
         return
       }
       const base = Math.max(0, o.intervalMs())
+      const retry = o.retryMs ?? base
       const wait =
-        failures === 0 ? base : Math.min(o.maxBackoffMs ?? 60_000, base * 2 ** Math.min(failures, 6))
+        failures === 0 ? base : Math.min(o.maxBackoffMs ?? 60_000, retry * 2 ** Math.min(failures, 6))
       schedule(wait)
     })
   }

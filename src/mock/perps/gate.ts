@@ -1,10 +1,10 @@
 /**
  * The command gate: everything a signed command must pass before it touches the book. Shape, ts
- * freshness, `exp`, signature recovery (async, no effect on state), then synchronously the signer's
+ * freshness, `exp`, signature recovery (signerRecovery.ts; no effect on state), then the signer's
  * proxy and the (signer, salt) replay check. Decision on check order: body shape, `no orders
  * provided`, ts, exp, signature, then account and salt.
  */
-import { type Hex, recoverTypedDataAddress } from 'viem'
+import { type Hex, hashTypedData } from 'viem'
 import { z } from 'zod'
 import { InputValidationError } from '../../errors.ts'
 import type { PerpsOp } from '../../perps/signing/ops.ts'
@@ -24,11 +24,14 @@ import {
 import { isRecord, MAX_LABEL_LENGTH } from './accounts.ts'
 import { badRequest, MockRejection, TEXT } from './errors.ts'
 import { SIGNATURE_WINDOW_MS } from './options.ts'
+import { SignerRecovery } from './signerRecovery.ts'
 import { type Account, type ExchangeState, nowOf } from './state.ts'
 import { syncState } from './stepping.ts'
 
 const SIG_RE = /^0x[0-9a-fA-F]{128}(1b|1c|1B|1C)$/
 const UInt = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
+/** A cache of a pure function (digest, sig) → signer, shared by every mock in the process: it only saves time. */
+const signers = new SignerRecovery()
 
 /**
  * `autoCancel` is not in the shared verifier (the official client does not sign it): the mock reads
@@ -86,7 +89,7 @@ export async function verifyCommand(
   if (op.type !== type) throw badRequest(`invalid request body: op.type must be ${type}`)
   if (Array.isArray(op.args) && op.args.length === 0) throw badRequest(TEXT.noOrders)
   checkFreshness(parsed.stamp.ts, parsed.exp, received)
-  const signer = await recoverOpSigner(s, signedOpOf(s, parsed), parsed.stamp, parsed.sig)
+  const signer = recoverOpSigner(s, signedOpOf(s, parsed), parsed.stamp, parsed.sig)
   return { parsed, signer }
 }
 
@@ -107,7 +110,7 @@ export async function verifyAutoCancel(s: ExchangeState, body: unknown): Promise
   const { op, sig, salt, ts, exp } = parsed.data
   checkFreshness(ts, exp, received)
   const stamp = { salt, ts }
-  const signer = await recoverOpSigner(s, ['autoCancel', [op.args.time]], stamp, sig)
+  const signer = recoverOpSigner(s, ['autoCancel', [op.args.time]], stamp, sig)
   return { time: op.args.time, stamp, signer }
 }
 
@@ -140,15 +143,8 @@ function signedOpOf(s: ExchangeState, parsed: ParsedSignedCommand): SignedOp {
   return parsed.built.signedOp
 }
 
-async function recoverOpSigner(
-  s: ExchangeState,
-  signedOp: SignedOp,
-  stamp: Stamp,
-  sig: Hex,
-): Promise<string> {
-  const signer = await recover(() =>
-    recoverTypedDataAddress({ ...opTypedData(s.o.domain, signedOp, stamp), signature: sig }),
-  )
+function recoverOpSigner(s: ExchangeState, signedOp: SignedOp, stamp: Stamp, sig: Hex): string {
+  const signer = recover(() => signers.recover(hashTypedData(opTypedData(s.o.domain, signedOp, stamp)), sig))
   if (signer === undefined) throw badRequest(TEXT.invalidSignature)
   return signer
 }
@@ -197,11 +193,13 @@ export async function verifyCreateProxy(s: ExchangeState, body: unknown): Promis
   checkTimestamp(parsed.ts, received)
   const { owner, proxy, expiry } = parsed.op.args
   if (expiry <= received) throw badRequest('proxy expiry must be in the future')
-  const signer = await recover(() =>
-    recoverTypedDataAddress({
-      ...createProxyTypedData(s.o.domain, { proxy, expiry }, { salt: parsed.salt, ts: parsed.ts }),
-      signature: parsed.sig,
-    }),
+  const signer = recover(() =>
+    signers.recover(
+      hashTypedData(
+        createProxyTypedData(s.o.domain, { proxy, expiry }, { salt: parsed.salt, ts: parsed.ts }),
+      ),
+      parsed.sig,
+    ),
   )
   if (signer === undefined || signer.toLowerCase() !== owner.toLowerCase())
     throw badRequest(TEXT.invalidSignature)
@@ -260,9 +258,10 @@ function bodyError(e: unknown): string {
   throw e
 }
 
-async function recover(run: () => Promise<string>): Promise<string | undefined> {
+/** Hashing throws on a message the typed data cannot encode: that is no signer either. */
+function recover(run: () => string | undefined): string | undefined {
   try {
-    return await run()
+    return run()
   } catch {
     return undefined
   }

@@ -16,6 +16,12 @@ export class KlineRing {
   readonly #close: Float64Array
   readonly #volume: Float64Array
   readonly #trades: Float64Array
+  /**
+   * Wire tuples of closed klines by slot: a day of them is read every statistics poll, and only the
+   * newest kline still changes. Cleared when a slot is reused; keyed on the decimals they were made with.
+   */
+  readonly #wire: (Kline | undefined)[]
+  #wireDecimals = ''
   /** Index of the oldest kline, and how many are stored. */
   #start = 0
   #count = 0
@@ -30,6 +36,7 @@ export class KlineRing {
     this.#close = new Float64Array(capacity)
     this.#volume = new Float64Array(capacity)
     this.#trades = new Float64Array(capacity)
+    this.#wire = new Array<Kline | undefined>(capacity)
   }
 
   get size(): number {
@@ -44,6 +51,7 @@ export class KlineRing {
     const slot = this.#count < this.capacity ? this.#slot(this.#count) : this.#start
     if (this.#count < this.capacity) this.#count++
     else this.#start = (this.#start + 1) % this.capacity
+    this.#wire[slot] = undefined
     this.#openTime[slot] = openTime
     this.#open[slot] = price
     this.#high[slot] = price
@@ -89,12 +97,23 @@ export class KlineRing {
 
   /** Klines whose minute starts at or after `fromMs`, oldest first, as wire tuples. */
   toWire(fromMs: number, pd: number, qd: number): Kline[] {
+    const decimals = `${pd}/${qd}`
+    if (decimals !== this.#wireDecimals) {
+      this.#wire.fill(undefined)
+      this.#wireDecimals = decimals
+    }
     const out: Kline[] = []
+    const last = this.#count - 1
     for (let i = 0; i < this.#count; i++) {
       const s = this.#slot(i)
       const t = this.#openTime[s] as number
       if (t < fromMs) continue
-      out.push([
+      const cached = this.#wire[s]
+      if (cached !== undefined && i < last) {
+        out.push(cached)
+        continue
+      }
+      const k: Kline = [
         t,
         fromTicks(BigInt(this.#open[s] as number), pd),
         fromTicks(BigInt(this.#high[s] as number), pd),
@@ -102,7 +121,10 @@ export class KlineRing {
         fromTicks(BigInt(this.#close[s] as number), pd),
         fromTicks(BigInt(this.#volume[s] as number), qd),
         this.#trades[s] as number,
-      ])
+      ]
+      // Only a closed kline is final (the newest one still takes trades and volume).
+      if (i < last) this.#wire[s] = k
+      out.push(k)
     }
     return out
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { instrumentStatus } from '../../../src/bot/runtime/botStatus.ts'
 import { createPlanFn } from '../../../src/bot/runtime/plan.ts'
 import type { StrategyBbo } from '../../../src/strategy/strategy.ts'
 import { strategy as indexPeg } from '../../../strategies/indexPeg.ts'
@@ -24,6 +25,10 @@ describe('instrument machine: best bid and offer', () => {
     const snap = h.snapshots.at(-1)
     expect(snap?.bbo).toEqual({ ...touch('49990', '50010'), receivedAt: at })
     expect((snap?.now ?? 0) - (snap?.bbo?.receivedAt ?? 0)).toBe(1_000)
+    // /status shows its age beside the index's.
+    const view = { id: 1, symbol: 'X', strategy: 's', actor: h.actor.getSnapshot() }
+    expect(instrumentStatus(view, at + 2_500).details?.bboAgeMs).toBe(2_500)
+    expect(instrumentStatus(harnessView(), at).details?.bboAgeMs).toBeNull()
   })
 
   it('keeps a BBO that arrives while syncing (not a required input) and drops one older than the stored one', () => {
@@ -90,3 +95,7 @@ describe('instrument machine: best bid and offer', () => {
     expect(repriced?.modify.map((m) => m.p)).toEqual(['49950'])
   })
 })
+
+function harnessView(): Parameters<typeof instrumentStatus>[0] {
+  return { id: 2, symbol: 'Y', strategy: 's', actor: harness(nothing).actor.getSnapshot() }
+}

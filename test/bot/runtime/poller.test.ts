@@ -93,4 +93,29 @@ describe('startPoller', () => {
     expect(p.failures).toBe(0)
     await p.stop()
   })
+
+  it('retries a failure after retryMs (doubling), not a whole long interval later', async () => {
+    const clock = new SimulatedClock()
+    const runs: number[] = []
+    let fail = 2
+    const p = startPoller({
+      name: 't',
+      clock,
+      intervalMs: () => 60_000,
+      retryMs: 5_000,
+      run: async () => {
+        runs.push(clock.now())
+        if (fail-- > 0) throw new Error('down')
+      },
+      onError: () => undefined,
+    })
+    await tick()
+    for (let i = 0; i < 100; i++) {
+      clock.increment(1_000)
+      await tick()
+    }
+    // 0 (fail) → +10 s (fail) → +20 s (ok) → +60 s …
+    expect(runs).toEqual([0, 10_000, 30_000, 90_000])
+    await p.stop()
+  })
 })

@@ -95,6 +95,29 @@ describe('prices and klines', () => {
     expect(wire.map((k) => k[0])).toEqual([96, 97, 98, 99, 100].map((m) => m * 60_000))
   })
 
+  it('reuses the wire tuples of closed klines, never of the newest, and drops them when a slot is reused', () => {
+    const ring = new KlineRing(3)
+    ring.record(0, 100, 1, 1)
+    ring.record(60_000, 101, 1, 1)
+    const first = ring.toWire(0, 1, 0)
+    const again = ring.toWire(0, 1, 0)
+    expect(again[0]).toBe(first[0])
+    ring.record(60_001, 104, 2, 1)
+    ring.addVolume(5, 1)
+    const later = ring.toWire(0, 1, 0)
+    expect(later[0]).toBe(first[0])
+    expect(later[1]).toEqual([60_000, '10', '10.4', '10', '10.4', '8', 3])
+    // Other decimals: fresh tuples.
+    expect(ring.toWire(0, 2, 0)[0]).toEqual([0, '1', '1', '1', '1', '1', 1])
+    ring.record(120_000, 90, 1, 1)
+    ring.record(180_000, 80, 1, 1)
+    expect(ring.toWire(0, 1, 0).map((k) => [k[0], k[4]])).toEqual([
+      [60_000, '10.4'],
+      [120_000, '9'],
+      [180_000, '8'],
+    ])
+  })
+
   it('bounds catch-up work when the clock jumps by a month', () => {
     const clock = manualClock()
     const ex = createPerpsExchange({
