@@ -13,8 +13,10 @@
  *        [--layout process|inline]
  *
  * `--layout process` (the default at `--speed 1`) runs the mock in a child process (bench/
- * tickToTradeMock.ts, steered over IPC), so the bot has a core of its own as it would against the
- * venue; the move and the arrival are both timed there, on one clock. `inline` runs both in this
+ * tickToTradeMock.ts, steered over IPC; node flags for it in `TICK_TO_TRADE_MOCK_FLAGS`, e.g.
+ * `--cpu-prof`), so the bot has a core of its own as it would against the venue; the move and the
+ * arrival are both timed there, on one clock. The summary also gives the mock's own share: how long
+ * the push tick of each move took to write (inside the measured time). `inline` runs both in this
  * process (the mock's publishing and serving then compete with the bot for one thread); rss is then
  * bot and mock together, with `process` the bot alone.
  *
@@ -38,7 +40,7 @@ import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOn
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { distribution, emitResult, flag, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
-import { createTickToTradeProbe, type ProbeTotals } from './tickToTradeProbe.ts'
+import { createTickToTradeProbe, openOrderCap, type ProbeTotals } from './tickToTradeProbe.ts'
 
 const TRANSPORT = flag('transport') ?? 'stream'
 if (TRANSPORT !== 'stream' && TRANSPORT !== 'poll') throw new Error('--transport must be stream or poll')
@@ -74,7 +76,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
       clock: SPEED === 1 ? 'real' : 'accelerated',
       speed: SPEED,
       catalogue: { eventCount: 20 },
-      exchange: { instruments: specs },
+      exchange: { instruments: specs, accountOpenOrderLimit: openOrderCap(N) },
     },
     overrides,
     streams,
@@ -101,7 +103,10 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
   const child: ChildProcess = fork(
     fileURLToPath(new URL('./tickToTradeMock.ts', import.meta.url)),
     ['--instruments', String(N), '--seed', String(SEED), '--streams', streams ? '1' : '0'],
-    { execArgv: ['--import', 'tsx', ...(process.env.T2T_CHILD_FLAGS?.split(' ') ?? [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    {
+      execArgv: ['--import', 'tsx', ...(process.env.TICK_TO_TRADE_MOCK_FLAGS?.split(' ') ?? [])],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
   )
   const waiters: ((m: MockReplyMessage) => boolean)[] = []
   child.on('message', (m: MockReplyMessage) => {
@@ -180,10 +185,17 @@ function limiterRested(): boolean {
 // window) before anything is measured.
 const warmStart = performance.now()
 while (performance.now() - warmStart < WARMUP_S * 1000) await sleepMs(250)
-while (streams && performance.now() - warmStart < WARMUP_MAX_S * 1000 && (quoting() < N || !limiterRested()))
+while (
+  streams &&
+  performance.now() - warmStart < WARMUP_MAX_S * 1000 &&
+  (quoting() < N || !limiterRested())
+) {
   await sleepMs(250)
+}
 const warmedS = (performance.now() - warmStart) / 1000
 const quotingAtStart = quoting()
+const budgetsAtStart = bot.status().limiter.budgets
+const queuedAtStart = (budgetsAtStart.request?.queued ?? 0) + (budgetsAtStart.action?.queued ?? 0)
 await mock.take()
 
 const startedWall = performance.now()
@@ -211,7 +223,7 @@ const latencies = await mock.take()
 const virtualMin = (endTotals.now - startTotals.now) / 60_000
 const marketPerMin = (endTotals.marketWeight - startTotals.marketWeight) / virtualMin
 const budget = 1000
-const rss = process.memoryUsage().rss
+const { rss, heapUsed } = process.memoryUsage()
 const quotingAtEnd = quoting()
 await mock.stop()
 
@@ -222,12 +234,12 @@ const latency =
   SPEED === 1 ? `p50 ${lat.p50.toFixed(2)} / p99 ${lat.p99.toFixed(2)} ms` : 'not measured (accelerated)'
 console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments: ${latency} (${lat.n} of ${moves} moves)` +
+    (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
-    (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
-    ` · rss ${mb(rss)} (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
-    ` · warm-up ${warmedS.toFixed(0)} s · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
+    ` · rss ${mb(rss)}, heap ${mb(heapUsed)} (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
+    ` · warm-up ${warmedS.toFixed(0)} s (then ${queuedAtStart} limiter jobs queued) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
 )
 emitResult({
   bench: 'tickToTrade',
@@ -243,6 +255,8 @@ emitResult({
   staleHalts: staleHalted.size,
   quoting: { start: quotingAtStart, end: quotingAtEnd },
   rss,
+  heapUsed,
   warmupSeconds: warmedS,
+  limiterQueuedAtStart: queuedAtStart,
   virtualMinutes: virtualMin,
 })

@@ -9,7 +9,7 @@
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { COMMAND_PATHS, startLoopbackMock } from '../src/sim/botOnMock.ts'
 import { numberFlag } from './stats.ts'
-import { createTickToTradeProbe, type ProbeTotals } from './tickToTradeProbe.ts'
+import { createTickToTradeProbe, openOrderCap, type ProbeTotals } from './tickToTradeProbe.ts'
 
 export type MockRequestMessage =
   | { type: 'move'; iid: number; asset: string; up: boolean }
@@ -38,7 +38,7 @@ const loop = await startLoopbackMock({
     scenario: 'calm',
     clock: 'real',
     catalogue: { eventCount: 20 },
-    exchange: { instruments: specs },
+    exchange: { instruments: specs, accountOpenOrderLimit: openOrderCap(N) },
   },
   streams: STREAMS,
   onRequest: (req) =>

@@ -14,6 +14,16 @@ import type { WireExchange } from '../src/sim/botOnMock.ts'
 /** Paths whose reads are market data (the rest of the reads are account and orders). */
 export const MARKET_DATA = ['/v1/info/index', '/v1/info/tickers', '/v1/info/statistics']
 
+/**
+ * The mock's open-order cap for `n` instruments: the venue's default tier caps an account at 1,000
+ * open orders, and 1,000 instruments quoting both sides need 2,000; at the cap half of them retry
+ * refused creates (429 `open_orders_limit`) and spend the request budget, so nothing is measured.
+ * The bench raises the cap (a higher tier) to measure the path, not the cap.
+ */
+export function openOrderCap(n: number): number {
+  return Math.max(1_000, 3 * n)
+}
+
 export interface ProbeTotals {
   /** Request weight spent on market-data reads so far. */
   marketWeight: number

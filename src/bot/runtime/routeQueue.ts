@@ -11,6 +11,8 @@
  * types), and routing one at once drops the queued older one, so an input never goes back in time.
  */
 
+import { ROUTE_CHUNK } from './chunks.ts'
+
 export interface RouteQueue<E extends { type: string }> {
   /** Routes at once (a queued event of the same instrument and type is dropped: it is older). */
   now(ids: readonly number[], event: E): void
@@ -26,15 +28,13 @@ export interface RouteQueueOptions<E> {
   route(ids: readonly number[], event: E): void
   /** Runs `fn` on a later turn of the event loop. Default setImmediate. */
   schedule?: ((fn: () => void) => void) | undefined
-  /** Events routed per turn. Default 8. */
+  /** Events routed per turn. Default `ROUTE_CHUNK` (9 instruments: one 19-order batch, weight 1). */
   chunk?: number | undefined
 }
 
-export const DEFAULT_ROUTE_CHUNK = 8
-
 export function createRouteQueue<E extends { type: string }>(o: RouteQueueOptions<E>): RouteQueue<E> {
   const schedule = o.schedule ?? ((fn: () => void) => void setImmediate(fn))
-  const chunk = Math.max(1, o.chunk ?? DEFAULT_ROUTE_CHUNK)
+  const chunk = Math.max(1, o.chunk ?? ROUTE_CHUNK)
   // Insertion order is drain order; a replaced event keeps its place.
   const queued = new Map<string, { id: number; event: E }>()
   let scheduled = false

@@ -15,6 +15,7 @@ import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import { channel, parseChannel } from '../../perps/stream/channels.ts'
 import { defaultStaleAfterMs } from '../../perps/stream/freshness.ts'
+import { afterNextWrite } from '../../perps/stream/inbox.ts'
 import type { SocketFactory } from '../../perps/stream/socket.ts'
 import type { StreamCredentials, StreamState } from '../../perps/stream/streamClient.ts'
 import { StreamPool } from '../../perps/stream/streamPool.ts'
@@ -69,7 +70,7 @@ export interface StreamInputsOptions {
   routes?: StreamRouteTable | undefined
   /** Default: undici's WebSocket (tests inject fakes). */
   socketFactory?: SocketFactory | undefined
-  /** Runs deferred routes on a later turn of the event loop (routeQueue.ts). Default setImmediate. */
+  /** Runs deferred routes and frames on a later turn of the event loop (routeQueue.ts, inbox.ts). Default setImmediate. */
   schedule?: ((fn: () => void) => void) | undefined
 }
 
@@ -108,6 +109,8 @@ export function bboChannels(
 export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
   const log = o.logger.child({ component: 'streams' })
   const routes = o.routes ?? STREAM_ROUTES
+  /** Set when a push routed an input at once; read (and cleared) right after that push. */
+  let routedNow = false
   const pool = new StreamPool({
     url: o.url,
     credentials: o.credentials,
@@ -121,6 +124,14 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
     maxConnections: o.settings.maxConnections,
     maxSubscriptionsPerConnection: o.settings.maxSubscriptionsPerConnection,
     maxMessagesPerMinute: o.settings.maxMessagesPerMinute,
+    // A push that routed an input at once (a changed index): the rest of the socket's read waits a
+    // turn, so that instrument's order is signed and sent first.
+    yieldAfter: () => {
+      const yes = routedNow
+      routedNow = false
+      return yes
+    },
+    schedule: o.schedule ?? afterNextWrite,
   })
   const unrouted: Record<string, number> = {}
   const byChannel = new Map<string, StreamInput[]>()
@@ -136,7 +147,14 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
   }
   // Urgent inputs at once, the rest after the pushes in hand (routeQueue.ts).
   const queue = createRouteQueue({ route: o.targets.route, schedule: o.schedule })
-  const targets: StreamRouteTargets = { ...o.targets, route: queue.now, defer: queue.later }
+  const targets: StreamRouteTargets = {
+    ...o.targets,
+    route: (ids, event) => {
+      routedNow = true
+      queue.now(ids, event)
+    },
+    defer: queue.later,
+  }
   pool.on('push', (push) => {
     if (!routePush(routes, push, targets)) unrouted[push.kind] = (unrouted[push.kind] ?? 0) + 1
   })

@@ -27,6 +27,7 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import { parseChannel } from './channels.ts'
 import { defaultStaleAfterMs } from './freshness.ts'
+import { Inbox } from './inbox.ts'
 import { Outbox } from './outbox.ts'
 import { PushDataCache } from './pushDataCache.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
@@ -85,6 +86,8 @@ export class StreamClient {
   readonly #outbox: Outbox
   readonly #sequences = new SequenceTracker()
   readonly #accepted = new PushDataCache<StreamPush>()
+  readonly #inbox: Inbox<string>
+  readonly #yieldAfter: ((push: StreamPush) => boolean) | undefined
   readonly #desired = new Set<string>()
   readonly #acked = new Set<string>()
   readonly #fresh = new Set<string>()
@@ -136,6 +139,8 @@ export class StreamClient {
     this.#outbox = new Outbox(this.#clock, this.#limits.maxMessagesPerMinute, this.#ackTimeoutMs, (reason) =>
       this.#drop(reason),
     )
+    this.#yieldAfter = options.yieldAfter
+    this.#inbox = new Inbox((text) => this.#onMessage(text), options.schedule)
     // A listener's bug must not break the socket's bookkeeping.
     this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))
   }
@@ -259,7 +264,7 @@ export class StreamClient {
     try {
       this.#socket = this.#factory(this.#url, {
         onOpen: () => current() && this.#onOpen(),
-        onMessage: (text) => current() && this.#onMessage(text),
+        onMessage: (text) => current() && this.#inbox.push(text),
         onClose: (code, reason) => {
           this.#onSocketClosed?.()
           if (current()) this.#onLost(`closed (${code}${reason ? ` ${reason}` : ''})`)
@@ -389,6 +394,7 @@ export class StreamClient {
     this.#lastPushAt.set(ch, this.#clock.now())
     this.#markFresh(ch)
     this.#emit('push', parsed.push)
+    if (known === undefined && this.#yieldAfter?.(parsed.push)) this.#inbox.yieldNow()
   }
 
   #markFresh(ch: string): void {
@@ -447,6 +453,7 @@ export class StreamClient {
   /** Forgets the socket and everything scoped to it; fresh channels become stale. */
   #resetSocket(): void {
     this.#gen++
+    this.#inbox.clear()
     this.#socket = undefined
     for (const key of ['open', 'heartbeat', 'watchdog'] as const) this.#clear(key)
     this.#outbox.detach()
