@@ -21,9 +21,12 @@
  * bot and mock together, with `process` the bot alone.
  *
  * Warm-up: at least `--warmup` seconds, then (streams) until every instrument quotes and the bot's
- * request limiter has its action budget back (at most half spent, nothing queued; start-up places two orders per instrument, at 1,000
- * instruments most of a minute's budget), so queued start-up commands do not sit in the measured
- * window; bounded by `--warmup-max` (default 4 × warmup).
+ * request limiter has nothing queued and at most half its action budget spent (start-up places two
+ * orders per instrument, at 1,000 instruments as hundreds of small batches that queue behind the
+ * request budget for a minute or more), so start-up commands do not sit in the measured window;
+ * bounded by `--warmup-max` (default 4 × warmup). The summary says how long it took and what was
+ * still queued when measuring began. At more than 333 instruments the mock's open-order cap is raised
+ * (`openOrderCap`: the venue's 1,000 per account cannot hold two quotes for each).
  *
  * `--speed` > 1 runs the mock's clock accelerated (for the 10-virtual-minute staleness case, inline:
  * the bot shares the mock's clock); the latency is then not reported (the bot's intervals shrink in
