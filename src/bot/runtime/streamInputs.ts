@@ -70,7 +70,7 @@ export interface StreamInputsOptions {
   routes?: StreamRouteTable | undefined
   /** Default: undici's WebSocket (tests inject fakes). */
   socketFactory?: SocketFactory | undefined
-  /** Runs deferred routes and frames on a later turn of the event loop (routeQueue.ts, inbox.ts). Default setImmediate. */
+  /** Runs deferred routes and frames on a later turn (routeQueue.ts, inbox.ts). Default: setImmediate, `afterNextWrite` for frames. */
   schedule?: ((fn: () => void) => void) | undefined
 }
 
