@@ -3,24 +3,47 @@
  * (127.0.0.1), fed by the streams or by polling. The mock's prices are frozen; the bench moves one
  * instrument's index at a time (round robin, `--moves-per-second`) and measures, in wall time, from the
  * move to the arrival at the mock of the first signed command carrying an order of that instrument.
- * With streams the move is pushed at once (as the venue pushes on change); with polling it waits for
- * the next tickers read. Also: the age of the index each actor holds (sampled every second, venue
- * time), instruments halted for stale data, request weight per minute spent on market data, rss.
+ * With streams the move is pushed at once (as the venue pushes on change; the push is a whole tick:
+ * every ticker, BBO and the portfolio); with polling it waits for the next tickers read. Also: the age
+ * of the index each actor holds (sampled every second, venue time), instruments halted for stale
+ * data, request weight per minute spent on market data, rss.
  *
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
+ *        [--layout process|inline]
  *
- * `--speed` > 1 runs the mock's clock accelerated (for the 10-virtual-minute staleness case); the
- * latency is then not reported (the bot's intervals shrink in wall time). Prints one summary line
- * naming `tick-to-trade`, the transport and the instrument count, and a `BENCH_RESULT` line.
+ * `--layout process` (the default at `--speed 1`) runs the mock in a child process (bench/
+ * tickToTradeMock.ts, steered over IPC; node flags for it in `TICK_TO_TRADE_MOCK_FLAGS`, e.g.
+ * `--cpu-prof`), so the bot has a core of its own as it would against the venue; the move and the
+ * arrival are both timed there, on one clock. The summary also gives the mock's own share: how long
+ * the push tick of each move took to write (inside the measured time). `inline` runs both in this
+ * process (the mock's publishing and serving then compete with the bot for one thread); rss is then
+ * bot and mock together, with `process` the bot alone.
+ *
+ * Warm-up: at least `--warmup` seconds, then (streams) until every instrument quotes and the bot's
+ * request limiter has nothing queued and at most half its action budget spent (start-up places two
+ * orders per instrument, at 1,000 instruments as hundreds of small batches that queue behind the
+ * request budget for a minute or more), so start-up commands do not sit in the measured window;
+ * bounded by `--warmup-max` (default 4 × warmup). The summary says how long it took and what was
+ * still queued when measuring began. At more than 333 instruments the mock's open-order cap is raised
+ * (`openOrderCap`: the venue's 1,000 per account cannot hold two quotes for each).
+ *
+ * `--speed` > 1 runs the mock's clock accelerated (for the 10-virtual-minute staleness case, inline:
+ * the bot shares the mock's clock); the latency is then not reported (the bot's intervals shrink in
+ * wall time). Prints one summary line naming `tick-to-trade`, the transport and the instrument count,
+ * and a `BENCH_RESULT` line.
  */
+import { type ChildProcess, fork } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
-import { mulDecimal } from '../src/decimal.ts'
+import { fileURLToPath } from 'node:url'
+import type { RunningBot } from '../src/bot/runtime/bot.ts'
+import { systemClock } from '../src/clock.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
-import { requestWeight } from '../src/mock/requestLimiter.ts'
-import { COMMAND_PATHS, startBotOnMock } from '../src/sim/botOnMock.ts'
+import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { distribution, emitResult, flag, mb, numberFlag, sleepMs } from './stats.ts'
+import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
+import { createTickToTradeProbe, openOrderCap, type ProbeTotals } from './tickToTradeProbe.ts'
 
 const TRANSPORT = flag('transport') ?? 'stream'
 if (TRANSPORT !== 'stream' && TRANSPORT !== 'poll') throw new Error('--transport must be stream or poll')
@@ -29,54 +52,119 @@ const SECONDS = numberFlag('seconds', 30)
 const SPEED = numberFlag('speed', 1)
 const MOVES_PER_S = numberFlag('moves-per-second', 4)
 const WARMUP_S = numberFlag('warmup', 8)
+const WARMUP_MAX_S = numberFlag('warmup-max', 4 * WARMUP_S)
 const SEED = numberFlag('seed', 3)
-
-/** Paths whose reads are market data (the rest of the reads are account and orders). */
-const MARKET_DATA = ['/v1/info/index', '/v1/info/tickers', '/v1/info/statistics']
+const LAYOUT = flag('layout') ?? (SPEED === 1 ? 'process' : 'inline')
+if (LAYOUT !== 'process' && LAYOUT !== 'inline') throw new Error('--layout must be process or inline')
+if (LAYOUT === 'process' && SPEED !== 1) throw new Error('--layout process runs at --speed 1 only')
 
 const specs = generateInstruments(N)
-const latencies: number[] = []
-const pending = new Map<number, number>()
-/** Arrival times of the commands being handled (the mock verifies signatures asynchronously). */
-const inFlight: number[] = []
-const marketWeight = { total: 0, since: 0 }
+const streams = TRANSPORT === 'stream'
+const overrides = { instruments: indexPegInstruments(specs) }
 
-const run = await startBotOnMock({
-  mock: {
-    seed: SEED,
-    scenario: 'calm',
-    clock: SPEED === 1 ? 'real' : 'accelerated',
-    speed: SPEED,
-    catalogue: { eventCount: 20 },
-    exchange: { instruments: specs },
-  },
-  overrides: { instruments: indexPegInstruments(specs) },
-  streams: TRANSPORT === 'stream',
-  logLevel: 'warn',
-  onRequest: (req) => {
-    if (req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p)))
-      inFlight.push(performance.now())
-  },
-  onExchange: ({ req, command }) => {
-    if (req.method === 'GET' && MARKET_DATA.some((p) => req.path.startsWith(p)))
-      marketWeight.total += requestWeight(req)
-    if (command) inFlight.shift()
-  },
-})
-const { mock, bot } = run
-const exchange = mock.exchange
-for (const s of specs) exchange.setRegime(s.baseAsset, 'frozen')
-// Only order changes made while a command is handled count (a move can also fill a resting quote);
-// with two commands in flight the earlier arrival is taken (the larger latency).
-exchange.onOrderChange((_owner, _oid, order) => {
-  const arrival = inFlight[0]
-  if (arrival === undefined) return
-  const iid = order().iid
-  const t0 = pending.get(iid)
-  if (t0 === undefined) return
-  pending.delete(iid)
-  latencies.push(arrival - t0)
-})
+/** The mock, wherever it runs: moves, latencies, totals, stop. */
+interface MockSide {
+  move(iid: number, asset: string, up: boolean): void
+  take(): Promise<number[]>
+  totals(): Promise<ProbeTotals>
+  stop(): Promise<void>
+}
+
+async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
+  let probe: ReturnType<typeof createTickToTradeProbe> | undefined
+  const run = await startBotOnMock({
+    mock: {
+      seed: SEED,
+      scenario: 'calm',
+      clock: SPEED === 1 ? 'real' : 'accelerated',
+      speed: SPEED,
+      catalogue: { eventCount: 20 },
+      exchange: { instruments: specs, accountOpenOrderLimit: openOrderCap(N) },
+    },
+    overrides,
+    streams,
+    logLevel: 'warn',
+    onRequest: (req) =>
+      probe?.onRequest(req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p))),
+    onExchange: (x) => probe?.onExchange(x),
+  })
+  for (const s of specs) run.mock.exchange.setRegime(s.baseAsset, 'frozen')
+  const p = createTickToTradeProbe(run.mock, run.stream)
+  probe = p
+  return {
+    bot: run.bot,
+    mock: {
+      move: p.move,
+      take: async () => p.take(),
+      totals: async () => p.totals(),
+      stop: async () => void (await run.stop('bench over')),
+    },
+  }
+}
+
+async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
+  const child: ChildProcess = fork(
+    fileURLToPath(new URL('./tickToTradeMock.ts', import.meta.url)),
+    ['--instruments', String(N), '--seed', String(SEED), '--streams', streams ? '1' : '0'],
+    {
+      execArgv: ['--import', 'tsx', ...(process.env.TICK_TO_TRADE_MOCK_FLAGS?.split(' ') ?? [])],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  )
+  const waiters: ((m: MockReplyMessage) => boolean)[] = []
+  child.on('message', (m: MockReplyMessage) => {
+    const i = waiters.findIndex((w) => w(m))
+    if (i >= 0) waiters.splice(i, 1)
+  })
+  const ask = <T extends MockReplyMessage['type']>(
+    type: T,
+    request?: MockRequestMessage,
+  ): Promise<Extract<MockReplyMessage, { type: T }>> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the mock process did not answer '${type}'`)), 60_000)
+      waiters.push((m) => {
+        if (m.type !== type) return false
+        clearTimeout(timer)
+        resolve(m as Extract<MockReplyMessage, { type: T }>)
+        return true
+      })
+      if (request !== undefined) child.send(request)
+    })
+  child.once('exit', (code) => {
+    if (code !== 0) console.error(`the mock process exited with ${code}`)
+  })
+  const ready = await ask('ready')
+  try {
+    const { bot } = await startBotAgainst({
+      perpsUrl: ready.url,
+      streamUrl: ready.streamUrl,
+      clock: systemClock,
+      overrides,
+      logLevel: 'warn',
+    })
+    return {
+      bot,
+      mock: {
+        move: (iid, asset, up) =>
+          void child.send({ type: 'move', iid, asset, up } satisfies MockRequestMessage),
+        take: async () => (await ask('latencies', { type: 'take' })).latencies,
+        totals: async () => {
+          const { type: _, ...totals } = await ask('totals', { type: 'totals' })
+          return totals
+        },
+        stop: async () => {
+          await bot.stop('bench over')
+          await ask('stopped', { type: 'stop' })
+        },
+      },
+    }
+  } catch (e) {
+    child.kill()
+    throw e
+  }
+}
+
+const { bot, mock } = LAYOUT === 'process' ? await separate() : await inline()
 
 const ageSamples: number[] = []
 const staleHalted = new Set<string>()
@@ -87,15 +175,34 @@ function sample(): void {
     if (i.state.startsWith('halted') && /stale/.test(i.reason ?? '')) staleHalted.add(i.symbol)
   }
 }
+const quoting = (): number => bot.status().instruments.filter((i) => i.state.startsWith('active')).length
 
-// Warm-up: every instrument quoting before anything is measured.
-const warmEnd = performance.now() + WARMUP_S * 1000
-while (performance.now() < warmEnd) await sleepMs(250)
-const quotingAtStart = bot.status().instruments.filter((i) => i.state.startsWith('active')).length
+/** True when the limiter has its action budget back (nothing queued, at most half of it spent). */
+function limiterRested(): boolean {
+  const { request, action } = bot.status().limiter.budgets
+  if (request === undefined || action === undefined) return true
+  return request.queued === 0 && action.queued === 0 && action.used <= action.capacity / 2
+}
+
+// Warm-up: every instrument quoting (and, with streams, the start-up orders out of the limiter's
+// window) before anything is measured.
+const warmStart = performance.now()
+while (performance.now() - warmStart < WARMUP_S * 1000) await sleepMs(250)
+while (
+  streams &&
+  performance.now() - warmStart < WARMUP_MAX_S * 1000 &&
+  (quoting() < N || !limiterRested())
+) {
+  await sleepMs(250)
+}
+const warmedS = (performance.now() - warmStart) / 1000
+const quotingAtStart = quoting()
+const budgetsAtStart = bot.status().limiter.budgets
+const queuedAtStart = (budgetsAtStart.request?.queued ?? 0) + (budgetsAtStart.action?.queued ?? 0)
+await mock.take()
 
 const startedWall = performance.now()
-const startedVirtual = mock.clock.now()
-marketWeight.since = marketWeight.total
+const startTotals = await mock.totals()
 let next = 0
 let moves = 0
 const moveEvery = 1000 / MOVES_PER_S
@@ -105,10 +212,7 @@ while (performance.now() - startedWall < SECONDS * 1000) {
   if (spec === undefined) break
   const up = Math.floor(next / specs.length) % 2 === 0
   next += 1
-  const price = exchange.index(spec.baseAsset).index_price
-  pending.set(spec.id, performance.now())
-  exchange.setIndexPrice(spec.baseAsset, mulDecimal(price, up ? '1.0005' : '0.9995'))
-  run.stream?.publishNow()
+  mock.move(spec.id, spec.baseAsset, up)
   moves += 1
   await sleepMs(moveEvery)
   if (performance.now() - lastSample >= 1000) {
@@ -117,35 +221,45 @@ while (performance.now() - startedWall < SECONDS * 1000) {
   }
 }
 const wallS = (performance.now() - startedWall) / 1000
-const virtualMin = (mock.clock.now() - startedVirtual) / 60_000
-const marketPerMin = (marketWeight.total - marketWeight.since) / virtualMin
+const endTotals = await mock.totals()
+const latencies = await mock.take()
+const virtualMin = (endTotals.now - startTotals.now) / 60_000
+const marketPerMin = (endTotals.marketWeight - startTotals.marketWeight) / virtualMin
 const budget = 1000
-const rss = process.memoryUsage().rss
-const quotingAtEnd = bot.status().instruments.filter((i) => i.state.startsWith('active')).length
-await run.stop('bench over')
+const { rss, heapUsed } = process.memoryUsage()
+const quotingAtEnd = quoting()
+await mock.stop()
 
 const lat = distribution(latencies)
 const age = distribution(ageSamples)
+const publish = distribution(endTotals.publishMs)
 const latency =
   SPEED === 1 ? `p50 ${lat.p50.toFixed(2)} / p99 ${lat.p99.toFixed(2)} ms` : 'not measured (accelerated)'
 console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments: ${latency} (${lat.n} of ${moves} moves)` +
+    (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
-    ` · rss ${mb(rss)} (bot and mock) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
+    ` · rss ${mb(rss)}, heap ${mb(heapUsed)} (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
+    ` · warm-up ${warmedS.toFixed(0)} s (then ${queuedAtStart} limiter jobs queued) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
 )
 emitResult({
   bench: 'tickToTrade',
   transport: TRANSPORT,
   instruments: N,
+  layout: LAYOUT,
   speed: SPEED,
   latency: SPEED === 1 ? lat : undefined,
+  mockPublishMs: publish,
   moves,
   indexAgeMs: age,
   marketWeightPerMinute: marketPerMin,
   staleHalts: staleHalted.size,
   quoting: { start: quotingAtStart, end: quotingAtEnd },
   rss,
+  heapUsed,
+  warmupSeconds: warmedS,
+  limiterQueuedAtStart: queuedAtStart,
   virtualMinutes: virtualMin,
 })

@@ -8,6 +8,7 @@ import type { Alert } from '../alerts/alert.ts'
 import { resolveStrategies } from '../bot/runtime/bootstrap.ts'
 import { type RunningBot, startBot } from '../bot/runtime/bot.ts'
 import type { StopReport } from '../bot/runtime/stopSequence.ts'
+import type { Clock } from '../clock.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { FAULT_HEADER } from '../mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.ts'
@@ -63,7 +64,20 @@ export interface BotOnMock {
   stop(reason?: string): Promise<StopReport>
 }
 
-export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
+/** The mock's HTTP API and WebSocket on a loopback port, as `startBotOnMock` serves them. */
+export interface LoopbackMock {
+  mock: MockServer
+  server: RunningMockServer
+  stream: MockStreamServer | undefined
+  /** `ws://127.0.0.1:{port}/v1/ws`, unless `streams: false`. */
+  streamUrl: string | undefined
+  close(): Promise<void>
+}
+
+export type LoopbackMockOptions = Pick<BotOnMockOptions, 'mock' | 'onRequest' | 'onExchange' | 'streams'>
+
+/** Starts the mock alone (a benchmark runs it in its own process, as the venue is). */
+export async function startLoopbackMock(o: LoopbackMockOptions): Promise<LoopbackMock> {
   const mock = createMockServerHandler(o.mock)
   const stream =
     o.streams === false
@@ -76,20 +90,52 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
           faults: () => mock.faults.config.stream,
           pushIntervalMs: o.mock.streamPushIntervalMs,
         })
-  const server = await startMockHttpServer({
-    onUpgrade: stream?.handleUpgrade,
-    handler: async (req: MockRequest) => {
-      o.onRequest?.(req)
-      const res = await mock.handler(req)
-      o.onExchange?.({
-        req,
-        res,
-        fault: res.headers?.[FAULT_HEADER],
-        command: req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p)),
-      })
-      return res
-    },
-  })
+  const close = async (): Promise<void> => {
+    await stream?.close()
+    mock.faults.releaseAll()
+    await server.close()
+    mock.dispose()
+  }
+  let server: RunningMockServer
+  try {
+    server = await startMockHttpServer({
+      onUpgrade: stream?.handleUpgrade,
+      handler: async (req: MockRequest) => {
+        o.onRequest?.(req)
+        const res = await mock.handler(req)
+        o.onExchange?.({
+          req,
+          res,
+          fault: res.headers?.[FAULT_HEADER],
+          command: req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p)),
+        })
+        return res
+      },
+    })
+  } catch (e) {
+    await stream?.close()
+    mock.dispose()
+    throw e
+  }
+  const streamUrl = stream && `ws://127.0.0.1:${server.port}${STREAM_PATH}`
+  return { mock, server, stream, streamUrl, close }
+}
+
+export interface BotAgainstOptions
+  extends Pick<
+    BotOnMockOptions,
+    'overrides' | 'logLevel' | 'onLogLine' | 'onAlert' | 'botSeed' | 'ops' | 'env'
+  > {
+  /** The mock's (or venue's) HTTP base URL, e.g. `http://127.0.0.1:{port}`. */
+  perpsUrl: string
+  streamUrl: string | undefined
+  clock: Clock
+}
+
+/** The shipped dry-run bot against a mock at `perpsUrl` (in this process or another). */
+export async function startBotAgainst(
+  o: BotAgainstOptions,
+): Promise<{ bot: RunningBot; secrets: SecretBag }> {
   const secrets = new SecretBag()
   const logger = createLogger({
     level: o.logLevel ?? 'info',
@@ -97,30 +143,42 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
     secrets,
     destination: { write: (line: string) => void o.onLogLine?.(line) },
   })
+  const { settings, secrets: env } = loadSettings({
+    configDir: 'config',
+    mode: 'dry-run',
+    overrides: { 'ops.port': 0, ...o.overrides },
+    env: o.env ?? {},
+  })
+  // As `perpbot run` does: the logger scrubs every secret from the environment.
+  for (const k of SECRET_ENV_NAMES) secrets.add(env[k])
+  const strategies = await resolveStrategies(settings)
+  const bot = await startBot({
+    settings,
+    secrets: env,
+    logger,
+    secretBag: secrets,
+    strategies,
+    clock: o.clock,
+    random: seededRandom(o.botSeed ?? 11),
+    perpsUrl: o.perpsUrl,
+    streamUrl: o.streamUrl,
+    catalogueUrl: o.perpsUrl,
+    selfProvision: true,
+    ops: o.ops ?? false,
+    alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
+  })
+  return { bot, secrets }
+}
+
+export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
+  const loop = await startLoopbackMock(o)
+  const { mock, server, stream } = loop
   try {
-    const { settings, secrets: env } = loadSettings({
-      configDir: 'config',
-      mode: 'dry-run',
-      overrides: { 'ops.port': 0, ...o.overrides },
-      env: o.env ?? {},
-    })
-    // As `perpbot run` does: the logger scrubs every secret from the environment.
-    for (const k of SECRET_ENV_NAMES) secrets.add(env[k])
-    const strategies = await resolveStrategies(settings)
-    const bot = await startBot({
-      settings,
-      secrets: env,
-      logger,
-      secretBag: secrets,
-      strategies,
-      clock: mock.clock,
-      random: seededRandom(o.botSeed ?? 11),
+    const { bot, secrets } = await startBotAgainst({
+      ...o,
       perpsUrl: server.url,
-      streamUrl: stream && `ws://127.0.0.1:${server.port}${STREAM_PATH}`,
-      catalogueUrl: server.url,
-      selfProvision: true,
-      ops: o.ops ?? false,
-      alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
+      streamUrl: loop.streamUrl,
+      clock: mock.clock,
     })
     return {
       mock,
@@ -130,18 +188,12 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
       secrets,
       async stop(reason = 'run over') {
         const report = await bot.stop(reason)
-        await stream?.close()
-        mock.faults.releaseAll()
-        await server.close()
-        mock.dispose()
+        await loop.close()
         return report
       },
     }
   } catch (e) {
-    await stream?.close()
-    mock.faults.releaseAll()
-    await server.close()
-    mock.dispose()
+    await loop.close()
     throw e
   }
 }

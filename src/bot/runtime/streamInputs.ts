@@ -15,12 +15,14 @@ import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import { channel, parseChannel } from '../../perps/stream/channels.ts'
 import { defaultStaleAfterMs } from '../../perps/stream/freshness.ts'
+import { afterNextWrite } from '../../perps/stream/inbox.ts'
 import type { SocketFactory } from '../../perps/stream/socket.ts'
 import type { StreamCredentials, StreamState } from '../../perps/stream/streamClient.ts'
 import { StreamPool } from '../../perps/stream/streamPool.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { type InputSources, STREAM_INPUTS, type StreamInput } from './inputSources.ts'
+import { createRouteQueue } from './routeQueue.ts'
 import { routePush, STREAM_ROUTES, type StreamRouteTable, type StreamRouteTargets } from './streamRoutes.ts'
 
 /** The channels each input needs fresh; the first is the input's own (its gaps ask for a resync). */
@@ -68,6 +70,8 @@ export interface StreamInputsOptions {
   routes?: StreamRouteTable | undefined
   /** Default: undici's WebSocket (tests inject fakes). */
   socketFactory?: SocketFactory | undefined
+  /** Runs deferred routes and frames on a later turn (routeQueue.ts, inbox.ts). Default: setImmediate, `afterNextWrite` for frames. */
+  schedule?: ((fn: () => void) => void) | undefined
 }
 
 /** Silence bounds: the setting for the per-second channels, the statistics' own, else the default. */
@@ -105,6 +109,8 @@ export function bboChannels(
 export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
   const log = o.logger.child({ component: 'streams' })
   const routes = o.routes ?? STREAM_ROUTES
+  /** Set when a push routed an input at once; read (and cleared) right after that push. */
+  let routedNow = false
   const pool = new StreamPool({
     url: o.url,
     credentials: o.credentials,
@@ -118,6 +124,14 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
     maxConnections: o.settings.maxConnections,
     maxSubscriptionsPerConnection: o.settings.maxSubscriptionsPerConnection,
     maxMessagesPerMinute: o.settings.maxMessagesPerMinute,
+    // A push that routed an input at once (a changed index): the rest of the socket's read waits a
+    // turn, so that instrument's order is signed and sent first.
+    yieldAfter: () => {
+      const yes = routedNow
+      routedNow = false
+      return yes
+    },
+    schedule: o.schedule ?? afterNextWrite,
   })
   const unrouted: Record<string, number> = {}
   const byChannel = new Map<string, StreamInput[]>()
@@ -131,8 +145,18 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
         INPUT_CHANNELS[input].every((ch) => pool.isFresh(ch)),
       )
   }
+  // Urgent inputs at once, the rest after the pushes in hand (routeQueue.ts).
+  const queue = createRouteQueue({ route: o.targets.route, schedule: o.schedule })
+  const targets: StreamRouteTargets = {
+    ...o.targets,
+    route: (ids, event) => {
+      routedNow = true
+      queue.now(ids, event)
+    },
+    defer: queue.later,
+  }
   pool.on('push', (push) => {
-    if (!routePush(routes, push, o.targets)) unrouted[push.kind] = (unrouted[push.kind] ?? 0) + 1
+    if (!routePush(routes, push, targets)) unrouted[push.kind] = (unrouted[push.kind] ?? 0) + 1
   })
   pool.on('fresh', (ch) => refresh(byChannel.get(ch) ?? []))
   pool.on('stale', (ch) => refresh(byChannel.get(ch) ?? []))
@@ -181,6 +205,9 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
         unrouted: { ...unrouted },
       }
     },
-    stop: () => pool.close(),
+    stop: () => {
+      queue.clear()
+      return pool.close()
+    },
   }
 }

@@ -75,6 +75,8 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 })
   const sessions = new Set<StreamSession>()
   const sockets = new Map<StreamSession, WebSocket>()
+  /** The upgraded TCP socket of each session: corked while a tick is written (one write, not one per push). */
+  const raw = new Map<StreamSession, Duplex>()
   const windows = new Map<string, MessageWindow>()
   const counts: Record<StreamFaultKind, number> = {
     dropConnection: 0,
@@ -165,9 +167,31 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       }
       if (rollFaults(s, faults, now) && !s.stalled(now)) live.push(s)
     }
+    const corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
+    for (const d of corked) d.cork()
+    // Each channel kind goes out as soon as it is written (the tickers do not wait for the rest).
+    const flush = (): void => {
+      for (const d of corked) {
+        d.uncork()
+        d.cork()
+      }
+    }
+    try {
+      publishTick(live, now, flush)
+    } finally {
+      for (const d of corked) d.uncork()
+    }
+    schedule()
+  }
+
+  function publishTick(live: readonly StreamSession[], now: number, flush: () => void): void {
     const wanted = new Set<string>()
     for (const s of live) for (const ch of s.subscriptions) wanted.add(ch)
+    let kind = ''
     for (const p of publisher.market(wanted, now)) {
+      const k = p.ch.slice(0, p.ch.indexOf(':'))
+      if (k !== kind && kind !== '') flush()
+      kind = k
       const json = JSON.stringify(p.data)
       for (const s of live) s.push(p.ch, json, now)
     }
@@ -178,7 +202,6 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
         if (s.owner === owner) for (const ch of s.privateChannels()) want.add(ch as PrivateChannel)
       publishPrivate(owner, publisher.account(owner, want, now), now)
     }
-    schedule()
   }
 
   /** Ticks on the exchange's step boundaries, so a push follows a price change at once. */
@@ -197,7 +220,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     return w
   }
 
-  function onConnection(ws: WebSocket, ip: string): void {
+  function onConnection(ws: WebSocket, ip: string, socket: Duplex): void {
     const session: StreamSession = new StreamSession(
       ip,
       {
@@ -218,6 +241,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     )
     sessions.add(session)
     sockets.set(session, ws)
+    raw.set(session, socket)
     ws.on('message', (data, isBinary) => {
       if (isBinary) return
       session.onText(data.toString(), clock.now())
@@ -226,6 +250,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       session.closed = true
       sessions.delete(session)
       sockets.delete(session)
+      raw.delete(session)
       onChanged()
       if (sessions.size === 0 && tickTimer !== undefined) {
         clock.clearTimeout(tickTimer)
@@ -250,7 +275,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
         refuse(socket, 429, 'Too Many Requests')
         return
       }
-      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, ip))
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, ip, socket))
     },
     get connections() {
       return sessions.size

@@ -27,7 +27,9 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import { parseChannel } from './channels.ts'
 import { defaultStaleAfterMs } from './freshness.ts'
+import { Inbox } from './inbox.ts'
 import { Outbox } from './outbox.ts'
+import { PushDataCache } from './pushDataCache.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
 import {
   ackItems,
@@ -35,6 +37,7 @@ import {
   classifyFrame,
   PING_FRAME,
   type PushEnvelope,
+  type PushParseResult,
   parsePushData,
   type StreamPush,
   subscribeFrame,
@@ -82,6 +85,9 @@ export class StreamClient {
   readonly #events: TypedEvents<StreamEventMap>
   readonly #outbox: Outbox
   readonly #sequences = new SequenceTracker()
+  readonly #accepted = new PushDataCache<StreamPush>()
+  readonly #inbox: Inbox<string>
+  readonly #yieldAfter: ((push: StreamPush) => boolean) | undefined
   readonly #desired = new Set<string>()
   readonly #acked = new Set<string>()
   readonly #fresh = new Set<string>()
@@ -133,6 +139,8 @@ export class StreamClient {
     this.#outbox = new Outbox(this.#clock, this.#limits.maxMessagesPerMinute, this.#ackTimeoutMs, (reason) =>
       this.#drop(reason),
     )
+    this.#yieldAfter = options.yieldAfter
+    this.#inbox = new Inbox((text) => this.#onMessage(text), options.schedule)
     // A listener's bug must not break the socket's bookkeeping.
     this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))
   }
@@ -195,6 +203,7 @@ export class StreamClient {
       this.#fresh.delete(ch)
       this.#lastPushAt.delete(ch)
       this.#sequences.forget(ch)
+      this.#accepted.forget(ch)
     }
     if (this.#state === 'open' && live.length > 0)
       for (const chunk of chunks(live, this.#limits.maxSubscriptions))
@@ -255,7 +264,7 @@ export class StreamClient {
     try {
       this.#socket = this.#factory(this.#url, {
         onOpen: () => current() && this.#onOpen(),
-        onMessage: (text) => current() && this.#onMessage(text),
+        onMessage: (text) => current() && this.#inbox.push(text),
         onClose: (code, reason) => {
           this.#onSocketClosed?.()
           if (current()) this.#onLost(`closed (${code}${reason ? ` ${reason}` : ''})`)
@@ -371,7 +380,11 @@ export class StreamClient {
     if (!this.#desired.has(ch)) return // an unsubscribed channel's last frames
     const check = this.#sequences.observe(ch, sq)
     if (check.gap) this.#gap({ channel: ch, reason: 'sequence_gap', previous: check.previous, sq })
-    const parsed = parsePushData(env)
+    // An unchanged entry (field for field) reuses the value its schema accepted last time.
+    const known = this.#accepted.lookup(ch, env.data)
+    const parsed: PushParseResult =
+      known === undefined ? parsePushData(env) : { ok: true, push: { ...known, ts: env.ts, sq } }
+    if (parsed.ok && known === undefined) this.#accepted.remember(ch, env.data, parsed.push)
     if (!parsed.ok) {
       this.#emit('error', new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues }))
       this.#gap({ channel: ch, reason: 'invalid_push', sq })
@@ -381,6 +394,7 @@ export class StreamClient {
     this.#lastPushAt.set(ch, this.#clock.now())
     this.#markFresh(ch)
     this.#emit('push', parsed.push)
+    if (known === undefined && this.#yieldAfter?.(parsed.push)) this.#inbox.yieldNow()
   }
 
   #markFresh(ch: string): void {
@@ -439,6 +453,7 @@ export class StreamClient {
   /** Forgets the socket and everything scoped to it; fresh channels become stale. */
   #resetSocket(): void {
     this.#gen++
+    this.#inbox.clear()
     this.#socket = undefined
     for (const key of ['open', 'heartbeat', 'watchdog'] as const) this.#clear(key)
     this.#outbox.detach()

@@ -72,6 +72,14 @@ export interface StreamClientOptions {
   backoff?: BackoffPolicy | undefined
   limits?: Partial<StreamLimits> | undefined
   logger?: Logger | undefined
+  /**
+   * Asked after each push whose data changed (not a repeat of the last accepted one) has been
+   * handed to the listeners: true, and the frames still to come wait for a later turn of the event
+   * loop (inbox.ts), so what the push set off runs first. Default: never (every frame at once).
+   */
+  yieldAfter?: ((push: StreamPush) => boolean) | undefined
+  /** Runs the deferred frames on a later turn. Default `afterNextWrite` (inbox.ts). */
+  schedule?: ((fn: () => void) => void) | undefined
 }
 
 export interface ChannelHealth {

@@ -263,3 +263,93 @@ describe('open-order book: pushed order states', () => {
     expect(book.snapshot().orders.map((o) => o.oid)).toEqual([2])
   })
 })
+
+describe('urgent and deferred routes', () => {
+  function deferring() {
+    const base = targets()
+    const deferred: { ids: readonly number[]; event: { type: string } & Record<string, unknown> }[] = []
+    let now = 0
+    const changed = createChangeFilter(() => now, { index: 5_000, bbo: 1_500, margin: 10_000 })
+    const t: StreamRouteTargets = {
+      ...base.t,
+      changed,
+      defer: (ids, event) => void deferred.push({ ids, event }),
+    }
+    const at = (ms: number): void => {
+      now = ms
+    }
+    return { ...base, t, deferred, at }
+  }
+
+  it('the filter tells a new value from a refresh of an unchanged one', () => {
+    let now = 0
+    const f = createChangeFilter(() => now, { index: 5_000, bbo: 1_500 })
+    expect(f.classify('i1', 'a', 'index')).toBe('new')
+    now = 4_999
+    expect(f.classify('i1', 'a', 'index')).toBe('hold')
+    now = 5_000
+    expect(f.classify('i1', 'a', 'index')).toBe('refresh')
+    expect(f.classify('i1', 'b', 'index')).toBe('new')
+    // margin refreshes as often as the index unless given
+    expect(f.classify('a1', 'm', 'margin')).toBe('new')
+    now = 10_000
+    expect(f.classify('a1', 'm', 'margin')).toBe('refresh')
+  })
+
+  it('a changed index is routed at once, its refresh deferred, a repeat in between dropped', () => {
+    const { t, routed, deferred, at } = deferring()
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1)), t)
+    at(1_000)
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1), 6_000, 2), t)
+    at(5_000)
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1), 7_000, 3), t)
+    expect(routed.map((r) => r.event.type)).toEqual(['INDEX'])
+    expect(deferred.map((r) => [r.ids, r.event.type])).toEqual([[[1], 'INDEX']])
+  })
+
+  it('statistics are deferred; the portfolio fans out deferred, only on change or refresh, a liquidation at once', () => {
+    const { t, routed, deferred, portfolios, at } = deferring()
+    const k = (i: number) => [i, '1', '1', '1', '1', '1', 1]
+    routePush(STREAM_ROUTES, push('statistics::all', { iid: 1, vol: '5', open: '99', klines: [k(1)] }), t)
+    expect(deferred.map((r) => r.event.type)).toEqual(['STATISTICS'])
+    deferred.length = 0
+    routePush(STREAM_ROUTES, push('portfolio', portfolio), t)
+    at(1_000)
+    routePush(STREAM_ROUTES, push('portfolio', portfolio, 6_000, 2), t)
+    expect(portfolios).toHaveLength(2)
+    expect(deferred.map((r) => [r.ids, r.event.type])).toEqual([
+      [[1], 'ACCOUNT'],
+      [[2], 'ACCOUNT'],
+    ])
+    const withPosition = {
+      ...portfolio,
+      positions: [
+        {
+          instrument_id: 2,
+          symbol: 'X',
+          size: '1',
+          entry_price: '100',
+          leverage: 10,
+          cross: true,
+          initial_margin: '10',
+          maintenance_margin: '5',
+          position_value: '100',
+          liquidation_price: '50',
+          unrealized_pnl: '0',
+          return_on_equity: '0',
+          cumulative_funding: '0',
+        },
+      ],
+    }
+    const parsed = parsePush({ ch: 'portfolio', ts: 7_000, sq: 3, data: withPosition })
+    if (parsed.ok) routePush(STREAM_ROUTES, parsed.push, t)
+    else expect.fail(parsed.issues.join('; '))
+    expect(deferred.map((r) => r.ids[0])).toEqual([1, 2, 2])
+    expect(deferred.at(-1)?.event).toMatchObject({ position: { size: '1', entryPrice: '100' } })
+    routePush(STREAM_ROUTES, push('portfolio', { ...portfolio, in_liquidation: true }, 8_000, 4), t)
+    expect(routed.map((r) => [r.ids, r.event.type])).toEqual([
+      [[1], 'ACCOUNT'],
+      [[2], 'ACCOUNT'],
+    ])
+  })
+})

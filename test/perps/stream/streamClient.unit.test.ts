@@ -138,3 +138,65 @@ describe('StreamClient inbound', () => {
     void client.close()
   })
 })
+
+describe('StreamClient per-push work', () => {
+  const tick = (idx: string) => ({
+    iid: 1,
+    idx,
+    mark: '100.6',
+    last: '100.4',
+    mid: '100.5',
+    oi: '10',
+    fr: '0.0001',
+    nxf: 9_000,
+  })
+
+  function opened(options: { yieldAfter?: () => boolean; schedule?: (fn: () => void) => void } = {}) {
+    const server = new FakeServer()
+    const client = new StreamClient({
+      url: 'ws://127.0.0.1:1/v1/ws',
+      clock,
+      random: seededRandom(1),
+      socketFactory: server.factory,
+      ...options,
+    })
+    const events = record(client)
+    client.subscribe(['tickers::all'])
+    client.start()
+    server.handlers?.onOpen()
+    server.reply({ id: 1, data: [{ status: 'ok' }] })
+    return { server, client, events }
+  }
+
+  it('an unchanged entry reuses the value its schema accepted; a changed or invalid one is parsed again', () => {
+    const { server, client, events } = opened()
+    server.reply({ ch: 'tickers::all', ts: 1, sq: 1, data: tick('100') })
+    server.reply({ ch: 'tickers::all', ts: 2, sq: 2, data: tick('100') })
+    server.reply({ ch: 'tickers::all', ts: 3, sq: 3, data: tick('101') })
+    server.reply({ ch: 'tickers::all', ts: 4, sq: 4, data: { ...tick('101'), idx: 101 } })
+    const [a, b, c] = events.push
+    expect(events.push).toHaveLength(3)
+    expect(b).toMatchObject({ ts: 2, sq: 2 })
+    expect(b?.data).toBe(a?.data)
+    expect(c?.data).toMatchObject({ idx: '101' })
+    expect(events.gap).toEqual([{ channel: 'tickers::all', reason: 'invalid_push', sq: 4 }])
+    void client.close()
+  })
+
+  it('after a changed push that asks to yield, the frames still to come wait for the next turn', () => {
+    const due: (() => void)[] = []
+    const { server, client, events } = opened({
+      yieldAfter: () => true,
+      schedule: (fn) => void due.push(fn),
+    })
+    server.reply({ ch: 'tickers::all', ts: 1, sq: 1, data: tick('100') })
+    server.reply({ ch: 'tickers::all', ts: 2, sq: 2, data: tick('100') })
+    expect(events.push.map((p) => p.sq)).toEqual([1])
+    for (const fn of due.splice(0)) fn()
+    expect(events.push.map((p) => p.sq)).toEqual([1, 2])
+    // The repeat changed nothing: no yield, the next frame is handled at once.
+    server.reply({ ch: 'tickers::all', ts: 3, sq: 3, data: tick('100') })
+    expect(events.push.map((p) => p.sq)).toEqual([1, 2, 3])
+    void client.close()
+  })
+})
