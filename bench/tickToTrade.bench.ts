@@ -10,7 +10,7 @@
  *
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
- *        [--layout process|inline]
+ *        [--layout process|inline] [--open-order-cap 3000]
  *
  * `--layout process` (the default at `--speed 1`) runs the mock in a child process (bench/
  * tickToTradeMock.ts, steered over IPC; node flags for it in `TICK_TO_TRADE_MOCK_FLAGS`, e.g.
@@ -54,6 +54,8 @@ const MOVES_PER_S = numberFlag('moves-per-second', 4)
 const WARMUP_S = numberFlag('warmup', 8)
 const WARMUP_MAX_S = numberFlag('warmup-max', 4 * WARMUP_S)
 const SEED = numberFlag('seed', 3)
+/** The mock's open-order cap per account (the venue's: 1,000). */
+const CAP = numberFlag('open-order-cap', openOrderCap(N))
 const LAYOUT = flag('layout') ?? (SPEED === 1 ? 'process' : 'inline')
 if (LAYOUT !== 'process' && LAYOUT !== 'inline') throw new Error('--layout must be process or inline')
 if (LAYOUT === 'process' && SPEED !== 1) throw new Error('--layout process runs at --speed 1 only')
@@ -79,7 +81,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
       clock: SPEED === 1 ? 'real' : 'accelerated',
       speed: SPEED,
       catalogue: { eventCount: 20 },
-      exchange: { instruments: specs, accountOpenOrderLimit: openOrderCap(N) },
+      exchange: { instruments: specs, accountOpenOrderLimit: CAP },
     },
     overrides,
     streams,
@@ -105,7 +107,16 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
 async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
   const child: ChildProcess = fork(
     fileURLToPath(new URL('./tickToTradeMock.ts', import.meta.url)),
-    ['--instruments', String(N), '--seed', String(SEED), '--streams', streams ? '1' : '0'],
+    [
+      '--instruments',
+      String(N),
+      '--seed',
+      String(SEED),
+      '--streams',
+      streams ? '1' : '0',
+      '--cap',
+      String(CAP),
+    ],
     {
       execArgv: ['--import', 'tsx', ...(process.env.TICK_TO_TRADE_MOCK_FLAGS?.split(' ') ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -38,7 +38,7 @@ const loop = await startLoopbackMock({
     scenario: 'calm',
     clock: 'real',
     catalogue: { eventCount: 20 },
-    exchange: { instruments: specs, accountOpenOrderLimit: openOrderCap(N) },
+    exchange: { instruments: specs, accountOpenOrderLimit: numberFlag('cap', openOrderCap(N)) },
   },
   streams: STREAMS,
   onRequest: (req) =>
