@@ -42,13 +42,15 @@ export interface DeliveryQueue {
 }
 
 export function createDeliveryQueue(): DeliveryQueue {
-  const waiting: (() => void)[] = []
+  const waiting: ((() => void) | undefined)[] = []
   let head = 0
   return {
     push: (deliver) => void waiting.push(deliver),
     deliverOne() {
       const next = waiting[head]
       if (next === undefined) return false
+      // Let go of the delivered answer at once: the slots before `head` are trimmed only now and then.
+      waiting[head] = undefined
       head += 1
       if (head > 1_024 && head * 2 > waiting.length) {
         waiting.splice(0, head)
