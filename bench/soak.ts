@@ -1,46 +1,67 @@
 /**
- * Soak: the real bot against the real mock over loopback HTTP (127.0.0.1), on the mock's accelerated
- * virtual clock, for a bounded virtual duration. Same assembly as the integration tests
- * (src/sim/botOnMock.ts), with bounded memory (counters instead of recorded bodies and logs) so the
- * heap figure means something over a long run.
+ * Soak: the real bot against the real mock for a bounded virtual duration, in one of two engines
+ * (bench/soakEngines.ts):
  *
- *   npm run soak -- [--hours 5 | --minutes M] [--speed 10] [--instruments 20] [--seed 7]
- *                   [--scenario NAME] [--report-every 60] [--max-real-seconds S] [--no-docs] [--help]
+ * - `--engine stepped` (default; 24 virtual hours, 20 instruments): bot and mock in one process on the
+ *   stepped virtual clock of `perpbot simulate` (src/sim/simulate/steppedAssembly.ts), as fast as the
+ *   machine allows. Streams are off: the in-process transport carries no WebSocket, every input polls.
+ *   The ops server is probed over 127.0.0.1 while the clock stands still; webhook payloads come from
+ *   the real webhook sink through an in-process poster.
+ * - `--engine wire` (5 virtual hours at speed 10): the loopback run of src/sim/botOnMock.ts over HTTP
+ *   and WebSocket on 127.0.0.1 on the mock's accelerated clock (faster speeds expire signed commands'
+ *   4 s `exp` under load).
  *
- * By default the mock's scenario follows the script of bench/soakPhases.ts: calm → trending → crash
- * (the `liquidation` scenario, one episode per hour of the phase) → recovery (calm), a quarter each;
+ *   npm run soak -- [--engine stepped|wire] [--hours H | --minutes M] [--instruments 20] [--seed 7]
+ *                   [--scenario NAME] [--speed 10] [--report-every S] [--sample-every-min M]
+ *                   [--max-real-seconds S] [--no-docs] [--help]
+ *
+ * Both share everything else. By default the mock's scenario follows the script of
+ * bench/soakPhases.ts: calm → trending → crash (the `liquidation` scenario, one episode per hour of
+ * the phase) → recovery (calm), a quarter each, switched when the virtual time passes each step;
  * `--scenario NAME` keeps one scenario throughout instead. The checks, each printed PASS/FAIL with its
- * figure (exit 1 on any FAIL): no crash, no unhandled rejection, no self-caused 429, no actor died,
- * no signed command sent twice, memory flat, alert episodes (every alert raised and resolved once per
+ * figure (exit 1 on any FAIL): the run finished (a wall-time cap or SIGINT is a FAIL "did not
+ * finish"), no crash, no unhandled rejection, no self-caused 429, no actor died, no signed command sent
+ * twice, memory flat (heap after GC), alert episodes (every alert raised and resolved once per
  * episode; each crash episode raises its margin/liquidation alert and it is resolved by the end), the
- * bot's open orders and positions equal the mock's at the end, and the secrets scan (bench/secretsScan.ts)
- * over every log line, alert, webhook payload, /status, /metrics and dashboard payload finds nothing.
- * Unless `--no-docs`, the figures replace the soak regions of docs/reliability.md and docs/benchmarks.md.
+ * bot's open orders and positions equal the mock's at the end, and the secrets scan
+ * (bench/secretsScan.ts) over every log line, alert, webhook payload, /status, /metrics and dashboard
+ * payload finds nothing. Unless `--no-docs`, the figures replace the soak regions of
+ * docs/reliability.md and docs/benchmarks.md.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
-import { rateLimitCode, startBotOnMock, type WireExchange } from '../src/sim/botOnMock.ts'
+import { rateLimitCode, type WireExchange } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { AlertEpisodes, countsSince, type EpisodeCounts } from './alertEpisodes.ts'
 import { type Check, checksTable, printChecks, utcStamp, writeRegion } from './docRegions.ts'
-import { startFakeWebhook } from './fakeWebhook.ts'
 import { probeOps } from './opsProbe.ts'
 import { formatScan, SecretsScanner } from './secretsScan.ts'
-import { type SoakStep, soakSteps } from './soakPhases.ts'
+import { type SoakEngineName, startSoakEngine } from './soakEngines.ts'
+import { dueSteps, intervalGate, type SoakStep, soakSteps } from './soakPhases.ts'
 import { flag, mb, numberFlag } from './stats.ts'
 
-const USAGE = `usage: npm run soak -- [--hours H | --minutes M] [--speed F] [--instruments N] [--seed N]
-                       [--scenario NAME] [--report-every S] [--max-real-seconds S] [--no-docs]
-  --hours H          virtual hours (default 5: the longest that fits ~30 min of wall time at the default
-                     speed on the shared 2-core machine; 24 h would take 2 h at speed 10)
+const USAGE = `usage: npm run soak -- [--engine stepped|wire] [--hours H | --minutes M] [--instruments N] [--seed N]
+                       [--scenario NAME] [--speed F] [--report-every S] [--sample-every-min M]
+                       [--max-real-seconds S] [--no-docs]
+  --engine E         stepped (default): bot and mock in one process on the stepped virtual clock of
+                     \`perpbot simulate\` (in-process transport, no sockets to the mock, streams off: every
+                     input polls; ops server probed on 127.0.0.1, webhook payloads through an in-process
+                     poster), as fast as the machine allows.
+                     wire: the real HTTP and WebSocket path on 127.0.0.1, on the mock's accelerated clock
+                     (real time × --speed)
+  --hours H          virtual hours (default: 24 stepped; 5 wire, ~30 min of wall time at speed 10)
   --minutes M        virtual minutes instead of --hours
-  --speed F          speed-up of the mock's clock (default 10; measured: at 50, 79 % of commands expired
-                     their 4 s exp; at 20, 6.5 % with load 3 and 61 % with load 15 on the 2 cores)
   --instruments N    generated instruments quoted by index-peg (default 20; 0 = the config's three)
   --seed N           mock seed (default 7)
   --scenario NAME    one mock scenario throughout instead of calm → trending → crash → recovery
-  --report-every S   progress report every S wall seconds (default 60)
-  --max-real-seconds wall-time cap (default 1.5 × the expected time + 60 s)
+  --speed F          wire only: speed-up of the mock's clock (default 10; measured: at 50, 79 % of
+                     commands expired their 4 s exp; at 20, 6.5 % with load 3 and 61 % with load 15)
+  --report-every S   wire: a full report every S wall seconds; stepped: a progress line (virtual time
+                     done, speed, phase) every S wall seconds (default 60 wire, 15 stepped)
+  --sample-every-min M  stepped only: a full report, heap after GC and an ops probe every M virtual
+                     minutes (default: the run / 24, at least 5)
+  --max-real-seconds wall-time cap; past it the run stops cleanly and fails "did not finish"
+                     (default: wire 1.5 × the expected time + 60 s; stepped 3 h)
   --no-docs          do not rewrite the soak regions of docs/reliability.md and docs/benchmarks.md`
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -48,17 +69,30 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0)
 }
 
-const HOURS = numberFlag('hours', 5)
+const ENGINE_FLAG = flag('engine') ?? 'stepped'
+if (ENGINE_FLAG !== 'stepped' && ENGINE_FLAG !== 'wire') {
+  console.error(`--engine must be stepped or wire, not ${ENGINE_FLAG}\n${USAGE}`)
+  process.exit(2)
+}
+const ENGINE: SoakEngineName = ENGINE_FLAG
+const STEPPED = ENGINE === 'stepped'
+const HOURS = numberFlag('hours', STEPPED ? 24 : 5)
 const MINUTES = numberFlag('minutes', HOURS * 60)
 const SPEED = numberFlag('speed', 10)
 const SCENARIO = flag('scenario')
 const SEED = numberFlag('seed', 7)
-const REPORT_EVERY_S = numberFlag('report-every', 60)
+const REPORT_EVERY_S = numberFlag('report-every', STEPPED ? 15 : 60)
 const INSTRUMENTS = numberFlag('instruments', 20)
 const WRITE_DOCS = !process.argv.includes('--no-docs')
 const virtualMs = MINUTES * 60_000
-const MAX_REAL_S = numberFlag('max-real-seconds', Math.ceil((virtualMs / SPEED / 1000) * 1.5) + 60)
+const SAMPLE_EVERY_MS = numberFlag('sample-every-min', Math.max(5, MINUTES / 24)) * 60_000
+const MAX_REAL_S = numberFlag(
+  'max-real-seconds',
+  STEPPED ? 3 * 3_600 : Math.ceil((virtualMs / SPEED / 1000) * 1.5) + 60,
+)
 const FLAGS = process.argv.slice(2).join(' ') || '(defaults)'
+/** Stepped engine: instrument states sampled every this many virtual ms (the wire engine: every 250 ms wall). */
+const STATE_SAMPLE_MS = 2_500
 /** Memory flat: heap after GC at the end may exceed the warm-up figure by at most this much. */
 const HEAP_GROWTH_BOUND = { bytes: 16 * 1024 * 1024, share: 0.25 }
 
@@ -149,34 +183,25 @@ const onLogLine = (line: string): void => {
   }
 }
 const overrides: Record<string, unknown> = {}
-// As in the integration test: fault holds run on wall time while the bot's clock is accelerated, so a
-// short request timeout keeps a held read from looking like minutes of stale data.
-if (SCENARIO === 'flaky') overrides['perps.requestTimeoutMs'] = 2_000
+// As in the integration test: on the wire, fault holds run on wall time while the bot's clock is
+// accelerated, so a short request timeout keeps a held read from looking like minutes of stale data.
+if (SCENARIO === 'flaky' && !STEPPED) overrides['perps.requestTimeoutMs'] = 2_000
 if (generated) overrides.instruments = indexPegInstruments(generated)
-// Every alert of warning and above goes to a fake loopback webhook whose URL carries a token: one
-// more secret for the scan to look for, and the payloads are scanned too.
+// Every alert goes to a fake webhook whose URL carries a token: one more secret for the scan to look
+// for, and the payloads are scanned too.
 overrides['alerts.webhook.minSeverity'] = 'info'
 const webhookToken = `whk${Buffer.from(`soak-${SEED}-${Date.now()}`).toString('hex')}`
-const webhook = await startFakeWebhook(webhookToken, (body) => {
-  scanner.scan('webhook', body)
-  scanner.end('webhook')
-})
 const episodes = new AlertEpisodes()
 let alertCount = 0
 const steps: SoakStep[] =
   SCENARIO === undefined ? soakSteps(virtualMs) : [{ at: 0, phase: 'calm', scenario: 'calm' }]
-const run = await startBotOnMock({
-  mock: {
-    seed: SEED,
-    scenario: SCENARIO ?? steps[0]?.scenario ?? 'calm',
-    clock: 'accelerated',
-    speed: SPEED,
-    catalogue: { eventCount: 120 },
-    ...(generated ? { exchange: { instruments: generated } } : {}),
-  },
+const engine = await startSoakEngine(ENGINE, {
+  seed: SEED,
+  scenario: SCENARIO ?? steps[0]?.scenario ?? 'calm',
+  speed: SPEED,
+  instruments: generated,
   overrides,
-  env: { ALERT_WEBHOOK_URL: webhook.url },
-  ops: true,
+  webhookToken,
   onExchange,
   onLogLine,
   onAlert: (a) => {
@@ -184,16 +209,20 @@ const run = await startBotOnMock({
     episodes.observe(a)
     scanner.scan('alert', JSON.stringify(a))
   },
+  onWebhookPayload: (body) => {
+    scanner.scan('webhook', body)
+    scanner.end('webhook')
+  },
 })
-const { mock, bot, server } = run
+const { mock, bot } = engine
 virtualNow = () => mock.clock.now()
 // The scan's needles: every secret the run has (the throwaway proxy and owner keys, the proxy secret,
 // the webhook URL), each in every encoding (bench/secretsScan.ts).
-for (const [i, n] of run.secrets.needles.filter((x) => /^0x[0-9a-fA-F]{64}$/.test(x)).entries())
+for (const [i, n] of engine.needles.filter((x) => /^0x[0-9a-fA-F]{64}$/.test(x)).entries())
   scanner.add(`private key ${i + 1}`, n)
-for (const n of run.secrets.needles)
-  if (!n.startsWith('0x') && !/^[0-9a-f]+$/i.test(n)) scanner.add('secret', n)
-scanner.add('webhook URL', webhook.url)
+for (const n of engine.needles)
+  if (!n.startsWith('0x') && !/^[0-9a-f]+$/i.test(n) && n !== engine.webhookUrl) scanner.add('secret', n)
+scanner.add('webhook URL', engine.webhookUrl)
 scanner.add('webhook token', webhookToken)
 
 // ---------------------------------------------------------------------------------------------------
@@ -235,8 +264,15 @@ interface Snapshot {
   stopped: string[]
 }
 
+/** The venue's liquidation episodes of the bot's account (false → true of its `inLiquidation`, as sampled):
+ * the mock cuts a position in steps, so one crash can take the account in and out of liquidation twice. */
+const venueLiquidation = { inside: false, episodes: 0 }
+
 function snapshot(): Snapshot {
   const s = bot.status()
+  const inLiquidation = mock.exchange.accountOf(bot.proxyAddress)?.inLiquidation === true
+  if (inLiquidation && !venueLiquidation.inside) venueLiquidation.episodes += 1
+  venueLiquidation.inside = inLiquidation
   const d = s.limiter.details as
     | { batchesSent?: number; itemsSent?: number; unknownBatches?: number; reconciles?: number }
     | undefined
@@ -297,6 +333,7 @@ function report(label: string): Snapshot {
   const m = heapAfterGc()
   peakHeap = Math.max(peakHeap, m.heapUsed)
   peakRss = Math.max(peakRss, m.rss)
+  heapSeries.push([s.virtualMin / 60, m.heapUsed])
   const states = [...s.states].map(([k, v]) => `${k} ${v}`).join(', ')
   const faults = Object.values(mock.state().faults.counts).reduce((a, b) => a + b, 0)
   console.log(
@@ -306,7 +343,7 @@ function report(label: string): Snapshot {
       `  429s: self-caused ${wire.rateLimitedSelf}, injected ${wire.rateLimitedInjected} (faults injected in all ${faults})`,
       `  unknown outcomes ${s.unknownBatches} batch(es); reconciles ${s.reconciles}; duplicate signed commands ${wire.duplicateSigs}`,
       `  alerts: ${alertSummary()}; unhandled rejections ${processFaults.unhandledRejections}, uncaught exceptions ${processFaults.uncaughtExceptions}`,
-      `  heap ${mb(m.heapUsed)}${gc ? ' after GC' : ''}, rss ${mb(m.rss)} (bot and mock in one process); event-loop delay p99 ${loopP99.toFixed(0)} ms, max ${loopMax.toFixed(0)} ms (wall)`,
+      `  heap ${mb(m.heapUsed)}${gc ? ' after GC' : ''}, rss ${mb(m.rss)} (bot and mock in one process)${STEPPED ? '' : `; event-loop delay p99 ${loopP99.toFixed(0)} ms, max ${loopMax.toFixed(0)} ms (wall)`}`,
       `  log lines ${[...logCounts].map(([k, v]) => `${k} ${v}`).join(', ')}; scanned ${mb(scanner.summary().bytes)}, hits ${scanner.summary().hits.length}`,
       `  instruments: ${states}; active (quoting allowed) ${quotingShare()} of the time so far`,
     ].join('\n'),
@@ -358,8 +395,11 @@ function compareViews(): ViewDiff {
 }
 
 let currentPhase = steps[0]?.phase ?? 'calm'
+const pace = STEPPED
+  ? 'stepped clock (as fast as the machine allows)'
+  : `speed ${SPEED} (≈ ${(virtualMs / SPEED / 60_000).toFixed(0)} min real)`
 console.log(
-  `# soak: ${SCENARIO === undefined ? 'calm → trending → crash → recovery' : `scenario ${SCENARIO}`}, ${(MINUTES / 60).toFixed(2)} virtual h at speed ${SPEED} (≈ ${(virtualMs / SPEED / 60_000).toFixed(0)} min real, cap ${MAX_REAL_S} s), ${bot.status().instruments.length} instrument(s), seed ${SEED}, mock on ${server.url}, ops on ${bot.opsUrl ?? 'none'}`,
+  `# soak (${ENGINE} engine): ${SCENARIO === undefined ? 'calm → trending → crash → recovery' : `scenario ${SCENARIO}`}, ${(MINUTES / 60).toFixed(2)} virtual h on the ${pace}, cap ${MAX_REAL_S} s, ${bot.status().instruments.length} instrument(s), seed ${SEED}, ${engine.where}${STEPPED ? '; streams off (every input polls)' : ''}`,
 )
 console.log(
   `  steps: ${steps.map((st) => `${(st.at / 3_600_000).toFixed(2)} h ${st.phase}${st.episode ? ` #${st.episode}` : ''} (${st.scenario})`).join(', ')}\n`,
@@ -372,13 +412,18 @@ process.once('SIGINT', () => {
 /** Warm-up: the first tenth of the run (at least 10 virtual min); its heap after GC is the baseline. */
 const WARMUP_MS = Math.min(virtualMs / 2, Math.max(10 * 60_000, virtualMs / 10))
 let warmHeap: number | undefined
+/** Heap after GC at each full report: [virtual h, bytes]. */
+const heapSeries: [number, number][] = []
 /** Alert counts at each step, to tell which alerts each crash episode raised. */
 const countsAtStep: Map<string, EpisodeCounts>[] = []
+/** The venue's liquidation episodes so far at each step. */
+const venueLiqAtStep: number[] = []
 let nextStep = 1
 const opsSeen = { probes: 0, status: 0, metrics: 0, dashboard: 0, events: 0 }
 const probe = async (): Promise<void> => {
   if (bot.opsUrl === undefined) return
-  const r = await probeOps(bot.opsUrl, scanner)
+  // Stepped: the clock stands still meanwhile, so the event stream has its snapshot and no samples.
+  const r = await probeOps(bot.opsUrl, scanner, STEPPED ? 300 : 1_500)
   opsSeen.probes += 1
   if (r.status) opsSeen.status += 1
   if (r.metrics) opsSeen.metrics += 1
@@ -386,63 +431,85 @@ const probe = async (): Promise<void> => {
   opsSeen.events += r.events
 }
 countsAtStep.push(episodes.counts())
-let nextReport = performance.now() + REPORT_EVERY_S * 1000
+venueLiqAtStep.push(venueLiquidation.episodes)
 let stoppedEarly = ''
-for (;;) {
-  await new Promise((r) => setTimeout(r, 250))
-  const elapsed = mock.clock.now() - startedVirtual
-  const virtualDone = elapsed >= virtualMs
-  const realCap = performance.now() - startedReal >= MAX_REAL_S * 1000
-  if (virtualDone || realCap || interrupted) {
-    if (realCap && !virtualDone) stoppedEarly = `stopped at the wall-time cap (${MAX_REAL_S} s)`
-    if (interrupted) stoppedEarly = 'stopped on SIGINT'
-    if (stoppedEarly) console.log(`\n${stoppedEarly}`)
-    break
+const stateGate = intervalGate(STATE_SAMPLE_MS, 0)
+const sampleGate = intervalGate(SAMPLE_EVERY_MS, 0)
+const wallGate = intervalGate(REPORT_EVERY_S * 1000, performance.now())
+const capAt = startedReal + MAX_REAL_S * 1000
+
+function progressLine(elapsed: number): void {
+  const realS = (performance.now() - startedReal) / 1000
+  const speed = realS > 0 ? elapsed / 1000 / realS : 0
+  const etaS = speed > 0 ? (virtualMs - elapsed) / 1000 / speed : Number.NaN
+  console.log(
+    `… virtual ${(elapsed / 3_600_000).toFixed(2)} / ${(virtualMs / 3_600_000).toFixed(2)} h (${((100 * elapsed) / virtualMs).toFixed(1)} %), ${currentPhase}; wall ${realS.toFixed(0)} s, ${speed.toFixed(1)}× real time, ~${Number.isFinite(etaS) ? etaS.toFixed(0) : '?'} s to go; commands ${wire.commands}, alerts ${alertCount}`,
+  )
+}
+
+/** One look at the run: scenario steps, warm-up, samples, reports. False stops the run. */
+async function tick(elapsed: number): Promise<boolean> {
+  if (performance.now() >= capAt) {
+    stoppedEarly = `did not finish: stopped at the wall-time cap (${MAX_REAL_S} s)`
+    return false
   }
-  const step = steps[nextStep]
-  if (step !== undefined && elapsed >= step.at) {
+  if (interrupted) {
+    stoppedEarly = 'did not finish: stopped on SIGINT'
+    return false
+  }
+  const taken = dueSteps(steps, nextStep, elapsed)
+  nextStep = taken.next
+  for (const step of taken.due) {
     countsAtStep.push(episodes.counts())
+    venueLiqAtStep.push(venueLiquidation.episodes)
     mock.setScenario(step.scenario)
     currentPhase = step.phase
     console.log(
       `\n## ${(elapsed / 3_600_000).toFixed(2)} h: ${step.phase}${step.episode ? ` episode ${step.episode}` : ''} (scenario ${step.scenario})\n`,
     )
-    nextStep += 1
   }
   if (warmHeap === undefined && elapsed >= WARMUP_MS) {
     warmHeap = heapAfterGc().heapUsed
     console.log(`warm-up over at ${(elapsed / 60_000).toFixed(1)} virtual min: heap after GC ${mb(warmHeap)}`)
   }
-  pruneSigs()
   // Actor deaths can be transient (restart): sample states often, not only at report time.
-  snapshot()
-  if (performance.now() >= nextReport) {
+  if (!STEPPED || stateGate(elapsed)) {
+    pruneSigs()
+    snapshot()
+  }
+  if (STEPPED) {
+    if (wallGate(performance.now())) progressLine(elapsed)
+    if (sampleGate(elapsed)) {
+      report('sample')
+      await probe()
+    }
+  } else if (wallGate(performance.now())) {
     report('progress')
     await probe()
-    nextReport = performance.now() + REPORT_EVERY_S * 1000
   }
+  return true
 }
+
+await engine.drive(virtualMs, tick)
+if (stoppedEarly) console.log(`\n${stoppedEarly}`)
 countsAtStep.push(episodes.counts())
+venueLiqAtStep.push(venueLiquidation.episodes)
 
 const final = report('final')
 const endAccount = bot.status().account
 await probe()
 const endHeap = heapAfterGc().heapUsed
-// Orders in flight can make the two views differ for a moment: compare a few times, wall 0.5 s apart.
+// Orders in flight can make the two views differ for a moment: compare a few times, a moment apart
+// (1 virtual s on the stepped clock; 0.5 s of wall time on the wire).
 let views = compareViews()
 let viewAttempts = 1
 while (!views.equal && viewAttempts < 20) {
-  await new Promise((r) => setTimeout(r, 500))
+  await engine.pause(STEPPED ? 1_000 : 500 * SPEED)
   views = compareViews()
   viewAttempts += 1
 }
-const stopTimer = setTimeout(() => {
-  console.error('bot did not stop within 15 s')
-  process.exit(3)
-}, 15_000)
-await run.stop('soak over')
-clearTimeout(stopTimer)
-await webhook.close()
+loopDelay.disable()
+await engine.stop('soak over')
 
 // ---------------------------------------------------------------------------------------------------
 // Verdict
@@ -453,9 +520,14 @@ const check = (name: string, pass: boolean, figure: string): void => void checks
 const counts = episodes.counts()
 const actorKeys = [...counts.keys()].filter((k) => k.startsWith('actor:'))
 check(
+  'ran the whole virtual duration',
+  stoppedEarly === '',
+  `${stoppedEarly ? `${stoppedEarly}; ` : ''}ran ${final.virtualMin.toFixed(0)} of ${MINUTES} virtual min in ${final.realS.toFixed(0)} s of wall time`,
+)
+check(
   'no crash',
-  processFaults.uncaughtExceptions === 0 && stoppedEarly === '',
-  `${processFaults.uncaughtExceptions} uncaught exception(s); ran ${final.virtualMin.toFixed(0)} of ${MINUTES} virtual min${stoppedEarly ? ` (${stoppedEarly})` : ''}`,
+  processFaults.uncaughtExceptions === 0,
+  `${processFaults.uncaughtExceptions} uncaught exception(s)`,
 )
 check(
   'no unhandled rejection',
@@ -504,15 +576,16 @@ steps.forEach((st, i) => {
   const d = countsSince(countsAtStep[i] ?? new Map(), countsAtStep[i + 1] ?? counts)
   const margin = d.get('margin') ?? { raised: 0, resolved: 0 }
   const liq = d.get('liquidation') ?? { raised: 0, resolved: 0 }
-  if (margin.raised + liq.raised === 0 || liq.raised > 1) crashOk = false
+  const venue = (venueLiqAtStep[i + 1] ?? venueLiquidation.episodes) - (venueLiqAtStep[i] ?? 0)
+  if (margin.raised + liq.raised === 0 || liq.raised > Math.max(1, venue)) crashOk = false
   crashFigures.push(
-    `#${st.episode}: margin raised ${margin.raised} / resolved ${margin.resolved}, liquidation ${liq.raised} / ${liq.resolved}`,
+    `#${st.episode}: margin raised ${margin.raised} / resolved ${margin.resolved}, liquidation ${liq.raised} / ${liq.resolved} (venue liquidation episodes ${venue})`,
   )
 })
 const crashOpen = episodes.open(crashKeys)
 if (crashFigures.length > 0 || SCENARIO === undefined) {
   check(
-    'crash alerts: raised in every crash episode (liquidation at most once), all resolved by the end',
+    'crash alerts: raised in every crash episode (liquidation at most once per venue liquidation episode), all resolved by the end',
     crashOk && crashOpen.length === 0 && crashFigures.length > 0,
     `${crashFigures.join('; ') || 'no crash episode ran'}; open at the end: ${crashOpen.join(', ') || 'none'}`,
   )
@@ -526,14 +599,14 @@ const scan = scanner.summary()
 check(
   'secrets scan',
   scan.hits.length === 0 && opsSeen.status > 0 && opsSeen.metrics > 0,
-  `${formatScan(scan, scanner.needleCount)}; ops probes ${opsSeen.probes} (/status ${opsSeen.status}, /metrics ${opsSeen.metrics}, dashboard ${opsSeen.dashboard}, SSE ${mb(opsSeen.events)}); webhook deliveries ${webhook.deliveries()}`,
+  `${formatScan(scan, scanner.needleCount)}; ops probes ${opsSeen.probes} (/status ${opsSeen.status}, /metrics ${opsSeen.metrics}, dashboard ${opsSeen.dashboard}, SSE ${mb(opsSeen.events)}); webhook deliveries ${engine.webhookDeliveries()}${STEPPED ? ' (in-process poster)' : ''}`,
 )
 
 console.log('\n# summary\n')
 const summaryLines = [
-  `${SCENARIO === undefined ? 'calm → trending → crash → recovery' : `scenario ${SCENARIO}`}, seed ${SEED}, speed ${SPEED}, ${final.states.size > 0 ? bot.status().instruments.length : 0} instruments: ${(final.virtualMin / 60).toFixed(2)} virtual h in ${(final.realS / 60).toFixed(1)} min of wall time`,
+  `${ENGINE} engine (${STEPPED ? 'stepped virtual clock, in-process transport, streams off: every input polls' : `loopback HTTP and WebSocket, accelerated clock at speed ${SPEED}`}), ${SCENARIO === undefined ? 'calm → trending → crash → recovery' : `scenario ${SCENARIO}`}, seed ${SEED}, ${final.states.size > 0 ? bot.status().instruments.length : 0} instruments: ${(final.virtualMin / 60).toFixed(2)} virtual h in ${(final.realS / 60).toFixed(1)} min of wall time (${(final.virtualMin / (final.realS / 60 || 1)).toFixed(1)}× real time; ${final.virtualMin > 0 ? ((final.realS * 60) / final.virtualMin).toFixed(0) : 'n/a'} wall s per virtual hour)`,
   `commands ${wire.commands} (trade ${final.trade}; rejected ${wire.commandErrors}, of which expired ${wire.expired}); batches ${final.batches} carrying ${final.items} orders; unknown outcomes ${final.unknownBatches}, reconciles ${final.reconciles}`,
-  `instruments active (quoting allowed) ${quotingShare()} of the time (sampled every 250 ms); halted because: ${haltSummary()}`,
+  `instruments active (quoting allowed) ${quotingShare()} of the time (sampled every ${STEPPED ? `${STATE_SAMPLE_MS / 1000} virtual s` : '250 ms'}); halted because: ${haltSummary()}`,
   `alerts by key: ${
     [...counts]
       .sort((a, b) => b[1].raised - a[1].raised)
@@ -542,7 +615,10 @@ const summaryLines = [
       .join(', ') || 'none'
   } (raised/resolved)`,
   `account at the end: margin ratio ${endAccount.marginRatio ?? 'n/a'}, level ${endAccount.marginLevel ?? 'n/a'}, in liquidation ${endAccount.inLiquidation}, last portfolio read ${endAccount.updatedAt === undefined ? 'never' : `${((mock.clock.now() - endAccount.updatedAt) / 1000).toFixed(0)} s before the end`}`,
-  `peak heap ${mb(peakHeap)}, peak rss ${mb(peakRss)}, worst event-loop delay p99 ${worstLoopP99.toFixed(0)} ms, max ${worstLoopMax.toFixed(0)} ms (wall)`,
+  `peak heap ${mb(peakHeap)}, peak rss ${mb(peakRss)}${STEPPED ? '' : `, worst event-loop delay p99 ${worstLoopP99.toFixed(0)} ms, max ${worstLoopMax.toFixed(0)} ms (wall)`}; heap after GC by virtual hour: ${heapSeries
+    .filter((_, i, a) => a.length <= 13 || i % Math.ceil(a.length / 12) === 0 || i === a.length - 1)
+    .map(([h, b]) => `${h.toFixed(1)} h ${(b / 1024 / 1024).toFixed(0)}`)
+    .join(', ')} MB`,
 ]
 for (const l of summaryLines) console.log(l)
 console.log(`commands by path: ${[...wire.commandsByPath].map(([k, v]) => `${k} ${v}`).join('; ')}`)
@@ -558,7 +634,7 @@ if (WRITE_DOCS) {
   writeRegion(
     'docs/reliability.md',
     'soak',
-    `## Soak: ${(MINUTES / 60).toFixed(0)} virtual hours against the mock\n\n${head}\n\n${summaryLines.map((l) => `- ${l}`).join('\n')}\n\n${table}`,
+    `## Soak: ${(MINUTES / 60).toFixed(0)} virtual hours against the mock (${ENGINE} engine)\n\n${head}\n\n${summaryLines.map((l) => `- ${l}`).join('\n')}\n\n${table}`,
   )
   writeRegion(
     'docs/benchmarks.md',

@@ -35,3 +35,35 @@ export function soakSteps(totalMs: number): SoakStep[] {
   steps.push({ at: Math.round(3 * q), phase: 'recovery', scenario: 'calm' })
   return steps
 }
+
+/**
+ * The steps whose `at` the run has passed since the last call, in order: `next` is the index of the
+ * first step not taken yet (step 0 is the start). A stepped clock can jump past several at once.
+ */
+export function dueSteps(
+  steps: readonly SoakStep[],
+  next: number,
+  elapsedMs: number,
+): { due: SoakStep[]; next: number } {
+  const due: SoakStep[] = []
+  let i = next
+  for (; i < steps.length; i++) {
+    const st = steps[i]
+    if (st === undefined || elapsedMs < st.at) break
+    due.push(st)
+  }
+  return { due, next: i }
+}
+
+/**
+ * True once per `everyMs` of (virtual or wall) time: the first call at or past `startMs + everyMs`,
+ * then the next interval boundary after that call. A jump over several intervals fires once.
+ */
+export function intervalGate(everyMs: number, startMs: number): (nowMs: number) => boolean {
+  let due = startMs + everyMs
+  return (nowMs) => {
+    if (nowMs < due) return false
+    due += everyMs * Math.max(1, Math.floor((nowMs - due) / everyMs) + 1)
+    return true
+  }
+}

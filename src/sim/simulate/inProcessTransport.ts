@@ -13,7 +13,7 @@
 import type { Clock, TimerId } from '../../clock.ts'
 import { ResponseTooLargeError, TransportError } from '../../errors.ts'
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../http/transport.ts'
-import type { MockHandler, MockResponse } from '../../mock/mockHttp.ts'
+import type { MockHandler, MockRequest, MockResponse } from '../../mock/mockHttp.ts'
 
 export interface InProcessTransportOptions {
   handler: MockHandler
@@ -27,6 +27,8 @@ export interface InProcessTransportOptions {
   origin?: string | undefined
   /** Sees every answer (path, status, body length): request counts without keeping bodies. */
   onAnswer?: ((req: HttpRequest, status: number, bytes: number) => void) | undefined
+  /** Sees every request as the mock got it with the mock's answer (the soak's wire accounting). */
+  onExchange?: ((req: MockRequest, res: MockResponse) => void) | undefined
 }
 
 const INTERNAL_ERROR: MockResponse = { status: 500, body: { status: 'err', error: 'internal_error' } }
@@ -40,13 +42,15 @@ export interface DeliveryQueue {
 }
 
 export function createDeliveryQueue(): DeliveryQueue {
-  const waiting: (() => void)[] = []
+  const waiting: ((() => void) | undefined)[] = []
   let head = 0
   return {
     push: (deliver) => void waiting.push(deliver),
     deliverOne() {
       const next = waiting[head]
       if (next === undefined) return false
+      // Let go of the delivered answer at once: the slots before `head` are trimmed only now and then.
+      waiting[head] = undefined
       head += 1
       if (head > 1_024 && head * 2 > waiting.length) {
         waiting.splice(0, head)
@@ -73,19 +77,26 @@ export function createInProcessTransport(
       // As on the wire: what JSON cannot carry does not arrive.
       const body = req.body === undefined ? undefined : (JSON.parse(JSON.stringify(req.body)) as unknown)
       if (body !== undefined) headers['content-type'] = 'application/json'
-      const answer = Promise.resolve()
-        .then(() =>
-          o.handler({
-            method: req.method,
-            path: req.path,
-            query: new URLSearchParams(req.query),
-            headers,
-            body,
-            clientId: '127.0.0.1',
-          }),
-        )
+      const mockReq: MockRequest = {
+        method: req.method,
+        path: req.path,
+        query: new URLSearchParams(req.query),
+        headers,
+        body,
+        clientId: '127.0.0.1',
+      }
+      const onExchange = o.onExchange
+      const handled = Promise.resolve()
+        .then(() => o.handler(mockReq))
         .catch(() => INTERNAL_ERROR)
-        .then((res) => new Promise<MockResponse>((resolve) => o.deliveries.push(() => resolve(res))))
+      const answer = (
+        onExchange === undefined
+          ? handled
+          : handled.then((res) => {
+              onExchange(mockReq, res)
+              return res
+            })
+      ).then((res) => new Promise<MockResponse>((resolve) => o.deliveries.push(() => resolve(res))))
       let timer: TimerId | undefined
       let onAbort: (() => void) | undefined
       const stop = new Promise<never>((_, reject) => {

@@ -1,0 +1,170 @@
+/**
+ * The real mock and the real bot in one process on a stepped virtual clock, for `perpbot simulate`
+ * and the soak's stepped engine (bench/soak.ts): the mock with a count of the requests inside it, the
+ * in-process transports with their delivery queue, zero-delay timers, and the drivers (`driveUntil`
+ * for the bot's start and stop, `run` for the stepped clock; steppedRun.ts). The caller loads the
+ * settings and starts the bot through `startBot`, which fills in the clock and the transports.
+ */
+
+import type { BotOptions, RunningBot } from '../../bot/runtime/bot.ts'
+import { startBot } from '../../bot/runtime/bot.ts'
+import { InputValidationError } from '../../errors.ts'
+import type { HttpRequest, HttpTransport } from '../../http/transport.ts'
+import { FAULT_HEADER } from '../../mock/faults.ts'
+import type { MockHandler } from '../../mock/mockHttp.ts'
+import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
+import { buildMockInterfaces, composeMock, type MockServer } from '../../mock/server.ts'
+import { VirtualClock } from '../../mock/virtualClock.ts'
+import { COMMAND_PATHS, type WireExchange } from '../botOnMock.ts'
+import { createDeliveryQueue, createInProcessTransport } from './inProcessTransport.ts'
+import { runStepped, type SettleHooks, type SteppedRunOptions, settle } from './steppedRun.ts'
+import { installZeroDelayTimers } from './zeroDelayTimers.ts'
+
+/** Virtual time allowed for the bot to start and to stop. */
+export const START_STOP_BUDGET_MS = 10 * 60_000
+
+export interface SteppedAssemblyOptions {
+  seed: number
+  scenario: string
+  /** Virtual Unix ms the clock starts at. */
+  startMs: number
+  /** The exchange's instruments (default: the mock's own). */
+  instruments?: readonly InstrumentSpec[] | undefined
+  /** The bot's request timeout (the in-process transport's deadline, on the virtual clock). */
+  requestTimeoutMs: number
+  maxResponseBytes: { perps: number; catalogue: number }
+  /** Sees every request the bot made and the size of the answer. */
+  onAnswer?: ((req: HttpRequest, status: number, bytes: number) => void) | undefined
+  /** Sees every request with the mock's answer, as `botOnMock`'s `onExchange` does on the wire. */
+  onExchange?: ((x: WireExchange) => void) | undefined
+}
+
+export interface SteppedAssembly {
+  readonly clock: VirtualClock
+  readonly mock: MockServer
+  readonly hooks: SettleHooks
+  readonly transports: { perps: HttpTransport; catalogue: HttpTransport }
+  /** Starts the bot on the assembly's clock and transports, driving the clock until it is up. */
+  startBot(o: Omit<BotOptions, 'clock' | 'perpsUrl' | 'catalogueUrl' | 'transports'>): Promise<RunningBot>
+  /** Stops the bot, driving the clock until it has stopped. */
+  stopBot(bot: RunningBot, reason: string): Promise<void>
+  /** Drives the clock until `p` settles (or `budgetMs` of virtual time passed). */
+  driveUntil<T>(p: Promise<T>, budgetMs: number, what: string): Promise<T>
+  /** Runs the clock to `endMs` (steppedRun.ts); the number of steps taken. */
+  run(o: Omit<SteppedRunOptions, 'clock' | keyof SettleHooks>): Promise<number>
+  /** Restores the timers; disposes of the mock and the clock. */
+  dispose(): void
+}
+
+export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembly {
+  const clock = new VirtualClock({ mode: 'stepped', startMs: o.startMs })
+  // The real mock, with a count of the requests inside its exchange or catalogue (past the fault
+  // injector): those answer without virtual time moving, so the driver waits for them.
+  let inside = 0
+  const counted =
+    (h: MockHandler): MockHandler =>
+    async (req) => {
+      inside += 1
+      try {
+        return await h(req)
+      } finally {
+        inside -= 1
+      }
+    }
+  const mock = composeMock(
+    {
+      seed: o.seed,
+      scenario: o.scenario,
+      clock,
+      // Fault latency and holds on the virtual clock too: nothing in the run waits on wall time.
+      faultDelayClock: clock,
+      catalogue: { eventCount: 120 },
+      ...(o.instruments ? { exchange: { instruments: [...o.instruments] } } : {}),
+    },
+    (ctx) => {
+      const parts = buildMockInterfaces(ctx)
+      return {
+        ...parts,
+        perpsHandler: counted(parts.perpsHandler),
+        catalogueHandler: counted(parts.catalogueHandler),
+      }
+    },
+  )
+  const onExchange = o.onExchange
+  const deliveries = createDeliveryQueue()
+  const transport = (maxBodyBytes: number): HttpTransport =>
+    createInProcessTransport({
+      deliveries,
+      handler: mock.handler,
+      clock,
+      deadlineMs: o.requestTimeoutMs,
+      maxBodyBytes,
+      onAnswer: o.onAnswer,
+      onExchange:
+        onExchange &&
+        ((req, res) =>
+          onExchange({
+            req,
+            res,
+            fault: res.headers?.[FAULT_HEADER],
+            command: req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p)),
+          })),
+    })
+  const transports = {
+    perps: transport(o.maxResponseBytes.perps),
+    catalogue: transport(o.maxResponseBytes.catalogue),
+  }
+  const hooks: SettleHooks = { busy: () => inside > 0, deliver: () => deliveries.deliverOne() }
+  const restoreTimers = installZeroDelayTimers()
+
+  async function driveUntil<T>(p: Promise<T>, budgetMs: number, what: string): Promise<T> {
+    let done = false
+    p.then(
+      () => {
+        done = true
+      },
+      () => {
+        done = true
+      },
+    )
+    const limit = clock.now() + budgetMs
+    await settle(hooks)
+    while (!done && clock.now() < limit) {
+      const next = clock.nextDue()
+      clock.set(next === undefined || next > limit ? limit : Math.max(next, clock.now()))
+      await settle(hooks)
+    }
+    if (!done)
+      throw new InputValidationError(`${what} did not finish within ${budgetMs / 60_000} virtual minutes`)
+    return p
+  }
+
+  return {
+    clock,
+    mock,
+    hooks,
+    transports,
+    startBot: (b) =>
+      driveUntil(
+        startBot({
+          ...b,
+          clock,
+          perpsUrl: transports.perps.origin,
+          catalogueUrl: transports.perps.origin,
+          transports,
+        }),
+        START_STOP_BUDGET_MS,
+        'the bot start',
+      ),
+    stopBot: async (bot, reason) => {
+      await driveUntil(bot.stop(reason), START_STOP_BUDGET_MS, 'the bot stop')
+    },
+    driveUntil,
+    run: (r) => runStepped({ ...r, clock, ...hooks }),
+    dispose() {
+      restoreTimers()
+      mock.dispose()
+      clock.dispose()
+    },
+  }
+}
