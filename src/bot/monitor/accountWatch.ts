@@ -36,6 +36,8 @@ export interface AccountWatchSnapshot {
   proxyExpiring: boolean
   rateLimited: boolean
   clockSkewed: boolean
+  /** When the last portfolio (read or push) was observed; undefined before the first. */
+  portfolioAt: number | undefined
 }
 
 /** What survives a restart, so an ongoing episode does not alert again. */
@@ -58,6 +60,7 @@ export class AccountWatch {
   #proxyExpiring = false
   #rateLimited = false
   #clockSkewed = false
+  #portfolioAt: number | undefined
   /** Decimals per collateral asset (by symbol and by address, lower case), for human amounts. */
   readonly #decimals = new Map<string, number>()
 
@@ -123,6 +126,7 @@ export class AccountWatch {
       proxyExpiring: this.#proxyExpiring,
       rateLimited: this.#rateLimited,
       clockSkewed: this.#clockSkewed,
+      portfolioAt: this.#portfolioAt,
     }
   }
 
@@ -137,6 +141,7 @@ export class AccountWatch {
 
   observePortfolio(p: Portfolio, now: number): Alert[] {
     const alerts: Alert[] = []
+    this.#portfolioAt = now
     if (p.in_liquidation !== this.#inLiquidation) {
       this.#inLiquidation = p.in_liquidation
       alerts.push(

@@ -112,6 +112,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
       inLiquidation: s.account.inLiquidation,
       pendingWithdrawals: s.account.pendingWithdrawals,
       pnl: s.pnl.account,
+      updatedAt: s.account.portfolioAt,
       details: {
         proxy: s.proxyAddress,
         proxyExpiring: s.account.proxyExpiring,

@@ -56,6 +56,7 @@ describe('marginRatio', () => {
 describe('AccountWatch', () => {
   it('alerts in_liquidation once per episode and resolves once', () => {
     const w = new AccountWatch(cfg)
+    expect(w.snapshot().portfolioAt).toBeUndefined()
     const first = w.observePortfolio(portfolio('120', '100', true), 1)
     expect(first.filter((a) => a.key === 'liquidation')).toEqual([
       expect.objectContaining({ severity: 'critical', title: 'Account in liquidation' }),
@@ -64,6 +65,8 @@ describe('AccountWatch', () => {
       w.observePortfolio(portfolio('120', '100', true), 2).filter((a) => a.key === 'liquidation'),
     ).toEqual([])
     const end = w.observePortfolio(portfolio('0', '100', false), 3).filter((a) => a.key === 'liquidation')
+    // /status `account.updatedAt`: the last portfolio seen.
+    expect(w.snapshot().portfolioAt).toBe(3)
     expect(end).toEqual([expect.objectContaining({ resolved: true })])
   })
 
