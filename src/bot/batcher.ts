@@ -150,6 +150,8 @@ export function createBatcher(options: BatcherOptions): Batcher {
   const timers = new Map<QueueKey, TimerId>()
   const microtasks = new Set<QueueKey>()
   const inFlight = new Set<Promise<void>>()
+  /** Quote batches handed to the gate and not yet admitted, per queue (see flushQueue). */
+  const awaitingAdmission = new Map<QueueKey, number>()
   /** Items of unknown-outcome batches awaiting reconciliation. */
   const pendingUnknown: Entry[] = []
   /** Set while sending is held for reconciliation. */
@@ -221,7 +223,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
     }
   }
 
-  function flushQueue(k: QueueKey): void {
+  function flushQueue(k: QueueKey, force = false): void {
     const timer = timers.get(k)
     if (timer !== undefined) {
       clock.clearTimeout(timer)
@@ -231,6 +233,11 @@ export function createBatcher(options: BatcherOptions): Batcher {
     if (hold !== undefined) return
     const q = queueOf(k)
     if (q.length === 0) return
+    // A quote batch of this queue still waits for the gate: keep collecting behind it (one bigger
+    // batch later, and a newer reprice still replaces a queued one) instead of lining up small
+    // batches in the limiter. The queue flushes when that batch is admitted or gives up.
+    if (!force && !k.startsWith('risk') && (awaitingAdmission.get(k) ?? 0) > 0 && q.length < maxBatchSize)
+      return
     const entries = q.splice(0)
     for (const e of entries) if (e.key !== undefined && byKey.get(e.key) === e) byKey.delete(e.key)
     const [priority, type] = k.split(':') as [CommandPriority, BatchType]
@@ -241,16 +248,34 @@ export function createBatcher(options: BatcherOptions): Batcher {
     }
   }
 
-  function flushAll(): void {
-    for (const k of QUEUE_ORDER) flushQueue(k)
+  function flushAll(force = false): void {
+    for (const k of QUEUE_ORDER) flushQueue(k, force)
   }
 
   function dispatch(type: BatchType, priority: CommandPriority, batch: Entry[]): void {
-    const run = runBatch(type, priority, batch).finally(() => inFlight.delete(run))
+    const k = queueKey(priority, type)
+    awaitingAdmission.set(k, (awaitingAdmission.get(k) ?? 0) + 1)
+    let waiting = true
+    const admitted = (): void => {
+      if (!waiting) return
+      waiting = false
+      awaitingAdmission.set(k, (awaitingAdmission.get(k) ?? 1) - 1)
+      // What collected behind it goes to the gate now (next microtask: after this batch's own step).
+      if (queueOf(k).length > 0) queueMicrotask(() => flushQueue(k))
+    }
+    const run = runBatch(type, priority, batch, admitted).finally(() => {
+      admitted()
+      inFlight.delete(run)
+    })
     inFlight.add(run)
   }
 
-  async function runBatch(type: BatchType, priority: CommandPriority, batch: Entry[]): Promise<void> {
+  async function runBatch(
+    type: BatchType,
+    priority: CommandPriority,
+    batch: Entry[],
+    admitted: () => void,
+  ): Promise<void> {
     let sent = false
     let timer: TimerId | undefined
     const controller = new AbortController()
@@ -262,6 +287,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
       signal: controller.signal,
       priority,
       onAdmitted: async () => {
+        admitted()
         // Nothing is sent while a reconciliation is pending (a new one may start while we wait).
         while (hold !== undefined) await hold
         sent = true
@@ -409,7 +435,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
 
   return {
     submit,
-    flush: flushAll,
+    flush: () => flushAll(true),
     state(): BatcherState {
       const queued = Object.fromEntries(QUEUE_ORDER.map((k) => [k, queueOf(k).length])) as Record<
         QueueKey,
@@ -426,7 +452,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
     },
     async stop() {
       stopped = true
-      flushAll()
+      flushAll(true)
       while (inFlight.size > 0 || hold !== undefined) {
         await Promise.allSettled([...inFlight, hold])
       }

@@ -606,6 +606,101 @@ describe('coalescing', () => {
 // ---------------------------------------------------------------------------------------------------
 // Metrics and lifecycle
 
+describe('collecting behind a batch the gate holds', () => {
+  /** A gate that admits quote jobs only when told (a limiter out of budget); risk jobs at once. */
+  function heldGate(): { limiter: Pick<WeightLimiter, 'schedule'>; release: () => void; jobs: WeightJob[] } {
+    const jobs: WeightJob[] = []
+    const waiting: (() => void)[] = []
+    return {
+      jobs,
+      release: () => waiting.shift()?.(),
+      limiter: {
+        schedule: (job, fn) => {
+          jobs.push(job)
+          if (job.priority === 'risk') return fn()
+          return new Promise((resolve, reject) => waiting.push(() => fn().then(resolve, reject)))
+        },
+      },
+    }
+  }
+
+  it('sends what queued while a quote batch waited as one batch once it is admitted, newest reprice only', async () => {
+    const clock = new ManualClock()
+    const { send, calls } = fakeSend()
+    const gate = heldGate()
+    const b = createBatcher({
+      send: viaGate(gate.limiter, send),
+      reconcile: async () => {},
+      clock,
+      windowMs: 10,
+    })
+    const first = b.submit(modify(1, '100'))
+    await clock.advance(10)
+    expect(gate.jobs).toHaveLength(1)
+    // Three more windows pass while the first batch waits: nothing more goes to the gate.
+    const oldest = b.submit(modify(2, '200'))
+    const later = [b.submit(modify(3, '300'))]
+    await clock.advance(10)
+    const older = b.submit(modify(2, '201'))
+    const newest = b.submit(modify(2, '202'))
+    await clock.advance(10)
+    expect(gate.jobs).toHaveLength(1)
+    expect(await oldest).toEqual({ status: 'superseded' })
+    expect(await older).toEqual({ status: 'superseded' })
+    // Risk commands are never held behind quotes.
+    const risk = b.submit(cancel(9))
+    await flushMicrotasks()
+    expect(gate.jobs.map((j) => j.priority)).toEqual(['quote', 'risk'])
+    expect(await risk).toMatchObject({ status: 'ok' })
+    gate.release()
+    expect(await first).toMatchObject({ status: 'ok' })
+    await flushMicrotasks()
+    expect(gate.jobs).toHaveLength(3)
+    gate.release()
+    for (const p of [...later, newest]) expect(await p).toMatchObject({ status: 'ok' })
+    expect(calls.filter((c) => c.type === 'modifyOrders').map((c) => c.items)).toEqual([
+      [{ oid: 1, p: '100', qty: '1' }],
+      // The newest reprice of order 2 kept its first command's place in line.
+      [
+        { oid: 2, p: '202', qty: '1' },
+        { oid: 3, p: '300', qty: '1' },
+      ],
+    ])
+    await b.stop()
+  })
+
+  it('still sends a full batch at once, and stop sends whatever is collected', async () => {
+    const clock = new ManualClock()
+    const { send, calls } = fakeSend()
+    const gate = heldGate()
+    const b = createBatcher({
+      send: viaGate(gate.limiter, send),
+      reconcile: async () => {},
+      clock,
+      windowMs: 10,
+      maxBatchSize: 3,
+    })
+    const all = [b.submit(modify(1))]
+    await clock.advance(10)
+    for (const oid of [2, 3, 4]) all.push(b.submit(modify(oid)))
+    await flushMicrotasks()
+    expect(gate.jobs).toHaveLength(2) // the full queue went at once
+    all.push(b.submit(modify(5)))
+    await clock.advance(10)
+    expect(gate.jobs).toHaveLength(2)
+    const stopped = b.stop()
+    await flushMicrotasks()
+    expect(gate.jobs).toHaveLength(3)
+    for (let i = 0; i < 3; i++) {
+      gate.release()
+      await flushMicrotasks()
+    }
+    await stopped
+    for (const p of all) expect(await p).toMatchObject({ status: 'ok' })
+    expect(calls.map((c) => c.items.length)).toEqual([1, 3, 1])
+  })
+})
+
 describe('state and stop', () => {
   it('counts batches by size, items, unknowns and the queue', async () => {
     const { b, clock } = setup()

@@ -10,8 +10,8 @@ import { startBotOnMock } from '../../src/sim/botOnMock.ts'
 
 interface Sent {
   at: number
-  iid: number | undefined
-  errors: string[]
+  /** Each order of the batch: its instrument and the venue's answer (a batch may mix instruments). */
+  items: { iid: number | undefined; error: string }[]
 }
 
 describe('bot against the mock: rejection storm', () => {
@@ -34,16 +34,22 @@ describe('bot against the mock: rejection storm', () => {
         if (req.method !== 'POST' || req.path !== '/v1/trade/orders') return
         const args = (req.body as { op?: { args?: { iid?: number }[] } }).op?.args ?? []
         const answer = Array.isArray(res.body) ? (res.body as { error?: string }[]) : []
-        sent.push({ at: now(), iid: args[0]?.iid, errors: answer.map((r) => r.error ?? 'ok') })
+        sent.push({
+          at: now(),
+          items: args.map((a, i) => ({ iid: a.iid, error: answer[i]?.error ?? (answer[i] ? 'ok' : 'none') })),
+        })
       },
       onAlert: (a) => void alerts.push(a),
     })
     now = () => run.mock.clock.now()
     try {
+      // Batches carrying orders of `iid`, all refused for margin (instruments that back off in step
+      // share batches, and any of them may come first in one).
       const storm = (iid: number) =>
-        sent.filter(
-          (s) => s.iid === iid && s.errors.length > 0 && s.errors.every((e) => e === 'insufficient_margin'),
-        )
+        sent.filter((s) => {
+          const mine = s.items.filter((it) => it.iid === iid)
+          return mine.length > 0 && mine.every((it) => it.error === 'insufficient_margin')
+        })
       // Let 100 s of venue time pass after the first rejected batch.
       await vi.waitFor(() => expect(storm(1).length).toBeGreaterThan(0), { timeout: 30_000, interval: 50 })
       const from = storm(1)[0]?.at ?? 0
