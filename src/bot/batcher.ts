@@ -19,14 +19,16 @@
  */
 import { type Clock, sleep, systemClock, type TimerId } from '../clock.ts'
 import { BotError, InputValidationError, UnknownOutcomeError } from '../errors.ts'
-import type {
-  CancelResult,
-  CreateOrderAck,
-  CreateOrderInput,
-  ModifyOrderInput,
-  ModifyResult,
-} from '../perps/schemas/orders.ts'
+import type { CancelResult, CreateOrderAck, ModifyResult } from '../perps/schemas/orders.ts'
 import { PERPS_WEIGHTS } from '../perps/weights.ts'
+import {
+  type AnyResult,
+  type Entry,
+  entryOf,
+  QUEUE_ORDER,
+  type QueueKey,
+  queueKey,
+} from './batching/batchEntries.ts'
 import { isUnknownOutcome, matchResults, splitCap } from './batching/batchResults.ts'
 import type {
   BatchSend,
@@ -71,17 +73,6 @@ export interface BatcherOptions {
   onBatchSettled?: ((batch: BatchSettled) => void) | undefined
 }
 
-type QueueKey = `${CommandPriority}:${BatchType}`
-/** Flush order: risk first; cancels before new exposure. */
-const QUEUE_ORDER: readonly QueueKey[] = [
-  'risk:cancelOrders',
-  'risk:createOrders',
-  'risk:modifyOrders',
-  'quote:cancelOrders',
-  'quote:modifyOrders',
-  'quote:createOrders',
-]
-
 export interface BatcherState {
   /** Commands waiting to be flushed. */
   queueLength: number
@@ -115,22 +106,6 @@ export interface Batcher {
   /** Flushes what is queued and waits for every batch and reconciliation; later submits fail. */
   stop(): Promise<void>
 }
-
-type AnyResult = ModifyResult | CreateOrderAck | CancelResult
-
-interface EntryBase {
-  priority: CommandPriority
-  iid: number
-  /** Coalescing key: one queued command per order. */
-  key: string | undefined
-  resolve: (outcome: ItemOutcome<AnyResult>) => void
-}
-type Entry =
-  | (EntryBase & { type: 'modifyOrders'; item: ModifyOrderInput })
-  | (EntryBase & { type: 'createOrders'; item: CreateOrderInput })
-  | (EntryBase & { type: 'cancelOrders'; item: number })
-
-const queueKey = (priority: CommandPriority, type: BatchType): QueueKey => `${priority}:${type}`
 
 /** Creates a batcher. */
 export function createBatcher(options: BatcherOptions): Batcher {
@@ -459,46 +434,5 @@ export function createBatcher(options: BatcherOptions): Batcher {
       for (const t of timers.values()) clock.clearTimeout(t)
       timers.clear()
     },
-  }
-}
-
-/**
- * A queue entry for a command, its item unchanged (the client parses it once, before signing). Only
- * what types cannot promise is checked here: a command type from untyped code.
- */
-function entryOf(
-  command: OrderCommand,
-  resolve: (o: ItemOutcome<AnyResult>) => void,
-): Entry | InputValidationError {
-  switch (command.type) {
-    case 'modifyOrders':
-      return {
-        type: 'modifyOrders',
-        priority: command.priority ?? 'quote',
-        iid: command.iid,
-        item: command.order,
-        key: `modifyOrders:${command.order.oid}`,
-        resolve,
-      }
-    case 'createOrders':
-      return {
-        type: 'createOrders',
-        priority: command.priority ?? (command.order.ro === true ? 'risk' : 'quote'),
-        iid: command.order.iid,
-        item: command.order,
-        key: command.order.coid === undefined ? undefined : `createOrders:${command.order.coid}`,
-        resolve,
-      }
-    case 'cancelOrders':
-      return {
-        type: 'cancelOrders',
-        priority: command.priority ?? 'risk',
-        iid: command.iid,
-        item: command.oid,
-        key: `cancelOrders:${command.oid}`,
-        resolve,
-      }
-    default:
-      return new InputValidationError(`unknown command type ${String((command as { type: unknown }).type)}`)
   }
 }
