@@ -16,6 +16,7 @@
  */
 import type { Alert } from '../src/alerts/alert.ts'
 import { createWebhookAlertSink } from '../src/alerts/webhookSink.ts'
+import { webhookSinkSettings } from '../src/bot/runtime/alertHub.ts'
 import { resolveStrategies } from '../src/bot/runtime/bootstrap.ts'
 import type { RunningBot } from '../src/bot/runtime/bot.ts'
 import { createLogger, SecretBag } from '../src/logging/logger.ts'
@@ -130,11 +131,7 @@ async function startStepped(o: SoakEngineOptions): Promise<SoakEngine> {
     scenario: o.scenario,
     startMs: SIM_START_MS,
     instruments: o.instruments,
-    requestTimeoutMs: settings.perps.requestTimeoutMs,
-    maxResponseBytes: {
-      perps: settings.perps.maxResponseBytes,
-      catalogue: settings.catalogue.maxResponseBytes,
-    },
+    settings,
     onExchange: o.onExchange,
   })
   const { clock, mock } = assembly
@@ -149,15 +146,9 @@ async function startStepped(o: SoakEngineOptions): Promise<SoakEngine> {
   const webhookUrl = `http://127.0.0.1:9/hooks/${o.webhookToken}`
   secrets.add(webhookUrl)
   let deliveries = 0
-  const w = settings.alerts.webhook
   const webhook = createWebhookAlertSink({
     url: webhookUrl,
-    format: w.format,
-    telegramChatId: w.telegramChatId,
-    minSeverity: w.minSeverity,
-    maxPerMinute: w.maxPerMinute,
-    retries: w.retries,
-    timeoutMs: w.timeoutMs,
+    ...webhookSinkSettings(settings.alerts.webhook),
     clock,
     random: seededRandom((o.seed ^ 0x3eb) >>> 0),
     logger: logger.child({ component: 'webhook' }),

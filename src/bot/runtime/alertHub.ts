@@ -48,12 +48,7 @@ export function createAlertHub(o: {
     sinks.push(
       createWebhookAlertSink({
         url: o.secrets.ALERT_WEBHOOK_URL,
-        format: w.format,
-        telegramChatId: w.telegramChatId,
-        minSeverity: w.minSeverity,
-        maxPerMinute: w.maxPerMinute,
-        retries: w.retries,
-        timeoutMs: w.timeoutMs,
+        ...webhookSinkSettings(w),
         clock: o.clock,
         random: o.random,
         logger: o.logger.child({ component: 'webhook' }),
@@ -73,5 +68,17 @@ export function createAlertHub(o: {
     flush: async (timeoutMs) => {
       await all.flush?.(timeoutMs)
     },
+  }
+}
+
+/** The webhook sink's options that come from `alerts.webhook` (the URL is a secret, not a setting). */
+export function webhookSinkSettings(w: Settings['alerts']['webhook']) {
+  return {
+    format: w.format,
+    telegramChatId: w.telegramChatId,
+    minSeverity: w.minSeverity,
+    maxPerMinute: w.maxPerMinute,
+    retries: w.retries,
+    timeoutMs: w.timeoutMs,
   }
 }

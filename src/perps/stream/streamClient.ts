@@ -21,13 +21,14 @@
  *
  * Every timer runs on the injected clock, every jitter draw on the injected random.
  */
-import type { Clock, TimerId } from '../../clock.ts'
+import type { Clock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import { parseChannel } from './channels.ts'
 import { defaultStaleAfterMs } from './freshness.ts'
 import { Inbox } from './inbox.ts'
+import { KeyedTimers } from './keyedTimers.ts'
 import { Outbox } from './outbox.ts'
 import { PushDataCache } from './pushDataCache.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
@@ -102,12 +103,7 @@ export class StreamClient {
   #reconnects = 0
   #gaps = 0
   #pushes = 0
-  #timers: Record<TimerKey, TimerId | undefined> = {
-    open: undefined,
-    heartbeat: undefined,
-    watchdog: undefined,
-    reconnect: undefined,
-  }
+  readonly #timers: KeyedTimers<TimerKey>
   #closing: Promise<void> | undefined
   #onSocketClosed: (() => void) | undefined
 
@@ -124,6 +120,7 @@ export class StreamClient {
     this.#url = url.toString()
     this.#credentials = options.credentials
     this.#clock = options.clock
+    this.#timers = new KeyedTimers(this.#clock)
     this.#random = options.random
     this.#factory = options.socketFactory ?? undiciSocketFactory()
     this.#heartbeatMs = options.heartbeatMs ?? 25_000
@@ -277,17 +274,17 @@ export class StreamClient {
       this.#onLost(`cannot open: ${e instanceof Error ? e.message : String(e)}`)
       return
     }
-    this.#timers.open = this.#clock.setTimeout(() => {
+    this.#timers.schedule('open', this.#ackTimeoutMs, () => {
       if (current()) this.#drop('open timed out')
-    }, this.#ackTimeoutMs)
+    })
   }
 
   #onOpen(): void {
-    this.#clear('open')
+    this.#timers.clear('open')
     if (this.#socket !== undefined) this.#outbox.attach(this.#socket)
     this.#lastInboundAt = this.#clock.now()
-    this.#schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
-    this.#schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
+    this.#timers.schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
+    this.#timers.schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
     const creds = this.#credentials
     if (creds === undefined) {
       this.#onReady()
@@ -414,7 +411,7 @@ export class StreamClient {
 
   #heartbeat(): void {
     this.#outbox.sendSkippable(PING_FRAME)
-    this.#schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
+    this.#timers.schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
   }
 
   #watchdog(): void {
@@ -430,7 +427,7 @@ export class StreamClient {
         this.#emit('stale', ch)
       }
     }
-    this.#schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
+    this.#timers.schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
   }
 
   /** Drops the current socket without waiting for it, then reconnects. */
@@ -447,7 +444,7 @@ export class StreamClient {
     this.#setState('down')
     const delay = reconnectDelay(this.#attempt++, this.#backoff, this.#random)
     this.#reconnects++
-    this.#schedule('reconnect', delay, () => this.#connect())
+    this.#timers.schedule('reconnect', delay, () => this.#connect())
   }
 
   /** Forgets the socket and everything scoped to it; fresh channels become stale. */
@@ -455,7 +452,7 @@ export class StreamClient {
     this.#gen++
     this.#inbox.clear()
     this.#socket = undefined
-    for (const key of ['open', 'heartbeat', 'watchdog'] as const) this.#clear(key)
+    for (const key of ['open', 'heartbeat', 'watchdog'] as const) this.#timers.clear(key)
     this.#outbox.detach()
     this.#acked.clear()
     this.#lastInboundAt = undefined
@@ -467,28 +464,11 @@ export class StreamClient {
   /** Ends for good (the caller closes the socket). */
   #stop(): void {
     this.#resetSocket()
-    this.#clear('reconnect')
+    this.#timers.clear('reconnect')
     this.#setState('closed')
   }
 
   // ---- plumbing ---------------------------------------------------------------------------------
-
-  #schedule(key: TimerKey, ms: number, fn: () => void): void {
-    this.#clear(key)
-    this.#timers[key] = this.#clock.setTimeout(
-      () => {
-        this.#timers[key] = undefined
-        fn()
-      },
-      Math.max(0, ms),
-    )
-  }
-
-  #clear(key: TimerKey): void {
-    const id = this.#timers[key]
-    if (id !== undefined) this.#clock.clearTimeout(id)
-    this.#timers[key] = undefined
-  }
 
   #setState(state: StreamState): void {
     if (this.#state === state) return

@@ -64,11 +64,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     scenario: o.scenario,
     startMs: SIM_START_MS,
     instruments: specs,
-    requestTimeoutMs: settings.perps.requestTimeoutMs,
-    maxResponseBytes: {
-      perps: settings.perps.maxResponseBytes,
-      catalogue: settings.catalogue.maxResponseBytes,
-    },
+    settings,
     onAnswer: (req, status, bytes) => o.onAnswer?.(req.method, req.path, status, bytes),
   })
   const { clock, mock } = assembly

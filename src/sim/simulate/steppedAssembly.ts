@@ -15,6 +15,7 @@ import type { MockHandler } from '../../mock/mockHttp.ts'
 import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
 import { buildMockInterfaces, composeMock, type MockServer } from '../../mock/server.ts'
 import { VirtualClock } from '../../mock/virtualClock.ts'
+import type { Settings } from '../../settings/schema.ts'
 import { COMMAND_PATHS, type WireExchange } from '../botOnMock.ts'
 import { createDeliveryQueue, createInProcessTransport } from './inProcessTransport.ts'
 import { runStepped, type SettleHooks, type SteppedRunOptions, settle } from './steppedRun.ts'
@@ -30,9 +31,11 @@ export interface SteppedAssemblyOptions {
   startMs: number
   /** The exchange's instruments (default: the mock's own). */
   instruments?: readonly InstrumentSpec[] | undefined
-  /** The bot's request timeout (the in-process transport's deadline, on the virtual clock). */
-  requestTimeoutMs: number
-  maxResponseBytes: { perps: number; catalogue: number }
+  /**
+   * The bot's settings: its request timeout is the in-process transport's deadline (on the virtual
+   * clock), and its body caps are the transport's.
+   */
+  settings: Pick<Settings, 'perps' | 'catalogue'>
   /** Sees every request the bot made and the size of the answer. */
   onAnswer?: ((req: HttpRequest, status: number, bytes: number) => void) | undefined
   /** Sees every request with the mock's answer, as `botOnMock`'s `onExchange` does on the wire. */
@@ -97,7 +100,7 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
       deliveries,
       handler: mock.handler,
       clock,
-      deadlineMs: o.requestTimeoutMs,
+      deadlineMs: o.settings.perps.requestTimeoutMs,
       maxBodyBytes,
       onAnswer: o.onAnswer,
       onExchange:
@@ -111,8 +114,8 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
           })),
     })
   const transports = {
-    perps: transport(o.maxResponseBytes.perps),
-    catalogue: transport(o.maxResponseBytes.catalogue),
+    perps: transport(o.settings.perps.maxResponseBytes),
+    catalogue: transport(o.settings.catalogue.maxResponseBytes),
   }
   const hooks: SettleHooks = { busy: () => inside > 0, deliver: () => deliveries.deliverOne() }
   const restoreTimers = installZeroDelayTimers()
