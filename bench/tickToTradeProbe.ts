@@ -71,7 +71,7 @@ export function createTickToTradeProbe(
       pending.set(iid, performance.now())
       exchange.setIndexPrice(asset, mulDecimal(price, up ? '1.0005' : '0.9995'))
       const t = performance.now()
-      stream?.publishNow()
+      stream?.publishNow([iid])
       publishMs.push(performance.now() - t)
     },
     onRequest(command) {

@@ -39,10 +39,9 @@ export class OffsetClock implements Clock {
   #offsetMs = 0
   #refused: { offsetMs: number } | undefined
   readonly maxOffsetMs: number
-  constructor(
-    private readonly base: Clock,
-    options: OffsetClockOptions = {},
-  ) {
+  readonly #base: Clock
+  constructor(base: Clock, options: OffsetClockOptions = {}) {
+    this.#base = base
     const max = options.maxOffsetMs ?? Number.POSITIVE_INFINITY
     if (!(max >= 0)) throw new InputValidationError('maxOffsetMs must be a non-negative number of ms')
     this.maxOffsetMs = max
@@ -71,13 +70,13 @@ export class OffsetClock implements Clock {
     if (this.#refused !== undefined) throw new ClockSkewError(this.#refused.offsetMs, this.maxOffsetMs)
   }
   now(): number {
-    return this.base.now() + this.#offsetMs
+    return this.#base.now() + this.#offsetMs
   }
   setTimeout(fn: () => void, ms: number): TimerId {
-    return this.base.setTimeout(fn, ms)
+    return this.#base.setTimeout(fn, ms)
   }
   clearTimeout(id: TimerId): void {
-    this.base.clearTimeout(id)
+    this.#base.clearTimeout(id)
   }
 }
 

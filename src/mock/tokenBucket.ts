@@ -16,19 +16,21 @@ export class TokenBucket {
   #tokens: number
   #last: number
   readonly #ratePerMs: number
+  readonly #clock: Pick<Clock, 'now'>
+  readonly capacity: number
+  readonly windowMs: number
 
-  constructor(
-    private readonly clock: Pick<Clock, 'now'>,
-    readonly capacity: number,
-    readonly windowMs = 60_000,
-  ) {
+  constructor(clock: Pick<Clock, 'now'>, capacity: number, windowMs = 60_000) {
+    this.#clock = clock
+    this.capacity = capacity
+    this.windowMs = windowMs
     this.#tokens = capacity
     this.#last = clock.now()
     this.#ratePerMs = capacity / windowMs
   }
 
   #refill(): void {
-    const now = this.clock.now()
+    const now = this.#clock.now()
     if (now > this.#last) {
       this.#tokens = Math.min(this.capacity, this.#tokens + (now - this.#last) * this.#ratePerMs)
       this.#last = now

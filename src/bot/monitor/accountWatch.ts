@@ -64,7 +64,11 @@ export class AccountWatch {
   /** Decimals per collateral asset (by symbol and by address, lower case), for human amounts. */
   readonly #decimals = new Map<string, number>()
 
-  constructor(private readonly cfg: AccountWatchConfig) {}
+  readonly #cfg: AccountWatchConfig
+
+  constructor(cfg: AccountWatchConfig) {
+    this.#cfg = cfg
+  }
 
   /** The venue's collateral assets (`/v1/info/assets`), so withdrawal amounts read in human units. */
   setAssets(assets: readonly { asset: string; address?: string | undefined; decimals: number }[]): void {
@@ -218,7 +222,7 @@ export class AccountWatch {
   }
 
   #nextMarginLevel(ratio: number): Level {
-    const { marginWarningRatio: w, marginCriticalRatio: c, marginHysteresis: h } = this.cfg
+    const { marginWarningRatio: w, marginCriticalRatio: c, marginHysteresis: h } = this.#cfg
     const cur = this.#marginLevel
     if (ratio >= c) return 'critical'
     if (cur === 'critical' && ratio > c - h) return 'critical'
@@ -279,7 +283,7 @@ export class AccountWatch {
       if (
         t.status === 'pending' &&
         !t.pendingAlerted &&
-        now - t.createdAt > this.cfg.withdrawalPendingWarnMs
+        now - t.createdAt > this.#cfg.withdrawalPendingWarnMs
       ) {
         t.pendingAlerted = true
         alerts.push(
@@ -310,7 +314,7 @@ export class AccountWatch {
 
   observeProxyExpiry(expiryMs: number | undefined, now: number): Alert[] {
     if (expiryMs === undefined) return []
-    const expiring = expiryMs - now <= this.cfg.proxyExpiryLeadMs
+    const expiring = expiryMs - now <= this.#cfg.proxyExpiryLeadMs
     if (expiring === this.#proxyExpiring) return []
     this.#proxyExpiring = expiring
     return expiring
@@ -339,7 +343,7 @@ export class AccountWatch {
 
   /** `count` = 429s seen in the recent window. */
   observeRateLimits(count: number, now: number): Alert[] {
-    const limited = count >= this.cfg.rateLimitWarnCount
+    const limited = count >= this.#cfg.rateLimitWarnCount
     if (limited === this.#rateLimited) return []
     this.#rateLimited = limited
     return limited
@@ -365,7 +369,7 @@ export class AccountWatch {
   }
 
   observeClockSkew(skewMs: number, now: number): Alert[] {
-    const skewed = Math.abs(skewMs) > this.cfg.clockSkewWarnMs
+    const skewed = Math.abs(skewMs) > this.#cfg.clockSkewWarnMs
     if (skewed === this.#clockSkewed) return []
     this.#clockSkewed = skewed
     return skewed

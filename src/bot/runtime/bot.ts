@@ -18,7 +18,7 @@ import { createAccountSupervision } from './accountSupervision.ts'
 import { createAlertHub } from './alertHub.ts'
 import { type ConnectOptions, connect, type ResolvedInstrumentConfig } from './bootstrap.ts'
 import { createBotLimiter } from './botLimiter.ts'
-import { buildReadiness, buildStatus, type StatusInputs } from './botStatus.ts'
+import { buildReadiness, buildStatus, instrumentState, type StatusInputs } from './botStatus.ts'
 import { startDeadManSwitch } from './deadManSwitch.ts'
 import { createFeedHealth } from './feedHealth.ts'
 import { startFeeds } from './feeds.ts'
@@ -260,13 +260,16 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     name: 'metrics',
     clock,
     intervalMs: () => 1_000,
+    // Only what the gauges show: the whole status (PnL, limiter, inputs) took 2 ms a second at 100
+    // instruments and 20 ms at 1,000, a block a price move arriving then had to wait out.
     run: async () => {
-      const s = status()
-      for (const i of s.instruments) {
-        metrics.setInstrumentState(i.symbol, i.state)
-        metrics.setLastQuoteAt(i.symbol, i.lastQuoteAt)
+      for (const i of fleet.instruments) {
+        const actor = fleet.snapshotOf(i.id)
+        metrics.setInstrumentState(i.symbol, instrumentState(actor))
+        metrics.setLastQuoteAt(i.symbol, actor?.context.stats.lastSubmitAt)
       }
-      metrics.setAccount({ marginRatio: s.account.marginRatio, inLiquidation: s.account.inLiquidation })
+      const a = account.snapshot()
+      metrics.setAccount({ marginRatio: a.marginRatio, inLiquidation: a.inLiquidation })
     },
     onError: () => undefined,
   })

@@ -51,17 +51,32 @@ export interface StatusInputs {
   alerts: readonly Alert[]
 }
 
+/** An instrument's state path as `/status` and the metrics show it (`stopped` without an actor). */
+export function instrumentState(actor: InstrumentView['actor']): string {
+  return actor ? formatStatePath(actor.value, ['ticker']) : 'stopped'
+}
+
+/** The cheap part of an instrument's status (the timeline samples it for every instrument). */
+export function instrumentBasics(
+  i: InstrumentView,
+): Pick<InstrumentStatus, 'state' | 'reason' | 'mode' | 'openOrders'> {
+  const ctx = i.actor?.context
+  return {
+    state: instrumentState(i.actor),
+    reason: ctx?.assessment.reason ?? 'actor stopped',
+    mode: ctx?.mode.mode ?? 'halted',
+    openOrders: ctx?.openOrders.length ?? 0,
+  }
+}
+
 export function instrumentStatus(i: InstrumentView, venueNow: number, pnl?: InstrumentPnl): InstrumentStatus {
   const ctx = i.actor?.context
   const last = ctx?.stats.lastSubmitAt
   return {
     symbol: i.symbol,
     id: i.id,
-    state: i.actor ? formatStatePath(i.actor.value, ['ticker']) : 'stopped',
-    reason: ctx?.assessment.reason ?? 'actor stopped',
-    mode: ctx?.mode.mode ?? 'halted',
+    ...instrumentBasics(i),
     strategy: i.strategy,
-    openOrders: ctx?.openOrders.length ?? 0,
     lastQuoteAt: last,
     quoteAgeMs: last === undefined ? undefined : venueNow - last,
     stats: {

@@ -44,7 +44,9 @@ export interface TimelineOptions {
 export class Ring<T> {
   readonly #items: T[] = []
   #start = 0
-  constructor(readonly capacity: number) {
+  readonly capacity: number
+  constructor(capacity: number) {
+    this.capacity = capacity
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be ≥ 1')
   }
   push(item: T): void {

@@ -14,7 +14,7 @@ import type {
 import type { WindowBudgetState } from '../limiter/windowBudget.ts'
 import type { AccountWatchSnapshot } from '../monitor/accountWatch.ts'
 import type { LedgerFill, PnlSnapshot } from '../pnl/pnlLedger.ts'
-import { type InstrumentView, instrumentStatus, type StatusInputs } from './botStatus.ts'
+import { type InstrumentView, instrumentBasics, type StatusInputs } from './botStatus.ts'
 
 /** The part of the status inputs a sample reads (`StatusInputs` is one). */
 export interface TimelineInputs
@@ -54,7 +54,7 @@ export function bestQuotes(orders: readonly { buy: boolean; p: string }[]): {
 }
 
 function instrumentSample(view: InstrumentView, s: TimelineInputs): TimelineInstrument {
-  const st = instrumentStatus(view, s.venueNow)
+  const st = instrumentBasics(view)
   const ctx = view.actor?.context
   // The index input may carry the venue's mark price (optional field).
   const index: { price: string; mark?: string | undefined } | undefined = ctx?.index

@@ -281,9 +281,9 @@ export class PerpsExchange {
   }
 
   /** Best bid and offer of the synthetic book (`bbo::{iid}` pushes). */
-  bbo(): BboPush[] {
+  bbo(instrumentId?: number | undefined): BboPush[] {
     this.sync()
-    return streamHooks.bbo(this.#s)
+    return streamHooks.bbo(this.#s, instrumentId)
   }
 
   /** Calls `listener` with every fill of an order (the mock's WebSocket); returns the unsubscribe. */

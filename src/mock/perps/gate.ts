@@ -9,12 +9,7 @@ import { z } from 'zod'
 import { InputValidationError } from '../../errors.ts'
 import type { PerpsOp } from '../../perps/signing/ops.ts'
 import { MAX_EXP_AHEAD_MS } from '../../perps/signing/timing.ts'
-import {
-  createProxyTypedData,
-  opTypedData,
-  type SignedOp,
-  type Stamp,
-} from '../../perps/signing/typedData.ts'
+import { createProxyTypedData, opDigest, type SignedOp, type Stamp } from '../../perps/signing/typedData.ts'
 import {
   type ParsedCreateProxy,
   type ParsedSignedCommand,
@@ -144,7 +139,7 @@ function signedOpOf(s: ExchangeState, parsed: ParsedSignedCommand): SignedOp {
 }
 
 function recoverOpSigner(s: ExchangeState, signedOp: SignedOp, stamp: Stamp, sig: Hex): string {
-  const signer = recover(() => signers.recover(hashTypedData(opTypedData(s.o.domain, signedOp, stamp)), sig))
+  const signer = recover(() => signers.recover(opDigest(s.o.domain, signedOp, stamp), sig))
   if (signer === undefined) throw badRequest(TEXT.invalidSignature)
   return signer
 }

@@ -23,8 +23,9 @@ export function tickers(s: ExchangeState, instrumentId: number | undefined): Tic
     })
 }
 
-export function bbo(s: ExchangeState): BboPush[] {
-  return s.markets.map(bboToWire)
+export function bbo(s: ExchangeState, instrumentId: number | undefined): BboPush[] {
+  if (instrumentId === undefined) return s.markets.map(bboToWire)
+  return s.markets.filter((m) => m.spec.id === instrumentId).map(bboToWire)
 }
 
 /** Each fill of an order, as the `fills` push item. */

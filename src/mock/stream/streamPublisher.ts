@@ -75,29 +75,7 @@ export class StreamPublisher {
 
   /** Market pushes of one tick for the wanted public channels. */
   market(wanted: ReadonlySet<string>, now: number): StreamOut[] {
-    const out: StreamOut[] = []
-    const has = (prefix: string): boolean => [...wanted].some((ch) => ch.startsWith(prefix))
-    if (has('tickers::'))
-      for (const t of this.#ex.tickers()) {
-        const data: TickerPush = {
-          iid: t.instrument_id,
-          idx: t.index_price,
-          mark: t.mark_price,
-          last: t.last_price,
-          mid: t.mid_price,
-          oi: t.open_interest,
-          fr: t.funding_rate,
-          nxf: t.next_funding,
-        }
-        if (wanted.has('tickers::all')) out.push({ ch: 'tickers::all', data })
-        if (wanted.has(`tickers::${t.instrument_id}`)) out.push({ ch: `tickers::${t.instrument_id}`, data })
-      }
-    if (has('bbo::') || has('book::'))
-      for (const b of this.#ex.bbo()) {
-        if (wanted.has(`bbo::${b.iid}`)) out.push({ ch: `bbo::${b.iid}`, data: b })
-        if (wanted.has(`book::${b.iid}`))
-          out.push({ ch: `book::${b.iid}`, data: { b: [[b.bp, b.bq]], a: [[b.ap, b.aq]] } })
-      }
+    const out = this.#quotes(wanted, undefined)
     const minute = Math.floor(now / MINUTE_MS)
     const newMinute = minute !== this.#statsMinute
     this.#statsMinute = minute
@@ -117,6 +95,44 @@ export class StreamPublisher {
         if (klines.length > 0) out.push({ ch, data: klines.slice(-1) })
       }
     }
+    return out
+  }
+
+  /**
+   * The pushes of a price change: the tickers, BBOs and books of `instrumentIds` only, as the venue
+   * pushes a change without waiting for its next tick (statistics and klines keep their minute).
+   */
+  changed(wanted: ReadonlySet<string>, instrumentIds: readonly number[]): StreamOut[] {
+    const out: StreamOut[] = []
+    for (const iid of instrumentIds) out.push(...this.#quotes(wanted, iid))
+    return out
+  }
+
+  /** Tickers, then BBOs and books, of one instrument or (undefined) all of them. */
+  #quotes(wanted: ReadonlySet<string>, iid: number | undefined): StreamOut[] {
+    const out: StreamOut[] = []
+    const has = (prefix: string): boolean => [...wanted].some((ch) => ch.startsWith(prefix))
+    if (has('tickers::'))
+      for (const t of this.#ex.tickers(iid)) {
+        const data: TickerPush = {
+          iid: t.instrument_id,
+          idx: t.index_price,
+          mark: t.mark_price,
+          last: t.last_price,
+          mid: t.mid_price,
+          oi: t.open_interest,
+          fr: t.funding_rate,
+          nxf: t.next_funding,
+        }
+        if (wanted.has('tickers::all')) out.push({ ch: 'tickers::all', data })
+        if (wanted.has(`tickers::${t.instrument_id}`)) out.push({ ch: `tickers::${t.instrument_id}`, data })
+      }
+    if (has('bbo::') || has('book::'))
+      for (const b of this.#ex.bbo(iid)) {
+        if (wanted.has(`bbo::${b.iid}`)) out.push({ ch: `bbo::${b.iid}`, data: b })
+        if (wanted.has(`book::${b.iid}`))
+          out.push({ ch: `book::${b.iid}`, data: { b: [[b.bp, b.bq]], a: [[b.ap, b.aq]] } })
+      }
     return out
   }
 

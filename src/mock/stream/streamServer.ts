@@ -61,8 +61,12 @@ export interface MockStreamServer {
   readonly connections: number
   /** Stream faults injected so far. */
   readonly counts: Readonly<Record<StreamFaultKind, number>>
-  /** Runs a push tick now (tests and benchmarks that move prices by hand). */
-  publishNow(): void
+  /**
+   * Pushes now (tests and benchmarks that move prices by hand): with instrument ids, only their
+   * tickers, BBOs and books, as the venue pushes a change (the tick keeps its cadence); without, a
+   * whole tick.
+   */
+  publishNow(instrumentIds?: readonly number[]): void
   /** Closes every connection and stops the ticks. */
   close(): Promise<void>
 }
@@ -204,6 +208,25 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     }
   }
 
+  /** A change push: no fault rolls (their draws follow the tick count), stalled sessions skip it. */
+  function publishChange(instrumentIds: readonly number[]): void {
+    if (closed) return
+    const now = serverClock.now()
+    const live = [...sessions].filter((s) => !s.stalled(now))
+    const wanted = new Set<string>()
+    for (const s of live) for (const ch of s.subscriptions) wanted.add(ch)
+    const corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
+    for (const d of corked) d.cork()
+    try {
+      for (const p of publisher.changed(wanted, instrumentIds)) {
+        const json = JSON.stringify(p.data)
+        for (const s of live) s.push(p.ch, json, now)
+      }
+    } finally {
+      for (const d of corked) d.uncork()
+    }
+  }
+
   /** Ticks on the exchange's step boundaries, so a push follows a price change at once. */
   function schedule(): void {
     if (closed || tickTimer !== undefined || sessions.size === 0) return
@@ -281,7 +304,11 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       return sessions.size
     },
     counts,
-    publishNow() {
+    publishNow(instrumentIds) {
+      if (instrumentIds !== undefined) {
+        publishChange(instrumentIds)
+        return
+      }
       if (tickTimer !== undefined) clock.clearTimeout(tickTimer)
       tick()
     },

@@ -5,7 +5,7 @@
  * `toJSON`/`util.inspect`/`toString` show only the address.
  */
 import { inspect } from 'node:util'
-import type { Address, Hex, LocalAccount } from 'viem'
+import type { Address, Hex, PrivateKeyAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type Clock, OffsetClock } from '../../clock.ts'
 import { InputValidationError, SigningError } from '../../errors.ts'
@@ -18,7 +18,7 @@ import { defaultExp, validateExp } from './timing.ts'
 import {
   type CreateProxyMessage,
   createProxyTypedData,
-  opTypedData,
+  opDigest,
   type SignedOp,
   type Stamp,
 } from './typedData.ts'
@@ -77,7 +77,7 @@ export interface CreateProxyInput {
 export class CommandSigner {
   readonly address: Address
   readonly domain: PerpsDomain
-  readonly #account: LocalAccount
+  readonly #account: PrivateKeyAccount
   readonly #clock: Clock
   readonly #salts: SaltSource
 
@@ -101,8 +101,10 @@ export class CommandSigner {
    * @throws {@link InputValidationError} for a malformed op, salt or ts; {@link SigningError} if signing fails.
    */
   async signOp(signedOp: SignedOp, stamp: Stamp): Promise<Hex> {
-    const typedData = opTypedData(this.domain, signedOp, stamp)
-    return this.#sign(() => this.#account.signTypedData(typedData))
+    // The digest of the fixed Op struct, then viem's own hash signing: the same bytes as
+    // `signTypedData` (tested), without its generic typed-data encoder on the tick-to-trade path.
+    const digest = opDigest(this.domain, signedOp, stamp)
+    return this.#sign(() => this.#account.sign({ hash: digest }))
   }
 
   /**
@@ -188,7 +190,7 @@ export function createCommandSigner(options: CommandSignerOptions): CommandSigne
   return new CommandSigner(options)
 }
 
-function accountFromKey(privateKey: unknown): LocalAccount {
+function accountFromKey(privateKey: unknown): PrivateKeyAccount {
   const hex = parsePrivateKey(privateKey)
   try {
     return privateKeyToAccount(hex)

@@ -6,9 +6,9 @@
  * Everything here is pure: hashing only, no keys.
  */
 import { encode } from '@msgpack/msgpack'
-import { type Address, type Hex, hashStruct, hashTypedData, keccak256, toHex } from 'viem'
+import { type Address, type Hex, hashStruct, hashTypedData, hexToBytes, keccak256, toHex } from 'viem'
 import { InputValidationError } from '../../errors.ts'
-import type { PerpsDomain } from './domain.ts'
+import { type PerpsDomain, perpsDomainSeparator } from './domain.ts'
 
 /** A value that may appear in a positional signed op. `undefined` marks an omitted optional slot. */
 export type SignableValue = boolean | number | string | undefined | readonly SignableValue[]
@@ -85,9 +85,42 @@ export function opTypedData(domain: PerpsDomain, signedOp: SignedOp, stamp: Stam
   }
 }
 
-/** EIP-712 digest of an Op: `keccak256(0x1901 ‖ domainSeparator ‖ structHash)`. */
+/**
+ * EIP-712 digest of an Op: `keccak256(0x1901 ‖ domainSeparator ‖ structHash)`, with
+ * `structHash = keccak256(OP_TYPEHASH ‖ data ‖ uint256(salt) ‖ uint256(ts))`. Equal to viem's
+ * `hashTypedData(opTypedData(…))` (tested), but the struct is fixed, so its four words are laid out
+ * directly and the domain separator is computed once per domain: a command's digest is on the
+ * tick-to-trade path, and viem's generic encoder took about 0.2 ms of it.
+ */
 export function opDigest(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp): Hex {
-  return hashTypedData(opTypedData(domain, signedOp, stamp))
+  const struct = new Uint8Array(128)
+  struct.set(OP_TYPEHASH_BYTES, 0)
+  struct.set(keccak256(encodeSignedOp(signedOp), 'bytes'), 32)
+  const words = new DataView(struct.buffer)
+  // uint64 in a 32-byte big-endian word: the last 8 bytes.
+  words.setBigUint64(88, toUint64(stamp.salt, 'salt'))
+  words.setBigUint64(120, toUint64(stamp.ts, 'ts'))
+  const outer = new Uint8Array(66)
+  outer[0] = 0x19
+  outer[1] = 0x01
+  outer.set(domainSeparatorBytes(domain), 2)
+  outer.set(keccak256(struct, 'bytes'), 34)
+  return keccak256(outer)
+}
+
+const OP_TYPEHASH_BYTES = hexToBytes(OP_TYPEHASH)
+const separators = new Map<string, Uint8Array>()
+
+function domainSeparatorBytes(domain: PerpsDomain): Uint8Array {
+  const key = `${domain.chainId}\u0000${domain.name}\u0000${domain.version}`
+  let bytes = separators.get(key)
+  if (bytes === undefined) {
+    bytes = hexToBytes(perpsDomainSeparator(domain))
+    // Domains are few (one per venue); the bound only guards against a caller minting them.
+    if (separators.size >= 16) separators.clear()
+    separators.set(key, bytes)
+  }
+  return bytes
 }
 
 export interface CreateProxyMessage {

@@ -115,4 +115,24 @@ describe('mock WebSocket vs the official schemas', () => {
     const one = await request(`${mock.url}/v1/info/tickers?instrument_id=2`)
     expect(((await one.body.json()) as { instrument_id: number }[]).map((t) => t.instrument_id)).toEqual([2])
   })
+
+  it('a change push carries only the moved instrument, in sequence, and leaves the tick alone', async () => {
+    const from = frames.length
+    const sqOf = (ch: string): number =>
+      (frames.filter((f) => f.ch === ch).at(-1) as { sq?: number } | undefined)?.sq ?? -1
+    const before = {
+      all: sqOf('tickers::all'),
+      bbo: sqOf('bbo::1'),
+      book: sqOf('book::1'),
+      two: sqOf('tickers::2'),
+    }
+    mock.stream?.publishNow([1])
+    await until(() => frames.slice(from).some((f) => f.ch === 'book::1'), 'change push')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const got = frames.slice(from) as { ch: string; sq: number; data: { iid?: number } }[]
+    expect(got.map((f) => f.ch)).toEqual(['tickers::all', 'bbo::1', 'book::1'])
+    expect(got[0]?.data.iid).toBe(1)
+    expect(got.map((f) => f.sq)).toEqual([before.all + 1, before.bbo + 1, before.book + 1])
+    expect(sqOf('tickers::2')).toBe(before.two)
+  })
 })

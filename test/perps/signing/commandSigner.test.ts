@@ -1,5 +1,7 @@
 import { inspect } from 'node:util'
-import { recoverTypedDataAddress } from 'viem'
+import fc from 'fast-check'
+import { hashTypedData, recoverTypedDataAddress } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import type { Clock } from '../../../src/clock.ts'
 import { InputValidationError, SigningError } from '../../../src/errors.ts'
@@ -7,7 +9,12 @@ import { createCommandSigner } from '../../../src/perps/signing/commandSigner.ts
 import { DEFAULT_PERPS_DOMAIN, perpsDomain } from '../../../src/perps/signing/domain.ts'
 import { buildCancelOrders, buildCreateOrders } from '../../../src/perps/signing/ops.ts'
 import { SaltSource } from '../../../src/perps/signing/salt.ts'
-import { opTypedData, type SignedOp } from '../../../src/perps/signing/typedData.ts'
+import {
+  opDigest,
+  opTypedData,
+  type SignableValue,
+  type SignedOp,
+} from '../../../src/perps/signing/typedData.ts'
 import type { Random } from '../../../src/random.ts'
 import { seededRandom } from '../../../src/random.ts'
 
@@ -52,6 +59,56 @@ async function recover(
     signature: sig,
   })
 }
+
+/** Positional ops of any shape the encoder takes: nested arrays of ints, strings, booleans, holes. */
+const signable: fc.Arbitrary<SignableValue> = fc.letrec<{ v: SignableValue }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    fc.integer({ min: -(2 ** 40), max: 2 ** 53 - 1 }),
+    fc.string({ maxLength: 12 }),
+    fc.boolean(),
+    fc.constant(undefined),
+    fc.array(tie('v'), { maxLength: 5 }),
+  ),
+})).v
+const anyOp = fc
+  .tuple(
+    fc.constantFrom('createOrders', 'modifyOrders', 'cancelOrders'),
+    fc.array(signable, { maxLength: 6 }),
+  )
+  .map(([type, args]): SignedOp => [type, args])
+const anyStamp = fc.record({
+  salt: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+  ts: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+})
+
+describe('opDigest and signOp against viem typed data', () => {
+  it('opDigest equals hashTypedData(opTypedData) for generated ops, stamps and domains', () => {
+    fc.assert(
+      fc.property(anyOp, anyStamp, fc.integer({ min: 1, max: 2 ** 40 }), (op, stamp, chainId) => {
+        const domain = perpsDomain({ chainId })
+        expect(opDigest(domain, op, stamp)).toBe(hashTypedData(opTypedData(domain, op, stamp)))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('signOp gives the bytes of viem signTypedData for the same key', async () => {
+    const account = privateKeyToAccount(PROXY_PK)
+    const signer = createCommandSigner({
+      privateKey: PROXY_PK,
+      clock: fixedClock(NOW),
+      salts: seededRandom(1),
+    })
+    await fc.assert(
+      fc.asyncProperty(anyOp, anyStamp, async (op, stamp) => {
+        const typed = opTypedData(signer.domain, op, stamp)
+        expect(await signer.signOp(op, stamp)).toBe(await account.signTypedData(typed))
+      }),
+      { numRuns: 40 },
+    )
+  })
+})
 
 describe('CommandSigner.signOp', () => {
   const signer = createCommandSigner({ privateKey: PROXY_PK, clock: fixedClock(NOW), salts: seededRandom(3) })
