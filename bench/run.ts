@@ -4,7 +4,7 @@
  * run is bounded: about 20 minutes on 2 cores (the tick-to-trade cases run in wall time, one for 10
  * minutes), `--quick` about 7.
  *
- * `npm run bench [-- --quick] [-- --samples N]`
+ * `npm run bench [-- --quick] [-- --samples N] [-- --only TEXT]` (`--only`: the jobs whose name contains TEXT)
  */
 import { spawn } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
@@ -14,6 +14,7 @@ import { type Distribution, flag, mb, ms, RESULT_PREFIX } from './stats.ts'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const QUICK = flag('quick') !== undefined
 const SAMPLES = flag('samples')
+const ONLY = flag('only')
 
 interface Job {
   name: string
@@ -73,7 +74,7 @@ const JOBS: Job[] = [
           ...['--seconds', QUICK ? '15' : '30', '--warmup', String(n >= 1000 ? 75 : 8 + n / 50)],
           ...['--warmup-max', String(n >= 1000 ? 180 : 60)],
         ],
-        nodeFlags: [],
+        nodeFlags: ['--expose-gc'],
         timeoutMs: n >= 1000 ? 330_000 : 180_000,
       }),
     ),
@@ -90,7 +91,7 @@ const JOBS: Job[] = [
             ...['--transport', 'stream', '--instruments', '1000', '--seconds', '600'],
             ...['--warmup', '75', '--warmup-max', '180'],
           ],
-          nodeFlags: [],
+          nodeFlags: ['--expose-gc'],
           timeoutMs: 1_050_000,
         },
       ]),
@@ -171,7 +172,12 @@ interface MemoryResult {
 const started = performance.now()
 console.log(`# perpbot benches (node ${process.version}, ${QUICK ? 'quick' : 'full'} run)\n`)
 const outcomes: Outcome[] = []
-for (const job of JOBS) {
+const selected = ONLY === undefined ? JOBS : JOBS.filter((j) => j.name.includes(ONLY))
+if (selected.length === 0) {
+  console.error(`no bench job name contains "${ONLY}"; jobs: ${JOBS.map((j) => j.name).join('; ')}`)
+  process.exit(2)
+}
+for (const job of selected) {
   console.log(`## ${job.name}: node ${[...job.nodeFlags, job.script, ...job.args].join(' ')}\n`)
   const o = await runJob(job)
   outcomes.push(o)
@@ -229,6 +235,10 @@ interface TickToTradeResult {
   marketWeightPerMinute: number
   staleHalts: number
   rss: number
+  /** Peak rss of the bot's process over the run. */
+  peakRss?: number | undefined
+  /** Heap used after a full collection at the end (the live data). */
+  heapAfterGc?: number | undefined
   /** `process`: the mock in its own process (rss is the bot's alone); `inline`: one process. */
   layout?: string | undefined
   virtualMinutes: number
@@ -247,7 +257,7 @@ if (ttt.length > 0) {
       : `${r.virtualMinutes.toFixed(1)} virtual min, stale halts ${r.staleHalts}${r.transport === 'stream' ? (r.staleHalts === 0 ? ' ✓' : ' ✗') : ''}`
     const share = (100 * r.marketWeightPerMinute) / 1000
     console.log(
-      `tick-to-trade ${r.transport.padEnd(6)} ${String(r.instruments).padStart(5)} instruments  ${latency}  index age p99 ${(r.indexAgeMs.p99 / 1000).toFixed(2)} s  market data ${share.toFixed(1)} %${r.transport === 'stream' ? (share < 10 ? ' ✓' : ' ✗') : ''}  rss ${mb(r.rss)}${r.layout === 'process' ? ' (bot; mock in its own process)' : ' (bot + mock)'}`,
+      `tick-to-trade ${r.transport.padEnd(6)} ${String(r.instruments).padStart(5)} instruments  ${latency}  index age p99 ${(r.indexAgeMs.p99 / 1000).toFixed(2)} s  market data ${share.toFixed(1)} %${r.transport === 'stream' ? (share < 10 ? ' ✓' : ' ✗') : ''}  rss ${mb(r.rss)}, peak ${r.peakRss === undefined ? '?' : mb(r.peakRss)}${r.instruments === 1000 && r.transport === 'stream' && r.peakRss !== undefined ? (r.peakRss < 300e6 ? ' ✓' : ' ✗') : ''}${r.heapAfterGc === undefined ? '' : `, live heap ${mb(r.heapAfterGc)}`}${r.layout === 'process' ? ' (bot; mock in its own process)' : ' (bot + mock)'}`,
     )
   }
 }

@@ -3,10 +3,12 @@
  * (127.0.0.1), fed by the streams or by polling. The mock's prices are frozen; the bench moves one
  * instrument's index at a time (round robin, `--moves-per-second`) and measures, in wall time, from the
  * move to the arrival at the mock of the first signed command carrying an order of that instrument.
- * With streams the move is pushed at once (as the venue pushes on change; the push is a whole tick:
- * every ticker, BBO and the portfolio); with polling it waits for the next tickers read. Also: the age
+ * With streams the move is pushed at once as a change push (the moved instrument's ticker, BBO and
+ * book, as the venue pushes a change; the whole tick of every ticker, BBO and the portfolio keeps its
+ * 1 s cadence); with polling it waits for the next tickers read. Also: the age
  * of the index each actor holds (sampled every second, venue time), instruments halted for stale
- * data, request weight per minute spent on market data, rss.
+ * data, request weight per minute spent on market data, rss (at the end, peak, and with --expose-gc
+ * the heap after a full collection).
  *
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
@@ -238,6 +240,12 @@ const virtualMin = (endTotals.now - startTotals.now) / 60_000
 const marketPerMin = (endTotals.marketWeight - startTotals.marketWeight) / virtualMin
 const budget = 1000
 const { rss, heapUsed } = process.memoryUsage()
+// Peak rss of the bot's process over the whole run, and (with --expose-gc) what is left after a full
+// collection: the live data, and the rss V8 still holds for the garbage it collected.
+const peakRss = process.resourceUsage().maxRSS * 1024
+const gc = (globalThis as { gc?: () => void }).gc
+gc?.()
+const afterGc = gc ? process.memoryUsage() : undefined
 const quotingAtEnd = quoting()
 await mock.stop()
 
@@ -252,7 +260,9 @@ console.log(
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
-    ` · rss ${mb(rss)}, heap ${mb(heapUsed)} (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
+    ` · rss ${mb(rss)} (peak ${mb(peakRss)}), heap ${mb(heapUsed)}` +
+    (afterGc ? ` (after a full GC: rss ${mb(afterGc.rss)}, heap ${mb(afterGc.heapUsed)})` : '') +
+    ` (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
     ` · warm-up ${warmedS.toFixed(0)} s (then ${queuedAtStart} limiter jobs queued) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
 )
 emitResult({
@@ -269,7 +279,9 @@ emitResult({
   staleHalts: staleHalted.size,
   quoting: { start: quotingAtStart, end: quotingAtEnd },
   rss,
+  peakRss,
   heapUsed,
+  heapAfterGc: afterGc?.heapUsed,
   warmupSeconds: warmedS,
   limiterQueuedAtStart: queuedAtStart,
   virtualMinutes: virtualMin,
