@@ -100,8 +100,8 @@ for (const c of CASES) {
 }
 
 /**
- * The floor no speed-up of ours removes: each command is signed by the bot (secp256k1 in pure
- * JavaScript) and recovered by the mock (the remembered-key path), measured here in the same run.
+ * The floor no speed-up of ours removes: each command is signed by the bot and its signer recovered
+ * by the mock (both libsecp256k1 in WebAssembly), measured here in the same run.
  */
 async function cryptoCost(n: number): Promise<{ signMs: number; recoverMs: number }> {
   const signer = new CommandSigner({ privateKey: DEV_PROXY_PK, clock: systemClock, salts: seededRandom(5) })
@@ -116,7 +116,7 @@ async function cryptoCost(n: number): Promise<{ signMs: number; recoverMs: numbe
   const signMs = (performance.now() - t) / n
   const digests = ops.map(({ op, stamp }) => hashTypedData(opTypedData(signer.domain, op, stamp)))
   const recover = (i: number): void => void recovery.recover(digests[i] as Hex, sigs[i] as Hex)
-  for (let i = 0; i < 3; i++) recover(i) // the key earns its tables, as the proxy's does in a run
+  for (let i = 0; i < 3; i++) recover(i) // warm, as in a run
   t = performance.now()
   for (let i = 0; i < n; i++) recover(i)
   return { signMs, recoverMs: (performance.now() - t) / n }
@@ -140,7 +140,7 @@ const lines = [
     ? `Target "a simulated day of 10 instruments in under 60 s": ${day10.hours === 24 ? 'measured' : `extrapolated linearly from ${day10.hours} h:`} ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall, ${(day10.cpuPerHourS * 24).toFixed(0)} s CPU after the start — ${day10.startS + day10.wallPerHourS * 24 < 60 ? 'met' : 'MISSED'}.`
     : '',
   day10
-    ? `Floor: ${day10.commands} signed commands in ${day10.hours} virtual h of 10 instruments, ${Math.round((day10.commands * 24) / day10.hours)} a day; each costs ${crypto.signMs.toFixed(2)} ms to sign (bot) and ${crypto.recoverMs.toFixed(2)} ms to recover with the remembered key (mock), measured in this run: ${((((day10.commands * 24) / day10.hours) * (crypto.signMs + crypto.recoverMs)) / 1000).toFixed(0)} s a day of signatures alone.`
+    ? `Floor: ${day10.commands} signed commands in ${day10.hours} virtual h of 10 instruments, ${Math.round((day10.commands * 24) / day10.hours)} a day; each costs ${crypto.signMs.toFixed(2)} ms to sign (bot) and ${crypto.recoverMs.toFixed(2)} ms to recover (mock), measured in this run: ${((((day10.commands * 24) / day10.hours) * (crypto.signMs + crypto.recoverMs)) / 1000).toFixed(0)} s a day of signatures alone.`
     : '',
   hour100
     ? `1 hour of 100 instruments (perps body cap raised to 32 MiB): ${hour100.hours === 1 ? 'measured' : `extrapolated linearly from ${hour100.hours} h:`} ${(hour100.startS + hour100.wallPerHourS).toFixed(0)} s wall, ${hour100.cpuPerHourS.toFixed(0)} s CPU after the start.`

@@ -1,23 +1,22 @@
 /**
  * `CommandSigner`: one secp256k1 key (a proxy key for trading ops, the owner EOA for createProxy)
  * that stamps commands with a unique salt and a venue-clock ts and signs them as EIP-712 typed data.
- * The key lives only inside viem's LocalAccount closure: it is never stored as a string, and
- * `toJSON`/`util.inspect`/`toString` show only the address.
+ * The key lives only inside its digest signer's closure (digestSigner.ts): it is never stored as a
+ * string, and `toJSON`/`util.inspect`/`toString` show only the address.
  */
 import { inspect } from 'node:util'
-import type { Address, Hex, PrivateKeyAccount } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import type { Address, Hex } from 'viem'
 import { type Clock, OffsetClock } from '../../clock.ts'
 import { InputValidationError, SigningError } from '../../errors.ts'
 import type { Random } from '../../random.ts'
+import { createDigestSigner, type DigestSigner } from './digestSigner.ts'
 import { DEFAULT_PERPS_DOMAIN, type PerpsDomain, perpsDomain } from './domain.ts'
 import type { BuiltOp } from './ops.ts'
-import { parsePrivateKey } from './privateKey.ts'
 import { SaltSource } from './salt.ts'
 import { defaultExp, validateExp } from './timing.ts'
 import {
   type CreateProxyMessage,
-  createProxyTypedData,
+  createProxyDigest,
   opDigest,
   type SignedOp,
   type Stamp,
@@ -77,14 +76,14 @@ export interface CreateProxyInput {
 export class CommandSigner {
   readonly address: Address
   readonly domain: PerpsDomain
-  readonly #account: PrivateKeyAccount
+  readonly #key: DigestSigner
   readonly #clock: Clock
   readonly #salts: SaltSource
 
   /** @throws {@link SigningError} for missing or invalid key material (the message never contains it). */
   constructor(options: CommandSignerOptions) {
-    this.#account = accountFromKey(options.privateKey)
-    this.address = this.#account.address
+    this.#key = createDigestSigner(options.privateKey)
+    this.address = this.#key.address
     this.domain = options.domain === undefined ? { ...DEFAULT_PERPS_DOMAIN } : perpsDomain(options.domain)
     this.#clock = options.clock
     this.#salts = options.salts instanceof SaltSource ? options.salts : new SaltSource(options.salts)
@@ -101,10 +100,9 @@ export class CommandSigner {
    * @throws {@link InputValidationError} for a malformed op, salt or ts; {@link SigningError} if signing fails.
    */
   async signOp(signedOp: SignedOp, stamp: Stamp): Promise<Hex> {
-    // The digest of the fixed Op struct, then viem's own hash signing: the same bytes as
-    // `signTypedData` (tested), without its generic typed-data encoder on the tick-to-trade path.
-    const digest = opDigest(this.domain, signedOp, stamp)
-    return this.#sign(() => this.#account.sign({ hash: digest }))
+    // The digest of the fixed Op struct, signed as a hash: the same bytes as viem's `signTypedData`
+    // (tested), without its generic typed-data encoder on the tick-to-trade path.
+    return this.#key.sign(opDigest(this.domain, signedOp, stamp))
   }
 
   /**
@@ -129,8 +127,7 @@ export class CommandSigner {
    * @throws {@link InputValidationError}, {@link SigningError}
    */
   async signCreateProxyMessage(message: CreateProxyMessage, stamp: Stamp): Promise<Hex> {
-    const typedData = createProxyTypedData(this.domain, message, stamp)
-    return this.#sign(() => this.#account.signTypedData(typedData))
+    return this.#key.sign(createProxyDigest(this.domain, message, stamp))
   }
 
   /**
@@ -172,32 +169,11 @@ export class CommandSigner {
     if (this.#clock instanceof OffsetClock) this.#clock.assertTrusted()
     return Math.floor(this.#clock.now())
   }
-
-  async #sign(run: () => Promise<Hex>): Promise<Hex> {
-    try {
-      return await run()
-    } catch (e) {
-      // No cause: library errors about keys may echo key material.
-      throw new SigningError('could not sign perps command', {
-        details: [e instanceof Error ? e.name : 'non-error thrown'],
-      })
-    }
-  }
 }
 
 /** Factory form of `new CommandSigner(options)`. */
 export function createCommandSigner(options: CommandSignerOptions): CommandSigner {
   return new CommandSigner(options)
-}
-
-function accountFromKey(privateKey: unknown): PrivateKeyAccount {
-  const hex = parsePrivateKey(privateKey)
-  try {
-    return privateKeyToAccount(hex)
-  } catch {
-    // Unreachable for keys that passed the range check; viem's message would print the key.
-    throw new SigningError('invalid private key: rejected by the signing library')
-  }
 }
 
 function resolveExp(options: SignCommandOptions, ts: number): number | undefined {

@@ -1,11 +1,12 @@
 import { inspect } from 'node:util'
 import fc from 'fast-check'
 import { hashTypedData, recoverTypedDataAddress } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToAccount, sign } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import type { Clock } from '../../../src/clock.ts'
 import { InputValidationError, SigningError } from '../../../src/errors.ts'
 import { createCommandSigner } from '../../../src/perps/signing/commandSigner.ts'
+import { createDigestSigner } from '../../../src/perps/signing/digestSigner.ts'
 import { DEFAULT_PERPS_DOMAIN, perpsDomain } from '../../../src/perps/signing/domain.ts'
 import { buildCancelOrders, buildCreateOrders } from '../../../src/perps/signing/ops.ts'
 import { SaltSource } from '../../../src/perps/signing/salt.ts'
@@ -90,6 +91,23 @@ describe('opDigest and signOp against viem typed data', () => {
         expect(opDigest(domain, op, stamp)).toBe(hashTypedData(opTypedData(domain, op, stamp)))
       }),
       { numRuns: 300 },
+    )
+  })
+
+  it('the digest signer (libsecp256k1) gives the bytes of viem sign for generated keys and digests', async () => {
+    const bytes32 = fc
+      .uint8Array({ minLength: 32, maxLength: 32 })
+      .map((b) => `0x${Buffer.from(b).toString('hex')}` as const)
+    // Keys in [1, n): a zero or too-large draw is skipped (the loader refuses those before this point).
+    const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+    const key = bytes32.filter((k) => BigInt(k) > 0n && BigInt(k) < N)
+    await fc.assert(
+      fc.asyncProperty(key, bytes32, async (privateKey, hash) => {
+        const signer = createDigestSigner(privateKey)
+        expect(signer.address).toBe(privateKeyToAccount(privateKey).address)
+        expect(signer.sign(hash)).toBe(await sign({ hash, privateKey, to: 'hex' }))
+      }),
+      { numRuns: 200 },
     )
   })
 
