@@ -10,7 +10,8 @@
  * - Nothing is signed or sent while a reconciliation holds: checked when the gate admits a batch
  *   (`onAdmitted`). A batch the gate can never admit (`JobTooHeavyError`) is split into ones that fit.
  * - A queue that reaches `maxBatchSize` flushes at once; otherwise the window timer (injected clock)
- *   flushes it, so a lone command waits at most `windowMs`.
+ *   flushes it, so a lone command waits at most `windowMs` (a lazy one, an age refresh, at most
+ *   `lazyWindowMs`, and no longer than the next urgent command of its queue).
  * - A newer command for the same order replaces a queued one (`superseded`); a cancel also supersedes
  *   a queued modify of that order.
  * - Unknown outcome (UnknownOutcomeError, a possibly delivered transport failure, a 5xx, a malformed
@@ -57,6 +58,12 @@ export interface BatcherOptions {
   windowMs?: number | undefined
   /** The same for risk commands; 0 (default) flushes at the end of the current tick, no timer. */
   riskWindowMs?: number | undefined
+  /**
+   * How long lazy commands (orders refreshed for their age) may wait to share a batch; an urgent
+   * command in the same queue flushes them with it. Default 1 s: refreshes of many instruments, each
+   * on its own 1 s tick, then leave as a few large requests instead of one small request each.
+   */
+  lazyWindowMs?: number | undefined
   /**
    * Most commands in one request. Default 99: weight 5 for 99 actions. The venue's cap is not
    * published; values of the form 20k + 19 (19, 39, …, 99) waste no weight.
@@ -112,6 +119,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
   const clock = options.clock ?? systemClock
   const windowMs = options.windowMs ?? 10
   const riskWindowMs = options.riskWindowMs ?? 0
+  const lazyWindowMs = Math.max(windowMs, options.lazyWindowMs ?? 1_000)
   const maxBatchSize = options.maxBatchSize ?? 99
   const sendTimeoutMs = options.sendTimeoutMs ?? 10_000
   const reconcileAttempts = Math.max(1, options.reconcileAttempts ?? 3)
@@ -123,6 +131,8 @@ export function createBatcher(options: BatcherOptions): Batcher {
   const queues = new Map<QueueKey, Entry[]>(QUEUE_ORDER.map((k) => [k, []]))
   const byKey = new Map<string, Entry>()
   const timers = new Map<QueueKey, TimerId>()
+  /** When each queue's timer fires (clock time). */
+  const dueAt = new Map<QueueKey, number>()
   const microtasks = new Set<QueueKey>()
   const inFlight = new Set<Promise<void>>()
   /** Quote batches handed to the gate and not yet admitted, per queue (see flushQueue). */
@@ -179,8 +189,15 @@ export function createBatcher(options: BatcherOptions): Batcher {
       flushQueue(k)
       return
     }
-    if (timers.has(k) || microtasks.has(k)) return
-    const wait = entry.priority === 'risk' ? riskWindowMs : windowMs
+    if (microtasks.has(k)) return
+    const wait = entry.priority === 'risk' ? riskWindowMs : entry.lazy ? lazyWindowMs : windowMs
+    const timer = timers.get(k)
+    if (timer !== undefined) {
+      // A queue flushes at its most urgent entry's time: nothing urgent waits out a lazy window.
+      if ((dueAt.get(k) ?? 0) <= clock.now() + wait) return
+      clock.clearTimeout(timer)
+      timers.delete(k)
+    }
     if (wait <= 0) {
       microtasks.add(k)
       queueMicrotask(() => {
@@ -188,6 +205,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
         flushQueue(k)
       })
     } else {
+      dueAt.set(k, clock.now() + wait)
       timers.set(
         k,
         clock.setTimeout(() => {

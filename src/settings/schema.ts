@@ -153,6 +153,12 @@ export const BatcherSettings = z.strictObject({
    * everything one input fans out to is still one batch, and no timer sits on the quote path.
    */
   windowMs: Ms.default(0),
+  /**
+   * How long a plan that only refreshes aged orders may wait to share a batch with other
+   * instruments' refreshes (an urgent command flushes it sooner): without it, every instrument's
+   * refresh is its own request, and 1,000 instruments' refreshes take the whole request budget.
+   */
+  lazyWindowMs: Ms.default(1_000),
   maxBatchSize: z.number().int().min(1).max(199).default(99),
 })
 

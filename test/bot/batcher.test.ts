@@ -222,6 +222,33 @@ describe('planBatchSizes', () => {
 // Windows and flushing
 
 describe('collecting and flushing', () => {
+  it('lets lazy commands (age refreshes) of many instruments wait the lazy window and leave as one batch', async () => {
+    const { b, clock, calls } = setup({ windowMs: 0, lazyWindowMs: 1_000 })
+    const lazy = (oid: number, iid: number) => ({ ...modify(oid, '100', iid), lazy: true })
+    const results = [b.submit(lazy(1, 1))]
+    await clock.advance(400)
+    results.push(b.submit(lazy(2, 2)))
+    await clock.advance(500)
+    results.push(b.submit(lazy(3, 3)))
+    expect(calls).toHaveLength(0)
+    await clock.advance(100)
+    expect(calls.map((c) => c.items)).toMatchObject([[{ oid: 1 }, { oid: 2 }, { oid: 3 }]])
+    expect((await Promise.all(results)).map((r) => r.status)).toEqual(['ok', 'ok', 'ok'])
+  })
+
+  it('flushes waiting lazy commands with the next urgent command of their queue, at once', async () => {
+    const { b, clock, calls } = setup({ windowMs: 0, lazyWindowMs: 1_000 })
+    void b.submit({ ...modify(1, '100', 1), lazy: true })
+    await clock.advance(300)
+    expect(calls).toHaveLength(0)
+    void b.submit(modify(2, '101', 2))
+    await flushMicrotasks()
+    expect(calls.map((c) => c.items)).toMatchObject([[{ oid: 1 }, { oid: 2 }]])
+    // The lazy timer is gone with the flush: nothing more goes out when it would have fired.
+    await clock.advance(1_000)
+    expect(calls).toHaveLength(1)
+  })
+
   it('collects quote commands for the window, then sends one batch', async () => {
     const { b, clock, calls } = setup({ windowMs: 10 })
     const results = [b.submit(modify(1)), b.submit(modify(2, '101', 2))]

@@ -27,6 +27,8 @@ export type AnyResult = ModifyResult | CreateOrderAck | CancelResult
 
 interface EntryBase {
   priority: CommandPriority
+  /** May wait up to the batcher's lazy window (risk entries never wait). */
+  lazy: boolean
   iid: number
   /** Coalescing key: one queued command per order. */
   key: string | undefined
@@ -52,6 +54,7 @@ export function entryOf(
       return {
         type: 'modifyOrders',
         priority: command.priority ?? 'quote',
+        lazy: command.lazy === true,
         iid: command.iid,
         item: command.order,
         key: `modifyOrders:${command.order.oid}`,
@@ -61,6 +64,7 @@ export function entryOf(
       return {
         type: 'createOrders',
         priority: command.priority ?? (command.order.ro === true ? 'risk' : 'quote'),
+        lazy: command.lazy === true,
         iid: command.order.iid,
         item: command.order,
         key: command.order.coid === undefined ? undefined : `createOrders:${command.order.coid}`,
@@ -70,6 +74,7 @@ export function entryOf(
       return {
         type: 'cancelOrders',
         priority: command.priority ?? 'risk',
+        lazy: false,
         iid: command.iid,
         item: command.oid,
         key: `cancelOrders:${command.oid}`,

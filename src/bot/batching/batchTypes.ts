@@ -71,6 +71,8 @@ export interface ModifyCommand {
   order: ModifyOrderInput
   /** Default 'quote'. */
   priority?: CommandPriority | undefined
+  /** Not urgent (an order refreshed for its age): may wait up to the lazy window to share a batch. */
+  lazy?: boolean | undefined
 }
 
 export interface CreateCommand {
@@ -78,6 +80,7 @@ export interface CreateCommand {
   order: CreateOrderInput
   /** Default 'risk' for reduce-only orders, else 'quote'. */
   priority?: CommandPriority | undefined
+  lazy?: boolean | undefined
 }
 
 export interface CancelCommand {

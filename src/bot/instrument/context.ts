@@ -98,6 +98,8 @@ export interface InstrumentContext {
   dirty: boolean
   pendingPlan: OrderPlan | undefined
   pendingPriority: WorkPriority
+  /** The pending plan came from time alone (a tick, no input changed): it may wait to share a batch. */
+  pendingLazy: boolean
   lastPlanAt: number
   /**
    * When the deferred plan is due (end of the reprice interval or of a backoff, or a quote's maximum
@@ -172,6 +174,7 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
     dirty: true,
     pendingPlan: undefined,
     pendingPriority: 'quote',
+    pendingLazy: false,
     lastPlanAt: Number.NEGATIVE_INFINITY,
     planDueAt: undefined,
     backoffUntil: 0,

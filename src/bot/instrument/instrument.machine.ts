@@ -342,6 +342,7 @@ export const instrumentMachine = setup({
                   instrumentId: context.instrument.id,
                   plan: context.pendingPlan ?? { modify: [], create: [], cancel: [] },
                   priority: context.pendingPriority,
+                  lazy: context.pendingLazy,
                   openOrders: context.openOrders,
                 }),
                 onDone: {

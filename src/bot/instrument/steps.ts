@@ -119,8 +119,18 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
   }
   const onlyReducing = plan.create.every((c) => c.ro) && plan.modify.length === 0
   const priority: WorkPriority = ctx.assessment.mode === 'reduce-only' || onlyReducing ? 'risk' : 'quote'
+  // No input changed since the last plan: only time did (orders aged), so nothing here is urgent.
+  const lazy = !ctx.dirty && priority === 'quote'
   return {
-    update: { dirty: false, lastPlanAt: now, pendingPlan: plan, pendingPriority: priority, stats, ...health },
+    update: {
+      dirty: false,
+      lastPlanAt: now,
+      pendingPlan: plan,
+      pendingPriority: priority,
+      pendingLazy: lazy,
+      stats,
+      ...health,
+    },
     logs,
     changes,
     due: undefined,
@@ -169,6 +179,7 @@ function cancelExpired(ctx: InstrumentContext, expired: number[]): Step {
     update: {
       pendingPlan: { modify: [], create: [], cancel: expired },
       pendingPriority: 'risk',
+      pendingLazy: false,
     },
     logs: [
       {

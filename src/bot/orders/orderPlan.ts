@@ -49,6 +49,8 @@ export interface SubmitPlanInput {
   instrumentId: number
   plan: OrderPlan
   priority: WorkPriority
+  /** Only orders refreshed for their age (no input changed): may wait to share a batch. */
+  lazy?: boolean | undefined
   /** The actor's open orders: what a modify replaced by cancel + create recreates (side, flags). */
   openOrders?: readonly Order[] | undefined
 }

@@ -31,7 +31,7 @@ import { ordersMayRemain, runStopSequence, type StopReport } from './stopSequenc
 import { type StreamInputs, startStreamInputs } from './streamInputs.ts'
 import { createChangeFilter } from './streamRoutes.ts'
 import { startTimeline, timelineCapacity } from './timeline.ts'
-import { boardOf, sampleTimeline } from './timelineSample.ts'
+import { boardOf, sampleTimeline, type TimelineInputs } from './timelineSample.ts'
 
 export interface BotOptions {
   settings: Settings
@@ -254,6 +254,17 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       alerts: alerts.recent(),
     }
   }
+  // What a timeline sample reads, and no more (the whole status inputs copy the open-order book too).
+  const timelineInputs = (): TimelineInputs => ({
+    mode: settings.mode,
+    now: clock.now(),
+    venueNow: venueClock.now(),
+    instruments: fleet.instruments.map((i) => ({ ...i, actor: fleet.snapshotOf(i.id) })),
+    alerts: alerts.recent(),
+    account: account.snapshot(),
+    pnl: account.pnl(),
+    limiter: limiter.state(),
+  })
   const status = (): BotStatus => buildStatus(inputs())
   const ready = (): { ok: boolean; reasons: string[] } => buildReadiness(inputs())
   const refresher = startPoller({
@@ -278,7 +289,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     clock,
     capacity: timelineCapacity(fleet.instruments.length),
     read: () => {
-      const s = inputs()
+      const s = timelineInputs()
       return { sample: sampleTimeline(s), board: boardOf(s, account.recentFills()) }
     },
     onError: (e) => log.warn({ err: describeError(e) }, 'timeline sample failed'),

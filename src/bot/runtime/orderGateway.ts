@@ -93,7 +93,7 @@ export function createOrderGateway(deps: {
   }
 
   return {
-    async submitPlan({ instrumentId, plan, priority, openOrders = [] }) {
+    async submitPlan({ instrumentId, plan, priority, lazy, openOrders = [] }) {
       const fallback = deps.modify?.mode === 'cancel+create'
       const byOid = new Map(openOrders.map((o) => [o.oid, o]))
       const [modify, create, cancel] = await Promise.all([
@@ -102,13 +102,13 @@ export function createOrderGateway(deps: {
           : Promise.all(
               plan.modify.map((order) =>
                 batcher
-                  .submit({ type: 'modifyOrders', iid: instrumentId, order, priority })
+                  .submit({ type: 'modifyOrders', iid: instrumentId, order, priority, lazy })
                   .then(modifyResult),
               ),
             ),
         Promise.all(
           plan.create.map((order) =>
-            batcher.submit({ type: 'createOrders', order, priority: order.ro ? 'risk' : priority }),
+            batcher.submit({ type: 'createOrders', order, priority: order.ro ? 'risk' : priority, lazy }),
           ),
         ),
         // Cancels reduce risk: always at risk priority.

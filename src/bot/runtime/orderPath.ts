@@ -36,6 +36,7 @@ export function createOrderPath(o: {
   const batcher = createBatcher({
     clock: o.clock,
     windowMs: o.settings.batcher.windowMs,
+    lazyWindowMs: o.settings.batcher.lazyWindowMs,
     maxBatchSize: o.settings.batcher.maxBatchSize,
     send: o.perps,
     reconcile: async (ids) => {

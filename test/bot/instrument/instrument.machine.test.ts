@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { OrderPlan } from '../../../src/bot/orders/orderPlan.ts'
 import { restingOrder } from '../../helpers/orders.ts'
 import { harness, margin, nothing, oneBid } from './helpers.ts'
 
@@ -31,6 +32,31 @@ describe('instrument machine', () => {
     expect(h.snapshots.length).toBe(plansBefore) // within 250 ms of the last plan
     h.clock.increment(1_000) // tick
     expect(h.snapshots.length).toBe(plansBefore + 1)
+  })
+
+  it('marks a plan from time alone (a tick, no input changed) lazy, and one after an input not', async () => {
+    let next: () => OrderPlan = oneBid
+    const h = harness(() => next())
+    h.feedAll()
+    expect(h.submitted[0]?.lazy).toBe(false)
+    next = nothing
+    await h.resolveSubmit()
+    h.clock.increment(1_000)
+    h.clock.increment(1_000) // the re-diff after the submission plans nothing: no input is pending
+    expect(h.submitted).toHaveLength(1)
+    next = oneBid // the strategy wants an order again with no input changed (as an aged quote's refresh)
+    h.clock.increment(1_000)
+    expect(h.submitted).toHaveLength(2)
+    expect(h.submitted[1]?.lazy).toBe(true)
+    next = nothing
+    await h.resolveSubmit()
+    h.clock.increment(1_000)
+    h.clock.increment(1_000)
+    next = oneBid
+    const now = h.clock.now()
+    h.actor.send({ type: 'INDEX', index: { price: '50010', ts: now }, receivedAt: now })
+    expect(h.submitted).toHaveLength(3)
+    expect(h.submitted[2]?.lazy).toBe(false)
   })
 
   it('plans a deferred input exactly when the reprice interval ends, not at the next tick', async () => {
