@@ -9,9 +9,7 @@
  */
 import { recover as recoverPoint } from 'tiny-secp256k1'
 import { bytesToHex, getAddress, type Hex, hexToBytes, keccak256 } from 'viem'
-
-/** The curve order n. */
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+import { SECP256K1_N as N } from '../../perps/signing/privateKey.ts'
 
 export interface SignerRecoveryOptions {
   /** Addresses remembered per public key (the checksum costs a keccak), most recent first. */

@@ -2,8 +2,8 @@ import { type Hex, keccak256, recoverAddress, toHex } from 'viem'
 import { privateKeyToAccount, sign } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { SignerRecovery } from '../../../src/mock/perps/signerRecovery.ts'
+import { SECP256K1_N as N } from '../../../src/perps/signing/privateKey.ts'
 
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const key = (i: number): Hex => `0x${(BigInt(i) * 0x9e3779b97f4a7c15n + 7n).toString(16).padStart(64, '0')}`
 const digest = (i: number): Hex => keccak256(toHex(`digest ${i}`))
 const hex64 = (x: bigint): string => x.toString(16).padStart(64, '0')

@@ -9,6 +9,7 @@ import { createCommandSigner } from '../../../src/perps/signing/commandSigner.ts
 import { createDigestSigner } from '../../../src/perps/signing/digestSigner.ts'
 import { DEFAULT_PERPS_DOMAIN, perpsDomain } from '../../../src/perps/signing/domain.ts'
 import { buildCancelOrders, buildCreateOrders } from '../../../src/perps/signing/ops.ts'
+import { SECP256K1_N } from '../../../src/perps/signing/privateKey.ts'
 import { SaltSource } from '../../../src/perps/signing/salt.ts'
 import {
   opDigest,
@@ -99,8 +100,7 @@ describe('opDigest and signOp against viem typed data', () => {
       .uint8Array({ minLength: 32, maxLength: 32 })
       .map((b) => `0x${Buffer.from(b).toString('hex')}` as const)
     // Keys in [1, n): a zero or too-large draw is skipped (the loader refuses those before this point).
-    const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-    const key = bytes32.filter((k) => BigInt(k) > 0n && BigInt(k) < N)
+    const key = bytes32.filter((k) => BigInt(k) > 0n && BigInt(k) < SECP256K1_N)
     await fc.assert(
       fc.asyncProperty(key, bytes32, async (privateKey, hash) => {
         const signer = createDigestSigner(privateKey)
