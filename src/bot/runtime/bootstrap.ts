@@ -7,7 +7,7 @@
 import { resolve as resolvePath } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type Clock, OffsetClock } from '../../clock.ts'
-import { ConfigError, describeError } from '../../errors.ts'
+import { ConfigError, describeError, RateLimitError, UnexpectedResponseError } from '../../errors.ts'
 import { retryTransient } from '../../http/retryTransient.ts'
 import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
@@ -223,7 +223,18 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       random: o.random,
       gate: o.gate,
     })
-    const offset = await syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 })
+    // The client already retried 5xx and timeouts; a malformed body or a 429 gets a few more tries
+    // here, as the instruments read below does (chaos: one malformed time body ended a restart).
+    const offset = await retryTransient(
+      'synchronising the clock',
+      () => syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 }),
+      {
+        clock: o.baseClock,
+        logger,
+        attempts: 4,
+        transient: (e) => e instanceof UnexpectedResponseError || e instanceof RateLimitError,
+      },
+    )
     logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
 
     let domain: PerpsDomain

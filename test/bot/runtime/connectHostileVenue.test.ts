@@ -88,6 +88,20 @@ describe('connect against a hostile venue', () => {
     expect((e as ResponseTooLargeError).message).toContain('65536-byte cap')
   })
 
+  it('a malformed time body is read again, not the end of the start', async () => {
+    let reads = 0
+    const url = await venue((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      reads += 1
+      res.end(reads === 1 ? '{"time":' : `{"time":${Date.now()}}`)
+    })
+    const e = await start(url, {}).catch((err: unknown) => err)
+    // The clock synchronised (four reads: the malformed one, then three samples); what ends the start
+    // now is the next read, which this venue does not serve.
+    expect(reads).toBe(4)
+    expect(String((e as Error).message)).not.toContain('/v1/info/time')
+  })
+
   it('a venue time of 1 is refused before anything is signed', async () => {
     const url = await venue((res) => {
       res.writeHead(200, { 'content-type': 'application/json' })
