@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { freshBbo } from '../src/strategy/book.ts'
 import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
 import { bpsParam, ladderParamsShape, MsParam } from '../src/strategy/params.ts'
+import { ageLimitEnds, earliestOf, ladderRevisitAt } from '../src/strategy/revisit.ts'
 import {
   type CatalogueQuery,
   type CatalogueSignalEvent,
@@ -108,4 +109,10 @@ export const strategy = defineStrategy({
       bbo: freshBbo(snapshot, params.maxBboAgeMs),
     })
   },
+  // Time changes the quotes only when the index, the best bid/offer or the catalogue turns stale.
+  revisitAt: (snapshot, params) =>
+    earliestOf(
+      ladderRevisitAt(snapshot, params),
+      ageLimitEnds(snapshot.now, snapshot.catalogue?.fetchedAt, params.maxCatalogueAgeMs),
+    ),
 })

@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { freshBbo } from '../src/strategy/book.ts'
 import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
 import { ladderParamsShape } from '../src/strategy/params.ts'
+import { ladderRevisitAt } from '../src/strategy/revisit.ts'
 import { defineStrategy } from '../src/strategy/strategy.ts'
 
 export const IndexPegParams = z.strictObject(ladderParamsShape)
@@ -27,4 +28,6 @@ export const strategy = defineStrategy({
       bbo: freshBbo(snapshot, params.maxBboAgeMs),
     })
   },
+  // Time changes the quotes only when the index or the best bid/offer turns stale.
+  revisitAt: (snapshot, params) => ladderRevisitAt(snapshot, params),
 })

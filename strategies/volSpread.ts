@@ -11,6 +11,7 @@ import type { Kline } from '../src/perps/schemas/info.ts'
 import { freshBbo } from '../src/strategy/book.ts'
 import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
 import { bpsParam, ladderParamsShape, MsParam } from '../src/strategy/params.ts'
+import { ageLimitEnds, earliestOf, ladderRevisitAt } from '../src/strategy/revisit.ts'
 import { defineStrategy, type StrategySnapshot } from '../src/strategy/strategy.ts'
 
 const { halfSpreadBps: _unused, ...shared } = ladderParamsShape
@@ -87,6 +88,16 @@ export const strategy = defineStrategy({
       snapshot,
       { ...params, halfSpreadBps },
       { centre, reference: centre, bbo: freshBbo(snapshot, params.maxBboAgeMs) },
+    )
+  },
+  // Time changes the quotes only when the index, the best bid/offer or the newest kline turns stale.
+  revisitAt(snapshot, params) {
+    let newest: number | undefined
+    for (const k of snapshot.statistics?.klines ?? [])
+      if (newest === undefined || k[0] > newest) newest = k[0]
+    return earliestOf(
+      ladderRevisitAt(snapshot, params),
+      ageLimitEnds(snapshot.now, newest, params.maxKlineAgeMs),
     )
   },
 })

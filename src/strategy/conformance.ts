@@ -23,6 +23,8 @@
  *   ask and no ask at or below the best bid — normal, locked, crossed and one-sided books alike, since
  *   every order is post-only;
  * - a stale best bid/offer (older than that bound) changes nothing: the same quotes as without one;
+ * - revisit: a strategy that says when its quotes can change by time alone (`revisitAt`) names a time
+ *   after `now` (or none), and quotes the same at every moment before it, the last millisecond included;
  * - price guard: whatever the strategy quotes (its prices scaled by arbitrary factors, from ×0.5 and ×3
  *   to 31 digits), the plan after the bot's price guard (`guardPlan`, applied before the gateway) has
  *   no create or modify priced outside index × (1 ± priceBounds), and every quote inside still passes.
@@ -284,6 +286,42 @@ export function conformanceChecks<P>(
               `a BBO ${s.now - s.bbo.receivedAt} ms old changed the quotes from ${JSON.stringify(without)}`,
               withStale,
             )
+          }
+        },
+      ),
+    )
+  }
+  const revisitAt = strategy.revisitAt?.bind(strategy)
+  if (revisitAt !== undefined) {
+    checks.push(
+      assertProperty(
+        'quotes the same until its revisitAt (time alone changes nothing before)',
+        paramsArb.chain((params) =>
+          fc.tuple(
+            fc.constant(params),
+            snapshotsFor(params),
+            fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { maxLength: 3 }),
+          ),
+        ),
+        (p, s, fractions) => {
+          const at = guarded(() => revisitAt(deepFreeze(structuredClone(s)), p))
+          if (at !== undefined && !(Number.isFinite(at) && at > s.now)) {
+            throw new Error(`revisitAt ${at} is not after now ${s.now}`)
+          }
+          // Without a revisit, quotes must hold for any later time: probe up to 30 days ahead.
+          const horizon = at ?? s.now + 30 * 86_400_000
+          const first = quote(s, p)
+          for (const later of [
+            horizon - 1,
+            ...fractions.map((f) => s.now + Math.floor(f * (horizon - s.now))),
+          ]) {
+            const again = quote({ ...s, now: later }, p)
+            if (JSON.stringify(again) !== JSON.stringify(first)) {
+              fail(
+                `at ${later - s.now} ms later (revisitAt ${at === undefined ? 'none' : `+${at - s.now} ms`}) quotes ${JSON.stringify(again)}`,
+                first,
+              )
+            }
           }
         },
       ),

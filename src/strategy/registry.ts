@@ -137,6 +137,9 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
   if (v.catalogue !== undefined && typeof v.catalogue !== 'function') {
     problems.push('catalogue, when present, must be a function (params) => CatalogueQuery | undefined')
   }
+  if (v.revisitAt !== undefined && typeof v.revisitAt !== 'function') {
+    problems.push('revisitAt, when present, must be a function (snapshot, params) => number | undefined')
+  }
   if (problems.length > 0) {
     const label = typeof v.name === 'string' ? ` "${v.name}"` : ''
     throw new StrategyLoadError(file, `invalid strategy export${label}`, problems)
@@ -271,7 +274,15 @@ export interface ResolvedStrategy {
    * throws `StrategyOutputError` when it throws or its quotes are invalid.
    */
   quote(snapshot: StrategySnapshot): DesiredQuote[]
+  /**
+   * When to ask again if no input changes (see `Strategy.revisitAt`): the strategy's own answer, or
+   * `snapshot.now + DEFAULT_REVISIT_MS` when it declares none, throws or names a time not after `now`.
+   */
+  revisitAt(snapshot: StrategySnapshot): number | undefined
 }
+
+/** How often a strategy that does not say when its quotes age is asked again with unchanged inputs. */
+export const DEFAULT_REVISIT_MS = 1_000
 
 export interface StrategyRegistry {
   /** Registered names, sorted. */
@@ -389,6 +400,19 @@ export function resolveStrategy(
         issues.push(...positionCapProblems(snapshot, quotes, positionCap))
       if (issues.length > 0) throw new StrategyOutputError(name, issues)
       return quotes
+    },
+    revisitAt(snapshot) {
+      const fallback = snapshot.now + DEFAULT_REVISIT_MS
+      if (strategy.revisitAt === undefined) return fallback
+      let at: unknown
+      try {
+        at = strategy.revisitAt(snapshot, params)
+      } catch {
+        // Untrusted code: a failing answer costs only the default cadence (quote() reports its errors).
+        return fallback
+      }
+      if (at === undefined) return undefined
+      return typeof at === 'number' && Number.isFinite(at) && at > snapshot.now ? at : fallback
     },
   }
 }

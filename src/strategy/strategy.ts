@@ -219,6 +219,13 @@ export interface Strategy<P = unknown> {
   quote(snapshot: StrategySnapshot, params: P): DesiredQuote[]
   /** The catalogue data this strategy wants in `snapshot.catalogue`; undefined or absent = none. */
   catalogue?(params: P): CatalogueQuery | undefined
+  /**
+   * The first time after `snapshot.now` at which `quote` could answer differently for the same inputs
+   * (an age limit it applies runs out; see `revisit.ts`); undefined when time alone never changes it.
+   * The bot asks again then, or sooner when an input changes. Absent: asked again every second. The
+   * conformance kit checks that quotes stay the same until then.
+   */
+  revisitAt?(snapshot: StrategySnapshot, params: P): number | undefined
 }
 
 /** Identity helper that infers `P` from `paramsSchema` so `quote` gets typed params. */

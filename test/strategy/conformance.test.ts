@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { addDecimal } from '../../src/decimal.ts'
 import { ladderParamsArbitrary } from '../../src/strategy/arbitraries.ts'
 import { ConformanceError, conformanceChecks, runConformance } from '../../src/strategy/conformance.ts'
+import { freshIndexPrice } from '../../src/strategy/ladder.ts'
 import { defineStrategy, type Strategy } from '../../src/strategy/strategy.ts'
 import { strategy as catalogueBias } from '../../strategies/catalogueBias.ts'
 import { strategy as indexPeg } from '../../strategies/indexPeg.ts'
@@ -142,6 +143,22 @@ describe('conformance kit catches broken strategies', () => {
         })
       })(),
       'deterministic',
+    ],
+    [
+      'says time never changes its quotes, but drops an index older than a minute',
+      defineStrategy({
+        ...base,
+        name: 'timeless',
+        quote: (s) =>
+          freshIndexPrice(s, 60_000) === undefined ? [] : [{ side: 'buy', price: price(s), qty: '0.001' }],
+        revisitAt: () => undefined,
+      }),
+      'quotes the same until its revisitAt',
+    ],
+    [
+      'names a revisit that is not after now',
+      defineStrategy({ ...base, name: 'overdue', quote: () => [], revisitAt: (s) => s.now }),
+      'quotes the same until its revisitAt',
     ],
   ])('%s', (_label, strategy, property) => {
     const failures = conformanceChecks(strategy, { params: {}, numRuns: 50, seed: 7 })

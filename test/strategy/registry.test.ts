@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { ConfigError } from '../../src/errors.ts'
 import {
   createStrategyRegistry,
+  DEFAULT_REVISIT_MS,
   DEFAULT_STRATEGIES_DIR,
   discoverStrategyFiles,
   loadStrategies,
@@ -14,6 +16,7 @@ import {
   StrategyLoadError,
   StrategyOutputError,
 } from '../../src/strategy/registry.ts'
+import type { StrategySnapshot } from '../../src/strategy/strategy.ts'
 import { strategies as shippedListing } from '../../strategies/index.ts'
 import { makeSnapshot } from './fixtures.ts'
 
@@ -316,6 +319,41 @@ describe('strategy registry', () => {
         },
       ]).resolve('thrower', { size: '1', positionCap: '5' })
       expect(() => r.quote(makeSnapshot())).toThrow(/quote\(\) threw: kaboom/)
+    })
+
+    it("passes on a strategy's revisitAt, and the default cadence when it names none or a bad one", () => {
+      const withRevisit = (revisitAt?: (s: StrategySnapshot) => number | undefined) =>
+        createStrategyRegistry([
+          {
+            source: 'inline',
+            strategy: {
+              name: 'timed',
+              description: '',
+              paramsSchema: SHIPPED_STRATEGIES[0]?.paramsSchema as never,
+              quote: () => [],
+              ...(revisitAt ? { revisitAt } : {}),
+            },
+          },
+        ]).resolve('timed', { size: '1', positionCap: '5' })
+      const s = makeSnapshot()
+      expect(withRevisit((x) => x.now + 7_000).revisitAt(s)).toBe(s.now + 7_000)
+      expect(withRevisit(() => undefined).revisitAt(s)).toBeUndefined()
+      const fallback = s.now + DEFAULT_REVISIT_MS
+      expect(withRevisit().revisitAt(s)).toBe(fallback)
+      expect(withRevisit((x) => x.now).revisitAt(s)).toBe(fallback)
+      expect(withRevisit(() => Number.NaN).revisitAt(s)).toBe(fallback)
+      expect(
+        withRevisit(() => {
+          throw new Error('bug')
+        }).revisitAt(s),
+      ).toBe(fallback)
+    })
+
+    it('rejects a revisitAt that is not a function', () => {
+      const bad = { name: 'odd', description: '', paramsSchema: z.object({}), quote: () => [], revisitAt: 5 }
+      expect(() => createStrategyRegistry([{ source: 'inline', strategy: bad as never }])).toThrow(
+        StrategyLoadError,
+      )
     })
   })
 })

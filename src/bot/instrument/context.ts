@@ -41,8 +41,16 @@ export interface InstrumentDeps {
   /** Strategy + diff for a snapshot. May throw (a strategy bug): the actor then keeps young orders. */
   plan: (snapshot: StrategySnapshot) => OrderPlan
   risk: RiskConfig
-  /** Period of the staleness/age check. */
+  /**
+   * The longest a best bid/offer waits for a plan, the strategy's re-ask period when it names no
+   * `revisitAt`, and the halted actor's re-assessment period.
+   */
   tickMs: number
+  /**
+   * When the strategy's answer for this snapshot may change by time alone (`ResolvedStrategy.revisitAt`);
+   * undefined = never. Absent: `snapshot.now + tickMs` (asked again every tick).
+   */
+  revisitAt?: ((snapshot: StrategySnapshot) => number | undefined) | undefined
   minRepriceIntervalMs: number
   /**
    * Pause after a rejected plan before planning again; doubles with each further rejected plan in a
@@ -101,9 +109,18 @@ export interface InstrumentContext {
   /** The pending plan came from time alone (a tick, no input changed): it may wait to share a batch. */
   pendingLazy: boolean
   lastPlanAt: number
+  /** When the last plan's strategy answer may change by time alone (see `timeDue.ts`); undefined = never. */
+  revisitAt: number | undefined
+  /** When the first best bid/offer since the last plan arrived; undefined when none waits. */
+  bboPendingSince: number | undefined
   /**
    * When the deferred plan is due (end of the reprice interval or of a backoff, or a quote's maximum
-   * age while the strategy fails): a delayed `WAKE` is scheduled for then. Undefined when none is.
+   * age while the strategy fails); undefined when none is.
+   */
+  deferredAt: number | undefined
+  /**
+   * When the actor's delayed `WAKE` is scheduled: `deferredAt` or the next moment time alone matters
+   * (`nextTimeDue`), whichever comes first. Undefined when none is.
    */
   planDueAt: number | undefined
   backoffUntil: number
@@ -176,6 +193,9 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
     pendingPriority: 'quote',
     pendingLazy: false,
     lastPlanAt: Number.NEGATIVE_INFINITY,
+    revisitAt: undefined,
+    bboPendingSince: undefined,
+    deferredAt: undefined,
     planDueAt: undefined,
     backoffUntil: 0,
     backoffMs: 0,

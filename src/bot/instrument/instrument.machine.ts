@@ -10,9 +10,10 @@
  * reason. Degradation (a failing strategy, dropped quotes, rejected index updates) is kept in
  * `context.health` and announced once per episode as emitted `degraded`/`recovered` events.
  *
- * Decisions are pure steps (`steps.ts`); the actions here only apply them. Time is xstate's own: the
- * ticker is an `after` transition, and a deferred plan is a delayed `WAKE` raised with an id and
- * cancelled when it is no longer due. All delays run on the actor system's clock (a `SimulatedClock`
+ * Decisions are pure steps (`steps.ts`); the actions here only apply them. Time is xstate's own: there is
+ * no periodic tick while active; a deferred plan, or the next moment time alone matters
+ * (`timeDue.ts`: the strategy's revisit, an order's maximum age, a waiting BBO, an input turning
+ * stale), is one delayed `WAKE` raised with an id and cancelled when it is no longer due. All delays run on the actor system's clock (a `SimulatedClock`
  * in tests).
  */
 import { assign, enqueueActions, fromPromise, setup } from 'xstate'
@@ -31,7 +32,7 @@ import {
 import type { HealthChange } from './health.ts'
 import {
   type AppliedOutcome,
-  bboUpdate,
+  bboStep,
   type InputEvent,
   inputStep,
   type LogEntry,
@@ -41,6 +42,7 @@ import {
   submitFailedStep,
   tickStep,
 } from './steps.ts'
+import { nextTimeDue } from './timeDue.ts'
 
 export type {
   InstrumentContext,
@@ -166,6 +168,7 @@ const WAKE_ID = 'wake'
 type StepParams =
   | { kind: 'input'; event: InputEvent }
   | { kind: 'tick' }
+  | { kind: 'bbo'; event: Extract<InstrumentEvent, { type: 'BBO' }> }
   | { kind: 'plan' }
   | { kind: 'results'; outcome: PlanOutcome }
   | { kind: 'failed'; error: unknown }
@@ -176,11 +179,13 @@ function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
       return inputStep(ctx, p.event, now)
     case 'tick':
       return tickStep(ctx, now)
+    case 'bbo':
+      return bboStep(ctx, p.event, now)
     case 'plan':
       return planStep(ctx, now, false)
     case 'results': {
       const plan = ctx.pendingPlan
-      if (!plan) return { update: undefined, logs: [], changes: [], due: ctx.planDueAt }
+      if (!plan) return { update: undefined, logs: [], changes: [], due: ctx.deferredAt }
       return resultsStep(ctx, applyOutcome(ctx.openOrders, plan, p.outcome, ctx.instrument.id, now), now)
     }
     case 'failed':
@@ -253,13 +258,19 @@ export const instrumentMachine = setup({
     step: enqueueActions(({ context, enqueue, self }, params: StepParams) => {
       const now = context.deps.clock.now()
       const s = computeStep(context, params, now)
-      const rewake = s.due !== context.planDueAt
-      if (s.update || rewake) enqueue.assign(rewake ? { ...s.update, planDueAt: s.due } : (s.update ?? {}))
+      // The deferred plan, or the next moment time alone matters, whichever comes first. A due time
+      // already past (its WAKE was dropped in a state without a handler) is due now.
+      const after = s.update === undefined ? context : { ...context, ...s.update }
+      const timeDue = nextTimeDue(after, now)
+      let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
+      if (due !== undefined && due < now) due = now
+      const rewake = due !== context.planDueAt
+      if (s.update || rewake || s.due !== context.deferredAt)
+        enqueue.assign({ ...s.update, deferredAt: s.due, planDueAt: due })
       if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
       if (rewake) {
         if (context.planDueAt !== undefined) enqueue.cancel(WAKE_ID)
-        if (s.due !== undefined)
-          enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: Math.max(0, s.due - now) })
+        if (due !== undefined) enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: due - now })
       }
       for (const c of s.changes) {
         const emitted = toEmitted(context, c)
@@ -272,10 +283,9 @@ export const instrumentMachine = setup({
     clearWake: enqueueActions(({ context, enqueue, event }) => {
       if (context.planDueAt === undefined) return
       if (event.type !== 'WAKE') enqueue.cancel(WAKE_ID)
-      enqueue.assign({ planDueAt: undefined })
+      enqueue.assign({ planDueAt: undefined, deferredAt: undefined })
     }),
     clearOrders: assign({ openOrders: () => [] }),
-    storeBbo: assign(({ context, event }) => (event.type === 'BBO' ? (bboUpdate(context, event) ?? {}) : {})),
   },
 }).createMachine({
   id: 'instrument',
@@ -290,8 +300,8 @@ export const instrumentMachine = setup({
     ORDERS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     CATALOGUE: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     BREAKER: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
-    // Stored for the next plan, which any other input or the tick brings (see `bboUpdate`).
-    BBO: { actions: 'storeBbo' },
+    // Stored for the next plan, which any other input or a wake brings (see `bboStep`).
+    BBO: { actions: { type: 'step', params: ({ event }) => ({ kind: 'bbo', event }) } },
     STOP: { target: '.stopped' },
   },
   states: {
@@ -364,21 +374,10 @@ export const instrumentMachine = setup({
           initial: 'waiting',
           states: {
             waiting: {
-              // The periodic staleness/age check.
-              after: {
-                TICK: {
-                  target: 'waiting',
-                  reenter: true,
-                  actions: { type: 'step', params: { kind: 'tick' } },
-                },
-              },
-              // A deferred plan is due: plan now, and count the next tick from here.
+              // A deferred plan, or a moment when time alone matters (`timeDue.ts`), is due: no
+              // periodic tick, so an actor whose inputs and orders do not change does no work.
               on: {
-                WAKE: {
-                  target: 'waiting',
-                  reenter: true,
-                  actions: ['clearWake', { type: 'step', params: { kind: 'tick' } }],
-                },
+                WAKE: { actions: ['clearWake', { type: 'step', params: { kind: 'tick' } }] },
               },
             },
           },

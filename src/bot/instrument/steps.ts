@@ -15,6 +15,7 @@ import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
 import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
 import { guardPlan, screenIndex } from './priceGuard.ts'
+import { nextExpiry, planTimeReached } from './timeDue.ts'
 
 export interface LogEntry {
   level: 'debug' | 'info' | 'warn' | 'error'
@@ -27,7 +28,10 @@ export interface Step {
   update: Partial<InstrumentContext> | undefined
   logs: readonly LogEntry[]
   changes: readonly HealthChange[]
-  /** When a deferred plan is due (undefined = none): the machine (re)schedules its `WAKE` for then. */
+  /**
+   * When a deferred plan is due (undefined = none): the machine schedules its `WAKE` for then, or for
+   * the next moment time alone matters (`nextTimeDue`) when that comes first.
+   */
   due: number | undefined
 }
 
@@ -51,17 +55,10 @@ function expiredOrders(ctx: InstrumentContext, now: number): number[] {
   return ctx.openOrders.filter((o) => now - o.uts >= max).map((o) => o.oid)
 }
 
-/** When the next order reaches `maxOrderAgeMs` (undefined: no orders or no limit). */
-function nextExpiry(orders: readonly Order[], maxOrderAgeMs: number): number | undefined {
-  if (maxOrderAgeMs <= 0 || orders.length === 0) return undefined
-  let oldest = Number.POSITIVE_INFINITY
-  for (const o of orders) oldest = Math.min(oldest, o.uts)
-  return oldest + maxOrderAgeMs
-}
-
 /**
- * Plans when inputs changed (or on a tick/wake, `force`, for order age) and the reprice interval and
- * backoff allow; otherwise says when to come back. While the strategy fails, orders that reach
+ * Plans when inputs changed, on a wake (`force`), or when a moment of `timeDue.ts` has come (the
+ * strategy's revisit, an order's maximum age, a waiting BBO), and the reprice interval and backoff
+ * allow; otherwise says when to come back. While the strategy fails, orders that reach
  * `maxOrderAgeMs` are cancelled at that moment, ahead of the interval and the backoff (risk work).
  */
 export function planStep(ctx: InstrumentContext, now: number, force: boolean): Step {
@@ -75,17 +72,22 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
     if (expired.length > 0)
       return now >= ctx.backoffUntil ? cancelExpired(ctx, expired) : quiet(ctx.backoffUntil)
   }
-  if (!ctx.dirty && !force) return quiet(ctx.planDueAt)
+  if (!ctx.dirty && !force && !planTimeReached(ctx, now)) return quiet(ctx.deferredAt)
   const ageDue = failing ? nextExpiry(ctx.openOrders, ctx.deps.maxOrderAgeMs) : undefined
   if (now - ctx.lastPlanAt < ctx.deps.minRepriceIntervalMs) {
     return quiet(earliest(ctx.lastPlanAt + ctx.deps.minRepriceIntervalMs, ageDue))
   }
   if (now < ctx.backoffUntil) return quiet(earliest(ctx.backoffUntil, ageDue))
+  const snapshot = buildSnapshot(ctx, now)
   let raw: OrderPlan
   try {
-    raw = ctx.deps.plan(buildSnapshot(ctx, now))
+    raw = ctx.deps.plan(snapshot)
   } catch (e) {
     return strategyFailed(ctx, now, e)
+  }
+  const asked = {
+    revisitAt: ctx.deps.revisitAt ? ctx.deps.revisitAt(snapshot) : now + ctx.deps.tickMs,
+    bboPendingSince: undefined,
   }
   const after = ctx.deps.guard.degradeAfter
   const changes: HealthChange[] = []
@@ -115,7 +117,7 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
   // Nothing to send: the reprice interval throttles orders, not thinking, so it does not start here
   // (else an unrelated input, such as a portfolio push, would delay the next index move's reprice).
   if (plan.modify.length + plan.create.length + plan.cancel.length === 0) {
-    return { update: { dirty: false, stats, ...health }, logs, changes, due: undefined }
+    return { update: { dirty: false, stats, ...asked, ...health }, logs, changes, due: undefined }
   }
   const onlyReducing = plan.create.every((c) => c.ro) && plan.modify.length === 0
   const priority: WorkPriority = ctx.assessment.mode === 'reduce-only' || onlyReducing ? 'risk' : 'quote'
@@ -129,6 +131,7 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
       pendingPriority: priority,
       pendingLazy: lazy,
       stats,
+      ...asked,
       ...health,
     },
     logs,
@@ -145,6 +148,9 @@ function strategyFailed(ctx: InstrumentContext, now: number, err: unknown): Step
     update: {
       dirty: false,
       lastPlanAt: now,
+      // A failing strategy is asked again every tick.
+      revisitAt: now + ctx.deps.tickMs,
+      bboPendingSince: undefined,
       health: obs.health,
       stats: { ...ctx.stats, strategyErrors: ctx.stats.strategyErrors + 1 },
     },
@@ -242,20 +248,21 @@ export function inputStep(ctx: InstrumentContext, event: InputEvent, now: number
   const stored =
     event.type === 'INDEX'
       ? indexStep(ctx, event.index, event.receivedAt, now)
-      : { update: storeUpdate(ctx, event), logs: NONE, changes: NONE, due: ctx.planDueAt }
+      : { update: storeUpdate(ctx, event), logs: NONE, changes: NONE, due: ctx.deferredAt }
   return thenPlan(ctx, stored, now, false)
 }
 
-/** A tick or a wake: re-assess (inputs age), then plan, forced (orders age too). */
+/** A wake (something is due, see `timeDue.ts`): re-assess (inputs age), then plan, forced. */
 export function tickStep(ctx: InstrumentContext, now: number): Step {
-  return thenPlan(ctx, { update: undefined, logs: NONE, changes: NONE, due: ctx.planDueAt }, now, true)
+  return thenPlan(ctx, { update: undefined, logs: NONE, changes: NONE, due: ctx.deferredAt }, now, true)
 }
 
 /** `first`, then re-assessment and a plan over the context it leaves; one merged step. */
 function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boolean): Step {
   const stored: InstrumentContext = first.update === undefined ? ctx : { ...ctx, ...first.update }
   const assessed: InstrumentContext = { ...stored, assessment: assess(stored) }
-  const plan = planStep(assessed, now, force)
+  // Time alone may have moved the risk mode (an input turned stale, a dwell ended): plan in the new one.
+  const plan = planStep(assessed, now, force || assessed.assessment.mode !== ctx.assessment.mode)
   return {
     update: { ...first.update, assessment: assessed.assessment, ...plan.update },
     logs: first.logs.length === 0 ? plan.logs : [...first.logs, ...plan.logs],
@@ -269,9 +276,26 @@ function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boole
 
 /**
  * A BBO is stored for the next plan and plans nothing itself: it changes many times a second, and the
- * plan after any other input, or the 1 s tick at the latest, reads the newest one. One older than the
- * stored one (out of order) is dropped. No re-assessment either: the BBO is no risk input.
+ * plan after any other input, or a wake `tickMs` after the first BBO since the last plan at the
+ * latest (`timeDue.ts`), reads the newest one. One older than the stored one (out of order) is
+ * dropped. No re-assessment either: the BBO is no risk input.
  */
+export function bboStep(
+  ctx: InstrumentContext,
+  event: Extract<InstrumentEvent, { type: 'BBO' }>,
+  now: number,
+): Step {
+  const stored = bboUpdate(ctx, event)
+  if (stored === undefined) return quiet(ctx.deferredAt)
+  return {
+    update: ctx.bboPendingSince === undefined ? { ...stored, bboPendingSince: now } : stored,
+    logs: NONE,
+    changes: NONE,
+    due: ctx.deferredAt,
+  }
+}
+
+/** The stored BBO after `event`, or undefined when it is older than the stored one. */
 export function bboUpdate(
   ctx: InstrumentContext,
   event: Extract<InstrumentEvent, { type: 'BBO' }>,
@@ -316,7 +340,7 @@ export function indexStep(
           ? NONE
           : [{ level: 'info', fields: { index: index.price }, msg: verdict.note }],
       changes,
-      due: ctx.planDueAt,
+      due: ctx.deferredAt,
     }
   }
   return {
@@ -333,7 +357,7 @@ export function indexStep(
       },
     ],
     changes,
-    due: ctx.planDueAt,
+    due: ctx.deferredAt,
   }
 }
 
@@ -428,7 +452,7 @@ export function resultsStep(ctx: InstrumentContext, r: AppliedOutcome, now: numb
     },
     logs,
     changes: obs.change ? [obs.change] : NONE,
-    due: ctx.planDueAt,
+    due: ctx.deferredAt,
   }
 }
 
@@ -447,7 +471,7 @@ export function submitFailedStep(ctx: InstrumentContext, error: unknown, now: nu
     },
     logs: [{ level: 'warn', fields: { err: error }, msg: 'order submission failed; waiting for reconcile' }],
     changes: NONE,
-    due: ctx.planDueAt,
+    due: ctx.deferredAt,
   }
 }
 

@@ -14,7 +14,10 @@ import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } fr
 import type { OrderGateway } from './orderGateway.ts'
 import { createPlanFn } from './plan.ts'
 
-/** Period of an actor's staleness/age check, and its first pause after a rejected plan. */
+/**
+ * The longest a best bid/offer waits for a plan, and a halted actor's re-assessment period (an active
+ * actor sleeps until something is due; see timeDue.ts). Also the first pause after a rejected plan.
+ */
 const TICK_MS = 1_000
 const REJECT_BACKOFF_MS = 1_000
 
@@ -31,6 +34,7 @@ export function instrumentDeps(
       priceBps: settings.quoting.priceToleranceBps,
       maxOrderAgeMs: settings.quoting.maxOrderAgeMs,
     }),
+    revisitAt: (snapshot) => strategy.revisitAt(snapshot),
     risk: { ...settings.risk, ...settings.quoting },
     tickMs: TICK_MS,
     minRepriceIntervalMs: o.minRepriceIntervalMs ?? settings.quoting.minRepriceIntervalMs,

@@ -189,7 +189,8 @@ describe('instrument machine: wake-ups', () => {
     h.clock.increment(50)
     sendIndex(h, '50010')
     expect(h.snapshots.length).toBe(plans + 1)
-    expect(h.actor.getSnapshot().context.planDueAt).toBeUndefined()
+    // No deferred plan: the only wake is the strategy's revisit (the default, a tick after the plan).
+    expect(h.actor.getSnapshot().context.planDueAt).toBe(h.clock.now() + 1_000)
   })
 
   it('cancels a deferred plan when the actor halts, and leaves no wake scheduled', async () => {
@@ -219,6 +220,7 @@ describe('instrument machine: wake-ups', () => {
     // The submission's result is an input: planned at the interval's end (500), with nothing to send.
     h.clock.increment(250)
     expect(h.snapshots.length).toBe(plans + 2)
-    expect(h.actor.getSnapshot().context.planDueAt).toBeUndefined()
+    // Nothing deferred is left: the next wake is the strategy's revisit, a tick after that plan.
+    expect(h.actor.getSnapshot().context.planDueAt).toBe(h.clock.now() + 1_000)
   })
 })

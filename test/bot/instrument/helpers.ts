@@ -56,7 +56,11 @@ const okAll = (p: OrderPlan): PlanOutcome => ({
 
 export function harness(
   plan: (s: StrategySnapshot) => OrderPlan,
-  opts: { cancelFails?: boolean } = {},
+  opts: {
+    cancelFails?: boolean
+    /** The strategy's `revisitAt` (absent: the actor re-asks every tick). */
+    revisitAt?: ((s: StrategySnapshot) => number | undefined) | undefined
+  } = {},
 ): Harness {
   const clock = new SimulatedClock()
   clock.set(1_767_000_000_000)
@@ -81,6 +85,7 @@ export function harness(
       snapshots.push(s)
       return plan(s)
     },
+    ...(opts.revisitAt ? { revisitAt: opts.revisitAt } : {}),
     risk,
     tickMs: 1_000,
     minRepriceIntervalMs: 250,

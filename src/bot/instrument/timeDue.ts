@@ -1,0 +1,63 @@
+/**
+ * When time alone changes what an instrument actor would do, so it sleeps until then instead of
+ * re-planning on a fixed tick. Two kinds of moments:
+ *
+ * - a plan is due: the strategy's answer may change (`revisitAt`, see `Strategy.revisitAt`), an order
+ *   reaches `maxOrderAgeMs` (the quote diff refreshes it), or a best bid/offer stored since the last
+ *   plan has waited `tickMs` (a BBO plans nothing by itself; see `bboUpdate`);
+ * - the risk assessment may change: an input turns stale, or the minimum dwell in a raised mode ends.
+ *
+ * Pure: the machine schedules its `WAKE` for `nextTimeDue`, and `planStep` plans when `planTimeReached`.
+ */
+import type { Order } from '../../perps/schemas/orders.ts'
+import type { InstrumentContext } from './context.ts'
+
+/** When the next order reaches `maxOrderAgeMs` (undefined: no orders or no limit). */
+export function nextExpiry(orders: readonly Order[], maxOrderAgeMs: number): number | undefined {
+  if (maxOrderAgeMs <= 0 || orders.length === 0) return undefined
+  let oldest = Number.POSITIVE_INFINITY
+  for (const o of orders) oldest = Math.min(oldest, o.uts)
+  return oldest + maxOrderAgeMs
+}
+
+/** The moments at which a plan is due by time alone (some may be past). */
+function planMoments(ctx: InstrumentContext): (number | undefined)[] {
+  return [
+    ctx.revisitAt,
+    nextExpiry(ctx.openOrders, ctx.deps.maxOrderAgeMs),
+    ctx.bboPendingSince === undefined ? undefined : ctx.bboPendingSince + ctx.deps.tickMs,
+  ]
+}
+
+/** A plan is due by time alone: one of its moments has come. */
+export function planTimeReached(ctx: InstrumentContext, now: number): boolean {
+  for (const t of planMoments(ctx)) if (t !== undefined && t <= now) return true
+  return false
+}
+
+/** `at + limit + 1`: the first ms an input observed at `at` is older than `limit` (`now − at > limit`). */
+const staleFrom = (at: number | undefined, limit: number): number | undefined =>
+  at === undefined ? undefined : at + limit + 1
+
+/**
+ * The next moment after `now` at which time alone changes the plan or the risk assessment; undefined
+ * when none is ahead, or while halted (a halted actor re-assesses on its own tick and plans nothing).
+ * Moments already past are not scheduled again: `planStep` acts on them at the next plan.
+ */
+export function nextTimeDue(ctx: InstrumentContext, now: number): number | undefined {
+  if (ctx.assessment.mode === 'halted') return undefined
+  const risk = ctx.deps.risk
+  const dwellEnds =
+    ctx.mode.mode !== 'normal' && !ctx.mode.transient ? ctx.mode.since + risk.minModeDwellMs : undefined
+  let next: number | undefined
+  for (const t of [
+    ...planMoments(ctx),
+    staleFrom(ctx.indexAt, risk.staleIndexMs),
+    staleFrom(ctx.statisticsAt, risk.staleStatisticsMs),
+    staleFrom(ctx.marginAt, risk.staleMarginMs),
+    dwellEnds,
+  ]) {
+    if (t !== undefined && t > now && (next === undefined || t < next)) next = t
+  }
+  return next
+}
