@@ -6,6 +6,7 @@
  */
 import type { Order } from '../../perps/schemas/orders.ts'
 import type {
+  StrategyBookLevel,
   StrategyIndex,
   StrategyMargin,
   StrategyPosition,
@@ -287,13 +288,28 @@ export function bboStep(
 ): Step {
   const stored = bboUpdate(ctx, event)
   if (stored === undefined) return quiet(ctx.deferredAt)
+  // The same touch again (a venue may repeat it every second) only refreshes its age: the quotes
+  // already reflect it. Unless pushes had paused long enough that a strategy may have stopped
+  // trusting it (`STALE_TOUCH_TICKS` ticks; the shipped ones trust a BBO for 5 s).
+  const prev = ctx.bbo
+  const repeated =
+    prev !== undefined &&
+    sameLevel(prev.bid, stored.bbo.bid) &&
+    sameLevel(prev.ask, stored.bbo.ask) &&
+    stored.bbo.receivedAt - prev.receivedAt <= STALE_TOUCH_TICKS * ctx.deps.tickMs
   return {
-    update: ctx.bboPendingSince === undefined ? { ...stored, bboPendingSince: now } : stored,
+    update: ctx.bboPendingSince === undefined && !repeated ? { ...stored, bboPendingSince: now } : stored,
     logs: NONE,
     changes: NONE,
     due: ctx.deferredAt,
   }
 }
+
+/** A repeated touch plans nothing unless it follows a pause in pushes of more than this many ticks. */
+export const STALE_TOUCH_TICKS = 2
+
+const sameLevel = (a: StrategyBookLevel | undefined, b: StrategyBookLevel | undefined): boolean =>
+  a === undefined || b === undefined ? a === b : a.price === b.price && a.qty === b.qty
 
 /** The stored BBO after `event`, or undefined when it is older than the stored one. */
 export function bboUpdate(

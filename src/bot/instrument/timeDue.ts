@@ -3,8 +3,8 @@
  * re-planning on a fixed tick. Two kinds of moments:
  *
  * - a plan is due: the strategy's answer may change (`revisitAt`, see `Strategy.revisitAt`), an order
- *   reaches `maxOrderAgeMs` (the quote diff refreshes it), or a best bid/offer stored since the last
- *   plan has waited `tickMs` (a BBO plans nothing by itself; see `bboUpdate`);
+ *   reaches `maxOrderAgeMs` (the quote diff refreshes it), or a new best bid/offer stored since the
+ *   last plan has waited `tickMs` (a BBO plans nothing by itself; see `bboStep`);
  * - the risk assessment may change: an input turns stale, or the minimum dwell in a raised mode ends.
  *
  * Pure: the machine schedules its `WAKE` for `nextTimeDue`, and `planStep` plans when `planTimeReached`.

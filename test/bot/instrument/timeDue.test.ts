@@ -102,6 +102,31 @@ describe('instrument machine: wakes only when something is due', () => {
     expect(h.snapshots.length).toBe(plans + 1)
   })
 
+  it('plans nothing for the same touch repeated, unless pushes had paused for over two ticks', () => {
+    const h = harness(nothing, { revisitAt: () => undefined })
+    h.feedAll()
+    const touch = () => ({
+      type: 'BBO' as const,
+      bbo: { bid: { price: '49900', qty: '1' }, ask: { price: '50100', qty: '1' } },
+      receivedAt: h.clock.now(),
+    })
+    h.actor.send(touch())
+    advance(h, 1_000)
+    const plans = h.snapshots.length // the first touch was new: planned a tick later
+    for (let i = 0; i < 10; i++) {
+      advance(h, 1_000)
+      h.actor.send(touch())
+    }
+    advance(h, 1_000)
+    expect(h.snapshots.length).toBe(plans)
+    expect(h.actor.getSnapshot().context.bbo?.receivedAt).toBe(h.clock.now() - 1_000)
+    advance(h, 2_000) // 3 s without a push: a strategy may have stopped trusting the touch
+    const paused = h.clock.now()
+    h.actor.send(touch())
+    advance(h, 1_000)
+    expect(planTimes(h).slice(plans)).toEqual([paused + 1_000])
+  })
+
   it('halts the moment the index turns stale, without any other input', () => {
     const h = harness(nothing, { revisitAt: () => undefined })
     h.feedAll()
