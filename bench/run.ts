@@ -79,6 +79,18 @@ const JOBS: Job[] = [
       }),
     ),
   ),
+  // The rss baseline: the same 1,000-instrument stream case under V8's own heap growth policy (what
+  // `ops.heapGrowthPercent` replaces; src/cli/heapPolicy.ts).
+  {
+    name: "tick-to-trade, stream, 1,000 instruments, V8's default heap policy (rss baseline)",
+    script: 'bench/tickToTrade.bench.ts',
+    args: [
+      ...['--transport', 'stream', '--instruments', '1000', '--heap-growth', '0'],
+      ...['--seconds', QUICK ? '15' : '30', '--warmup', '75', '--warmup-max', '180'],
+    ],
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: 330_000,
+  },
   // 1,000 instruments on the streams for 10 minutes of wall time (the mock's clock at 1×: an
   // accelerated clock multiplies the pushes per wall second and measures the machine, not the bot).
   ...(QUICK

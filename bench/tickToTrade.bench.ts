@@ -12,7 +12,7 @@
  *
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
- *        [--layout process|inline] [--open-order-cap 3000]
+ *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25]
  *
  * `--layout process` (the default at `--speed 1`) runs the mock in a child process (bench/
  * tickToTradeMock.ts, steered over IPC; node flags for it in `TICK_TO_TRADE_MOCK_FLAGS`, e.g.
@@ -39,8 +39,10 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import type { RunningBot } from '../src/bot/runtime/bot.ts'
+import { applyHeapPolicy } from '../src/cli/heapPolicy.ts'
 import { systemClock } from '../src/clock.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
+import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { distribution, emitResult, flag, mb, numberFlag, sleepMs } from './stats.ts'
@@ -56,6 +58,8 @@ const MOVES_PER_S = numberFlag('moves-per-second', 4)
 const WARMUP_S = numberFlag('warmup', 8)
 const WARMUP_MAX_S = numberFlag('warmup-max', 4 * WARMUP_S)
 const SEED = numberFlag('seed', 3)
+// The heap policy `perpbot run` applies (ops.heapGrowthPercent; 0 = V8's own, the baseline).
+const HEAP = applyHeapPolicy(numberFlag('heap-growth', DEFAULT_HEAP_GROWTH_PERCENT))
 /** The mock's open-order cap per account (the venue's: 1,000). */
 const CAP = numberFlag('open-order-cap', openOrderCap(N))
 const LAYOUT = flag('layout') ?? (SPEED === 1 ? 'process' : 'inline')
@@ -260,7 +264,7 @@ console.log(
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
-    ` · rss ${mb(rss)} (peak ${mb(peakRss)}), heap ${mb(heapUsed)}` +
+    ` · rss ${mb(rss)} (peak ${mb(peakRss)}; heap growth ${HEAP.growthPercent === undefined ? "V8's default" : `${HEAP.growthPercent} %`}), heap ${mb(heapUsed)}` +
     (afterGc ? ` (after a full GC: rss ${mb(afterGc.rss)}, heap ${mb(afterGc.heapUsed)})` : '') +
     ` (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
     ` · warm-up ${warmedS.toFixed(0)} s (then ${queuedAtStart} limiter jobs queued) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
@@ -269,6 +273,7 @@ emitResult({
   bench: 'tickToTrade',
   transport: TRANSPORT,
   instruments: N,
+  heapGrowthPercent: HEAP.growthPercent ?? null,
   layout: LAYOUT,
   speed: SPEED,
   latency: SPEED === 1 ? lat : undefined,

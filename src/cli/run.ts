@@ -15,6 +15,7 @@ import { systemRandom } from '../random.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
+import { applyHeapPolicy } from './heapPolicy.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
                    [--faults NAME] [--ops-host ADDR] [--ops-port N] [--log-level LEVEL]
@@ -109,6 +110,13 @@ export async function runCommand(ctx: CliContext): Promise<number> {
         `ops.port: ${settings.ops.host}:${settings.ops.port} ${busy}; choose another with --ops-port N or the config key ops.port`,
       ])
   }
+  const heap = applyHeapPolicy(settings.ops.heapGrowthPercent)
+  logger.info(
+    heap,
+    heap.growthPercent === undefined
+      ? 'heap: V8 default growth policy'
+      : `heap: full collection once the heap grows ${heap.growthPercent}% past the live data (${heap.source})`,
+  )
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
   if (mock) {
     logger.info(

@@ -3,6 +3,7 @@
  * `config/live.json` or `--config FILE`) and the environment. Secrets come only from the environment
  * and live in `Secrets`, never in the file-backed `Settings`.
  */
+
 import { z } from 'zod'
 import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
 import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
@@ -183,6 +184,9 @@ export const WebhookSettings = z.strictObject({
   timeoutMs: Ms.default(5_000),
 })
 
+/** The default of `ops.heapGrowthPercent`: rss under 300 MB at 1,000 instruments (docs/benchmarks.md). */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 25
+
 export const OpsSettings = z.strictObject({
   /**
    * Health/metrics server; loopback by default in every mode. Any other address (the container's
@@ -194,6 +198,12 @@ export const OpsSettings = z.strictObject({
   shutdownTimeoutMs: Ms.max(10_000).default(8_000),
   /** Where the bot keeps its small restart journal (salts window, alert episodes). */
   stateDir: z.string().default('.perpbot-state'),
+  /**
+   * How far the heap may grow past the live data before a full collection, percent (`perpbot run`
+   * sets V8's `--heap-growing-percent`; see src/cli/heapPolicy.ts). Lower: less rss, more collections.
+   * 0 = V8's own policy.
+   */
+  heapGrowthPercent: z.number().int().min(0).max(400).default(DEFAULT_HEAP_GROWTH_PERCENT),
   /**
    * The venue's dead-man switch (`PATCH /v1/trade/auto-cancel`): kept armed `deadlineMs` ahead,
    * refreshed every `refreshMs`, cleared on a clean stop; if the process dies the venue cancels
