@@ -61,7 +61,7 @@ export interface BatcherOptions {
   /**
    * How long lazy commands (orders refreshed for their age) may wait to share a batch; an urgent
    * command in the same queue flushes them with it. Default 1 s: refreshes of many instruments, each
-   * on its own 1 s tick, then leave as a few large requests instead of one small request each.
+   * on its own wake, then leave as a few large requests instead of one small request each.
    */
   lazyWindowMs?: number | undefined
   /**
