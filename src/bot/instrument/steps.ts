@@ -253,9 +253,19 @@ export function inputStep(ctx: InstrumentContext, event: InputEvent, now: number
   return thenPlan(ctx, stored, now, false)
 }
 
-/** A wake (something is due, see `timeDue.ts`): re-assess (inputs age), then plan, forced. */
+/**
+ * A wake: re-assess (inputs age), then plan if something is due — the deferred plan (forced), or a
+ * moment of `timeDue.ts` (`planStep` sees it). A wake booked for a moment that has since moved later
+ * plans nothing.
+ */
 export function tickStep(ctx: InstrumentContext, now: number): Step {
-  return thenPlan(ctx, { update: undefined, logs: NONE, changes: NONE, due: ctx.deferredAt }, now, true)
+  const deferredDue = ctx.deferredAt !== undefined && ctx.deferredAt <= now
+  return thenPlan(
+    ctx,
+    { update: undefined, logs: NONE, changes: NONE, due: ctx.deferredAt },
+    now,
+    deferredDue,
+  )
 }
 
 /** `first`, then re-assessment and a plan over the context it leaves; one merged step. */
