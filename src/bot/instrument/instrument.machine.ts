@@ -264,19 +264,13 @@ export const instrumentMachine = setup({
       const timeDue = nextTimeDue(after, now)
       let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
       if (due !== undefined && due < now) due = now
-      // A pending WAKE at or before `due` stays: a wake with nothing due plans nothing and books the
-      // next one, so an input that only pushes a deadline later (an unchanged index every second moves
-      // its staleness) costs no timer. The WAKE being handled has fired.
-      const scheduled = params.kind === 'tick' ? undefined : context.planDueAt
-      const keep = scheduled !== undefined && scheduled >= now && due !== undefined && scheduled <= due
-      const next = keep ? scheduled : due
-      const rewake = next !== scheduled
-      if (s.update || next !== context.planDueAt || s.due !== context.deferredAt)
-        enqueue.assign({ ...s.update, deferredAt: s.due, planDueAt: next })
+      const rewake = due !== context.planDueAt
+      if (s.update || rewake || s.due !== context.deferredAt)
+        enqueue.assign({ ...s.update, deferredAt: s.due, planDueAt: due })
       if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
       if (rewake) {
-        if (scheduled !== undefined) enqueue.cancel(WAKE_ID)
-        if (next !== undefined) enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: next - now })
+        if (context.planDueAt !== undefined) enqueue.cancel(WAKE_ID)
+        if (due !== undefined) enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: due - now })
       }
       for (const c of s.changes) {
         const emitted = toEmitted(context, c)
@@ -285,10 +279,10 @@ export const instrumentMachine = setup({
         if (self._parent) enqueue.sendParent(emitted)
       }
     }),
-    /** The delayed `WAKE` must not fire any more (halted). */
-    clearWake: enqueueActions(({ context, enqueue }) => {
+    /** The delayed `WAKE` fired (or must not fire any more). */
+    clearWake: enqueueActions(({ context, enqueue, event }) => {
       if (context.planDueAt === undefined) return
-      enqueue.cancel(WAKE_ID)
+      if (event.type !== 'WAKE') enqueue.cancel(WAKE_ID)
       enqueue.assign({ planDueAt: undefined, deferredAt: undefined })
     }),
     clearOrders: assign({ openOrders: () => [] }),
@@ -383,7 +377,7 @@ export const instrumentMachine = setup({
               // A deferred plan, or a moment when time alone matters (`timeDue.ts`), is due: no
               // periodic tick, so an actor whose inputs and orders do not change does no work.
               on: {
-                WAKE: { actions: { type: 'step', params: { kind: 'tick' } } },
+                WAKE: { actions: ['clearWake', { type: 'step', params: { kind: 'tick' } }] },
               },
             },
           },

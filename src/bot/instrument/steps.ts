@@ -253,19 +253,9 @@ export function inputStep(ctx: InstrumentContext, event: InputEvent, now: number
   return thenPlan(ctx, stored, now, false)
 }
 
-/**
- * A wake: re-assess (inputs age), then plan if something is due — the deferred plan (forced), or a
- * moment of `timeDue.ts` (`planStep` sees it). A wake booked for a moment that has since moved later
- * plans nothing.
- */
+/** A wake (something is due, see `timeDue.ts`): re-assess (inputs age), then plan, forced. */
 export function tickStep(ctx: InstrumentContext, now: number): Step {
-  const deferredDue = ctx.deferredAt !== undefined && ctx.deferredAt <= now
-  return thenPlan(
-    ctx,
-    { update: undefined, logs: NONE, changes: NONE, due: ctx.deferredAt },
-    now,
-    deferredDue,
-  )
+  return thenPlan(ctx, { update: undefined, logs: NONE, changes: NONE, due: ctx.deferredAt }, now, true)
 }
 
 /** `first`, then re-assessment and a plan over the context it leaves; one merged step. */

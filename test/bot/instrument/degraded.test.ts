@@ -189,13 +189,8 @@ describe('instrument machine: wake-ups', () => {
     h.clock.increment(50)
     sendIndex(h, '50010')
     expect(h.snapshots.length).toBe(plans + 1)
-    // No deferred plan: the next plan is the strategy's revisit (the default, a tick after this plan).
-    // The wake booked for the first plan's revisit stays and plans nothing.
-    expect(h.actor.getSnapshot().context.deferredAt).toBeUndefined()
-    h.clock.increment(950)
-    expect(h.snapshots.length).toBe(plans + 1)
-    h.clock.increment(50)
-    expect(h.snapshots.length).toBe(plans + 2)
+    // No deferred plan: the only wake is the strategy's revisit (the default, a tick after the plan).
+    expect(h.actor.getSnapshot().context.planDueAt).toBe(h.clock.now() + 1_000)
   })
 
   it('cancels a deferred plan when the actor halts, and leaves no wake scheduled', async () => {

@@ -127,26 +127,6 @@ describe('instrument machine: wakes only when something is due', () => {
     expect(planTimes(h).slice(plans)).toEqual([paused + 1_000])
   })
 
-  it('keeps its booked wake when an unchanged index only moves the staleness deadline later', () => {
-    const h = harness(nothing, { revisitAt: () => undefined })
-    h.feedAll()
-    const t0 = h.clock.now()
-    const plans = h.snapshots.length
-    const booked = h.actor.getSnapshot().context.planDueAt
-    expect(booked).toBe(t0 + 15_001) // the index's staleness comes first
-    for (let i = 0; i < 20; i++) {
-      advance(h, 1_000)
-      const now = h.clock.now()
-      h.actor.send({ type: 'INDEX', index: { price: '50000', ts: now }, receivedAt: now })
-      h.actor.send({ type: 'ACCOUNT', margin: margin(0.1), position: undefined, receivedAt: now })
-      // Not rebooked on every push; rebooked once, when the early wake fired, for the new deadline.
-      const due = h.actor.getSnapshot().context.planDueAt
-      expect(due).toBe(now < t0 + 15_001 ? booked : t0 + 15_000 + 15_001)
-    }
-    expect(h.snapshots.length).toBe(plans)
-    expect(h.value()).toMatchObject({ active: expect.anything() })
-  })
-
   it('halts the moment the index turns stale, without any other input', () => {
     const h = harness(nothing, { revisitAt: () => undefined })
     h.feedAll()
