@@ -20,6 +20,7 @@ import { assign, enqueueActions, fromPromise, setup } from 'xstate'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../orders/orderPlan.ts'
 import type { RiskMode } from './assessRisk.ts'
+import { bboStep } from './bbo.ts'
 import {
   assess,
   hasAllInputs,
@@ -32,7 +33,6 @@ import {
 import type { HealthChange } from './health.ts'
 import {
   type AppliedOutcome,
-  bboStep,
   type InputEvent,
   inputStep,
   type LogEntry,

@@ -5,13 +5,7 @@
  * nothing here has side effects (the strategy's plan function is pure).
  */
 import type { Order } from '../../perps/schemas/orders.ts'
-import type {
-  StrategyBookLevel,
-  StrategyIndex,
-  StrategyMargin,
-  StrategyPosition,
-  StrategySnapshotBbo,
-} from '../../strategy/strategy.ts'
+import type { StrategyIndex, StrategyMargin, StrategyPosition } from '../../strategy/strategy.ts'
 import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
 import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
@@ -270,54 +264,6 @@ function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boole
     changes: first.changes.length === 0 ? plan.changes : [...first.changes, ...plan.changes],
     due: plan.due,
   }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Best bid and offer
-
-/**
- * A BBO is stored for the next plan and plans nothing itself: it changes many times a second, and the
- * plan after any other input, or a wake `tickMs` after the first BBO since the last plan at the
- * latest (`timeDue.ts`), reads the newest one. One older than the stored one (out of order) is
- * dropped. No re-assessment either: the BBO is no risk input.
- */
-export function bboStep(
-  ctx: InstrumentContext,
-  event: Extract<InstrumentEvent, { type: 'BBO' }>,
-  now: number,
-): Step {
-  const stored = bboUpdate(ctx, event)
-  if (stored === undefined) return quiet(ctx.deferredAt)
-  // The same touch again (a venue may repeat it every second) only refreshes its age: the quotes
-  // already reflect it. Unless pushes had paused long enough that a strategy may have stopped
-  // trusting it (`STALE_TOUCH_TICKS` ticks; the shipped ones trust a BBO for 5 s).
-  const prev = ctx.bbo
-  const repeated =
-    prev !== undefined &&
-    sameLevel(prev.bid, stored.bbo.bid) &&
-    sameLevel(prev.ask, stored.bbo.ask) &&
-    stored.bbo.receivedAt - prev.receivedAt <= STALE_TOUCH_TICKS * ctx.deps.tickMs
-  return {
-    update: ctx.bboPendingSince === undefined && !repeated ? { ...stored, bboPendingSince: now } : stored,
-    logs: NONE,
-    changes: NONE,
-    due: ctx.deferredAt,
-  }
-}
-
-/** A repeated touch plans nothing unless it follows a pause in pushes of more than this many ticks. */
-export const STALE_TOUCH_TICKS = 2
-
-const sameLevel = (a: StrategyBookLevel | undefined, b: StrategyBookLevel | undefined): boolean =>
-  a === undefined || b === undefined ? a === b : a.price === b.price && a.qty === b.qty
-
-/** The stored BBO after `event`, or undefined when it is older than the stored one. */
-export function bboUpdate(
-  ctx: InstrumentContext,
-  event: Extract<InstrumentEvent, { type: 'BBO' }>,
-): { bbo: StrategySnapshotBbo } | undefined {
-  if (ctx.bbo !== undefined && event.receivedAt < ctx.bbo.receivedAt) return undefined
-  return { bbo: { bid: event.bbo.bid, ask: event.bbo.ask, receivedAt: event.receivedAt } }
 }
 
 // ---------------------------------------------------------------------------------------------------
