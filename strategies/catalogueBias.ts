@@ -110,6 +110,7 @@ export const strategy = defineStrategy({
     })
   },
   // Time changes the quotes only when the index, the best bid/offer or the catalogue turns stale.
+  reads: ['catalogue', 'bbo'],
   revisitAt: (snapshot, params) =>
     earliestOf(
       ladderRevisitAt(snapshot, params),

@@ -30,4 +30,6 @@ export const strategy = defineStrategy({
   },
   // Time changes the quotes only when the index or the best bid/offer turns stale.
   revisitAt: (snapshot, params) => ladderRevisitAt(snapshot, params),
+  // Sizes by the position alone: a new account value re-plans nothing.
+  reads: ['bbo'],
 })

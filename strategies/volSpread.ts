@@ -91,6 +91,7 @@ export const strategy = defineStrategy({
     )
   },
   // Time changes the quotes only when the index, the best bid/offer or the newest kline turns stale.
+  reads: ['statistics', 'bbo'],
   revisitAt(snapshot, params) {
     let newest: number | undefined
     for (const k of snapshot.statistics?.klines ?? [])

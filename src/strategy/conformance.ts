@@ -25,6 +25,8 @@
  * - a stale best bid/offer (older than that bound) changes nothing: the same quotes as without one;
  * - revisit: a strategy that says when its quotes can change by time alone (`revisitAt`) names a time
  *   after `now` (or none), and quotes the same at every moment before it, the last millisecond included;
+ * - reads: a strategy that lists the optional inputs it reads (`reads`) quotes the same when the others
+ *   are taken from another random snapshot (equity keeps its `inLiquidation`);
  * - price guard: whatever the strategy quotes (its prices scaled by arbitrary factors, from ×0.5 and ×3
  *   to 31 digits), the plan after the bot's price guard (`guardPlan`, applied before the gateway) has
  *   no create or modify priced outside index × (1 ± priceBounds), and every quote inside still passes.
@@ -47,7 +49,7 @@ import { BotError } from '../errors.ts'
 import { type SnapshotArbitraryOptions, snapshotArbitrary } from './arbitraries.ts'
 import { positionCapProblems, validateQuotes } from './quoting.ts'
 import { formatIssues, positionCapOf } from './registry.ts'
-import type { DesiredQuote, Strategy, StrategySnapshot } from './strategy.ts'
+import { type DesiredQuote, OPTIONAL_INPUTS, type Strategy, type StrategySnapshot } from './strategy.ts'
 
 export class ConformanceError extends BotError {
   override name = 'ConformanceError' as const
@@ -322,6 +324,34 @@ export function conformanceChecks<P>(
                 first,
               )
             }
+          }
+        },
+      ),
+    )
+  }
+  const declared = strategy.reads
+  const unread = OPTIONAL_INPUTS.filter((i) => declared !== undefined && !declared.includes(i))
+  if (unread.length > 0) {
+    checks.push(
+      assertProperty(
+        `quotes the same whatever the inputs it does not read (${unread.join(', ')})`,
+        paramsArb.chain((params) =>
+          fc.tuple(fc.constant(params), snapshotsFor(params), snapshotsFor(params)),
+        ),
+        (p, s, other) => {
+          const mixed: StrategySnapshot = {
+            ...s,
+            ...(unread.includes('equity')
+              ? { margin: { ...other.margin, inLiquidation: s.margin.inLiquidation } }
+              : {}),
+            ...(unread.includes('statistics') ? { statistics: other.statistics } : {}),
+            ...(unread.includes('bbo') ? { bbo: other.bbo } : {}),
+            ...(unread.includes('catalogue') ? { catalogue: other.catalogue } : {}),
+          }
+          const first = quote(s, p)
+          const again = quote(mixed, p)
+          if (JSON.stringify(again) !== JSON.stringify(first)) {
+            fail(`with the unread inputs of another snapshot it quotes ${JSON.stringify(again)}`, first)
           }
         },
       ),

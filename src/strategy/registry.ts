@@ -17,6 +17,8 @@ import {
   type CatalogueQuery,
   CatalogueQuerySchema,
   type DesiredQuote,
+  OPTIONAL_INPUTS,
+  type OptionalInput,
   type Strategy,
   type StrategySnapshot,
 } from './strategy.ts'
@@ -139,6 +141,14 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
   }
   if (v.revisitAt !== undefined && typeof v.revisitAt !== 'function') {
     problems.push('revisitAt, when present, must be a function (snapshot, params) => number | undefined')
+  }
+  if (
+    v.reads !== undefined &&
+    !(Array.isArray(v.reads) && v.reads.every((r) => (OPTIONAL_INPUTS as readonly unknown[]).includes(r)))
+  ) {
+    problems.push(
+      `reads, when present, must be an array of ${OPTIONAL_INPUTS.map((i) => `'${i}'`).join(', ')}`,
+    )
   }
   if (problems.length > 0) {
     const label = typeof v.name === 'string' ? ` "${v.name}"` : ''
@@ -279,6 +289,8 @@ export interface ResolvedStrategy {
    * `snapshot.now + DEFAULT_REVISIT_MS` when it declares none, throws or names a time not after `now`.
    */
   revisitAt(snapshot: StrategySnapshot): number | undefined
+  /** The optional inputs whose change re-plans (`Strategy.reads`; every one when it declares none). */
+  readonly reads: ReadonlySet<OptionalInput>
 }
 
 /** How often a strategy that does not say when its quotes age is asked again with unchanged inputs. */
@@ -384,6 +396,7 @@ export function resolveStrategy(
     params,
     positionCap,
     catalogueQuery,
+    reads: new Set(strategy.reads ?? OPTIONAL_INPUTS),
     quote(snapshot) {
       let quotes: DesiredQuote[]
       try {

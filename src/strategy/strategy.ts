@@ -206,6 +206,14 @@ export interface CatalogueQuery {
 // ---------------------------------------------------------------------------------------------------
 
 /**
+ * Inputs a strategy may leave out of its answer (see `Strategy.reads`). `equity` is the margin numbers
+ * (account value, initial and maintenance margin, margin ratio); `inLiquidation` halts the instrument
+ * whatever a strategy reads. The others are the snapshot fields of the same name.
+ */
+export const OPTIONAL_INPUTS = ['equity', 'statistics', 'bbo', 'catalogue'] as const
+export type OptionalInput = (typeof OPTIONAL_INPUTS)[number]
+
+/**
  * A strategy plug-in. `P` is the parsed params type (the output of `paramsSchema`). Methods use method
  * syntax so a `Strategy<P>` is usable wherever a `Strategy<unknown>` is stored.
  */
@@ -226,6 +234,14 @@ export interface Strategy<P = unknown> {
    * conformance kit checks that quotes stay the same until then.
    */
   revisitAt?(snapshot: StrategySnapshot, params: P): number | undefined
+  /**
+   * The optional inputs whose change can change `quote`'s answer; the index, the position, the open
+   * orders, the mode and time always can. A change to an input not listed plans nothing: the account
+   * value moves with every mark, so a strategy that does not size by it saves a plan per instrument at
+   * each portfolio update. Absent: every input. The conformance kit checks that quotes stay the same
+   * when an unlisted input changes.
+   */
+  readonly reads?: readonly OptionalInput[]
 }
 
 /** Identity helper that infers `P` from `paramsSchema` so `quote` gets typed params. */

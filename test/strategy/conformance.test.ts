@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { addDecimal } from '../../src/decimal.ts'
+import { addDecimal, compareDecimal, subDecimal } from '../../src/decimal.ts'
 import { ladderParamsArbitrary } from '../../src/strategy/arbitraries.ts'
 import { ConformanceError, conformanceChecks, runConformance } from '../../src/strategy/conformance.ts'
 import { freshIndexPrice } from '../../src/strategy/ladder.ts'
@@ -154,6 +154,38 @@ describe('conformance kit catches broken strategies', () => {
         revisitAt: () => undefined,
       }),
       'quotes the same until its revisitAt',
+    ],
+    [
+      'says it reads only the BBO, but sizes by the account value',
+      defineStrategy({
+        ...base,
+        name: 'equity-sizer',
+        reads: ['bbo'],
+        quote: (s) =>
+          s.index === undefined || compareDecimal(s.margin.accountValue, '1000') < 0
+            ? []
+            : [{ side: 'buy', price: price(s), qty: '0.001' }],
+      }),
+      'whatever the inputs it does not read',
+    ],
+    [
+      'says it reads nothing optional, but widens on 24-hour volume',
+      defineStrategy({
+        ...base,
+        name: 'volume-blind',
+        reads: [],
+        quote: (s) =>
+          s.index === undefined
+            ? []
+            : [
+                {
+                  side: 'buy',
+                  price: s.statistics === undefined ? price(s) : subDecimal(price(s), '0.01'),
+                  qty: '0.001',
+                },
+              ],
+      }),
+      'whatever the inputs it does not read',
     ],
     [
       'names a revisit that is not after now',

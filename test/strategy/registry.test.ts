@@ -16,7 +16,7 @@ import {
   StrategyLoadError,
   StrategyOutputError,
 } from '../../src/strategy/registry.ts'
-import type { StrategySnapshot } from '../../src/strategy/strategy.ts'
+import { OPTIONAL_INPUTS, type OptionalInput, type StrategySnapshot } from '../../src/strategy/strategy.ts'
 import { strategies as shippedListing } from '../../strategies/index.ts'
 import { makeSnapshot } from './fixtures.ts'
 
@@ -347,6 +347,34 @@ describe('strategy registry', () => {
           throw new Error('bug')
         }).revisitAt(s),
       ).toBe(fallback)
+    })
+
+    it('resolves the inputs a strategy reads: its list, or every optional input when it gives none', () => {
+      const withReads = (reads?: readonly OptionalInput[]) =>
+        createStrategyRegistry([
+          {
+            source: 'inline',
+            strategy: {
+              name: 'reader',
+              description: '',
+              paramsSchema: SHIPPED_STRATEGIES[0]?.paramsSchema as never,
+              quote: () => [],
+              ...(reads ? { reads } : {}),
+            },
+          },
+        ]).resolve('reader', { size: '1', positionCap: '5' })
+      expect([...withReads(['bbo']).reads]).toEqual(['bbo'])
+      expect([...withReads([]).reads]).toEqual([])
+      expect([...withReads().reads]).toEqual([...OPTIONAL_INPUTS])
+    })
+
+    it('rejects reads naming an input that does not exist, with the allowed names', () => {
+      for (const reads of [['equity', 'mood'], 'bbo']) {
+        const bad = { name: 'odd', description: '', paramsSchema: z.object({}), quote: () => [], reads }
+        expect(() => createStrategyRegistry([{ source: 'inline', strategy: bad as never }])).toThrow(
+          /reads, when present, must be an array of 'equity', 'statistics', 'bbo', 'catalogue'/,
+        )
+      }
     })
 
     it('rejects a revisitAt that is not a function', () => {

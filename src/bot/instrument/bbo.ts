@@ -4,7 +4,7 @@
  */
 import type { StrategyBookLevel, StrategySnapshotBbo } from '../../strategy/strategy.ts'
 import type { InstrumentContext, InstrumentEvent } from './context.ts'
-import type { Step } from './steps.ts'
+import { reads, type Step } from './steps.ts'
 
 const NONE: readonly never[] = []
 
@@ -27,12 +27,14 @@ export function bboStep(
   // The same touch again (a venue may repeat it every second) only refreshes its age: the quotes
   // already reflect it. Unless pushes had paused long enough that a strategy may have stopped
   // trusting it (`STALE_TOUCH_TICKS` ticks; the shipped ones trust a BBO for 5 s).
+  // A strategy that does not read the BBO gets it in its snapshots but is not asked again for it.
   const prev = ctx.bbo
   const repeated =
-    prev !== undefined &&
-    sameLevel(prev.bid, stored.bbo.bid) &&
-    sameLevel(prev.ask, stored.bbo.ask) &&
-    stored.bbo.receivedAt - prev.receivedAt <= STALE_TOUCH_TICKS * ctx.deps.tickMs
+    !reads(ctx, 'bbo') ||
+    (prev !== undefined &&
+      sameLevel(prev.bid, stored.bbo.bid) &&
+      sameLevel(prev.ask, stored.bbo.ask) &&
+      stored.bbo.receivedAt - prev.receivedAt <= STALE_TOUCH_TICKS * ctx.deps.tickMs)
   return {
     update: ctx.bboPendingSince === undefined && !repeated ? { ...stored, bboPendingSince: now } : stored,
     logs: NONE,

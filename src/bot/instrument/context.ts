@@ -6,6 +6,7 @@ import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type {
+  OptionalInput,
   QuoteMode,
   StrategyBbo,
   StrategyCatalogue,
@@ -51,6 +52,11 @@ export interface InstrumentDeps {
    * undefined = never. Absent: `snapshot.now + tickMs` (asked again every tick).
    */
   revisitAt?: ((snapshot: StrategySnapshot) => number | undefined) | undefined
+  /**
+   * The optional inputs whose change re-plans (`ResolvedStrategy.reads`); a change to another one is
+   * only stored. Absent: every one.
+   */
+  reads?: ReadonlySet<OptionalInput> | undefined
   minRepriceIntervalMs: number
   /**
    * Pause after a rejected plan before planning again; doubles with each further rejected plan in a

@@ -5,7 +5,12 @@
  * nothing here has side effects (the strategy's plan function is pure).
  */
 import type { Order } from '../../perps/schemas/orders.ts'
-import type { StrategyIndex, StrategyMargin, StrategyPosition } from '../../strategy/strategy.ts'
+import type {
+  OptionalInput,
+  StrategyIndex,
+  StrategyMargin,
+  StrategyPosition,
+} from '../../strategy/strategy.ts'
 import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
 import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
@@ -209,18 +214,23 @@ function storeUpdate(
 ): Partial<InstrumentContext> {
   switch (event.type) {
     case 'STATISTICS':
-      return { statistics: event.statistics, statisticsAt: event.receivedAt, dirty: true }
+      return {
+        statistics: event.statistics,
+        statisticsAt: event.receivedAt,
+        dirty: replans(ctx, 'statistics'),
+      }
     case 'ACCOUNT':
-      // The same margin and position again (a push every second) refresh their age, plan nothing.
+      // The same margin and position again (a push every second) refresh their age, plan nothing; so
+      // do new margin numbers for a strategy that does not read them.
       return {
         margin: event.margin,
         position: event.position,
         marginAt: event.receivedAt,
         dirty:
-          ctx.dirty ||
-          ctx.assessment.mode === 'halted' ||
-          !sameMargin(ctx.margin, event.margin) ||
-          !samePosition(ctx.position, event.position),
+          replans(ctx, undefined) ||
+          !samePosition(ctx.position, event.position) ||
+          ctx.margin?.inLiquidation !== event.margin.inLiquidation ||
+          (reads(ctx, 'equity') && !sameMargin(ctx.margin, event.margin)),
       }
     case 'ORDERS':
       return {
@@ -229,10 +239,22 @@ function storeUpdate(
         dirty: true,
       }
     case 'CATALOGUE':
-      return { catalogue: event.catalogue, dirty: true }
+      return { catalogue: event.catalogue, dirty: replans(ctx, 'catalogue') }
     case 'BREAKER':
       return { breakerOpen: event.open, dirty: true }
   }
+}
+
+/** Whether the strategy reads this optional input (`InstrumentDeps.reads`; every one when absent). */
+export const reads = (ctx: InstrumentContext, input: OptionalInput): boolean =>
+  ctx.deps.reads?.has(input) ?? true
+
+/**
+ * Whether storing an input plans: already due, halted (the input may end the halt), or the strategy
+ * reads it (`input` undefined: decided by the caller).
+ */
+function replans(ctx: InstrumentContext, input: OptionalInput | undefined): boolean {
+  return ctx.dirty || ctx.assessment.mode === 'halted' || (input !== undefined && reads(ctx, input))
 }
 
 /**

@@ -151,6 +151,7 @@ export function startFeeds(o: FeedOptions): Feeds {
     intervalMs: o.polling.statisticsMs,
     staleMs: o.staleStatisticsMs,
     weightPerMinute: o.indexWeightPerMinute,
+    klinesKept: o.klinesKept,
     logger: o.logger,
   })
   poll(

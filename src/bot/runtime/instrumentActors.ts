@@ -35,6 +35,7 @@ export function instrumentDeps(
       maxOrderAgeMs: settings.quoting.maxOrderAgeMs,
     }),
     revisitAt: (snapshot) => strategy.revisitAt(snapshot),
+    reads: strategy.reads,
     risk: { ...settings.risk, ...settings.quoting },
     tickMs: TICK_MS,
     minRepriceIntervalMs: o.minRepriceIntervalMs ?? settings.quoting.minRepriceIntervalMs,

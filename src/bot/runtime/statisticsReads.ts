@@ -19,6 +19,8 @@ export interface StatisticsReadsOptions {
   staleMs: number
   /** Request weight per minute the per-instrument reads may use. */
   weightPerMinute: number
+  /** Klines kept per instrument (`quoting.klinesKept`): only those are read and validated. */
+  klinesKept: number
   logger: { warn(fields: object, message: string): void }
 }
 
@@ -39,7 +41,7 @@ export function createStatisticsReads(
   return async (signal) => {
     if (!rotating) {
       try {
-        return await o.perps.getStatistics(undefined, { signal })
+        return await o.perps.getStatistics(undefined, { signal, newestKlines: o.klinesKept })
       } catch (e) {
         if (!(e instanceof ResponseTooLargeError)) throw e
         rotating = true
@@ -54,7 +56,9 @@ export function createStatisticsReads(
     for (let k = 0; k < n && o.ids.length > 0; k++) {
       const id = o.ids[cursor % o.ids.length] as number
       cursor = (cursor + 1) % o.ids.length
-      items.push(...(await o.perps.getStatistics({ instrumentId: id }, { signal })))
+      items.push(
+        ...(await o.perps.getStatistics({ instrumentId: id }, { signal, newestKlines: o.klinesKept })),
+      )
     }
     return items
   }

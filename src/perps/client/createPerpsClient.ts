@@ -48,7 +48,7 @@ import { type GetOpenOrdersParams, getOpenOrders } from './getOpenOrders.ts'
 import { type GetOrdersParams, getOrders } from './getOrders.ts'
 import { getPortfolio } from './getPortfolio.ts'
 import { getPublicPortfolio } from './getPublicPortfolio.ts'
-import { type GetStatisticsParams, getStatistics } from './getStatistics.ts'
+import { type GetStatisticsOptions, type GetStatisticsParams, getStatistics } from './getStatistics.ts'
 import { type GetTickersParams, getTickers } from './getTickers.ts'
 import { getTime } from './getTime.ts'
 import {
@@ -67,7 +67,7 @@ export interface PerpsClient {
   // public info
   getIndex(asset: string, options?: PerpsReadOptions): Promise<Index>
   getPublicPortfolio(address: string, options?: PerpsReadOptions): Promise<PublicPortfolio>
-  getStatistics(params?: GetStatisticsParams, options?: PerpsReadOptions): Promise<StatisticsItem[]>
+  getStatistics(params?: GetStatisticsParams, options?: GetStatisticsOptions): Promise<StatisticsItem[]>
   getTickers(params?: GetTickersParams, options?: PerpsReadOptions): Promise<Ticker[]>
   getFees(options?: PerpsReadOptions): Promise<FeeSchedule>
   getAssets(options?: PerpsReadOptions): Promise<CollateralAsset[]>

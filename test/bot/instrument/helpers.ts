@@ -7,7 +7,7 @@ import {
 } from '../../../src/bot/instrument/instrument.machine.ts'
 import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/orders/orderPlan.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
-import type { StrategyMargin, StrategySnapshot } from '../../../src/strategy/strategy.ts'
+import type { OptionalInput, StrategyMargin, StrategySnapshot } from '../../../src/strategy/strategy.ts'
 
 export const risk: RiskConfig = {
   widenAtMarginRatio: 0.5,
@@ -60,6 +60,8 @@ export function harness(
     cancelFails?: boolean
     /** The strategy's `revisitAt` (absent: the actor re-asks every tick). */
     revisitAt?: ((s: StrategySnapshot) => number | undefined) | undefined
+    /** The optional inputs the strategy reads (absent: every one). */
+    reads?: readonly OptionalInput[] | undefined
   } = {},
 ): Harness {
   const clock = new SimulatedClock()
@@ -86,6 +88,7 @@ export function harness(
       return plan(s)
     },
     ...(opts.revisitAt ? { revisitAt: opts.revisitAt } : {}),
+    ...(opts.reads ? { reads: new Set(opts.reads) } : {}),
     risk,
     tickMs: 1_000,
     minRepriceIntervalMs: 250,

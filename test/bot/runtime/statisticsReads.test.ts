@@ -8,11 +8,17 @@ const item = (id: number): StatisticsItem =>
 
 function venue(allFits: boolean) {
   const calls: (number | undefined)[] = []
+  const kept: (number | undefined)[] = []
   return {
     calls,
+    kept,
     perps: {
-      async getStatistics(p?: { instrumentId?: number | undefined }) {
+      async getStatistics(
+        p?: { instrumentId?: number | undefined },
+        o?: { newestKlines?: number | undefined },
+      ) {
         calls.push(p?.instrumentId)
+        kept.push(o?.newestKlines)
         if (p?.instrumentId === undefined) {
           if (!allFits) throw new ResponseTooLargeError('/v1/info/statistics', 8_388_608, 9_500_000, true)
           return [item(1), item(2), item(3)]
@@ -25,7 +31,7 @@ function venue(allFits: boolean) {
 
 describe('statistics reads', () => {
   const signal = new AbortController().signal
-  const base = { intervalMs: 15_000, staleMs: 180_000, weightPerMinute: 240 }
+  const base = { intervalMs: 15_000, staleMs: 180_000, weightPerMinute: 240, klinesKept: 120 }
 
   it('reads every instrument at once while the answer fits', async () => {
     const v = venue(true)
@@ -39,6 +45,8 @@ describe('statistics reads', () => {
     expect((await read(signal)).map((i) => i.instrument_id)).toEqual([1, 2, 3])
     await read(signal)
     expect(v.calls).toEqual([undefined, undefined])
+    // Only the klines the strategies keep are read.
+    expect(v.kept).toEqual([120, 120])
     expect(warned).toEqual([])
   })
 

@@ -95,6 +95,33 @@ describe('getStatistics', () => {
     expect(h.requests).toHaveLength(0)
   })
 
+  it('with newestKlines keeps and checks only the newest klines; the older ones are dropped unread', async () => {
+    const k = (m: number, close: string): unknown[] => [
+      1767225600000 + m * 60_000,
+      '1',
+      '2',
+      '0.5',
+      close,
+      '3',
+      1,
+    ]
+    const body = [{ ...STATISTICS_BODY[0], klines: [['not', 'a kline'], k(1, '1.5'), k(2, '1.75')] }]
+    h.reply({ body })
+    const rows = await h.client.getStatistics(undefined, { newestKlines: 2 })
+    expect(rows[0]?.klines.map((r) => r[4])).toEqual(['1.5', '1.75'])
+    h.reply({ body })
+    expect((await h.client.getStatistics(undefined, { newestKlines: 0 }))[0]?.klines).toEqual([])
+    // Without the option every kline is checked, so the malformed old one fails the read.
+    h.reply({ body })
+    await expect(h.client.getStatistics()).rejects.toThrow(/klines/)
+    // A malformed kline among the kept ones still fails it.
+    h.reply({ body: [{ ...body[0], klines: [k(1, '1.5'), ['bad']] }] })
+    await expect(h.client.getStatistics(undefined, { newestKlines: 5 })).rejects.toThrow(/klines/)
+    await expect(h.client.getStatistics(undefined, { newestKlines: -1 })).rejects.toBeInstanceOf(
+      InputValidationError,
+    )
+  })
+
   it('accepts the u32 bounds', async () => {
     h.reply({ body: [] })
     await h.client.getStatistics({ instrumentId: 4294967295 })

@@ -1,0 +1,103 @@
+/**
+ * A strategy that lists the optional inputs it reads (`Strategy.reads`) is not asked again when only
+ * another one changes: the actor stores it (for the next snapshot and the risk assessment) and plans
+ * nothing. Position, liquidation and the index always plan; without a list every input does.
+ */
+import { describe, expect, it } from 'vitest'
+import type { StrategyMargin } from '../../../src/strategy/strategy.ts'
+import { type Harness, harness, margin, nothing } from './helpers.ts'
+
+const richer = (m: StrategyMargin): StrategyMargin => ({ ...m, accountValue: '1250.5' })
+
+function account(h: Harness, m: StrategyMargin, size?: string): void {
+  const now = h.clock.now()
+  h.actor.send({
+    type: 'ACCOUNT',
+    margin: m,
+    position: size === undefined ? undefined : { size, entryPrice: '50000', liquidationPrice: '0' },
+    receivedAt: now,
+  })
+}
+
+/** Past the reprice interval, so a plan is not merely deferred. */
+const later = (h: Harness): void => h.clock.increment(300)
+
+describe('instrument machine: inputs the strategy does not read', () => {
+  it('a new account value alone plans nothing for a strategy that does not read equity', () => {
+    const h = harness(nothing, { revisitAt: () => undefined, reads: ['bbo'] })
+    h.feedAll()
+    const plans = h.snapshots.length
+    later(h)
+    account(h, richer(margin(0.1)))
+    expect(h.snapshots).toHaveLength(plans)
+    // Stored all the same: the next plan sees it.
+    h.actor.send({ type: 'INDEX', index: { price: '50010', ts: h.clock.now() }, receivedAt: h.clock.now() })
+    expect(h.snapshots).toHaveLength(plans + 1)
+    expect(h.snapshots.at(-1)?.margin.accountValue).toBe('1250.5')
+  })
+
+  it('a strategy that reads equity, or declares nothing, is asked again', () => {
+    for (const reads of [['equity'] as const, undefined]) {
+      const h = harness(nothing, { revisitAt: () => undefined, reads })
+      h.feedAll()
+      const plans = h.snapshots.length
+      later(h)
+      account(h, richer(margin(0.1)))
+      expect(h.snapshots).toHaveLength(plans + 1)
+    }
+  })
+
+  it('a position change or a liquidation flag plans whatever the strategy reads', () => {
+    const h = harness(nothing, { revisitAt: () => undefined, reads: [] })
+    h.feedAll()
+    const plans = h.snapshots.length
+    later(h)
+    account(h, margin(0.1), '0.5')
+    expect(h.snapshots).toHaveLength(plans + 1)
+    later(h)
+    account(h, margin(0.1, true), '0.5')
+    // In liquidation the actor halts (and cancels) instead of asking the strategy: the mode changed.
+    expect(h.value()).toMatchObject({ halted: expect.anything() })
+  })
+
+  it('statistics and a changed best bid/offer plan nothing for a strategy that reads neither', () => {
+    const h = harness(nothing, { revisitAt: () => undefined, reads: ['equity'] })
+    h.feedAll()
+    const plans = h.snapshots.length
+    later(h)
+    const now = h.clock.now()
+    h.actor.send({
+      type: 'STATISTICS',
+      statistics: { volume: '99', openPrice: '48000', klines: [] },
+      receivedAt: now,
+    })
+    h.actor.send({
+      type: 'BBO',
+      bbo: { bid: { price: '49990', qty: '1' }, ask: { price: '50010', qty: '1' } },
+      receivedAt: now,
+    })
+    h.clock.increment(2_000)
+    expect(h.snapshots).toHaveLength(plans)
+  })
+
+  it('the same statistics and BBO plan for a strategy that reads them', () => {
+    const h = harness(nothing, { revisitAt: () => undefined, reads: ['statistics', 'bbo'] })
+    h.feedAll()
+    const plans = h.snapshots.length
+    later(h)
+    h.actor.send({
+      type: 'STATISTICS',
+      statistics: { volume: '99', openPrice: '48000', klines: [] },
+      receivedAt: h.clock.now(),
+    })
+    expect(h.snapshots).toHaveLength(plans + 1)
+    later(h)
+    h.actor.send({
+      type: 'BBO',
+      bbo: { bid: { price: '49990', qty: '1' }, ask: { price: '50010', qty: '1' } },
+      receivedAt: h.clock.now(),
+    })
+    h.clock.increment(1_000)
+    expect(h.snapshots).toHaveLength(plans + 2)
+  })
+})
