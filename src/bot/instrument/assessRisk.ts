@@ -32,6 +32,8 @@ export interface RiskInputs {
   now: number
   indexAt: number | undefined
   statisticsAt: number | undefined
+  /** False when the strategy does not read statistics: then they are no input at all (default true). */
+  needsStatistics?: boolean | undefined
   marginAt: number | undefined
   marginRatio: number | undefined
   inLiquidation: boolean
@@ -67,9 +69,11 @@ export function assessRisk(
   const stale: string[] = []
   if (inputs.indexAt === undefined) stale.push('no index price yet')
   else if (now - inputs.indexAt > cfg.staleIndexMs) stale.push(`index stale (${age(now, inputs.indexAt)})`)
-  if (inputs.statisticsAt === undefined) stale.push('no statistics yet')
-  else if (now - inputs.statisticsAt > cfg.staleStatisticsMs)
-    stale.push(`statistics stale (${age(now, inputs.statisticsAt)})`)
+  if (inputs.needsStatistics !== false) {
+    if (inputs.statisticsAt === undefined) stale.push('no statistics yet')
+    else if (now - inputs.statisticsAt > cfg.staleStatisticsMs)
+      stale.push(`statistics stale (${age(now, inputs.statisticsAt)})`)
+  }
   if (inputs.marginAt === undefined) stale.push('no margin data yet')
   else if (now - inputs.marginAt > cfg.staleMarginMs)
     stale.push(`margin stale (${age(now, inputs.marginAt)})`)

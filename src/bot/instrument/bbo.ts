@@ -3,8 +3,8 @@
  * (see `bboStep`). A pure step, as in steps.ts.
  */
 import type { StrategyBookLevel, StrategySnapshotBbo } from '../../strategy/strategy.ts'
-import type { InstrumentContext, InstrumentEvent } from './context.ts'
-import { reads, type Step } from './steps.ts'
+import { type InstrumentContext, type InstrumentEvent, reads } from './context.ts'
+import type { Step } from './steps.ts'
 
 const NONE: readonly never[] = []
 

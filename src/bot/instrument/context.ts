@@ -221,9 +221,14 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
   }
 }
 
+/** Whether the strategy reads this optional input (`InstrumentDeps.reads`; every one when absent). */
+export const reads = (ctx: InstrumentContext, input: OptionalInput): boolean =>
+  ctx.deps.reads?.has(input) ?? true
+
+/** Every input the actor needs before it quotes: statistics only for a strategy that reads them. */
 export const hasAllInputs = (ctx: InstrumentContext): boolean =>
   ctx.indexAt !== undefined &&
-  ctx.statisticsAt !== undefined &&
+  (ctx.statisticsAt !== undefined || !reads(ctx, 'statistics')) &&
   ctx.marginAt !== undefined &&
   ctx.ordersAt !== undefined
 
@@ -235,6 +240,7 @@ export function assess(ctx: InstrumentContext): RiskAssessment & { transient: bo
       now,
       indexAt: ctx.indexAt,
       statisticsAt: ctx.statisticsAt,
+      needsStatistics: reads(ctx, 'statistics'),
       marginAt: ctx.marginAt,
       marginRatio: ctx.margin?.marginRatio,
       inLiquidation: ctx.margin?.inLiquidation ?? false,

@@ -12,7 +12,7 @@ import type {
   StrategyPosition,
 } from '../../strategy/strategy.ts'
 import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
-import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent } from './context.ts'
+import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent, reads } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
 import { guardPlan, screenIndex } from './priceGuard.ts'
 import { nextExpiry, planTimeReached } from './timeDue.ts'
@@ -244,10 +244,6 @@ function storeUpdate(
       return { breakerOpen: event.open, dirty: true }
   }
 }
-
-/** Whether the strategy reads this optional input (`InstrumentDeps.reads`; every one when absent). */
-export const reads = (ctx: InstrumentContext, input: OptionalInput): boolean =>
-  ctx.deps.reads?.has(input) ?? true
 
 /**
  * Whether storing an input plans: already due, halted (the input may end the halt), or the strategy

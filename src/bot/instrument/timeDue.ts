@@ -10,7 +10,7 @@
  * Pure: the machine schedules its `WAKE` for `nextTimeDue`, and `planStep` plans when `planTimeReached`.
  */
 import type { Order } from '../../perps/schemas/orders.ts'
-import type { InstrumentContext } from './context.ts'
+import { type InstrumentContext, reads } from './context.ts'
 
 /** When the next order reaches `maxOrderAgeMs` (undefined: no orders or no limit). */
 export function nextExpiry(orders: readonly Order[], maxOrderAgeMs: number): number | undefined {
@@ -53,7 +53,7 @@ export function nextTimeDue(ctx: InstrumentContext, now: number): number | undef
   for (const t of [
     ...planMoments(ctx),
     staleFrom(ctx.indexAt, risk.staleIndexMs),
-    staleFrom(ctx.statisticsAt, risk.staleStatisticsMs),
+    reads(ctx, 'statistics') ? staleFrom(ctx.statisticsAt, risk.staleStatisticsMs) : undefined,
     staleFrom(ctx.marginAt, risk.staleMarginMs),
     dwellEnds,
   ]) {

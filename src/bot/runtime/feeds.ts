@@ -145,39 +145,42 @@ export function startFeeds(o: FeedOptions): Feeds {
     gates?.index,
   )
 
+  // Statistics only for the instruments whose strategy reads them; none, no reads at all.
+  const withStatistics = new Set(instruments.filter((i) => i.readsStatistics).map((i) => i.id))
   const readStatistics = createStatisticsReads({
     perps: o.perps,
-    ids: [...traded].sort((a, b) => a - b),
+    ids: [...withStatistics].sort((a, b) => a - b),
     intervalMs: o.polling.statisticsMs,
     staleMs: o.staleStatisticsMs,
     weightPerMinute: o.indexWeightPerMinute,
     klinesKept: o.klinesKept,
     logger: o.logger,
   })
-  poll(
-    'statistics',
-    () => o.polling.statisticsMs,
-    async (signal) => {
-      const items = await readStatistics(signal)
-      const at = now()
-      await inChunks(
-        items.filter((item) => traded.has(item.instrument_id)),
-        (item) => {
-          // Keep only the newest klines: a day of 1-minute klines per actor would dominate memory.
-          const statistics = statisticsForStrategy(item)
-          const klines = o.klinesKept > 0 ? statistics.klines.slice(-o.klinesKept) : []
-          supervisor.send({
-            type: 'ROUTE',
-            ids: [item.instrument_id],
-            event: { type: 'STATISTICS', statistics: { ...statistics, klines }, receivedAt: at },
-          })
-        },
-      )
-    },
-    gates?.statistics,
-    // A failed read retries well inside the staleness bound, not a whole interval later.
-    Math.min(o.polling.statisticsMs, Math.floor(o.staleStatisticsMs / 12)),
-  )
+  if (withStatistics.size > 0)
+    poll(
+      'statistics',
+      () => o.polling.statisticsMs,
+      async (signal) => {
+        const items = await readStatistics(signal)
+        const at = now()
+        await inChunks(
+          items.filter((item) => withStatistics.has(item.instrument_id)),
+          (item) => {
+            // Keep only the newest klines: a day of 1-minute klines per actor would dominate memory.
+            const statistics = statisticsForStrategy(item)
+            const klines = o.klinesKept > 0 ? statistics.klines.slice(-o.klinesKept) : []
+            supervisor.send({
+              type: 'ROUTE',
+              ids: [item.instrument_id],
+              event: { type: 'STATISTICS', statistics: { ...statistics, klines }, receivedAt: at },
+            })
+          },
+        )
+      },
+      gates?.statistics,
+      // A failed read retries well inside the staleness bound, not a whole interval later.
+      Math.min(o.polling.statisticsMs, Math.floor(o.staleStatisticsMs / 12)),
+    )
 
   poll(
     'portfolio',

@@ -34,6 +34,8 @@ export interface FleetInstrument {
   asset: string
   strategy: string
   catalogueQuery: CatalogueQuery | undefined
+  /** Whether its strategy reads statistics (`Strategy.reads`): only then are they read for it. */
+  readsStatistics: boolean
 }
 
 export type InstrumentSnapshot = SnapshotFrom<typeof instrumentMachine>
@@ -77,6 +79,7 @@ export function createInstrumentFleet(o: {
       asset: inst.base_asset,
       strategy: r.strategy.name,
       catalogueQuery: r.strategy.catalogueQuery,
+      readsStatistics: r.strategy.reads.has('statistics'),
     })
     supervised.push({
       id: inst.instrument_id,

@@ -100,4 +100,26 @@ describe('instrument machine: inputs the strategy does not read', () => {
     h.clock.increment(1_000)
     expect(h.snapshots).toHaveLength(plans + 2)
   })
+
+  it('statistics are no input at all for a strategy that does not read them: it quotes without, and never halts for their age', () => {
+    for (const reads of [['bbo'] as const, undefined]) {
+      const h = harness(nothing, { revisitAt: () => undefined, reads })
+      const now = h.clock.now()
+      h.actor.send({ type: 'INDEX', index: { price: '50000', ts: now }, receivedAt: now })
+      h.actor.send({ type: 'ACCOUNT', margin: margin(0.1), position: undefined, receivedAt: now })
+      h.actor.send({ type: 'ORDERS', orders: [], receivedAt: now })
+      // Without a list every input is read: the actor waits for its statistics.
+      expect(h.value()).toMatchObject(reads === undefined ? 'syncing' : { active: expect.anything() })
+    }
+    const h = harness(nothing, { revisitAt: () => undefined, reads: ['bbo'] })
+    h.feedAll()
+    // Keep index and margin fresh past the statistics' 180 s staleness bound: still quoting.
+    for (let t = 0; t < 200_000; t += 10_000) {
+      h.clock.increment(10_000)
+      const now = h.clock.now()
+      h.actor.send({ type: 'INDEX', index: { price: '50000', ts: now }, receivedAt: now })
+      h.actor.send({ type: 'ACCOUNT', margin: margin(0.1), position: undefined, receivedAt: now })
+    }
+    expect(h.value()).toMatchObject({ active: expect.anything() })
+  })
 })

@@ -14,7 +14,13 @@ import { PollingSettings } from '../../../src/settings/schema.ts'
 
 const kline = (i: number): Kline => [i * 60_000, '1', '1', '1', '1', '1', 1]
 
-function setup(opts: { assets: number; klinesKept: number; indexWeightPerMinute?: number }) {
+function setup(opts: {
+  assets: number
+  klinesKept: number
+  indexWeightPerMinute?: number
+  /** Which instruments' strategies read statistics (default: all). */
+  readsStatistics?: (id: number) => boolean
+}) {
   const sent: {
     ids?: readonly number[] | undefined
     event: { type: string; statistics?: { klines: unknown[] } }
@@ -26,6 +32,7 @@ function setup(opts: { assets: number; klinesKept: number; indexWeightPerMinute?
     asset: `A${i}`,
     strategy: 'index-peg',
     catalogueQuery: undefined,
+    readsStatistics: opts.readsStatistics?.(i + 1) ?? true,
   }))
   const stats: StatisticsItem[] = instruments.map((i) => ({
     instrument_id: i.id,
@@ -98,6 +105,18 @@ describe('feeds', () => {
     expect(klines).toHaveLength(120)
     expect(klines[0]?.[0]).toBe(180 * 60_000)
     await feeds.stop()
+  })
+
+  it('reads and routes statistics only for the instruments whose strategy reads them', async () => {
+    const { feeds, sent, perps } = setup({ assets: 10, klinesKept: 5, readsStatistics: (id) => id % 2 === 0 })
+    await vi.waitFor(() => expect(sent.filter((s) => s.event.type === 'STATISTICS')).toHaveLength(5))
+    expect(sent.filter((s) => s.event.type === 'STATISTICS').map((s) => s.ids?.[0])).toEqual([2, 4, 6, 8, 10])
+    await feeds.stop()
+    const none = setup({ assets: 10, klinesKept: 5, readsStatistics: () => false })
+    await vi.waitFor(() => expect(none.sent.filter((s) => s.event.type === 'INDEX')).toHaveLength(10))
+    expect(none.perps.getStatistics).not.toHaveBeenCalled()
+    expect(perps.getStatistics).toHaveBeenCalled()
+    await none.feeds.stop()
   })
 
   it('warns at startup when index polling cannot keep inputs fresh', async () => {
