@@ -9,21 +9,33 @@ const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/
 
 /** A decimal as `units * 10^-scale`. */
 export interface Fixed {
-  units: bigint
-  scale: number
+  readonly units: bigint
+  readonly scale: number
 }
 
 export function isDecimalString(s: string): boolean {
   return DECIMAL_RE.test(s)
 }
 
+/**
+ * Recently parsed spellings: the same prices and sizes are parsed again and again (each plan's ladder,
+ * diff and validation re-read the index, the quotes and the live orders). Bounded: cleared when full.
+ */
+const parsed = new Map<string, Fixed>()
+const PARSED_MAX = 4_096
+
 /** Parses a decimal string exactly. */
 export function parseDecimal(s: string): Fixed {
+  const hit = parsed.get(s)
+  if (hit !== undefined) return hit
   const m = DECIMAL_RE.exec(s)
   if (!m) throw new InputValidationError(`not a decimal string: ${JSON.stringify(s)}`)
   const frac = m[3] ?? ''
   const units = BigInt(`${m[2]}${frac}`)
-  return { units: m[1] ? -units : units, scale: frac.length }
+  const f: Fixed = Object.freeze({ units: m[1] ? -units : units, scale: frac.length })
+  if (parsed.size >= PARSED_MAX) parsed.clear()
+  parsed.set(s, f)
+  return f
 }
 
 /** Number of fractional digits after trimming trailing zeros ("1.50" → 1). */

@@ -51,7 +51,7 @@ export interface BotOptions {
   selfProvision: boolean
   /** Extra alert sinks (tests). */
   alertSinks?: readonly AlertSink[] | undefined
-  /** Start the ops HTTP server (default true). */
+  /** Start the ops HTTP server (default true); without it the gauges and the dashboard history are not kept either. */
   ops?: boolean | undefined
   /** Ready transports instead of HTTP to the URLs (`perpbot simulate`'s in-process mock). */
   transports?: ConnectOptions['transports']
@@ -267,36 +267,43 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   })
   const status = (): BotStatus => buildStatus(inputs())
   const ready = (): { ok: boolean; reasons: string[] } => buildReadiness(inputs())
-  const refresher = startPoller({
-    name: 'metrics',
-    clock,
-    intervalMs: () => 1_000,
-    // Only what the gauges show: the whole status (PnL, limiter, inputs) took 2 ms a second at 100
-    // instruments and 20 ms at 1,000, a block a price move arriving then had to wait out.
-    run: async () => {
-      for (const i of fleet.instruments) {
-        const actor = fleet.snapshotOf(i.id)
-        metrics.setInstrumentState(i.symbol, instrumentState(actor))
-        metrics.setLastQuoteAt(i.symbol, actor?.context.stats.lastSubmitAt)
-      }
-      const a = account.snapshot()
-      metrics.setAccount({ marginRatio: a.marginRatio, inLiquidation: a.inLiquidation })
-    },
-    onError: () => undefined,
-  })
+  // The gauges and the dashboard's history exist for the ops server: without it (simulate) they would
+  // only cost time.
+  const withOps = o.ops !== false
+  const refresher = withOps
+    ? startPoller({
+        name: 'metrics',
+        clock,
+        intervalMs: () => 1_000,
+        // Only what the gauges show: the whole status (PnL, limiter, inputs) took 2 ms a second at 100
+        // instruments and 20 ms at 1,000, a block a price move arriving then had to wait out.
+        run: async () => {
+          for (const i of fleet.instruments) {
+            const actor = fleet.snapshotOf(i.id)
+            metrics.setInstrumentState(i.symbol, instrumentState(actor))
+            metrics.setLastQuoteAt(i.symbol, actor?.context.stats.lastSubmitAt)
+          }
+          const a = account.snapshot()
+          metrics.setAccount({ marginRatio: a.marginRatio, inLiquidation: a.inLiquidation })
+        },
+        onError: () => undefined,
+      })
+    : undefined
   // The dashboard's history: samples of the same snapshots, on the bot's clock.
-  const timeline = startTimeline({
-    clock,
-    capacity: timelineCapacity(fleet.instruments.length),
-    read: () => {
-      const s = timelineInputs()
-      return { sample: sampleTimeline(s), board: boardOf(s, account.recentFills()) }
-    },
-    onError: (e) => log.warn({ err: describeError(e) }, 'timeline sample failed'),
-  })
+  const timeline = withOps
+    ? startTimeline({
+        clock,
+        capacity: timelineCapacity(fleet.instruments.length),
+        read: () => {
+          const s = timelineInputs()
+          return { sample: sampleTimeline(s), board: boardOf(s, account.recentFills()) }
+        },
+        onError: (e) => log.warn({ err: describeError(e) }, 'timeline sample failed'),
+      })
+    : undefined
 
   const opsServer =
-    o.ops === false
+    timeline === undefined
       ? undefined
       : await startOpsServer({
           host: settings.ops.host,
@@ -332,7 +339,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         clock,
         logger: log,
         parts: {
-          inputs: [...(streams ? [streams] : []), feeds, account, refresher, timeline],
+          inputs: [streams, feeds, account, refresher, timeline].filter((p) => p !== undefined),
           stopPlanning: () => fleet.stopAll(),
           finishOrders: () => orders.batcher.stop(),
           cancelAll: (signal) => orders.gateway.cancelAll(undefined, { signal }),
