@@ -165,16 +165,13 @@ export function startFeeds(o: FeedOptions): Feeds {
         const at = now()
         await inChunks(
           items.filter((item) => withStatistics.has(item.instrument_id)),
-          (item) => {
-            // Keep only the newest klines: a day of 1-minute klines per actor would dominate memory.
-            const statistics = statisticsForStrategy(item)
-            const klines = o.klinesKept > 0 ? statistics.klines.slice(-o.klinesKept) : []
+          // The reads keep only the newest `klinesKept` klines: a day per actor would dominate memory.
+          (item) =>
             supervisor.send({
               type: 'ROUTE',
               ids: [item.instrument_id],
-              event: { type: 'STATISTICS', statistics: { ...statistics, klines }, receivedAt: at },
-            })
-          },
+              event: { type: 'STATISTICS', statistics: statisticsForStrategy(item), receivedAt: at },
+            }),
         )
       },
       gates?.statistics,

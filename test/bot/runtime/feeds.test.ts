@@ -55,7 +55,13 @@ function setup(opts: {
         next_funding: 0,
       })),
     ),
-    getStatistics: vi.fn(async () => stats),
+    // As the client does with `newestKlines`: only the newest klines of each row.
+    getStatistics: vi.fn(async (_p?: unknown, o?: { newestKlines?: number | undefined }) =>
+      stats.map((r) => ({
+        ...r,
+        klines: o?.newestKlines === 0 ? [] : r.klines.slice(-(o?.newestKlines ?? 0)),
+      })),
+    ),
     getPortfolio: vi.fn(async () => ({
       positions: [],
       margin: {
