@@ -17,18 +17,20 @@
  *
  * Both share everything else. By default the mock's scenario follows the script of
  * bench/soakPhases.ts: calm → trending → crash (the `liquidation` scenario, one episode per hour of
- * the phase) → recovery (calm), a quarter each, switched when the virtual time passes each step;
+ * the phase) → recovery (calm), a quarter each, switched when the virtual time passes each step; at
+ * the recovery the account's collateral is topped up to what it started with (an operator's deposit);
  * `--scenario NAME` keeps one scenario throughout instead. The checks, each printed PASS/FAIL with its
  * figure (exit 1 on any FAIL): the run finished (a wall-time cap or SIGINT is a FAIL "did not
  * finish"), no crash, no unhandled rejection, no self-caused 429, no actor died, no signed command sent
- * twice, memory flat (heap after GC), alert episodes (every alert raised and resolved once per
- * episode; each crash episode raises its margin/liquidation alert and it is resolved by the end), the
- * bot's open orders and positions equal the mock's at the end, and the secrets scan
- * (bench/secretsScan.ts) over every log line, alert, webhook payload, /status, /metrics and dashboard
- * payload finds nothing. Unless `--no-docs`, the figures replace the soak regions of
- * docs/reliability.md and docs/benchmarks.md.
+ * twice, the venue books the bot's orders again after the top-up, memory flat (heap after GC), alert
+ * episodes (every alert raised and resolved once per episode; each crash episode raises its
+ * margin/liquidation alert and it is resolved by the end), the bot's open orders and positions equal
+ * the mock's at the end, and the secrets scan (bench/secretsScan.ts) over every log line, alert,
+ * webhook payload, /status, /metrics and dashboard payload finds nothing. Unless `--no-docs`, the
+ * figures replace the soak regions of docs/reliability.md and docs/benchmarks.md.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { compareDecimal, subDecimal } from '../src/decimal.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { rateLimitCode, type WireExchange } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
@@ -216,6 +218,15 @@ const engine = await startSoakEngine(ENGINE, {
 })
 const { mock, bot } = engine
 virtualNow = () => mock.clock.now()
+// The operator's top-up: a crash episode seeds the account with thin collateral and liquidates it, so
+// at the recovery phase the collateral goes back to what the run started with, as an operator would
+// deposit; the orders the venue books after it show the bot trading again, not only sending.
+const startCollateral = mock.exchange.accountOf(bot.proxyAddress)?.collateral
+const topUp = { at: undefined as number | undefined, amount: '0', booked: new Set<number>() }
+mock.exchange.onOrderChange((owner, oid, order) => {
+  if (topUp.at === undefined || owner !== mock.exchange.accountOf(bot.proxyAddress)?.owner) return
+  if (order().status === 'open') topUp.booked.add(oid)
+})
 // The scan's needles: every secret the run has (the throwaway proxy and owner keys, the proxy secret,
 // the webhook URL), each in every encoding (bench/secretsScan.ts).
 for (const [i, n] of engine.needles.filter((x) => /^0x[0-9a-fA-F]{64}$/.test(x)).entries())
@@ -447,6 +458,18 @@ function progressLine(elapsed: number): void {
   )
 }
 
+/** Deposits what the account lost since the start (nothing when it lost nothing). */
+function topUpAccount(elapsed: number): void {
+  const venue = mock.exchange.accountOf(bot.proxyAddress)
+  if (venue === undefined || startCollateral === undefined) return
+  const missing = subDecimal(startCollateral, venue.collateral)
+  topUp.at = elapsed
+  if (compareDecimal(missing, '0') <= 0) return
+  mock.exchange.deposit(venue.owner, missing)
+  topUp.amount = missing
+  console.log(`operator top-up: +${missing} USDC of collateral (${venue.collateral} → ${startCollateral})`)
+}
+
 /** One look at the run: scenario steps, warm-up, samples, reports. False stops the run. */
 async function tick(elapsed: number): Promise<boolean> {
   if (performance.now() >= capAt) {
@@ -464,6 +487,7 @@ async function tick(elapsed: number): Promise<boolean> {
     venueLiqAtStep.push(venueLiquidation.episodes)
     mock.setScenario(step.scenario)
     currentPhase = step.phase
+    if (step.phase === 'recovery') topUpAccount(elapsed)
     console.log(
       `\n## ${(elapsed / 3_600_000).toFixed(2)} h: ${step.phase}${step.episode ? ` episode ${step.episode}` : ''} (scenario ${step.scenario})\n`,
     )
@@ -550,6 +574,14 @@ check(
   `${wire.duplicateSigs} sent twice of ${wire.commands}`,
 )
 check('the bot quoted', final.trade > 0, `${final.trade} trade commands`)
+if (SCENARIO === undefined)
+  check(
+    "the venue books the bot's orders again after the operator's top-up",
+    topUp.at !== undefined && topUp.booked.size > 0,
+    topUp.at === undefined
+      ? 'the recovery phase never started'
+      : `${topUp.booked.size} order(s) booked after +${topUp.amount} USDC at ${(topUp.at / 3_600_000).toFixed(2)} h`,
+  )
 const growth = warmHeap === undefined ? Number.NaN : endHeap - warmHeap
 const growthBound =
   warmHeap === undefined ? 0 : Math.max(HEAP_GROWTH_BOUND.bytes, warmHeap * HEAP_GROWTH_BOUND.share)
@@ -614,7 +646,7 @@ const summaryLines = [
       .map(([k, c]) => `${k} ${c.raised}/${c.resolved}`)
       .join(', ') || 'none'
   } (raised/resolved)`,
-  `account at the end: margin ratio ${endAccount.marginRatio ?? 'n/a'}, level ${endAccount.marginLevel ?? 'n/a'}, in liquidation ${endAccount.inLiquidation}, last portfolio read ${endAccount.updatedAt === undefined ? 'never' : `${((mock.clock.now() - endAccount.updatedAt) / 1000).toFixed(0)} s before the end`}`,
+  `account at the end: margin ratio ${endAccount.marginRatio?.toFixed(3) ?? 'n/a'}, level ${endAccount.marginLevel ?? 'n/a'}, in liquidation ${endAccount.inLiquidation}, last portfolio read ${endAccount.updatedAt === undefined ? 'never' : `${((mock.clock.now() - endAccount.updatedAt) / 1000).toFixed(0)} s before the end`}`,
   `peak heap ${mb(peakHeap)}, peak rss ${mb(peakRss)}${STEPPED ? '' : `, worst event-loop delay p99 ${worstLoopP99.toFixed(0)} ms, max ${worstLoopMax.toFixed(0)} ms (wall)`}; heap after GC by virtual hour: ${heapSeries
     .filter((_, i, a) => a.length <= 13 || i % Math.ceil(a.length / 12) === 0 || i === a.length - 1)
     .map(([h, b]) => `${h.toFixed(1)} h ${(b / 1024 / 1024).toFixed(0)}`)

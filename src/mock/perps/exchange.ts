@@ -8,6 +8,7 @@
  * give byte-identical answers. Methods return wire bodies and throw `MockRejection` for error
  * answers; handler.ts maps HTTP onto them. Decisions where the venue is silent say "Decision:".
  */
+import { isDecimalString } from '../../decimal.ts'
 import { InputValidationError } from '../../errors.ts'
 import type {
   CreateProxyResult,
@@ -63,7 +64,7 @@ import { collateralToWire, type InstrumentSpec } from './instruments.ts'
 import { accountRisk } from './margin.ts'
 import { indexToWire, statisticsToWire } from './market.ts'
 import { cancelAllOrders, cancelOrder, checkOpenOrderCap, modifyOrder, placeOrder } from './matching.ts'
-import { usd } from './money.ts'
+import { parseUsd, usd } from './money.ts'
 import {
   type AccountSeed,
   isModifyOrdersLayout,
@@ -208,6 +209,21 @@ export class PerpsExchange {
     const account = this.#s.accounts.get(owner.toLowerCase())
     if (account === undefined) throw new InputValidationError(`unknown account ${owner}`)
     return startWithdrawal(this.#s, account, request)
+  }
+
+  /**
+   * Credits `amount` USDC to `owner`'s collateral, as a deposit landing from the chain (the soak's
+   * operator tops an account up after a liquidation). Deposits have no REST or push surface here.
+   * @throws {@link InputValidationError} for an unknown account or an amount that is not positive.
+   */
+  deposit(owner: string, amount: string): void {
+    this.sync()
+    const account = findAccount(this.#s, owner)
+    if (account === undefined) throw new InputValidationError(`unknown account ${owner}`)
+    const units = isDecimalString(amount) ? parseUsd(amount) : 0n
+    if (units <= 0n)
+      throw new InputValidationError(`deposit amount must be a positive decimal, not ${amount}`)
+    account.collateral += units
   }
 
   /** Sets an account's leverage on an instrument (1..max_leverage). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { addDecimal } from '../../../src/decimal.ts'
 import { createPerpsExchange } from '../../../src/mock/perps/exchange.ts'
 import { createPerpsHandler } from '../../../src/mock/perps/handler.ts'
 import { DEFAULT_INSTRUMENTS, defineInstrument } from '../../../src/mock/perps/instruments.ts'
@@ -276,3 +277,18 @@ describe('scenarios', () => {
     }
   })
 })
+
+describe('deposit', () => {
+  it('credits collateral as a deposit landing; an unknown account or a non-positive amount is refused', async () => {
+    const r = await rig()
+    const before = r.ex.accountOf(OWNER)?.collateral ?? '0'
+    r.ex.deposit(OWNER, '250.5')
+    const after = addDecimal(before, '250.5')
+    expect(r.ex.accountOf(OWNER)?.collateral).toBe(after)
+    expect((await portfolio(r)).margin.total_account_value).toBe(after)
+    expect(() => r.ex.deposit(OTHER_UNKNOWN, '1')).toThrow(/unknown account/)
+    for (const bad of ['0', '-5', 'lots']) expect(() => r.ex.deposit(OWNER, bad)).toThrow(/positive decimal/)
+  })
+})
+
+const OTHER_UNKNOWN = '0x000000000000000000000000000000000000dEaD'
