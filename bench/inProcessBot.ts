@@ -22,7 +22,6 @@ import { createInstrumentFleet } from '../src/bot/runtime/instrumentFleet.ts'
 import { createOpenOrderBook } from '../src/bot/runtime/openOrderBook.ts'
 import { createOrderPath } from '../src/bot/runtime/orderPath.ts'
 import { createSignal } from '../src/bot/runtime/signal.ts'
-import type { SupervisorActor } from '../src/bot/supervisor.machine.ts'
 import { type Clock, systemClock } from '../src/clock.ts'
 import { mulDecimal } from '../src/decimal.ts'
 import { createHttpTransport, type HttpRequest, type HttpTransport } from '../src/http/transport.ts'
@@ -78,7 +77,6 @@ export interface BenchInstrument {
 }
 
 export interface InProcessBot {
-  supervisor: SupervisorActor
   instruments: BenchInstrument[]
   limiter: Pick<WeightLimiter, 'schedule'>
   batcherState(): { queueLength: number; inFlightBatches: number; batchesSent: number; itemsSent: number }
@@ -272,42 +270,32 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
     venueClock: clock,
     logger,
   })
-  const supervisor = fleet.supervisor
   const contextOf = (id: number): InstrumentContext | undefined => fleet.snapshotOf(id)?.context
 
   const refreshSlowInputs = (statistics?: ReadonlyMap<number, StrategyStatistics>): void => {
     const at = clock.now()
     for (const i of instruments) {
-      supervisor.send({
-        type: 'ROUTE',
-        ids: [i.id],
-        event: {
-          type: 'ACCOUNT',
-          margin: {
-            accountValue: '10000000',
-            initialMargin: '0',
-            maintenanceMargin: '0',
-            marginRatio: 0,
-            inLiquidation: false,
-          },
-          position: undefined,
-          receivedAt: at,
+      fleet.route([i.id], {
+        type: 'ACCOUNT',
+        margin: {
+          accountValue: '10000000',
+          initialMargin: '0',
+          maintenanceMargin: '0',
+          marginRatio: 0,
+          inLiquidation: false,
         },
+        position: undefined,
+        receivedAt: at,
       })
-      supervisor.send({
-        type: 'ROUTE',
-        ids: [i.id],
-        event: {
-          type: 'STATISTICS',
-          statistics: statistics?.get(i.id) ?? { volume: '1000', openPrice: i.prices[0], klines: [] },
-          receivedAt: at,
-        },
+      fleet.route([i.id], {
+        type: 'STATISTICS',
+        statistics: statistics?.get(i.id) ?? { volume: '1000', openPrice: i.prices[0], klines: [] },
+        receivedAt: at,
       })
     }
   }
 
   const bot: InProcessBot = {
-    supervisor,
     instruments,
     limiter,
     batcherState: () => batcher.state(),
@@ -338,12 +326,8 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       refreshSlowInputs(statistics)
       const at = clock.now()
       for (const i of instruments) {
-        supervisor.send({ type: 'ROUTE', ids: [i.id], event: { type: 'ORDERS', orders: [], receivedAt: at } })
-        supervisor.send({
-          type: 'ROUTE',
-          ids: [i.id],
-          event: { type: 'INDEX', index: { price: i.prices[0], ts: at }, receivedAt: at },
-        })
+        fleet.route([i.id], { type: 'ORDERS', orders: [], receivedAt: at })
+        fleet.route([i.id], { type: 'INDEX', index: { price: i.prices[0], ts: at }, receivedAt: at })
       }
       await bot.waitIdle()
       const counts = bot.openOrders()
@@ -361,11 +345,7 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       const price = i.prices[i.side]
       const t0 = performance.now()
       const at = clock.now()
-      supervisor.send({
-        type: 'ROUTE',
-        ids: [i.id],
-        event: { type: 'INDEX', index: { price, ts: at }, receivedAt: at },
-      })
+      fleet.route([i.id], { type: 'INDEX', index: { price, ts: at }, receivedAt: at })
       return t0
     },
     async waitIdle(timeoutMs = 60_000) {

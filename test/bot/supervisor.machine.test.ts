@@ -3,7 +3,12 @@ import { createActor, fromPromise, SimulatedClock } from 'xstate'
 import type { InstrumentDeps } from '../../src/bot/instrument/instrument.machine.ts'
 import { instrumentMachine } from '../../src/bot/instrument/instrument.machine.ts'
 import type { PlanOutcome, SubmitPlanInput } from '../../src/bot/orders/orderPlan.ts'
-import { childId, type SupervisorEmitted, supervisorMachine } from '../../src/bot/supervisor.machine.ts'
+import {
+  childId,
+  routeToInstruments,
+  type SupervisorEmitted,
+  supervisorMachine,
+} from '../../src/bot/supervisor.machine.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { margin, risk } from './instrument/helpers.ts'
 
@@ -88,7 +93,7 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number; strat
       { type: 'ACCOUNT' as const, margin: margin(0.1), position: undefined, receivedAt: now },
       { type: 'ORDERS' as const, orders: [], receivedAt: now },
     ]) {
-      actor.send({ type: 'ROUTE', ids, event })
+      routeToInstruments(actor, ids, event)
     }
   }
   const child = (id: number) => actor.getSnapshot().children[childId(id)]
@@ -112,7 +117,7 @@ describe('supervisor', () => {
   it('routes a BBO to the instrument it names', () => {
     const s = setupSupervisor()
     const bbo = { bid: { price: '99', qty: '1' }, ask: { price: '101', qty: '1' } }
-    s.actor.send({ type: 'ROUTE', ids: [2], event: { type: 'BBO', bbo, receivedAt: s.clock.now() } })
+    routeToInstruments(s.actor, [2], { type: 'BBO', bbo, receivedAt: s.clock.now() })
     const ctx = (id: number) => s.child(id)?.getSnapshot().context as { bbo?: unknown } | undefined
     expect(ctx(2)?.bbo).toEqual({ ...bbo, receivedAt: s.clock.now() })
     expect(ctx(1)?.bbo).toBeUndefined()
@@ -122,7 +127,7 @@ describe('supervisor', () => {
     const s = setupSupervisor({ explodeOn: 2, maxRestarts: 1 })
     const poke = () => {
       s.boom.armed = true
-      s.actor.send({ type: 'ROUTE', ids: [2], event: { type: 'BREAKER', open: false } })
+      routeToInstruments(s.actor, [2], { type: 'BREAKER', open: false })
     }
     poke()
     expect(s.emitted).toEqual([{ type: 'restarted', id: 2, attempt: 1 }])

@@ -215,7 +215,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           targets: {
             now: () => clock.now(),
             traded,
-            route: (ids, event) => fleet.supervisor.send({ type: 'ROUTE', ids: [...ids], event }),
+            route: fleet.route,
             klinesKept: settings.quoting.klinesKept,
             // Unchanged values refreshed at a third of their staleness bounds (BBO: 5 s by default).
             changed: createChangeFilter(() => clock.now(), {

@@ -1,7 +1,7 @@
 /**
  * The bot's inputs: one poller per kind (tickers for every instrument's index and mark, statistics,
  * portfolio, open orders, catalogue per strategy query, venue time), each turning a response into
- * events routed by the supervisor to the instruments concerned. The streamed inputs' pollers stand
+ * events routed to the actors of the instruments concerned. The streamed inputs' pollers stand
  * down behind their gates (inputSources.ts) while the stream serves them.
  */
 import type { CatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
@@ -38,7 +38,7 @@ export interface FeedOptions {
   /** Venue-corrected clock, re-synchronised by the time feed. */
   venueClock: OffsetClock
   logger: Logger
-  fleet: Pick<InstrumentFleet, 'supervisor' | 'instruments' | 'restarted'>
+  fleet: Pick<InstrumentFleet, 'route' | 'instruments' | 'restarted'>
   openOrders: Pick<OpenOrderBook, 'reconcile'>
   /** Where the portfolio and the measured clock skew go (account supervision). */
   account: { observePortfolio(p: Portfolio): void; observeClockSkew(offsetMs: number): void }
@@ -82,7 +82,7 @@ export function toKeysetParams(q: CatalogueQuery): ListEventsKeysetParams {
 
 export function startFeeds(o: FeedOptions): Feeds {
   const { clock } = o
-  const { supervisor } = o.fleet
+  const { route } = o.fleet
   const instruments = o.fleet.instruments
   const now = (): number => clock.now()
   const pollers: Poller[] = []
@@ -134,12 +134,7 @@ export function startFeeds(o: FeedOptions): Feeds {
       const at = now()
       await inChunks(
         tickers.filter((t) => traded.has(t.instrument_id)),
-        (t) =>
-          supervisor.send({
-            type: 'ROUTE',
-            ids: [t.instrument_id],
-            event: { type: 'INDEX', index: indexFromTicker(t, at), receivedAt: at },
-          }),
+        (t) => route([t.instrument_id], { type: 'INDEX', index: indexFromTicker(t, at), receivedAt: at }),
       )
     },
     gates?.index,
@@ -167,10 +162,10 @@ export function startFeeds(o: FeedOptions): Feeds {
           items.filter((item) => withStatistics.has(item.instrument_id)),
           // The reads keep only the newest `klinesKept` klines: a day per actor would dominate memory.
           (item) =>
-            supervisor.send({
-              type: 'ROUTE',
-              ids: [item.instrument_id],
-              event: { type: 'STATISTICS', statistics: statisticsForStrategy(item), receivedAt: at },
+            route([item.instrument_id], {
+              type: 'STATISTICS',
+              statistics: statisticsForStrategy(item),
+              receivedAt: at,
             }),
         )
       },
@@ -188,11 +183,7 @@ export function startFeeds(o: FeedOptions): Feeds {
       const margin = marginForStrategy(p)
       o.account.observePortfolio(p)
       await inChunks(instruments, (i) =>
-        supervisor.send({
-          type: 'ROUTE',
-          ids: [i.id],
-          event: { type: 'ACCOUNT', margin, position: positionForStrategy(p, i.id), receivedAt: at },
-        }),
+        route([i.id], { type: 'ACCOUNT', margin, position: positionForStrategy(p, i.id), receivedAt: at }),
       )
     },
     gates?.portfolio,
@@ -222,11 +213,7 @@ export function startFeeds(o: FeedOptions): Feeds {
       async (signal) => {
         const page = await o.catalogue.listEventsKeyset(toKeysetParams(query), { signal })
         const events = page.events.map(catalogueEventToSignal)
-        supervisor.send({
-          type: 'ROUTE',
-          ids: qIds,
-          event: { type: 'CATALOGUE', catalogue: { events, fetchedAt: now() } },
-        })
+        route(qIds, { type: 'CATALOGUE', catalogue: { events, fetchedAt: now() } })
       },
     )
   }

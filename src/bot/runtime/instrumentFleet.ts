@@ -12,13 +12,13 @@ import type { Instrument } from '../../perps/schemas/info.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
-import type { DegradeCause, instrumentMachine } from '../instrument/instrument.machine.ts'
+import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { BreakerState } from '../limiter/weightLimiter.ts'
 import {
   childId,
   type InstrumentActor,
+  routeToInstruments,
   type SupervisedInstrument,
-  type SupervisorActor,
 } from '../supervisor.machine.ts'
 import type { ResolvedInstrumentConfig } from './bootstrap.ts'
 import { inChunks } from './chunks.ts'
@@ -41,10 +41,11 @@ export interface FleetInstrument {
 export type InstrumentSnapshot = SnapshotFrom<typeof instrumentMachine>
 
 export interface InstrumentFleet {
-  readonly supervisor: SupervisorActor
   readonly instruments: readonly FleetInstrument[]
   /** An actor was restarted: its inputs must be re-fed (the feeds re-poll). */
   readonly restarted: Signal<number>
+  /** Sends an input to the listed instruments' actors (all when `ids` is undefined). */
+  route(ids: readonly number[] | undefined, event: InstrumentEvent): void
   /** The actor's current snapshot, or undefined once it is stopped. */
   snapshotOf(id: number): InstrumentSnapshot | undefined
   /** Stops planning everywhere (shutdown). */
@@ -166,20 +167,18 @@ export function createInstrumentFleet(o: {
     void o.gateway.cancelAll(e.id).catch(() => undefined)
   })
   supervisor.start()
+  const route = (ids: readonly number[] | undefined, event: InstrumentEvent): void =>
+    routeToInstruments(supervisor, ids, event)
 
   o.openOrders.subscribe(({ byInstrument, receivedAt }) =>
-    inChunks([...byInstrument], ([id, orders]) =>
-      supervisor.send({ type: 'ROUTE', ids: [id], event: { type: 'ORDERS', orders, receivedAt } }),
-    ),
+    inChunks([...byInstrument], ([id, orders]) => route([id], { type: 'ORDERS', orders, receivedAt })),
   )
-  o.breaker.subscribe((state) =>
-    supervisor.send({ type: 'ROUTE', event: { type: 'BREAKER', open: state === 'open' } }),
-  )
+  o.breaker.subscribe((state) => route(undefined, { type: 'BREAKER', open: state === 'open' }))
 
   return {
-    supervisor,
     instruments,
     restarted,
+    route,
     snapshotOf(id) {
       const child = supervisor.getSnapshot().children[childId(id)] as InstrumentActor | undefined
       return child?.getSnapshot()

@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import type { InstrumentEvent } from '../../../src/bot/instrument/instrument.machine.ts'
 import { createFeedHealth } from '../../../src/bot/runtime/feedHealth.ts'
 import { startFeeds } from '../../../src/bot/runtime/feeds.ts'
 import { createOpenOrderBook } from '../../../src/bot/runtime/openOrderBook.ts'
 import { createSignal } from '../../../src/bot/runtime/signal.ts'
-import type { SupervisorActor } from '../../../src/bot/supervisor.machine.ts'
 import type { CatalogueClient } from '../../../src/catalogue/client/createCatalogueClient.ts'
 import { OffsetClock } from '../../../src/clock.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
@@ -77,18 +77,16 @@ function setup(opts: {
     getOpenOrders: vi.fn(async () => []),
   } as unknown as PerpsClient
   const clock = new SimulatedClock()
-  // Only `send` is used by the feeds; the recorder stands in for the supervisor actor.
-  const supervisor = { send: (e: (typeof sent)[number]) => void sent.push(e) } as Pick<
-    SupervisorActor,
-    'send'
-  >
+  // The recorder stands in for the fleet's routing.
+  const route = (ids: readonly number[] | undefined, event: InstrumentEvent): void =>
+    void sent.push({ ids, event: event as (typeof sent)[number]['event'] })
   const feeds = startFeeds({
     perps,
     catalogue: {} as CatalogueClient,
     clock,
     venueClock: new OffsetClock(clock),
     logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void logs.push(l) } }),
-    fleet: { supervisor: supervisor as SupervisorActor, instruments, restarted: createSignal<number>() },
+    fleet: { route, instruments, restarted: createSignal<number>() },
     openOrders: createOpenOrderBook({ perps, clock, instrumentIds: instruments.map((i) => i.id) }),
     account: { observePortfolio: () => undefined, observeClockSkew: () => undefined },
     health: createFeedHealth(),
