@@ -22,7 +22,7 @@ import { buildReadiness, buildStatus, instrumentState, type StatusInputs } from 
 import { startDeadManSwitch } from './deadManSwitch.ts'
 import { createFeedHealth } from './feedHealth.ts'
 import { startFeeds } from './feeds.ts'
-import { createInputSources } from './inputSources.ts'
+import { createInputSources, STREAM_INPUTS } from './inputSources.ts'
 import { createInstrumentFleet } from './instrumentFleet.ts'
 import { createOpenOrderBook } from './openOrderBook.ts'
 import { createOrderPath } from './orderPath.ts'
@@ -158,7 +158,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const streamUrl = settings.streams.enabled ? o.streamUrl : undefined
   if (settings.streams.enabled && streamUrl === undefined)
     log.warn('streams.enabled but no stream address (set PERPS_WS_URL): every input polls')
-  const sources = createInputSources({ clock, enabled: streamUrl !== undefined })
+  // Statistics are an input only where a strategy reads them: otherwise neither streamed nor polled.
+  const readsStatistics = fleet.instruments.some((i) => i.readsStatistics)
+  const sources = createInputSources({
+    clock,
+    enabled: streamUrl !== undefined,
+    inputs: STREAM_INPUTS.filter((i) => i !== 'statistics' || readsStatistics),
+  })
   const account = createAccountSupervision({
     settings,
     perps,

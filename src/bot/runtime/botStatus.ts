@@ -11,7 +11,7 @@ import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../monitor/accountWatch.ts'
 import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../pnl/pnlLedger.ts'
-import type { InputSourceView, StreamInput } from './inputSources.ts'
+import type { InputSourcesSnapshot } from './inputSources.ts'
 import type { StreamInputsHealth } from './streamInputs.ts'
 
 /** One instrument as the status sees it: its config and its actor's snapshot (none once stopped). */
@@ -45,7 +45,7 @@ export interface StatusInputs {
   modify?: ModifyCapabilityState | undefined
   feedErrors: Record<string, number>
   /** Per streamed input: from the stream or polling, and why. */
-  inputs?: Record<StreamInput, InputSourceView> | undefined
+  inputs?: InputSourcesSnapshot | undefined
   /** The streams' health; absent when they are off. */
   stream?: StreamInputsHealth | undefined
   alerts: readonly Alert[]

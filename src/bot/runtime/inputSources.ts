@@ -44,14 +44,19 @@ export interface InputGate {
   onResume(listener: () => void): () => void
 }
 
+/** Each streamed input's view; an input the bot does not use (no strategy reads it) is absent. */
+export type InputSourcesSnapshot = Partial<Record<StreamInput, InputSourceView>>
+
 export interface InputSources {
   readonly enabled: boolean
+  /** The inputs the bot uses: only their channels are subscribed and only they are reported. */
+  readonly inputs: readonly StreamInput[]
   gate(name: StreamInput): InputGate
   /** The stream side: the input's channels are (not) all fresh. */
   setHealthy(name: StreamInput, healthy: boolean): void
   /** The stream side: pushes may have been missed; a REST read must resync before standing down. */
   gap(name: StreamInput): void
-  snapshot(): Record<StreamInput, InputSourceView>
+  snapshot(): InputSourcesSnapshot
   /** Every change of source (logging). */
   onChange(listener: (name: StreamInput, source: InputSource, at: number) => void): () => void
 }
@@ -72,8 +77,16 @@ interface GateState {
   listeners: Set<() => void>
 }
 
-/** Gates for every streamed input; with `enabled` false every input polls, always. */
-export function createInputSources(o: { clock: Pick<Clock, 'now'>; enabled: boolean }): InputSources {
+/**
+ * Gates for every streamed input; with `enabled` false every input polls, always. `inputs` (default
+ * all) are the ones the bot uses: statistics only when a strategy reads them.
+ */
+export function createInputSources(o: {
+  clock: Pick<Clock, 'now'>
+  enabled: boolean
+  inputs?: readonly StreamInput[] | undefined
+}): InputSources {
+  const inputs = STREAM_INPUTS.filter((i) => o.inputs === undefined || o.inputs.includes(i))
   const fresh = (): GateState => ({
     healthy: false,
     gen: 0,
@@ -119,6 +132,7 @@ export function createInputSources(o: { clock: Pick<Clock, 'now'>; enabled: bool
 
   return {
     enabled: o.enabled,
+    inputs,
     gate(name) {
       const s = stateOf(name)
       return {
@@ -166,14 +180,7 @@ export function createInputSources(o: { clock: Pick<Clock, 'now'>; enabled: bool
         standDowns: s.standDowns,
         resyncs: s.resyncs,
       })
-      return {
-        index: view(states.index),
-        statistics: view(states.statistics),
-        portfolio: view(states.portfolio),
-        orders: view(states.orders),
-        fills: view(states.fills),
-        withdrawals: view(states.withdrawals),
-      }
+      return Object.fromEntries(inputs.map((name) => [name, view(states[name])]))
     },
     onChange(listener) {
       changeListeners.add(listener)

@@ -21,7 +21,7 @@ import type { StreamCredentials, StreamState } from '../../perps/stream/streamCl
 import { StreamPool } from '../../perps/stream/streamPool.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
-import { type InputSources, STREAM_INPUTS, type StreamInput } from './inputSources.ts'
+import type { InputSources, StreamInput } from './inputSources.ts'
 import { createRouteQueue } from './routeQueue.ts'
 import { routePush, STREAM_ROUTES, type StreamRouteTable, type StreamRouteTargets } from './streamRoutes.ts'
 
@@ -135,7 +135,8 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
   })
   const unrouted: Record<string, number> = {}
   const byChannel = new Map<string, StreamInput[]>()
-  for (const input of STREAM_INPUTS)
+  const inputs = o.sources.inputs
+  for (const input of inputs)
     for (const ch of INPUT_CHANNELS[input]) byChannel.set(ch, [...(byChannel.get(ch) ?? []), input])
 
   const refresh = (inputs: readonly StreamInput[]): void => {
@@ -160,7 +161,7 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
   })
   pool.on('fresh', (ch) => refresh(byChannel.get(ch) ?? []))
   pool.on('stale', (ch) => refresh(byChannel.get(ch) ?? []))
-  pool.on('state', () => refresh(STREAM_INPUTS))
+  pool.on('state', () => refresh(inputs))
   pool.on('gap', (gap) => {
     for (const input of byChannel.get(gap.channel) ?? [])
       if (INPUT_CHANNELS[input][0] === gap.channel) o.sources.gap(input)
@@ -182,7 +183,8 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
     ),
   )
 
-  const inputChannels = [...new Set(STREAM_INPUTS.flatMap((i) => INPUT_CHANNELS[i]))]
+  // Only the inputs in use: a statistics push nobody reads would still cost the venue's message budget.
+  const inputChannels = [...new Set(inputs.flatMap((i) => INPUT_CHANNELS[i]))]
   pool.subscribe([...inputChannels, ...bboChannels(o.settings, o.targets.traded, inputChannels, log)])
   pool.start()
   log.info({ url: o.url }, 'streams started')

@@ -281,13 +281,16 @@ export class PerpsExchange {
     return indexToWire(m, nowOf(this.#s))
   }
 
-  /** Decision: `instrument_id` filters (the live venue is observed to ignore it). */
-  statistics(instrumentId?: number | undefined): StatisticsItem[] {
+  /**
+   * Decision: `instrument_id` filters (the live venue is observed to ignore it). `newestKlines` keeps
+   * only that many of the day's klines (the stream's pushes; REST answers the whole day).
+   */
+  statistics(instrumentId?: number | undefined, newestKlines?: number | undefined): StatisticsItem[] {
     this.sync()
     const now = nowOf(this.#s)
     return this.#s.markets
       .filter((m) => instrumentId === undefined || m.spec.id === instrumentId)
-      .map((m) => statisticsToWire(m, now))
+      .map((m) => statisticsToWire(m, now, newestKlines))
   }
 
   /** `GET /v1/info/tickers`; open interest is the sum of the accounts' long sizes. */

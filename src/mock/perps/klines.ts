@@ -95,8 +95,11 @@ export class KlineRing {
     this.#trades[slot] = (this.#trades[slot] as number) + trades
   }
 
-  /** Klines whose minute starts at or after `fromMs`, oldest first, as wire tuples. */
-  toWire(fromMs: number, pd: number, qd: number): Kline[] {
+  /**
+   * Klines whose minute starts at or after `fromMs`, oldest first, as wire tuples; with `newest`, only
+   * the newest that many of them (a push carries two, not the day).
+   */
+  toWire(fromMs: number, pd: number, qd: number, newest?: number | undefined): Kline[] {
     const decimals = `${pd}/${qd}`
     if (decimals !== this.#wireDecimals) {
       this.#wire.fill(undefined)
@@ -104,7 +107,8 @@ export class KlineRing {
     }
     const out: Kline[] = []
     const last = this.#count - 1
-    for (let i = 0; i < this.#count; i++) {
+    const first = newest === undefined ? 0 : Math.max(0, this.#count - newest)
+    for (let i = first; i < this.#count; i++) {
       const s = this.#slot(i)
       const t = this.#openTime[s] as number
       if (t < fromMs) continue

@@ -186,7 +186,7 @@ export function indexToWire(m: Market, now: number): Index {
 }
 
 /** `GET /v1/info/statistics` item: the last 24 h of 1-minute klines. */
-export function statisticsToWire(m: Market, now: number): StatisticsItem {
+export function statisticsToWire(m: Market, now: number, newestKlines?: number | undefined): StatisticsItem {
   const pd = m.spec.priceDecimals
   const qd = m.spec.quantityDecimals
   const from = Math.floor(now / MINUTE_MS) * MINUTE_MS - 1439 * MINUTE_MS
@@ -196,6 +196,6 @@ export function statisticsToWire(m: Market, now: number): StatisticsItem {
     symbol: m.spec.symbol,
     volume: fromTicks(BigInt(summary.volumeTicks), qd),
     open_price: fromTicks(summary.openTicks === undefined ? m.markTicks : BigInt(summary.openTicks), pd),
-    klines: m.klines.toWire(from, pd, qd),
+    klines: m.klines.toWire(from, pd, qd, newestKlines),
   }
 }

@@ -84,15 +84,15 @@ export class StreamPublisher {
       if (ch.startsWith('statistics::') && (newMinute || !this.#statsSent.has(ch))) {
         this.#statsSent.add(ch)
         const which = ch.slice('statistics::'.length)
-        for (const s of this.#ex.statistics(which === 'all' ? undefined : Number(which)))
+        for (const s of this.#ex.statistics(which === 'all' ? undefined : Number(which), 2))
           out.push({
             ch,
-            data: { iid: s.instrument_id, vol: s.volume, open: s.open_price, klines: s.klines.slice(-2) },
+            data: { iid: s.instrument_id, vol: s.volume, open: s.open_price, klines: s.klines },
           })
       } else if (ch.startsWith('klines::') && ch.endsWith('::1m')) {
         const iid = Number(ch.split('::')[1])
-        const klines = this.#ex.statistics(iid)[0]?.klines ?? []
-        if (klines.length > 0) out.push({ ch, data: klines.slice(-1) })
+        const klines = this.#ex.statistics(iid, 1)[0]?.klines ?? []
+        if (klines.length > 0) out.push({ ch, data: klines })
       }
     }
     return out

@@ -155,7 +155,7 @@ describe('input gates', () => {
     t.sources.gap('portfolio')
     await t.step(9_000)
     expect(t.reads).toEqual([0, 3_000, 6_000, 9_000])
-    expect(t.sources.snapshot().portfolio.source).toBe('poll')
+    expect(t.sources.snapshot().portfolio?.source).toBe('poll')
     await t.poller.stop()
   })
 })

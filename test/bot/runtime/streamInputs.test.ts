@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
-import { createInputSources } from '../../../src/bot/runtime/inputSources.ts'
+import { createInputSources, STREAM_INPUTS, type StreamInput } from '../../../src/bot/runtime/inputSources.ts'
 import { startStreamInputs } from '../../../src/bot/runtime/streamInputs.ts'
 import type { StreamRouteTargets } from '../../../src/bot/runtime/streamRoutes.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
@@ -68,10 +68,10 @@ const portfolio = {
   timestamp: 1,
 }
 
-async function setup() {
+async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
   const clock = new SimulatedClock()
   const venue = fakeVenue()
-  const sources = createInputSources({ clock, enabled: true })
+  const sources = createInputSources({ clock, enabled: true, inputs: o.inputs })
   const routed: string[] = []
   const targets: StreamRouteTargets = {
     now: () => clock.now(),
@@ -124,25 +124,44 @@ describe('stream inputs', () => {
     await t.streams.stop()
   })
 
+  it('subscribes only the inputs in use: no statistics channel when no strategy reads statistics', async () => {
+    const t = await setup({ inputs: STREAM_INPUTS.filter((i) => i !== 'statistics') })
+    const channels = t.venue.sockets.map((s) => [...s.channels].sort())
+    expect(channels).toEqual(
+      expect.arrayContaining([
+        ['bbo::1', 'tickers::all'],
+        ['fills', 'orders', 'portfolio', 'withdrawals'],
+      ]),
+    )
+    expect(Object.keys(t.sources.snapshot()).sort()).toEqual([
+      'fills',
+      'index',
+      'orders',
+      'portfolio',
+      'withdrawals',
+    ])
+    await t.streams.stop()
+  })
+
   it('routes pushes, stands inputs down once fresh and resynced, and resumes polling on silence', async () => {
     const t = await setup()
     t.venue.push('tickers::all', ticker)
     expect(t.routed).toEqual(['INDEX:1'])
     expect(t.sources.snapshot().index).toMatchObject({ streamHealthy: true, source: 'poll' })
     t.read('index')
-    expect(t.sources.snapshot().index.source).toBe('stream')
+    expect(t.sources.snapshot().index?.source).toBe('stream')
     // Event channels alone are not enough: the private socket's portfolio proves it alive.
-    expect(t.sources.snapshot().orders.streamHealthy).toBe(false)
+    expect(t.sources.snapshot().orders?.streamHealthy).toBe(false)
     t.venue.push('portfolio', portfolio)
     for (const input of ['portfolio', 'orders', 'fills', 'withdrawals'] as const) t.read(input)
-    expect(t.sources.snapshot().orders.source).toBe('stream')
+    expect(t.sources.snapshot().orders?.source).toBe('stream')
     // Portfolio keeps coming, tickers fall silent: only the index goes back to polling.
     for (let i = 0; i < 7; i++) {
       await t.advance(1_000)
       t.venue.push('portfolio', portfolio)
     }
     expect(t.sources.snapshot().index).toMatchObject({ source: 'poll', streamHealthy: false, resumes: 1 })
-    expect(t.sources.snapshot().orders.source).toBe('stream')
+    expect(t.sources.snapshot().orders?.source).toBe('stream')
     await t.streams.stop()
   })
 
@@ -157,11 +176,11 @@ describe('stream inputs', () => {
     expect(after.portfolio).toMatchObject({
       source: 'poll',
       synced: false,
-      resyncs: before.portfolio.resyncs + 1,
+      resyncs: (before.portfolio?.resyncs ?? 0) + 1,
     })
-    expect(after.orders).toMatchObject({ source: 'stream', resyncs: before.orders.resyncs })
+    expect(after.orders).toMatchObject({ source: 'stream', resyncs: before.orders?.resyncs })
     t.read('portfolio')
-    expect(t.sources.snapshot().portfolio.source).toBe('stream')
+    expect(t.sources.snapshot().portfolio?.source).toBe('stream')
     t.venue.drop()
     await t.settle()
     for (const view of Object.values(t.sources.snapshot())) expect(view.source).toBe('poll')
@@ -171,7 +190,7 @@ describe('stream inputs', () => {
     t.venue.push('tickers::all', ticker)
     expect(t.sources.snapshot().index).toMatchObject({ streamHealthy: true, synced: false, source: 'poll' })
     t.read('index')
-    expect(t.sources.snapshot().index.source).toBe('stream')
+    expect(t.sources.snapshot().index?.source).toBe('stream')
     await t.streams.stop()
   })
 })

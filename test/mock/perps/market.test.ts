@@ -95,6 +95,17 @@ describe('prices and klines', () => {
     expect(wire.map((k) => k[0])).toEqual([96, 97, 98, 99, 100].map((m) => m * 60_000))
   })
 
+  it('gives only the newest klines when asked: the same tuples as the tail of the whole answer', () => {
+    const ring = new KlineRing(10)
+    for (let m = 0; m < 6; m++) ring.record(m * 60_000, 100 + m, 1, 1)
+    const all = ring.toWire(0, 0, 0)
+    expect(ring.toWire(0, 0, 0, 2)).toEqual(all.slice(-2))
+    expect(ring.toWire(0, 0, 0, 1)).toEqual(all.slice(-1))
+    expect(ring.toWire(0, 0, 0, 50)).toEqual(all)
+    // The window still applies: the newest 3 of those from minute 4 on are the two there are.
+    expect(ring.toWire(4 * 60_000, 0, 0, 3)).toEqual(all.slice(-2))
+  })
+
   it('reuses the wire tuples of closed klines, never of the newest, and drops them when a slot is reused', () => {
     const ring = new KlineRing(3)
     ring.record(0, 100, 1, 1)
