@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import { freshBbo } from '../src/strategy/book.ts'
-import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
+import { buildLadder, freshIndexPrice, ladderMaxOrders } from '../src/strategy/ladder.ts'
 import { bpsParam, ladderParamsShape, MsParam } from '../src/strategy/params.ts'
 import { ageLimitEnds, earliestOf, ladderRevisitAt } from '../src/strategy/revisit.ts'
 import {
@@ -111,6 +111,7 @@ export const strategy = defineStrategy({
   },
   // Time changes the quotes only when the index, the best bid/offer or the catalogue turns stale.
   reads: ['catalogue', 'bbo'],
+  maxOrders: (params) => ladderMaxOrders(params),
   revisitAt: (snapshot, params) =>
     earliestOf(
       ladderRevisitAt(snapshot, params),

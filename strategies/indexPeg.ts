@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { freshBbo } from '../src/strategy/book.ts'
-import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
+import { buildLadder, freshIndexPrice, ladderMaxOrders } from '../src/strategy/ladder.ts'
 import { ladderParamsShape } from '../src/strategy/params.ts'
 import { ladderRevisitAt } from '../src/strategy/revisit.ts'
 import { defineStrategy } from '../src/strategy/strategy.ts'
@@ -32,4 +32,5 @@ export const strategy = defineStrategy({
   revisitAt: (snapshot, params) => ladderRevisitAt(snapshot, params),
   // Sizes by the position alone: a new account value re-plans nothing.
   reads: ['bbo'],
+  maxOrders: (params) => ladderMaxOrders(params),
 })

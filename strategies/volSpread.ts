@@ -9,7 +9,7 @@
 import { z } from 'zod'
 import type { Kline } from '../src/perps/schemas/info.ts'
 import { freshBbo } from '../src/strategy/book.ts'
-import { buildLadder, freshIndexPrice } from '../src/strategy/ladder.ts'
+import { buildLadder, freshIndexPrice, ladderMaxOrders } from '../src/strategy/ladder.ts'
 import { bpsParam, ladderParamsShape, MsParam } from '../src/strategy/params.ts'
 import { ageLimitEnds, earliestOf, ladderRevisitAt } from '../src/strategy/revisit.ts'
 import { defineStrategy, type StrategySnapshot } from '../src/strategy/strategy.ts'
@@ -92,6 +92,7 @@ export const strategy = defineStrategy({
   },
   // Time changes the quotes only when the index, the best bid/offer or the newest kline turns stale.
   reads: ['statistics', 'bbo'],
+  maxOrders: (params) => ladderMaxOrders(params),
   revisitAt(snapshot, params) {
     let newest: number | undefined
     for (const k of snapshot.statistics?.klines ?? [])

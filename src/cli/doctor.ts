@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { resolveStrategies } from '../bot/runtime/bootstrap.ts'
 import { systemClock } from '../clock.ts'
 import { startMockServer } from '../mock/server.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
@@ -55,6 +56,8 @@ export async function doctorCommand(ctx: CliContext): Promise<number> {
     // Missing proxy credentials are reported as a check line, not a config error.
     needs: ['perpsUrl'],
   })
+  // Strategies and their params are checked too (a bad one is a config error, exit 2).
+  const strategies = await resolveStrategies(settings)
   let perpsUrl = secrets.PERPS_URL ?? settings.perps.url
   let key = secrets.PERPS_PROXY_PRIVATE_KEY
   let secret = secrets.PERPS_PROXY_SECRET
@@ -70,6 +73,7 @@ export async function doctorCommand(ctx: CliContext): Promise<number> {
   try {
     const lines = await runPreflight({
       settings,
+      maxOrders: new Map(strategies.map((i) => [i.symbol, i.strategy.maxOrders])),
       perpsUrl,
       proxyPrivateKey: key,
       proxySecret: secret,

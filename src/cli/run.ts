@@ -89,6 +89,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
   if (settings.mode === 'live') {
     const lines = await runPreflight({
       settings,
+      maxOrders: new Map(strategies.map((i) => [i.symbol, i.strategy.maxOrders])),
       perpsUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',
       proxyPrivateKey: secrets.PERPS_PROXY_PRIVATE_KEY,
       proxySecret: secrets.PERPS_PROXY_SECRET,

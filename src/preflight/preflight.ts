@@ -22,6 +22,7 @@ import {
 import { SaltSource } from '../perps/signing/salt.ts'
 import type { Random } from '../random.ts'
 import type { Settings } from '../settings/schema.ts'
+import { openOrderCapacity } from './openOrderCapacity.ts'
 import { checkPortFree } from './portCheck.ts'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip'
@@ -41,6 +42,8 @@ export interface PreflightOptions {
   random: Random
   /** Check the ops port (default true). */
   opsPort?: boolean | undefined
+  /** Each enabled instrument's strategy `maxOrders` (the open-order capacity line); absent: unknown. */
+  maxOrders?: ReadonlyMap<string, number | undefined> | undefined
 }
 
 /** An order id no venue will have issued: the signed self-tests modify and cancel it. */
@@ -118,6 +121,7 @@ async function venueChecks(
     'proxy credentials',
     'account readable',
     'instruments listed',
+    'open-order capacity',
     'weight tier',
     'signed self-test: modifyOrders',
     'signed self-test: cancelOrders',
@@ -212,16 +216,27 @@ async function venueChecks(
     add('account readable', 'fail', describeError(e))
   }
 
+  const wanted = o.settings.instruments.filter((i) => i.enabled).map((i) => i.symbol)
+  const venueMax = new Map<string, number>()
   try {
-    const listed = new Set((await again('instruments', () => perps.getInstruments())).map((i) => i.symbol))
-    const wanted = o.settings.instruments.filter((i) => i.enabled).map((i) => i.symbol)
-    const missing = wanted.filter((s) => !listed.has(s))
+    const instruments = await again('instruments', () => perps.getInstruments())
+    for (const i of instruments) venueMax.set(i.symbol, i.max_order_count)
+    const missing = wanted.filter((s) => !venueMax.has(s))
     if (missing.length > 0)
       add('instruments listed', 'fail', `not listed by the venue: ${missing.join(', ')}`)
     else add('instruments listed', 'ok', wanted.join(', '))
   } catch (e) {
     add('instruments listed', 'fail', describeError(e))
   }
+
+  const capacity = openOrderCapacity(
+    wanted.map((symbol) => ({
+      symbol,
+      maxOrders: o.maxOrders?.get(symbol),
+      venueMax: venueMax.get(symbol),
+    })),
+  )
+  add('open-order capacity', capacity.status, capacity.detail)
 
   // The account's tier endpoint (GET /v1/account/limits) is not in the spec: informational only.
   add(

@@ -169,6 +169,18 @@ export function conformanceChecks<P>(
       const issues = validateQuotes(s, quotes)
       if (issues.length > 0) fail(issues.join('; '), quotes)
     }),
+    assertProperty(
+      'never asks to rest more orders than its maxOrders (when it declares one)',
+      cases(),
+      (p, s) => {
+        const max = strategy.maxOrders?.(p)
+        if (max === undefined) return
+        if (!Number.isInteger(max) || max < 0)
+          throw new Error(`maxOrders gave ${max}, not a whole number ≥ 0`)
+        const quotes = quote(s, p)
+        if (quotes.length > max) fail(`${quotes.length} quotes > maxOrders ${max}`, quotes)
+      },
+    ),
     assertProperty('never crosses its own quotes (max bid < min ask)', cases(), (p, s) => {
       const quotes = quote(s, p)
       const bids = quotes.filter((q) => q.side === 'buy').map((q) => q.price)

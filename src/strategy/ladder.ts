@@ -199,3 +199,6 @@ export function priceBoundTicks(
   const high = mulDecimal(reference, addDecimal('1', priceBounds))
   return { low: toTicks(low, priceDecimals, 'up'), high: toTicks(high, priceDecimals, 'down') }
 }
+
+/** The most orders `buildLadder` rests for these params: `levels` bids and `levels` asks. */
+export const ladderMaxOrders = (params: { readonly levels: number }): number => 2 * params.levels

@@ -142,6 +142,9 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
   if (v.revisitAt !== undefined && typeof v.revisitAt !== 'function') {
     problems.push('revisitAt, when present, must be a function (snapshot, params) => number | undefined')
   }
+  if (v.maxOrders !== undefined && typeof v.maxOrders !== 'function') {
+    problems.push('maxOrders, when present, must be a function (params) => number')
+  }
   if (
     v.reads !== undefined &&
     !(Array.isArray(v.reads) && v.reads.every((r) => (OPTIONAL_INPUTS as readonly unknown[]).includes(r)))
@@ -291,6 +294,8 @@ export interface ResolvedStrategy {
   revisitAt(snapshot: StrategySnapshot): number | undefined
   /** The optional inputs whose change re-plans (`Strategy.reads`; every one when it declares none). */
   readonly reads: ReadonlySet<OptionalInput>
+  /** `Strategy.maxOrders` for these params (a whole number ≥ 0); undefined when it declares none. */
+  readonly maxOrders: number | undefined
 }
 
 /** How often a strategy that does not say when its quotes age is asked again with unchanged inputs. */
@@ -390,6 +395,7 @@ export function resolveStrategy(
     }
   }
   const positionCap = positionCapOf(params)
+  const maxOrders = maxOrdersOf(name, strategy, params)
   return {
     name,
     strategy,
@@ -397,6 +403,7 @@ export function resolveStrategy(
     positionCap,
     catalogueQuery,
     reads: new Set(strategy.reads ?? OPTIONAL_INPUTS),
+    maxOrders,
     quote(snapshot) {
       let quotes: DesiredQuote[]
       try {
@@ -409,6 +416,8 @@ export function resolveStrategy(
         )
       }
       const issues = validateQuotes(snapshot, quotes)
+      if (maxOrders !== undefined && quotes.length > maxOrders)
+        issues.push(`${quotes.length} quotes exceed the strategy's own maxOrders ${maxOrders}`)
       if (issues.length === 0 && positionCap !== undefined)
         issues.push(...positionCapProblems(snapshot, quotes, positionCap))
       if (issues.length > 0) throw new StrategyOutputError(name, issues)
@@ -428,6 +437,24 @@ export function resolveStrategy(
       return typeof at === 'number' && Number.isFinite(at) && at > snapshot.now ? at : fallback
     },
   }
+}
+
+/** `strategy.maxOrders(params)`, checked: a whole number ≥ 0, or a `ConfigError` naming the strategy. */
+function maxOrdersOf(name: string, strategy: Strategy<unknown>, params: unknown): number | undefined {
+  if (strategy.maxOrders === undefined) return undefined
+  let n: unknown
+  try {
+    n = strategy.maxOrders(params)
+  } catch (e) {
+    throw new ConfigError(`strategy "${name}": maxOrders() threw`, [
+      e instanceof Error ? e.message : String(e),
+    ])
+  }
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw new ConfigError(`strategy "${name}": maxOrders() must give a whole number ≥ 0`, [
+      `got ${JSON.stringify(n)}`,
+    ])
+  return n
 }
 
 interface SafeParseLike {

@@ -242,6 +242,12 @@ export interface Strategy<P = unknown> {
    * when an unlisted input changes.
    */
   readonly reads?: readonly OptionalInput[]
+  /**
+   * The most orders `quote` asks to rest at once with these params (a ladder of `levels`: 2 × levels).
+   * The bot adds these up against the venue's open-order cap at start (`perpbot doctor`, the live
+   * preflight) and refuses a plan with more. Absent: not known beforehand.
+   */
+  maxOrders?(params: P): number
 }
 
 /** Identity helper that infers `P` from `paramsSchema` so `quote` gets typed params. */

@@ -29,8 +29,15 @@ afterAll(async () => {
   await mock.close()
 })
 
-const run = (o: { url?: string; key?: string; secret?: string; settings?: Settings }) =>
+const run = (o: {
+  url?: string
+  key?: string
+  secret?: string
+  settings?: Settings
+  maxOrders?: ReadonlyMap<string, number | undefined>
+}) =>
   runPreflight({
+    maxOrders: o.maxOrders ?? new Map([['BTC-USDC', 4]]),
     settings: o.settings ?? settings(),
     perpsUrl: o.url ?? mock.url,
     proxyPrivateKey: o.key ?? key,
@@ -50,6 +57,7 @@ describe('preflight against the mock over loopback', () => {
       'proxy credentials',
       'account readable',
       'instruments listed',
+      'open-order capacity',
       'weight tier',
       'signed self-test: modifyOrders',
       'signed self-test: cancelOrders',
@@ -57,7 +65,22 @@ describe('preflight against the mock over loopback', () => {
     ])
     expect(lines.filter((l) => l.status !== 'ok').map((l) => l.check)).toEqual(['weight tier'])
     expect(byCheck(lines)['signed self-test: cancelOrders']?.detail).toContain('signature verified')
+    expect(byCheck(lines)['open-order capacity']?.detail).toContain(
+      'up to 4 resting order(s) over 1 instrument(s)',
+    )
     expect(preflightFailed(lines)).toBe(false)
+  })
+
+  it('warns when the strategies could rest more orders than the account cap or an instrument allows', async () => {
+    const over = await run({ maxOrders: new Map([['BTC-USDC', 1_001]]) })
+    const line = byCheck(over)['open-order capacity']
+    expect(line?.status).toBe('warn')
+    // The mock's BTC-USDC allows fewer orders than that: the ladder is trimmed to the venue's count.
+    expect(line?.detail).toMatch(/trimmed: BTC-USDC \(1001 > \d+\)/)
+    const unknown = await run({ maxOrders: new Map() })
+    expect(byCheck(unknown)['open-order capacity']?.detail).toContain(
+      'whose strategy gives no maxOrders: BTC-USDC',
+    )
   })
 
   it('a wrong secret fails the credentials check, skips what depends on it, and never prints the secret', async () => {

@@ -188,6 +188,22 @@ describe('conformance kit catches broken strategies', () => {
       'whatever the inputs it does not read',
     ],
     [
+      'says it rests one order at most, but quotes a bid and an ask',
+      defineStrategy({
+        ...base,
+        name: 'over-max',
+        maxOrders: () => 1,
+        quote: (s) =>
+          s.index === undefined
+            ? []
+            : [
+                { side: 'buy', price: subDecimal(price(s), '0.01'), qty: '0.001' },
+                { side: 'sell', price: addDecimal(price(s), '0.01'), qty: '0.001' },
+              ],
+      }),
+      'never asks to rest more orders than its maxOrders',
+    ],
+    [
       'names a revisit that is not after now',
       defineStrategy({ ...base, name: 'overdue', quote: () => [], revisitAt: (s) => s.now }),
       'quotes the same until its revisitAt',

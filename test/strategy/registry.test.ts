@@ -377,6 +377,39 @@ describe('strategy registry', () => {
       }
     })
 
+    it('resolves maxOrders from the params, refuses a plan over it, and reports a bad answer as config', () => {
+      expect(registry.resolve('index-peg', { size: '1', positionCap: '1', levels: 3 }).maxOrders).toBe(6)
+      const inline = (maxOrders: unknown) =>
+        createStrategyRegistry([
+          {
+            source: 'inline',
+            strategy: {
+              name: 'two-bids',
+              description: '',
+              paramsSchema: SHIPPED_STRATEGIES[0]?.paramsSchema as never,
+              maxOrders: maxOrders as never,
+              quote: () => [
+                { side: 'buy', price: '99', qty: '1' },
+                { side: 'buy', price: '98', qty: '1' },
+              ],
+            },
+          },
+        ]).resolve('two-bids', { size: '1', positionCap: '5' })
+      expect(inline(undefined).maxOrders).toBeUndefined()
+      expect(() => inline(() => 1).quote(makeSnapshot({ positionSize: '0' }))).toThrow(
+        /2 quotes exceed the strategy's own maxOrders 1/,
+      )
+      expect(inline(() => 2).quote(makeSnapshot({ positionSize: '0' }))).toHaveLength(2)
+      expect(() => inline(() => 1.5)).toThrow(ConfigError)
+      expect(() => inline(() => -1)).toThrow(/whole number ≥ 0/)
+      expect(() =>
+        inline(() => {
+          throw new Error('boom')
+        }),
+      ).toThrow(/maxOrders\(\) threw/)
+      expect(() => inline(7)).toThrow(StrategyLoadError)
+    })
+
     it('rejects a revisitAt that is not a function', () => {
       const bad = { name: 'odd', description: '', paramsSchema: z.object({}), quote: () => [], revisitAt: 5 }
       expect(() => createStrategyRegistry([{ source: 'inline', strategy: bad as never }])).toThrow(

@@ -35,6 +35,8 @@ export interface AccountWatchSnapshot {
   pendingWithdrawals: number
   proxyExpiring: boolean
   rateLimited: boolean
+  /** Creates refused at the venue's open-order cap in the recent window. */
+  openOrderCapped: boolean
   clockSkewed: boolean
   /** When the last portfolio (read or push) was observed; undefined before the first. */
   portfolioAt: number | undefined
@@ -46,6 +48,7 @@ export interface AccountWatchState {
   inLiquidation: boolean
   proxyExpiring: boolean
   rateLimited: boolean
+  openOrderCapped: boolean
   clockSkewed: boolean
   withdrawals: [number, TrackedWithdrawal][]
 }
@@ -59,6 +62,7 @@ export class AccountWatch {
   readonly #withdrawals = new Map<number, TrackedWithdrawal>()
   #proxyExpiring = false
   #rateLimited = false
+  #openOrderCapped = false
   #clockSkewed = false
   #portfolioAt: number | undefined
   /** Decimals per collateral asset (by symbol and by address, lower case), for human amounts. */
@@ -91,6 +95,7 @@ export class AccountWatch {
       inLiquidation: this.#inLiquidation,
       proxyExpiring: this.#proxyExpiring,
       rateLimited: this.#rateLimited,
+      openOrderCapped: this.#openOrderCapped,
       clockSkewed: this.#clockSkewed,
       withdrawals: [...this.#withdrawals].map(([id, t]) => [id, { ...t }]),
     }
@@ -105,6 +110,7 @@ export class AccountWatch {
     if (typeof s.inLiquidation === 'boolean') this.#inLiquidation = s.inLiquidation
     if (typeof s.proxyExpiring === 'boolean') this.#proxyExpiring = s.proxyExpiring
     if (typeof s.rateLimited === 'boolean') this.#rateLimited = s.rateLimited
+    if (typeof s.openOrderCapped === 'boolean') this.#openOrderCapped = s.openOrderCapped
     if (typeof s.clockSkewed === 'boolean') this.#clockSkewed = s.clockSkewed
     for (const entry of Array.isArray(s.withdrawals) ? s.withdrawals : []) {
       const [id, t] = entry
@@ -129,6 +135,7 @@ export class AccountWatch {
       pendingWithdrawals: pending,
       proxyExpiring: this.#proxyExpiring,
       rateLimited: this.#rateLimited,
+      openOrderCapped: this.#openOrderCapped,
       clockSkewed: this.#clockSkewed,
       portfolioAt: this.#portfolioAt,
     }
@@ -363,6 +370,36 @@ export class AccountWatch {
             'warning',
             'Rate limiting stopped',
             'No repeated rate limiting any more.',
+            now,
+          ),
+        ]
+  }
+
+  /**
+   * `count` = requests the venue refused at its open-order cap (429 `open_orders_limit`) in the recent
+   * window. Waiting does not clear the cap, so one is worth an operator's attention.
+   */
+  observeOpenOrderCap(count: number, now: number): Alert[] {
+    const capped = count > 0
+    if (capped === this.#openOrderCapped) return []
+    this.#openOrderCapped = capped
+    return capped
+      ? [
+          alert(
+            'open-order-cap',
+            'warning',
+            "At the venue's open-order cap",
+            `The venue refused ${count} request(s) at the open-order cap (429 open_orders_limit) in the recent window: quotes past it are not resting. Quote fewer instruments or levels (perpbot doctor counts them), or check the account's tier.`,
+            now,
+            { count },
+          ),
+        ]
+      : [
+          resolved(
+            'open-order-cap',
+            'warning',
+            'Below the open-order cap again',
+            'No request refused at the open-order cap in the recent window.',
             now,
           ),
         ]

@@ -29,6 +29,8 @@ export interface AccountMonitorOptions {
   proxyExpiry: number | undefined
   /** 429s in the recent window. */
   rateLimitCount: () => number
+  /** Requests refused at the venue's open-order cap in the recent window. */
+  openOrderCapCount: () => number
   /** Each new fill and funding charge, once, oldest first (the PnL ledger). */
   onFill?: ((fill: Fill) => void) | undefined
   onFunding?: ((charge: FundingCharge) => void) | undefined
@@ -171,6 +173,7 @@ export function startAccountMonitor(o: AccountMonitorOptions): AccountMonitor {
       const now = o.clock.now()
       emit(o.watch.observePortfolio(p, now))
       emit(o.watch.observeRateLimits(o.rateLimitCount(), now))
+      emit(o.watch.observeOpenOrderCap(o.openOrderCapCount(), now))
       emit(o.watch.checkPending(now))
     },
     observeFill(f) {

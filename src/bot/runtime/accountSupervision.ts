@@ -46,6 +46,8 @@ export function createAccountSupervision(o: {
   proxyAddress: string
   proxyExpiry: number | undefined
   rateLimitCount: () => number
+  /** Requests refused at the venue's open-order cap in the recent window. */
+  openOrderCapCount: () => number
   /** Traded instruments: ids for the ledger, symbols for the fill log lines. */
   instruments: readonly { id: number; symbol: string }[]
   /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
@@ -113,6 +115,7 @@ export function createAccountSupervision(o: {
     proxyAddress: o.proxyAddress,
     proxyExpiry: o.proxyExpiry,
     rateLimitCount: o.rateLimitCount,
+    openOrderCapCount: o.openOrderCapCount,
     onFill,
     onFunding: (c) => ledger.applyFunding(c),
     health: o.health,

@@ -175,6 +175,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     proxyAddress: conn.proxyAddress,
     proxyExpiry: conn.proxyExpiry,
     rateLimitCount: bl.rateLimitCount,
+    openOrderCapCount: bl.openOrderCapCount,
     journal: !o.selfProvision,
     instruments: fleet.instruments,
     sources,

@@ -17,6 +17,8 @@ export interface BotLimiter {
   readonly breaker: Signal<BreakerState>
   /** 429s (rate refusals) seen within `windowMs` before now. */
   rateLimitCount(): number
+  /** Requests refused at the venue's open-order cap within the same window. */
+  openOrderCapCount(): number
 }
 
 export function createBotLimiter(o: {
@@ -70,7 +72,12 @@ export function createBotLimiter(o: {
     settings.monitor.rateLimitWindowMs,
     () => limiter.state().rateLimited,
   )
-  return { limiter, breaker, rateLimitCount: window }
+  const capWindow = createCountWindow(
+    clock,
+    settings.monitor.rateLimitWindowMs,
+    () => limiter.state().openOrdersLimited,
+  )
+  return { limiter, breaker, rateLimitCount: window, openOrderCapCount: capWindow }
 }
 
 /**

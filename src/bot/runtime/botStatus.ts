@@ -147,6 +147,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
       details: {
         breaker: l.breaker,
         rateLimited: l.rateLimited,
+        openOrdersLimited: l.openOrdersLimited,
         queued: l.queued,
         batchesSent: b.batchesSent,
         itemsSent: b.itemsSent,

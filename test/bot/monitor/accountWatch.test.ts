@@ -144,7 +144,7 @@ describe('AccountWatch', () => {
     expect(w.oldestPendingCreatedAt()).toBeUndefined()
   })
 
-  it('warns about proxy expiry, rate limiting and clock skew once per episode', () => {
+  it('warns about proxy expiry, rate limiting, the open-order cap and clock skew once per episode', () => {
     const w = new AccountWatch(cfg)
     expect(w.observeProxyExpiry(200_000_000, 100_000_000)).toEqual([])
     expect(w.observeProxyExpiry(150_000_000, 100_000_000)).toHaveLength(1)
@@ -152,6 +152,17 @@ describe('AccountWatch', () => {
     expect(w.observeRateLimits(3, 0)).toHaveLength(1)
     expect(w.observeRateLimits(5, 1)).toEqual([])
     expect(w.observeRateLimits(0, 2)).toEqual([expect.objectContaining({ resolved: true })])
+    expect(w.observeOpenOrderCap(0, 0)).toEqual([])
+    expect(w.observeOpenOrderCap(1, 0)).toEqual([expect.objectContaining({ key: 'open-order-cap' })])
+    expect(w.observeOpenOrderCap(4, 1)).toEqual([])
+    // A restart in the middle of the episode does not raise it again.
+    const again = new AccountWatch(cfg)
+    again.importState(w.exportState())
+    expect(again.snapshot().openOrderCapped).toBe(true)
+    expect(again.observeOpenOrderCap(2, 2)).toEqual([])
+    expect(again.observeOpenOrderCap(0, 3)).toEqual([
+      expect.objectContaining({ key: 'open-order-cap', resolved: true }),
+    ])
     expect(w.observeClockSkew(-2_500, 0)).toHaveLength(1)
     expect(w.observeClockSkew(-2_600, 1)).toEqual([])
     expect(w.observeClockSkew(10, 2)).toEqual([expect.objectContaining({ resolved: true })])

@@ -1,0 +1,53 @@
+/**
+ * The venue's open-order cap end to end: the real bot (the shipped dry-run configuration, which rests
+ * up to 8 orders over 3 instruments) against the mock over loopback on an account capped at 3 open
+ * orders. The creates past the cap are refused with 429 `open_orders_limit`; the bot counts them apart
+ * from rate limits (no pause: waiting frees nothing) and raises one `open-order-cap` alert.
+ */
+import { describe, expect, it, vi } from 'vitest'
+import type { Alert } from '../../src/alerts/alert.ts'
+import { rateLimitCode, startBotOnMock } from '../../src/sim/botOnMock.ts'
+
+describe('bot against the mock: the open-order cap', () => {
+  it('alerts once when the venue refuses creates at the cap, and never pauses for it', async () => {
+    const alerts: Alert[] = []
+    let refused = 0
+    const run = await startBotOnMock({
+      mock: {
+        seed: 11,
+        scenario: 'calm',
+        clock: 'accelerated',
+        speed: 10,
+        catalogue: { eventCount: 20 },
+        exchange: { accountOpenOrderLimit: 3 },
+      },
+      onExchange: ({ res }) => {
+        if (res.status === 429 && rateLimitCode(res) === 'open_orders_limit') refused += 1
+      },
+      onAlert: (a) => void alerts.push(a),
+    })
+    try {
+      await vi.waitFor(() => expect(alerts.filter((a) => a.key === 'open-order-cap')).toHaveLength(1), {
+        timeout: 30_000,
+        interval: 50,
+      })
+      const [alert] = alerts.filter((a) => a.key === 'open-order-cap')
+      expect(alert).toMatchObject({ severity: 'warning', title: "At the venue's open-order cap" })
+      expect(alert?.resolved).toBeUndefined()
+      expect(alert?.message).toContain('open_orders_limit')
+      expect(refused).toBeGreaterThan(0)
+      const limiter = run.bot.status().limiter
+      expect(limiter.details?.openOrdersLimited).toBeGreaterThan(0)
+      // A capacity cap is not a rate: no pause, and the rate-limit count stays clear of it.
+      expect(limiter.backoffUntil).toBeUndefined()
+      expect(alerts.some((a) => a.key.startsWith('rate-limit'))).toBe(false)
+      // The orders that fit rest.
+      const owner = run.mock.exchange.accountOf(run.bot.proxyAddress)?.owner ?? ''
+      const resting = run.mock.exchange.openOrders(owner).length
+      expect(resting).toBeGreaterThan(0)
+      expect(resting).toBeLessThanOrEqual(3)
+    } finally {
+      await run.stop()
+    }
+  }, 60_000)
+})
