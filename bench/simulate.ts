@@ -2,10 +2,12 @@
  * Measures `perpbot simulate` (the same `runSimulation` the command runs) and rewrites the section
  * between `<!-- simulate:begin -->` and `<!-- simulate:end -->` in docs/benchmarks.md.
  *
- *   node --import tsx bench/simulate.ts [--cases 10x1,100x0.1] [--seed 1] [--no-write]
+ *   node --import tsx bench/simulate.ts [--cases 10x24,10x2i,10x2,100x0.1] [--seed 1] [--no-write]
  *
  * Each case is INSTRUMENTSxHOURS; a case shorter than the target's duration is extrapolated linearly
  * to it (and says so), since the cost per virtual hour is flat after the start (bounded recorder).
+ * A trailing `i` runs the mock with inline signature recovery, the baseline for the deferred check
+ * (the default; `src/mock/perps/deferredSignerCheck.ts`).
  * The shipped configuration as it is: index-peg reads no statistics, so no case needs the body cap
  * raised for `/v1/info/statistics` (100 instruments' answer passes the default 8 MiB).
  */
@@ -26,16 +28,23 @@ import { flag, numberFlag } from './stats.ts'
 const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- simulate:begin -->'
 const END = '<!-- simulate:end -->'
-const CASES = (flag('cases') ?? '10x1,100x0.1').split(',').map((c) => {
-  const [n, h] = c.split('x').map(Number)
-  if (!(Number.isInteger(n) && (n ?? 0) > 0 && (h ?? 0) > 0)) throw new Error(`bad case '${c}' (want NxH)`)
-  return { instruments: n as number, hours: h as number }
+const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1').split(',').map((c) => {
+  const inline = c.endsWith('i')
+  const [n, h] = (inline ? c.slice(0, -1) : c).split('x').map(Number)
+  if (!(Number.isInteger(n) && (n ?? 0) > 0 && (h ?? 0) > 0))
+    throw new Error(`bad case '${c}' (want NxH or NxHi)`)
+  return {
+    instruments: n as number,
+    hours: h as number,
+    signatures: inline ? ('inline' as const) : ('deferred' as const),
+  }
 })
 const SEED = numberFlag('seed', 1)
 
 interface Row {
   instruments: number
   hours: number
+  signatures: 'deferred' | 'inline'
   wallS: number
   /** Wall seconds to the bot's start; wall and CPU seconds per virtual hour after it. */
   startS: number
@@ -44,6 +53,8 @@ interface Row {
   /** CPU seconds of this process (user + system): on a shared machine wall time also counts waiting. */
   cpuS: number
   steps: number
+  /** Signatures the mock answered at once and recovered on its worker thread. */
+  deferred: number
   fills: number
   /** Signed commands the bot sent (each signed by the bot and recovered by the mock). */
   commands: number
@@ -88,6 +99,7 @@ for (const c of CASES) {
     cpuS: (cpu.user + cpu.system) / 1e6,
     steps: r.steps,
     commands,
+    deferred: r.signatures.deferred,
     fills: r.record.instruments.reduce((n, i) => n + i.totals.fills, 0),
     quoting: summarize(r.record).quotingShare,
     speed: (c.hours * 3600) / wallS,
@@ -121,24 +133,24 @@ async function cryptoCost(n: number): Promise<{ signMs: number; recoverMs: numbe
 }
 const crypto = await cryptoCost(300)
 
-const day10 = rows.find((r) => r.instruments === 10)
+const day10 = rows.find((r) => r.instruments === 10 && r.signatures === 'deferred')
 const hour100 = rows.find((r) => r.instruments === 100)
 const lines = [
   BEGIN,
   `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run simulate:bench\` (seed ${SEED}, index-peg, calm; ${cpus().length} cores, load average ${loadavg()[0]?.toFixed(1)} at the end, Node ${process.version}). Wall and CPU time include the bot's start (a few seconds); CPU is the fairer figure on a shared machine.`,
   '',
-  '| instruments | virtual hours run | wall s (start) | CPU s | wall s per virtual h after start | CPU s per virtual h | speed | clock steps | signed commands | fills | quoting | heap after, MB |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| instruments | virtual hours run | signatures | wall s (start) | CPU s (all threads) | wall s per virtual h after start | CPU s per virtual h | speed | clock steps | signed commands | fills | quoting | heap after, MB |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.instruments} | ${r.hours} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(0)} | ${r.cpuPerHourS.toFixed(0)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
+      `| ${r.instruments} | ${r.hours} | ${r.signatures === 'inline' ? 'inline (baseline)' : `deferred (${r.deferred} on the worker)`} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
   ),
   '',
   day10
     ? `Target "a simulated day of 10 instruments in under 60 s": ${day10.hours === 24 ? 'measured' : `extrapolated linearly from ${day10.hours} h:`} ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall, ${(day10.cpuPerHourS * 24).toFixed(0)} s CPU after the start — ${day10.startS + day10.wallPerHourS * 24 < 60 ? 'met' : 'MISSED'}.`
     : '',
   day10
-    ? `Floor: ${day10.commands} signed commands in ${day10.hours} virtual h of 10 instruments, ${Math.round((day10.commands * 24) / day10.hours)} a day; each costs ${crypto.signMs.toFixed(2)} ms to sign (bot) and ${crypto.recoverMs.toFixed(2)} ms to recover (mock), measured in this run: ${((((day10.commands * 24) / day10.hours) * (crypto.signMs + crypto.recoverMs)) / 1000).toFixed(0)} s a day of signatures alone.`
+    ? `Floor: ${day10.commands} signed commands in ${day10.hours} virtual h of 10 instruments, ${Math.round((day10.commands * 24) / day10.hours)} a day; each costs ${crypto.signMs.toFixed(2)} ms to sign (bot) and ${crypto.recoverMs.toFixed(2)} ms to recover (mock), measured in this run: ${((((day10.commands * 24) / day10.hours) * (crypto.signMs + crypto.recoverMs)) / 1000).toFixed(0)} s a day of signatures, of which the recovery (${((((day10.commands * 24) / day10.hours) * crypto.recoverMs) / 1000).toFixed(0)} s) runs on the mock's worker thread in the deferred rows.`
     : '',
   hour100
     ? `1 hour of 100 instruments: ${hour100.hours === 1 ? 'measured' : `extrapolated linearly from ${hour100.hours} h:`} ${(hour100.startS + hour100.wallPerHourS).toFixed(0)} s wall, ${hour100.cpuPerHourS.toFixed(0)} s CPU after the start.`

@@ -19,14 +19,11 @@ import {
 import { isRecord, MAX_LABEL_LENGTH } from './accounts.ts'
 import { badRequest, MockRejection, TEXT } from './errors.ts'
 import { SIGNATURE_WINDOW_MS } from './options.ts'
-import { SignerRecovery } from './signerRecovery.ts'
 import { type Account, type ExchangeState, nowOf } from './state.ts'
 import { syncState } from './stepping.ts'
 
 const SIG_RE = /^0x[0-9a-fA-F]{128}(1b|1c|1B|1C)$/
 const UInt = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
-/** A cache of a pure function (digest, sig) → signer, shared by every mock in the process: it only saves time. */
-const signers = new SignerRecovery()
 
 /**
  * `autoCancel` is not in the shared verifier (the official client does not sign it): the mock reads
@@ -139,9 +136,17 @@ function signedOpOf(s: ExchangeState, parsed: ParsedSignedCommand): SignedOp {
 }
 
 function recoverOpSigner(s: ExchangeState, signedOp: SignedOp, stamp: Stamp, sig: Hex): string {
-  const signer = recover(() => signers.recover(opDigest(s.o.domain, signedOp, stamp), sig))
+  const digest = opDigest(s.o.domain, signedOp, stamp)
+  const signer = recover(() => s.signers.signer(digest, sig, soleLiveProxy(s)))
   if (signer === undefined) throw badRequest(TEXT.invalidSignature)
   return signer
+}
+
+/** The one live proxy of the whole venue, if there is exactly one: the likely signer of a command. */
+function soleLiveProxy(s: ExchangeState): string | undefined {
+  if (s.proxies.size !== 1) return undefined
+  for (const p of s.proxies.values()) return p.expiry > nowOf(s) ? p.proxy : undefined
+  return undefined
 }
 
 /** ts inside the signature window; `exp`, when given, in the future and at most 5 s ahead. */
@@ -189,11 +194,12 @@ export async function verifyCreateProxy(s: ExchangeState, body: unknown): Promis
   const { owner, proxy, expiry } = parsed.op.args
   if (expiry <= received) throw badRequest('proxy expiry must be in the future')
   const signer = recover(() =>
-    signers.recover(
+    s.signers.signer(
       hashTypedData(
         createProxyTypedData(s.o.domain, { proxy, expiry }, { salt: parsed.salt, ts: parsed.ts }),
       ),
       parsed.sig,
+      owner,
     ),
   )
   if (signer === undefined || signer.toLowerCase() !== owner.toLowerCase())

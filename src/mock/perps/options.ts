@@ -18,6 +18,7 @@ import {
 } from './instruments.ts'
 import { parseUsd, toScaled } from './money.ts'
 import { SCENARIO_NAMES } from './scenarios.ts'
+import type { SignerCheck } from './signerRecovery.ts'
 import { DEFAULT_WITHDRAWAL_TIMING, type WithdrawalTiming } from './withdrawals.ts'
 
 /** Signatures older than this are `signature expired`; ts further ahead is `invalid signature`. */
@@ -109,6 +110,11 @@ export interface PerpsExchangeOptions {
    * another layout (then our modifies fail with `invalid signature` while other commands verify).
    */
   modifyOrdersLayout?: ModifyOrdersLayout | undefined
+  /**
+   * Who signed a command (signerRecovery.ts): by default every signature is recovered at once; the
+   * simulator passes a `DeferredSignerCheck` that verifies on another thread.
+   */
+  signerCheck?: SignerCheck | undefined
 }
 
 /** Validated options with defaults applied. */

@@ -62,3 +62,17 @@ function splitSignature(sig: Hex): { rs: Uint8Array; v: 0 | 1 } | undefined {
   if (r <= 0n || r >= N || s <= 0n || s >= N) return undefined
   return { rs: hexToBytes(`0x${sig.slice(2, 130)}`), v }
 }
+
+/**
+ * Who signed a digest, as the mock's gate asks it. `expected` is the signer the caller thinks likely
+ * (the account's only live proxy, the owner a body names); an implementation may answer with it at
+ * once and verify later (`DeferredSignerCheck`, for the simulator), or ignore it and recover now.
+ */
+export interface SignerCheck {
+  signer(digest: Hex, sig: Hex, expected?: string | undefined): string | undefined
+}
+
+/** Recovers every signature at once (the default; `expected` is not used). */
+export function recoveringSignerCheck(recovery: SignerRecovery = new SignerRecovery()): SignerCheck {
+  return { signer: (digest, sig) => recovery.recover(digest, sig) }
+}

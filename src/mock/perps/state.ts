@@ -25,6 +25,7 @@ import type { PositionState } from './positions.ts'
 import type { StepConstants } from './priceProcess.ts'
 import { ReplayGuard } from './replay.ts'
 import { isScenarioName, type ScenarioName } from './scenarios.ts'
+import { recoveringSignerCheck, type SignerCheck } from './signerRecovery.ts'
 import type { WithdrawalRecord } from './withdrawals.ts'
 
 export type OrderStatus =
@@ -151,11 +152,16 @@ export interface ExchangeState {
   constants: StepConstants | undefined
   /** Which signed layout of `modifyOrders` the gate verifies. */
   modifyOrdersLayout: ModifyOrdersLayout
+  /** Who signed a command (the default recovers at once; see `PerpsExchangeOptions.signerCheck`). */
+  readonly signers: SignerCheck
   /** The mock WebSocket's hooks (the façade's `onFill`): each fill of an order, as the push item. */
   readonly fillListeners: Set<(owner: string, fill: FillItem) => void>
   /** …and `onOrderChange`: each order created or changed (book.ts `touched`). */
   readonly orderListeners: Set<(order: OrderState) => void>
 }
+
+/** A cache of a pure function (digest, sig) → signer, shared by every mock in the process: it only saves time. */
+const SHARED_SIGNER_CHECK = recoveringSignerCheck()
 
 export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
 const FIRST_ORDER_ID = 1_000_001
@@ -209,6 +215,7 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     lastTradeAt: 0,
     constants: undefined,
     modifyOrdersLayout: layout,
+    signers: options.signerCheck ?? SHARED_SIGNER_CHECK,
     fillListeners: new Set(),
     orderListeners: new Set(),
   }

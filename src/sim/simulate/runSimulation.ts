@@ -35,12 +35,16 @@ export interface SimulateOptions {
   signal?: AbortSignal | undefined
   /** Sees every request the bot made and the size of the answer. */
   onAnswer?: ((method: string, path: string, status: number, bytes: number) => void) | undefined
+  /** How the mock checks signatures (steppedAssembly.ts); default `deferred`. */
+  signatures?: 'deferred' | 'inline' | undefined
 }
 
 export interface SimulationResult {
   record: SimRecord
   /** Clock steps (timer jumps) the run took. */
   steps: number
+  /** Signatures the mock answered at once and recovered on a worker thread (all checked by the end). */
+  signatures: { deferred: number; checked: number }
 }
 
 export async function runSimulation(o: SimulateOptions): Promise<SimulationResult> {
@@ -66,6 +70,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     instruments: specs,
     settings,
     onAnswer: (req, status, bytes) => o.onAnswer?.(req.method, req.path, status, bytes),
+    signatures: o.signatures,
   })
   const { clock, mock } = assembly
   const totalMs = Math.round(o.hours * 3_600_000)
@@ -118,7 +123,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     const record = recorder.finish(clock.now(), running.status())
     await assembly.stopBot(running, 'simulation over')
     bot = undefined
-    return { record, steps }
+    return { record, steps, signatures: assembly.signatures() }
   } finally {
     if (bot) await assembly.stopBot(bot, 'simulation failed').catch(() => undefined)
     recorder.dispose()

@@ -12,6 +12,7 @@ import { InputValidationError } from '../../errors.ts'
 import type { HttpRequest, HttpTransport } from '../../http/transport.ts'
 import { FAULT_HEADER } from '../../mock/faults.ts'
 import type { MockHandler } from '../../mock/mockHttp.ts'
+import { DeferredSignerCheck } from '../../mock/perps/deferredSignerCheck.ts'
 import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
 import { buildMockInterfaces, composeMock, type MockServer } from '../../mock/server.ts'
 import { VirtualClock } from '../../mock/virtualClock.ts'
@@ -40,6 +41,11 @@ export interface SteppedAssemblyOptions {
   onAnswer?: ((req: HttpRequest, status: number, bytes: number) => void) | undefined
   /** Sees every request with the mock's answer, as `botOnMock`'s `onExchange` does on the wire. */
   onExchange?: ((x: WireExchange) => void) | undefined
+  /**
+   * `deferred` (default): the mock answers a command at once and recovers its signer on a worker
+   * thread; `inline`: it recovers before answering, as the mock server does (the benchmark's baseline).
+   */
+  signatures?: 'deferred' | 'inline' | undefined
 }
 
 export interface SteppedAssembly {
@@ -55,12 +61,18 @@ export interface SteppedAssembly {
   driveUntil<T>(p: Promise<T>, budgetMs: number, what: string): Promise<T>
   /** Runs the clock to `endMs` (steppedRun.ts); the number of steps taken. */
   run(o: Omit<SteppedRunOptions, 'clock' | keyof SettleHooks>): Promise<number>
+  /** Signatures the mock answered at once and checked on the worker thread (deferredSignerCheck.ts). */
+  signatures(): { deferred: number; checked: number }
   /** Restores the timers; disposes of the mock and the clock. */
   dispose(): void
 }
 
 export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembly {
   const clock = new VirtualClock({ mode: 'stepped', startMs: o.startMs })
+  // The mock recovers signers on the other core and answers at once (deferredSignerCheck.ts); a
+  // wrong one stops the run at the next step.
+  const signerCheck = new DeferredSignerCheck()
+  const inline = o.signatures === 'inline'
   // The real mock, with a count of the requests inside its exchange or catalogue (past the fault
   // injector): those answer without virtual time moving, so the driver waits for them.
   let inside = 0
@@ -82,7 +94,10 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
       // Fault latency and holds on the virtual clock too: nothing in the run waits on wall time.
       faultDelayClock: clock,
       catalogue: { eventCount: 120 },
-      ...(o.instruments ? { exchange: { instruments: [...o.instruments] } } : {}),
+      exchange: {
+        ...(inline ? {} : { signerCheck }),
+        ...(o.instruments ? { instruments: [...o.instruments] } : {}),
+      },
     },
     (ctx) => {
       const parts = buildMockInterfaces(ctx)
@@ -161,10 +176,26 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
       ),
     stopBot: async (bot, reason) => {
       await driveUntil(bot.stop(reason), START_STOP_BUDGET_MS, 'the bot stop')
+      await signerCheck.verified()
     },
     driveUntil,
-    run: (r) => runStepped({ ...r, clock, ...hooks }),
+    run: async (r) => {
+      const steps = await runStepped({
+        ...r,
+        clock,
+        ...hooks,
+        onStep: (now) => {
+          const failed = signerCheck.failure()
+          if (failed) throw failed
+          return r.onStep?.(now)
+        },
+      })
+      await signerCheck.verified()
+      return steps
+    },
+    signatures: () => signerCheck.stats(),
     dispose() {
+      void signerCheck.close()
       restoreTimers()
       mock.dispose()
       clock.dispose()

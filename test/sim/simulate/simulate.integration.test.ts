@@ -7,8 +7,9 @@ import { loadReportAssets } from '../../../src/cli/simulate.ts'
 import { renderReport } from '../../../src/sim/simulate/report.ts'
 import { runSimulation } from '../../../src/sim/simulate/runSimulation.ts'
 
-const run = async (seed: number) => {
+const run = async (seed: number, signatures?: 'inline' | 'deferred') => {
   const r = await runSimulation({
+    signatures,
     strategy: 'index-peg',
     instruments: 2,
     hours: 0.03,
@@ -42,5 +43,16 @@ describe('perpbot simulate (0.03 h, 2 instruments)', () => {
 
     const other = await run(4)
     expect(other.html === a.html).toBe(false)
+  }, 60_000)
+
+  it('gives the same report whether the mock checks signatures inline or on its worker thread', async () => {
+    const deferred = await run(3)
+    const inline = await run(3, 'inline')
+    // Every command after the proxy's first was answered at once, and every one of them was checked.
+    expect(deferred.signatures.deferred).toBeGreaterThan(10)
+    expect(deferred.signatures.checked).toBe(deferred.signatures.deferred)
+    expect(inline.signatures).toEqual({ deferred: 0, checked: 0 })
+    expect(inline.steps).toBe(deferred.steps)
+    expect(inline.html === deferred.html).toBe(true)
   }, 60_000)
 })
