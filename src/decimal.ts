@@ -38,10 +38,22 @@ export function parseDecimal(s: string): Fixed {
   return f
 }
 
+/** Answers of `decimalPlaces` and `significantFigures` by spelling (the same quotes are validated every plan). */
+const places = new Map<string, number>()
+const figures = new Map<string, number>()
+
+function remember(cache: Map<string, number>, s: string, n: number): number {
+  if (cache.size >= PARSED_MAX) cache.clear()
+  cache.set(s, n)
+  return n
+}
+
 /** Number of fractional digits after trimming trailing zeros ("1.50" → 1). */
 export function decimalPlaces(s: string): number {
+  const hit = places.get(s)
+  if (hit !== undefined) return hit
   const frac = DECIMAL_RE.exec(s)?.[3] ?? ''
-  return frac.replace(/0+$/, '').length
+  return remember(places, s, frac.replace(/0+$/, '').length)
 }
 
 /**
@@ -49,10 +61,12 @@ export function decimalPlaces(s: string): number {
  * do not count either (the venue checks the value, not its spelling).
  */
 export function significantFigures(s: string): number {
+  const hit = figures.get(s)
+  if (hit !== undefined) return hit
   const canonical = normalizeDecimal(s).replace(/^-/, '')
   const [intPart = '', frac] = canonical.split('.')
-  if (frac === undefined) return intPart.replace(/0+$/, '').length
-  return `${intPart}${frac}`.replace(/^0+/, '').length
+  if (frac === undefined) return remember(figures, s, intPart.replace(/0+$/, '').length)
+  return remember(figures, s, `${intPart}${frac}`.replace(/^0+/, '').length)
 }
 
 /** True when the value has no fractional part (the venue exempts integer prices from the sig-fig rule). */

@@ -63,6 +63,16 @@ describe('decimal', () => {
     expect(decimalPlaces('7')).toBe(0)
   })
 
+  it('answers the same when asked again, also after its cache of spellings filled and was cleared', () => {
+    const spellings = Array.from({ length: 5_000 }, (_, i) => `${i}.${String(i % 1000).padStart(3, '0')}0`)
+    const first = spellings.map((s) => [significantFigures(s), decimalPlaces(s)])
+    expect(spellings.map((s) => [significantFigures(s), decimalPlaces(s)])).toEqual(first)
+    expect(first[1234]).toEqual([7, 3])
+    expect(first[2000]).toEqual([1, 0])
+    expect(() => significantFigures('1e5')).toThrow(InputValidationError)
+    expect(() => significantFigures('1e5')).toThrow(InputValidationError)
+  })
+
   it('does exact arithmetic', () => {
     expect(addDecimal('0.1', '0.2')).toBe('0.3')
     expect(subDecimal('1', '1.25')).toBe('-0.25')
