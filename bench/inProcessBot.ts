@@ -109,7 +109,11 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
   // The bot's own defaults for everything the benches do not set.
   const settings = Settings.parse({
     instruments: [{ symbol: 'X', strategy: 'index-peg' }],
-    quoting: { minRepriceIntervalMs: o.minRepriceIntervalMs ?? 0 },
+    // Its stand-in venue has no open-order cap: the bot must not trim the ladders to one either.
+    quoting: {
+      minRepriceIntervalMs: o.minRepriceIntervalMs ?? 0,
+      accountOpenOrderCap: Math.max(1_000, 2 * levels * o.instruments),
+    },
   })
   const logger = createLogger({ level: 'warn', pretty: 'never', destination: { write: () => undefined } })
   const registry = await loadStrategies()

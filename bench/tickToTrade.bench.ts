@@ -68,7 +68,8 @@ if (LAYOUT === 'process' && SPEED !== 1) throw new Error('--layout process runs 
 
 const specs = generateInstruments(N)
 const streams = TRANSPORT === 'stream'
-const overrides = { instruments: indexPegInstruments(specs) }
+// The bot is told the mock's cap, as an operator sets it to the account's tier.
+const overrides = { instruments: indexPegInstruments(specs), 'quoting.accountOpenOrderCap': CAP }
 
 /** The mock, wherever it runs: moves, latencies, totals, stop. */
 interface MockSide {

@@ -235,6 +235,7 @@ async function venueChecks(
       maxOrders: o.maxOrders?.get(symbol),
       venueMax: venueMax.get(symbol),
     })),
+    o.settings.quoting.accountOpenOrderCap,
   )
   add('open-order capacity', capacity.status, capacity.detail)
 

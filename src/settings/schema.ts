@@ -66,6 +66,11 @@ export const QuotingSettings = z.strictObject({
   minRepriceIntervalMs: Ms.default(250),
   /** 1-minute klines kept per instrument (the newest); strategies see at most this many. */
   klinesKept: z.number().int().min(0).max(1440).default(120),
+  /**
+   * Open orders the account may rest (the venue's 1,000 on the default tier; raise it for a higher
+   * tier). When the ladders want more, each instrument's is trimmed to a fair share (orderSlots.ts).
+   */
+  accountOpenOrderCap: z.number().int().positive().default(1_000),
 })
 
 /** Floors: `limits.ts` (an eighth of the venue's request budget per poller at most). */

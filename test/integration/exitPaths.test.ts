@@ -144,8 +144,9 @@ describe('exit paths: SIGTERM on a hostile venue still applies the exit policy',
     r.run.mock.setFaults({
       rules: [{ match: { kind: 'read' }, timeout: { probability: 1, holdMs: 120_000 } }],
     })
-    await vi.waitFor(() => expect(r.run.mock.faults.pending).toBeGreaterThan(1), {
-      timeout: 10_000,
+    // With the streams healthy the pollers stand down, so REST reads are few: one held is the case.
+    await vi.waitFor(() => expect(r.run.mock.faults.pending).toBeGreaterThanOrEqual(1), {
+      timeout: 20_000,
       interval: 20,
     })
     const stop = await timedStop(r)

@@ -1,8 +1,10 @@
 /**
  * The venue's open-order cap end to end: the real bot (the shipped dry-run configuration, which rests
  * up to 8 orders over 3 instruments) against the mock over loopback on an account capped at 3 open
- * orders. The creates past the cap are refused with 429 `open_orders_limit`; the bot counts them apart
- * from rate limits (no pause: waiting frees nothing) and raises one `open-order-cap` alert.
+ * orders. Told the cap (`quoting.accountOpenOrderCap`), the bot trims every ladder to its share and
+ * nothing is refused. Not told (the account's tier below the configured cap), the creates past the cap
+ * are refused with 429 `open_orders_limit`; the bot counts them apart from rate limits (no pause:
+ * waiting frees nothing) and raises one `open-order-cap` alert.
  */
 import { describe, expect, it, vi } from 'vitest'
 import type { Alert } from '../../src/alerts/alert.ts'
@@ -46,6 +48,46 @@ describe('bot against the mock: the open-order cap', () => {
       const resting = run.mock.exchange.openOrders(owner).length
       expect(resting).toBeGreaterThan(0)
       expect(resting).toBeLessThanOrEqual(3)
+    } finally {
+      await run.stop()
+    }
+  }, 60_000)
+
+  it('told the cap, trims each ladder to its share: every instrument quotes, nothing is refused', async () => {
+    const alerts: Alert[] = []
+    let refused = 0
+    const run = await startBotOnMock({
+      mock: {
+        seed: 11,
+        scenario: 'calm',
+        clock: 'accelerated',
+        speed: 10,
+        catalogue: { eventCount: 20 },
+        exchange: { accountOpenOrderLimit: 3 },
+      },
+      overrides: { 'quoting.accountOpenOrderCap': 3 },
+      onExchange: ({ res }) => {
+        if (res.status === 429 && rateLimitCode(res) === 'open_orders_limit') refused += 1
+      },
+      onAlert: (a) => void alerts.push(a),
+    })
+    try {
+      const owner = run.mock.exchange.accountOf(run.bot.proxyAddress)?.owner ?? ''
+      const resting = () => run.mock.exchange.openOrders(owner)
+      // Each of the 3 instruments rests one order: 3 in all, the cap.
+      await vi.waitFor(() => expect(new Set(resting().map((o) => o.instrument_id)).size).toBe(3), {
+        timeout: 30_000,
+        interval: 50,
+      })
+      const from = run.mock.clock.now()
+      await vi.waitFor(() => expect(run.mock.clock.now() - from).toBeGreaterThanOrEqual(30_000), {
+        timeout: 30_000,
+        interval: 50,
+      })
+      expect(resting().length).toBe(3)
+      expect(refused).toBe(0)
+      expect(run.bot.status().limiter.details?.openOrdersLimited).toBe(0)
+      expect(alerts.some((a) => a.key === 'open-order-cap')).toBe(false)
     } finally {
       await run.stop()
     }

@@ -79,7 +79,7 @@ describe('preflight against the mock over loopback', () => {
     expect(line?.detail).toMatch(/trimmed: BTC-USDC \(1001 > \d+\)/)
     const unknown = await run({ maxOrders: new Map() })
     expect(byCheck(unknown)['open-order capacity']?.detail).toContain(
-      'whose strategy gives no maxOrders: BTC-USDC',
+      "whose strategy gives no maxOrders, counted at the venue's limit: BTC-USDC",
     )
   })
 

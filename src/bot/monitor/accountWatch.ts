@@ -389,7 +389,7 @@ export class AccountWatch {
             'open-order-cap',
             'warning',
             "At the venue's open-order cap",
-            `The venue refused ${count} request(s) at the open-order cap (429 open_orders_limit) in the recent window: quotes past it are not resting. Quote fewer instruments or levels (perpbot doctor counts them), or check the account's tier.`,
+            `The venue refused ${count} request(s) at the open-order cap (429 open_orders_limit) in the recent window: quotes past it are not resting. The ladders are trimmed to quoting.accountOpenOrderCap, so the account holds fewer (a lower tier, or orders from elsewhere): set the cap to what it allows.`,
             now,
             { count },
           ),

@@ -14,6 +14,7 @@ import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
 import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { BreakerState } from '../limiter/weightLimiter.ts'
+import { allocateOrderSlots, type SlotDemand } from '../orderSlots.ts'
 import {
   childId,
   type InstrumentActor,
@@ -71,9 +72,11 @@ export function createInstrumentFleet(o: {
 }): InstrumentFleet {
   const supervised: SupervisedInstrument[] = []
   const instruments: FleetInstrument[] = []
+  const slots = shareOrderSlots(o)
   for (const r of o.strategies) {
     const inst = o.listed.get(r.symbol)
     if (!inst) continue
+    const share = slots.get(inst.instrument_id)
     instruments.push({
       id: inst.instrument_id,
       symbol: inst.symbol,
@@ -87,7 +90,11 @@ export function createInstrumentFleet(o: {
       symbol: inst.symbol,
       asset: inst.base_asset,
       input: {
-        instrument: instrumentForStrategy(inst),
+        // The account's cap trims a ladder as the venue's own per-instrument count does.
+        instrument: {
+          ...instrumentForStrategy(inst),
+          ...(share === undefined ? {} : { maxOrderCount: share }),
+        },
         deps: instrumentDeps(o.settings, r.strategy, {
           clock: o.venueClock,
           logger: o.logger.child({ instrument: inst.symbol, strategy: r.strategy.name }),
@@ -186,4 +193,38 @@ export function createInstrumentFleet(o: {
     stopAll: () => supervisor.send({ type: 'STOP_ALL' }),
     stop: () => supervisor.stop(),
   }
+}
+
+/**
+ * Each instrument's share of the account's open-order cap, for those whose ladder it trims
+ * (orderSlots.ts); says so once at start.
+ * @throws {@link ConfigError} when the cap cannot give every instrument one order.
+ */
+function shareOrderSlots(o: {
+  settings: Settings
+  strategies: readonly ResolvedInstrumentConfig[]
+  listed: ReadonlyMap<string, Instrument>
+  logger: Logger
+}): ReadonlyMap<number, number> {
+  const demands: SlotDemand[] = []
+  for (const r of o.strategies) {
+    const inst = o.listed.get(r.symbol)
+    if (inst)
+      demands.push({
+        id: inst.instrument_id,
+        symbol: inst.symbol,
+        wants: r.strategy.maxOrders,
+        venueMax: inst.max_order_count,
+      })
+  }
+  const cap = o.settings.quoting.accountOpenOrderCap
+  const plan = allocateOrderSlots(demands, cap)
+  if (plan.trimmed.size > 0) {
+    const fewest = Math.min(...plan.trimmed.values())
+    o.logger.warn(
+      { wanted: plan.wanted, cap, trimmed: plan.trimmed.size, fewest },
+      `the ladders want ${plan.wanted} resting orders, the account may hold ${cap} (quoting.accountOpenOrderCap): ${plan.trimmed.size} instrument(s) quote trimmed ladders, down to ${fewest} order(s) each`,
+    )
+  }
+  return plan.trimmed
 }
