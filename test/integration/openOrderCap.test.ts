@@ -10,24 +10,31 @@ import { describe, expect, it, vi } from 'vitest'
 import type { Alert } from '../../src/alerts/alert.ts'
 import { rateLimitCode, startBotOnMock } from '../../src/sim/botOnMock.ts'
 
+/** The bot against a mock whose account holds 3 open orders; counts the refusals at the cap. */
+async function startCapped(overrides?: Record<string, unknown>) {
+  const alerts: Alert[] = []
+  const refused = { count: 0 }
+  const run = await startBotOnMock({
+    mock: {
+      seed: 11,
+      scenario: 'calm',
+      clock: 'accelerated',
+      speed: 10,
+      catalogue: { eventCount: 20 },
+      exchange: { accountOpenOrderLimit: 3 },
+    },
+    overrides,
+    onExchange: ({ res }) => {
+      if (res.status === 429 && rateLimitCode(res) === 'open_orders_limit') refused.count += 1
+    },
+    onAlert: (a) => void alerts.push(a),
+  })
+  return { run, alerts, refused }
+}
+
 describe('bot against the mock: the open-order cap', () => {
   it('alerts once when the venue refuses creates at the cap, and never pauses for it', async () => {
-    const alerts: Alert[] = []
-    let refused = 0
-    const run = await startBotOnMock({
-      mock: {
-        seed: 11,
-        scenario: 'calm',
-        clock: 'accelerated',
-        speed: 10,
-        catalogue: { eventCount: 20 },
-        exchange: { accountOpenOrderLimit: 3 },
-      },
-      onExchange: ({ res }) => {
-        if (res.status === 429 && rateLimitCode(res) === 'open_orders_limit') refused += 1
-      },
-      onAlert: (a) => void alerts.push(a),
-    })
+    const { run, alerts, refused } = await startCapped()
     try {
       await vi.waitFor(() => expect(alerts.filter((a) => a.key === 'open-order-cap')).toHaveLength(1), {
         timeout: 30_000,
@@ -37,7 +44,7 @@ describe('bot against the mock: the open-order cap', () => {
       expect(alert).toMatchObject({ severity: 'warning', title: "At the venue's open-order cap" })
       expect(alert?.resolved).toBeUndefined()
       expect(alert?.message).toContain('open_orders_limit')
-      expect(refused).toBeGreaterThan(0)
+      expect(refused.count).toBeGreaterThan(0)
       const limiter = run.bot.status().limiter
       expect(limiter.details?.openOrdersLimited).toBeGreaterThan(0)
       // A capacity cap is not a rate: no pause, and the rate-limit count stays clear of it.
@@ -54,23 +61,7 @@ describe('bot against the mock: the open-order cap', () => {
   }, 60_000)
 
   it('told the cap, trims each ladder to its share: every instrument quotes, nothing is refused', async () => {
-    const alerts: Alert[] = []
-    let refused = 0
-    const run = await startBotOnMock({
-      mock: {
-        seed: 11,
-        scenario: 'calm',
-        clock: 'accelerated',
-        speed: 10,
-        catalogue: { eventCount: 20 },
-        exchange: { accountOpenOrderLimit: 3 },
-      },
-      overrides: { 'quoting.accountOpenOrderCap': 3 },
-      onExchange: ({ res }) => {
-        if (res.status === 429 && rateLimitCode(res) === 'open_orders_limit') refused += 1
-      },
-      onAlert: (a) => void alerts.push(a),
-    })
+    const { run, alerts, refused } = await startCapped({ 'quoting.accountOpenOrderCap': 3 })
     try {
       const owner = run.mock.exchange.accountOf(run.bot.proxyAddress)?.owner ?? ''
       const resting = () => run.mock.exchange.openOrders(owner)
@@ -85,7 +76,7 @@ describe('bot against the mock: the open-order cap', () => {
         interval: 50,
       })
       expect(resting().length).toBe(3)
-      expect(refused).toBe(0)
+      expect(refused.count).toBe(0)
       expect(run.bot.status().limiter.details?.openOrdersLimited).toBe(0)
       expect(alerts.some((a) => a.key === 'open-order-cap')).toBe(false)
     } finally {
