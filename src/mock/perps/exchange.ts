@@ -2,7 +2,7 @@
  * The mock Perps exchange: a pure, seeded, deterministic venue on an injected clock; a thin façade
  * over a plain state (state.ts) and one module per concern: command gate (gate.ts), matching
  * (matching.ts, book.ts), margin and liquidation (margin.ts), accounts and proxies (accounts.ts),
- * funding, withdrawals (accountWithdrawals.ts), wire rendering (wire.ts), stepping and scenarios
+ * funding, withdrawals (accountWithdrawals.ts), history reads (accountHistory.ts), wire rendering (wire.ts), stepping and scenarios
  * (stepping.ts, scenarioControls.ts), WebSocket tickers and order/fill hooks (streamHooks.ts).
  * No timers: every entry point first steps the simulation to `clock.now()`; the same seed and calls
  * give byte-identical answers. Methods return wire bodies and throw `MockRejection` for error
@@ -30,6 +30,16 @@ import type {
 import type { CancelResult, CreateOrderAck, ModifyResult, OrderDataWire } from '../../perps/schemas/orders.ts'
 import type { Ticker } from '../../perps/schemas/tickers.ts'
 import type { BboPush } from '../../perps/stream/pushSchemas.ts'
+import {
+  type FundingFilter,
+  fillsPage,
+  fundingPage,
+  type OrderHistoryFilter,
+  openOrdersOf,
+  orderHistory,
+  type WithdrawalFilter,
+  withdrawalsPage,
+} from './accountHistory.ts'
 import {
   type AccountReferral,
   applyReferral,
@@ -89,13 +99,11 @@ import {
   accountView,
   type ExchangeSnapshot,
   type HistoryWindowFilter,
-  orderDataWire,
-  page,
   portfolioWire,
   snapshot,
 } from './wire.ts'
-import { withdrawalToWire } from './withdrawals.ts'
 
+export type { FundingFilter, OrderHistoryFilter, WithdrawalFilter } from './accountHistory.ts'
 export type { AccountReferral } from './accounts.ts'
 export type { WithdrawalRequest } from './accountWithdrawals.ts'
 export type { AutoCancelStatus } from './autoCancel.ts'
@@ -116,21 +124,6 @@ export interface InstrumentFilter {
   instrumentId?: number | undefined
   instrumentType?: string | undefined
   category?: string | undefined
-}
-
-export interface WithdrawalFilter extends HistoryWindowFilter {
-  status?: string | undefined
-  hash?: string | undefined
-}
-
-export interface FundingFilter extends HistoryWindowFilter {
-  instrumentId?: number | undefined
-}
-
-export interface OrderHistoryFilter extends HistoryWindowFilter {
-  orderId?: number | undefined
-  clientOrderId?: string | undefined
-  instrumentId?: number | undefined
 }
 
 export class PerpsExchange {
@@ -368,59 +361,26 @@ export class PerpsExchange {
   }
 
   withdrawals(owner: string, filter: WithdrawalFilter = {}): WithdrawalsPage {
-    const account = this.#authed(owner)
-    const rows = account.withdrawals.filter(
-      (w) =>
-        (filter.status === undefined || w.status === filter.status) &&
-        (filter.hash === undefined || w.hash.toLowerCase() === filter.hash.toLowerCase()),
-    )
-    return page(this.#s, rows, (w) => w.createdAt, filter, withdrawalToWire)
+    return withdrawalsPage(this.#s, this.#authed(owner), filter)
   }
 
   /** `GET /v1/account/fills`: this account's trades in the window, as history pages. */
   fills(owner: string, filter: HistoryWindowFilter = {}): { data: FillRow[]; more: boolean } {
-    const account = this.#authed(owner)
-    return page(
-      this.#s,
-      account.fills,
-      (f) => f.ts,
-      filter,
-      (f) => f,
-    )
+    return fillsPage(this.#s, this.#authed(owner), filter)
   }
 
   funding(owner: string, filter: FundingFilter = {}): FundingPage {
-    const account = this.#authed(owner)
-    const rows = account.funding.filter(
-      (f) => filter.instrumentId === undefined || f.instrument_id === filter.instrumentId,
-    )
-    return page(
-      this.#s,
-      rows,
-      (f) => f.timestamp,
-      filter,
-      (f) => f,
-    )
+    return fundingPage(this.#s, this.#authed(owner), filter)
   }
 
   /** Resting orders (REST long names), ascending by order id. */
   openOrders(owner: string, instrumentId?: number | undefined): OrderDataWire[] {
-    const account = this.#authed(owner)
-    return [...account.open.values()]
-      .filter((o) => instrumentId === undefined || o.iid === instrumentId)
-      .map(orderDataWire)
+    return openOrdersOf(this.#authed(owner), instrumentId)
   }
 
-  /** Latest state of kept orders matching the filter; same window/order rule as the history pages, bare array. */
+  /** Latest state of kept orders (accountHistory.ts). */
   orders(owner: string, filter: OrderHistoryFilter = {}): OrderDataWire[] {
-    const account = this.#authed(owner)
-    const rows = [...account.orders.values()].filter(
-      (o) =>
-        (filter.orderId === undefined || o.oid === filter.orderId) &&
-        (filter.clientOrderId === undefined || o.coid === filter.clientOrderId) &&
-        (filter.instrumentId === undefined || o.iid === filter.instrumentId),
-    )
-    return page(this.#s, rows, (o) => o.cts, filter, orderDataWire).data
+    return orderHistory(this.#s, this.#authed(owner), filter)
   }
 
   referral(owner: string): AccountReferral {
