@@ -174,14 +174,17 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
     lastError = message
     log.warn({ err: message }, `stream error: ${message}`)
   })
-  o.sources.onChange((input, source) =>
+  // Closing the sockets at stop turns every input back to polling: not worth a line each then.
+  let stopping = false
+  o.sources.onChange((input, source) => {
+    if (stopping) return
     log.info(
       { input, source },
       source === 'stream'
         ? `${input}: from the stream (polling stands down)`
         : `${input}: polling (the stream is down, silent or resyncing)`,
-    ),
-  )
+    )
+  })
 
   // Only the inputs in use: a statistics push nobody reads would still cost the venue's message budget.
   const inputChannels = [...new Set(inputs.flatMap((i) => INPUT_CHANNELS[i]))]
@@ -208,6 +211,7 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
       }
     },
     stop: () => {
+      stopping = true
       queue.clear()
       return pool.close()
     },

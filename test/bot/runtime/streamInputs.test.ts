@@ -70,6 +70,7 @@ const portfolio = {
 
 async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
   const clock = new SimulatedClock()
+  const lines: string[] = []
   const venue = fakeVenue()
   const sources = createInputSources({ clock, enabled: true, inputs: o.inputs })
   const routed: string[] = []
@@ -90,7 +91,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
     settings: StreamSettings.parse({ silenceMs: 5_000 }),
     clock,
     random: seededRandom(1),
-    logger: createLogger({ pretty: 'never', destination: { write: () => {} } }),
+    logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void lines.push(l) } }),
     sources,
     targets,
     socketFactory: venue.factory,
@@ -107,7 +108,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
   /** A completed REST read of `input` (what its poller does behind the gate). */
   const read = (input: Parameters<typeof sources.gate>[0]): void => sources.gate(input).begin()()
   await settle()
-  return { clock, venue, sources, streams, routed, settle, advance, read }
+  return { clock, venue, sources, streams, routed, settle, advance, read, lines }
 }
 
 describe('stream inputs', () => {
@@ -122,6 +123,26 @@ describe('stream inputs', () => {
     )
     expect(t.streams.health().state).toBe('open')
     await t.streams.stop()
+  })
+
+  it('logs a fall back to polling when a stream drops, but not for the sockets it closes itself at stop', async () => {
+    const t = await setup()
+    const polling = () => t.lines.filter((l) => l.includes('polling (the stream is down')).length
+    t.venue.push('tickers::all', ticker)
+    t.read('index')
+    expect(t.sources.snapshot().index?.source).toBe('stream')
+    t.venue.drop()
+    await t.settle()
+    const afterDrop = polling()
+    expect(afterDrop).toBeGreaterThan(0)
+    // Reconnected and fresh again: the stop closes a live stream.
+    await t.advance(5_000)
+    t.venue.push('tickers::all', ticker)
+    t.read('index')
+    expect(t.sources.snapshot().index?.source).toBe('stream')
+    await t.streams.stop()
+    await t.settle()
+    expect(polling()).toBe(afterDrop)
   })
 
   it('subscribes only the inputs in use: no statistics channel when no strategy reads statistics', async () => {
