@@ -230,6 +230,8 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
 /** Default budgets of the real venue (protocol-notes c.4). */
 export const DEFAULT_REQUEST_BUDGET_PER_MINUTE = 1000
 export const DEFAULT_ACTION_BUDGET_PER_MINUTE = 5000
+/** Open orders an account may rest on the default tier (a create past it: 429 `open_orders_limit`). */
+export const DEFAULT_ACCOUNT_OPEN_ORDER_CAP = 1000
 
 /** Whether an endpoint changes state (sent once, never retried). */
 export const isCommand = (endpoint: PerpsEndpoint): boolean => PERPS_WEIGHTS[endpoint].kind === 'command'

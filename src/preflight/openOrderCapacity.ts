@@ -8,9 +8,7 @@
  */
 import { allocateOrderSlots } from '../bot/orderSlots.ts'
 import { ConfigError } from '../errors.ts'
-
-/** The venue's open-order cap per account on the default tier (Polymarket Perps docs, rate limits). */
-export const DEFAULT_ACCOUNT_OPEN_ORDER_CAP = 1_000
+import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP } from '../perps/weights.ts'
 
 export interface CapacityInstrument {
   symbol: string

@@ -10,6 +10,7 @@ import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
 import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
 import { apiSecretProblem } from '../perps/client/context.ts'
 import { privateKeyProblem } from '../perps/signing/privateKey.ts'
+import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP } from '../perps/weights.ts'
 import {
   POLLING_FLOOR_MS,
   VENUE_ACTION_BUDGET_PER_MINUTE,
@@ -70,7 +71,7 @@ export const QuotingSettings = z.strictObject({
    * Open orders the account may rest (the venue's 1,000 on the default tier; raise it for a higher
    * tier). When the ladders want more, each instrument's is trimmed to a fair share (orderSlots.ts).
    */
-  accountOpenOrderCap: z.number().int().positive().default(1_000),
+  accountOpenOrderCap: z.number().int().positive().default(DEFAULT_ACCOUNT_OPEN_ORDER_CAP),
 })
 
 /** Floors: `limits.ts` (an eighth of the venue's request budget per poller at most). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP, openOrderCapacity } from '../../src/preflight/openOrderCapacity.ts'
+import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP } from '../../src/perps/weights.ts'
+import { openOrderCapacity } from '../../src/preflight/openOrderCapacity.ts'
 
 const ladder = (n: number, maxOrders: number | undefined, venueMax?: number) =>
   Array.from({ length: n }, (_, i) => ({ symbol: `I${i}-USDC`, maxOrders, venueMax }))

@@ -6,7 +6,7 @@ import type { Clock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { FeeSchedule } from '../../perps/schemas/info.ts'
 import { DEFAULT_PERPS_DOMAIN, type PerpsDomain } from '../../perps/signing/domain.ts'
-import { DEFAULT_ACTION_BUDGET_PER_MINUTE } from '../../perps/weights.ts'
+import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP, DEFAULT_ACTION_BUDGET_PER_MINUTE } from '../../perps/weights.ts'
 import {
   type CollateralSpec,
   DEFAULT_COLLATERAL,
@@ -165,7 +165,11 @@ export function resolveOptions(o: PerpsExchangeOptions): Resolved {
       DEFAULT_ACTION_BUDGET_PER_MINUTE,
       'actionBudgetPerMinute',
     ),
-    accountOpenOrderLimit: positiveInt(o.accountOpenOrderLimit, 1_000, 'accountOpenOrderLimit'),
+    accountOpenOrderLimit: positiveInt(
+      o.accountOpenOrderLimit,
+      DEFAULT_ACCOUNT_OPEN_ORDER_CAP,
+      'accountOpenOrderLimit',
+    ),
     domain: o.domain ?? { ...DEFAULT_PERPS_DOMAIN },
     contract: o.contract ?? DEFAULT_CONTRACT,
     collateral: o.collateral ?? DEFAULT_COLLATERAL,
