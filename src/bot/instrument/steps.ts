@@ -74,16 +74,18 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
   }
   if (!ctx.dirty && !force && !planTimeReached(ctx, now)) return quiet(ctx.deferredAt)
   const ageDue = failing ? nextExpiry(ctx.openOrders, ctx.deps.maxOrderAgeMs) : undefined
-  if (now - ctx.lastPlanAt < ctx.deps.minRepriceIntervalMs) {
-    return quiet(earliest(ctx.lastPlanAt + ctx.deps.minRepriceIntervalMs, ageDue))
-  }
+  // The reprice interval throttles orders, not thinking: within it the plan is made at once and only
+  // a plan with something to send waits for the interval's end. The plan after a batch's results (the
+  // same instant) is then settled without a wake: it is nearly always empty (the diff is idempotent).
+  const intervalEnds = ctx.lastPlanAt + ctx.deps.minRepriceIntervalMs
   if (now < ctx.backoffUntil) return quiet(earliest(ctx.backoffUntil, ageDue))
   const snapshot = buildSnapshot(ctx, now)
   let raw: OrderPlan
   try {
     raw = ctx.deps.plan(snapshot)
   } catch (e) {
-    return strategyFailed(ctx, now, e)
+    // Inside the interval a failure is met at its end, as a plan with something to send would be.
+    return now < intervalEnds ? quiet(earliest(intervalEnds, ageDue)) : strategyFailed(ctx, now, e)
   }
   const asked = {
     revisitAt: ctx.deps.revisitAt ? ctx.deps.revisitAt(snapshot) : now + ctx.deps.tickMs,
@@ -119,6 +121,8 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
   if (plan.modify.length + plan.create.length + plan.cancel.length === 0) {
     return { update: { dirty: false, stats, ...asked, ...health }, logs, changes, due: undefined }
   }
+  // Something to send inside the interval: it waits, and is planned anew (forced) at the interval's end.
+  if (now < intervalEnds) return quiet(earliest(intervalEnds, ageDue))
   const onlyReducing = plan.create.every((c) => c.ro) && plan.modify.length === 0
   const priority: WorkPriority = ctx.assessment.mode === 'reduce-only' || onlyReducing ? 'risk' : 'quote'
   // No input changed since the last plan: only time did (orders aged), so nothing here is urgent.

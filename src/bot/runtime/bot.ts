@@ -18,7 +18,14 @@ import { createAccountSupervision } from './accountSupervision.ts'
 import { createAlertHub } from './alertHub.ts'
 import { type ConnectOptions, connect, type ResolvedInstrumentConfig } from './bootstrap.ts'
 import { createBotLimiter } from './botLimiter.ts'
-import { buildReadiness, buildStatus, instrumentState, type StatusInputs } from './botStatus.ts'
+import {
+  buildReadiness,
+  buildStatus,
+  type InstrumentState,
+  instrumentBasics,
+  instrumentState,
+  type StatusInputs,
+} from './botStatus.ts'
 import { startDeadManSwitch } from './deadManSwitch.ts'
 import { createFeedHealth } from './feedHealth.ts'
 import { startFeeds } from './feeds.ts'
@@ -59,6 +66,8 @@ export interface BotOptions {
 
 export interface RunningBot {
   status(): BotStatus
+  /** Each instrument's state and reason only: the cheap part of `status()` (the simulator samples it). */
+  instrumentStates(): readonly InstrumentState[]
   ready(): { ok: boolean; reasons: string[] }
   readonly opsUrl: string | undefined
   readonly proxyAddress: string
@@ -333,6 +342,11 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   let stopped: Promise<StopReport> | undefined
   return {
     status,
+    instrumentStates: () =>
+      fleet.instruments.map((i) => {
+        const b = instrumentBasics({ ...i, actor: fleet.snapshotOf(i.id) })
+        return { id: i.id, symbol: i.symbol, state: b.state, reason: b.reason }
+      }),
     ready,
     opsUrl: opsServer?.url,
     proxyAddress: conn.proxyAddress,

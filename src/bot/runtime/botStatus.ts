@@ -56,6 +56,14 @@ export function instrumentState(actor: InstrumentView['actor']): string {
   return actor ? formatStatePath(actor.value, ['ticker']) : 'stopped'
 }
 
+/** An instrument's state path and the reason for its risk mode (`RunningBot.instrumentStates`). */
+export interface InstrumentState {
+  id: number
+  symbol: string
+  state: string
+  reason?: string | undefined
+}
+
 /** The cheap part of an instrument's status (the timeline samples it for every instrument). */
 export function instrumentBasics(
   i: InstrumentView,

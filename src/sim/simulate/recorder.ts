@@ -4,6 +4,7 @@
  * alerts). Series sit on a regular virtual-time grid that coarsens as the run grows (downsample.ts).
  */
 import type { Alert } from '../../alerts/alert.ts'
+import type { InstrumentState } from '../../bot/runtime/botStatus.ts'
 import type { PerpsExchange } from '../../mock/perps/index.ts'
 import type { BotStatus } from '../../ops/status.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
@@ -40,8 +41,11 @@ interface Tracked {
 export interface Recorder {
   /** The account to follow, once the bot has registered it (events before are buffered). */
   follow(owner: string): void
-  /** Samples what is due at `now` (call after every clock step). */
-  sample(now: number, status: () => BotStatus): void
+  /**
+   * Samples what is due at `now` (call after every clock step): instrument states every
+   * `STATE_SAMPLE_MS` from `states` (cheap), the charts' series from `status` (whole).
+   */
+  sample(now: number, read: { states: () => readonly InstrumentState[]; status: () => BotStatus }): void
   alert(a: Alert): void
   finish(now: number, status: BotStatus): SimRecord
   dispose(): void
@@ -132,8 +136,8 @@ export function createRecorder(o: {
     }
   }
 
-  const sampleStates = (now: number, status: BotStatus): void => {
-    for (const i of status.instruments) tracked.get(i.id)?.timer.observe(now, i.state, i.reason)
+  const sampleStates = (now: number, states: readonly InstrumentState[]): void => {
+    for (const i of states) tracked.get(i.id)?.timer.observe(now, i.state, i.reason)
   }
 
   const sampleSeries = (now: number, status: BotStatus, force = false): void => {
@@ -187,16 +191,12 @@ export function createRecorder(o: {
       pending = undefined
       for (const apply of queued) apply()
     },
-    sample(now, status) {
-      const wantSeries = account.wants(now)
-      const wantStates = now >= nextStateAt
-      if (!wantSeries && !wantStates) return
-      const s = status()
-      if (wantStates) {
-        sampleStates(now, s)
+    sample(now, read) {
+      if (now >= nextStateAt) {
+        sampleStates(now, read.states())
         nextStateAt = (Math.floor(now / STATE_SAMPLE_MS) + 1) * STATE_SAMPLE_MS
       }
-      if (wantSeries) sampleSeries(now, s)
+      if (account.wants(now)) sampleSeries(now, read.status())
     },
     alert(a) {
       alertsTotal += 1
@@ -210,7 +210,7 @@ export function createRecorder(o: {
         })
     },
     finish(now, status) {
-      sampleStates(now, status)
+      sampleStates(now, status.instruments)
       sampleSeries(now, status, true)
       return {
         meta: { ...o.meta, endMs: now },

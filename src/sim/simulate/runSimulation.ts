@@ -116,7 +116,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       endMs,
       signal: o.signal,
       onStep: (now) => {
-        recorder.sample(now, () => running.status())
+        recorder.sample(now, { states: () => running.instrumentStates(), status: () => running.status() })
         o.onProgress?.(now - startedAt, totalMs)
       },
     })

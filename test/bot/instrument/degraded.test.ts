@@ -197,30 +197,32 @@ describe('instrument machine: wake-ups', () => {
     const h = harness(oneBid)
     h.feedAll()
     await h.resolveSubmit()
-    const plans = h.snapshots.length
     h.clock.increment(50)
     sendIndex(h, '50010')
     expect(h.actor.getSnapshot().context.planDueAt).toBeDefined()
+    const plans = h.snapshots.length
     h.actor.send({ type: 'BREAKER', open: true })
     expect(h.actor.getSnapshot().context.planDueAt).toBeUndefined()
     h.clock.increment(300)
     expect(h.snapshots.length).toBe(plans)
+    expect(h.submitted).toHaveLength(1)
   })
 
-  it("runs a deferred plan at the interval's end, and the input after it at the next interval's end", async () => {
+  it("sends a deferred plan at the interval's end, and the next one at the next interval's end", async () => {
     const h = harness(oneBid)
     h.feedAll()
     await h.resolveSubmit()
-    const plans = h.snapshots.length
     h.clock.increment(50)
     sendIndex(h, '50010')
-    h.clock.increment(200) // the deferred plan runs at the interval's end
-    expect(h.snapshots.length).toBe(plans + 1)
+    expect(h.submitted).toHaveLength(1)
+    h.clock.increment(200) // the deferred plan is made anew and sent at the interval's end (250)
+    expect(h.submitted).toHaveLength(2)
+    expect(h.snapshots.at(-1)?.now).toBe(h.clock.now())
     await h.resolveSubmit()
-    // The submission's result is an input: planned at the interval's end (500), with nothing to send.
-    h.clock.increment(250)
-    expect(h.snapshots.length).toBe(plans + 2)
-    // Nothing deferred is left: the next wake is the strategy's revisit, a tick after that plan.
-    expect(h.actor.getSnapshot().context.planDueAt).toBe(h.clock.now() + 1_000)
+    // The plan after the results still has something to send: it waits for that interval's end (500).
+    h.clock.increment(249)
+    expect(h.submitted).toHaveLength(2)
+    h.clock.increment(1)
+    expect(h.submitted).toHaveLength(3)
   })
 })

@@ -22,16 +22,32 @@ describe('instrument machine', () => {
     expect(h.actor.getSnapshot().context.stats.submitted).toBe(1)
   })
 
-  it('does not reprice faster than the minimum interval, and replans on the tick', async () => {
+  it('does not send faster than the minimum interval, and sends the deferred plan on the tick', async () => {
     const h = harness(oneBid)
     h.feedAll()
     await h.resolveSubmit()
-    const plansBefore = h.snapshots.length
     const now = h.clock.now()
     h.actor.send({ type: 'INDEX', index: { price: '50010', ts: now }, receivedAt: now })
-    expect(h.snapshots.length).toBe(plansBefore) // within 250 ms of the last plan
+    expect(h.submitted).toHaveLength(1) // within 250 ms of the last plan sent
     h.clock.increment(1_000) // tick
-    expect(h.snapshots.length).toBe(plansBefore + 1)
+    expect(h.submitted).toHaveLength(2)
+  })
+
+  it('settles the plan after a batch at once: an empty one schedules no wake for the interval', async () => {
+    let next: () => OrderPlan = oneBid
+    const h = harness(() => next())
+    h.feedAll()
+    next = nothing
+    const plans = h.snapshots.length
+    await h.resolveSubmit()
+    // Asked again at the results' instant, inside the reprice interval: nothing to send.
+    expect(h.snapshots).toHaveLength(plans + 1)
+    expect(h.snapshots.at(-1)?.now).toBe(h.clock.now())
+    const ctx = h.actor.getSnapshot().context
+    expect(ctx.dirty).toBe(false)
+    expect(ctx.deferredAt).toBeUndefined()
+    // The next wake is the strategy's revisit (a tick), not the interval's end.
+    expect(ctx.planDueAt).toBe(h.clock.now() + 1_000)
   })
 
   it('marks a plan from time alone (a tick, no input changed) lazy, and one after an input not', async () => {
@@ -59,20 +75,19 @@ describe('instrument machine', () => {
     expect(h.submitted[2]?.lazy).toBe(false)
   })
 
-  it('plans a deferred input exactly when the reprice interval ends, not at the next tick', async () => {
+  it('sends a deferred input exactly when the reprice interval ends, not at the next tick', async () => {
     const h = harness(oneBid)
     h.feedAll()
     await h.resolveSubmit()
-    const plans = h.snapshots.length
     const lastPlan = h.actor.getSnapshot().context.lastPlanAt
     h.clock.increment(50)
     h.actor.send({ type: 'INDEX', index: { price: '50020', ts: h.clock.now() }, receivedAt: h.clock.now() })
-    expect(h.snapshots.length).toBe(plans)
+    expect(h.submitted).toHaveLength(1)
     expect(h.actor.getSnapshot().context.planDueAt).toBe(lastPlan + 250)
     h.clock.increment(lastPlan + 250 - h.clock.now() - 1)
-    expect(h.snapshots.length).toBe(plans)
+    expect(h.submitted).toHaveLength(1)
     h.clock.increment(1)
-    expect(h.snapshots.length).toBe(plans + 1)
+    expect(h.submitted).toHaveLength(2)
     expect(h.snapshots.at(-1)?.now).toBe(lastPlan + 250)
   })
 
