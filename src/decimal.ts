@@ -7,6 +7,14 @@ import { InputValidationError } from './errors.ts'
 
 const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/
 
+/** 10^0 … 10^63 as bigints: `10n ** BigInt(k)` allocates and costs ten times a lookup on hot paths. */
+const POW10: readonly bigint[] = Array.from({ length: 64 }, (_, k) => 10n ** BigInt(k))
+
+/** 10^k as a bigint, k a non-negative integer. */
+export function pow10(k: number): bigint {
+  return POW10[k] ?? 10n ** BigInt(k)
+}
+
 /** A decimal as `units * 10^-scale`. */
 export interface Fixed {
   readonly units: bigint
@@ -99,8 +107,8 @@ export function normalizeDecimal(s: string): string {
 
 /** Rescales a fixed value to `scale` digits with the given rounding. */
 export function rescale(f: Fixed, scale: number, rounding: Rounding = 'exact'): bigint {
-  if (scale >= f.scale) return f.units * 10n ** BigInt(scale - f.scale)
-  const div = 10n ** BigInt(f.scale - scale)
+  if (scale >= f.scale) return f.units * pow10(scale - f.scale)
+  const div = pow10(f.scale - scale)
   return divRound(f.units, div, rounding)
 }
 
@@ -166,8 +174,8 @@ export function divDecimal(
   const fa = parseDecimal(a)
   const fb = parseDecimal(b)
   // a/b = (ua/10^sa)/(ub/10^sb); scaled by 10^scale.
-  const num = fa.units * 10n ** BigInt(scale + fb.scale)
-  const den = fb.units * 10n ** BigInt(fa.scale)
+  const num = fa.units * pow10(scale + fb.scale)
+  const den = fb.units * pow10(fa.scale)
   return fromTicks(divRound(num, den, rounding), scale)
 }
 
@@ -189,11 +197,11 @@ export function roundTicksToSigFigs(
   const dropPower = digits - sig
   // Integer values are exempt: never round away fractional digits we do not need to.
   if (integerExempt && dropPower > decimals) {
-    const unit = 10n ** BigInt(decimals)
+    const unit = pow10(decimals)
     const r = divRound(ticks, unit, rounding) * unit
     return r
   }
-  const unit = 10n ** BigInt(dropPower)
+  const unit = pow10(dropPower)
   return divRound(ticks, unit, rounding) * unit
 }
 

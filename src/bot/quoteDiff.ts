@@ -20,7 +20,15 @@
  * cancelled and the quote created anew. Unpaired desired quotes are created; unpaired live orders are
  * cancelled.
  */
-import { decimalPlaces, fromTicks, parseDecimal, rescale, significantFigures, toTicks } from '../decimal.ts'
+import {
+  decimalPlaces,
+  fromTicks,
+  parseDecimal,
+  pow10,
+  rescale,
+  significantFigures,
+  toTicks,
+} from '../decimal.ts'
 import type { ModifyOrderInput, Order, TimeInForce } from '../perps/schemas/orders.ts'
 import { maxBigint } from '../strategy/quoting.ts'
 import type { DesiredQuote } from '../strategy/strategy.ts'
@@ -95,7 +103,7 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
   const ps = Math.max(pd, ...live.map((o) => decimalPlaces(o.p)))
   const qs = Math.max(qd, ...live.flatMap((o) => [decimalPlaces(o.rest), decimalPlaces(o.fill)]))
   const at = (s: string, scale: number): bigint => rescale(parseDecimal(s), scale)
-  const priceUnit = 10n ** BigInt(ps - pd)
+  const priceUnit = pow10(ps - pd)
   const bpsHundredths = BigInt(Math.max(0, Math.floor(tolerance.priceBps * 100)))
   const tickTol = BigInt(Math.max(0, Math.floor(tolerance.priceTicks)))
   const qtyPpm = BigInt(Math.max(0, Math.floor((tolerance.qtyFraction ?? 0) * 1_000_000)))
@@ -105,7 +113,7 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
     quote,
     // Exact: desired quotes must already be valid for the instrument.
     price: toTicks(quote.price, pd) * priceUnit,
-    qty: toTicks(quote.qty, qd) * 10n ** BigInt(qs - qd),
+    qty: toTicks(quote.qty, qd) * pow10(qs - qd),
   }))
   const liveItems: LiveItem[] = live.map((order) => ({
     order,
@@ -121,7 +129,7 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
       iid: instrument.id,
       buy: d.quote.side === 'buy',
       p: fromTicks(d.price / priceUnit, pd),
-      qty: fromTicks(d.qty / 10n ** BigInt(qs - qd), qd),
+      qty: fromTicks(d.qty / pow10(qs - qd), qd),
       tif: input.createOptions?.tif ?? 'gtc',
       po: input.createOptions?.postOnly ?? true,
       ...(reduceOnly ? { ro: true } : {}),

@@ -15,6 +15,7 @@ import {
   fromTicks,
   mulDecimal,
   parseDecimal,
+  pow10,
   subDecimal,
   toTicks,
 } from '../decimal.ts'
@@ -75,8 +76,8 @@ export function inventorySkewBps(positionSize: string, positionCap: string, skew
   const cap = parseDecimal(positionCap)
   if (cap.units <= 0n || skewBps === 0) return 0
   const scale = Math.max(pos.scale, cap.scale)
-  const p = pos.units * 10n ** BigInt(scale - pos.scale)
-  const c = cap.units * 10n ** BigInt(scale - cap.scale)
+  const p = pos.units * pow10(scale - pos.scale)
+  const c = cap.units * pow10(scale - cap.scale)
   const raw = (BigInt(skewBps) * p) / c // bigint division truncates toward zero
   const clamped = raw > BigInt(skewBps) ? BigInt(skewBps) : raw < -BigInt(skewBps) ? -BigInt(skewBps) : raw
   return Number(-clamped)
@@ -91,9 +92,9 @@ export function capacityTicks(
   const pos = parseDecimal(positionSize)
   const cap = parseDecimal(positionCap)
   const scale = Math.max(pos.scale, cap.scale, quantityDecimals)
-  const p = pos.units * 10n ** BigInt(scale - pos.scale)
-  const c = cap.units * 10n ** BigInt(scale - cap.scale)
-  const unit = 10n ** BigInt(scale - quantityDecimals)
+  const p = pos.units * pow10(scale - pos.scale)
+  const c = cap.units * pow10(scale - cap.scale)
+  const unit = pow10(scale - quantityDecimals)
   const buy = p < c ? divRound(c - p, unit, 'down') : 0n
   const sell = p > -c ? divRound(c + p, unit, 'down') : 0n
   return { buy, sell }

@@ -11,6 +11,7 @@ import {
   isDecimalString,
   isIntegerValue,
   parseDecimal,
+  pow10,
   roundTicksToSigFigs,
   significantFigures,
   toTicks,
@@ -55,7 +56,7 @@ export function scaleToTicks(
   rounding: 'down' | 'up',
 ): bigint {
   const f = parseDecimal(value)
-  return divRound(f.units * num * 10n ** BigInt(decimals), den * 10n ** BigInt(f.scale), rounding)
+  return divRound(f.units * num * pow10(decimals), den * pow10(f.scale), rounding)
 }
 
 /** True when price × qty (both in ticks) reaches the instrument's minimum notional. */
@@ -154,7 +155,7 @@ function reduceOnlyProblems(snapshot: StrategySnapshot, quotes: readonly Desired
   // Compare at a common scale: total (qd decimals) against |position| (its own decimals).
   const absPos = pos.units < 0n ? -pos.units : pos.units
   const scale = Math.max(qd, pos.scale)
-  if (total * 10n ** BigInt(scale - qd) > absPos * 10n ** BigInt(scale - pos.scale)) {
+  if (total * pow10(scale - qd) > absPos * pow10(scale - pos.scale)) {
     issues.push(`reduce-only quotes total more than |position| ${snapshot.position?.size ?? '0'}`)
   }
   return issues
@@ -175,7 +176,7 @@ export function positionCapProblems(
   const cap = parseDecimal(positionCap)
   const qty = quotes.map((q) => parseDecimal(q.qty))
   const scale = Math.max(pos.scale, cap.scale, ...qty.map((f) => f.scale))
-  const at = (f: { units: bigint; scale: number }): bigint => f.units * 10n ** BigInt(scale - f.scale)
+  const at = (f: { units: bigint; scale: number }): bigint => f.units * pow10(scale - f.scale)
   const p = at(pos)
   const c = at(cap)
   let buys = 0n

@@ -25,6 +25,7 @@ import {
   isDecimalString,
   mulDecimal,
   parseDecimal,
+  pow10,
   subDecimal,
 } from '../../decimal.ts'
 import type { OrderPlan } from '../orders/orderPlan.ts'
@@ -65,9 +66,6 @@ function parseCached(s: string): Fixed | undefined {
   }
   return f
 }
-
-const POW10: readonly bigint[] = Array.from({ length: 80 }, (_, i) => 10n ** BigInt(i))
-const pow10 = (n: number): bigint => POW10[n] ?? 10n ** BigInt(n)
 
 const INDEX_RE = /^(-)?(\d+)(?:\.(\d+))?$/
 

@@ -276,8 +276,9 @@ export function tickStep(ctx: InstrumentContext, now: number): Step {
 
 /** `first`, then re-assessment and a plan over the context it leaves; one merged step. */
 function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boolean): Step {
-  const stored: InstrumentContext = first.update === undefined ? ctx : { ...ctx, ...first.update }
-  const assessed: InstrumentContext = { ...stored, assessment: assess(stored) }
+  // One copy of the context per input: assessed in place before anything else sees it.
+  const assessed: InstrumentContext = { ...ctx, ...first.update }
+  assessed.assessment = assess(assessed)
   // Time alone may have moved the risk mode (an input turned stale, a dwell ended): plan in the new one.
   const plan = planStep(assessed, now, force || assessed.assessment.mode !== ctx.assessment.mode)
   return {

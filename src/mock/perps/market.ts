@@ -2,7 +2,7 @@
  * One instrument's simulated market: the index/mark price process under a regime schedule, the
  * 1-minute klines, simulated traded volume, and the premium accumulator that sets each funding rate.
  */
-import { fromTicks, parseDecimal } from '../../decimal.ts'
+import { fromTicks, parseDecimal, pow10 } from '../../decimal.ts'
 import type { Index, Instrument, StatisticsItem } from '../../perps/schemas/info.ts'
 import { fundingIntervalMs } from '../../perps/schemas/info.ts'
 import { type Random, seededRandom } from '../../random.ts'
@@ -162,7 +162,7 @@ function maxTick(mark: bigint): bigint {
 /** True when `price` lies within ±price_bounds of the mark (exact). */
 export function withinBounds(m: Market, price: bigint): boolean {
   const diff = price > m.markTicks ? price - m.markTicks : m.markTicks - price
-  return diff * 10n ** BigInt(m.boundsScale) <= m.markTicks * m.boundsUnits
+  return diff * pow10(m.boundsScale) <= m.markTicks * m.boundsUnits
 }
 
 /** `GET /v1/info/index`: constituents wobble deterministically around the index (no RNG draws). */

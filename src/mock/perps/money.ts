@@ -7,6 +7,7 @@ import {
   divRound,
   fromTicks,
   parseDecimal,
+  pow10,
   type Rounding,
   rescale,
   roundTicksToSigFigs,
@@ -21,8 +22,8 @@ type Round = Exclude<Rounding, 'exact'>
 
 /** Moves a fixed-point value from `from` to `to` decimals. */
 export function rescaleTicks(v: bigint, from: number, to: number, rounding: Round = 'half-even'): bigint {
-  if (to >= from) return v * 10n ** BigInt(to - from)
-  return divRound(v, 10n ** BigInt(from - to), rounding)
+  if (to >= from) return v * pow10(to - from)
+  return divRound(v, pow10(from - to), rounding)
 }
 
 export const abs = (v: bigint): bigint => (v < 0n ? -v : v)
@@ -56,7 +57,7 @@ export function notionalMicros(
 
 /** `amount` (USD micros, signed) × `rate` (1e-8 units), in micros. */
 export function applyRate(amountMicros: bigint, rateUnits: bigint, rounding: Round = 'half-even'): bigint {
-  return divRound(amountMicros * rateUnits, 10n ** BigInt(RATE_DECIMALS), rounding)
+  return divRound(amountMicros * rateUnits, pow10(RATE_DECIMALS), rounding)
 }
 
 /**

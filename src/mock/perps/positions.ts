@@ -4,7 +4,7 @@
  * Units: sizes in quantity ticks (qd), prices in price ticks (pd), cost basis at scale qd+pd, USD in
  * micros (money.ts).
  */
-import { divRound, fromTicks } from '../../decimal.ts'
+import { divRound, fromTicks, pow10 } from '../../decimal.ts'
 import { abs, minBig, rescaleTicks, sign, USD_DECIMALS } from './money.ts'
 
 export interface PositionState {
@@ -66,7 +66,7 @@ export const ENTRY_EXTRA_DECIMALS = 4
 /** Average entry price as a wire string (price decimals + 4, trailing zeros trimmed). */
 export function entryPriceString(pos: PositionState, pd: number): string {
   if (pos.size === 0n) return '0'
-  const scaled = divRound(pos.cost * 10n ** BigInt(ENTRY_EXTRA_DECIMALS), pos.size, 'half-even')
+  const scaled = divRound(pos.cost * pow10(ENTRY_EXTRA_DECIMALS), pos.size, 'half-even')
   return fromTicks(scaled, pd + ENTRY_EXTRA_DECIMALS)
 }
 
@@ -99,8 +99,8 @@ export function liquidationPriceTicks(args: {
   const { size, qd, pd, markTicks, equityMicros, otherMaintenanceMicros } = args
   if (size === 0n) return 0n
   const twoL = 2n * BigInt(args.leverage)
-  const micro = 10n ** BigInt(USD_DECIMALS)
-  const num = (otherMaintenanceMicros - equityMicros) * 10n ** BigInt(qd + pd) + size * markTicks * micro
+  const micro = pow10(USD_DECIMALS)
+  const num = (otherMaintenanceMicros - equityMicros) * pow10(qd + pd) + size * markTicks * micro
   const den = (twoL * size - abs(size)) * micro
   if (den === 0n) return 0n
   const p = divRound(num * twoL, den, 'half-even')

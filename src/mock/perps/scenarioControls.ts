@@ -1,5 +1,5 @@
 /** The exchange side of the scenario hooks (`ScenarioControls`), as functions over the state. */
-import { divRound } from '../../decimal.ts'
+import { divRound, pow10 } from '../../decimal.ts'
 import { BotError } from '../../errors.ts'
 import { startWithdrawal } from './accountWithdrawals.ts'
 import { maxBig, parseUsd, USD_DECIMALS } from './money.ts'
@@ -33,11 +33,7 @@ export function scenarioControls(s: ExchangeState): ScenarioControls {
       const { priceDecimals: pd, quantityDecimals: qd } = m.spec
       const qty = maxBig(
         1n,
-        divRound(
-          parseUsd(args.notional) * 10n ** BigInt(qd + pd),
-          m.markTicks * 10n ** BigInt(USD_DECIMALS),
-          'down',
-        ),
+        divRound(parseUsd(args.notional) * pow10(qd + pd), m.markTicks * pow10(USD_DECIMALS), 'down'),
       )
       const pos = newPosition(m.spec.id)
       pos.size = qty
