@@ -122,78 +122,110 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
     fill: at(order.fill, qs),
   }))
 
-  const result: QuoteDiff = { modify: [], create: [], cancel: [] }
-  const create = (d: DesiredItem): void => {
-    const reduceOnly = d.quote.reduceOnly === true
-    result.create.push({
-      iid: instrument.id,
-      buy: d.quote.side === 'buy',
-      p: fromTicks(d.price / priceUnit, pd),
-      qty: fromTicks(d.qty / pow10(qs - qd), qd),
-      tif: input.createOptions?.tif ?? 'gtc',
-      po: input.createOptions?.postOnly ?? true,
-      ...(reduceOnly ? { ro: true } : {}),
-      ...(d.quote.coid !== undefined ? { coid: d.quote.coid } : {}),
-    })
+  const scales: DiffScales = {
+    pd,
+    qd,
+    qs,
+    priceUnit,
+    qtyUnit: pow10(qs - qd),
+    bpsHundredths,
+    tickTol,
+    qtyPpm,
+    maxOrderAgeMs: tolerance.maxOrderAgeMs,
+    now,
   }
-
-  const key = (buy: boolean, ro: boolean): string => `${buy ? 'buy' : 'sell'}:${ro ? 'ro' : 'plain'}`
   const groups = new Map<string, { desired: DesiredItem[]; live: LiveItem[] }>()
-  const group = (k: string) => {
-    let g = groups.get(k)
-    if (g === undefined) {
-      g = { desired: [], live: [] }
-      groups.set(k, g)
-    }
-    return g
-  }
-  for (const d of desired) group(key(d.quote.side === 'buy', d.quote.reduceOnly === true)).desired.push(d)
-  for (const l of liveItems) group(key(l.order.buy, l.order.ro)).live.push(l)
+  for (const d of desired)
+    groupOf(groups, d.quote.side === 'buy', d.quote.reduceOnly === true).desired.push(d)
+  for (const l of liveItems) groupOf(groups, l.order.buy, l.order.ro).live.push(l)
 
   const modifies: { index: number; mod: ModifyOrderInput }[] = []
   const creates: DesiredItem[] = []
   const cancels: number[] = []
-
-  // What it takes to turn live order l into desired quote d.
-  const classify = (
-    d: DesiredItem,
-    l: LiveItem,
-  ): { kind: 'keep' | 'replace' } | { kind: 'modify'; qty: string } => {
-    const tolTicks = maxBigint(tickTol, ((d.price / priceUnit) * bpsHundredths) / 1_000_000n) * priceUnit
-    const priceOk = abs(d.price - l.price) <= tolTicks
-    const qtyOk = abs(l.rest - d.qty) * 1_000_000n <= d.qty * qtyPpm
-    const fresh = tolerance.maxOrderAgeMs <= 0 || now - l.order.uts < tolerance.maxOrderAgeMs
-    if (priceOk && qtyOk && fresh) return { kind: 'keep' }
-    const total = fromTicks(l.fill + d.qty, qs)
-    return decimalPlaces(total) <= qd && significantFigures(total) <= MAX_QTY_SIG_FIGS
-      ? { kind: 'modify', qty: total }
-      : { kind: 'replace' }
-  }
-
   for (const [k, g] of groups) {
-    const pairing = pairGroup(g.desired, g.live, k.startsWith('buy'), classify)
-    for (const [d, l] of pairing.pairs) {
-      const c = classify(d, l)
-      if (c.kind === 'keep') continue
-      if (c.kind === 'modify') {
-        modifies.push({
-          index: d.index,
-          mod: { oid: l.order.oid, p: fromTicks(d.price / priceUnit, pd), qty: c.qty },
-        })
-      } else {
+    const pairing = pairGroup(g.desired, g.live, k.startsWith('buy'), scales)
+    for (const { d, l, c } of pairing.pairs) {
+      if (c === KEEP) continue
+      if (c === REPLACE) {
         cancels.push(l.order.oid)
         creates.push(d)
+      } else {
+        modifies.push({
+          index: d.index,
+          mod: { oid: l.order.oid, p: fromTicks(d.price / priceUnit, pd), qty: c },
+        })
       }
     }
-    creates.push(...pairing.unpairedDesired)
-    cancels.push(...pairing.unpairedLive.map((l) => l.order.oid))
+    for (const d of pairing.unpairedDesired) creates.push(d)
+    for (const l of pairing.unpairedLive) cancels.push(l.order.oid)
   }
 
-  result.modify = modifies.sort((a, b) => a.index - b.index).map((m) => m.mod)
-  for (const d of creates.sort((a, b) => a.index - b.index)) create(d)
-  result.cancel = cancels.sort((a, b) => a - b)
-  return result
+  const tif = input.createOptions?.tif ?? 'gtc'
+  const po = input.createOptions?.postOnly ?? true
+  return {
+    modify: modifies.sort((a, b) => a.index - b.index).map((m) => m.mod),
+    create: creates
+      .sort((a, b) => a.index - b.index)
+      .map((d) => ({
+        iid: instrument.id,
+        buy: d.quote.side === 'buy',
+        p: fromTicks(d.price / priceUnit, pd),
+        qty: fromTicks(d.qty / scales.qtyUnit, qd),
+        tif,
+        po,
+        ...(d.quote.reduceOnly === true ? { ro: true } : {}),
+        ...(d.quote.coid !== undefined ? { coid: d.quote.coid } : {}),
+      })),
+    cancel: cancels.sort((a, b) => a - b),
+  }
 }
+
+/** The scales and tolerances one diff works at. */
+interface DiffScales {
+  pd: number
+  qd: number
+  /** Quantity scale (≥ qd: live orders may carry extra digits). */
+  qs: number
+  /** 10^(price scale − pd) and 10^(qs − qd). */
+  priceUnit: bigint
+  qtyUnit: bigint
+  bpsHundredths: bigint
+  tickTol: bigint
+  qtyPpm: bigint
+  maxOrderAgeMs: number
+  now: number
+}
+
+type Group = { desired: DesiredItem[]; live: LiveItem[] }
+
+function groupOf(groups: Map<string, Group>, buy: boolean, ro: boolean): Group {
+  const k = `${buy ? 'buy' : 'sell'}:${ro ? 'ro' : 'plain'}`
+  let g = groups.get(k)
+  if (g === undefined) {
+    g = { desired: [], live: [] }
+    groups.set(k, g)
+  }
+  return g
+}
+
+/** What turning a live order into a desired quote takes: keep, replace, or a modify to this total qty. */
+type Classified = typeof KEEP | typeof REPLACE | string
+const KEEP = 0
+const REPLACE = 1
+
+function classify(d: DesiredItem, l: LiveItem, x: DiffScales): Classified {
+  const tolTicks =
+    maxBigint(x.tickTol, ((d.price / x.priceUnit) * x.bpsHundredths) / 1_000_000n) * x.priceUnit
+  const priceOk = abs(d.price - l.price) <= tolTicks
+  const qtyOk = abs(l.rest - d.qty) * 1_000_000n <= d.qty * x.qtyPpm
+  const fresh = x.maxOrderAgeMs <= 0 || x.now - l.order.uts < x.maxOrderAgeMs
+  if (priceOk && qtyOk && fresh) return KEEP
+  const total = fromTicks(l.fill + d.qty, x.qs)
+  return decimalPlaces(total) <= x.qd && significantFigures(total) <= MAX_QTY_SIG_FIGS ? total : REPLACE
+}
+
+/** Action cost of a classification: keep 0, modify 1, cancel+create 2. */
+const actionCost = (c: Classified): number => (c === KEEP ? 0 : c === REPLACE ? 2 : 1)
 
 /** True when the diff has nothing to do. */
 export function isEmptyDiff(diff: QuoteDiff): boolean {
@@ -211,10 +243,21 @@ function pairGroup(
   desired: readonly DesiredItem[],
   live: readonly LiveItem[],
   buy: boolean,
-  classify: (d: DesiredItem, l: LiveItem) => { kind: 'keep' | 'modify' | 'replace' },
-): { pairs: [DesiredItem, LiveItem][]; unpairedDesired: DesiredItem[]; unpairedLive: LiveItem[] } {
+  x: DiffScales,
+): {
+  pairs: { d: DesiredItem; l: LiveItem; c: Classified }[]
+  unpairedDesired: DesiredItem[]
+  unpairedLive: LiveItem[]
+} {
   if (desired.length === 0 || live.length === 0) {
     return { pairs: [], unpairedDesired: [...desired], unpairedLive: [...live] }
+  }
+  // One quote and one order (a one-level ladder's side): pairing them is optimal. A keep or modify
+  // beats create + cancel; a replace is the same cancel and create either way.
+  const d0 = desired[0] as DesiredItem
+  const l0 = live[0] as LiveItem
+  if (desired.length === 1 && live.length === 1) {
+    return { pairs: [{ d: d0, l: l0, c: classify(d0, l0, x) }], unpairedDesired: [], unpairedLive: [] }
   }
   // Inner levels first: best bid is the highest price, best ask the lowest.
   const ds = [...desired].sort((a, b) =>
@@ -224,15 +267,17 @@ function pairGroup(
   // Secondary cost: the rank of each pair's price distance (ties by level, then oid).
   const ranked = ds
     .flatMap((d, i) => ls.map((l, j) => ({ i, j, dist: abs(d.price - l.price) })))
-    .sort((x, y) => (x.dist !== y.dist ? (x.dist < y.dist ? -1 : 1) : x.i - y.i || x.j - y.j))
+    .sort((a, b) => (a.dist !== b.dist ? (a.dist < b.dist ? -1 : 1) : a.i - b.i || a.j - b.j))
   const distRank = ds.map(() => new Array<number>(ls.length).fill(0))
-  ranked.forEach((r, rank) => {
+  for (let rank = 0; rank < ranked.length; rank++) {
+    const r = ranked[rank] as { i: number; j: number }
     ;(distRank[r.i] as number[])[r.j] = rank
-  })
+  }
+  // Each pair is classified once, for its cost and for the action it becomes.
+  const kinds = ds.map((d) => ls.map((l) => classify(d, l, x)))
   // Actions dominate: the sum of ranks over any assignment stays below one action's weight.
   const n = ds.length + ls.length
   const weight = (ranked.length + 1) * n
-  const actionCost = { keep: 0, modify: 1, replace: 2 } as const
   const cost: number[][] = []
   for (let r = 0; r < n; r++) {
     const row: number[] = []
@@ -240,7 +285,10 @@ function pairGroup(
       const d = ds[r]
       const l = ls[c]
       if (d !== undefined && l !== undefined) {
-        row.push(actionCost[classify(d, l).kind] * weight + ((distRank[r] as number[])[c] as number))
+        row.push(
+          actionCost((kinds[r] as Classified[])[c] as Classified) * weight +
+            ((distRank[r] as number[])[c] as number),
+        )
       } else if (d !== undefined || l !== undefined) {
         row.push(weight) // create d or cancel l
       } else {
@@ -250,18 +298,19 @@ function pairGroup(
     cost.push(row)
   }
   const assignment = minCostAssignment(cost)
-  const pairs: [DesiredItem, LiveItem][] = []
+  const pairs: { d: DesiredItem; l: LiveItem; c: Classified }[] = []
   const unpairedDesired: DesiredItem[] = []
   const pairedLive = new Set<number>()
-  ds.forEach((d, r) => {
+  for (let r = 0; r < ds.length; r++) {
+    const d = ds[r] as DesiredItem
     const c = assignment[r] as number
     const l = ls[c]
     if (l === undefined) unpairedDesired.push(d)
     else {
-      pairs.push([d, l])
+      pairs.push({ d, l, c: (kinds[r] as Classified[])[c] as Classified })
       pairedLive.add(c)
     }
-  })
+  }
   return { pairs, unpairedDesired, unpairedLive: ls.filter((_, c) => !pairedLive.has(c)) }
 }
 

@@ -107,27 +107,30 @@ export function validateQuotes(snapshot: StrategySnapshot, quotes: readonly Desi
   if (!Array.isArray(quotes)) return ['quote() did not return an array']
   let maxBid: string | undefined
   let minAsk: string | undefined
-  quotes.forEach((q, i) => {
-    const at = `quote ${i}`
+  for (let i = 0; i < quotes.length; i++) {
+    const q = quotes[i] as DesiredQuote
     if (q === null || typeof q !== 'object') {
-      issues.push(`${at}: not an object`)
-      return
+      issues.push(`quote ${i}: not an object`)
+      continue
     }
-    if (q.side !== 'buy' && q.side !== 'sell') issues.push(`${at}: side must be "buy" or "sell"`)
+    if (q.side !== 'buy' && q.side !== 'sell') issues.push(`quote ${i}: side must be "buy" or "sell"`)
     if (q.reduceOnly !== undefined && typeof q.reduceOnly !== 'boolean')
-      issues.push(`${at}: reduceOnly must be boolean`)
+      issues.push(`quote ${i}: reduceOnly must be boolean`)
     const pp = typeof q.price === 'string' ? priceProblems(q.price, instrument) : ['price is not a string']
     const qp = typeof q.qty === 'string' ? qtyProblems(q.qty, instrument) : ['qty is not a string']
-    for (const p of [...pp, ...qp]) issues.push(`${at}: ${p}`)
-    if (pp.length > 0 || qp.length > 0) return
+    if (pp.length > 0 || qp.length > 0) {
+      for (const p of pp) issues.push(`quote ${i}: ${p}`)
+      for (const p of qp) issues.push(`quote ${i}: ${p}`)
+      continue
+    }
     const pt = toTicks(q.price, instrument.priceDecimals)
     const qt = toTicks(q.qty, instrument.quantityDecimals)
     if (!meetsMinNotional(pt, qt, instrument)) {
-      issues.push(`${at}: notional ${q.price} × ${q.qty} is below the minimum ${instrument.minNotional}`)
+      issues.push(`quote ${i}: notional ${q.price} × ${q.qty} is below the minimum ${instrument.minNotional}`)
     }
     if (q.side === 'buy' && (maxBid === undefined || compareDecimal(q.price, maxBid) > 0)) maxBid = q.price
     if (q.side === 'sell' && (minAsk === undefined || compareDecimal(q.price, minAsk) < 0)) minAsk = q.price
-  })
+  }
   if (maxBid !== undefined && minAsk !== undefined && compareDecimal(maxBid, minAsk) >= 0) {
     issues.push(`quotes cross: best bid ${maxBid} is not below best ask ${minAsk}`)
   }
@@ -174,27 +177,30 @@ export function positionCapProblems(
 ): string[] {
   const pos = parseDecimal(snapshot.position?.size ?? '0')
   const cap = parseDecimal(positionCap)
-  const qty = quotes.map((q) => parseDecimal(q.qty))
-  const scale = Math.max(pos.scale, cap.scale, ...qty.map((f) => f.scale))
-  const at = (f: { units: bigint; scale: number }): bigint => f.units * pow10(scale - f.scale)
-  const p = at(pos)
-  const c = at(cap)
+  let scale = Math.max(pos.scale, cap.scale)
+  for (const q of quotes) scale = Math.max(scale, parseDecimal(q.qty).scale)
+  const p = pos.units * pow10(scale - pos.scale)
+  const c = cap.units * pow10(scale - cap.scale)
   let buys = 0n
   let sells = 0n
-  quotes.forEach((q, i) => {
-    const units = at(qty[i] as { units: bigint; scale: number })
+  for (const q of quotes) {
+    const f = parseDecimal(q.qty)
+    const units = f.units * pow10(scale - f.scale)
     if (q.side === 'buy') buys += units
     else sells += units
-  })
+  }
   const issues: string[] = []
   const upper = maxBigint(c, p)
   const lower = minBigint(-c, p)
-  const show = (u: bigint): string => fromTicks(u, scale)
   if (p + buys > upper) {
-    issues.push(`buys ${show(buys)} would take position ${show(p)} above the cap ${positionCap}`)
+    issues.push(
+      `buys ${fromTicks(buys, scale)} would take position ${fromTicks(p, scale)} above the cap ${positionCap}`,
+    )
   }
   if (p - sells < lower) {
-    issues.push(`sells ${show(sells)} would take position ${show(p)} below the cap -${positionCap}`)
+    issues.push(
+      `sells ${fromTicks(sells, scale)} would take position ${fromTicks(p, scale)} below the cap -${positionCap}`,
+    )
   }
   return issues
 }
