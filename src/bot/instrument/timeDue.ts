@@ -20,20 +20,28 @@ export function nextExpiry(orders: readonly Order[], maxOrderAgeMs: number): num
   return oldest + maxOrderAgeMs
 }
 
-/** The moments at which a plan is due by time alone (some may be past). */
-function planMoments(ctx: InstrumentContext): (number | undefined)[] {
-  return [
-    ctx.revisitAt,
-    nextExpiry(ctx.openOrders, ctx.deps.maxOrderAgeMs),
-    ctx.bboPendingSince === undefined ? undefined : ctx.bboPendingSince + ctx.deps.tickMs,
-  ]
+/** When a best bid/offer stored since the last plan has waited a tick (undefined: none waits). */
+function bboDue(ctx: InstrumentContext): number | undefined {
+  return ctx.bboPendingSince === undefined ? undefined : ctx.bboPendingSince + ctx.deps.tickMs
 }
 
-/** A plan is due by time alone: one of its moments has come. */
+const reached = (t: number | undefined, now: number): boolean => t !== undefined && t <= now
+
+/**
+ * A plan is due by time alone: the strategy's revisit, an order's maximum age or a waiting BBO's
+ * moment has come.
+ */
 export function planTimeReached(ctx: InstrumentContext, now: number): boolean {
-  for (const t of planMoments(ctx)) if (t !== undefined && t <= now) return true
-  return false
+  return (
+    reached(ctx.revisitAt, now) ||
+    reached(nextExpiry(ctx.openOrders, ctx.deps.maxOrderAgeMs), now) ||
+    reached(bboDue(ctx), now)
+  )
 }
+
+/** The earlier of `next` and `t`, counting only moments after `now`. */
+const earliestAfter = (next: number | undefined, t: number | undefined, now: number): number | undefined =>
+  t !== undefined && t > now && (next === undefined || t < next) ? t : next
 
 /** `at + limit + 1`: the first ms an input observed at `at` is older than `limit` (`now − at > limit`). */
 const staleFrom = (at: number | undefined, limit: number): number | undefined =>
@@ -49,15 +57,13 @@ export function nextTimeDue(ctx: InstrumentContext, now: number): number | undef
   const risk = ctx.deps.risk
   const dwellEnds =
     ctx.mode.mode !== 'normal' && !ctx.mode.transient ? ctx.mode.since + risk.minModeDwellMs : undefined
-  let next: number | undefined
-  for (const t of [
-    ...planMoments(ctx),
-    staleFrom(ctx.indexAt, risk.staleIndexMs),
-    reads(ctx, 'statistics') ? staleFrom(ctx.statisticsAt, risk.staleStatisticsMs) : undefined,
-    staleFrom(ctx.marginAt, risk.staleMarginMs),
-    dwellEnds,
-  ]) {
-    if (t !== undefined && t > now && (next === undefined || t < next)) next = t
-  }
-  return next
+  // No arrays or closures: this runs for every input of every instrument.
+  let next = earliestAfter(undefined, ctx.revisitAt, now)
+  next = earliestAfter(next, nextExpiry(ctx.openOrders, ctx.deps.maxOrderAgeMs), now)
+  next = earliestAfter(next, bboDue(ctx), now)
+  next = earliestAfter(next, staleFrom(ctx.indexAt, risk.staleIndexMs), now)
+  if (reads(ctx, 'statistics'))
+    next = earliestAfter(next, staleFrom(ctx.statisticsAt, risk.staleStatisticsMs), now)
+  next = earliestAfter(next, staleFrom(ctx.marginAt, risk.staleMarginMs), now)
+  return earliestAfter(next, dwellEnds, now)
 }
