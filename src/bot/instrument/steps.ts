@@ -57,8 +57,9 @@ function expiredOrders(ctx: InstrumentContext, now: number): number[] {
 
 /**
  * Plans when inputs changed, on a wake (`force`), or when a moment of `timeDue.ts` has come (the
- * strategy's revisit, an order's maximum age, a waiting BBO), and the reprice interval and backoff
- * allow; otherwise says when to come back. While the strategy fails, orders that reach
+ * strategy's revisit, an order's maximum age, a waiting BBO), and the backoff allows; a plan with
+ * something to send inside the reprice interval waits for its end. Otherwise it says when to come
+ * back. While the strategy fails, orders that reach
  * `maxOrderAgeMs` are cancelled at that moment, ahead of the interval and the backoff (risk work).
  */
 export function planStep(ctx: InstrumentContext, now: number, force: boolean): Step {
