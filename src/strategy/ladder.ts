@@ -9,14 +9,12 @@
  * level that would cross it moves behind it (to one tick short of the other side, see `book.ts`).
  */
 import {
-  addDecimal,
   compareDecimal,
   divRound,
   fromTicks,
   mulDecimal,
   parseDecimal,
   pow10,
-  subDecimal,
   toTicks,
 } from '../decimal.ts'
 import { behindBookTicks, bookLimitTicks } from './book.ts'
@@ -196,10 +194,13 @@ export function priceBoundTicks(
   priceDecimals: number,
 ): { low: bigint; high: bigint } | undefined {
   if (reference === undefined || compareDecimal(priceBounds, '0') <= 0) return undefined
-  const low = mulDecimal(reference, subDecimal('1', priceBounds))
-  const high = mulDecimal(reference, addDecimal('1', priceBounds))
-  return { low: toTicks(low, priceDecimals, 'up'), high: toTicks(high, priceDecimals, 'down') }
+  // reference × (1 ∓ bounds), exact in bigints (this runs for every plan).
+  const b = parseDecimal(priceBounds)
+  const one = pow10(b.scale)
+  return {
+    low: scaleToTicks(reference, one - b.units, one, priceDecimals, 'up'),
+    high: scaleToTicks(reference, one + b.units, one, priceDecimals, 'down'),
+  }
 }
 
-/** The most orders `buildLadder` rests for these params: `levels` bids and `levels` asks. */
 export const ladderMaxOrders = (params: { readonly levels: number }): number => 2 * params.levels

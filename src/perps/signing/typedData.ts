@@ -9,6 +9,7 @@ import { encode } from '@msgpack/msgpack'
 import { type Address, type Hex, hashStruct, hashTypedData, hexToBytes, keccak256, toHex } from 'viem'
 import { InputValidationError } from '../../errors.ts'
 import { type PerpsDomain, perpsDomainSeparator } from './domain.ts'
+import { keccak256Bytes, keccak256Hex } from './keccak.ts'
 
 /** A value that may appear in a positional signed op. `undefined` marks an omitted optional slot. */
 export type SignableValue = boolean | number | string | undefined | readonly SignableValue[]
@@ -68,7 +69,7 @@ export function encodeSignedOp(signedOp: SignedOp): Uint8Array {
 
 /** `keccak256(msgpack(compact(signedOp)))`, the `data` field of the Op struct. */
 export function signedOpDataHash(signedOp: SignedOp): Hex {
-  return keccak256(encodeSignedOp(signedOp))
+  return keccak256Hex(encodeSignedOp(signedOp))
 }
 
 /** The full typed-data payload of an Op, as viem's `signTypedData`/`hashTypedData` take it. */
@@ -95,7 +96,7 @@ export function opTypedData(domain: PerpsDomain, signedOp: SignedOp, stamp: Stam
 export function opDigest(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp): Hex {
   const struct = new Uint8Array(128)
   struct.set(OP_TYPEHASH_BYTES, 0)
-  struct.set(keccak256(encodeSignedOp(signedOp), 'bytes'), 32)
+  struct.set(keccak256Bytes(encodeSignedOp(signedOp)), 32)
   const words = new DataView(struct.buffer)
   // uint64 in a 32-byte big-endian word: the last 8 bytes.
   words.setBigUint64(88, toUint64(stamp.salt, 'salt'))
@@ -104,8 +105,8 @@ export function opDigest(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp):
   outer[0] = 0x19
   outer[1] = 0x01
   outer.set(domainSeparatorBytes(domain), 2)
-  outer.set(keccak256(struct, 'bytes'), 34)
-  return keccak256(outer)
+  outer.set(keccak256Bytes(struct), 34)
+  return keccak256Hex(outer)
 }
 
 const OP_TYPEHASH_BYTES = hexToBytes(OP_TYPEHASH)
