@@ -8,15 +8,7 @@
  * figures), so rounding only ever widens the quote and bids stay strictly below asks. Given a BBO, a
  * level that would cross it moves behind it (to one tick short of the other side, see `book.ts`).
  */
-import {
-  compareDecimal,
-  divRound,
-  fromTicks,
-  mulDecimal,
-  parseDecimal,
-  pow10,
-  toTicks,
-} from '../decimal.ts'
+import { compareDecimal, divRound, fromTicks, mulDecimal, parseDecimal, pow10, toTicks } from '../decimal.ts'
 import { behindBookTicks, bookLimitTicks } from './book.ts'
 import { meetsMinNotional, minBigint, roundPriceTicks, roundQtyTicks, scaleToTicks } from './quoting.ts'
 import type { DesiredQuote, QuoteSide, StrategyBbo, StrategySnapshot } from './strategy.ts'
