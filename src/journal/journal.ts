@@ -1,0 +1,315 @@
+/**
+ * The journal part: what the bot records (runs, commands with the venue's answer per item, order
+ * states, fills, funding, transfers, alerts, a PnL snapshot per instrument per minute, restart state)
+ * and how (a `BatchWriter`: every call returns at once, rows are validated and written off the order
+ * path in batched transactions). Reads for restart (state, the last fill and funding times) go
+ * straight to the database; so do retention and the reconcile's inserts.
+ */
+import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
+import type { z } from 'zod'
+import type { Clock } from '../clock.ts'
+import { BatchWriter, type WriterState, type WriterStats } from './batchWriter.ts'
+import type { JournalDb } from './database.ts'
+import {
+  AlertRecord,
+  assertNoSecretKeys,
+  CommandRecord,
+  FillRecord,
+  FundingRecord,
+  OrderEvent,
+  PnlSnapshotRecord,
+  type RunStart,
+  TransferRecord,
+} from './records.ts'
+import { BULK_TABLES, type JournalRow, type JournalTableName, writeRows } from './rows.ts'
+import type { JournalSettings } from './settings.ts'
+import type { RunsTable } from './tables.ts'
+
+/** What a caller hands in; checked against the schemas when written, not on the caller's path. */
+type Pending =
+  | { t: 'runs'; row: RunsTable }
+  | { t: 'commands'; seq: number; rec: unknown; at: number }
+  | { t: 'order_events'; seq: number; rec: unknown; at: number }
+  | { t: 'fills'; rec: unknown; source: FillSource; at: number }
+  | { t: 'funding'; rec: unknown; at: number }
+  | { t: 'transfers'; rec: unknown; at: number }
+  | { t: 'alerts'; rec: unknown; at: number }
+  | { t: 'pnl_snapshots'; rec: unknown; at: number }
+  | { t: 'state'; name: string; value: unknown; at: number }
+
+export type FillSource = 'stream' | 'rest' | 'reconcile'
+
+export interface JournalStats extends WriterStats {
+  /** Records refused by their schema (a bug upstream), by table. */
+  invalid: Record<string, number>
+  lastInvalid: string | undefined
+  where: string
+  kind: 'sqlite' | 'postgres'
+}
+
+export interface Journal {
+  readonly runId: string
+  readonly db: JournalDb
+  command(c: z.input<typeof CommandRecord>): void
+  orderEvent(e: z.input<typeof OrderEvent>): void
+  fill(f: z.input<typeof FillRecord>, source: FillSource): void
+  funding(f: z.input<typeof FundingRecord>): void
+  transfer(t: z.input<typeof TransferRecord>): void
+  alert(a: z.input<typeof AlertRecord>): void
+  /** One row per instrument per minute; a later call in the same minute replaces it. */
+  snapshot(s: z.input<typeof PnlSnapshotRecord>): void
+  /** Named restart state (JSON); replaces the `ops.stateDir` JSON files. */
+  saveState(name: string, value: unknown): void
+  loadState(name: string): Promise<unknown>
+  /** The newest journaled fill and funding times (reconcile starts there). */
+  lastRecordTimes(): Promise<{ fill: number | undefined; funding: number | undefined }>
+  stats(): JournalStats
+  flush(): Promise<void>
+  /** Records the run's stop, writes what waits, closes the database. */
+  close(reason: string): Promise<JournalStats>
+}
+
+const timeOf = (p: Pending): number => (p.t === 'runs' ? (p.row.stopped_at ?? p.row.started_at) : p.at)
+
+/** Validates one pending record into its row (throws a ZodError for a bad one). */
+export function toRow(p: Pending, runId: string, pid: number): JournalRow {
+  switch (p.t) {
+    case 'runs':
+      return { table: 'runs', row: p.row }
+    case 'commands': {
+      const c = CommandRecord.parse(p.rec)
+      return {
+        table: 'commands',
+        row: {
+          run_id: runId,
+          seq: p.seq,
+          ts: c.ts,
+          kind: c.kind,
+          outcome: c.outcome,
+          error: c.error ?? null,
+          latency_ms: c.latencyMs,
+          weight: c.weight,
+          pid: c.pid ?? pid,
+          item_count: c.items.length,
+          items: JSON.stringify(c.items),
+        },
+      }
+    }
+    case 'order_events': {
+      const e = OrderEvent.parse(p.rec)
+      return {
+        table: 'order_events',
+        row: {
+          run_id: runId,
+          seq: p.seq,
+          ts: e.ts,
+          iid: e.iid,
+          oid: e.oid ?? null,
+          coid: e.coid ?? null,
+          state: e.state,
+          price: e.price ?? null,
+          qty: e.qty ?? null,
+          filled: e.filled ?? null,
+        },
+      }
+    }
+    case 'fills':
+      return fillRow(FillRecord.parse(p.rec), p.source)
+    case 'funding': {
+      const f = FundingRecord.parse(p.rec)
+      return {
+        table: 'funding',
+        row: {
+          key: f.key,
+          iid: f.iid,
+          size: f.size,
+          rate: f.rate,
+          asset: f.asset,
+          amount: f.amount,
+          ts: f.ts,
+        },
+      }
+    }
+    case 'transfers': {
+      const t = TransferRecord.parse(p.rec)
+      return {
+        table: 'transfers',
+        row: {
+          kind: t.kind,
+          id: t.id,
+          asset: t.asset,
+          amount: t.amount,
+          fee: t.fee,
+          status: t.status,
+          ts: t.ts,
+          updated_at: t.updatedAt,
+        },
+      }
+    }
+    case 'alerts': {
+      const a = AlertRecord.parse(p.rec)
+      return {
+        table: 'alerts',
+        row: {
+          key: a.key,
+          at: a.at,
+          resolved: a.resolved ? 1 : 0,
+          severity: a.severity,
+          title: a.title,
+          message: a.message,
+        },
+      }
+    }
+    case 'pnl_snapshots': {
+      const s = PnlSnapshotRecord.parse(p.rec)
+      return {
+        table: 'pnl_snapshots',
+        row: {
+          minute: s.minute,
+          iid: s.iid,
+          position: s.position,
+          realized_pnl: s.realizedPnl,
+          unrealized_pnl: s.unrealizedPnl,
+          fees: s.fees,
+          funding: s.funding,
+          volume: s.volume,
+          fills: s.fills,
+          mode: s.mode,
+        },
+      }
+    }
+    case 'state':
+      assertNoSecretKeys(p.value)
+      return { table: 'state', row: { name: p.name, value: JSON.stringify(p.value ?? null), at: p.at } }
+  }
+}
+
+export function fillRow(f: FillRecord, source: FillSource): JournalRow & { table: 'fills' } {
+  return {
+    table: 'fills',
+    row: {
+      trade_id: f.tradeId,
+      order_id: f.orderId,
+      iid: f.iid,
+      side: f.side,
+      price: f.price,
+      qty: f.qty,
+      taker: f.taker ? 1 : 0,
+      fee: f.fee,
+      fee_asset: f.feeAsset,
+      realized_pnl: f.realizedPnl,
+      liquidation: f.liquidation ? 1 : 0,
+      ts: f.ts,
+      coid: f.coid ?? null,
+      source,
+    },
+  }
+}
+
+export interface OpenJournalOptions {
+  db: JournalDb
+  clock: Clock
+  settings: JournalSettings
+  run: Omit<RunStart, 'runId' | 'pid' | 'startedAt'> & { runId?: string | undefined }
+  pid?: number | undefined
+  /** ok → failing and back: the bot raises and resolves its "journal database lost" alert here. */
+  onStateChange?: ((state: WriterState, stats: JournalStats) => void) | undefined
+}
+
+/** Starts a journal on an open database and queues the run's start. */
+export function createJournal(o: OpenJournalOptions): Journal {
+  const pid = o.pid ?? process.pid
+  const runId = o.run.runId ?? randomUUID()
+  const invalid: Record<string, number> = {}
+  let lastInvalid: string | undefined
+  let seq = 0
+  const runRow: RunsTable = {
+    run_id: runId,
+    started_at: o.clock.now(),
+    stopped_at: null,
+    stop_reason: null,
+    version: o.run.version,
+    mode: o.run.mode,
+    config_hash: o.run.configHash,
+    pid,
+  }
+  const stats = (): JournalStats => ({
+    ...writer.stats(),
+    invalid: { ...invalid },
+    lastInvalid,
+    where: o.db.where,
+    kind: o.db.kind,
+  })
+  const writer: BatchWriter<Pending> = new BatchWriter<Pending>({
+    clock: o.clock,
+    flushMs: o.settings.flushMs,
+    batchRows: o.settings.batchRows,
+    capacity: o.settings.queueCapacity,
+    category: (p) => p.t,
+    isBulk: (p) => BULK_TABLES.has(p.t),
+    timeOf,
+    onStateChange: o.onStateChange && ((state) => o.onStateChange?.(state, stats())),
+    async write(items) {
+      const rows: JournalRow[] = []
+      for (const p of items) {
+        try {
+          rows.push(toRow(p, runId, pid))
+        } catch (e) {
+          invalid[p.t] = (invalid[p.t] ?? 0) + 1
+          lastInvalid = `${p.t}: ${e instanceof Error ? e.message.slice(0, 300) : String(e)}`
+        }
+      }
+      if (rows.length > 0) await writeRows(o.db.db, rows)
+    },
+  })
+  const push = (p: Pending): void => {
+    writer.push(p)
+  }
+  const now = (): number => o.clock.now()
+  push({ t: 'runs', row: runRow })
+  return {
+    runId,
+    db: o.db,
+    command: (rec) => push({ t: 'commands', seq: ++seq, rec, at: rec.ts }),
+    orderEvent: (rec) => push({ t: 'order_events', seq: ++seq, rec, at: rec.ts }),
+    fill: (rec, source) => push({ t: 'fills', rec, source, at: rec.ts }),
+    funding: (rec) => push({ t: 'funding', rec, at: rec.ts }),
+    transfer: (rec) => push({ t: 'transfers', rec, at: rec.updatedAt }),
+    alert: (rec) => push({ t: 'alerts', rec, at: rec.at }),
+    snapshot: (rec) => push({ t: 'pnl_snapshots', rec, at: rec.minute }),
+    saveState: (name, value) => push({ t: 'state', name, value, at: now() }),
+    async loadState(name) {
+      const row = await o.db.db
+        .selectFrom('state')
+        .select('value')
+        .where('name', '=', name)
+        .executeTakeFirst()
+      return row === undefined ? undefined : JSON.parse(row.value)
+    },
+    async lastRecordTimes() {
+      const f = await o.db.db
+        .selectFrom('fills')
+        .select(sql<number | null>`max(ts)`.as('t'))
+        .executeTakeFirst()
+      const g = await o.db.db
+        .selectFrom('funding')
+        .select(sql<number | null>`max(ts)`.as('t'))
+        .executeTakeFirst()
+      const n = (v: number | string | null | undefined): number | undefined =>
+        v === null || v === undefined ? undefined : Number(v)
+      return { fill: n(f?.t), funding: n(g?.t) }
+    },
+    stats,
+    flush: () => writer.flush(),
+    async close(reason) {
+      push({ t: 'runs', row: { ...runRow, stopped_at: now(), stop_reason: reason.slice(0, 200) } })
+      await writer.close()
+      const final = stats()
+      await o.db.close()
+      return final
+    },
+  }
+}
+
+export type { JournalTableName }

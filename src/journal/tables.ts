@@ -1,0 +1,125 @@
+/**
+ * The tables as Kysely sees them (after every migration). Column types are what both SQLite and
+ * PostgreSQL hand back: decimals as text, times as integers (int8 parsed to numbers for PostgreSQL),
+ * booleans as 0/1, structured parts (command items, state values) as JSON text.
+ */
+export interface RunsTable {
+  run_id: string
+  started_at: number
+  stopped_at: number | null
+  stop_reason: string | null
+  version: string
+  mode: string
+  config_hash: string
+  pid: number
+}
+
+export interface CommandsTable {
+  run_id: string
+  /** Per run sequence: with run_id the key, so a retried batch cannot write a command twice. */
+  seq: number
+  ts: number
+  kind: string
+  outcome: string
+  error: string | null
+  latency_ms: number
+  weight: number
+  pid: number
+  item_count: number
+  /** JSON array of CommandItem. */
+  items: string
+}
+
+export interface OrderEventsTable {
+  run_id: string
+  seq: number
+  ts: number
+  iid: number
+  oid: number | null
+  coid: string | null
+  state: string
+  price: string | null
+  qty: string | null
+  filled: string | null
+}
+
+export interface FillsTable {
+  trade_id: string
+  order_id: number
+  iid: number
+  side: string
+  price: string
+  qty: string
+  taker: number
+  fee: string
+  fee_asset: string
+  realized_pnl: string
+  liquidation: number
+  ts: number
+  coid: string | null
+  /** stream | rest | reconcile */
+  source: string
+}
+
+export interface FundingTable {
+  key: string
+  iid: number
+  size: string
+  rate: string
+  asset: string
+  amount: string
+  ts: number
+}
+
+export interface TransfersTable {
+  kind: string
+  id: string
+  asset: string
+  amount: string
+  fee: string
+  status: string
+  ts: number
+  updated_at: number
+}
+
+export interface PnlSnapshotsTable {
+  minute: number
+  iid: number
+  position: string
+  realized_pnl: string
+  unrealized_pnl: string
+  fees: string
+  funding: string
+  volume: string
+  fills: number
+  mode: string
+}
+
+/** Migration 2. */
+export interface AlertsTable {
+  key: string
+  at: number
+  resolved: number
+  severity: string
+  title: string
+  message: string
+}
+
+/** Migration 2. */
+export interface StateTable {
+  name: string
+  value: string
+  at: number
+}
+
+export interface JournalDatabase {
+  runs: RunsTable
+  commands: CommandsTable
+  order_events: OrderEventsTable
+  fills: FillsTable
+  funding: FundingTable
+  transfers: TransfersTable
+  pnl_snapshots: PnlSnapshotsTable
+  alerts: AlertsTable
+  state: StateTable
+}
