@@ -174,11 +174,13 @@ export class BatchWriter<T> {
 
   /** Writes what waits, batch by batch, until empty or a write fails. Concurrent calls share one run. */
   flush(): Promise<void> {
-    if (this.#writing !== undefined) return this.#writing
-    this.#writing = this.#drain().finally(() => {
-      this.#writing = undefined
+    // A run under way may already have found its queue empty: items pushed since wait for the next one.
+    if (this.#writing !== undefined) return this.#writing.then(() => this.flush())
+    const run: Promise<void> = this.#drain().finally(() => {
+      if (this.#writing === run) this.#writing = undefined
     })
-    return this.#writing
+    this.#writing = run
+    return run
   }
 
   /** Resolves when the write under way (if any) has ended. */

@@ -4,7 +4,7 @@
  * written once. Opening proves the database usable (reachable, migrated, writable) or throws a
  * `JournalConfigError` naming the file or the URL without its password.
  */
-import { mkdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
@@ -67,6 +67,8 @@ export async function openJournalDb(target: JournalTarget, options: OpenOptions 
 }
 
 async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb> {
+  if (options.readonly && !existsSync(path))
+    throw new JournalConfigError(`no journal at ${path} (the bot writes it when it runs)`)
   let handle: Database.Database
   try {
     if (!options.readonly) mkdirSync(dirname(path), { recursive: true })
