@@ -1,0 +1,74 @@
+/**
+ * The perps client's fill and funding pagers as the reconcile's `VenueHistory`. The one place that
+ * knows the venue's fill keys: if the client's normalized fill changes, only `fillInput` changes.
+ */
+import type { PerpsClient } from '../perps/client/createPerpsClient.ts'
+import { fundingKey } from '../perps/client/getFunding.ts'
+import type { FundingCharge } from '../perps/schemas/account.ts'
+import type { FillInput, FundingInput, VenueHistory } from './reconcile.ts'
+
+type VenueFill = Parameters<typeof fillInput>[0]
+
+/** The venue's fill (as `GET /v1/account/fills` and the `fills` channel give it) → the journal's. */
+export function fillInput(f: {
+  tid: number | string
+  oid: number
+  iid: number
+  side: string
+  p: string
+  qty: string
+  taker: boolean
+  fee: string
+  fea: string
+  pnl: string
+  liq: boolean
+  ts: number
+  coid?: string | undefined
+}): FillInput {
+  return {
+    tradeId: f.tid,
+    orderId: f.oid,
+    iid: f.iid,
+    side: f.side,
+    price: f.p,
+    qty: f.qty,
+    taker: f.taker,
+    fee: f.fee,
+    feeAsset: f.fea,
+    realizedPnl: f.pnl,
+    liquidation: f.liq,
+    ts: f.ts,
+    ...(f.coid === undefined ? {} : { coid: f.coid }),
+  }
+}
+
+export function fundingInput(c: FundingCharge): FundingInput {
+  return {
+    key: fundingKey(c),
+    iid: c.instrument_id,
+    size: c.size,
+    rate: c.funding_rate,
+    asset: c.funding_asset,
+    amount: c.funding,
+    ts: c.timestamp,
+  }
+}
+
+export function perpsHistory(perps: Pick<PerpsClient, 'paginateFills' | 'paginateFunding'>): VenueHistory {
+  return {
+    async *fillPages(w, maxPages) {
+      for await (const page of perps.paginateFills(
+        { startTimestamp: w.since, endTimestamp: w.until },
+        { maxPages },
+      ))
+        yield { rows: page.data.map((f: VenueFill) => fillInput(f)), more: page.more }
+    },
+    async *fundingPages(w, maxPages) {
+      for await (const page of perps.paginateFunding(
+        { startTimestamp: w.since, endTimestamp: w.until },
+        { maxPages },
+      ))
+        yield { rows: page.data.map(fundingInput), more: page.more }
+    },
+  }
+}
