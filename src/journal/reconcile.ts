@@ -98,6 +98,12 @@ export interface ReconcileResult {
 
 export const RECONCILE_STATE = 'journal:reconcile-pending'
 
+/** Bounded restart state: past 16 windows, one that covers them all (re-reading is harmless). */
+export function compactWindows(ws: readonly HistoryWindow[]): HistoryWindow[] {
+  if (ws.length <= 16) return [...ws]
+  return [{ since: Math.min(...ws.map((w) => w.since)), until: Math.max(...ws.map((w) => w.until)) }]
+}
+
 /** Reads the plan's windows within `maxPages` per kind and inserts what is new. */
 export async function reconcileJournal(o: {
   db: JournalDb
@@ -266,7 +272,11 @@ export async function reconcileAtStart(o: {
     writeRows(o.db.db, [
       {
         table: 'state',
-        row: { name: RECONCILE_STATE, value: JSON.stringify({ fills, funding }), at: o.now },
+        row: {
+          name: RECONCILE_STATE,
+          value: JSON.stringify({ fills: compactWindows(fills), funding: compactWindows(funding) }),
+          at: o.now,
+        },
       },
     ])
   // Everything planned is pending until read: a kill mid-walk leaves the windows for the next start.
