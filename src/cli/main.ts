@@ -15,6 +15,7 @@ import { type CliContext, UsageError } from './context.ts'
 import { createProxyCommand } from './createProxy.ts'
 import { doctorCommand } from './doctor.ts'
 import { eventsCommand } from './events.ts'
+import { reportCommand } from './report.ts'
 import { runCommand } from './run.ts'
 import { simulateCommand } from './simulate.ts'
 import { statusCommand } from './status.ts'
@@ -38,6 +39,7 @@ commands:
   status         one-shot account and margin view (of the running bot, or --live the venue)
   events         query the event catalogue (filters, cursor paging; table or --format ndjson)
   config         validate the configuration; --explain prints it with secrets redacted
+  report         PnL, fees, funding, volume, drawdown, alerts per day or instrument, from the journal
 
 run 'perpbot <command> --help' for a command's options; 'perpbot --version' prints the version.
 
@@ -65,6 +67,8 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await eventsCommand(sub)
       case 'config':
         return await configCommand(sub)
+      case 'report':
+        return await reportCommand(sub)
       case 'help':
       case '--help':
       case '-h':

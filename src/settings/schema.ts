@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
 import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
+import { JournalSettings } from '../journal/settings.ts'
 import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
 import { apiSecretProblem } from '../perps/client/context.ts'
 import { privateKeyProblem } from '../perps/signing/privateKey.ts'
@@ -288,6 +289,8 @@ export const Settings = z.strictObject({
   monitor: MonitorSettings.prefault({}),
   alerts: z.strictObject({ webhook: WebhookSettings.prefault({}) }).prefault({}),
   ops: OpsSettings.prefault({}),
+  /** The journal (src/journal): write-behind queue and retention. */
+  journal: JournalSettings.prefault({}),
   mock: MockSettings.prefault({}),
   logging: z
     .strictObject({

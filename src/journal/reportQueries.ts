@@ -1,0 +1,75 @@
+/**
+ * Reads a window of the journal for the report (plain selects: a reader beside the running bot, WAL
+ * on SQLite, MVCC on PostgreSQL). Snapshots from a day before the window give the baseline levels.
+ */
+import type { JournalDb } from './database.ts'
+import type { ReportInput } from './report.ts'
+
+const BASELINE_MS = 86_400_000
+
+/** The state row where the bot keeps its instruments' symbols (`{ "12": "BTC-PERP" }`). */
+export const SYMBOLS_STATE = 'instruments'
+
+export async function loadReportInput(db: JournalDb, since: number, until: number): Promise<ReportInput> {
+  const d = db.db
+  const fills = await d
+    .selectFrom('fills')
+    .select(['ts', 'iid', 'price', 'qty', 'taker', 'fee', 'realized_pnl'])
+    .where('ts', '>=', since)
+    .where('ts', '<=', until)
+    .orderBy('ts')
+    .execute()
+  const funding = await d
+    .selectFrom('funding')
+    .select(['ts', 'iid', 'amount'])
+    .where('ts', '>=', since)
+    .where('ts', '<=', until)
+    .orderBy('ts')
+    .execute()
+  const snapshots = await d
+    .selectFrom('pnl_snapshots')
+    .select(['minute', 'iid', 'unrealized_pnl', 'mode'])
+    .where('minute', '>=', since - BASELINE_MS)
+    .where('minute', '<=', until)
+    .orderBy('minute')
+    .execute()
+  const alerts = await d
+    .selectFrom('alerts')
+    .select(['at', 'resolved'])
+    .where('at', '>=', since)
+    .where('at', '<=', until)
+    .execute()
+  const symbolsRow = await d
+    .selectFrom('state')
+    .select('value')
+    .where('name', '=', SYMBOLS_STATE)
+    .executeTakeFirst()
+  const symbols = new Map<number, string>()
+  if (symbolsRow !== undefined) {
+    const parsed: unknown = JSON.parse(symbolsRow.value)
+    if (parsed !== null && typeof parsed === 'object')
+      for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') symbols.set(Number(k), v)
+  }
+  return {
+    since,
+    until,
+    fills: fills.map((f) => ({
+      ts: Number(f.ts),
+      iid: f.iid,
+      price: f.price,
+      qty: f.qty,
+      taker: Number(f.taker) === 1,
+      fee: f.fee,
+      realizedPnl: f.realized_pnl,
+    })),
+    funding: funding.map((f) => ({ ts: Number(f.ts), iid: f.iid, amount: f.amount })),
+    snapshots: snapshots.map((s) => ({
+      minute: Number(s.minute),
+      iid: s.iid,
+      unrealizedPnl: s.unrealized_pnl,
+      mode: s.mode,
+    })),
+    alerts: alerts.map((a) => ({ at: Number(a.at), resolved: Number(a.resolved) === 1 })),
+    symbols,
+  }
+}
