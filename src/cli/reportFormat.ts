@@ -1,5 +1,5 @@
 /** `perpbot report` output, pure: an aligned table (amounts to the cent), CSV and JSON (exact decimals). */
-import { fromTicks, toTicks } from '../decimal.ts'
+import { toTicks } from '../decimal.ts'
 import type { ReportRow } from '../journal/report.ts'
 
 const COLUMNS: readonly { head: string; csv: string; get: (r: ReportRow, exact: boolean) => string }[] = [
@@ -24,8 +24,12 @@ const COLUMNS: readonly { head: string; csv: string; get: (r: ReportRow, exact: 
   { head: 'resolved', csv: 'alerts_resolved', get: (r) => String(r.alertsResolved) },
 ]
 
+/** To the cent, always two places (`-0.1` → `-0.10`). */
 function money(s: string, exact: boolean): string {
-  return exact ? s : fromTicks(toTicks(s, 2, 'half-even'), 2)
+  if (exact) return s
+  const cents = toTicks(s, 2, 'half-even')
+  const a = cents < 0n ? -cents : cents
+  return `${cents < 0n ? '-' : ''}${a / 100n}.${(a % 100n).toString().padStart(2, '0')}`
 }
 function hours(h: number, exact: boolean): string {
   return exact ? String(h) : h.toFixed(1)

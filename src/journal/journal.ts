@@ -22,6 +22,7 @@ import {
   type RunStart,
   TransferRecord,
 } from './records.ts'
+import { type PruneResult, pruneJournal } from './retention.ts'
 import { BULK_TABLES, type JournalRow, type JournalTableName, writeRows } from './rows.ts'
 import type { JournalSettings } from './settings.ts'
 import type { RunsTable } from './tables.ts'
@@ -48,6 +49,21 @@ export interface JournalStats extends WriterStats {
   kind: 'sqlite' | 'postgres'
 }
 
+export interface JournalMetrics {
+  /** 0 ok, 1 failing (the database is away), 2 closed. */
+  state: number
+  queueDepth: number
+  queueCapacity: number
+  rowsWritten: number
+  rowsDropped: number
+  rowsInvalid: number
+  batches: number
+  writeLatencyLastMs: number
+  writeLatencyMaxMs: number
+  writeLatencyMeanMs: number
+  sizeBytes: number
+}
+
 export interface Journal {
   readonly runId: string
   readonly db: JournalDb
@@ -65,6 +81,10 @@ export interface Journal {
   /** The newest journaled fill and funding times (reconcile starts there). */
   lastRecordTimes(): Promise<{ fill: number | undefined; funding: number | undefined }>
   stats(): JournalStats
+  /** Values for /metrics: queue depth, write latency, rows written and dropped, the database's size. */
+  metrics(): Promise<JournalMetrics>
+  /** Deletes commands, order events and snapshots past their retention (at start, then daily). */
+  prune(): Promise<PruneResult>
   flush(): Promise<void>
   /** Records the run's stop, writes what waits, closes the database. */
   close(reason: string): Promise<JournalStats>
@@ -301,6 +321,29 @@ export function createJournal(o: OpenJournalOptions): Journal {
       return { fill: n(f?.t), funding: n(g?.t) }
     },
     stats,
+    async metrics() {
+      const s = stats()
+      let sizeBytes = 0
+      try {
+        sizeBytes = await o.db.sizeBytes()
+      } catch {
+        // The database is away: the size is unknown, the rest still tells the story.
+      }
+      return {
+        state: s.state === 'ok' ? 0 : s.state === 'failing' ? 1 : 2,
+        queueDepth: s.depth,
+        queueCapacity: s.capacity,
+        rowsWritten: s.written,
+        rowsDropped: s.droppedTotal,
+        rowsInvalid: Object.values(s.invalid).reduce((a, b) => a + b, 0),
+        batches: s.batches,
+        writeLatencyLastMs: s.lastWriteMs,
+        writeLatencyMaxMs: s.maxWriteMs,
+        writeLatencyMeanMs: s.batches === 0 ? 0 : s.totalWriteMs / s.batches,
+        sizeBytes,
+      }
+    },
+    prune: () => pruneJournal(o.db, now(), o.settings.retention),
     flush: () => writer.flush(),
     async close(reason) {
       push({ t: 'runs', row: { ...runRow, stopped_at: now(), stop_reason: reason.slice(0, 200) } })

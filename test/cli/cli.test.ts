@@ -19,7 +19,7 @@ async function perpbot(argv: string[], env: Record<string, string> = {}) {
   return { code, out: out.join('\n'), err: err.join('\n') }
 }
 
-const COMMANDS = ['run', 'mock', 'create-proxy', 'status', 'events', 'config', 'doctor']
+const COMMANDS = ['run', 'mock', 'create-proxy', 'status', 'events', 'config', 'doctor', 'report']
 
 describe('perpbot command line', () => {
   it('prints its version', async () => {

@@ -5,7 +5,7 @@
  * PERPBOT_REQUIRE_SERVICES=1 (CI), where `startPostgres` throws instead.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -88,6 +88,36 @@ async function waitReady(url: string, child: ChildProcess, log: () => string): P
   throw new Error(`postgres did not accept connections within 15 s: ${log()}`)
 }
 
+/**
+ * An initdb'd data directory, made once per machine and copied per server (initdb costs seconds on a
+ * loaded machine, a copy a fraction): built beside, then renamed into place, so racing test files
+ * never see half of one.
+ */
+function dataTemplate(bin: string, user: { uid: number; gid: number } | undefined): string {
+  const version = bin.split('/').at(-2) ?? 'pg'
+  const template = join(tmpdir(), `perpbot-pg-template-${version}-${process.getuid?.() ?? 0}`)
+  if (existsSync(join(template, 'PG_VERSION'))) return template
+  const building = mkdtempSync(join(tmpdir(), 'perpbot-pg-template-build-'))
+  if (user) chownSync(building, user.uid, user.gid)
+  const data = join(building, 'data')
+  execFileSync(
+    join(bin, 'initdb'),
+    ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'],
+    {
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      stdio: 'pipe',
+      cwd: building,
+    },
+  )
+  try {
+    renameSync(data, template)
+  } catch {
+    // Another file built it first: theirs is as good.
+  }
+  rmSync(building, { recursive: true, force: true })
+  return template
+}
+
 /** Starts a server; the caller must `stop()` it (afterAll). */
 export async function startPostgres(): Promise<TestPostgres> {
   if (PG_BIN === undefined) throw new Error(POSTGRES_SKIP_REASON)
@@ -96,15 +126,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   if (user) chownSync(dir, user.uid, user.gid)
   const data = join(dir, 'data')
   const as = user ? { uid: user.uid, gid: user.gid } : {}
-  execFileSync(
-    join(PG_BIN, 'initdb'),
-    ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'],
-    {
-      ...as,
-      stdio: 'pipe',
-      cwd: dir,
-    },
-  )
+  execFileSync('cp', ['-a', dataTemplate(PG_BIN, user), data])
   const port = await freePort()
   let output = ''
   const child = spawn(

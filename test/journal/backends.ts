@@ -33,12 +33,14 @@ export function describeBackends(title: string, body: (b: Backend) => void): voi
       adminUrl: () => undefined,
     })
   })
-  describe.runIf(postgresEnabled())(`${title} (postgres)`, () => {
+  const enabled = postgresEnabled()
+  // One server per test file, started by the first suite that needs it, stopped after the file.
+  if (enabled) afterAll(stopShared)
+  describe.runIf(enabled)(`${title} (postgres)`, () => {
     let server: TestPostgres | undefined
     beforeAll(async () => {
-      server = await startPostgres()
+      server = await sharedServer()
     }, 30_000)
-    afterAll(async () => server?.stop())
     body({
       name: 'postgres',
       fresh: async () => {
@@ -48,4 +50,17 @@ export function describeBackends(title: string, body: (b: Backend) => void): voi
       adminUrl: () => server?.url,
     })
   })
+}
+
+let shared: Promise<TestPostgres> | undefined
+
+function sharedServer(): Promise<TestPostgres> {
+  shared ??= startPostgres()
+  return shared
+}
+
+async function stopShared(): Promise<void> {
+  const s = shared
+  shared = undefined
+  if (s !== undefined) await (await s).stop()
 }

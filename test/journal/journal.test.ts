@@ -4,24 +4,7 @@ import { openJournalDb } from '../../src/journal/database.ts'
 import { createJournal } from '../../src/journal/journal.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import { describeBackends } from './backends.ts'
-
-const T0 = Date.UTC(2026, 10, 20, 12, 0, 0)
-
-export const fill = (n: number, over: Record<string, unknown> = {}) => ({
-  tradeId: `t${n}`,
-  orderId: 1000 + n,
-  iid: 1 + (n % 2),
-  side: n % 2 === 0 ? 'long' : 'short',
-  price: '100.5',
-  qty: '2',
-  taker: n % 3 === 0,
-  fee: n % 3 === 0 ? '0.1' : '-0.02',
-  feeAsset: 'USDC',
-  realizedPnl: n % 2 === 0 ? '0' : '1.5',
-  liquidation: false,
-  ts: T0 + n * 1_000,
-  ...over,
-})
+import { fill, T0 } from './fixtures.ts'
 
 const settings = JournalSettings.parse({ flushMs: 50, batchRows: 100 })
 
@@ -199,5 +182,66 @@ describeBackends('journal', (backend) => {
     } finally {
       await again.close()
     }
+  })
+})
+
+describeBackends('journal retention and metrics', (backend) => {
+  it('prunes commands, order events and snapshots past their days; keeps fills; metrics tell depth, latency and size', async () => {
+    const clock = new SimulatedClock()
+    const DAY = 86_400_000
+    clock.set(T0 + 100 * DAY)
+    const db = await openJournalDb(await backend.fresh())
+    const journal = createJournal({
+      db,
+      clock,
+      settings: JournalSettings.parse({ retention: { commandsDays: 30, snapshotsDays: 60 } }),
+      run: { version: 't', mode: 'live', configHash: 'h' },
+    })
+    for (const age of [10, 40, 70]) {
+      const ts = T0 + (100 - age) * DAY
+      journal.command({ ts, kind: 'cancelOrders', items: [], outcome: 'ok', latencyMs: 1, weight: 1 })
+      journal.orderEvent({ ts, iid: 1, state: 'cancelled' })
+      journal.snapshot({
+        minute: ts,
+        iid: 1,
+        position: '0',
+        realizedPnl: '0',
+        unrealizedPnl: '0',
+        fees: '0',
+        funding: '0',
+        volume: '0',
+        fills: 0,
+        mode: 'quoting',
+      })
+      journal.fill(fill(age, { ts }), 'rest')
+    }
+    expect((await journal.metrics()).queueDepth).toBe(13)
+    await journal.flush()
+    expect(await journal.prune()).toEqual({ commands: 2, orderEvents: 2, snapshots: 1 })
+    expect(await db.db.selectFrom('fills').selectAll().execute()).toHaveLength(3)
+    const m = await journal.metrics()
+    expect(m).toMatchObject({ state: 0, queueDepth: 0, rowsWritten: 13, rowsDropped: 0, rowsInvalid: 0 })
+    expect(m.writeLatencyMaxMs).toBeGreaterThan(0)
+    expect(m.sizeBytes).toBeGreaterThan(0)
+    await journal.close('done')
+  })
+
+  it('a record that breaks its schema is counted, not written, and does not block the batch', async () => {
+    const clock = new SimulatedClock()
+    clock.set(T0)
+    const db = await openJournalDb(await backend.fresh())
+    const journal = createJournal({
+      db,
+      clock,
+      settings,
+      run: { version: 't', mode: 'live', configHash: 'h' },
+    })
+    journal.fill(fill(1, { price: '1e5' }), 'rest')
+    journal.fill(fill(2), 'rest')
+    await journal.flush()
+    expect(journal.stats()).toMatchObject({ invalid: { fills: 1 } })
+    expect(journal.stats().lastInvalid).toContain('decimal')
+    expect(await db.db.selectFrom('fills').select('trade_id').execute()).toEqual([{ trade_id: 't2' }])
+    await journal.close('done')
   })
 })

@@ -1,0 +1,69 @@
+/**
+ * A PostgreSQL journal whose database goes away mid-run (connections killed, new ones refused): the
+ * journal reports `failing` once (the bot's alert), keeps its rows queued, and writes them all when
+ * the database is back — nothing lost within the bound, nothing written twice.
+ */
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SimulatedClock } from 'xstate'
+import type { WriterState } from '../../src/journal/batchWriter.ts'
+import { openJournalDb } from '../../src/journal/database.ts'
+import { createJournal } from '../../src/journal/journal.ts'
+import { JournalSettings } from '../../src/journal/settings.ts'
+import { postgresEnabled, startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { fill } from './fixtures.ts'
+
+describe.runIf(postgresEnabled())('journal: database lost mid-run (postgres)', () => {
+  let server: TestPostgres | undefined
+  beforeAll(async () => {
+    server = await startPostgres()
+  }, 30_000)
+  afterAll(async () => server?.stop())
+
+  const admin = async (q: string): Promise<void> => {
+    const c = new pg.Client({ connectionString: server?.url })
+    await c.connect()
+    try {
+      await c.query(q)
+    } finally {
+      await c.end()
+    }
+  }
+
+  it('failing once, rows kept, all written once when it is back', async () => {
+    if (server === undefined) throw new Error('no server')
+    const url = await server.createDatabase('lost_db')
+    const db = await openJournalDb({ kind: 'postgres', url })
+    const clock = new SimulatedClock()
+    clock.set(Date.UTC(2026, 10, 20))
+    const states: WriterState[] = []
+    const journal = createJournal({
+      db,
+      clock,
+      settings: JournalSettings.parse({ flushMs: 10 }),
+      run: { version: 't', mode: 'live', configHash: 'h' },
+      onStateChange: (s) => states.push(s),
+    })
+    journal.fill(fill(1), 'stream')
+    await journal.flush()
+
+    await admin('alter database lost_db allow_connections false')
+    await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = 'lost_db'`)
+    for (let i = 2; i <= 50; i++) journal.fill(fill(i), 'stream')
+    await journal.flush()
+    expect(states).toEqual(['failing'])
+    const lost = journal.stats()
+    expect(lost).toMatchObject({ state: 'failing', depth: 49, droppedTotal: 0 })
+    expect(lost.lastError).toBeDefined()
+    await journal.flush()
+    expect(states).toEqual(['failing'])
+
+    await admin('alter database lost_db allow_connections true')
+    await journal.flush()
+    expect(states).toEqual(['failing', 'ok'])
+    expect(journal.stats()).toMatchObject({ state: 'ok', depth: 0, droppedTotal: 0 })
+    const rows = await db.db.selectFrom('fills').select('trade_id').execute()
+    expect(rows).toHaveLength(50)
+    await journal.close('done')
+  })
+})

@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SimulatedClock } from 'xstate'
+import { main } from '../../src/cli/main.ts'
+import { openJournalDb } from '../../src/journal/database.ts'
+import { createJournal } from '../../src/journal/journal.ts'
+import { SYMBOLS_STATE } from '../../src/journal/reportQueries.ts'
+import { JournalSettings } from '../../src/journal/settings.ts'
+
+async function perpbot(argv: string[], env: Record<string, string> = {}) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(argv, {
+    env,
+    stdout: (l) => void out.push(l),
+    stderr: (l) => void err.push(l),
+    configDir: 'config',
+    isTty: false,
+    signal: new AbortController().signal,
+  })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+describe('perpbot report', () => {
+  let dir = ''
+  let overlay = ''
+  const now = Date.now()
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'perpbot-report-'))
+    overlay = join(dir, 'overlay.json')
+    writeFileSync(overlay, JSON.stringify({ ops: { stateDir: join(dir, 'state') } }))
+    // A live run's journal, still open (the bot is running) while the report reads it.
+    const db = await openJournalDb({ kind: 'sqlite', path: join(dir, 'state', 'journal-live.sqlite') })
+    const clock = new SimulatedClock()
+    clock.set(now - 3_600_000)
+    const journal = createJournal({
+      db,
+      clock,
+      settings: JournalSettings.parse({}),
+      run: { version: 't', mode: 'live', configHash: 'h' },
+    })
+    journal.saveState(SYMBOLS_STATE, { 3: 'ETH-PERP' })
+    journal.fill(
+      {
+        tradeId: 1,
+        orderId: 2,
+        iid: 3,
+        side: 'long',
+        price: '2000',
+        qty: '0.5',
+        taker: false,
+        fee: '-0.1',
+        feeAsset: 'USDC',
+        realizedPnl: '12.5',
+        liquidation: false,
+        ts: now - 1_800_000,
+      },
+      'stream',
+    )
+    await journal.flush()
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('--help prints its usage', async () => {
+    const r = await perpbot(['report', '--help'])
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('usage: perpbot report')
+  })
+
+  it('reads the live journal as a table, csv and json while its writer has it open', async () => {
+    const table = await perpbot(['report', '--live', '--config', overlay, '--by', 'instrument'])
+    expect(table.err).toBe('')
+    expect(table.code).toBe(0)
+    expect(table.out).toMatch(/ETH-PERP\s+12\.60\s+12\.50\s+0\.00\s+-0\.10\s+0\.00\s+1000\.00\s+1\s+100%/)
+    const csv = await perpbot(['report', '--live', '--config', overlay, '--format', 'csv', '--since', '2h'])
+    expect(csv.out.split('\n')[0]).toBe(
+      'key,net_pnl,realized_pnl,unrealized_pnl_change,fees,funding,volume,fills,maker_share,max_drawdown,quoting_hours,halted_hours,alerts_raised,alerts_resolved',
+    )
+    expect(csv.out).toContain('total,12.6,12.5,0,-0.1,0,1000,1,1,0,0,0,0,0')
+    const json = await perpbot(['report', '--live', '--config', overlay, '--format', 'json'])
+    expect(JSON.parse(json.out).total).toMatchObject({ netPnl: '12.6', fills: 1 })
+  })
+
+  it('the dry run has its own journal: none yet is a configuration error (exit 2) naming the file', async () => {
+    const r = await perpbot(['report', '--config', overlay])
+    expect(r.code).toBe(2)
+    expect(r.err).toContain(`no journal at ${join(dir, 'state', 'journal-dry-run.sqlite')}`)
+  })
+
+  it('bad options exit 2 with a clear message', async () => {
+    expect((await perpbot(['report', '--by', 'week'])).err).toContain('--by must be day or instrument')
+    expect((await perpbot(['report', '--since', 'yesterday'])).code).toBe(2)
+    expect((await perpbot(['report', '--format', 'xml'])).code).toBe(2)
+  })
+
+  it('an unreachable DATABASE_URL is exit 2 without the password', async () => {
+    const r = await perpbot(['report', '--live', '--config', overlay], {
+      DATABASE_URL: 'postgres://bot:pw-never-shown@127.0.0.1:1/perpbot',
+    })
+    expect(r.code).toBe(2)
+    expect(r.err).toContain('postgres://bot:***@127.0.0.1:1/perpbot')
+    expect(r.err).not.toContain('pw-never-shown')
+  })
+})
