@@ -215,6 +215,9 @@ export class BatchWriter<T> {
       this.#stats.batches += 1
       this.#stats.written += batch.length
       this.#succeeded()
+      // A backlog (the database came back) drains batch by batch: let the event loop breathe between
+      // them (SQLite writes are synchronous).
+      if (this.#essential.length + this.#bulk.length > 0) await new Promise((r) => setImmediate(r))
     }
   }
 

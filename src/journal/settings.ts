@@ -9,7 +9,7 @@ export const JournalSettings = z.strictObject({
   /** Write what waits this often, ms (off the order path; one transaction per batch). */
   flushMs: z.number().int().min(10).max(60_000).default(1_000),
   /** Write at once when this many rows wait; the most rows one transaction holds. */
-  batchRows: z.number().int().min(1).max(10_000).default(500),
+  batchRows: z.number().int().min(1).max(10_000).default(200),
   /** Rows held while the database is away; past it commands and snapshots are dropped first (counted). */
   queueCapacity: z.number().int().min(100).max(2_000_000).default(200_000),
   /** Pruned at start and daily; fills, funding, transfers, runs and alerts are kept. */
