@@ -7,7 +7,9 @@
  * `funding` is what we paid (received is negative); `pnl` is the realized PnL the fill closed. Net PnL
  * = realized + unrealized − fees − funding.
  */
+
 import { addDecimal, mulDecimal, subDecimal } from '../../decimal.ts'
+import type { InstrumentPnl, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** A fill as the venue reports it (REST `/v1/account/fills` and the `fills` channel use these keys). */
 export interface LedgerFill {
@@ -38,27 +40,7 @@ export interface LedgerPosition {
   unrealized_pnl: string
 }
 
-export interface InstrumentPnl {
-  fills: number
-  makerFills: number
-  liquidationFills: number
-  /** Sum of |qty × price| over fills (quote currency). */
-  volume: string
-  realizedPnl: string
-  fees: string
-  funding: string
-  position: string
-  entryPrice: string | undefined
-  unrealizedPnl: string
-  /** realized + unrealized − fees − funding. */
-  netPnl: string
-  lastFillAt: number | undefined
-}
-
-export interface PnlSnapshot {
-  instruments: Record<number, InstrumentPnl>
-  account: Omit<InstrumentPnl, 'position' | 'entryPrice' | 'lastFillAt'> & { makerShare: number | undefined }
-}
+export type { InstrumentPnl, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** How many fill and funding ids are remembered to drop a repeat delivered by a later read or push. */
 const SEEN_KEPT = 20_000
