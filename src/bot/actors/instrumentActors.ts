@@ -19,7 +19,7 @@ import type { OrderGateway } from '../orders/orderGateway.ts'
 import { allocateOrderSlots, type SlotDemand } from '../quoting/orderSlots.ts'
 import { inChunks } from '../shared/chunks.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
-import type { ResolvedInstrumentConfig } from '../startup/bootstrap.ts'
+import type { ResolvedInstrumentConfig } from '../startup/connect.ts'
 import { createInstrumentSupervisor, instrumentDeps } from './actorWiring.ts'
 import {
   childId,

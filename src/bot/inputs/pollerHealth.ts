@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.ts'
 import { describeError, UnexpectedResponseError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Watchdog } from '../../ops/watchdog.ts'
-import { type Poller, startPoller } from './poller.ts'
+import { type Poller, startPoller } from '../shared/poller.ts'
 
 export interface FeedHealth {
   /** A loop that cycles every `intervalMs` (at most; back-off and pauses are covered by the grace). */

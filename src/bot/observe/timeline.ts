@@ -10,7 +10,7 @@ import type {
   TimelineSource,
   TimelineUpdate,
 } from '../../ops/dashboard/timelineTypes.ts'
-import { startPoller } from '../inputs/poller.ts'
+import { startPoller } from '../shared/poller.ts'
 
 /** Every 2 s of bot time; 900 samples keep the last 30 minutes. */
 export const TIMELINE_INTERVAL_MS = 2_000

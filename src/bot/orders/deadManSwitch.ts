@@ -9,7 +9,7 @@ import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import { type Poller, startPoller } from '../inputs/poller.ts'
+import { type Poller, startPoller } from '../shared/poller.ts'
 
 export interface DeadManSwitch {
   /** The deadline last accepted by the venue (venue ms), if armed. */

@@ -6,7 +6,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { connect } from '../../../src/bot/startup/bootstrap.ts'
+import { connect } from '../../../src/bot/startup/connect.ts'
 import { systemClock } from '../../../src/clock.ts'
 import { ClockSkewError, ResponseTooLargeError, TransportError } from '../../../src/errors.ts'
 import { createLogger, SecretBag } from '../../../src/logging/logger.ts'

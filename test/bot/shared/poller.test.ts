@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
-import { startPoller } from '../../../src/bot/inputs/poller.ts'
+import { startPoller } from '../../../src/bot/shared/poller.ts'
 
 const tick = async (): Promise<void> => {
   for (let i = 0; i < 5; i++) await Promise.resolve()

@@ -5,17 +5,17 @@
  * Withdrawals are read from the oldest still-pending one (or the last poll, minus an overlap) so a
  * status change of an older withdrawal is never missed, and pages are bounded.
  */
-import type { Alert, AlertSink } from '../../alerts/alert.ts'
-import type { Clock } from '../../clock.ts'
-import type { Logger } from '../../logging/logger.ts'
-import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
-import type { WithdrawalPush } from '../../perps/stream/pushSchemas.ts'
-import type { Settings } from '../../settings/schema.ts'
-import { gatedRun, type InputGate } from '../inputs/inputGates.ts'
-import type { Poller } from '../inputs/poller.ts'
-import { type FeedHealth, startFeedPoller } from '../inputs/pollerHealth.ts'
-import type { AccountWatch } from './accountWatch.ts'
+import type { Alert, AlertSink } from '../../../alerts/alert.ts'
+import type { Clock } from '../../../clock.ts'
+import type { Logger } from '../../../logging/logger.ts'
+import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
+import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../../perps/schemas/account.ts'
+import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
+import type { Settings } from '../../../settings/schema.ts'
+import { gatedRun, type InputGate } from '../../inputs/inputGates.ts'
+import { type FeedHealth, startFeedPoller } from '../../inputs/pollerHealth.ts'
+import type { Poller } from '../../shared/poller.ts'
+import type { AccountWatch } from '../accountWatch.ts'
 
 export interface AccountMonitorOptions {
   perps: PerpsClient

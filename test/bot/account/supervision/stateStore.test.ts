@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { AccountWatch, type AccountWatchConfig } from '../../../src/bot/account/accountWatch.ts'
-import { createStateStore } from '../../../src/bot/account/stateStore.ts'
-import type { Portfolio } from '../../../src/perps/schemas/account.ts'
+import { AccountWatch, type AccountWatchConfig } from '../../../../src/bot/account/accountWatch.ts'
+import { createStateStore } from '../../../../src/bot/account/supervision/stateStore.ts'
+import type { Portfolio } from '../../../../src/perps/schemas/account.ts'
 
 const cfg: AccountWatchConfig = {
   marginWarningRatio: 0.5,
