@@ -5,9 +5,9 @@
  */
 
 import { z } from 'zod'
+import { JournalSettings } from '../journal/settings.ts'
 import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
 import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
-import { JournalSettings } from '../journal/settings.ts'
 import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
 import { apiSecretProblem } from '../perps/client/context.ts'
 import { privateKeyProblem } from '../perps/signing/privateKey.ts'

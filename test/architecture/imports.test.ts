@@ -124,6 +124,7 @@ const FORBIDDEN: readonly (readonly [string, readonly string[]])[] = [
   ['src/http/', ['src/bot/', 'src/mock/', 'src/cli/', 'src/ops/', 'src/perps/', 'src/catalogue/']],
   ['src/mock/', ['src/bot/', 'src/cli/', 'src/ops/', 'src/sim/']],
   ['src/bot/', ['src/cli/', 'src/sim/']],
+  ['src/journal/', ['src/bot/', 'src/mock/', 'src/cli/', 'src/ops/', 'src/sim/', 'src/strategy/']],
   ['src/preflight/', ['src/cli/', 'src/sim/']],
 ]
 
