@@ -5,6 +5,7 @@
 import type { Alert, AlertSink } from '../alerts/alert.ts'
 import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { Clock } from '../clock.ts'
+import type { Journal } from '../journal/journal.ts'
 import type { Logger, SecretBag } from '../logging/logger.ts'
 import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
@@ -26,9 +27,20 @@ import type { InstrumentState } from './observe/statusView.ts'
 import { armDeadManSwitch } from './orders/deadManSwitch.ts'
 import { createOpenOrderBook } from './orders/openOrderBook.ts'
 import { createOrderPath } from './orders/orderDesk.ts'
+import {
+  journalAccountRecords,
+  journalAlertSink,
+  journalStateStore,
+  reconcileJournalAtStart,
+  startPnlSnapshots,
+} from './startup/botJournal.ts'
 import { type ConnectOptions, connect } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
+
+/** Reconcile at start: pages per kind (weight 10 each), and how far back an empty journal reaches. */
+const JOURNAL_RECONCILE_PAGES = 50
+const JOURNAL_FIRST_LOOKBACK_MS = 7 * 86_400_000
 
 export interface BotOptions {
   settings: Settings
@@ -52,6 +64,11 @@ export interface BotOptions {
   ops?: boolean | undefined
   /** Ready transports instead of HTTP to the URLs (`perpbot simulate`'s in-process mock). */
   transports?: ConnectOptions['transports']
+  /**
+   * The journal (opened by the caller, which also closes it after `stop`): alerts, fills, funding,
+   * restart state and a PnL snapshot per minute go to it; at start it is reconciled with the venue.
+   */
+  journal?: Journal | undefined
 }
 
 export interface RunningBot {
@@ -75,13 +92,29 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const metrics = createBotMetrics({ clock })
   const watchdog = createWatchdog({ clock, stallMs: settings.ops.watchdog.eventLoopStallMs })
   watchdog.start()
-  const alerts = createAlertHub({ ...o, logger, metrics, extraSinks: o.alertSinks })
+  const journal = o.journal
+  const alerts = createAlertHub({
+    ...o,
+    logger,
+    metrics,
+    extraSinks: [...(o.alertSinks ?? []), ...(journal ? [journalAlertSink(journal)] : [])],
+  })
   const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts, metrics })
   const { limiter } = bl
   metrics.watchLimiter(limiter)
   const conn = await connect({ ...o, logger: log, baseClock: clock, gate: limiter })
   const { perps, venueClock } = conn
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
+  // Before quoting: the fills and funding of the time the bot was down (reads pass the limiter).
+  if (journal)
+    await reconcileJournalAtStart({
+      journal,
+      perps,
+      clock: venueClock,
+      logger: log,
+      maxPages: JOURNAL_RECONCILE_PAGES,
+      firstLookbackMs: JOURNAL_FIRST_LOOKBACK_MS,
+    })
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
   const orders = createOrderPath({ perps, openOrders, settings, clock, logger: log, metrics, alerts })
   const deadMan = await armDeadManSwitch({
@@ -125,6 +158,9 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     rateLimitCount: bl.rateLimitCount,
     openOrderCapCount: bl.openOrderCapCount,
     journal: !o.selfProvision,
+    store:
+      journal && (await journalStateStore(journal, [`account-watch-${conn.proxyAddress.toLowerCase()}`])),
+    records: journal && journalAccountRecords(journal),
     instruments: fleet.instruments,
     sources: gates,
   })
@@ -188,6 +224,15 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     actors: fleet,
     account,
   })
+  const snapshots =
+    journal &&
+    startPnlSnapshots({
+      journal,
+      clock,
+      instruments: fleet.instruments,
+      pnl: account.pnl,
+      states: views.instrumentStates,
+    })
   log.info(
     { instruments: fleet.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: ops.url },
     `perpbot ${settings.mode} running with ${fleet.instruments.length} instrument(s)`,
@@ -217,7 +262,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           deadMan,
           limiter,
           alerts,
-          close: [() => ops.close(), () => conn.close(), () => fleet.stop()],
+          close: [() => ops.close(), () => conn.close(), () => fleet.stop(), async () => snapshots?.stop()],
         }),
       })
       return stopped

@@ -52,7 +52,7 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
   try {
     switch (command) {
       case 'run':
-        return await runCommand(sub)
+        return await runCommand(sub, version())
       case 'mock':
         return await runStandaloneMock(rest, { stdout: ctx.stdout, stderr: ctx.stderr })
       case 'simulate':

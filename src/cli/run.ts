@@ -2,11 +2,14 @@
  * `perpbot run [--live]`: the bot. Dry run (default) starts the embedded mock in-process and points
  * the normal clients at it, so dry run exercises the same transport, signing and limiter as live.
  */
+import { createHash } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
-import { BotError, ConfigError } from '../errors.ts'
+import { BotError, ConfigError, describeError } from '../errors.ts'
+import { journalTarget, openJournalDb } from '../journal/database.ts'
+import { createJournal } from '../journal/journal.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
@@ -28,7 +31,7 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
                      env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
   --duration S       stop by itself after S seconds (of the bot's clock)`
 
-export async function runCommand(ctx: CliContext): Promise<number> {
+export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<number> {
   const { values } = parseArgs({
     args: [...ctx.argv],
     options: {
@@ -118,6 +121,13 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       ? 'heap: V8 default growth policy'
       : `heap: full collection once the heap grows ${heap.growthPercent}% past the live data (${heap.source})`,
   )
+  // The journal opens before anything starts: an unreachable or read-only database is exit 2.
+  const journalDb = settings.journal.enabled
+    ? await openJournalDb(
+        journalTarget({ stateDir: settings.ops.stateDir, mode: settings.mode, env: ctx.env }),
+      )
+    : undefined
+  if (journalDb) logger.info({ journal: journalDb.where }, `journal: ${journalDb.kind} at ${journalDb.where}`)
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
   if (mock) {
     logger.info(
@@ -131,6 +141,27 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     )
   }
   const clock: Clock = mock ? mock.clock : systemClock
+  const journal =
+    journalDb &&
+    createJournal({
+      db: journalDb,
+      clock,
+      settings: settings.journal,
+      run: {
+        version,
+        mode: settings.mode,
+        configHash: createHash('sha256').update(JSON.stringify(settings)).digest('hex'),
+      },
+      onStateChange: (state, stats) => {
+        if (state === 'failing')
+          logger.error(
+            { journal: stats.where, err: stats.lastError },
+            `journal database lost: writes are buffered (up to ${stats.capacity} rows), trading goes on`,
+          )
+        else logger.info({ journal: stats.where }, 'journal database back: buffered rows written')
+      },
+    })
+  void journal?.prune().catch((e: unknown) => logger.warn({ err: describeError(e) }, 'journal prune failed'))
   // A status line now and then, so progress is visible without the ops server.
   const summary = (bot: RunningBot): void => {
     const s = bot.status()
@@ -160,6 +191,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     streamUrl: mock?.wsUrl ?? secrets.PERPS_WS_URL,
     catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
     selfProvision: mock !== undefined,
+    journal,
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
   let stopTimer: unknown
@@ -178,6 +210,9 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       if (bot) summary(bot)
       const report = await bot?.stop(reason)
       await mock?.close()
+      const j = await journal?.close(reason)
+      if (j && j.droppedTotal > 0)
+        logger.warn({ dropped: j.dropped }, `journal: ${j.droppedTotal} row(s) could not be written`)
       // A live stop that may have left orders on the book is a failure (exit 1), not a clean stop.
       if (report?.cancelAllFailed && settings.mode === 'live')
         throw new BotError('the exit policy could not cancel every open order; check the venue')
@@ -194,6 +229,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     // A signal already shutting down owns the exit; otherwise the start error is the outcome.
     shutdown()
     await mock?.close()
+    await journal?.close(`start failed: ${describeError(e)}`).catch(() => undefined)
     throw e
   }
 

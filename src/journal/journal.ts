@@ -39,7 +39,8 @@ type Pending =
   | { t: 'pnl_snapshots'; rec: unknown; at: number }
   | { t: 'state'; name: string; value: unknown; at: number }
 
-export type FillSource = 'stream' | 'rest' | 'reconcile'
+/** live: seen while running (stream or poll); reconcile: read from the venue's history at start. */
+export type FillSource = 'live' | 'stream' | 'rest' | 'reconcile'
 
 export interface JournalStats extends WriterStats {
   /** Records refused by their schema (a bug upstream), by table. */

@@ -154,7 +154,7 @@ function row(input: ReportInput, g: Group): ReportRow {
     if (s.minute < g.from) before.set(s.iid, s.unrealizedPnl)
     else if (s.minute <= g.to) {
       last.set(s.iid, s.unrealizedPnl)
-      if (s.mode === 'quoting') quotingMinutes += 1
+      if (s.mode === 'quoting' || s.mode.startsWith('quoting.')) quotingMinutes += 1
       else if (HALTED.has(s.mode)) haltedMinutes += 1
     }
   }

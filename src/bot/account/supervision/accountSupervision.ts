@@ -9,7 +9,7 @@ import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
 import type { Logger } from '../../../logging/logger.ts'
 import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
-import type { Fill, Portfolio } from '../../../perps/schemas/account.ts'
+import type { Fill, FundingCharge, Portfolio } from '../../../perps/schemas/account.ts'
 import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import type { InputSources } from '../../inputs/inputGates.ts'
@@ -18,6 +18,12 @@ import { AccountWatch, type AccountWatchSnapshot, type AccountWatchState } from 
 import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
 import { startAccountMonitor } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
+
+/** Where fills and funding go once the ledger accepted them (the journal, when the bot keeps one). */
+export interface AccountRecords {
+  fill(f: Fill): void
+  funding(c: FundingCharge): void
+}
 
 export interface AccountSupervision {
   observePortfolio(p: Portfolio): void
@@ -52,16 +58,22 @@ export function createAccountSupervision(o: {
   instruments: readonly { id: number; symbol: string }[]
   /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
   journal: boolean
+  /** Where restart state lives (the journal's database); default: JSON files in `ops.stateDir`. */
+  store?: StateStore | undefined
+  /** Fills and funding the ledger accepted, recorded once each. */
+  records?: AccountRecords | undefined
   /** Fills and withdrawals stream: their pollers stand down while the stream serves them. */
   sources?: InputSources | undefined
 }): AccountSupervision {
   const log = o.logger.child({ component: 'monitor' })
   const watch = new AccountWatch(o.settings.monitor)
-  const store: StateStore | undefined = o.journal
-    ? createStateStore(resolvePath(o.settings.ops.stateDir), (e) =>
-        log.warn({ err: describeError(e) }, 'cannot write the state journal'),
-      )
-    : undefined
+  const store: StateStore | undefined = !o.journal
+    ? undefined
+    : o.store !== undefined
+      ? o.store
+      : createStateStore(resolvePath(o.settings.ops.stateDir), (e) =>
+          log.warn({ err: describeError(e) }, 'cannot write the state journal'),
+        )
   // Keyed by proxy: the account's key.
   const name = `account-watch-${o.proxyAddress.toLowerCase()}`
   const saved = store?.read<AccountWatchState>(name)
@@ -91,6 +103,7 @@ export function createAccountSupervision(o: {
   const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
   const onFill = (f: Fill): void => {
     if (!ledger.applyFill(f)) return
+    o.records?.fill(f)
     const side = f.side === 'long' ? 'bought' : f.side === 'short' ? 'sold' : f.side
     o.logger.info(
       {
@@ -117,7 +130,9 @@ export function createAccountSupervision(o: {
     rateLimitCount: o.rateLimitCount,
     openOrderCapCount: o.openOrderCapCount,
     onFill,
-    onFunding: (c) => ledger.applyFunding(c),
+    onFunding: (c) => {
+      if (ledger.applyFunding(c)) o.records?.funding(c)
+    },
     health: o.health,
     gates: o.sources && {
       fills: o.sources.gate('fills'),

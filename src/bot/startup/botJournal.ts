@@ -1,0 +1,160 @@
+/**
+ * The bot's joints to the journal (src/journal): what startBot hands it and when. Each piece is a
+ * small adapter from the bot's own types to the journal's records; the journal never sees the bot.
+ *  - alerts: a sink on the alert hub (raised and resolved episodes);
+ *  - restart state: a `StateStore` over the journal's `state` table (replaces the JSON files), read
+ *    once at start;
+ *  - fills and funding: what the PnL ledger accepted (first sight), as the venue reported it;
+ *  - reconcile at start: the venue's history since the last journaled row, through the gated client;
+ *  - a PnL snapshot per instrument per minute (bot clock), with the instrument's state.
+ */
+import type { Alert, AlertSink } from '../../alerts/alert.ts'
+import type { Clock, TimerId } from '../../clock.ts'
+import { describeError } from '../../errors.ts'
+import type { Journal } from '../../journal/journal.ts'
+import { fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
+import { reconcileAtStart } from '../../journal/reconcile.ts'
+import { SYMBOLS_STATE } from '../../journal/reportQueries.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { Fill, FundingCharge } from '../../perps/schemas/account.ts'
+import type { PnlSnapshot } from '../account/pnlLedger.ts'
+import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
+import type { StateStore } from '../account/supervision/stateStore.ts'
+
+/** Alerts into the journal: one row per raise and per resolve. */
+export function journalAlertSink(journal: Journal): AlertSink {
+  return {
+    send(a: Alert) {
+      journal.alert({
+        key: a.key.slice(0, 120),
+        severity: a.severity,
+        title: a.title.slice(0, 200),
+        message: a.message.slice(0, 1_000),
+        resolved: a.resolved === true,
+        at: a.at,
+      })
+    },
+  }
+}
+
+/** A `StateStore` over the journal, its named values read once here (the store's `read` is synchronous). */
+export async function journalStateStore(journal: Journal, names: readonly string[]): Promise<StateStore> {
+  const loaded = new Map<string, unknown>()
+  for (const n of names) loaded.set(n, await journal.loadState(n))
+  return {
+    read<T>(name: string): Partial<T> | undefined {
+      const v = loaded.get(name)
+      return v !== null && typeof v === 'object' ? (v as Partial<T>) : undefined
+    },
+    write(name, value) {
+      loaded.set(name, value)
+      journal.saveState(name, value)
+    },
+  }
+}
+
+/** Fills and funding the ledger saw for the first time (stream or poll), into the journal. */
+export function journalAccountRecords(journal: Journal): AccountRecords {
+  return {
+    fill: (f: Fill) => journal.fill(fillInput(f), 'live'),
+    funding: (c: FundingCharge) => journal.funding(fundingInput(c)),
+  }
+}
+
+/** At start, before quoting: the venue's fills and funding since the last journaled ones, inserted once. */
+export async function reconcileJournalAtStart(o: {
+  journal: Journal
+  perps: PerpsClient
+  clock: Clock
+  logger: Logger
+  /** Pages per kind (each a weight-10 read through the limiter). */
+  maxPages: number
+  firstLookbackMs: number
+}): Promise<void> {
+  try {
+    const r = await reconcileAtStart({
+      db: o.journal.db,
+      venue: perpsHistory(o.perps),
+      now: o.clock.now(),
+      maxPages: o.maxPages,
+      firstLookbackMs: o.firstLookbackMs,
+      earliestDropAt: o.journal.stats().earliestEssentialDropAt,
+    })
+    o.logger.info(
+      { fills: r.fills, funding: r.funding },
+      `journal reconciled with the venue: ${r.fills.inserted} new fill(s), ${r.funding.inserted} new funding row(s)` +
+        (r.fills.pending.length + r.funding.pending.length > 0
+          ? '; older history left for the next start'
+          : ''),
+    )
+  } catch (e) {
+    // The journal is not on the money path: a failed read is retried at the next start.
+    o.logger.warn({ err: describeError(e) }, 'journal reconcile at start failed; the next start tries again')
+  }
+}
+
+/**
+ * The instrument machine's state path as the report counts it: `active.*` is quoting (its risk mode
+ * kept: `quoting`, `quoting.widened`, `quoting.reduceOnly`), `halted.*` halted, else its first part.
+ */
+export function modeOf(state: string | undefined): string {
+  if (state === undefined) return 'unknown'
+  const [top = state, risk] = state.split('.')
+  if (top === 'active')
+    return risk === undefined || risk === 'normal' ? 'quoting' : `quoting.${risk}`.slice(0, 32)
+  return top.slice(0, 32)
+}
+
+/** Every minute of bot time: each instrument's ledger line and state. */
+export function startPnlSnapshots(o: {
+  journal: Journal
+  clock: Clock
+  instruments: readonly { id: number; symbol: string }[]
+  pnl: () => PnlSnapshot
+  states: () => readonly { id: number; state: string }[]
+}): { stop(): void } {
+  o.journal.saveState(SYMBOLS_STATE, Object.fromEntries(o.instruments.map((i) => [String(i.id), i.symbol])))
+  let timer: TimerId | undefined
+  let stopped = false
+  const take = (): void => {
+    const now = o.clock.now()
+    const minute = now - (now % 60_000)
+    const pnl = o.pnl()
+    const states = new Map(o.states().map((s) => [s.id, s.state]))
+    for (const i of o.instruments) {
+      const line = pnl.instruments[i.id]
+      o.journal.snapshot({
+        minute,
+        iid: i.id,
+        position: line?.position ?? '0',
+        realizedPnl: line?.realizedPnl ?? '0',
+        unrealizedPnl: line?.unrealizedPnl ?? '0',
+        fees: line?.fees ?? '0',
+        funding: line?.funding ?? '0',
+        volume: line?.volume ?? '0',
+        fills: line?.fills ?? 0,
+        mode: modeOf(states.get(i.id)),
+      })
+    }
+  }
+  const schedule = (): void => {
+    if (stopped) return
+    const now = o.clock.now()
+    timer = o.clock.setTimeout(
+      () => {
+        take()
+        schedule()
+      },
+      60_000 - (now % 60_000),
+    )
+  }
+  schedule()
+  return {
+    stop() {
+      stopped = true
+      if (timer !== undefined) o.clock.clearTimeout(timer)
+      take()
+    },
+  }
+}
