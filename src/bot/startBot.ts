@@ -30,6 +30,7 @@ import { createOrderPath } from './orders/orderDesk.ts'
 import {
   journalAccountRecords,
   journalAlertSink,
+  journalBatchRecorder,
   journalStateStore,
   reconcileJournalAtStart,
   startPnlSnapshots,
@@ -116,7 +117,15 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       firstLookbackMs: JOURNAL_FIRST_LOOKBACK_MS,
     })
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
-  const orders = createOrderPath({ perps, openOrders, settings, clock, logger: log, metrics, alerts })
+  const orders = createOrderPath({
+    perps,
+    openOrders,
+    settings,
+    clock,
+    logger: log,
+    metrics: journal ? journalBatchRecorder(journal, clock, metrics) : metrics,
+    alerts,
+  })
   const deadMan = await armDeadManSwitch({
     settings: settings.ops.deadManSwitch,
     perps,

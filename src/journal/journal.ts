@@ -112,7 +112,7 @@ export function toRow(p: Pending, runId: string, pid: number): JournalRow {
           latency_ms: c.latencyMs,
           weight: c.weight,
           pid: c.pid ?? pid,
-          item_count: c.items.length,
+          item_count: c.itemCount ?? c.items.length,
           items: JSON.stringify(c.items),
         },
       }

@@ -54,8 +54,11 @@ export const CommandRecord = z.strictObject({
   /** Whole-request outcome: ok (HTTP answer parsed), rejected (4xx/5xx), unknown (no answer). */
   outcome: z.enum(['ok', 'rejected', 'unknown']),
   error: z.string().max(200).optional(),
-  latencyMs: z.number().nonnegative(),
-  weight: z.number().int().nonnegative(),
+  /** How many items the command carried, when `items` is not given item by item. */
+  itemCount: z.number().int().nonnegative().optional(),
+  /** Request latency and weight; 0 when the joint that reports the command does not measure them. */
+  latencyMs: z.number().nonnegative().default(0),
+  weight: z.number().int().nonnegative().default(0),
   /** Which process sent it (a fleet has several); the journal's own by default. */
   pid: z.number().int().nonnegative().optional(),
 })

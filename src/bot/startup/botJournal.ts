@@ -21,6 +21,7 @@ import type { Fill, FundingCharge } from '../../perps/schemas/account.ts'
 import type { PnlSnapshot } from '../account/pnlLedger.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
 import type { StateStore } from '../account/supervision/stateStore.ts'
+import type { BatchRecorder } from '../orders/orderDesk.ts'
 
 /** Alerts into the journal: one row per raise and per resolve. */
 export function journalAlertSink(journal: Journal): AlertSink {
@@ -50,6 +51,25 @@ export async function journalStateStore(journal: Journal, names: readonly string
     write(name, value) {
       loaded.set(name, value)
       journal.saveState(name, value)
+    },
+  }
+}
+
+/**
+ * Every settled batch into the journal beside the metrics: kind, size and outcome. The batcher does not
+ * yet hand its items, the venue's per-item answers, latency or weight to this joint (0 = not measured).
+ */
+export function journalBatchRecorder(journal: Journal, clock: Clock, metrics: BatchRecorder): BatchRecorder {
+  return {
+    recordBatch(b) {
+      metrics.recordBatch(b)
+      journal.command({
+        ts: clock.now(),
+        kind: b.command.slice(0, 32),
+        items: [],
+        itemCount: b.size,
+        outcome: b.outcome === 'error' ? 'rejected' : b.outcome,
+      })
     },
   }
 }
