@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { openJournalDb } from '../journal/database.ts'
 import { MOCK_SCENARIOS } from '../mock/server.ts'
 import { createProgress } from '../sim/simulate/progress.ts'
 import { type ReportAssets, renderReport } from '../sim/simulate/report.ts'
@@ -15,7 +16,7 @@ import { loadStrategies } from '../strategy/registry.ts'
 import { type CliContext, UsageError } from './context.ts'
 
 export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--instruments N] [--hours H] [--scenario NAME]
-                        [--seed S] [--out FILE] [--set KEY=VALUE ...]
+                        [--seed S] [--out FILE] [--journal FILE] [--set KEY=VALUE ...]
   Runs the bot against the embedded mock on a virtual clock, as fast as the machine allows, and
   writes one self-contained HTML report (charts inlined, opens offline). Same flags, same report.
   --strategy NAME    strategy quoting every instrument (default index-peg; see strategies/)
@@ -24,6 +25,8 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
   --scenario NAME    mock scenario: ${MOCK_SCENARIOS.join(', ')} (default calm)
   --seed S           seed of the mock and the bot, a non-negative integer (default 1)
   --out FILE         report file (default report.html)
+  --journal FILE     also journal the run to this SQLite file (read it with perpbot report --config
+                     pointing ops.stateDir at it, or any SQLite client); the database's size is printed
   --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.indexMs=5000
   Progress goes to stderr; the summary to stdout.`
 
@@ -37,6 +40,8 @@ export interface SimulateFlags {
   scenario: string
   seed: number
   out: string
+  /** SQLite file to journal the run to. */
+  journal: string | undefined
   overrides: Record<string, unknown>
 }
 
@@ -51,6 +56,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
       scenario: { type: 'string', default: 'calm' },
       seed: { type: 'string', default: '1' },
       out: { type: 'string', default: 'report.html' },
+      journal: { type: 'string' },
       set: { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', short: 'h' },
     },
@@ -94,6 +100,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
     scenario: values.scenario,
     seed,
     out: values.out,
+    journal: values.journal === undefined || values.journal === '' ? undefined : resolve(values.journal),
     overrides,
   }
 }
@@ -127,7 +134,11 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   const started = performance.now()
   const totalMs = flags.hours * 3_600_000
   let done = 0
+  // A bad journal path is a configuration error before anything runs.
+  const journalDb =
+    flags.journal === undefined ? undefined : await openJournalDb({ kind: 'sqlite', path: flags.journal })
   const result = await runSimulation({
+    journal: journalDb,
     strategy: flags.strategy,
     instruments: flags.instruments,
     hours: flags.hours,
@@ -153,5 +164,9 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
       `quoting ${(100 * s.quotingShare).toFixed(1)} % of the time, ${s.alerts} alert(s)`,
   )
   ctx.stdout(`report: ${out}`)
+  if (result.journal)
+    ctx.stdout(
+      `journal: ${flags.journal} (${(result.journal.sizeBytes / 1_048_576).toFixed(1)} MB, ${result.journal.rowsWritten} rows, ${result.journal.rowsDropped} dropped)`,
+    )
   return ctx.signal.aborted ? 1 : 0
 }

@@ -15,7 +15,7 @@ export const JournalSettings = z.strictObject({
   /** Pruned at start and daily; fills, funding, transfers, runs and alerts are kept. */
   retention: z
     .strictObject({
-      commandsDays: Days.default(30),
+      commandsDays: Days.default(7),
       snapshotsDays: Days.default(90),
     })
     .prefault({}),

@@ -8,6 +8,8 @@
 
 import type { RunningBot } from '../../bot/startBot.ts'
 import { resolveStrategies } from '../../bot/startup/resolveConfig.ts'
+import type { JournalDb } from '../../journal/database.ts'
+import { createJournal, type JournalMetrics } from '../../journal/journal.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
 import { generateInstruments } from '../../mock/perps/instruments.ts'
 import { seededRandom } from '../../random.ts'
@@ -37,6 +39,8 @@ export interface SimulateOptions {
   onAnswer?: ((method: string, path: string, status: number, bytes: number) => void) | undefined
   /** How the mock checks signatures (steppedAssembly.ts); default `deferred`. */
   signatures?: 'deferred' | 'inline' | undefined
+  /** Journal the run here (closed at the end, also on failure). */
+  journal?: JournalDb | undefined
 }
 
 export interface SimulationResult {
@@ -45,6 +49,8 @@ export interface SimulationResult {
   steps: number
   /** Signatures the mock answered at once and recovered on a worker thread (all checked by the end). */
   signatures: { deferred: number; checked: number }
+  /** The journal's figures at the end, when the run was journaled. */
+  journal?: JournalMetrics | undefined
 }
 
 export async function runSimulation(o: SimulateOptions): Promise<SimulationResult> {
@@ -94,6 +100,14 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     secrets,
     destination: { write: () => undefined },
   })
+  const journal =
+    o.journal &&
+    createJournal({
+      db: o.journal,
+      clock,
+      settings: settings.journal,
+      run: { version: o.perpbotVersion, mode: 'simulate', configHash: `seed:${o.seed}` },
+    })
   let bot: RunningBot | undefined
   try {
     bot = await assembly.startBot({
@@ -106,6 +120,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       selfProvision: true,
       ops: false,
       alertSinks: [{ send: (a) => recorder.alert(a) }],
+      journal,
     })
     const running = bot
     const owner = mock.exchange.accountOf(running.proxyAddress)?.owner
@@ -123,9 +138,12 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     const record = recorder.finish(clock.now(), running.status())
     await assembly.stopBot(running, 'simulation over')
     bot = undefined
-    return { record, steps, signatures: assembly.signatures() }
+    await journal?.flush()
+    const journalMetrics = await journal?.metrics()
+    return { record, steps, signatures: assembly.signatures(), journal: journalMetrics }
   } finally {
     if (bot) await assembly.stopBot(bot, 'simulation failed').catch(() => undefined)
+    await journal?.close(bot ? 'simulation failed' : 'simulation over').catch(() => undefined)
     recorder.dispose()
     assembly.dispose()
   }
