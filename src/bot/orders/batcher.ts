@@ -1,7 +1,7 @@
 /**
  * The order-command batcher: every instrument actor submits single order commands here; the batcher
  * collects them for a short window per (priority, type), splits each queue into weight-optimal batches
- * (batching/planBatches.ts), sends each batch as ONE signed request through the typed `send` (the
+ * (batching/batchSizes.ts), sends each batch as ONE signed request through the typed `send` (the
  * perps client, whose request gate charges it once), and routes each per-order result back to its
  * submitter. Items are the client's own parameters, passed on unchanged; the client parses them.
  *
@@ -32,7 +32,7 @@ import {
   queueKey,
 } from './batching/batchEntries.ts'
 import { isUnknownOutcome, matchResults, splitCap } from './batching/batchResults.ts'
-import { planBatchSizes } from './batching/batchSizes.ts'
+import { splitBatchSizes } from './batching/batchSizes.ts'
 import type {
   BatchSend,
   BatchSettled,
@@ -235,7 +235,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
     for (const e of entries) if (e.key !== undefined && byKey.get(e.key) === e) byKey.delete(e.key)
     const [priority, type] = k.split(':') as [CommandPriority, BatchType]
     let at = 0
-    for (const size of planBatchSizes(entries.length, maxBatchSize)) {
+    for (const size of splitBatchSizes(entries.length, maxBatchSize)) {
       dispatch(type, priority, entries.slice(at, at + size))
       at += size
     }
@@ -324,7 +324,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
         // sent, so re-plan it into batches that fit.
         stats.splitBatches += 1
         let at = 0
-        for (const size of planBatchSizes(batch.length, cap)) {
+        for (const size of splitBatchSizes(batch.length, cap)) {
           dispatch(type, priority, batch.slice(at, at + size))
           at += size
         }

@@ -1,7 +1,7 @@
 /**
  * Account supervision: the pure `AccountWatch` (alert episodes with hysteresis), its journal (live
  * runs keep episodes across restarts so an ongoing one does not alert again), and the pollers that
- * feed it (withdrawals, funding, credentials). The portfolio and the clock skew arrive from the feeds.
+ * feed it (withdrawals, funding, credentials). The portfolio and the clock skew arrive from the pollers and streams.
  */
 import { resolve as resolvePath } from 'node:path'
 import type { Alert, AlertSink } from '../../../alerts/alert.ts'
@@ -12,11 +12,11 @@ import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
 import type { Fill, Portfolio } from '../../../perps/schemas/account.ts'
 import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
-import type { InputSources } from '../../inputs/inputGates.ts'
-import type { FeedHealth } from '../../inputs/pollerHealth.ts'
+import type { InputGates } from '../../inputs/inputGates.ts'
+import type { PollerHealth } from '../../inputs/pollerHealth.ts'
 import { AccountWatch, type AccountWatchSnapshot, type AccountWatchState } from '../accountWatch.ts'
 import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
-import { startAccountMonitor } from './accountPollers.ts'
+import { startAccountPollers } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
 
 export interface AccountSupervision {
@@ -42,7 +42,7 @@ export function createAccountSupervision(o: {
   clock: Clock
   logger: Logger
   alerts: AlertSink
-  health: FeedHealth
+  health: PollerHealth
   proxyAddress: string
   proxyExpiry: number | undefined
   rateLimitCount: () => number
@@ -53,7 +53,7 @@ export function createAccountSupervision(o: {
   /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
   journal: boolean
   /** Fills and withdrawals stream: their pollers stand down while the stream serves them. */
-  sources?: InputSources | undefined
+  inputGates?: InputGates | undefined
 }): AccountSupervision {
   const log = o.logger.child({ component: 'monitor' })
   const watch = new AccountWatch(o.settings.monitor)
@@ -105,7 +105,7 @@ export function createAccountSupervision(o: {
       `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl}`,
     )
   }
-  const monitor = startAccountMonitor({
+  const monitor = startAccountPollers({
     perps: o.perps,
     clock: o.clock,
     logger: log,
@@ -119,9 +119,9 @@ export function createAccountSupervision(o: {
     onFill,
     onFunding: (c) => ledger.applyFunding(c),
     health: o.health,
-    gates: o.sources && {
-      fills: o.sources.gate('fills'),
-      withdrawals: o.sources.gate('withdrawals'),
+    gates: o.inputGates && {
+      fills: o.inputGates.gate('fills'),
+      withdrawals: o.inputGates.gate('withdrawals'),
     },
   })
   return {

@@ -21,7 +21,7 @@ const BASE = maxBatchForWeight(1)
 const STEP = maxBatchForWeight(2) - BASE
 
 /** Total request weight of a plan. */
-export function planWeight(sizes: readonly number[]): number {
+export function batchesWeight(sizes: readonly number[]): number {
   return sizes.reduce((w, s) => w + batchWeight(s), 0)
 }
 
@@ -29,7 +29,7 @@ export function planWeight(sizes: readonly number[]): number {
  * Batch sizes for `n` queued commands with at most `maxBatchSize` per request, largest first.
  * @throws {RangeError} `n` negative or `maxBatchSize` < 1 (programming errors).
  */
-export function planBatchSizes(n: number, maxBatchSize: number): number[] {
+export function splitBatchSizes(n: number, maxBatchSize: number): number[] {
   if (!Number.isInteger(n) || n < 0)
     throw new RangeError(`queue length must be a non-negative integer, got ${n}`)
   if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
