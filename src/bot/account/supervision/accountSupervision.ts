@@ -14,7 +14,7 @@ import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates } from '../../inputs/inputGates.ts'
 import type { PollerHealth } from '../../inputs/pollerHealth.ts'
-import { AccountWatch, type AccountWatchSnapshot, type AccountWatchState } from '../accountWatch.ts'
+import { AccountWatch, type AccountWatchSnapshot } from '../accountWatch.ts'
 import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
 import { startAccountPollers } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
@@ -64,7 +64,7 @@ export function createAccountSupervision(o: {
     : undefined
   // Keyed by proxy: the account's key.
   const name = `account-watch-${o.proxyAddress.toLowerCase()}`
-  const saved = store?.read<AccountWatchState>(name)
+  const saved = store?.read(name)
   if (saved) {
     watch.importState(saved)
     log.info('restored alert episodes from the state journal')
