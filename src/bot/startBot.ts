@@ -14,10 +14,10 @@ import { createWatchdog } from '../ops/watchdog.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
-import { createInstrumentFleet } from './actors/instrumentActors.ts'
+import { createInstrumentActors } from './actors/instrumentActors.ts'
 import { createBotInputGates } from './inputs/inputGates.ts'
-import { createFeedHealth } from './inputs/pollerHealth.ts'
-import { indexPollBudget, startFeeds } from './inputs/pollers.ts'
+import { createPollerHealth } from './inputs/pollerHealth.ts'
+import { indexPollBudget, startPollers } from './inputs/pollers.ts'
 import { startBotStreams } from './inputs/streams/botStreams.ts'
 import { createBotLimiter } from './limiter/botLimiter.ts'
 import { createAlertHub } from './observe/alertHub.ts'
@@ -26,7 +26,7 @@ import { startOpsSurface } from './observe/opsSurface.ts'
 import type { InstrumentState } from './observe/statusView.ts'
 import { armDeadManSwitch } from './orders/deadManSwitch.ts'
 import { createOpenOrderBook } from './orders/openOrderBook.ts'
-import { createOrderPath } from './orders/orderDesk.ts'
+import { createOrderDesk } from './orders/orderDesk.ts'
 import {
   journalAccountRecords,
   journalAlertSink,
@@ -117,7 +117,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       firstLookbackMs: JOURNAL_FIRST_LOOKBACK_MS,
     })
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
-  const orders = createOrderPath({
+  const orders = createOrderDesk({
     perps,
     openOrders,
     settings,
@@ -134,7 +134,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger: log,
     alerts,
   })
-  const fleet = createInstrumentFleet({
+  const actors = createInstrumentActors({
     settings,
     strategies: o.strategies,
     listed: conn.instruments,
@@ -146,13 +146,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     venueClock,
     logger,
   })
-  const health = createFeedHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
+  const health = createPollerHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   // Which inputs come from the streams right now; the pollers stand down behind these gates.
   const { gates, streamUrl } = createBotInputGates({
     clock,
     streams: settings.streams,
     streamUrl: o.streamUrl,
-    readsStatistics: fleet.instruments.some((i) => i.readsStatistics),
+    readsStatistics: actors.instruments.some((i) => i.readsStatistics),
     logger: log,
   })
   const account = createAccountSupervision({
@@ -170,17 +170,17 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     store:
       journal && (await journalStateStore(journal, [`account-watch-${conn.proxyAddress.toLowerCase()}`])),
     records: journal && journalAccountRecords(journal),
-    instruments: fleet.instruments,
-    sources: gates,
+    instruments: actors.instruments,
+    inputGates: gates,
   })
-  registerPnlMetrics(metrics.registry, account, fleet.instruments)
-  const feeds = startFeeds({
+  registerPnlMetrics(metrics.registry, account, actors.instruments)
+  const feeds = startPollers({
     perps,
     catalogue: createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random }),
     clock,
     venueClock,
-    logger: logger.child({ component: 'feeds' }),
-    fleet,
+    logger: logger.child({ component: 'pollers' }),
+    actors,
     openOrders,
     account,
     health,
@@ -189,7 +189,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     klinesKept: settings.quoting.klinesKept,
     staleIndexMs: settings.quoting.staleIndexMs,
     staleStatisticsMs: settings.quoting.staleStatisticsMs,
-    sources: gates,
+    inputGates: gates,
   })
   const streams = startBotStreams({
     url: streamUrl,
@@ -199,7 +199,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     random: o.random,
     logger,
     gates,
-    actors: fleet,
+    actors,
     orders: openOrders,
     account,
   })
@@ -209,7 +209,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     proxyAddress: conn.proxyAddress,
     clock,
     venueClock,
-    actors: fleet,
+    actors,
     account,
     openOrders,
     deadMan,
@@ -230,7 +230,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     watchdog,
     views,
-    actors: fleet,
+    actors,
     account,
   })
   const snapshots =
@@ -238,13 +238,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     startPnlSnapshots({
       journal,
       clock,
-      instruments: fleet.instruments,
+      instruments: actors.instruments,
       pnl: account.pnl,
       states: views.instrumentStates,
     })
   log.info(
-    { instruments: fleet.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: ops.url },
-    `perpbot ${settings.mode} running with ${fleet.instruments.length} instrument(s)`,
+    { instruments: actors.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: ops.url },
+    `perpbot ${settings.mode} running with ${actors.instruments.length} instrument(s)`,
   )
 
   let stopped: Promise<StopReport> | undefined
@@ -265,13 +265,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         logger: log,
         parts: botStopParts({
           inputs: [streams, feeds, account, ...ops.loops],
-          actors: fleet,
+          actors,
           orders,
           openOrders,
           deadMan,
           limiter,
           alerts,
-          close: [() => ops.close(), () => conn.close(), () => fleet.stop(), async () => snapshots?.stop()],
+          close: [() => ops.close(), () => conn.close(), () => actors.stop(), async () => snapshots?.stop()],
         }),
       })
       return stopped

@@ -1,5 +1,5 @@
 /**
- * The account monitor's decisions, pure: observations in, alerts out. Each condition is an episode
+ * The account watch's decisions, pure: observations in, alerts out. Each condition is an episode
  * that alerts once when it starts (and once more when it escalates) and sends one resolved message
  * when it ends; polling the same state again says nothing. Thresholds carry hysteresis so a ratio
  * hovering at a threshold does not flap.
@@ -7,6 +7,7 @@
 import type { Alert, Severity } from '../../alerts/alert.ts'
 import { fromTicks } from '../../decimal.ts'
 import type { Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
+import { type MarginLevel, parseAccountJournal, type TrackedWithdrawal } from './accountJournal.ts'
 import { marginRatio } from './marginRatio.ts'
 
 export interface AccountWatchConfig {
@@ -19,14 +20,7 @@ export interface AccountWatchConfig {
   rateLimitWarnCount: number
 }
 
-type Level = 'ok' | 'warning' | 'critical'
-
-interface TrackedWithdrawal {
-  status: string
-  createdAt: number
-  pendingAlerted: boolean
-  terminalAlerted: boolean
-}
+type Level = MarginLevel
 
 export interface AccountWatchSnapshot {
   marginLevel: Level
@@ -101,28 +95,19 @@ export class AccountWatch {
     }
   }
 
-  /** Restores episodes from a previous run (unknown or malformed fields are ignored). */
-  importState(s: Partial<AccountWatchState>): void {
-    if (s.marginLevel === 'ok' || s.marginLevel === 'warning' || s.marginLevel === 'critical') {
+  /** Restores episodes from a previous run's journal (parsed: malformed fields are dropped). */
+  importState(journal: unknown): void {
+    const s = parseAccountJournal(journal)
+    if (s.marginLevel !== undefined) {
       this.#marginLevel = s.marginLevel
       this.#warningOpen = s.marginLevel !== 'ok'
     }
-    if (typeof s.inLiquidation === 'boolean') this.#inLiquidation = s.inLiquidation
-    if (typeof s.proxyExpiring === 'boolean') this.#proxyExpiring = s.proxyExpiring
-    if (typeof s.rateLimited === 'boolean') this.#rateLimited = s.rateLimited
-    if (typeof s.openOrderCapped === 'boolean') this.#openOrderCapped = s.openOrderCapped
-    if (typeof s.clockSkewed === 'boolean') this.#clockSkewed = s.clockSkewed
-    for (const entry of Array.isArray(s.withdrawals) ? s.withdrawals : []) {
-      const [id, t] = entry
-      if (typeof id === 'number' && t && typeof t.status === 'string' && typeof t.createdAt === 'number') {
-        this.#withdrawals.set(id, {
-          status: t.status,
-          createdAt: t.createdAt,
-          pendingAlerted: t.pendingAlerted === true,
-          terminalAlerted: t.terminalAlerted === true,
-        })
-      }
-    }
+    if (s.inLiquidation !== undefined) this.#inLiquidation = s.inLiquidation
+    if (s.proxyExpiring !== undefined) this.#proxyExpiring = s.proxyExpiring
+    if (s.rateLimited !== undefined) this.#rateLimited = s.rateLimited
+    if (s.openOrderCapped !== undefined) this.#openOrderCapped = s.openOrderCapped
+    if (s.clockSkewed !== undefined) this.#clockSkewed = s.clockSkewed
+    for (const [id, t] of s.withdrawals ?? []) this.#withdrawals.set(id, t)
   }
 
   snapshot(): AccountWatchSnapshot {

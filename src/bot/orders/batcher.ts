@@ -1,7 +1,7 @@
 /**
  * The order-command batcher: every instrument actor submits single order commands here; the batcher
  * collects them for a short window per (priority, type), splits each queue into weight-optimal batches
- * (batching/planBatches.ts), sends each batch as ONE signed request through the typed `send` (the
+ * (batching/batchSizes.ts), sends each batch as ONE signed request through the typed `send` (the
  * perps client, whose request gate charges it once), and routes each per-order result back to its
  * submitter. Items are the client's own parameters, passed on unchanged; the client parses them.
  *
@@ -23,16 +23,19 @@ import { BotError, InputValidationError, UnknownOutcomeError } from '../../error
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
 import { StoppedError } from '../limiter/limiterErrors.ts'
+import { mustGet } from '../shared/at.ts'
 import {
   type AnyResult,
   type Entry,
   entryOf,
+  perQueue,
   QUEUE_ORDER,
   type QueueKey,
   queueKey,
+  queueParts,
 } from './batching/batchEntries.ts'
 import { isUnknownOutcome, matchResults, splitCap } from './batching/batchResults.ts'
-import { planBatchSizes } from './batching/batchSizes.ts'
+import { splitBatchSizes } from './batching/batchSizes.ts'
 import type {
   BatchSend,
   BatchSettled,
@@ -142,11 +145,12 @@ export function createBatcher(options: BatcherOptions): Batcher {
   /** Set while sending is held for reconciliation. */
   let hold: Promise<void> | undefined
   let stopped = false
+  const batchesBySize: Record<number, number> = {}
   const stats = {
     itemsSubmitted: 0,
     batchesSent: 0,
     itemsSent: 0,
-    batchesBySize: {} as Record<number, number>,
+    batchesBySize,
     superseded: 0,
     unknownBatches: 0,
     unknownItems: 0,
@@ -156,7 +160,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
     reconcileFailures: 0,
   }
 
-  const queueOf = (k: QueueKey): Entry[] => queues.get(k) as Entry[]
+  const queueOf = (k: QueueKey): Entry[] => mustGet(queues, k)
 
   function supersede(entry: Entry): void {
     const q = queueOf(queueKey(entry.priority, entry.type))
@@ -233,9 +237,9 @@ export function createBatcher(options: BatcherOptions): Batcher {
       return
     const entries = q.splice(0)
     for (const e of entries) if (e.key !== undefined && byKey.get(e.key) === e) byKey.delete(e.key)
-    const [priority, type] = k.split(':') as [CommandPriority, BatchType]
+    const { priority, type } = queueParts(k)
     let at = 0
-    for (const size of planBatchSizes(entries.length, maxBatchSize)) {
+    for (const size of splitBatchSizes(entries.length, maxBatchSize)) {
       dispatch(type, priority, entries.slice(at, at + size))
       at += size
     }
@@ -324,7 +328,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
         // sent, so re-plan it into batches that fit.
         stats.splitBatches += 1
         let at = 0
-        for (const size of planBatchSizes(batch.length, cap)) {
+        for (const size of splitBatchSizes(batch.length, cap)) {
           dispatch(type, priority, batch.slice(at, at + size))
           at += size
         }
@@ -430,10 +434,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
     submit,
     flush: () => flushAll(true),
     state(): BatcherState {
-      const queued = Object.fromEntries(QUEUE_ORDER.map((k) => [k, queueOf(k).length])) as Record<
-        QueueKey,
-        number
-      >
+      const queued = perQueue((k) => queueOf(k).length)
       return {
         queueLength: Object.values(queued).reduce((a, b) => a + b, 0),
         queued,

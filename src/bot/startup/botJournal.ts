@@ -44,9 +44,9 @@ export async function journalStateStore(journal: Journal, names: readonly string
   const loaded = new Map<string, unknown>()
   for (const n of names) loaded.set(n, await journal.loadState(n))
   return {
-    read<T>(name: string): Partial<T> | undefined {
+    read(name: string): object | undefined {
       const v = loaded.get(name)
-      return v !== null && typeof v === 'object' ? (v as Partial<T>) : undefined
+      return v !== null && typeof v === 'object' ? v : undefined
     },
     write(name, value) {
       loaded.set(name, value)
