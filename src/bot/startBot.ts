@@ -7,6 +7,7 @@ import { createCatalogueClient } from '../catalogue/client/createCatalogueClient
 import type { Clock } from '../clock.ts'
 import type { Journal } from '../journal/journal.ts'
 import type { Logger, SecretBag } from '../logging/logger.ts'
+import { registerJournalMetrics } from '../ops/journalMetrics.ts'
 import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
@@ -174,6 +175,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     inputGates: gates,
   })
   registerPnlMetrics(metrics.registry, account, actors.instruments)
+  if (journal) registerJournalMetrics(metrics.registry, journal)
   const feeds = startPollers({
     perps,
     catalogue: createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random }),
