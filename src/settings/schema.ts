@@ -334,6 +334,8 @@ export const Secrets = z.object({
     .min(MIN_OPS_TOKEN_LENGTH, { error: `must be at least ${MIN_OPS_TOKEN_LENGTH} characters` })
     .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces (it goes in a header)' })
     .optional(),
+  /** The live journal's PostgreSQL (postgres://user:password@host/db); may hold a password. */
+  DATABASE_URL: z.string().optional(),
 })
 export type Secrets = z.infer<typeof Secrets>
 
@@ -344,4 +346,5 @@ export const SECRET_ENV_NAMES = [
   'PERPS_OWNER_PRIVATE_KEY',
   'ALERT_WEBHOOK_URL',
   'PERPBOT_OPS_TOKEN',
+  'DATABASE_URL',
 ] as const
