@@ -127,14 +127,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics: journal ? journalBatchRecorder(journal, clock, metrics) : metrics,
     alerts,
   })
-  const deadMan = await armDeadManSwitch({
-    settings: settings.ops.deadManSwitch,
-    perps,
-    clock,
-    venueClock,
-    logger: log,
-    alerts,
-  })
+  const deadMan = await armDeadManSwitch({ settings, perps, clock, venueClock, logger: log, alerts })
   const actors = createInstrumentActors({
     settings,
     strategies: o.strategies,
@@ -163,10 +156,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger,
     alerts,
     health,
-    proxyAddress: conn.proxyAddress,
-    proxyExpiry: conn.proxyExpiry,
-    rateLimitCount: bl.rateLimitCount,
-    openOrderCapCount: bl.openOrderCapCount,
+    proxy: conn,
+    limits: bl,
     journal: !o.selfProvision,
     store:
       journal && (await journalStateStore(journal, [`account-watch-${conn.proxyAddress.toLowerCase()}`])),
