@@ -9,8 +9,8 @@
  * it and records the wire (bounded), the log lines and the alerts.
  */
 import type { Alert } from '../../src/alerts/alert.ts'
-import type { RunningBot } from '../../src/bot/runtime/bot.ts'
-import type { StopReport } from '../../src/bot/runtime/stopSequence.ts'
+import type { RunningBot } from '../../src/bot/startBot.ts'
+import type { StopReport } from '../../src/bot/startup/stopSequence.ts'
 import { FAULT_HEADER, type FaultConfig } from '../../src/mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../../src/mock/httpServer.ts'
 import type { MockHandler, MockRequest, MockResponse } from '../../src/mock/mockHttp.ts'
