@@ -37,7 +37,8 @@ import { startDeadManSwitch } from './orders/deadManSwitch.ts'
 import { createOpenOrderBook } from './orders/openOrderBook.ts'
 import { createOrderPath } from './orders/orderDesk.ts'
 import { startPoller } from './shared/poller.ts'
-import { type ConnectOptions, connect, type ResolvedInstrumentConfig } from './startup/connect.ts'
+import { type ConnectOptions, connect } from './startup/connect.ts'
+import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { ordersMayRemain, runStopSequence, type StopReport } from './startup/stopSequence.ts'
 
 export interface BotOptions {

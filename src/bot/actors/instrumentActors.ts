@@ -10,6 +10,7 @@ import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import type { Settings } from '../../settings/schema.ts'
+import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
 import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
@@ -19,7 +20,6 @@ import type { OrderGateway } from '../orders/orderGateway.ts'
 import { allocateOrderSlots, type SlotDemand } from '../quoting/orderSlots.ts'
 import { inChunks } from '../shared/chunks.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
-import type { ResolvedInstrumentConfig } from '../startup/connect.ts'
 import { createInstrumentSupervisor, instrumentDeps } from './actorWiring.ts'
 import {
   childId,
@@ -27,6 +27,12 @@ import {
   routeToInstruments,
   type SupervisedInstrument,
 } from './supervisor.machine.ts'
+
+/** An instrument as configured, with its strategy and params resolved (start-up resolves them). */
+export interface ResolvedInstrumentConfig {
+  symbol: string
+  strategy: ResolvedStrategy
+}
 
 /** What the feeds need to know of a traded instrument. */
 export interface FleetInstrument {
