@@ -363,8 +363,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         parts: {
           inputs: [streams, feeds, account, refresher, timeline].filter((p) => p !== undefined),
           stopPlanning: () => fleet.stopAll(),
+          dropQueued: () => limiter.stop(),
           finishOrders: () => orders.batcher.stop(),
-          cancelAll: (signal) => orders.gateway.cancelAll(undefined, { signal }),
+          // The exit's own priority (held by nothing local), our own time if the venue's is refused.
+          cancelAll: async (signal) => {
+            await perps.cancelAll({}, { signal, priority: 'exit', localClockIfUntrusted: true })
+          },
+          exitClock: () => (venueClock.trusted ? 'venue' : 'local'),
           disarm: async (clear) => deadMan?.stop(clear),
           lastOrders: () =>
             ordersMayRemain([

@@ -105,7 +105,8 @@ export function startDeadManSwitch(o: {
       await poller.stop()
       if (!clear || deadline === undefined) return
       try {
-        await o.perps.setAutoCancel({ time: 0 }, { priority: 'risk' })
+        // Part of the exit: held by nothing local (the limiter has dropped its queue by now).
+        await o.perps.setAutoCancel({ time: 0 }, { priority: 'exit', localClockIfUntrusted: true })
         deadline = undefined
         o.logger.info('dead-man switch cleared')
       } catch (e) {
