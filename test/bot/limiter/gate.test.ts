@@ -331,7 +331,7 @@ describe('issue 24: nothing local holds the exit, and risk work waits only the v
     const { l } = setup({ breakerThreshold: 100 })
     // Our own back-off has grown: five 429s on reads without Retry-After.
     for (let i = 0; i < 5; i++)
-      l.onRateLimited(new RateLimitError('/v1/info/index', 'ip_rate_limited'), 'read')
+      l.onRateLimited(new RateLimitError('/v1/info/index', 'ip_rate_limited', undefined), 'read')
     const other = l.state().pausedUntil.request ?? 0
     expect(other).toBeGreaterThanOrEqual(START + 16_000)
     // A 429 on the dead-man refresh with Retry-After 2 s: risk waits 2 s, not the 32 s back-off.
