@@ -338,7 +338,7 @@ describe('issue 24: nothing local holds the exit, and risk work waits only the v
     l.onRateLimited(new RateLimitError('/v1/trade/auto-cancel', 'ip_rate_limited', 2_000), 'risk')
     expect(l.state().riskPausedUntil.request).toBe(START + 2_000)
     // Without a Retry-After: the base pause (1 s), whatever the streak.
-    l.onRateLimited(new RateLimitError('/v1/trade/auto-cancel', 'ip_rate_limited'), 'risk')
+    l.onRateLimited(new RateLimitError('/v1/trade/auto-cancel', 'ip_rate_limited', undefined), 'risk')
     expect(l.state().riskPausedUntil.request).toBe(START + 2_000)
   })
 
