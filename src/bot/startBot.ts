@@ -143,6 +143,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         venueClock,
         deadlineMs: settings.ops.deadManSwitch.deadlineMs,
         refreshMs: settings.ops.deadManSwitch.refreshMs,
+        pauses: bl.pauses,
+        openOrders,
         logger: log,
         alerts,
       })
