@@ -44,6 +44,7 @@ export function instrumentDeps(
     guard: {
       maxIndexJump: fractionToDecimal(settings.risk.maxIndexJump),
       degradeAfter: settings.risk.degradeAfter,
+      positionCap: strategy.positionCap,
     },
   }
 }

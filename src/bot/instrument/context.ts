@@ -34,6 +34,8 @@ export interface PriceGuardSettings {
   maxIndexJump: string
   /** Bad observations in a row (strategy errors, plans with dropped quotes, rejected indices) that degrade. */
   degradeAfter: number
+  /** The strategy's position cap, which the size guard holds the resting orders to (absent: none). */
+  positionCap?: string | undefined
 }
 
 export interface InstrumentDeps {

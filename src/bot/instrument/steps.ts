@@ -96,9 +96,17 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
   const changes: HealthChange[] = []
   const recovered = observe(ctx.health, 'strategy', undefined, now, after)
   if (recovered.change) changes.push(recovered.change)
-  const { plan, dropped } = guardPlan(raw, ctx.index?.price, ctx.instrument.priceBounds)
+  // Prices and sizes, the last check before the gateway signs (priceGuard.ts).
+  const { plan, dropped } = guardPlan(raw, ctx.index?.price, ctx.instrument.priceBounds, {
+    limits: ctx.instrument,
+    positionCap: ctx.deps.guard.positionCap,
+    position: ctx.position?.size,
+    live: ctx.openOrders,
+  })
   const droppedReason =
-    dropped.length === 0 ? undefined : `${dropped.length} quote(s) outside the price bounds: ${dropped[0]}`
+    dropped.length === 0
+      ? undefined
+      : `${dropped.length} quote(s) dropped by the price and size guard: ${dropped[0]}`
   const quotes = observe(recovered.health, 'quotes', droppedReason, now, after)
   if (quotes.change) changes.push(quotes.change)
   const logs: LogEntry[] =
