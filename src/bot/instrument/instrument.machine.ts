@@ -72,6 +72,7 @@ export function applyOutcome(
   const rejected: string[] = []
   const domain: string[] = []
   let accepted = 0
+  const creates = { tried: 0, accepted: 0, domain: [] as string[] }
   const reject = (what: string, r: { error: string; request?: boolean | undefined }): void => {
     rejected.push(`${what}: ${r.error}`)
     if (r.request !== true) domain.push(r.error)
@@ -118,9 +119,11 @@ export function applyOutcome(
   })
   plan.create.forEach((c, i) => {
     const r = outcome.create[i]
+    creates.tried++
     if (!r || r.status === 'unknown') unknown++
     else if (r.status === 'ok' && r.oid !== undefined) {
       accepted++
+      creates.accepted++
       byOid.set(r.oid, {
         oid: r.oid,
         iid: instrumentId,
@@ -136,7 +139,10 @@ export function applyOutcome(
         uts: now,
         status: 'open',
       })
-    } else if (r.status === 'err') reject(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}`, r)
+    } else if (r.status === 'err') {
+      reject(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}`, r)
+      if (r.request !== true) creates.domain.push(r.error)
+    }
   })
   plan.cancel.forEach((oid, i) => {
     const r = outcome.cancel[i]
@@ -149,7 +155,7 @@ export function applyOutcome(
       else reject(`cancel ${oid}`, r)
     }
   })
-  return { orders: [...byOid.values()], rejected, domain, accepted, gone, unknown }
+  return { orders: [...byOid.values()], rejected, domain, accepted, gone, unknown, creates }
 }
 
 // ---------------------------------------------------------------------------------------------------

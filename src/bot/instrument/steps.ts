@@ -370,15 +370,22 @@ export interface AppliedOutcome {
   accepted: number
   gone: number[]
   unknown: number
+  /** The plan's creates: how many went, how many the venue accepted, and its domain codes for the rest. */
+  creates?: { tried: number; accepted: number; domain: string[] } | undefined
 }
 
 /** Longest pause after rejected plans. */
 export const MAX_REJECT_BACKOFF_MS = 30_000
+/**
+ * Longest pause while the venue rejects every create (after a liquidation: insufficient margin on
+ * each, however its cancels fare): doomed orders are not worth a try every 30 s.
+ */
+export const MAX_CREATE_REJECT_BACKOFF_MS = 300_000
 
 /** The pause after the `streak`-th rejected plan in a row: `baseMs · 2^(streak − 1)`, capped; 0 for none. */
-export function rejectBackoff(baseMs: number, streak: number): number {
+export function rejectBackoff(baseMs: number, streak: number, maxMs = MAX_REJECT_BACKOFF_MS): number {
   if (streak <= 0) return 0
-  return Math.min(MAX_REJECT_BACKOFF_MS, baseMs * 2 ** Math.min(streak - 1, 30))
+  return Math.min(maxMs, baseMs * 2 ** Math.min(streak - 1, 30))
 }
 
 /** `insufficient_margin ×3, price_outside_bounds` for the alert and status. */
@@ -410,7 +417,15 @@ export function resultsStep(ctx: InstrumentContext, r: AppliedOutcome, now: numb
   }
   const rejectedNow = r.rejected.length > 0
   const streak = rejectedNow ? ctx.rejectStreak + 1 : 0
-  const pause = rejectBackoff(ctx.deps.rejectBackoffMs, streak)
+  // Every create refused on the venue's rules (cancels may still go through): the doomed creates back
+  // off longer, and the episode opens whatever else was accepted.
+  const c = r.creates
+  const createsRefused = c !== undefined && c.tried > 0 && c.accepted === 0 && c.domain.length > 0
+  const pause = rejectBackoff(
+    ctx.deps.rejectBackoffMs,
+    streak,
+    createsRefused ? MAX_CREATE_REJECT_BACKOFF_MS : MAX_REJECT_BACKOFF_MS,
+  )
   if (rejectedNow) {
     logs.push({
       level: quietNow ? 'debug' : 'info',
@@ -421,7 +436,9 @@ export function resultsStep(ctx: InstrumentContext, r: AppliedOutcome, now: numb
   const bad =
     r.accepted === 0 && r.domain.length > 0
       ? `the venue rejected every order of the plan: ${summarize(r.domain)}`
-      : undefined
+      : createsRefused
+        ? `the venue rejected every create of the plan: ${summarize(c.domain)}; backing off ${Math.round(pause / 1000)} s`
+        : undefined
   const obs =
     r.accepted > 0 || bad !== undefined
       ? observe(ctx.health, 'rejections', bad, now, ctx.deps.guard.degradeAfter)
