@@ -39,6 +39,7 @@ import { createOrderPath } from './orders/orderDesk.ts'
 import { startPoller } from './shared/poller.ts'
 import { type ConnectOptions, connect } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
+import { startStartupWatch } from './startup/startupWatch.ts'
 import { ordersMayRemain, runStopSequence, type StopReport } from './startup/stopSequence.ts'
 
 export interface BotOptions {
@@ -111,6 +112,23 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       action: { used: s.action.used, capacity: s.action.limit },
     }
   })
+  // From the first second: a progress line while the start waits on the venue, and an ops server
+  // whose /readyz says what it waits on (startupWatch.ts); the full ops server replaces it below.
+  const withOps = o.ops !== false
+  const startup = await startStartupWatch({
+    settings,
+    clock,
+    logger: log,
+    metrics,
+    serve: withOps,
+    token: o.secrets.PERPBOT_OPS_TOKEN,
+    secrets: o.secretBag.needles,
+  })
+  const closingStartup = async (e: unknown): Promise<never> => {
+    await startup.close()
+    throw e
+  }
+  startup.step('the venue (clock sync, instruments, credentials)')
   const conn = await connect({
     settings,
     secrets: o.secrets,
@@ -123,7 +141,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     selfProvision: o.selfProvision,
     gate: limiter,
     transports: o.transports,
-  })
+  }).catch(closingStartup)
   const { perps, venueClock } = conn
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
@@ -151,6 +169,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     : undefined
   // No quote before the backstop is armed (a kill right after the start would leave them on the
   // book); a venue that keeps refusing it gets the warning and the bot trades on (its design).
+  startup.step('the dead-man switch')
   if (deadMan && !(await deadMan.whenArmed(settings.ops.deadManSwitch.deadlineMs)))
     log.warn('dead-man switch not armed yet; quoting starts without it')
   const fleet = createInstrumentFleet({
@@ -288,7 +307,6 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const ready = (): { ok: boolean; reasons: string[] } => buildReadiness(inputs())
   // The gauges and the dashboard's history exist for the ops server: without it (simulate) they would
   // only cost time.
-  const withOps = o.ops !== false
   const refresher = withOps
     ? startPoller({
         name: 'metrics',
@@ -321,6 +339,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       })
     : undefined
 
+  await startup.close()
   const opsServer =
     timeline === undefined
       ? undefined
