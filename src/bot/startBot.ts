@@ -23,6 +23,7 @@ import { type StreamInputs, startStreamInputs } from './inputs/streams/botStream
 import { createChangeFilter } from './inputs/streams/streamRoutes.ts'
 import { createBotLimiter } from './limiter/botLimiter.ts'
 import { createAlertHub } from './observe/alertHub.ts'
+import { createRepeatedLog } from './observe/repeatedLog.ts'
 import {
   buildReadiness,
   buildStatus,
@@ -96,6 +97,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     extraSinks: o.alertSinks,
   })
+  // Lines a hostile venue can make repeat: one per kind per interval (observe/repeatedLog.ts).
+  const repeated = createRepeatedLog({ logger, clock })
   const bl = createBotLimiter({
     settings,
     clock,
@@ -183,6 +186,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     clock,
     venueClock,
     logger,
+    repeated,
   })
   const health = createFeedHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   // Which inputs come from the streams right now; the pollers stand down behind these gates.
@@ -249,6 +253,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           clock,
           random: o.random,
           logger,
+          repeated,
           sources,
           targets: {
             now: () => clock.now(),
@@ -399,7 +404,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
             ]),
           releaseLimiter: () => limiter.stop(),
           flushAlerts: (ms) => alerts.flush(ms),
-          close: [() => opsServer?.close(), () => conn.close(), () => fleet.stop()],
+          close: [() => opsServer?.close(), () => conn.close(), () => fleet.stop(), () => repeated.stop()],
         },
       })
       return stopped

@@ -13,6 +13,7 @@ import type { Settings } from '../../settings/schema.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
+import type { InstrumentDeps } from '../instrument/context.ts'
 import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { BreakerState } from '../limiter/weightLimiter.ts'
 import type { OpenOrderBook } from '../orders/openOrderBook.ts'
@@ -75,6 +76,8 @@ export function createInstrumentFleet(o: {
   /** Venue-corrected time the actors read. */
   venueClock: Pick<Clock, 'now'>
   logger: Logger
+  /** The bot's rate-limited log for lines that repeat (rejections, guard drops, strategy failures). */
+  repeated?: InstrumentDeps['repeated']
 }): InstrumentFleet {
   const supervised: SupervisedInstrument[] = []
   const instruments: FleetInstrument[] = []
@@ -104,6 +107,7 @@ export function createInstrumentFleet(o: {
         deps: instrumentDeps(o.settings, r.strategy, {
           clock: o.venueClock,
           logger: o.logger.child({ instrument: inst.symbol, strategy: r.strategy.name }),
+          repeated: o.repeated,
         }),
       },
     })

@@ -207,7 +207,17 @@ const toEmitted = (ctx: InstrumentContext, c: HealthChange): InstrumentEmitted =
 }
 
 const writeLogs = (ctx: InstrumentContext, logs: readonly LogEntry[]) => (): void => {
-  for (const l of logs) ctx.deps.logger[l.level](l.fields, l.msg)
+  const repeated = ctx.deps.repeated
+  for (const l of logs) {
+    if (l.kind !== undefined && repeated !== undefined)
+      repeated.log(
+        l.level,
+        `${l.kind} ${ctx.instrument.symbol}`,
+        { instrument: ctx.instrument.symbol, ...l.fields },
+        l.msg,
+      )
+    else ctx.deps.logger[l.level](l.fields, l.msg)
+  }
 }
 
 export const instrumentMachine = setup({

@@ -21,6 +21,8 @@ export interface LogEntry {
   level: 'debug' | 'info' | 'warn' | 'error'
   fields: Record<string, unknown>
   msg: string
+  /** A line that repeats under a hostile venue: one per kind per interval (the bot's rate-limited log). */
+  kind?: string | undefined
 }
 
 export interface Step {
@@ -117,6 +119,7 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
             level: levelFor(ctx.health, 'quotes', 'warn'),
             fields: { dropped },
             msg: `price guard dropped ${dropped.length} quote(s): ${dropped.join('; ')}`,
+            kind: 'guard dropped',
           },
         ]
   const stats = {
@@ -175,6 +178,7 @@ function strategyFailed(ctx: InstrumentContext, now: number, err: unknown): Step
           maxAge > 0
             ? `strategy failed; keeping orders younger than ${maxAge} ms`
             : 'strategy failed; keeping current orders',
+        kind: 'strategy failed',
       },
     ],
     changes: obs.change ? [obs.change] : NONE,
@@ -348,6 +352,7 @@ export function indexStep(
         level: levelFor(ctx.health, 'index', 'warn'),
         fields: { reason: verdict.reason },
         msg: `index update dropped: ${verdict.reason}`,
+        kind: 'index dropped',
       },
     ],
     changes,
@@ -407,6 +412,7 @@ export function resultsStep(ctx: InstrumentContext, r: AppliedOutcome, now: numb
     level: quietNow ? 'debug' : 'warn',
     fields: { rejection: msg },
     msg: `order rejected: ${msg}`,
+    kind: 'order rejected',
   }))
   if (r.gone.length > 0) {
     logs.push({
@@ -431,6 +437,7 @@ export function resultsStep(ctx: InstrumentContext, r: AppliedOutcome, now: numb
       level: quietNow ? 'debug' : 'info',
       fields: { backoffMs: pause, streak },
       msg: `backing off ${pause} ms after ${streak} rejected plan(s) in a row`,
+      kind: 'reject backoff',
     })
   }
   const bad =
