@@ -12,6 +12,7 @@
 import { type Clock, sleep } from '../../clock.ts'
 import { describeError, RateLimitError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 
 export interface StopReport {
@@ -141,6 +142,53 @@ export function ordersMayRemain(sources: readonly (readonly Order[])[]): Order[]
   const byOid = new Map<number, Order>()
   for (const source of sources) for (const order of source) byOid.set(order.oid, order)
   return [...byOid.values()]
+}
+
+/** The bot's parts as its stop sequence reaches them (each declared by what the stop needs of it). */
+export interface StoppableBot {
+  /** Input loops, in the order they stop (absent ones skipped). */
+  inputs: readonly ({ stop(): Promise<void> } | undefined)[]
+  actors: {
+    stopAll(): void
+    readonly instruments: readonly { id: number }[]
+    snapshotOf(id: number): { context: { openOrders: readonly Order[] } } | undefined
+  }
+  orders: {
+    batcher: { stop(): Promise<void> }
+    gateway: { cancelAll(ids: undefined, opts: { signal: AbortSignal }): Promise<void> }
+  }
+  openOrders: { snapshot(): { orders: readonly Order[] } }
+  deadMan: { stop(clear: boolean): Promise<void> } | undefined
+  limiter: { stop(): Promise<void> }
+  alerts: { flush(timeoutMs: number): Promise<void> }
+  /** The exit's cancel-all goes straight to the client at the `exit` priority (held by nothing local). */
+  perps: Pick<PerpsClient, 'cancelAll'>
+  /** Whether the venue's clock is trusted (else the exit signs with the local clock). */
+  venueClock: { readonly trusted: boolean }
+  close: readonly (() => Promise<void> | void)[]
+}
+
+/** The stop steps of the bot's parts. */
+export function botStopParts(b: StoppableBot): StopParts {
+  return {
+    inputs: b.inputs.filter((p) => p !== undefined),
+    stopPlanning: () => b.actors.stopAll(),
+    dropQueued: () => b.limiter.stop(),
+    finishOrders: () => b.orders.batcher.stop(),
+    cancelAll: async (signal) => {
+      await b.perps.cancelAll({}, { signal, priority: 'exit', localClockIfUntrusted: true })
+    },
+    exitClock: () => (b.venueClock.trusted ? 'venue' : 'local'),
+    disarm: async (clear) => b.deadMan?.stop(clear),
+    lastOrders: () =>
+      ordersMayRemain([
+        b.openOrders.snapshot().orders,
+        ...b.actors.instruments.map((i) => b.actors.snapshotOf(i.id)?.context.openOrders ?? []),
+      ]),
+    releaseLimiter: () => b.limiter.stop(),
+    flushAlerts: (ms) => b.alerts.flush(ms),
+    close: b.close,
+  }
 }
 
 export async function runStopSequence(o: {
