@@ -65,6 +65,17 @@ export class OffsetClock implements Clock {
     this.#offsetMs = ms
     this.#refused = undefined
   }
+  /** False while the last measurement was refused. */
+  get trusted(): boolean {
+    return this.#refused === undefined
+  }
+  /**
+   * The base (local) clock's time, without the offset: what the exit policy signs with while the
+   * venue's clock is refused (a cancel-all must not be held by a venue that lies about its time).
+   */
+  localNow(): number {
+    return this.#base.now()
+  }
   /** @throws {@link ClockSkewError} while the last measurement was refused. */
   assertTrusted(): void {
     if (this.#refused !== undefined) throw new ClockSkewError(this.#refused.offsetMs, this.maxOffsetMs)

@@ -24,6 +24,7 @@ import { createBotLimiter } from './limiter/botLimiter.ts'
 import { createAlertHub } from './observe/alertHub.ts'
 import { createBotViews } from './observe/botViews.ts'
 import { startOpsSurface } from './observe/opsSurface.ts'
+import { createRepeatedLog } from './observe/repeatedLog.ts'
 import type { InstrumentState } from './observe/statusView.ts'
 import { armDeadManSwitch } from './orders/deadManSwitch.ts'
 import { createOpenOrderBook } from './orders/openOrderBook.ts'
@@ -38,6 +39,7 @@ import {
 } from './startup/botJournal.ts'
 import { type ConnectOptions, connect } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
+import { startStartupWatch } from './startup/startupWatch.ts'
 import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
 
 /** Reconcile at start: pages per kind (weight 10 each), and how far back an empty journal reaches. */
@@ -104,7 +106,25 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts, metrics })
   const { limiter } = bl
   metrics.watchLimiter(limiter)
-  const conn = await connect({ ...o, logger: log, baseClock: clock, gate: limiter })
+  // Lines a hostile venue can make repeat: one per kind per interval (observe/repeatedLog.ts).
+  const repeated = createRepeatedLog({ logger, clock })
+  // From the first second: a progress line while the start waits on the venue, and an ops server
+  // whose /readyz says what it waits on (startup/startupWatch.ts); the full ops surface replaces it.
+  const startup = await startStartupWatch({
+    settings,
+    clock,
+    logger: log,
+    metrics,
+    serve: o.ops !== false,
+    token: o.secrets.PERPBOT_OPS_TOKEN,
+    secrets: o.secretBag.needles,
+  })
+  const closingStartup = async (e: unknown): Promise<never> => {
+    await startup.close()
+    throw e
+  }
+  startup.step('the venue (clock sync, instruments, credentials)')
+  const conn = await connect({ ...o, logger: log, baseClock: clock, gate: limiter }).catch(closingStartup)
   const { perps, venueClock } = conn
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   // Before quoting: the fills and funding of the time the bot was down (reads pass the limiter).
@@ -127,7 +147,17 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics: journal ? journalBatchRecorder(journal, clock, metrics) : metrics,
     alerts,
   })
-  const deadMan = await armDeadManSwitch({ settings, perps, clock, venueClock, logger: log, alerts })
+  startup.step('the dead-man switch')
+  const deadMan = await armDeadManSwitch({
+    settings,
+    perps,
+    clock,
+    venueClock,
+    logger: log,
+    alerts,
+    pauses: bl.pauses,
+    openOrders,
+  })
   const actors = createInstrumentActors({
     settings,
     strategies: o.strategies,
@@ -139,6 +169,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     clock,
     venueClock,
     logger,
+    repeated,
   })
   const health = createPollerHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   // Which inputs come from the streams right now; the pollers stand down behind these gates.
@@ -191,6 +222,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     clock,
     random: o.random,
     logger,
+    repeated,
     gates,
     actors,
     orders: openOrders,
@@ -213,6 +245,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     streams,
     alerts,
   })
+  await startup.close()
   const ops = await startOpsSurface({
     enabled: o.ops !== false,
     settings,
@@ -264,7 +297,15 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           deadMan,
           limiter,
           alerts,
-          close: [() => ops.close(), () => conn.close(), () => actors.stop(), async () => snapshots?.stop()],
+          perps,
+          venueClock,
+          close: [
+            () => ops.close(),
+            () => conn.close(),
+            () => actors.stop(),
+            () => repeated.stop(),
+            async () => snapshots?.stop(),
+          ],
         }),
       })
       return stopped

@@ -29,7 +29,11 @@
  *   are taken from another random snapshot (equity keeps its `inLiquidation`);
  * - price guard: whatever the strategy quotes (its prices scaled by arbitrary factors, from ×0.5 and ×3
  *   to 31 digits), the plan after the bot's price guard (`guardPlan`, applied before the gateway) has
- *   no create or modify priced outside index × (1 ± priceBounds), and every quote inside still passes.
+ *   no create or modify priced outside index × (1 ± priceBounds), and every quote inside still passes;
+ * - size guard: whatever quantities the strategy quotes (its sizes scaled from ×0.00001 to ×10^42,
+ *   against instruments with and without a maximum limit notional), no create or modify the guard
+ *   lets through breaks the venue's size rules (`orderSizeProblem`) or leaves orders resting that
+ *   could take the position past its cap (`capExcess`), and the strategy's own sizes all pass.
  *
  * Test-only: imports fast-check (a devDependency).
  */
@@ -46,6 +50,7 @@ import {
   toTicks,
 } from '../decimal.ts'
 import { BotError } from '../errors.ts'
+import { capExcess, orderSizeProblem } from '../strategy/orderSize.ts'
 import { positionCapProblems, validateQuotes } from '../strategy/quoting.ts'
 import { formatIssues, positionCapOf } from '../strategy/registry.ts'
 import {
@@ -88,6 +93,8 @@ export interface ConformanceOptions<P> {
   checkBbo?: boolean | undefined
   /** Check that the bot's price guard stops any out-of-bounds price this strategy could quote (default true). */
   checkPriceGuard?: boolean | undefined
+  /** Check that the bot's size guard stops any size this strategy could quote beyond the venue's rules or the cap (default true). */
+  checkSizeGuard?: boolean | undefined
   /** Cases per property (default 200). */
   numRuns?: number | undefined
   seed?: number | undefined
@@ -412,7 +419,90 @@ export function conformanceChecks<P>(
       ),
     )
   }
+  if (options.checkSizeGuard ?? true) {
+    checks.push(
+      assertProperty(
+        'lets no size beyond the venue rules or the position cap through the size guard, whatever it quotes',
+        paramsArb.chain((params) =>
+          fc.tuple(
+            fc.constant(params),
+            snapshotsFor(params, { index: 'always' }),
+            fc.array(qtyFactorArbitrary, { minLength: 1, maxLength: 4 }),
+            fc.constantFrom(undefined, '0', '1000', '1000000'),
+          ),
+        ),
+        (p, s0, factors, maxLimitNotional) => {
+          const s = { ...s0, instrument: { ...s0.instrument, maxLimitNotional } }
+          const quotes = scaleQuantities(quote(s0, p), factors, s.instrument.quantityDecimals)
+          const plan = createPlanFn(
+            { quote: () => quotes },
+            { priceTicks: 0, priceBps: 0, maxOrderAgeMs: 120_000 },
+          )(s)
+          const index = s.index?.price
+          const cap = capOf(p)
+          const sizes = {
+            limits: s.instrument,
+            positionCap: cap,
+            position: s.position?.size,
+            live: s.openOrders,
+          }
+          const guarded = guardPlan(plan, index, s.instrument.priceBounds, sizes).plan
+          for (const c of guarded.create) {
+            const why = orderSizeProblem(c.qty, c.p, index, s.instrument, c.ro === true)
+            if (why !== undefined) fail(`create ${c.qty}@${c.p} got through the size guard: ${why}`, quotes)
+          }
+          for (const m of guarded.modify) {
+            const ro = s.openOrders.find((o) => o.oid === m.oid)?.ro === true
+            const why = orderSizeProblem(m.qty, m.p, index, s.instrument, ro)
+            if (why !== undefined) fail(`modify ${m.qty}@${m.p} got through the size guard: ${why}`, quotes)
+          }
+          if (cap !== undefined) {
+            const cancelled = new Set(guarded.cancel)
+            const modified = new Map(guarded.modify.map((m) => [m.oid, m.qty]))
+            const resting = [
+              ...s.openOrders
+                .filter((o) => !cancelled.has(o.oid))
+                .map((o) => ({ buy: o.buy, qty: modified.get(o.oid) ?? o.rest })),
+              ...guarded.create.map((c) => ({ buy: c.buy, qty: c.qty })),
+            ]
+            const x = capExcess(s.position?.size, cap, resting)
+            const before = capExcess(
+              s.position?.size,
+              cap,
+              s.openOrders.map((o) => ({ buy: o.buy, qty: o.rest })),
+            )
+            // Orders already resting past the cap that the plan leaves alone are not the guard's doing.
+            if ((x.buys && !before.buys) || (x.sells && !before.sells))
+              fail(`the orders resting after the guard could pass the cap ${cap}`, quotes)
+          }
+        },
+      ),
+    )
+  }
   return checks
+}
+
+/** Quantity factors: mostly none, also tiny (finer than any instrument) and absurd (10^42). */
+const qtyFactorArbitrary: fc.Arbitrary<string> = fc.oneof(
+  { arbitrary: fc.constant('1'), weight: 3 },
+  { arbitrary: fc.constantFrom('0.00001', '0.5', '3', '1000', `1${'0'.repeat(42)}`), weight: 2 },
+)
+
+/**
+ * The quotes with the i-th quantity scaled by factors[i mod n], rounded down to the quantity decimals
+ * (the plan's diff takes no finer quantity; zero quantities dropped).
+ */
+function scaleQuantities(
+  quotes: readonly DesiredQuote[],
+  factors: readonly string[],
+  quantityDecimals: number,
+): DesiredQuote[] {
+  const out: DesiredQuote[] = []
+  quotes.forEach((q, i) => {
+    const ticks = toTicks(mulDecimal(q.qty, factors[i % factors.length] ?? '1'), quantityDecimals, 'down')
+    if (ticks > 0n) out.push({ ...q, qty: fromTicks(ticks, quantityDecimals) })
+  })
+  return out
 }
 
 type CaseOptions = Pick<SnapshotArbitraryOptions, 'modes' | 'index' | 'bbo'>

@@ -27,6 +27,25 @@ export const PositiveDecimalParam = DecimalParam.refine((s) => compareDecimal(s,
   error: 'must be greater than 0',
 })
 
+/**
+ * A quantity can never reach 10^15 contracts (decision, like the index guard's 15 integer digits: a
+ * notional that large exceeds every maximum notional at any price the bot would accept) nor carry more
+ * than 18 decimals (the venue's largest quantity_decimals): a size beyond either could never pass the
+ * size guard, so the config refuses it (exit 2 with its path) instead of the bot signing it.
+ */
+export const MAX_QUANTITY_INTEGER_DIGITS = 15
+export const MAX_QUANTITY_DECIMALS = 18
+
+/** A positive quantity in contracts within the bounds above. */
+export const QuantityParam = PositiveDecimalParam.refine(
+  (s) => (s.split('.')[0] ?? '').replace(/^0+/, '').length <= MAX_QUANTITY_INTEGER_DIGITS,
+  {
+    error: `must be below 10^${MAX_QUANTITY_INTEGER_DIGITS} contracts (no order that large could pass the size guard)`,
+  },
+).refine((s) => (s.split('.')[1] ?? '').length <= MAX_QUANTITY_DECIMALS, {
+  error: `must have at most ${MAX_QUANTITY_DECIMALS} decimals (no venue quantity is finer)`,
+})
+
 /** A decimal fraction in (0, 1]. */
 export const FractionParam = PositiveDecimalParam.refine((s) => compareDecimal(s, '1') <= 0, {
   error: 'must be at most 1',
@@ -54,9 +73,9 @@ export const MsParam = z.number().int({ error: 'must be whole milliseconds' }).n
  */
 export const ladderParamsShape = {
   /** Quantity per level, contracts. */
-  size: PositiveDecimalParam,
+  size: QuantityParam,
   /** Largest |position| the quotes may lead to, contracts. */
-  positionCap: PositiveDecimalParam,
+  positionCap: QuantityParam,
   /** Distance of the innermost bid and ask from the centre, bps. */
   halfSpreadBps: bpsParam(1, 5_000).default(10),
   /** Quotes per side. */

@@ -1,6 +1,6 @@
 /**
  * Venue rules for quote prices and quantities, in integer ticks: rounding to the instrument's decimals
- * and the 5-significant-figure rule (integer prices exempt), the minimum notional, and `validateQuotes`,
+ * and the 5-significant-figure rule (integer prices exempt), the minimum and maximum notional, and `validateQuotes`,
  * which checks a strategy's output against all of them (the registry runs it on every `quote` call).
  */
 import {
@@ -69,6 +69,18 @@ export function meetsMinNotional(
   return priceTicks * qtyTicks >= toTicks(instrument.minNotional, scale, 'up')
 }
 
+/** True when price × qty (both in ticks) is above the instrument's maximum limit notional (when it has one). */
+export function exceedsMaxLimitNotional(
+  priceTicks: bigint,
+  qtyTicks: bigint,
+  instrument: StrategyInstrument,
+): boolean {
+  const max = instrument.maxLimitNotional
+  if (max === undefined || !isDecimalString(max) || compareDecimal(max, '0') <= 0) return false
+  const scale = instrument.priceDecimals + instrument.quantityDecimals
+  return priceTicks * qtyTicks > toTicks(max, scale, 'down')
+}
+
 /** Problems with one price or quantity string for this instrument ([] when valid). */
 export function priceProblems(price: string, instrument: StrategyInstrument): string[] {
   if (!isDecimalString(price)) return [`price ${JSON.stringify(price)} is not a decimal string`]
@@ -127,6 +139,11 @@ export function validateQuotes(snapshot: StrategySnapshot, quotes: readonly Desi
     const qt = toTicks(q.qty, instrument.quantityDecimals)
     if (!meetsMinNotional(pt, qt, instrument)) {
       issues.push(`quote ${i}: notional ${q.price} × ${q.qty} is below the minimum ${instrument.minNotional}`)
+    }
+    if (exceedsMaxLimitNotional(pt, qt, instrument)) {
+      issues.push(
+        `quote ${i}: notional ${q.price} × ${q.qty} is above the maximum ${instrument.maxLimitNotional ?? ''}`,
+      )
     }
     if (q.side === 'buy' && (maxBid === undefined || compareDecimal(q.price, maxBid) > 0)) maxBid = q.price
     if (q.side === 'sell' && (minAsk === undefined || compareDecimal(q.price, minAsk) < 0)) minAsk = q.price

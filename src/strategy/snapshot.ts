@@ -28,6 +28,8 @@ export function instrumentForStrategy(i: Instrument): StrategyInstrument {
     priceBounds: i.price_bounds,
     minNotional: i.min_notional,
     maxOrderCount: i.max_order_count,
+    maxLimitNotional: i.max_limit_notional,
+    maxMarketNotional: i.max_market_notional,
   }
 }
 

@@ -38,6 +38,10 @@ export interface StrategyInstrument {
   readonly minNotional: string
   /** Maximum resting orders on this instrument; 0 = not limited by the instrument. */
   readonly maxOrderCount: number
+  /** Maximum notional of one limit order (every quote is one), decimal string; "0" or absent = not limited. */
+  readonly maxLimitNotional?: string | undefined
+  /** Maximum notional of one unpriced (market) order; "0" or absent = not limited. */
+  readonly maxMarketNotional?: string | undefined
 }
 
 export interface StrategyIndex {

@@ -85,3 +85,25 @@ describe('each command asks for exactly what it uses', () => {
     expect(r.out.split('\n')).toHaveLength(3)
   })
 })
+
+describe('strategy params that could never pass are refused before anything starts', () => {
+  it('run --config with a 44-digit size exits 2 naming the param paths', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-size-'))
+    const file = join(dir, 'huge.json')
+    const size = `99${'0'.repeat(42)}`
+    writeFileSync(
+      file,
+      JSON.stringify({
+        instruments: [{ symbol: 'BTC-USDC', strategy: 'index-peg', params: { size, positionCap: size } }],
+      }),
+    )
+    // (`config` loading strategies too is helper T's part of issue 24.)
+    const r = await perpbot(['run', '--config', file])
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/instruments\.0\.params\.size: must be below 10\^15 contracts/)
+    expect(r.err).toMatch(/instruments\.0\.params\.positionCap: must be below 10\^15 contracts/)
+  })
+})

@@ -71,6 +71,8 @@ describe('snapshot mapping', () => {
       priceBounds: '0.05',
       minNotional: '10',
       maxOrderCount: 200,
+      maxLimitNotional: '1000000',
+      maxMarketNotional: '1000000',
     })
   })
 

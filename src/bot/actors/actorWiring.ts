@@ -23,11 +23,17 @@ const REJECT_BACKOFF_MS = 1_000
 export function instrumentDeps(
   settings: Settings,
   strategy: ResolvedStrategy,
-  o: { clock: Pick<Clock, 'now'>; logger: Logger; minRepriceIntervalMs?: number | undefined },
+  o: {
+    clock: Pick<Clock, 'now'>
+    logger: Logger
+    minRepriceIntervalMs?: number | undefined
+    repeated?: InstrumentDeps['repeated']
+  },
 ): InstrumentDeps {
   return {
     clock: o.clock,
     logger: o.logger,
+    repeated: o.repeated,
     plan: createPlanFn(strategy, {
       priceTicks: settings.quoting.priceToleranceTicks,
       priceBps: settings.quoting.priceToleranceBps,
@@ -43,6 +49,7 @@ export function instrumentDeps(
     guard: {
       maxIndexJump: fractionToDecimal(settings.risk.maxIndexJump),
       degradeAfter: settings.risk.degradeAfter,
+      positionCap: strategy.positionCap,
     },
   }
 }

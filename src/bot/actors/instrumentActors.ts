@@ -14,6 +14,7 @@ import type { Settings } from '../../settings/schema.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
+import type { InstrumentDeps } from '../instrument/context.ts'
 import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { BreakerState } from '../limiter/weightLimiter.ts'
 import { allocateOrderSlots, type SlotDemand } from '../quoting/orderSlots.ts'
@@ -82,6 +83,8 @@ export function createInstrumentActors(o: {
   /** Venue-corrected time the actors read. */
   venueClock: Pick<Clock, 'now'>
   logger: Logger
+  /** The bot's rate-limited log for lines that repeat (rejections, guard drops, strategy failures). */
+  repeated?: InstrumentDeps['repeated']
 }): InstrumentActors {
   const supervised: SupervisedInstrument[] = []
   const instruments: ActorInstrument[] = []
@@ -111,6 +114,7 @@ export function createInstrumentActors(o: {
         deps: instrumentDeps(o.settings, r.strategy, {
           clock: o.venueClock,
           logger: o.logger.child({ instrument: inst.symbol, strategy: r.strategy.name }),
+          repeated: o.repeated,
         }),
       },
     })

@@ -7,7 +7,13 @@
  *                        gap (sequence gap, reconnect, or the stream coming back) has completed
  *
  * So polling resumes the moment a channel goes stale or down (the gate triggers the poller), and
- * after a gap one REST read resyncs the input before the poller stands down again. A poller that
+ * after the stream comes back one REST read resyncs the input before the poller stands down again.
+ *
+ * A sequence gap while the stream serves the input asks for one REST read (a resync) but does not
+ * hand the input back to polling: the stream's next push is as current as a poll. Gaps while that
+ * read is wanted are the same resync, and a resync triggers the poller at most once per
+ * `minResyncMs` (otherwise it waits for the poller's next cycle): a venue that gaps every push costs
+ * at most what polling costs, never a stream ↔ poll flip per push. A poller that
  * stands down keeps cycling (and beating the watchdog) without reading, so `/livez` still tells a
  * wedged loop from an idle one. Pure state on an injected clock; no I/O.
  */
@@ -31,6 +37,8 @@ export interface InputGateView {
   standDowns: number
   /** Gaps (sequence gaps, reconnects, returns) that asked for a REST resync. */
   resyncs: number
+  /** Sequence gaps folded into a resync already asked for. */
+  gapsCoalesced: number
 }
 
 export interface InputGate {
@@ -75,6 +83,9 @@ interface GateState {
   resyncs: number
   /** A one-off read was asked for. */
   wanted: boolean
+  gapsCoalesced: number
+  /** When a gap last triggered the poller (-∞: never). */
+  lastResyncTrigger: number
   listeners: Set<() => void>
 }
 
@@ -86,7 +97,10 @@ export function createInputGates(o: {
   clock: Pick<Clock, 'now'>
   enabled: boolean
   inputs?: readonly StreamInput[] | undefined
+  /** Fewest ms between two resyncs a gap triggers at once (default 5 s; between them the poller's own cycle reads). */
+  minResyncMs?: number | undefined
 }): InputGates {
+  const minResyncMs = o.minResyncMs ?? 5_000
   const inputs = STREAM_INPUTS.filter((i) => o.inputs === undefined || o.inputs.includes(i))
   const fresh = (): GateState => ({
     healthy: false,
@@ -98,6 +112,8 @@ export function createInputGates(o: {
     standDowns: 0,
     resyncs: 0,
     wanted: false,
+    gapsCoalesced: 0,
+    lastResyncTrigger: Number.NEGATIVE_INFINITY,
     listeners: new Set(),
   })
   const states: Record<StreamInput, GateState> = {
@@ -128,6 +144,23 @@ export function createInputGates(o: {
     s.gen++
     s.resyncs++
     settle(name, s)
+    resume(s)
+  }
+  /** A sequence gap: one resync read, the source unchanged (see the header). */
+  const sequenceGap = (name: StreamInput, s: GateState): void => {
+    if (s.source !== 'stream') {
+      gap(name, s)
+      return
+    }
+    if (s.wanted) {
+      s.gapsCoalesced++
+      return
+    }
+    s.wanted = true
+    s.resyncs++
+    const now = o.clock.now()
+    if (now - s.lastResyncTrigger < minResyncMs) return
+    s.lastResyncTrigger = now
     resume(s)
   }
 
@@ -169,17 +202,18 @@ export function createInputGates(o: {
       }
     },
     gap(name) {
-      if (o.enabled) gap(name, stateOf(name))
+      if (o.enabled) sequenceGap(name, stateOf(name))
     },
     snapshot() {
       const view = (s: GateState): InputGateView => ({
         source: s.source,
         streamHealthy: s.healthy,
-        synced: s.syncedGen === s.gen,
+        synced: s.syncedGen === s.gen && !s.wanted,
         since: s.since,
         resumes: s.resumes,
         standDowns: s.standDowns,
         resyncs: s.resyncs,
+        gapsCoalesced: s.gapsCoalesced,
       })
       return Object.fromEntries(inputs.map((name) => [name, view(states[name])]))
     },

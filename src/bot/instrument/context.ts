@@ -2,8 +2,10 @@
  * The instrument actor's data: its dependencies, context, events and emitted events, the initial
  * context, and the pure reads of it (risk assessment, the strategy's snapshot).
  */
+
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
+import type { RateLimitedLog } from '../../logging/rateLimitedLog.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type {
   OptionalInput,
@@ -34,6 +36,8 @@ export interface PriceGuardSettings {
   maxIndexJump: string
   /** Bad observations in a row (strategy errors, plans with dropped quotes, rejected indices) that degrade. */
   degradeAfter: number
+  /** The strategy's position cap, which the size guard holds the resting orders to (absent: none). */
+  positionCap?: string | undefined
 }
 
 export interface InstrumentDeps {
@@ -66,6 +70,8 @@ export interface InstrumentDeps {
   /** While the strategy fails, orders this old (since their last update) are cancelled; ≤ 0 never. */
   maxOrderAgeMs: number
   guard: PriceGuardSettings
+  /** Where the lines that repeat under a hostile venue go (one per kind per interval); absent: the logger. */
+  repeated?: Pick<RateLimitedLog, 'log'> | undefined
 }
 
 export interface InstrumentInput {

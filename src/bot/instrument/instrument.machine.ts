@@ -72,6 +72,7 @@ export function applyOutcome(
   const rejected: string[] = []
   const domain: string[] = []
   let accepted = 0
+  const creates = { tried: 0, accepted: 0, domain: [] as string[] }
   const reject = (what: string, r: { error: string; request?: boolean | undefined }): void => {
     rejected.push(`${what}: ${r.error}`)
     if (r.request !== true) domain.push(r.error)
@@ -118,9 +119,11 @@ export function applyOutcome(
   })
   plan.create.forEach((c, i) => {
     const r = outcome.create[i]
+    creates.tried++
     if (!r || r.status === 'unknown') unknown++
     else if (r.status === 'ok' && r.oid !== undefined) {
       accepted++
+      creates.accepted++
       byOid.set(r.oid, {
         oid: r.oid,
         iid: instrumentId,
@@ -137,7 +140,10 @@ export function applyOutcome(
         uts: now,
         status: 'open',
       })
-    } else if (r.status === 'err') reject(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}`, r)
+    } else if (r.status === 'err') {
+      reject(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}`, r)
+      if (r.request !== true) creates.domain.push(r.error)
+    }
   })
   plan.cancel.forEach((oid, i) => {
     const r = outcome.cancel[i]
@@ -150,7 +156,7 @@ export function applyOutcome(
       else reject(`cancel ${oid}`, r)
     }
   })
-  return { orders: [...byOid.values()], rejected, domain, accepted, gone, unknown }
+  return { orders: [...byOid.values()], rejected, domain, accepted, gone, unknown, creates }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -202,7 +208,17 @@ const toEmitted = (ctx: InstrumentContext, c: HealthChange): InstrumentEmitted =
 }
 
 const writeLogs = (ctx: InstrumentContext, logs: readonly LogEntry[]) => (): void => {
-  for (const l of logs) ctx.deps.logger[l.level](l.fields, l.msg)
+  const repeated = ctx.deps.repeated
+  for (const l of logs) {
+    if (l.kind !== undefined && repeated !== undefined)
+      repeated.log(
+        l.level,
+        `${l.kind} ${ctx.instrument.symbol}`,
+        { instrument: ctx.instrument.symbol, ...l.fields },
+        l.msg,
+      )
+    else ctx.deps.logger[l.level](l.fields, l.msg)
+  }
 }
 
 export const instrumentMachine = setup({

@@ -21,6 +21,8 @@ export interface LogEntry {
   level: 'debug' | 'info' | 'warn' | 'error'
   fields: Record<string, unknown>
   msg: string
+  /** A line that repeats under a hostile venue: one per kind per interval (the bot's rate-limited log). */
+  kind?: string | undefined
 }
 
 export interface Step {
@@ -96,9 +98,17 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
   const changes: HealthChange[] = []
   const recovered = observe(ctx.health, 'strategy', undefined, now, after)
   if (recovered.change) changes.push(recovered.change)
-  const { plan, dropped } = guardPlan(raw, ctx.index?.price, ctx.instrument.priceBounds)
+  // Prices and sizes, the last check before the gateway signs (priceGuard.ts).
+  const { plan, dropped } = guardPlan(raw, ctx.index?.price, ctx.instrument.priceBounds, {
+    limits: ctx.instrument,
+    positionCap: ctx.deps.guard.positionCap,
+    position: ctx.position?.size,
+    live: ctx.openOrders,
+  })
   const droppedReason =
-    dropped.length === 0 ? undefined : `${dropped.length} quote(s) outside the price bounds: ${dropped[0]}`
+    dropped.length === 0
+      ? undefined
+      : `${dropped.length} quote(s) dropped by the price and size guard: ${dropped[0]}`
   const quotes = observe(recovered.health, 'quotes', droppedReason, now, after)
   if (quotes.change) changes.push(quotes.change)
   const logs: LogEntry[] =
@@ -109,6 +119,7 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
             level: levelFor(ctx.health, 'quotes', 'warn'),
             fields: { dropped },
             msg: `price guard dropped ${dropped.length} quote(s): ${dropped.join('; ')}`,
+            kind: 'guard dropped',
           },
         ]
   const stats = {
@@ -167,6 +178,7 @@ function strategyFailed(ctx: InstrumentContext, now: number, err: unknown): Step
           maxAge > 0
             ? `strategy failed; keeping orders younger than ${maxAge} ms`
             : 'strategy failed; keeping current orders',
+        kind: 'strategy failed',
       },
     ],
     changes: obs.change ? [obs.change] : NONE,
@@ -340,6 +352,7 @@ export function indexStep(
         level: levelFor(ctx.health, 'index', 'warn'),
         fields: { reason: verdict.reason },
         msg: `index update dropped: ${verdict.reason}`,
+        kind: 'index dropped',
       },
     ],
     changes,
@@ -362,15 +375,22 @@ export interface AppliedPlan {
   accepted: number
   gone: number[]
   unknown: number
+  /** The plan's creates: how many went, how many the venue accepted, and its domain codes for the rest. */
+  creates?: { tried: number; accepted: number; domain: string[] } | undefined
 }
 
 /** Longest pause after rejected plans. */
 export const MAX_REJECT_BACKOFF_MS = 30_000
+/**
+ * Longest pause while the venue rejects every create (after a liquidation: insufficient margin on
+ * each, however its cancels fare): doomed orders are not worth a try every 30 s.
+ */
+export const MAX_CREATE_REJECT_BACKOFF_MS = 300_000
 
 /** The pause after the `streak`-th rejected plan in a row: `baseMs · 2^(streak − 1)`, capped; 0 for none. */
-export function rejectBackoff(baseMs: number, streak: number): number {
+export function rejectBackoff(baseMs: number, streak: number, maxMs = MAX_REJECT_BACKOFF_MS): number {
   if (streak <= 0) return 0
-  return Math.min(MAX_REJECT_BACKOFF_MS, baseMs * 2 ** Math.min(streak - 1, 30))
+  return Math.min(maxMs, baseMs * 2 ** Math.min(streak - 1, 30))
 }
 
 /** `insufficient_margin ×3, price_outside_bounds` for the alert and status. */
@@ -392,6 +412,7 @@ export function resultsStep(ctx: InstrumentContext, r: AppliedPlan, now: number)
     level: quietNow ? 'debug' : 'warn',
     fields: { rejection: msg },
     msg: `order rejected: ${msg}`,
+    kind: 'order rejected',
   }))
   if (r.gone.length > 0) {
     logs.push({
@@ -402,18 +423,29 @@ export function resultsStep(ctx: InstrumentContext, r: AppliedPlan, now: number)
   }
   const rejectedNow = r.rejected.length > 0
   const streak = rejectedNow ? ctx.rejectStreak + 1 : 0
-  const pause = rejectBackoff(ctx.deps.rejectBackoffMs, streak)
+  // Every create refused on the venue's rules (cancels may still go through): the doomed creates back
+  // off longer, and the episode opens whatever else was accepted.
+  const c = r.creates
+  const createsRefused = c !== undefined && c.tried > 0 && c.accepted === 0 && c.domain.length > 0
+  const pause = rejectBackoff(
+    ctx.deps.rejectBackoffMs,
+    streak,
+    createsRefused ? MAX_CREATE_REJECT_BACKOFF_MS : MAX_REJECT_BACKOFF_MS,
+  )
   if (rejectedNow) {
     logs.push({
       level: quietNow ? 'debug' : 'info',
       fields: { backoffMs: pause, streak },
       msg: `backing off ${pause} ms after ${streak} rejected plan(s) in a row`,
+      kind: 'reject backoff',
     })
   }
   const bad =
     r.accepted === 0 && r.domain.length > 0
       ? `the venue rejected every order of the plan: ${summarize(r.domain)}`
-      : undefined
+      : createsRefused
+        ? `the venue rejected every create of the plan: ${summarize(c.domain)}; backing off ${Math.round(pause / 1000)} s`
+        : undefined
   const obs =
     r.accepted > 0 || bad !== undefined
       ? observe(ctx.health, 'rejections', bad, now, ctx.deps.guard.degradeAfter)

@@ -9,12 +9,19 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
-import { type BreakerState, createWeightLimiter, type WeightLimiter } from './weightLimiter.ts'
+import {
+  type BreakerState,
+  createWeightLimiter,
+  type LimiterPause,
+  type WeightLimiter,
+} from './weightLimiter.ts'
 
 export interface BotLimiter {
   readonly limiter: WeightLimiter
   /** Breaker transitions (open / half-open / closed). */
   readonly breaker: Signal<BreakerState>
+  /** Long or clamped pauses (the dead-man switch watches those that hold risk work). */
+  readonly pauses: Signal<LimiterPause>
   /** 429s (rate refusals) seen within `windowMs` before now. */
   rateLimitCount(): number
   /** Requests refused at the venue's open-order cap within the same window. */
@@ -37,6 +44,7 @@ export function createBotLimiter(o: {
 }): BotLimiter {
   const { settings, clock } = o
   const breaker = createSignal<BreakerState>()
+  const pauses = createSignal<LimiterPause>()
   const limiter = createWeightLimiter({
     requestBudget: settings.limiter.requestBudgetPerMinute,
     actionBudget: settings.limiter.actionBudgetPerMinute,
@@ -51,14 +59,16 @@ export function createBotLimiter(o: {
     random: o.random,
     onRateLimited: (error) => o.metrics?.recordRateLimited(error.code),
     // A long pause (or a clamped Retry-After) is worth a person's attention: nothing trades meanwhile.
-    onPause: (p) =>
+    onPause: (p) => {
+      pauses.emit(p)
       o.alerts.send({
         key: `rate-limit-pause:${p.scope}`,
         severity: 'warning',
         title: `Requests paused for ${Math.round(p.durationMs / 1000)} s after a rate limit`,
         message: `${p.cause}${p.clampedRetryAfterMs === undefined ? '' : `; Retry-After ${p.clampedRetryAfterMs} ms clamped`}${p.holdsRisk ? '; cancels held too' : ''}`,
         at: clock.now(),
-      }),
+      })
+    },
     onBreaker: (state, reason) => {
       o.logger.warn({ breaker: state, reason }, `rate-limit breaker ${state}: ${reason}`)
       o.alerts.send({
@@ -82,7 +92,7 @@ export function createBotLimiter(o: {
     settings.monitor.rateLimitWindowMs,
     () => limiter.state().openOrdersLimited,
   )
-  return { limiter, breaker, rateLimitCount: window, openOrderCapCount: capWindow }
+  return { limiter, breaker, pauses, rateLimitCount: window, openOrderCapCount: capWindow }
 }
 
 /**

@@ -16,7 +16,10 @@
  * A 429 pauses the budget it names (`action_rate_limited` → action weight only, so cancels still go;
  * anything else → request weight) for at least its Retry-After (clamped to `maxRetryAfterMs`),
  * doubling with jitter on repeated 429s. Risk work is held only by a 429 on risk work itself (the
- * venue refusing cancels); a pause caused by reads or quotes, and the breaker, never hold it.
+ * venue refusing cancels), and then only for the venue's own Retry-After (clamped; the base pause
+ * without one), never for our doubled back-off; a pause caused by reads or quotes, and the breaker,
+ * never hold it. Exit jobs (the stop sequence's cancel-all and dead-man clear) are held by nothing:
+ * no pause, breaker, budget or even the limiter's stop; a 429 on one is its caller's to honour.
  * `breakerThreshold` 429s within `breakerWindowMs` open the breaker, which holds quotes for a
  * cool-down (see rateLimitBreaker.ts).
  */
@@ -89,6 +92,8 @@ export interface LimiterPause {
   scope: PauseScope
   /** Whether risk work is held too (only after a 429 on risk work). */
   holdsRisk: boolean
+  /** When the hold on risk work ends (clock ms), when it holds risk: the venue's Retry-After only. */
+  riskUntil: number | undefined
   durationMs: number
   until: number
   /** What caused it, e.g. `ip_rate_limited on /v1/info/index`. */
@@ -105,7 +110,8 @@ export interface WeightJob {
   instrumentId?: number | undefined
   /** Order filter, for order-history reads. */
   orderId?: number | undefined
-  priority: JobPriority
+  /** `exit`: the stop sequence's own commands, sent at once (see the header). */
+  priority: JobPriority | 'exit'
   /** Aborting it while the job waits removes it from the queue (`LimiterAbortedError`). */
   signal?: AbortSignal | undefined
 }
@@ -119,6 +125,8 @@ export interface WeightLimiterState {
   running: number
   /** Jobs started since creation. */
   started: Record<JobPriority, number>
+  /** Exit jobs sent (held by nothing). */
+  exitSent: number
   /** Jobs rejected at once because they could never fit. */
   rejectedTooHeavy: number
   /** 429s seen (`open_orders_limit` counted apart: it is a capacity cap, not a rate). */
@@ -200,7 +208,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
   const seen = new WeakSet<RateLimitError>()
   const queued: Record<JobPriority, number> = { risk: 0, read: 0, quote: 0 }
   const started: Record<JobPriority, number> = { risk: 0, read: 0, quote: 0 }
-  const counters = { running: 0, rejectedTooHeavy: 0, rateLimited: 0, openOrdersLimited: 0 }
+  const counters = { running: 0, rejectedTooHeavy: 0, rateLimited: 0, openOrdersLimited: 0, exitSent: 0 }
   let stopped = false
 
   const quiet =
@@ -232,7 +240,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
   function weightsOf(job: WeightJob): { request: number; action: number } {
     const table = PERPS_WEIGHTS[job.endpoint]
     if (table === undefined) throw new InputValidationError(`unknown perps endpoint ${String(job.endpoint)}`)
-    if (!PRIORITIES.includes(job.priority)) {
+    if (job.priority !== 'exit' && !PRIORITIES.includes(job.priority)) {
       throw new InputValidationError(`unknown job priority ${String(job.priority)}`)
     }
     if (job.n !== undefined && !(Number.isInteger(job.n) && job.n >= 0)) {
@@ -245,7 +253,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     return { request: table.request(input), action: table.action(input) }
   }
 
-  function guard(job: WeightJob, w: { request: number; action: number }): void {
+  function guard(job: WeightJob & { priority: JobPriority }, w: { request: number; action: number }): void {
     for (const scope of scopes) {
       const max = budgets[scope].maxWeight(job.priority)
       if (w[scope] > max) {
@@ -262,7 +270,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
   }
 
   async function admit(
-    job: WeightJob,
+    job: WeightJob & { priority: JobPriority },
     w: { request: number; action: number },
     signal: AbortSignal | undefined,
   ): Promise<Admission[]> {
@@ -340,16 +348,21 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     )
     const scope: PauseScope = err.code === 'action_rate_limited' ? 'action' : 'request'
     const until = clock.now() + ms
-    // Risk work is held only when the venue refused risk work itself.
+    // Risk work is held only when the venue refused risk work itself, and only for the venue's own
+    // Retry-After: never behind our doubled back-off (a halt's cancels must not wait 60 s for it).
     const holdsRisk = pauseClassOf(priority) === 'risk'
+    const riskUntil = holdsRisk
+      ? clock.now() + Math.min(MAX_TIMER_MS, s.maxRetryAfterMs, err.retryAfterMs ?? s.backoffBaseMs)
+      : undefined
     pause(scope, 'other', until)
-    if (holdsRisk) pause(scope, 'risk', until)
+    if (riskUntil !== undefined) pause(scope, 'risk', riskUntil)
     const clamped =
       err.retryAfterMs !== undefined && err.retryAfterMs > s.maxRetryAfterMs ? err.retryAfterMs : undefined
     if (ms >= s.longPauseMs || clamped !== undefined) {
       reportPause({
         scope,
         holdsRisk,
+        riskUntil,
         durationMs: ms,
         until,
         cause: `${err.code} on ${err.path}`,
@@ -358,20 +371,42 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     }
   }
 
+  /** An exit job: sent now, whatever pauses, the breaker, the budgets or a stop say. */
+  async function runExit<T>(job: WeightJob, fn: () => Promise<T>): Promise<T> {
+    weightsOf(job)
+    if (job.signal?.aborted) throw new LimiterAbortedError('admission', { cause: job.signal.reason })
+    counters.exitSent += 1
+    counters.running += 1
+    try {
+      return await fn()
+    } catch (e) {
+      // Counted and reported, but no pause: the stop sequence honours the venue's Retry-After itself.
+      if (e instanceof RateLimitError && !seen.has(e)) {
+        seen.add(e)
+        report429(e)
+      }
+      throw e
+    } finally {
+      counters.running -= 1
+    }
+  }
+
   async function schedule<T>(job: WeightJob, fn: () => Promise<T>): Promise<T> {
+    if (job.priority === 'exit') return runExit(job, fn)
     if (stopped) throw new StoppedError('limiter')
     const { signal } = job
     if (signal?.aborted) throw new LimiterAbortedError('admission', { cause: signal.reason })
+    const priority = job.priority
     const w = weightsOf(job)
-    guard(job, w)
-    queued[job.priority] += 1
+    guard({ ...job, priority }, w)
+    queued[priority] += 1
     let taken: Admission[]
     try {
-      taken = await admit(job, w, signal)
+      taken = await admit({ ...job, priority }, w, signal)
     } finally {
-      queued[job.priority] -= 1
+      queued[priority] -= 1
     }
-    started[job.priority] += 1
+    started[priority] += 1
     counters.running += 1
     try {
       const result = await fn()
@@ -379,7 +414,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
       breaker.recordSuccess()
       return result
     } catch (e) {
-      if (e instanceof RateLimitError) onRateLimited(e, job.priority)
+      if (e instanceof RateLimitError) onRateLimited(e, priority)
       throw e
     } finally {
       counters.running -= 1
@@ -414,6 +449,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
       queued: { ...queued },
       running: counters.running,
       started: { ...started },
+      exitSent: counters.exitSent,
       rejectedTooHeavy: counters.rejectedTooHeavy,
       rateLimited: counters.rateLimited,
       openOrdersLimited: counters.openOrdersLimited,

@@ -154,6 +154,9 @@ export function buildStatus(s: StatusInputs): BotStatus {
       backoffUntil: l.pausedUntil.request ?? l.pausedUntil.action,
       details: {
         breaker: l.breaker,
+        // Risk work is held only by a 429 on risk work, for the venue's Retry-After.
+        riskPausedUntil: l.riskPausedUntil.request ?? l.riskPausedUntil.action,
+        exitSent: l.exitSent,
         rateLimited: l.rateLimited,
         openOrdersLimited: l.openOrdersLimited,
         queued: l.queued,

@@ -3,12 +3,18 @@
  * every `refreshMs` (risk priority, so quoting never starves it); if the process dies, the venue
  * cancels every open order at the deadline. A clean stop clears it after the exit policy. Repeated
  * failures to arm raise one warning per episode (the bot keeps trading: the switch is a backstop).
+ *
+ * A rate-limit pause that holds risk work past the deadline (the venue's Retry-After on our refresh)
+ * means the venue will cancel everything while the actors still believe they quote: it raises an alert
+ * at once, drops the refresh waiting behind the pause (its deadline would be stale when sent), re-arms
+ * first thing when the pause ends, and then re-reads the open orders so the actors learn what is gone.
  */
 import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { LimiterPause } from '../limiter/weightLimiter.ts'
 import { type Poller, startPoller } from '../shared/poller.ts'
 
 export interface DeadManSwitch {
@@ -36,11 +42,19 @@ export function startDeadManSwitch(o: {
   refreshMs: number
   logger: Logger
   alerts: AlertSink
+  /** The limiter's long pauses (a pause holding risk work past the deadline is the case above). */
+  pauses?: { subscribe(listener: (pause: LimiterPause) => void): () => void } | undefined
+  /** Re-read after the switch lapsed during a pause (the venue cancelled every order). */
+  openOrders?: { reconcile(): Promise<void> } | undefined
 }): DeadManSwitch {
   let deadline: number | undefined
   let failures = 0
   let alerted = false
   const waiting = new Set<() => void>()
+  /** Aborts the refresh waiting behind a pause that outlasts the deadline. */
+  let current: AbortController | undefined
+  /** A pause outlasting the deadline: the re-arm after it is due (timer) and the lapse to report. */
+  let lapse: { timer: unknown; pauseEnds: number } | undefined
   const poller: Poller = startPoller({
     name: 'dead-man-switch',
     clock: o.clock,
@@ -48,12 +62,37 @@ export function startDeadManSwitch(o: {
     // Retry soon after a failure: the deadline is only `deadlineMs` away.
     maxBackoffMs: o.refreshMs,
     run: async (signal) => {
+      // Behind a pause that outlasts the deadline a refresh would only queue with a stale deadline:
+      // the timer at the pause's end sends a fresh one.
+      if (lapse !== undefined) return
       const time = Math.floor(o.venueClock.now() + o.deadlineMs)
-      const ack = await o.perps.setAutoCancel({ time }, { signal, priority: 'risk' })
+      const run = new AbortController()
+      current = run
+      const ack = await o.perps.setAutoCancel(
+        { time },
+        { signal: AbortSignal.any([signal, run.signal]), priority: 'risk' },
+      )
       const first = deadline === undefined
+      const lapsedBefore = deadline !== undefined && o.venueClock.now() > deadline
       deadline = ack.deadline ?? time
       failures = 0
       for (const wake of waiting) wake()
+      if (lapsedBefore) {
+        o.logger.warn(
+          { deadline },
+          'dead-man switch re-armed after a pause that outlasted it: the venue has cancelled our orders; re-reading them',
+        )
+        o.alerts.send({
+          key: 'dead-man-lapse',
+          severity: 'warning',
+          title: 'Dead-man switch re-armed after it lapsed',
+          message:
+            'the venue cancelled every open order during the pause; the bot re-reads them and quotes again',
+          at: o.clock.now(),
+          resolved: true,
+        })
+        void o.openOrders?.reconcile().catch(() => undefined)
+      }
       if (first)
         o.logger.info(
           { deadline },
@@ -86,6 +125,30 @@ export function startDeadManSwitch(o: {
       }
     },
   })
+  const unsubscribe = o.pauses?.subscribe((p) => {
+    if (!p.holdsRisk || p.riskUntil === undefined || deadline === undefined) return
+    const pauseMs = p.riskUntil - o.clock.now()
+    const leftMs = deadline - o.venueClock.now()
+    if (pauseMs <= leftMs) return
+    o.alerts.send({
+      key: 'dead-man-lapse',
+      severity: 'warning',
+      title: 'Rate-limit pause outlasts the dead-man switch',
+      message: `risk work is paused ${Math.round(pauseMs / 1000)} s (${p.cause}) and the switch fires in ${Math.max(0, Math.round(leftMs / 1000))} s: the venue will cancel every open order; re-arming when the pause ends`,
+      at: o.clock.now(),
+    })
+    // The refresh waiting behind the pause carries a deadline that will be stale; send a fresh one
+    // the moment the pause ends.
+    current?.abort(new Error('dead-man refresh superseded: re-armed after the pause'))
+    if (lapse !== undefined) o.clock.clearTimeout(lapse.timer)
+    lapse = {
+      pauseEnds: p.riskUntil,
+      timer: o.clock.setTimeout(() => {
+        lapse = undefined
+        poller.trigger()
+      }, pauseMs),
+    }
+  })
   return {
     state: () => ({ armed: deadline !== undefined && failures < ALERT_AFTER, deadline, failures }),
     whenArmed(timeoutMs) {
@@ -102,10 +165,14 @@ export function startDeadManSwitch(o: {
       })
     },
     async stop(clear) {
+      unsubscribe?.()
+      if (lapse !== undefined) o.clock.clearTimeout(lapse.timer)
+      lapse = undefined
       await poller.stop()
       if (!clear || deadline === undefined) return
       try {
-        await o.perps.setAutoCancel({ time: 0 }, { priority: 'risk' })
+        // Part of the exit: held by nothing local (the limiter has dropped its queue by now).
+        await o.perps.setAutoCancel({ time: 0 }, { priority: 'exit', localClockIfUntrusted: true })
         deadline = undefined
         o.logger.info('dead-man switch cleared')
       } catch (e) {
@@ -127,6 +194,8 @@ export async function armDeadManSwitch(o: {
   venueClock: Pick<Clock, 'now'>
   logger: Logger
   alerts: AlertSink
+  pauses?: { subscribe(listener: (pause: LimiterPause) => void): () => void } | undefined
+  openOrders?: { reconcile(): Promise<void> } | undefined
 }): Promise<DeadManSwitch | undefined> {
   const settings = o.settings.ops.deadManSwitch
   if (!settings.enabled) return undefined

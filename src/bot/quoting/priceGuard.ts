@@ -17,6 +17,13 @@
  * longer wants it where it rests, and it may not go where it asked). Cancels always pass. With no
  * reference every create and modify is dropped; bounds of 0 (unknown) leave prices unbounded except for
  * being positive.
+ *
+ * Sizes, in the same pass when `sizes` is given (issue 24): each create and modify must pass the
+ * venue's size rules (`orderSizeProblem`: quantity at the instrument's decimals, below 10^15
+ * contracts, minimum notional, maximum limit or market notional), dropped or cancelled like a price
+ * outside the band; then the orders resting after the plan, all filled, may not take the position past
+ * the strategy's cap (`capExcess`): creates on the offending side are dropped from the last, then its
+ * modifies are cancelled, until it fits. So a 44-digit size never reaches the signer.
  */
 import {
   addDecimal,
@@ -28,6 +35,13 @@ import {
   pow10,
   subDecimal,
 } from '../../decimal.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
+import {
+  capExcess,
+  type OrderSizeLimits,
+  orderSizeProblem,
+  type SizedOrder,
+} from '../../strategy/orderSize.ts'
 import type { OrderPlan } from './orderPlan.ts'
 
 /** An index with more integer digits than this (≥ 10^15) is a fault, not a price. */
@@ -144,6 +158,17 @@ export function priceBand(reference: string, priceBounds: string): PriceBand | u
   return { low, high }
 }
 
+/** What the size rules need: the instrument's limits, and for the cap the position and live orders. */
+export interface SizeGuard {
+  readonly limits: OrderSizeLimits
+  /** The strategy's position cap (absent: no cap check). */
+  readonly positionCap?: string | undefined
+  /** Signed position size, decimal string (absent: flat). */
+  readonly position?: string | undefined
+  /** The orders resting now (the plan's modifies and cancels refer to them). */
+  readonly live: readonly Order[]
+}
+
 export interface GuardResult {
   plan: OrderPlan
   /** One reason per dropped create or modify (empty when everything passed). */
@@ -186,35 +211,94 @@ function priceProblem(
 }
 
 /**
- * Drops creates and modifies priced outside the band around `reference` (see the header). Returns the
- * same plan object when nothing was dropped (the hot path allocates nothing but the check).
+ * Drops creates and modifies priced outside the band around `reference` and, with `sizes`, those
+ * whose size breaks the venue's rules or the position cap (see the header). Returns the same plan
+ * object when nothing was dropped (the hot path allocates nothing but the checks).
  */
-export function guardPlan(plan: OrderPlan, reference: string | undefined, priceBounds: string): GuardResult {
+export function guardPlan(
+  plan: OrderPlan,
+  reference: string | undefined,
+  priceBounds: string,
+  sizes?: SizeGuard | undefined,
+): GuardResult {
   if (plan.create.length + plan.modify.length === 0) return { plan, dropped: [] }
   const band = reference === undefined ? undefined : fixedBand(reference, priceBounds)
   const shown = (): PriceBand | undefined =>
     reference === undefined ? undefined : priceBand(reference, priceBounds)
-  const problem = (p: string | undefined): string | undefined =>
-    reference === undefined ? 'no index to check the price against' : priceProblem(p, band, shown)
+  const roOf = (oid: number): boolean => sizes?.live.find((o) => o.oid === oid)?.ro ?? false
+  const problem = (p: string | undefined, qty: string, ro: boolean): string | undefined =>
+    reference === undefined
+      ? 'no index to check the price against'
+      : (priceProblem(p, band, shown) ??
+        (sizes === undefined ? undefined : orderSizeProblem(qty, p, reference, sizes.limits, ro)))
+  const capped = sizes?.positionCap
   if (
-    plan.create.every((c) => problem(c.p) === undefined) &&
-    plan.modify.every((m) => problem(m.p) === undefined)
+    plan.create.every((c) => problem(c.p, c.qty, c.ro === true) === undefined) &&
+    plan.modify.every((m) => problem(m.p, m.qty, roOf(m.oid)) === undefined) &&
+    (sizes === undefined || capped === undefined || !overCap(plan, sizes, capped))
   )
     return { plan, dropped: [] }
   const dropped: string[] = []
   const create = plan.create.filter((c) => {
-    const why = problem(c.p)
-    if (why !== undefined) dropped.push(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p ?? '?'}: ${why}`)
+    const why = problem(c.p, c.qty, c.ro === true)
+    if (why !== undefined)
+      dropped.push(`create ${c.buy ? 'buy' : 'sell'} ${show(c.qty)}@${c.p ?? '?'}: ${why}`)
     return why === undefined
   })
   const cancel = [...plan.cancel]
   const modify = plan.modify.filter((m) => {
-    const why = problem(m.p)
+    const why = problem(m.p, m.qty, roOf(m.oid))
     if (why !== undefined) {
-      dropped.push(`modify ${m.oid} to ${m.qty}@${m.p}: ${why} (cancelled instead)`)
+      dropped.push(`modify ${m.oid} to ${show(m.qty)}@${m.p}: ${why} (cancelled instead)`)
       if (!cancel.includes(m.oid)) cancel.push(m.oid)
     }
     return why === undefined
   })
-  return { plan: { ...plan, modify, create, cancel }, dropped }
+  const guarded = { ...plan, modify, create, cancel }
+  if (sizes !== undefined && capped !== undefined) trimToCap(guarded, sizes, capped, dropped)
+  return { plan: guarded, dropped }
+}
+
+/** The orders resting once `plan` is applied: live ones not cancelled (modified at their new size), plus creates. */
+function restingAfter(plan: OrderPlan, live: readonly Order[]): SizedOrder[] {
+  const modified = new Map(plan.modify.map((m) => [m.oid, m.qty]))
+  const out: SizedOrder[] = []
+  for (const o of live) {
+    if (plan.cancel.includes(o.oid)) continue
+    out.push({ buy: o.buy, qty: modified.get(o.oid) ?? o.rest })
+  }
+  for (const c of plan.create) out.push({ buy: c.buy, qty: c.qty })
+  return out
+}
+
+function overCap(plan: OrderPlan, sizes: SizeGuard, cap: string): boolean {
+  const x = capExcess(sizes.position, cap, restingAfter(plan, sizes.live))
+  return x.buys || x.sells
+}
+
+/** Drops creates (last first), then cancels modifies, on a side past the cap, until it fits. */
+function trimToCap(plan: OrderPlan, sizes: SizeGuard, cap: string, dropped: string[]): void {
+  for (const buy of [true, false]) {
+    const over = (): boolean => {
+      const x = capExcess(sizes.position, cap, restingAfter(plan, sizes.live))
+      return buy ? x.buys : x.sells
+    }
+    const side = buy ? 'buy' : 'sell'
+    for (let i = plan.create.length - 1; i >= 0 && over(); i--) {
+      const c = plan.create[i]
+      if (c === undefined || c.buy !== buy) continue
+      plan.create.splice(i, 1)
+      dropped.push(`create ${side} ${show(c.qty)}@${c.p ?? '?'}: would take the position past the cap ${cap}`)
+    }
+    for (let i = plan.modify.length - 1; i >= 0 && over(); i--) {
+      const m = plan.modify[i]
+      const o = m === undefined ? undefined : sizes.live.find((x) => x.oid === m.oid)
+      if (m === undefined || o === undefined || o.buy !== buy) continue
+      plan.modify.splice(i, 1)
+      if (!plan.cancel.includes(m.oid)) plan.cancel.push(m.oid)
+      dropped.push(
+        `modify ${m.oid} to ${show(m.qty)}@${m.p}: would take the position past the cap ${cap} (cancelled instead)`,
+      )
+    }
+  }
 }

@@ -1,16 +1,28 @@
 /**
  * The bot's stop sequence, in the order that leaves the fewest orders behind: stop the inputs, stop
- * planning, finish (or abandon after a bound) the in-flight batch, apply the exit policy, then release
- * the limiter, deliver queued alerts and close servers and connections.
+ * planning, drop every job still waiting in the limiter (nothing new goes out but the exit's own
+ * commands), finish (or abandon after a bound) the in-flight batch, apply the exit policy, then
+ * deliver queued alerts and close servers and connections.
+ *
+ * The exit policy's cancel-all is held by nothing local (issue 24): it goes at the `exit` priority,
+ * which no pause, breaker or budget of ours holds, signed with the local clock if the venue's clock is
+ * refused (the report says so). A 429 answered to it is the venue's word: it goes again after the
+ * venue's Retry-After, capped by what is left of the budget.
  */
 import { type Clock, sleep } from '../../clock.ts'
 import { describeError, RateLimitError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 
 export interface StopReport {
   /** The exit policy was cancel-all and it failed or timed out: orders may remain on the book. */
   cancelAllFailed: boolean
+  /**
+   * The clock the exit's cancel-all was signed with: `local` when the venue's clock was refused (its
+   * time endpoint beyond `perps.maxClockSkewMs`), so the command carries our own time.
+   */
+  exitClock: 'venue' | 'local'
 }
 
 /** What must stop, in order. Each step is bounded; a failing step does not skip the later ones. */
@@ -19,10 +31,17 @@ export interface StopParts {
   inputs: readonly { stop(): Promise<void> }[]
   /** Tells every actor to stop planning. */
   stopPlanning(): void
+  /**
+   * Rejects every job waiting in the limiter (reads, quotes, risk work held by a pause or the breaker):
+   * nothing but the exit's own commands goes out from here on. Optional for callers without a limiter.
+   */
+  dropQueued?(): Promise<void>
   /** Flushes the batcher and waits for in-flight batches. */
   finishOrders(): Promise<void>
-  /** The exit policy's cancel-all (through the limiter, as risk work); `signal` aborts it at the bound. */
+  /** The exit policy's cancel-all at the `exit` priority (held by nothing local); `signal` aborts it. */
   cancelAll(signal: AbortSignal): Promise<void>
+  /** Which clock signs the exit's commands now (`local` while the venue's clock is refused). */
+  exitClock?(): 'venue' | 'local'
   /**
    * After the exit policy: stop refreshing the venue's dead-man switch, clearing it unless orders may
    * remain (then it stays armed and cancels them at its deadline).
@@ -48,23 +67,35 @@ export const STOP_STEP_MS = {
   inputs: 1_000,
   /** The in-flight batch (a quote held by the breaker is abandoned; the limiter's stop rejects it). */
   batch: 2_000,
-  /** cancel-all, at risk priority: only the venue's own Retry-After on cancels may delay it. */
+  /**
+   * cancel-all, held by nothing local; at least this, or what is left of `STOP_BUDGET_MS` after the
+   * steps before it and the tail after it (a Retry-After on it is honoured within that).
+   */
   cancelAll: 3_000,
   disarm: 500,
   alertFlush: 500,
   close: 500,
 } as const
 
-/** cancel-all attempts within its bound: a 429 means the venue did not act, so it may go again. */
-const CANCEL_ALL_ATTEMPTS = 3
+/** The whole stop sequence's budget (ops.shutdownTimeoutMs is 8 s by default). */
+export const STOP_BUDGET_MS = 7_500
+/** The steps after cancel-all, kept out of its share. */
+const TAIL_MS = STOP_STEP_MS.disarm + STOP_STEP_MS.alertFlush + STOP_STEP_MS.close
+/** A retry of cancel-all leaves this much of its bound for the answer. */
+const RETRY_MARGIN_MS = 300
+/** Without a Retry-After, the wait before cancel-all goes again. */
+const RETRY_WITHOUT_HEADER_MS = 500
 
 /**
- * cancel-all, again after a 429 (the limiter holds risk work for the venue's Retry-After, which is
- * the only wait the exit policy accepts), until `signal` aborts or the attempts are spent.
+ * cancel-all until it is accepted: after a 429 (the venue did not act) it goes again after the
+ * venue's Retry-After, capped so that the retry still fits before `deadline` (clock ms); any other
+ * error, or no time left for another try, ends it.
  */
 async function cancelAllHonouringRetryAfter(
   parts: StopParts,
   signal: AbortSignal,
+  clock: Clock,
+  deadline: number,
   log: Logger,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -72,11 +103,14 @@ async function cancelAllHonouringRetryAfter(
       await parts.cancelAll(signal)
       return
     } catch (e) {
-      if (!(e instanceof RateLimitError) || signal.aborted || attempt >= CANCEL_ALL_ATTEMPTS) throw e
+      const left = deadline - RETRY_MARGIN_MS - clock.now()
+      if (!(e instanceof RateLimitError) || signal.aborted || left <= 0) throw e
+      const waitMs = Math.min(e.retryAfterMs ?? RETRY_WITHOUT_HEADER_MS, left)
       log.warn(
-        { retryAfterMs: e.retryAfterMs ?? null, attempt },
-        'exit policy: the venue rate-limited cancel-all; trying again after its Retry-After',
+        { retryAfterMs: e.retryAfterMs ?? null, waitMs, attempt },
+        `exit policy: the venue rate-limited cancel-all; trying again in ${waitMs} ms (its Retry-After, capped by the stop budget)`,
       )
+      await sleep(clock, waitMs, signal)
     }
   }
 }
@@ -127,6 +161,10 @@ export interface StoppableBot {
   deadMan: { stop(clear: boolean): Promise<void> } | undefined
   limiter: { stop(): Promise<void> }
   alerts: { flush(timeoutMs: number): Promise<void> }
+  /** The exit's cancel-all goes straight to the client at the `exit` priority (held by nothing local). */
+  perps: Pick<PerpsClient, 'cancelAll'>
+  /** Whether the venue's clock is trusted (else the exit signs with the local clock). */
+  venueClock: { readonly trusted: boolean }
   close: readonly (() => Promise<void> | void)[]
 }
 
@@ -135,8 +173,12 @@ export function botStopParts(b: StoppableBot): StopParts {
   return {
     inputs: b.inputs.filter((p) => p !== undefined),
     stopPlanning: () => b.actors.stopAll(),
+    dropQueued: () => b.limiter.stop(),
     finishOrders: () => b.orders.batcher.stop(),
-    cancelAll: (signal) => b.orders.gateway.cancelAll(undefined, { signal }),
+    cancelAll: async (signal) => {
+      await b.perps.cancelAll({}, { signal, priority: 'exit', localClockIfUntrusted: true })
+    },
+    exitClock: () => (b.venueClock.trusted ? 'venue' : 'local'),
     disarm: async (clear) => b.deadMan?.stop(clear),
     lastOrders: () =>
       ordersMayRemain([
@@ -157,6 +199,7 @@ export async function runStopSequence(o: {
   reason: string
 }): Promise<StopReport> {
   const { parts, logger: log, clock } = o
+  const startedAt = clock.now()
   log.info({ reason: o.reason }, `stopping: ${o.reason}`)
   // 1. No new inputs, no new plans. Every poller aborts its read at once; the wait is bounded too.
   if (!(await bounded(clock, STOP_STEP_MS.inputs, Promise.allSettled(parts.inputs.map((i) => i.stop())))))
@@ -164,25 +207,36 @@ export async function runStopSequence(o: {
   // The actors' live orders, read while they still exist (stopping them discards their state).
   const knownAtStop = parts.lastOrders()
   parts.stopPlanning()
+  // Whatever waits in the limiter (behind a pause, the breaker or the budget) is dropped, not sent.
+  await parts.dropQueued?.()
   // 2. Finish (or abandon after a bound) the in-flight batch.
   if (!(await bounded(clock, STOP_STEP_MS.batch, parts.finishOrders())))
     log.warn(`stopping: the in-flight batch did not finish within ${STOP_STEP_MS.batch} ms; going on`)
   // 3. Exit policy.
   let cancelAllFailed = false
+  const exitClock = parts.exitClock?.() ?? 'venue'
   if (o.exitPolicy === 'cancel-all') {
     const abort = new AbortController()
     const timer = new AbortController()
+    const boundMs = Math.max(STOP_STEP_MS.cancelAll, STOP_BUDGET_MS - TAIL_MS - (clock.now() - startedAt))
+    if (exitClock === 'local')
+      log.warn(
+        'exit policy: the venue clock is refused; cancel-all is signed with the local clock (our own time)',
+      )
     try {
       await Promise.race([
-        cancelAllHonouringRetryAfter(parts, abort.signal, log),
-        sleep(clock, STOP_STEP_MS.cancelAll, timer.signal).then(() => {
-          const error = new Error(`cancel-all timed out after ${STOP_STEP_MS.cancelAll} ms`)
+        cancelAllHonouringRetryAfter(parts, abort.signal, clock, clock.now() + boundMs, log),
+        sleep(clock, boundMs, timer.signal).then(() => {
+          const error = new Error(`cancel-all timed out after ${boundMs} ms`)
           abort.abort(error)
           throw error
         }),
       ])
       timer.abort()
-      log.info('exit policy: cancelled all open orders')
+      log.info(
+        { exitClock },
+        `exit policy: cancelled all open orders${exitClock === 'local' ? ' (signed with the local clock)' : ''}`,
+      )
     } catch (e) {
       timer.abort()
       cancelAllFailed = true
@@ -201,5 +255,5 @@ export async function runStopSequence(o: {
   await parts.flushAlerts(STOP_STEP_MS.alertFlush)
   await bounded(clock, STOP_STEP_MS.close, Promise.allSettled(parts.close.map(async (c) => c())))
   log.info('stopped')
-  return { cancelAllFailed }
+  return { cancelAllFailed, exitClock }
 }

@@ -23,8 +23,12 @@ export interface AuthHeaderNames {
   secret: string
 }
 
-/** Scheduling class of a request: risk reduction first, then reads, then quotes. */
-export type RequestPriority = 'risk' | 'read' | 'quote'
+/**
+ * Scheduling class of a request: risk reduction first, then reads, then quotes. `exit` is the stop
+ * sequence's own commands (the exit policy's cancel-all, clearing the dead-man switch): a gate lets
+ * them through at once, held by nothing local.
+ */
+export type RequestPriority = 'risk' | 'read' | 'quote' | 'exit'
 
 /** One HTTP request as the gate sees it (each retry attempt of a read is a request of its own). */
 export interface GatedRequest {

@@ -24,6 +24,7 @@ import {
 } from '../../http/callJson.ts'
 import type { HttpRequest } from '../../http/transport.ts'
 import { PerpsErrorBody } from '../schemas/common.ts'
+import type { SignCommandOptions } from '../signing/commandSigner.ts'
 import { MAX_EXP_AHEAD_MS } from '../signing/timing.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint, type WeightInput } from '../weights.ts'
 import type { PerpsClientContext, RequestPriority } from './context.ts'
@@ -45,6 +46,8 @@ export interface PerpsCommandOptions extends PerpsCallOptions {
   expAfterMs?: number | undefined
   /** Scheduling class for the gate (`risk` for cancels and reduce-only work). */
   priority?: RequestPriority | undefined
+  /** Sign with the local clock while the venue clock is refused (the exit policy's cancel-all only). */
+  localClockIfUntrusted?: boolean | undefined
   /**
    * Called once the gate admits the command, before it is signed; may wait (the batcher holds sends
    * here while it reconciles). A throw ends the call unsent.
@@ -110,15 +113,13 @@ export function validateCommandOptions(
     throw new InputValidationError(`invalid ${operation} input: ${issues[0]}`, { details: issues.slice(1) })
 }
 
-/** The signer's exp options for a command: the call's, else the context default. */
-export function expOptions(
-  ctx: PerpsClientContext,
-  opts: PerpsCommandOptions,
-): { exp?: number | undefined; expAfterMs?: number | undefined } {
-  if (opts.exp !== undefined) return { exp: opts.exp }
-  if (opts.expAfterMs !== undefined) return { expAfterMs: opts.expAfterMs }
-  if (ctx.defaultExpAfterMs !== undefined) return { expAfterMs: ctx.defaultExpAfterMs }
-  return {}
+/** The signer's options for a command: exp (the call's, else the context default) and its clock. */
+export function expOptions(ctx: PerpsClientContext, opts: PerpsCommandOptions): SignCommandOptions {
+  const clock = opts.localClockIfUntrusted === true ? { localClockIfUntrusted: true } : {}
+  if (opts.exp !== undefined) return { exp: opts.exp, ...clock }
+  if (opts.expAfterMs !== undefined) return { expAfterMs: opts.expAfterMs, ...clock }
+  if (ctx.defaultExpAfterMs !== undefined) return { expAfterMs: ctx.defaultExpAfterMs, ...clock }
+  return clock
 }
 
 // ---- calls ------------------------------------------------------------------------------------

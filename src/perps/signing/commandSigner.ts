@@ -46,6 +46,12 @@ export interface SignCommandOptions {
   exp?: number | undefined
   /** Relative expiry: exp = ts + min(expAfterMs, 5000). Exclusive with `exp`. */
   expAfterMs?: number | undefined
+  /**
+   * While the venue clock is refused (untrusted), stamp with the local clock instead of refusing to
+   * sign. Only the exit policy asks for this: its cancel-all must go out whatever the venue's time
+   * endpoint says; every other command is still refused.
+   */
+  localClockIfUntrusted?: boolean | undefined
 }
 
 export interface CreateProxyArgs {
@@ -113,7 +119,7 @@ export class CommandSigner {
     built: BuiltOp<TOp>,
     options: SignCommandOptions = {},
   ): Promise<SignedCommand<TOp>> {
-    const ts = this.#now()
+    const ts = this.#now(options.localClockIfUntrusted === true)
     const exp = resolveExp(options, ts)
     const stamp = { salt: this.#salts.next(this.address, ts), ts }
     const sig = await this.signOp(built.signedOp, stamp)
@@ -164,9 +170,15 @@ export class CommandSigner {
     return `CommandSigner { address: '${this.address}' }`
   }
 
-  /** @throws {@link ClockSkewError} while the venue clock is untrusted: a stale or future ts is never signed. */
-  #now(): number {
-    if (this.#clock instanceof OffsetClock) this.#clock.assertTrusted()
+  /**
+   * @throws {@link ClockSkewError} while the venue clock is untrusted: a stale or future ts is never
+   * signed (except with `localIfUntrusted`, the exit policy's local stamp).
+   */
+  #now(localIfUntrusted = false): number {
+    if (this.#clock instanceof OffsetClock) {
+      if (localIfUntrusted && !this.#clock.trusted) return Math.floor(this.#clock.localNow())
+      this.#clock.assertTrusted()
+    }
     return Math.floor(this.#clock.now())
   }
 }

@@ -134,6 +134,33 @@ describe('input gates', () => {
     await t.poller.stop()
   })
 
+  it('a gap on every push for 10 s: no stream/poll flip, at most a resync per poll interval (issue 24)', async () => {
+    const t = setup()
+    await t.flush()
+    t.sources.setHealthy('portfolio', true)
+    await t.flush()
+    const before = { reads: t.reads.length, view: t.sources.snapshot().portfolio }
+    const sources: string[] = []
+    t.sources.onChange((_, source) => void sources.push(source))
+    for (let i = 0; i < 100; i++) {
+      t.sources.gap('portfolio')
+      expect(t.sources.snapshot().portfolio?.source).toBe('stream')
+      await t.step(100)
+    }
+    expect(sources).toEqual([])
+    const view = t.sources.snapshot().portfolio
+    expect(view).toMatchObject({ resumes: before.view?.resumes, standDowns: before.view?.standDowns })
+    // One triggered at once, then one per 3 s cycle at most (polling's own cost), not 100.
+    const reads = t.reads.length - before.reads
+    expect(reads).toBeGreaterThanOrEqual(3)
+    expect(reads).toBeLessThanOrEqual(6)
+    expect((view?.resyncs ?? 0) + (view?.gapsCoalesced ?? 0) - (before.view?.resyncs ?? 0)).toBe(100)
+    // The storm over: the last resync read, then standing down again.
+    await t.step(6_000)
+    expect(t.gate.standingDown()).toBe(true)
+    await t.poller.stop()
+  })
+
   it('a failed resync keeps polling', async () => {
     const clock = new SimulatedClock()
     const sources = createInputGates({ clock, enabled: true })

@@ -16,7 +16,7 @@ describe('instrument actor dependencies from the settings', () => {
     const logger = createLogger({ pretty: 'never', destination: { write: () => undefined } })
     const deps = instrumentDeps(settings, strategy, { clock: { now: () => 0 }, logger })
     expect(deps.maxOrderAgeMs).toBe(60_000)
-    expect(deps.guard).toEqual({ maxIndexJump: '0.25', degradeAfter: 5 })
+    expect(deps.guard).toEqual({ maxIndexJump: '0.25', degradeAfter: 5, positionCap: '10' })
   })
 
   it('defaults: a 10% index jump, degraded after 3 bad observations in a row', () => {

@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest'
 import { degradations } from '../../../src/bot/instrument/instrument.machine.ts'
-import { MAX_REJECT_BACKOFF_MS, rejectBackoff } from '../../../src/bot/instrument/steps.ts'
+import {
+  MAX_CREATE_REJECT_BACKOFF_MS,
+  MAX_REJECT_BACKOFF_MS,
+  rejectBackoff,
+  resultsStep,
+} from '../../../src/bot/instrument/steps.ts'
 import type { OrderPlan, PlanOutcome } from '../../../src/bot/quoting/orderPlan.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
 import { restingOrder } from '../../helpers/orders.ts'
@@ -55,7 +60,8 @@ describe('instrument machine: a rejection storm', () => {
       expect(h.submitted).toHaveLength(n)
       await h.resolveSubmit(rejectAll('insufficient_margin'))
       const pause = ctx(h).backoffUntil - h.clock.now()
-      expect(pause).toBe(rejectBackoff(1_000, n))
+      // Every create refused: the longer cap for doomed creates (issue 24).
+      expect(pause).toBe(rejectBackoff(1_000, n, MAX_CREATE_REJECT_BACKOFF_MS))
       expect(ctx(h).rejectStreak).toBe(n)
       // Nothing is planned before the pause ends (inputs keep arriving), and the next plan comes at its end.
       advanceTo(h, ctx(h).backoffUntil - 1)
@@ -65,7 +71,7 @@ describe('instrument machine: a rejection storm', () => {
       gaps.push(h.clock.now() - last)
       last = h.clock.now()
     }
-    expect(gaps).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000])
+    expect(gaps).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000])
     // Three all-rejected plans in a row open one episode; the four after it raise nothing more.
     expect(h.emitted).toEqual([
       {
@@ -85,7 +91,7 @@ describe('instrument machine: a rejection storm', () => {
       },
     ])
     expect(h.logs.filter((l) => l.startsWith('order rejected:'))).toHaveLength(7)
-    expect(h.logs).toContain('backing off 30000 ms after 7 rejected plan(s) in a row')
+    expect(h.logs).toContain('backing off 64000 ms after 7 rejected plan(s) in a row')
     expect(ctx(h).stats.rejected).toBe(7)
     // The venue accepts again: one `recovered`, the backoff is reset.
     await h.resolveSubmit()
@@ -162,5 +168,42 @@ describe('instrument machine: a rejection storm', () => {
     }
     expect(ctx(h).stats.rejected).toBe(3)
     expect(h.emitted.map((e) => [e.type, e.cause])).toEqual([['degraded', 'rejections']])
+  })
+})
+
+describe('after a liquidation: every create refused while cancels go through (issue 24)', () => {
+  it('backs off the doomed creates past 30 s and opens the rejections episode with the reason', () => {
+    const h = harness(oneBid)
+    h.feedAll()
+    let c = ctx(h)
+    const changes: unknown[] = []
+    let now = h.clock.now()
+    for (let n = 1; n <= 8; n++) {
+      const step = resultsStep(
+        c,
+        {
+          orders: [],
+          rejected: [
+            'create buy 0.01@50000: insufficient_margin',
+            'create sell 0.01@50100: insufficient_margin',
+          ],
+          domain: ['insufficient_margin', 'insufficient_margin'],
+          // The plan's cancel of a stale order went through: not a sign the venue is fine.
+          accepted: 1,
+          gone: [],
+          unknown: 0,
+          creates: { tried: 2, accepted: 0, domain: ['insufficient_margin', 'insufficient_margin'] },
+        },
+        now,
+      )
+      c = { ...c, ...step.update }
+      changes.push(...step.changes)
+      now += c.backoffMs
+    }
+    expect(c.backoffMs).toBe(rejectBackoff(1_000, 8, MAX_CREATE_REJECT_BACKOFF_MS))
+    expect(c.backoffMs).toBeGreaterThan(MAX_REJECT_BACKOFF_MS)
+    expect(JSON.stringify(changes)).toContain(
+      'the venue rejected every create of the plan: insufficient_margin ×2',
+    )
   })
 })

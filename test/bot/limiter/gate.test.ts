@@ -325,3 +325,49 @@ describe('through the perps client', () => {
     }
   })
 })
+
+describe('issue 24: nothing local holds the exit, and risk work waits only the venue', () => {
+  it('risk work is held for the Retry-After of the 429 on it, not for our doubled back-off', async () => {
+    const { l } = setup({ breakerThreshold: 100 })
+    // Our own back-off has grown: five 429s on reads without Retry-After.
+    for (let i = 0; i < 5; i++)
+      l.onRateLimited(new RateLimitError('/v1/info/index', 'ip_rate_limited', undefined), 'read')
+    const other = l.state().pausedUntil.request ?? 0
+    expect(other).toBeGreaterThanOrEqual(START + 16_000)
+    // A 429 on the dead-man refresh with Retry-After 2 s: risk waits 2 s, not the 32 s back-off.
+    l.onRateLimited(new RateLimitError('/v1/trade/auto-cancel', 'ip_rate_limited', 2_000), 'risk')
+    expect(l.state().riskPausedUntil.request).toBe(START + 2_000)
+    // Without a Retry-After: the base pause (1 s), whatever the streak.
+    l.onRateLimited(new RateLimitError('/v1/trade/auto-cancel', 'ip_rate_limited', undefined), 'risk')
+    expect(l.state().riskPausedUntil.request).toBe(START + 2_000)
+  })
+
+  it('an exit job goes at once through a risk pause, an open breaker, a spent budget and a stopped limiter', async () => {
+    const { l } = setup({ breakerThreshold: 1 })
+    l.onRateLimited(new RateLimitError('/v1/trade/orders/all', 'ip_rate_limited', 60_000), 'risk')
+    expect(l.state().breaker).toBe('open')
+    expect(l.state().riskPausedUntil.request).toBeDefined()
+    let sent = 0
+    await l.run(request('cancelAll', { priority: 'exit' }), async () => {
+      sent++
+    })
+    await l.stop()
+    await l.run(request('setAutoCancel', { priority: 'exit' }), async () => {
+      sent++
+    })
+    expect(sent).toBe(2)
+    expect(l.state().exitSent).toBe(2)
+    // A risk job after the stop is refused; the exit's own 429 is counted but pauses nothing further.
+    await expect(l.run(request('cancelAll', { priority: 'risk' }), async () => undefined)).rejects.toThrow()
+  })
+
+  it('a 429 on an exit job is reported to its caller and pauses nothing (the stop sequence honours it)', async () => {
+    const { l } = setup()
+    const err = new RateLimitError('/v1/trade/orders/all', 'ip_rate_limited', 5_000)
+    await expect(
+      l.run(request('cancelAll', { priority: 'exit' }), async () => Promise.reject(err)),
+    ).rejects.toBe(err)
+    expect(l.state().riskPausedUntil.request).toBeUndefined()
+    expect(l.state().pausedUntil.request).toBeUndefined()
+  })
+})

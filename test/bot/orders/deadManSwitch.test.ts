@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import type { Alert } from '../../../src/alerts/alert.ts'
+import type { LimiterPause } from '../../../src/bot/limiter/weightLimiter.ts'
 import { startDeadManSwitch } from '../../../src/bot/orders/deadManSwitch.ts'
+import { createSignal } from '../../../src/bot/shared/signal.ts'
 import { RequestRejectedError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 
@@ -60,6 +63,72 @@ describe('dead-man switch: the start waits for it', () => {
     clock.increment(1)
     await settle()
     expect(armed).toBe(false)
+    await d.stop(false)
+  })
+})
+
+describe('dead-man switch: a pause that outlasts it (issue 24)', () => {
+  it('alerts at once, drops the stale refresh, re-arms first thing after the pause and re-reads the orders', async () => {
+    const clock = new SimulatedClock()
+    const pauses = createSignal<LimiterPause>()
+    const sent: number[] = []
+    const alerts: Alert[] = []
+    let reconciles = 0
+    /** The venue holds the refresh behind the pause: it never answers until aborted. */
+    let holding = false
+    const d = startDeadManSwitch({
+      perps: {
+        setAutoCancel: async ({ time }, options) => {
+          sent.push(clock.now())
+          if (holding)
+            await new Promise<never>((_, reject) =>
+              options?.signal?.addEventListener('abort', () => reject(options.signal?.reason)),
+            )
+          return { status: 'ok', deadline: time } as never
+        },
+      },
+      clock,
+      venueClock: clock,
+      deadlineMs: 60_000,
+      refreshMs: 20_000,
+      logger: createLogger({ level: 'silent', pretty: 'never' }),
+      alerts: { send: (a) => void alerts.push(a) },
+      pauses,
+      openOrders: {
+        reconcile: async () => {
+          reconciles++
+        },
+      },
+    })
+    await settle()
+    expect(d.state().armed).toBe(true)
+    // The next refresh (at 20 s) waits behind a 70 s risk pause that began then.
+    holding = true
+    clock.increment(20_000)
+    await settle()
+    expect(sent).toEqual([0, 20_000])
+    pauses.emit({
+      scope: 'request',
+      holdsRisk: true,
+      riskUntil: 90_000,
+      durationMs: 70_000,
+      until: 90_000,
+      cause: 'ip_rate_limited on /v1/trade/auto-cancel',
+      clampedRetryAfterMs: 70_000,
+    })
+    expect(alerts.map((a) => a.title)).toContain('Rate-limit pause outlasts the dead-man switch')
+    holding = false
+    await settle()
+    // Nothing more until the pause ends (the poller's retry backs off past it), then at once.
+    for (let t = 20_000; t < 90_000; t += 1_000) {
+      clock.increment(1_000)
+      await settle()
+    }
+    expect(sent).toEqual([0, 20_000, 90_000])
+    expect(reconciles).toBe(1)
+    expect(
+      alerts.some((a) => a.title === 'Dead-man switch re-armed after it lapsed' && a.resolved === true),
+    ).toBe(true)
     await d.stop(false)
   })
 })

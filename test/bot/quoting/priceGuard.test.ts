@@ -9,6 +9,7 @@ import {
   withinFraction,
 } from '../../../src/bot/quoting/priceGuard.ts'
 import { compareDecimal, fromTicks } from '../../../src/decimal.ts'
+import { restingOrder } from '../../helpers/orders.ts'
 
 const plan = (over: Partial<OrderPlan> = {}): OrderPlan => ({ modify: [], create: [], cancel: [], ...over })
 const bid = (p: string) => ({ iid: 7, buy: true, p, qty: '0.01' })
@@ -169,5 +170,82 @@ describe('guardPlan', () => {
       ),
       { numRuns: 300 },
     )
+  })
+})
+
+describe('guardPlan: sizes in the same guard (issue 24)', () => {
+  const limits = {
+    quantityDecimals: 4,
+    minNotional: '10',
+    maxLimitNotional: '1000000',
+    maxMarketNotional: '250000',
+  }
+  const live = (oid: number, buy: boolean, rest: string) =>
+    restingOrder(oid, { iid: 7, buy, p: '50000', qty: rest, rest })
+  const HUGE = `99${'0'.repeat(42)}`
+
+  it('drops a 44-digit create and cancels a 44-digit modify instead, before anything is signed', () => {
+    const r = guardPlan(
+      plan({
+        create: [{ iid: 7, buy: true, p: '50000', qty: HUGE }, bid('50000')],
+        modify: [{ oid: 3, p: '50000', qty: HUGE }],
+      }),
+      '50000',
+      '0.05',
+      { limits, live: [live(3, false, '0.01')] },
+    )
+    expect(r.plan.create).toEqual([bid('50000')])
+    expect(r.plan.modify).toEqual([])
+    expect(r.plan.cancel).toEqual([3])
+    expect(r.dropped.join(' ')).toMatch(/10\^15 contracts or more/)
+    expect(r.dropped.join(' ').length).toBeLessThan(600)
+  })
+
+  it('drops finer quantities than the instrument takes, and notionals outside min and max', () => {
+    const r = guardPlan(
+      plan({
+        create: [
+          { iid: 7, buy: true, p: '50000', qty: '0.00001' },
+          { iid: 7, buy: true, p: '50000', qty: '0.0001' },
+          { iid: 7, buy: true, p: '50000', qty: '21' },
+          { iid: 7, buy: true, p: '50000', qty: '0.0002', ro: true },
+        ],
+      }),
+      '50000',
+      '0.05',
+      { limits, live: [] },
+    )
+    expect(r.plan.create.map((c) => c.qty)).toEqual(['0.0002'])
+    expect(r.dropped).toHaveLength(3)
+  })
+
+  it('holds the resting orders to the position cap: creates on the side past it go first, then modifies', () => {
+    const orders = [live(1, true, '0.1')]
+    const r = guardPlan(
+      plan({
+        create: [
+          { iid: 7, buy: true, p: '50000', qty: '0.05' },
+          { iid: 7, buy: true, p: '49990', qty: '0.1' },
+          { iid: 7, buy: false, p: '50010', qty: '0.1' },
+        ],
+      }),
+      '50000',
+      '0.05',
+      { limits, live: orders, positionCap: '0.2', position: '0.05' },
+    )
+    // 0.05 + 0.1 resting + 0.05 = 0.2 fits; the 0.1 more would not.
+    expect(r.plan.create.map((c) => `${c.buy ? 'b' : 's'}${c.qty}`)).toEqual(['b0.05', 's0.1'])
+    expect(r.dropped).toEqual([expect.stringMatching(/past the cap 0.2/)])
+    const over = guardPlan(plan({ modify: [{ oid: 1, p: '50000', qty: '0.5' }] }), '50000', '0.05', {
+      limits,
+      live: orders,
+      positionCap: '0.2',
+    })
+    expect(over.plan).toMatchObject({ modify: [], cancel: [1] })
+  })
+
+  it('keeps the same plan object when every size passes', () => {
+    const p = plan({ create: [bid('50000')] })
+    expect(guardPlan(p, '50000', '0.05', { limits, live: [], positionCap: '1' }).plan).toBe(p)
   })
 })

@@ -12,6 +12,7 @@ import {
   type StopParts,
   type StopReport,
 } from '../../../src/bot/startup/stopSequence.ts'
+import { RateLimitError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
 import { restingOrder } from '../../helpers/orders.ts'
@@ -100,5 +101,67 @@ describe('stop sequence bounds', () => {
 
   it('ordersMayRemain merges sources once per order id', () => {
     expect(ordersMayRemain([[order(1, 1), order(2, 1)], [order(2, 1)], []]).map((o) => o.oid)).toEqual([1, 2])
+  })
+})
+
+describe('issue 24: the exit is held by nothing local', () => {
+  const base = (steps: string[]): Omit<StopParts, 'cancelAll'> => ({
+    inputs: [],
+    stopPlanning: () => void steps.push('planning'),
+    dropQueued: async () => void steps.push('dropQueued'),
+    finishOrders: async () => void steps.push('batch'),
+    disarm: async (clear) => void steps.push(clear ? 'disarm' : 'keep-armed'),
+    lastOrders: () => [],
+    releaseLimiter: async () => void steps.push('limiter'),
+    flushAlerts: async () => undefined,
+    close: [],
+  })
+
+  it('drops the limiter queue before waiting on the batch; a 429 on cancel-all waits its Retry-After', async () => {
+    const steps: string[] = []
+    let tries = 0
+    const { report, elapsedMs } = await drive({
+      ...base(steps),
+      cancelAll: async () => {
+        steps.push(`cancelAll ${++tries}`)
+        if (tries === 1) throw new RateLimitError('/v1/trade/orders/all', 'ip_rate_limited', 2_000)
+      },
+    })
+    expect(report).toEqual({ cancelAllFailed: false, exitClock: 'venue' })
+    expect(steps).toEqual([
+      'planning',
+      'dropQueued',
+      'batch',
+      'cancelAll 1',
+      'cancelAll 2',
+      'disarm',
+      'limiter',
+    ])
+    expect(elapsedMs).toBeGreaterThanOrEqual(2_000)
+    expect(elapsedMs).toBeLessThan(3_000)
+  })
+
+  it('a Retry-After beyond the budget is capped by it: the retry goes before the bound, all within 7.5 s', async () => {
+    let tries = 0
+    const { report, elapsedMs } = await drive({
+      ...base([]),
+      cancelAll: async () => {
+        if (++tries === 1) throw new RateLimitError('/v1/trade/orders/all', 'ip_rate_limited', 120_000)
+      },
+    })
+    expect(tries).toBe(2)
+    expect(report.cancelAllFailed).toBe(false)
+    expect(elapsedMs).toBeGreaterThan(5_000)
+    expect(elapsedMs).toBeLessThan(7_500)
+  })
+
+  it('says when the exit is signed with the local clock', async () => {
+    const { report, lines } = await drive({
+      ...base([]),
+      cancelAll: async () => undefined,
+      exitClock: () => 'local',
+    })
+    expect(report.exitClock).toBe('local')
+    expect(lines.some((l) => l.includes('cancel-all is signed with the local clock'))).toBe(true)
   })
 })

@@ -12,7 +12,7 @@ import { NO_RETRY } from '../../../src/http/callJson.ts'
 import { createPerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import { syncClock } from '../../../src/perps/client/syncClock.ts'
 import { createCommandSigner } from '../../../src/perps/signing/commandSigner.ts'
-import { buildCancelOrders } from '../../../src/perps/signing/ops.ts'
+import { buildCancelAll, buildCancelOrders } from '../../../src/perps/signing/ops.ts'
 import { seededRandom } from '../../../src/random.ts'
 
 const PROXY_PK = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' // public dev key
@@ -88,6 +88,22 @@ describe('CommandSigner on an untrusted venue clock', () => {
 
     clock.setOffset(250)
     await expect(signer.signCommand(cancel)).resolves.toMatchObject({ ts: NOW + 250 })
+  })
+
+  it('the exit policy may sign with the local clock while the venue clock is refused, and only then', async () => {
+    const clock = new OffsetClock(fixedClock(NOW), { maxOffsetMs: FIVE_MIN })
+    const signer = createCommandSigner({ privateKey: PROXY_PK, clock, salts: seededRandom(1) })
+    const cancelAll = buildCancelAll({})
+    clock.setOffset(250)
+    // Trusted: the venue's time, even when the local stamp is allowed.
+    await expect(signer.signCommand(cancelAll, { localClockIfUntrusted: true })).resolves.toMatchObject({
+      ts: NOW + 250,
+    })
+    expect(() => clock.setOffset(1 - NOW)).toThrow(ClockSkewError)
+    expect(clock.trusted).toBe(false)
+    await expect(signer.signCommand(cancelAll)).rejects.toBeInstanceOf(ClockSkewError)
+    const local = await signer.signCommand(cancelAll, { localClockIfUntrusted: true, expAfterMs: 3_000 })
+    expect(local).toMatchObject({ ts: NOW, exp: NOW + 3_000 })
   })
 })
 

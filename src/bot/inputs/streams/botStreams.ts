@@ -13,6 +13,7 @@
 import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
 import type { Logger } from '../../../logging/logger.ts'
+import type { RateLimitedLog } from '../../../logging/rateLimitedLog.ts'
 import { channel, parseChannel } from '../../../perps/stream/channels.ts'
 import { defaultStaleAfterMs } from '../../../perps/stream/freshness.ts'
 import { afterNextWrite } from '../../../perps/stream/inbox.ts'
@@ -70,6 +71,8 @@ export interface StreamsOptions {
   clock: Clock
   random: Random
   logger: Logger
+  /** Where lines that repeat (an input changing source, stream errors) go: one per kind per interval. */
+  repeated?: Pick<RateLimitedLog, 'log'> | undefined
   inputGates: InputGates
   targets: StreamRouteTargets
   /** Default `STREAM_ROUTES`. */
@@ -178,18 +181,22 @@ export function startStreams(o: StreamsOptions): BotStreams {
     // Repeats of one error (a refused auth, a rate limit) are logged once until another comes.
     if (message === lastError) return
     lastError = message
-    log.warn({ err: message }, `stream error: ${message}`)
+    // Errors that alternate beat the check above: one line per kind of error per interval.
+    const kind = `stream error ${e instanceof Error ? e.name : 'unknown'}`
+    if (o.repeated !== undefined) o.repeated.log('warn', kind, { err: message }, `stream error: ${message}`)
+    else log.warn({ err: message }, `stream error: ${message}`)
   })
   // Closing the sockets at stop turns every input back to polling: not worth a line each then.
   let stopping = false
   o.inputGates.onChange((input, source) => {
     if (stopping) return
-    log.info(
-      { input, source },
+    const fields = { input, source }
+    const msg =
       source === 'stream'
         ? `${input}: from the stream (polling stands down)`
-        : `${input}: polling (the stream is down, silent or resyncing)`,
-    )
+        : `${input}: polling (the stream is down, silent or resyncing)`
+    if (o.repeated !== undefined) o.repeated.log('info', `input source ${input}`, fields, msg)
+    else log.info(fields, msg)
   })
 
   // Only the inputs in use: a statistics push nobody reads would still cost the venue's message budget.
@@ -235,6 +242,7 @@ export function startBotStreams(o: {
   clock: Clock
   random: Random
   logger: Logger
+  repeated?: Pick<RateLimitedLog, 'log'> | undefined
   gates: InputGates
   actors: { readonly instruments: readonly { id: number }[]; route: StreamRouteTargets['route'] }
   orders: StreamRouteTargets['orders']
@@ -249,6 +257,7 @@ export function startBotStreams(o: {
     clock,
     random: o.random,
     logger: o.logger,
+    repeated: o.repeated,
     inputGates: o.gates,
     targets: {
       now: () => clock.now(),

@@ -194,14 +194,15 @@ describe('stream inputs', () => {
     const before = t.sources.snapshot()
     t.venue.push('portfolio', portfolio, { skip: 2 })
     const after = t.sources.snapshot()
+    // One resync read, the source unchanged (issue 24: no stream/poll flip per gap).
     expect(after.portfolio).toMatchObject({
-      source: 'poll',
+      source: 'stream',
       synced: false,
       resyncs: (before.portfolio?.resyncs ?? 0) + 1,
     })
     expect(after.orders).toMatchObject({ source: 'stream', resyncs: before.orders?.resyncs })
     t.read('portfolio')
-    expect(t.sources.snapshot().portfolio?.source).toBe('stream')
+    expect(t.sources.snapshot().portfolio).toMatchObject({ source: 'stream', synced: true })
     t.venue.drop()
     await t.settle()
     for (const view of Object.values(t.sources.snapshot())) expect(view.source).toBe('poll')
