@@ -48,7 +48,7 @@ if not gen then
   gen = string.format('%.0f', now)
   redis.call('SET', KEYS[5], gen)
   local grace = tonumber(ARGV[4])
-  if grace > 0 then
+  if grace > 0 and tonumber(redis.call('GET', KEYS[4]) or '0') < now + grace * 1000 then
     redis.call('SET', KEYS[4], string.format('%.0f', now + grace * 1000), 'PX', grace)
   end
 end
