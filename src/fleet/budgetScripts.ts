@@ -87,13 +87,19 @@ else
   local need = sum + weight - limit
   local freed = 0
   wait = window
-  local entries = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-  for i = 1, #entries, 2 do
-    freed = freed + w(entries[i])
-    if freed >= need then
-      wait = tonumber(entries[i + 1]) + window - now
-      break
+  -- Oldest first, 32 at a time: the weight needed is usually freed by the first few entries.
+  local from = 0
+  while freed < need do
+    local entries = redis.call('ZRANGE', KEYS[1], from, from + 31, 'WITHSCORES')
+    if #entries == 0 then break end
+    for i = 1, #entries, 2 do
+      freed = freed + w(entries[i])
+      if freed >= need then
+        wait = tonumber(entries[i + 1]) + window - now
+        break
+      end
     end
+    from = from + 32
   end
   wait = math.max(1, math.ceil(wait / 1000))
 end
