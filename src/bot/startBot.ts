@@ -6,12 +6,15 @@ import type { Alert, AlertSink } from '../alerts/alert.ts'
 import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { Clock } from '../clock.ts'
 import { describeError } from '../errors.ts'
+import { cancelByEpoch } from '../fleet/epochOrders.ts'
+import type { FleetPart } from '../fleet/fleetPart.ts'
 import type { Logger, SecretBag } from '../logging/logger.ts'
 import { createBotMetrics } from '../ops/metrics.ts'
 import { startOpsServer } from '../ops/opsServer.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
+import { createClientOrderIds, DEFAULT_ORDER_TAG_NAME, orderTagFor } from '../perps/orderTag.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
@@ -63,6 +66,12 @@ export interface BotOptions {
   ops?: boolean | undefined
   /** Ready transports instead of HTTP to the URLs (`perpbot simulate`'s in-process mock). */
   transports?: ConnectOptions['transports']
+  /**
+   * Fleet mode (`perpbot run --fleet`), with the account's lease already held: requests also pass
+   * the shared IP budget and the lease fence; creates carry the epoch in their client order ids; an
+   * older epoch's orders are cancelled at start; the dead-man switch stays within the lease TTL.
+   */
+  fleet?: FleetPart | undefined
 }
 
 export interface RunningBot {
@@ -104,6 +113,9 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     onRateLimited: (code) => metrics.recordRateLimited(code),
   })
   const { limiter } = bl
+  const fleetPart = o.fleet
+  fleetPart?.registerMetrics(metrics.registry)
+  const orderTag = orderTagFor(DEFAULT_ORDER_TAG_NAME)
   metrics.setLimiterSource(() => {
     const s = limiter.state()
     return {
@@ -121,10 +133,18 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     perpsUrl: o.perpsUrl,
     catalogueUrl: o.catalogueUrl,
     selfProvision: o.selfProvision,
-    gate: limiter,
+    gate: fleetPart?.gate(limiter) ?? limiter,
     transports: o.transports,
   })
   const { perps, venueClock } = conn
+  if (fleetPart !== undefined) {
+    // A predecessor's (a zombie's) orders: ours by tag, an older epoch. Cancelled by id before we quote.
+    const n = await cancelByEpoch(perps, orderTag, (e) => e < fleetPart.epoch)
+    log.info(
+      { account: fleetPart.account, epoch: fleetPart.epoch, cancelled: n },
+      `fleet: holding ${fleetPart.account} at epoch ${fleetPart.epoch}; ${n} order(s) of older epochs cancelled`,
+    )
+  }
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
   const orders = createOrderPath({
@@ -135,14 +155,23 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger: log,
     recordBatch: (b) => metrics.recordBatch(b),
     alerts,
+    clientOrderIds:
+      fleetPart === undefined
+        ? undefined
+        : createClientOrderIds({ tag: orderTag, epoch: fleetPart.epoch, startMs: clock.now() }),
   })
+  // In a fleet the backstop fires within the lease TTL (never below the venue's 10 s minimum).
+  const dmsDeadlineMs =
+    fleetPart === undefined
+      ? settings.ops.deadManSwitch.deadlineMs
+      : Math.min(settings.ops.deadManSwitch.deadlineMs, Math.max(10_000, fleetPart.leaseTtlMs))
   const deadMan = settings.ops.deadManSwitch.enabled
     ? startDeadManSwitch({
         perps,
         clock,
         venueClock,
-        deadlineMs: settings.ops.deadManSwitch.deadlineMs,
-        refreshMs: settings.ops.deadManSwitch.refreshMs,
+        deadlineMs: dmsDeadlineMs,
+        refreshMs: Math.min(settings.ops.deadManSwitch.refreshMs, Math.floor(dmsDeadlineMs / 3)),
         logger: log,
         alerts,
       })
@@ -364,8 +393,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           inputs: [streams, feeds, account, refresher, timeline].filter((p) => p !== undefined),
           stopPlanning: () => fleet.stopAll(),
           finishOrders: () => orders.batcher.stop(),
-          cancelAll: (signal) => orders.gateway.cancelAll(undefined, { signal }),
-          disarm: async (clear) => deadMan?.stop(clear),
+          // A process that lost its fleet lease cancels only its own epoch's orders (cancel-all is
+          // account-wide) and leaves the dead-man switch armed (clearing it would disarm the successor's).
+          cancelAll: (signal) =>
+            fleetPart !== undefined && !fleetPart.canWrite()
+              ? cancelByEpoch(perps, orderTag, (e) => e === fleetPart.epoch, signal).then(() => undefined)
+              : orders.gateway.cancelAll(undefined, { signal }),
+          disarm: async (clear) => deadMan?.stop(clear && (fleetPart?.canWrite() ?? true)),
           lastOrders: () =>
             ordersMayRemain([
               openOrders.snapshot().orders,

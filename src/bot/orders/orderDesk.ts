@@ -9,6 +9,7 @@ import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { BatchOutcome } from '../../ops/metrics.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { ClientOrderIds } from '../../perps/orderTag.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { type Batcher, type BatchSend, createBatcher } from './batcher.ts'
 import { ModifyCapability } from './modifyCapability.ts'
@@ -31,6 +32,8 @@ export function createOrderPath(o: {
   recordBatch?: ((batch: { command: string; size: number; outcome: BatchOutcome }) => void) | undefined
   /** Told once when reprices fall back to cancel + create. */
   alerts?: AlertSink | undefined
+  /** Client order ids for creates that have none (fleet mode: they carry the lease epoch). */
+  clientOrderIds?: Pick<ClientOrderIds, 'next'> | undefined
 }): OrderPath {
   const modify = new ModifyCapability()
   const batcher = createBatcher({
@@ -68,5 +71,9 @@ export function createOrderPath(o: {
       }
     },
   })
-  return { batcher, modify, gateway: createOrderGateway({ batcher, perps: o.perps, modify }) }
+  return {
+    batcher,
+    modify,
+    gateway: createOrderGateway({ batcher, perps: o.perps, modify, clientOrderIds: o.clientOrderIds }),
+  }
 }
