@@ -146,3 +146,21 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], sum, 'PX', ttl)
 return sum
 `
+
+/**
+ * Read-only look at the budget (`perpbot status --fleet`). KEYS: log, blocked. ARGV: windowMs.
+ * Reply: { weight in the window now, ms of shared pause left }.
+ */
+export const PEEK_BUDGET_LUA = `
+local window = tonumber(ARGV[1]) * 1000
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local sum = 0
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. string.format('%.0f', now - window), '+inf')) do
+  sum = sum + tonumber(string.match(m, ':(%d+)$'))
+end
+local blocked = tonumber(redis.call('GET', KEYS[2]) or '0')
+local left = 0
+if blocked > now then left = math.ceil((blocked - now) / 1000) end
+return { sum, left }
+`

@@ -119,3 +119,36 @@ export function accountSecretFiles(
     proxySecret: join(secretsDir, `${account}.proxy-secret`),
   }
 }
+
+/** What `perpbot status --fleet` needs: Redis, the account list, the egress and its budget. */
+export function loadFleetStatusConfig(env: Readonly<Record<string, string | undefined>>): {
+  redisUrl: string
+  accounts: string[]
+  egressId: string
+  budget: number
+} {
+  const parsed = FleetEnv.pick({
+    FLEET_REDIS_URL: true,
+    FLEET_ACCOUNTS: true,
+    FLEET_EGRESS_ID: true,
+    FLEET_BUDGET: true,
+  }).safeParse(env)
+  if (!parsed.success)
+    throw new ConfigError(
+      'invalid fleet settings',
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`),
+    )
+  parseFleetRedisUrl(parsed.data.FLEET_REDIS_URL)
+  let accounts: string[]
+  try {
+    accounts = parseAccountList(parsed.data.FLEET_ACCOUNTS)
+  } catch (err) {
+    throw new ConfigError('invalid fleet settings', [err instanceof Error ? err.message : String(err)])
+  }
+  return {
+    redisUrl: parsed.data.FLEET_REDIS_URL,
+    accounts,
+    egressId: parsed.data.FLEET_EGRESS_ID,
+    budget: parsed.data.FLEET_BUDGET,
+  }
+}
