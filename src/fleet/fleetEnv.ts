@@ -34,6 +34,8 @@ export const FleetEnv = z.object({
   /** The egress's request weight per minute for the whole fleet (the venue's 1,000 less a margin). */
   FLEET_BUDGET: z.coerce.number().int().positive().max(1_000).default(900),
   FLEET_LEASE_TTL_MS: z.coerce.number().int().min(3_000).max(60_000).default(10_000),
+  /** The budget's window: the venue's minute; benches compress it. */
+  FLEET_WINDOW_MS: z.coerce.number().int().min(1_000).max(60_000).default(60_000),
   /** The pod's name (Downward API), for ACCOUNT=ordinal and as the lease holder id. */
   POD_NAME: z.string().optional(),
   HOSTNAME: z.string().optional(),
@@ -49,6 +51,7 @@ export interface FleetConfig {
   readonly secretsDir: string
   readonly budget: number
   readonly leaseTtlMs: number
+  readonly windowMs: number
   /** Lease holder id: the pod or host name and the pid. */
   readonly holderId: string
 }
@@ -105,6 +108,7 @@ export function loadFleetConfig(
     secretsDir: e.FLEET_SECRETS_DIR,
     budget: e.FLEET_BUDGET,
     leaseTtlMs: e.FLEET_LEASE_TTL_MS,
+    windowMs: e.FLEET_WINDOW_MS,
     holderId: `${host.replace(/:/g, '_')}.${pid}`,
   }
 }

@@ -80,7 +80,12 @@ export async function joinFleet(o: {
       PERPS_PROXY_PRIVATE_KEY: readKey(files.proxyPrivateKey, `${lease.account} proxy private key`),
       PERPS_PROXY_SECRET: readKey(files.proxySecret, `${lease.account} proxy secret`),
     }
-    const budget = createSharedBudget({ client: redis, egressId: config.egressId, budget: config.budget })
+    const budget = createSharedBudget({
+      client: redis,
+      egressId: config.egressId,
+      budget: config.budget,
+      windowMs: config.windowMs,
+    })
     const part = createFleetPart({ lease, budget, egressId: config.egressId })
     log.info(
       { account: lease.account, epoch: lease.epoch, holder: config.holderId, egress: config.egressId },
