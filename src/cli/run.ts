@@ -124,6 +124,8 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       proxySecret: secrets.PERPS_PROXY_SECRET,
       clock: systemClock,
       random: systemRandom,
+      // A fleet bot's checks spend the shared IP budget too (no local limiter before the bot starts).
+      gate: joined?.part.gate({ run: (_request, send) => send() }),
     })
     for (const l of lines)
       logger.info({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
