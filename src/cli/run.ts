@@ -89,6 +89,8 @@ export async function runCommand(ctx: CliContext): Promise<number> {
         env: ctx.env,
         logger: createLogger({ level: 'info', isTty: ctx.isTty }),
         signal: standby.signal,
+        // The ops address from the flags (a port set only in a config file is not known yet).
+        probe: { host: values['ops-host'] ?? '127.0.0.1', port: num('ops-port', values['ops-port']) ?? 9464 },
       }).finally(() => {
         process.off('SIGTERM', abortStandby)
         process.off('SIGINT', abortStandby)

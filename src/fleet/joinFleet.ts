@@ -12,6 +12,7 @@ import { accountSecretFiles, type FleetConfig, loadFleetConfig } from './fleetEn
 import { createFleetPart, type FleetPart } from './fleetPart.ts'
 import { connectFleetRedis } from './redisConnection.ts'
 import { createSharedBudget, type SharedBudget } from './sharedBudget.ts'
+import { type StandbyProbe, startStandbyProbe } from './standbyProbe.ts'
 
 export interface JoinedFleet {
   readonly config: FleetConfig
@@ -41,6 +42,8 @@ export async function joinFleet(o: {
   logger: Logger
   /** Aborts the standby wait (SIGTERM while no account is free). */
   signal?: AbortSignal | undefined
+  /** Where to answer /livez while standing by (the ops address); absent: no probe. */
+  probe?: { host: string; port: number } | undefined
 }): Promise<JoinedFleet> {
   const config = loadFleetConfig(o.env)
   const log = o.logger.child({ component: 'fleet' })
@@ -58,6 +61,12 @@ export async function joinFleet(o: {
   const accounts = config.choice.mode === 'auto' ? config.accounts : [config.choice.account]
   let standbyLogged = false
   let held: AccountLease | undefined
+  let probe: Promise<StandbyProbe | undefined> | undefined
+  const closeProbe = async (): Promise<void> => {
+    const p = probe
+    probe = undefined
+    await (await p)?.close()
+  }
   try {
     const lease = await claimFirstFree({
       client: redis,
@@ -68,6 +77,11 @@ export async function joinFleet(o: {
       onStandby: (view) => {
         if (standbyLogged) return
         standbyLogged = true
+        if (o.probe !== undefined)
+          probe = startStandbyProbe(o.probe.host, o.probe.port).catch((e: unknown) => {
+            log.warn({ err: String(e) }, 'fleet: standby probe not served')
+            return undefined
+          })
         log.info(
           { holders: view.map((v) => ({ account: v.account, holder: v.holder })) },
           `fleet: standing by, no free account among ${accounts.join(', ')}`,
@@ -75,6 +89,7 @@ export async function joinFleet(o: {
       },
     })
     held = lease
+    await closeProbe()
     const files = accountSecretFiles(config.secretsDir, lease.account)
     const accountEnv = {
       PERPS_PROXY_PRIVATE_KEY: readKey(files.proxyPrivateKey, `${lease.account} proxy private key`),
@@ -105,6 +120,7 @@ export async function joinFleet(o: {
       },
     }
   } catch (e) {
+    await closeProbe()
     // Nothing started: give the account back at once rather than after its TTL.
     await held?.release()
     held?.stop()
