@@ -9,7 +9,6 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { type InstrumentDeps, instrumentMachine } from '../instrument/instrument.machine.ts'
-import type { OrderGateway } from '../orders/orderGateway.ts'
 import type { PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
 import { createPlanFn } from '../quoting/planFunction.ts'
 import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } from './supervisor.machine.ts'
@@ -18,7 +17,7 @@ import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } fr
  * The longest a best bid/offer waits for a plan, and a halted actor's re-assessment period (an active
  * actor sleeps until something is due; see timeDue.ts). Also the first pause after a rejected plan.
  */
-const TICK_MS = 1_000
+const RECHECK_MS = 1_000
 const REJECT_BACKOFF_MS = 1_000
 
 export function instrumentDeps(
@@ -37,7 +36,7 @@ export function instrumentDeps(
     revisitAt: (snapshot) => strategy.revisitAt(snapshot),
     reads: strategy.reads,
     risk: { ...settings.risk, ...settings.quoting },
-    tickMs: TICK_MS,
+    recheckMs: RECHECK_MS,
     minRepriceIntervalMs: o.minRepriceIntervalMs ?? settings.quoting.minRepriceIntervalMs,
     rejectBackoffMs: REJECT_BACKOFF_MS,
     maxOrderAgeMs: settings.quoting.maxOrderAgeMs,
@@ -53,9 +52,18 @@ export function fractionToDecimal(x: number): string {
   return x.toFixed(12).replace(/\.?0+$/, '') || '0'
 }
 
+/**
+ * Where the actors send their plans and a halted instrument's cancel-all: the joint from the actors to
+ * the orders, declared here by the actors (the order gateway provides it).
+ */
+export interface PlanSink {
+  submitPlan(input: SubmitPlanInput): Promise<PlanOutcome>
+  cancelAll(instrumentId: number): Promise<void>
+}
+
 /** The supervisor over `instruments`, its children wired to `gateway` (not started). */
 export function createInstrumentSupervisor(
-  gateway: OrderGateway,
+  gateway: PlanSink,
   o: { clock: Clock; instruments: SupervisedInstrument[]; logger: Logger; maxRestarts?: number | undefined },
 ): SupervisorActor {
   const machine = supervisorMachine.provide({

@@ -1,5 +1,5 @@
 /**
- * The instrument fleet: one actor per configured instrument under the supervisor, each submitting its
+ * The instrument actors: one actor per configured instrument under the supervisor, each submitting its
  * plans through the order gateway. It subscribes to what earlier parts publish (reconciled open
  * orders, breaker transitions) and routes them to the actors; an actor that keeps failing raises an
  * alert and has its orders cancelled.
@@ -9,18 +9,17 @@ import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
 import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { BreakerState } from '../limiter/weightLimiter.ts'
-import type { OpenOrderBook } from '../orders/openOrderBook.ts'
-import type { OrderGateway } from '../orders/orderGateway.ts'
 import { allocateOrderSlots, type SlotDemand } from '../quoting/orderSlots.ts'
 import { inChunks } from '../shared/chunks.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
-import { createInstrumentSupervisor, instrumentDeps } from './actorWiring.ts'
+import { createInstrumentSupervisor, instrumentDeps, type PlanSink } from './actorWiring.ts'
 import {
   childId,
   type InstrumentActor,
@@ -34,8 +33,8 @@ export interface ResolvedInstrumentConfig {
   strategy: ResolvedStrategy
 }
 
-/** What the feeds need to know of a traded instrument. */
-export interface FleetInstrument {
+/** A traded instrument as the inputs see it (see inputs/actorInbox.ts). */
+export interface ActorInstrument {
   id: number
   symbol: string
   asset: string
@@ -47,9 +46,9 @@ export interface FleetInstrument {
 
 export type InstrumentSnapshot = SnapshotFrom<typeof instrumentMachine>
 
-export interface InstrumentFleet {
-  readonly instruments: readonly FleetInstrument[]
-  /** An actor was restarted: its inputs must be re-fed (the feeds re-poll). */
+export interface InstrumentActors {
+  readonly instruments: readonly ActorInstrument[]
+  /** An actor was restarted: its inputs must be re-fed (the pollers read them again). */
   readonly restarted: Signal<number>
   /** Sends an input to the listed instruments' actors (all when `ids` is undefined). */
   route(ids: readonly number[] | undefined, event: InstrumentEvent): void
@@ -61,13 +60,21 @@ export interface InstrumentFleet {
   stop(): void
 }
 
-export function createInstrumentFleet(o: {
+export function createInstrumentActors(o: {
   settings: Settings
   strategies: readonly ResolvedInstrumentConfig[]
-  /** The venue's instruments by symbol (bootstrap checked every configured one is listed). */
+  /** The venue's instruments by symbol (start-up checked every configured one is listed). */
   listed: ReadonlyMap<string, Instrument>
-  gateway: OrderGateway
-  openOrders: Pick<OpenOrderBook, 'subscribe'>
+  gateway: PlanSink
+  /** Each complete open-orders read (awaited: the read resolves once the actors took it). */
+  openOrders: {
+    subscribe(
+      listener: (u: {
+        byInstrument: ReadonlyMap<number, Order[]>
+        receivedAt: number
+      }) => Promise<void> | void,
+    ): () => void
+  }
   breaker: Pick<Signal<BreakerState>, 'subscribe'>
   alerts: AlertSink
   /** Runs the actors' timers (the base clock: wall or the mock's virtual clock). */
@@ -75,9 +82,9 @@ export function createInstrumentFleet(o: {
   /** Venue-corrected time the actors read. */
   venueClock: Pick<Clock, 'now'>
   logger: Logger
-}): InstrumentFleet {
+}): InstrumentActors {
   const supervised: SupervisedInstrument[] = []
-  const instruments: FleetInstrument[] = []
+  const instruments: ActorInstrument[] = []
   const slots = shareOrderSlots(o)
   for (const r of o.strategies) {
     const inst = o.listed.get(r.symbol)

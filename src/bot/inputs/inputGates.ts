@@ -12,12 +12,13 @@
  * wedged loop from an idle one. Pure state on an injected clock; no I/O.
  */
 import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
 
 export const STREAM_INPUTS = ['index', 'statistics', 'portfolio', 'orders', 'fills', 'withdrawals'] as const
 export type StreamInput = (typeof STREAM_INPUTS)[number]
 export type InputSource = 'stream' | 'poll'
 
-export interface InputSourceView {
+export interface InputGateView {
   source: InputSource
   /** The input's channels are fresh. */
   streamHealthy: boolean
@@ -45,9 +46,9 @@ export interface InputGate {
 }
 
 /** Each streamed input's view; an input the bot does not use (no strategy reads it) is absent. */
-export type InputSourcesSnapshot = Partial<Record<StreamInput, InputSourceView>>
+export type InputGatesSnapshot = Partial<Record<StreamInput, InputGateView>>
 
-export interface InputSources {
+export interface InputGates {
   readonly enabled: boolean
   /** The inputs the bot uses: only their channels are subscribed and only they are reported. */
   readonly inputs: readonly StreamInput[]
@@ -56,7 +57,7 @@ export interface InputSources {
   setHealthy(name: StreamInput, healthy: boolean): void
   /** The stream side: pushes may have been missed; a REST read must resync before standing down. */
   gap(name: StreamInput): void
-  snapshot(): InputSourcesSnapshot
+  snapshot(): InputGatesSnapshot
   /** Every change of source (logging). */
   onChange(listener: (name: StreamInput, source: InputSource, at: number) => void): () => void
 }
@@ -81,11 +82,11 @@ interface GateState {
  * Gates for every streamed input; with `enabled` false every input polls, always. `inputs` (default
  * all) are the ones the bot uses: statistics only when a strategy reads them.
  */
-export function createInputSources(o: {
+export function createInputGates(o: {
   clock: Pick<Clock, 'now'>
   enabled: boolean
   inputs?: readonly StreamInput[] | undefined
-}): InputSources {
+}): InputGates {
   const inputs = STREAM_INPUTS.filter((i) => o.inputs === undefined || o.inputs.includes(i))
   const fresh = (): GateState => ({
     healthy: false,
@@ -171,7 +172,7 @@ export function createInputSources(o: {
       if (o.enabled) gap(name, stateOf(name))
     },
     snapshot() {
-      const view = (s: GateState): InputSourceView => ({
+      const view = (s: GateState): InputGateView => ({
         source: s.source,
         streamHealthy: s.healthy,
         synced: s.syncedGen === s.gen,
@@ -204,4 +205,27 @@ export function gatedRun(
     await run(signal)
     done()
   }
+}
+
+/**
+ * The bot's input gates: every streamed input has one when there is a stream address (statistics only
+ * when a strategy reads them: otherwise neither streamed nor polled); without an address every input
+ * polls. Returns the address the streams use, if any.
+ */
+export function createBotInputGates(o: {
+  clock: Pick<Clock, 'now'>
+  streams: { enabled: boolean }
+  streamUrl: string | undefined
+  readsStatistics: boolean
+  logger: Pick<Logger, 'warn'>
+}): { gates: InputGates; streamUrl: string | undefined } {
+  const streamUrl = o.streams.enabled ? o.streamUrl : undefined
+  if (o.streams.enabled && streamUrl === undefined)
+    o.logger.warn('streams.enabled but no stream address (set PERPS_WS_URL): every input polls')
+  const gates = createInputGates({
+    clock: o.clock,
+    enabled: streamUrl !== undefined,
+    inputs: STREAM_INPUTS.filter((i) => i !== 'statistics' || o.readsStatistics),
+  })
+  return { gates, streamUrl }
 }

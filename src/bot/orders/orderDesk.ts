@@ -16,25 +16,31 @@ import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import { createOrderGateway, type OrderGateway } from './orderGateway.ts'
 
-export interface OrderPath {
+export interface OrderDesk {
   readonly batcher: Batcher
   readonly gateway: OrderGateway
   /** Whether reprices go out as modifies or (the venue refuses our modify signature) cancel + create. */
   readonly modify: ModifyCapability
 }
 
-export function createOrderPath(o: {
+/** Where settled batches are counted (the bot's metrics). */
+export interface BatchRecorder {
+  recordBatch(batch: { command: string; size: number; outcome: BatchOutcome }): void
+}
+
+export function createOrderDesk(o: {
   perps: BatchSend & Pick<PerpsClient, 'cancelAll'>
   openOrders: Pick<OpenOrderBook, 'reconcile'>
   settings: Settings
   clock: Clock
   logger: Logger
-  recordBatch?: ((batch: { command: string; size: number; outcome: BatchOutcome }) => void) | undefined
+  /** Counts every settled batch (the bot's metrics). */
+  metrics?: BatchRecorder | undefined
   /** Told once when reprices fall back to cancel + create. */
   alerts?: AlertSink | undefined
   /** Client order ids for creates that have none (fleet mode: they carry the lease epoch). */
   clientOrderIds?: Pick<ClientOrderIds, 'next'> | undefined
-}): OrderPath {
+}): OrderDesk {
   const modify = new ModifyCapability()
   const batcher = createBatcher({
     clock: o.clock,
@@ -48,7 +54,7 @@ export function createOrderPath(o: {
     },
     onReconcileError: (e, attempt) => o.logger.error({ attempt, err: describeError(e) }, 'reconcile failed'),
     onBatchSettled: (b) => {
-      o.recordBatch?.({ command: b.type, size: b.size, outcome: b.outcome })
+      o.metrics?.recordBatch({ command: b.type, size: b.size, outcome: b.outcome })
       const verdict =
         b.outcome === 'ok'
           ? { type: b.type, outcome: 'ok' as const }
