@@ -105,10 +105,13 @@ describe.skipIf(skip !== undefined)(`shared IP budget across processes ${skip ??
     // Admission resumed after the restart.
     expect(grants.some((g) => g.atUs / 1000 > upAt)).toBe(true)
     const states = statesOf(workers)
-    for (const s of states) {
-      expect(s.scriptReloads).toBeGreaterThanOrEqual(1)
-      expect(s.generations).toBe(1)
-    }
+    // The new server had lost the script: someone reloaded it (EVAL caches it for everyone after).
+    expect(states.reduce((n, s) => n + Number(s.scriptReloads), 0)).toBeGreaterThanOrEqual(1)
+    // Every worker admitted after the restart saw the new generation.
+    workers.forEach((w, i) => {
+      const after = w.lines.some((l) => l.startsWith('G ') && Number(l.split(' ')[1]) / 1000 > upAt)
+      if (after) expect(states[i]?.generations).toBe(1)
+    })
     expect(states.reduce((n, s) => n + Number(s.redisErrors), 0)).toBeGreaterThan(0)
     expect(states.reduce((n, s) => n + Number(s.restored), 0)).toBeGreaterThan(0)
   })

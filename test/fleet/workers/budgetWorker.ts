@@ -26,6 +26,8 @@ const budget = createSharedBudget({
   riskReserve: 0,
   retryMs: 50,
   graceMs: 400,
+  // A loaded machine can hold a worker past two windows around the restart; never give up here.
+  maxWaitMs: 20_000,
 })
 let seed = args.seed
 const nextWeight = (): number => {
