@@ -13,9 +13,9 @@ import { type FencingVenue, startFencingVenue } from './fencingVenue.ts'
 import { startWorker, type Worker } from './processes.ts'
 
 const skip = redisSkipReason()
-const TTL = 1_500
-const RENEW = 300
-const MARGIN = 450
+const TTL = 2_000
+const RENEW = 400
+const MARGIN = 600
 const POLL = 100
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
