@@ -6,8 +6,14 @@
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# ---- build: full install + type check (nothing from here ships except the checked sources) ----
+# ---- build: full install + type check; ships the checked sources and the production modules ----
 FROM ${NODE_IMAGE} AS build
+# better-sqlite3 12 is a native addon: npm ci downloads its prebuilt binary for this Node ABI and
+# glibc when one is published, and otherwise compiles it with node-gyp, which needs these tools.
+# They stay in this stage; the runtime stage gets the built module, not the compiler.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -15,6 +21,9 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 # bin/ is optional; make sure it exists so the runtime stage can always copy it.
 RUN mkdir -p bin && npx tsc --noEmit -p tsconfig.json
+# Production modules only, native addons already built against this very image's Node.
+RUN npm prune --omit=dev --no-audit --no-fund && npm cache clean --force \
+  && node -e "require('better-sqlite3')(':memory:').close()"
 
 # ---- runtime ----
 FROM ${NODE_IMAGE} AS runtime
@@ -26,15 +35,17 @@ RUN apt-get update \
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# Same base image as the build stage (same Node ABI, same glibc), so its built modules run here.
+COPY --from=build /app/node_modules ./node_modules
 # Code stays root-owned (the bot cannot rewrite itself); tsconfig.json is read by tsx at run time.
 COPY --from=build /app/tsconfig.json ./
 COPY --from=build /app/src ./src
 COPY --from=build /app/strategies ./strategies
 COPY --from=build /app/config ./config
 COPY --from=build /app/bin ./bin
-# The restart journal (ops.stateDir, relative to /app by default) is the only writable path;
-# mount a volume here to keep it across container restarts.
+# The restart journal (ops.stateDir, relative to /app by default) is the only writable path besides
+# /tmp (tsx's compile cache); mount a volume here to keep it across container restarts. The image
+# runs with a read-only root filesystem when both are mounted writable (deploy/ does so).
 RUN mkdir -p /app/.perpbot-state && chown node:node /app/.perpbot-state
 USER node
 # Ops server (/livez, /readyz, /metrics, /status); must match ops.port in config. Inside a container

@@ -5,6 +5,8 @@
 import type { Alert, AlertSink } from '../alerts/alert.ts'
 import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { Clock } from '../clock.ts'
+import { cancelByEpoch } from '../fleet/epochOrders.ts'
+import type { FleetPart } from '../fleet/fleetPart.ts'
 import type { Journal } from '../journal/journal.ts'
 import type { Logger, SecretBag } from '../logging/logger.ts'
 import { registerJournalMetrics } from '../ops/journalMetrics.ts'
@@ -12,6 +14,7 @@ import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
+import { createClientOrderIds, DEFAULT_ORDER_TAG_NAME, orderTagFor } from '../perps/orderTag.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
@@ -40,7 +43,7 @@ import {
 import { type ConnectOptions, connect } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { startStartupWatch } from './startup/startupWatch.ts'
-import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
+import { botStopParts, runStopSequence, type StopParts, type StopReport } from './startup/stopSequence.ts'
 
 /** Reconcile at start: pages per kind (weight 10 each), and how far back an empty journal reaches. */
 const JOURNAL_RECONCILE_PAGES = 50
@@ -73,6 +76,12 @@ export interface BotOptions {
    * restart state and a PnL snapshot per minute go to it; at start it is reconciled with the venue.
    */
   journal?: Journal | undefined
+  /**
+   * Fleet mode (`perpbot run --fleet`), with the account's lease already held: requests also pass
+   * the shared IP budget and the lease fence; creates carry the epoch in their client order ids; an
+   * older epoch's orders are cancelled at start; the dead-man switch stays within the lease TTL.
+   */
+  fleet?: FleetPart | undefined
 }
 
 export interface RunningBot {
@@ -106,6 +115,9 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts, metrics })
   const { limiter } = bl
   metrics.watchLimiter(limiter)
+  const fleetPart = o.fleet
+  fleetPart?.registerMetrics(metrics.registry)
+  const orderTag = orderTagFor(DEFAULT_ORDER_TAG_NAME)
   // Lines a hostile venue can make repeat: one per kind per interval (observe/repeatedLog.ts).
   const repeated = createRepeatedLog({ logger, clock })
   // From the first second: a progress line while the start waits on the venue, and an ops server
@@ -124,8 +136,21 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     throw e
   }
   startup.step('the venue (clock sync, instruments, credentials)')
-  const conn = await connect({ ...o, logger: log, baseClock: clock, gate: limiter }).catch(closingStartup)
+  const conn = await connect({
+    ...o,
+    logger: log,
+    baseClock: clock,
+    gate: fleetPart?.gate(limiter) ?? limiter,
+  }).catch(closingStartup)
   const { perps, venueClock } = conn
+  if (fleetPart !== undefined) {
+    // A predecessor's (a zombie's) orders: ours by tag, an older epoch. Cancelled by id before we quote.
+    const n = await cancelByEpoch(perps, orderTag, (e) => e < fleetPart.epoch)
+    log.info(
+      { account: fleetPart.account, epoch: fleetPart.epoch, cancelled: n },
+      `fleet: holding ${fleetPart.account} at epoch ${fleetPart.epoch}; ${n} order(s) of older epochs cancelled`,
+    )
+  }
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   // Before quoting: the fills and funding of the time the bot was down (reads pass the limiter).
   if (journal)
@@ -146,10 +171,14 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger: log,
     metrics: journal ? journalBatchRecorder(journal, clock, metrics) : metrics,
     alerts,
+    clientOrderIds:
+      fleetPart === undefined
+        ? undefined
+        : createClientOrderIds({ tag: orderTag, epoch: fleetPart.epoch, startMs: clock.now() }),
   })
   startup.step('the dead-man switch')
   const deadMan = await armDeadManSwitch({
-    settings,
+    settings: fleetPart === undefined ? settings : fleetDeadMan(settings, fleetPart.leaseTtlMs),
     perps,
     clock,
     venueClock,
@@ -273,6 +302,20 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     `perpbot ${settings.mode} running with ${actors.instruments.length} instrument(s)`,
   )
 
+  // A process that lost its fleet lease cancels only its own epoch's orders (cancel-all is
+  // account-wide) and leaves the dead-man switch armed (clearing it would disarm the successor's).
+  const withFleetStop = (parts: StopParts): StopParts =>
+    fleetPart === undefined
+      ? parts
+      : {
+          ...parts,
+          cancelAll: (signal) =>
+            fleetPart.canWrite()
+              ? parts.cancelAll(signal)
+              : cancelByEpoch(perps, orderTag, (e) => e === fleetPart.epoch, signal).then(() => undefined),
+          disarm: (clear) => parts.disarm(clear && fleetPart.canWrite()),
+        }
+
   let stopped: Promise<StopReport> | undefined
   return {
     status: views.status,
@@ -289,26 +332,40 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         exitPolicy: settings.ops.exitPolicy,
         clock,
         logger: log,
-        parts: botStopParts({
-          inputs: [streams, feeds, account, ...ops.loops],
-          actors,
-          orders,
-          openOrders,
-          deadMan,
-          limiter,
-          alerts,
-          perps,
-          venueClock,
-          close: [
-            () => ops.close(),
-            () => conn.close(),
-            () => actors.stop(),
-            () => repeated.stop(),
-            async () => snapshots?.stop(),
-          ],
-        }),
+        parts: withFleetStop(
+          botStopParts({
+            inputs: [streams, feeds, account, ...ops.loops],
+            actors,
+            orders,
+            openOrders,
+            deadMan,
+            limiter,
+            alerts,
+            perps,
+            venueClock,
+            close: [
+              () => ops.close(),
+              () => conn.close(),
+              () => actors.stop(),
+              () => repeated.stop(),
+              async () => snapshots?.stop(),
+            ],
+          }),
+        ),
       })
       return stopped
+    },
+  }
+}
+
+/** In a fleet the backstop fires within the lease TTL (never below the venue's 10 s minimum). */
+function fleetDeadMan(settings: Settings, leaseTtlMs: number): Pick<Settings, 'ops'> {
+  const d = settings.ops.deadManSwitch
+  const deadlineMs = Math.min(d.deadlineMs, Math.max(10_000, leaseTtlMs))
+  return {
+    ops: {
+      ...settings.ops,
+      deadManSwitch: { ...d, deadlineMs, refreshMs: Math.min(d.refreshMs, Math.floor(deadlineMs / 3)) },
     },
   }
 }

@@ -8,6 +8,7 @@ import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError, describeError } from '../errors.ts'
+import { joinFleet } from '../fleet/joinFleet.ts'
 import { journalTarget, openJournalDb } from '../journal/database.ts'
 import { createJournal } from '../journal/journal.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
@@ -22,9 +23,13 @@ import { applyHeapPolicy } from './heapPolicy.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
                    [--faults NAME] [--ops-host ADDR] [--ops-port N] [--log-level LEVEL]
-                   [--duration SECONDS]
+                   [--duration SECONDS] [--fleet]
   Dry run (default): trades the embedded mock; no keys needed.
   --live             trade the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
+  --fleet            (with --live) one of many processes: hold an account's lease in FLEET_REDIS_URL
+                     (ACCOUNT=auto|ordinal|NAME of FLEET_ACCOUNTS; standby while none is free),
+                     read its keys from FLEET_SECRETS_DIR, share FLEET_EGRESS_ID's request budget;
+                     exits 75 when the lease is lost (restart it to stand by). See docs/fleet.md
   --scenario NAME    mock scenario: calm, trending, liquidation, withdrawal-failure, flaky
   --speed F          run the mock's clock F times faster than wall time
   --ops-host ADDR    bind the ops server here (default 127.0.0.1); any non-loopback address needs
@@ -45,6 +50,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       'ops-port': { type: 'string' },
       'log-level': { type: 'string' },
       duration: { type: 'string' },
+      fleet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -71,6 +77,28 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   if (values['ops-port']) overrides['ops.port'] = num('ops-port', values['ops-port'])
   if (values['log-level']) overrides['logging.level'] = values['log-level']
   const duration = num('duration', values.duration)
+  if (values.fleet && !values.live)
+    throw new UsageError('--fleet needs --live (each dry run embeds its own mock)')
+
+  // Fleet: hold an account first (standby until one is free); its keys come from its files.
+  const standby = new AbortController()
+  const abortStandby = (): void => standby.abort(new BotError('stopped while standing by'))
+  if (values.fleet) {
+    process.once('SIGTERM', abortStandby)
+    process.once('SIGINT', abortStandby)
+  }
+  const joined = values.fleet
+    ? await joinFleet({
+        env: ctx.env,
+        logger: createLogger({ level: 'info', isTty: ctx.isTty }),
+        signal: standby.signal,
+        // The ops address from the flags (a port set only in a config file is not known yet).
+        probe: { host: values['ops-host'] ?? '127.0.0.1', port: num('ops-port', values['ops-port']) ?? 9464 },
+      }).finally(() => {
+        process.off('SIGTERM', abortStandby)
+        process.off('SIGINT', abortStandby)
+      })
+    : undefined
 
   // Every setting, secret and strategy param is checked before anything starts or is sent.
   const { settings, secrets, strategies } = await loadAndResolve({
@@ -78,7 +106,10 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     mode: values.live ? 'live' : 'dry-run',
     file: values.config,
     overrides,
-    env: ctx.env,
+    env: joined === undefined ? ctx.env : { ...ctx.env, ...joined.accountEnv },
+  }).catch(async (e: unknown) => {
+    await joined?.close()
+    throw e
   })
   const secretBag = new SecretBag(SECRET_ENV_NAMES.map((k) => secrets[k]))
   const logger = createLogger({
@@ -98,6 +129,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       proxySecret: secrets.PERPS_PROXY_SECRET,
       clock: systemClock,
       random: systemRandom,
+      // A fleet bot's checks spend the shared IP budget too (no local limiter before the bot starts).
+      gate: joined?.part.gate({ run: (_request, send) => send() }),
     })
     for (const l of lines)
       logger.info({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
@@ -192,6 +225,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
     selfProvision: mock !== undefined,
     journal,
+    fleet: joined?.part,
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
   let stopTimer: unknown
@@ -209,6 +243,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
       if (bot) summary(bot)
       const report = await bot?.stop(reason)
+      await joined?.close()
       await mock?.close()
       const j = await journal?.close(reason)
       if (j && j.droppedTotal > 0)
@@ -222,12 +257,19 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       settle?.(code)
     },
   })
+  // Lease lost (expired, taken): stop quoting and cancel our own orders now; 75 (EX_TEMPFAIL) asks
+  // the supervisor to start us again, to stand by.
+  joined?.lease.onChange((s) => {
+    if (s.state === 'lost' && s.reason !== 'released')
+      void shutdown.trigger(`fleet lease of ${joined.lease.account} lost (${s.reason})`, 75)
+  })
   let running: RunningBot
   try {
     running = await starting
   } catch (e) {
     // A signal already shutting down owns the exit; otherwise the start error is the outcome.
     shutdown()
+    await joined?.close()
     await mock?.close()
     await journal?.close(`start failed: ${describeError(e)}`).catch(() => undefined)
     throw e

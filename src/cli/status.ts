@@ -5,6 +5,9 @@
 import { parseArgs } from 'node:util'
 import { marginRatio } from '../bot/account/marginRatio.ts'
 import { systemClock } from '../clock.ts'
+import { loadFleetStatusConfig } from '../fleet/fleetEnv.ts'
+import { formatFleetView, readFleetView } from '../fleet/fleetView.ts'
+import { connectFleetRedis, parseFleetRedisUrl } from '../fleet/redisConnection.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
@@ -12,9 +15,11 @@ import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
 
-export const STATUS_USAGE = `usage: perpbot status [--live] [--bot URL] [--json]
+export const STATUS_USAGE = `usage: perpbot status [--live] [--bot URL] [--json] [--fleet]
   One-shot view of the running bot (its ops server's /status), or with --live of the venue account
   directly (needs PERPS_URL, PERPS_PROXY_PRIVATE_KEY, PERPS_PROXY_SECRET).
+  --fleet     every account of FLEET_ACCOUNTS (holder, epoch, lease left) and FLEET_EGRESS_ID's
+              request weight in the window, read from FLEET_REDIS_URL (docs/fleet.md)
   --bot URL   the bot's ops server (default http://127.0.0.1:<ops.port>)
   --json      print JSON instead of a table`
 
@@ -25,6 +30,7 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
       live: { type: 'boolean', default: false },
       bot: { type: 'string' },
       json: { type: 'boolean', default: false },
+      fleet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -33,6 +39,7 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
     ctx.stdout(STATUS_USAGE)
     return 0
   }
+  if (values.fleet) return fleetStatus(ctx, values.json)
   const { settings, secrets } = loadSettings({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
@@ -160,4 +167,22 @@ function printBotStatus(ctx: CliContext, s: BotStatusView): void {
   }
   for (const a of s.alerts.slice(-5))
     ctx.stdout(`  alert ${a.resolved ? 'resolved' : a.severity}: ${a.title}`)
+}
+
+/** `--fleet`: two read-only round trips to the fleet's Redis. */
+async function fleetStatus(ctx: CliContext, json: boolean): Promise<number> {
+  const c = loadFleetStatusConfig(ctx.env)
+  const redis = connectFleetRedis(c.redisUrl, { reconnectMs: 200 })
+  const where = parseFleetRedisUrl(c.redisUrl).host
+  try {
+    // Bounded: a few reconnect attempts, then a clear error (the URL's password is never printed).
+    for (let i = 0; i < 15 && redis.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 200))
+    if (redis.status !== 'ready')
+      throw new UsageError(`the fleet Redis at ${where} does not answer (FLEET_REDIS_URL)`)
+    const view = await readFleetView(redis, { accounts: c.accounts, egressId: c.egressId, budget: c.budget })
+    ctx.stdout(json ? JSON.stringify(view, null, 2) : formatFleetView(view))
+    return 0
+  } finally {
+    redis.disconnect()
+  }
 }

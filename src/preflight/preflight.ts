@@ -5,11 +5,13 @@
  * cancel an order id that cannot exist, and the venue's answer tells a signature problem apart from
  * "order not found".
  */
+
 import { privateKeyToAccount } from 'viem/accounts'
 import { type Clock, OffsetClock } from '../clock.ts'
 import { describeError, RequestRejectedError, UnknownOutcomeError } from '../errors.ts'
 import { isTransient, retryTransient } from '../http/retryTransient.ts'
 import { createHttpTransport } from '../http/transport.ts'
+import type { RequestGate } from '../perps/client/context.ts'
 import { ProxyCredentials } from '../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../perps/client/createPerpsClient.ts'
 import { syncClock } from '../perps/client/syncClock.ts'
@@ -44,6 +46,8 @@ export interface PreflightOptions {
   opsPort?: boolean | undefined
   /** Each enabled instrument's strategy `maxOrders` (the open-order capacity line); absent: unknown. */
   maxOrders?: ReadonlyMap<string, number | undefined> | undefined
+  /** The request gate of the checks' clients (a fleet bot's preflight spends the shared IP budget). */
+  gate?: RequestGate | undefined
 }
 
 /** An order id no venue will have issued: the signed self-tests modify and cancel it. */
@@ -75,7 +79,8 @@ export async function runPreflight(o: PreflightOptions): Promise<CheckLine[]> {
     bodyTimeoutMs: settings.perps.requestTimeoutMs,
   })
   const venueClock = new OffsetClock(o.clock)
-  const publicClient = createPerpsClient({ transport, clock: venueClock, random: o.random })
+  const gate = o.gate === undefined ? {} : { gate: o.gate }
+  const publicClient = createPerpsClient({ transport, clock: venueClock, random: o.random, ...gate })
   try {
     await venueChecks(o, add, publicClient, venueClock, (credentials, signer) =>
       createPerpsClient({
@@ -86,6 +91,7 @@ export async function runPreflight(o: PreflightOptions): Promise<CheckLine[]> {
         signer,
         authHeaderNames: { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader },
         defaultExpAfterMs: settings.perps.commandExpiryMs,
+        ...gate,
       }),
     )
   } finally {

@@ -4,11 +4,13 @@
  * same `startBot` as `perpbot run`. Observers see every exchange on the wire and every log line, so
  * the integration tests can record them and the soak can count them in bounded memory.
  */
+
 import type { Alert } from '../alerts/alert.ts'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import type { StopReport } from '../bot/startup/stopSequence.ts'
 import type { Clock } from '../clock.ts'
+import type { FleetPart } from '../fleet/fleetPart.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { FAULT_HEADER } from '../mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.ts'
@@ -51,6 +53,8 @@ export interface BotOnMockOptions {
   streams?: boolean | undefined
   /** Environment the settings see (e.g. `ALERT_WEBHOOK_URL`). Default none. */
   env?: Record<string, string> | undefined
+  /** Fleet mode: the account's lease already held (see src/fleet/fleetPart.ts). */
+  fleet?: FleetPart | undefined
 }
 
 export interface BotOnMock {
@@ -124,7 +128,7 @@ export async function startLoopbackMock(o: LoopbackMockOptions): Promise<Loopbac
 export interface BotAgainstOptions
   extends Pick<
     BotOnMockOptions,
-    'overrides' | 'logLevel' | 'onLogLine' | 'onAlert' | 'botSeed' | 'ops' | 'env'
+    'overrides' | 'logLevel' | 'onLogLine' | 'onAlert' | 'botSeed' | 'ops' | 'env' | 'fleet'
   > {
   /** The mock's (or venue's) HTTP base URL, e.g. `http://127.0.0.1:{port}`. */
   perpsUrl: string
@@ -166,6 +170,7 @@ export async function startBotAgainst(
     selfProvision: true,
     ops: o.ops ?? false,
     alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
+    fleet: o.fleet,
   })
   return { bot, secrets }
 }

@@ -9,6 +9,7 @@ import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { BatchOutcome } from '../../ops/metrics.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { ClientOrderIds } from '../../perps/orderTag.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { type Batcher, type BatchSend, createBatcher } from './batcher.ts'
 import { ModifyCapability } from './modifyCapability.ts'
@@ -37,6 +38,8 @@ export function createOrderDesk(o: {
   metrics?: BatchRecorder | undefined
   /** Told once when reprices fall back to cancel + create. */
   alerts?: AlertSink | undefined
+  /** Client order ids for creates that have none (fleet mode: they carry the lease epoch). */
+  clientOrderIds?: Pick<ClientOrderIds, 'next'> | undefined
 }): OrderDesk {
   const modify = new ModifyCapability()
   const batcher = createBatcher({
@@ -74,5 +77,9 @@ export function createOrderDesk(o: {
       }
     },
   })
-  return { batcher, modify, gateway: createOrderGateway({ batcher, perps: o.perps, modify }) }
+  return {
+    batcher,
+    modify,
+    gateway: createOrderGateway({ batcher, perps: o.perps, modify, clientOrderIds: o.clientOrderIds }),
+  }
 }

@@ -11,10 +11,12 @@
  */
 
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { ClientOrderIds } from '../../perps/orderTag.ts'
 import type {
   BatchRejected,
   CancelResult,
   CreateOrderAck,
+  CreateOrderInput,
   ModifyOrderInput,
   ModifyResult,
   Order,
@@ -55,8 +57,13 @@ export function createOrderGateway(deps: {
   perps: Pick<PerpsClient, 'cancelAll'>
   /** Absent: modifies are always sent as modifies. */
   modify?: Pick<ModifyCapability, 'mode'> | undefined
+  /** Present (fleet): a create without a client order id gets one (tag | lease epoch | sequence). */
+  clientOrderIds?: Pick<ClientOrderIds, 'next'> | undefined
 }): OrderGateway {
   const { batcher } = deps
+  const ids = deps.clientOrderIds
+  const withCoid = (order: CreateOrderInput): CreateOrderInput =>
+    ids === undefined || order.coid !== undefined ? order : { ...order, coid: ids.next() }
 
   /** One modify as cancel, then create of the same order at the new price and quantity. */
   async function replace(
@@ -76,7 +83,7 @@ export function createOrderGateway(deps: {
       }
     const created = await batcher.submit({
       type: 'createOrders',
-      order: {
+      order: withCoid({
         iid,
         buy: order.buy,
         p: m.p,
@@ -84,7 +91,7 @@ export function createOrderGateway(deps: {
         tif: 'gtc',
         po: order.po,
         ...(order.ro ? { ro: true } : {}),
-      },
+      }),
       priority: order.ro ? 'risk' : priority,
     })
     if (created.status === 'ok') return { status: 'ok', oid: created.oid }
@@ -108,7 +115,12 @@ export function createOrderGateway(deps: {
             ),
         Promise.all(
           plan.create.map((order) =>
-            batcher.submit({ type: 'createOrders', order, priority: order.ro ? 'risk' : priority, lazy }),
+            batcher.submit({
+              type: 'createOrders',
+              order: withCoid(order),
+              priority: order.ro ? 'risk' : priority,
+              lazy,
+            }),
           ),
         ),
         // Cancels reduce risk: always at risk priority.

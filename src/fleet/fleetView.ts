@@ -1,0 +1,83 @@
+/**
+ * `perpbot status --fleet`: every account of the list with its holder, epoch and lease time left,
+ * and the egress budget's weight in the window, from two read-only round trips to Redis. The table
+ * is pure (`formatFleetView`).
+ */
+import { peekLeases } from './accountClaim.ts'
+import { budgetKeys, PEEK_BUDGET_LUA } from './budgetScripts.ts'
+import { intAt, LuaScript, type ScriptClient } from './redisScript.ts'
+
+export interface FleetAccountView {
+  readonly account: string
+  readonly state: 'held' | 'free'
+  readonly holder: string | undefined
+  readonly epoch: number | undefined
+  readonly ttlMs: number | undefined
+}
+
+export interface FleetView {
+  readonly egressId: string
+  readonly budget: number
+  readonly windowWeight: number
+  readonly pausedMs: number
+  readonly accounts: readonly FleetAccountView[]
+}
+
+const peekBudget = new LuaScript(PEEK_BUDGET_LUA)
+
+export async function readFleetView(
+  client: ScriptClient,
+  o: {
+    accounts: readonly string[]
+    egressId: string
+    budget: number
+    windowMs?: number | undefined
+    keyPrefix?: string | undefined
+  },
+): Promise<FleetView> {
+  const prefix = o.keyPrefix ?? 'perpbot'
+  const leases = await peekLeases(client, o.accounts, prefix)
+  const k = budgetKeys(prefix, o.egressId)
+  const b = await peekBudget.run(client, [k.log, k.blocked], [o.windowMs ?? 60_000])
+  return {
+    egressId: o.egressId,
+    budget: o.budget,
+    windowWeight: intAt(b, 0),
+    pausedMs: intAt(b, 1),
+    accounts: leases.map((l) => {
+      const [epoch, ...holder] = (l.holder ?? '').split(':')
+      return {
+        account: l.account,
+        state: l.holder === undefined ? 'free' : 'held',
+        holder: l.holder === undefined ? undefined : holder.join(':'),
+        epoch: l.holder === undefined ? undefined : Number(epoch),
+        ttlMs: l.ttlMs,
+      }
+    }),
+  }
+}
+
+export function formatFleetView(v: FleetView): string {
+  const rows = v.accounts.map((a) => [
+    a.account,
+    a.state,
+    a.holder ?? '-',
+    a.epoch === undefined ? '-' : String(a.epoch),
+    a.ttlMs === undefined ? '-' : `${(a.ttlMs / 1000).toFixed(1)} s`,
+  ])
+  const head = ['account', 'state', 'holder', 'epoch', 'lease left']
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  const line = (r: readonly string[]): string =>
+    r
+      .map((c, i) => c.padEnd(width[i] ?? 0))
+      .join('  ')
+      .trimEnd()
+  const pct = v.budget > 0 ? Math.round((100 * v.windowWeight) / v.budget) : 0
+  const held = v.accounts.filter((a) => a.state === 'held').length
+  return [
+    `egress ${v.egressId}: request weight ${v.windowWeight} of ${v.budget} in the last minute (${pct} %)${v.pausedMs > 0 ? `; paused ${Math.ceil(v.pausedMs / 1000)} s after a 429` : ''}`,
+    `accounts: ${held} of ${v.accounts.length} held`,
+    line(head),
+    ...rows.map(line),
+  ].join('\n')
+}

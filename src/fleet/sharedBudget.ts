@@ -1,0 +1,261 @@
+/**
+ * The shared IP budget: every process behind one egress asks Redis right before each send, one
+ * EVALSHA per admission (budgetScripts.ts). A refused caller sleeps the wait Redis named and asks
+ * again; while Redis is unreachable nothing is admitted (callers pause, retrying every
+ * `retryMs`), so an outage can delay requests but never overspend the budget. A 429 seen by any
+ * process sets the shared blocked-until, and every process pauses with it.
+ *
+ * A Redis that lost its data (a restart without persistence) would forget the window's admissions;
+ * so the first call to an empty Redis opens a new generation that pauses everyone for `graceMs`,
+ * and each process, seeing the new generation, puts its own admissions of the last window back.
+ *
+ * Risk work (cancels) may use the whole budget; reads and quotes stop `riskReserve` short of it, so
+ * a fleet that spends its budget on quotes can still cancel.
+ */
+import { type Clock, systemClock, type TimerId } from '../clock.ts'
+import { InputValidationError } from '../errors.ts'
+import { ADMIT_LUA, BLOCK_LUA, type BudgetKeys, budgetKeys, RESTORE_LUA } from './budgetScripts.ts'
+import { SharedBudgetAbortedError, SharedBudgetTimeoutError } from './errors.ts'
+import { intAt, LuaScript, type ScriptClient } from './redisScript.ts'
+
+export type SharedPriority = 'risk' | 'read' | 'quote'
+
+/** What the bot's limiter calls right before each send. */
+export interface SharedBudget {
+  /**
+   * Resolves once the fleet's budget admitted `weight` (it is then spent, fleet-wide).
+   * @throws {@link SharedBudgetAbortedError} the signal aborted while waiting.
+   * @throws {@link SharedBudgetTimeoutError} not admitted within `maxWaitMs`.
+   */
+  acquire(weight: number, priority: SharedPriority, signal?: AbortSignal): Promise<SharedGrant>
+  /** A 429 from the venue: every process pauses for `pauseMs` (best effort; errors are counted). */
+  reportRateLimited(pauseMs: number): Promise<void>
+  state(): SharedBudgetState
+  /** Ends every wait (`SharedBudgetAbortedError`). */
+  stop(): void
+}
+
+/** One admission: when Redis granted it (its clock, µs) and how much. */
+export interface SharedGrant {
+  readonly atUs: number
+  readonly weight: number
+}
+
+export interface SharedBudgetState {
+  /** False after a Redis error, until the next answer. */
+  readonly redisUp: boolean
+  readonly admitted: number
+  readonly admittedWeight: number
+  /** Refusals (each followed by a wait). */
+  readonly refused: number
+  readonly redisErrors: number
+  /** Scripts sent again after the server lost them (NOSCRIPT). */
+  readonly scriptReloads: number
+  /** The fleet's weight in the window at the last answer. */
+  readonly windowWeight: number
+  readonly budget: number
+  /** Callers waiting now. */
+  readonly waiting: number
+  readonly blocked: boolean
+  /** New Redis generations seen (data lost) and the admissions this process restored into them. */
+  readonly generations: number
+  readonly restored: number
+}
+
+export interface SharedBudgetOptions {
+  client: ScriptClient
+  /** Names the egress IP the budget belongs to (every process behind it uses the same id). */
+  egressId: string
+  /** Weight per window for the whole egress (e.g. 900 of the venue's 1,000). */
+  budget: number
+  windowMs?: number | undefined
+  /** Fraction of the budget only risk work may use. */
+  riskReserve?: number | undefined
+  /** Pause between attempts while Redis is unreachable. */
+  retryMs?: number | undefined
+  /** Longest a caller waits before `SharedBudgetTimeoutError`. */
+  maxWaitMs?: number | undefined
+  /** Pause that opens a new generation, long enough for every process to restore (≥ 4 × retryMs). */
+  graceMs?: number | undefined
+  keyPrefix?: string | undefined
+  clock?: Clock | undefined
+}
+
+export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
+  const windowMs = o.windowMs ?? 60_000
+  const retryMs = o.retryMs ?? 250
+  const maxWaitMs = o.maxWaitMs ?? 2 * windowMs
+  const riskReserve = o.riskReserve ?? 0.1
+  const graceMs = o.graceMs ?? Math.max(1_000, 4 * retryMs)
+  const clock = o.clock ?? systemClock
+  if (!(Number.isInteger(o.budget) && o.budget > 0))
+    throw new InputValidationError('fleet budget must be a positive integer')
+  if (!(riskReserve >= 0 && riskReserve < 1))
+    throw new InputValidationError('fleet riskReserve must be in [0, 1)')
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(o.egressId))
+    throw new InputValidationError('fleet egress id must be 1-64 characters of A-Z a-z 0-9 . _ -')
+  const keys: BudgetKeys = budgetKeys(o.keyPrefix ?? 'perpbot', o.egressId)
+  const admitScript = new LuaScript(ADMIT_LUA)
+  const restoreScript = new LuaScript(RESTORE_LUA)
+  const blockScript = new LuaScript(BLOCK_LUA)
+  const shared = Math.max(1, Math.floor(o.budget * (1 - riskReserve)))
+  const c = {
+    admitted: 0,
+    admittedWeight: 0,
+    refused: 0,
+    redisErrors: 0,
+    windowWeight: 0,
+    waiting: 0,
+    generations: 0,
+    restored: 0,
+  }
+  // This process's own admissions within the last window (Redis µs), for a new generation.
+  const mine: SharedGrant[] = []
+  let generation: number | undefined
+  let restoring: Promise<void> | undefined
+  let redisUp = true
+  let blocked = false
+  let stopped = false
+  const sleepers = new Set<() => void>()
+
+  const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+    new Promise((resolve, reject) => {
+      let timer: TimerId
+      const done = (): void => {
+        clock.clearTimeout(timer)
+        sleepers.delete(wake)
+        signal?.removeEventListener('abort', wake)
+      }
+      const wake = (): void => {
+        done()
+        reject(
+          new SharedBudgetAbortedError('wait for the shared request budget aborted', {
+            cause: signal?.reason,
+          }),
+        )
+      }
+      timer = clock.setTimeout(() => {
+        done()
+        resolve()
+      }, ms)
+      sleepers.add(wake)
+      signal?.addEventListener('abort', wake, { once: true })
+    })
+
+  const forget = (nowUs: number): void => {
+    while (mine.length > 0 && (mine[0]?.atUs ?? nowUs) <= nowUs - windowMs * 1000) mine.shift()
+  }
+
+  /** A new generation: put our admissions of the last window back (once, whoever notices first). */
+  function noticeGeneration(gen: number, nowUs: number): Promise<void> | undefined {
+    if (generation === gen) return restoring
+    const first = generation === undefined
+    generation = gen
+    if (first) return undefined
+    c.generations += 1
+    forget(nowUs)
+    const entries = mine.flatMap((g) => [g.atUs.toFixed(0), g.weight])
+    if (entries.length === 0) return undefined
+    restoring = restoreScript
+      .run(o.client, [keys.log, keys.sum, keys.seq], [windowMs, ...entries])
+      .then(() => {
+        c.restored += entries.length / 2
+      })
+      .catch(() => {
+        // The generation will be noticed again only if Redis loses its data again; count it.
+        c.redisErrors += 1
+      })
+      .finally(() => {
+        restoring = undefined
+      })
+    return restoring
+  }
+
+  async function acquire(
+    weight: number,
+    priority: SharedPriority,
+    signal?: AbortSignal,
+  ): Promise<SharedGrant> {
+    const limit = priority === 'risk' ? o.budget : shared
+    if (!(Number.isInteger(weight) && weight > 0 && weight <= limit))
+      throw new InputValidationError(`shared budget: weight ${weight} outside 1..${limit} for ${priority}`)
+    const start = clock.now()
+    c.waiting += 1
+    try {
+      for (;;) {
+        if (stopped || signal?.aborted)
+          throw new SharedBudgetAbortedError('wait for the shared request budget aborted', {
+            cause: signal?.reason,
+          })
+        let waitMs: number
+        try {
+          const r = await admitScript.run(
+            o.client,
+            [keys.log, keys.sum, keys.seq, keys.blocked, keys.gen],
+            [weight, limit, windowMs, graceMs],
+          )
+          redisUp = true
+          c.windowWeight = intAt(r, 2)
+          blocked = intAt(r, 3) === 1
+          const nowUs = intAt(r, 4)
+          const pending = noticeGeneration(intAt(r, 5), nowUs)
+          if (intAt(r, 0) === 1) {
+            c.admitted += 1
+            c.admittedWeight += weight
+            const grant = { atUs: nowUs, weight }
+            forget(nowUs)
+            mine.push(grant)
+            return grant
+          }
+          if (pending !== undefined) await pending
+          c.refused += 1
+          waitMs = intAt(r, 1)
+        } catch (e) {
+          if (e instanceof TypeError) throw e
+          // No answer is no admission: pause and ask again (an admission whose reply was lost is
+          // spent for nothing, which errs on the side of the budget).
+          redisUp = false
+          c.redisErrors += 1
+          waitMs = retryMs
+        }
+        const waited = clock.now() - start
+        if (waited + waitMs > maxWaitMs) throw new SharedBudgetTimeoutError(weight, waited)
+        await sleep(waitMs, signal)
+      }
+    } finally {
+      c.waiting -= 1
+    }
+  }
+
+  return {
+    acquire,
+    async reportRateLimited(pauseMs) {
+      const ms = Math.max(1, Math.ceil(pauseMs))
+      try {
+        await blockScript.run(o.client, [keys.blocked], [ms])
+        blocked = true
+      } catch {
+        c.redisErrors += 1
+        redisUp = false
+      }
+    },
+    state: () => ({
+      redisUp,
+      admitted: c.admitted,
+      admittedWeight: c.admittedWeight,
+      refused: c.refused,
+      redisErrors: c.redisErrors,
+      scriptReloads: admitScript.reloads + blockScript.reloads + restoreScript.reloads,
+      windowWeight: c.windowWeight,
+      budget: o.budget,
+      waiting: c.waiting,
+      blocked,
+      generations: c.generations,
+      restored: c.restored,
+    }),
+    stop() {
+      stopped = true
+      for (const wake of [...sleepers]) wake()
+    },
+  }
+}

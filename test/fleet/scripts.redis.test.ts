@@ -1,0 +1,191 @@
+/**
+ * The fleet's Lua against a real redis-server, in-process (no child processes): admission and its
+ * wait, the risk share, the shared 429 pause, NOSCRIPT reload, a new generation after data loss;
+ * the lease's compare-and-set, epochs, and the re-assert after a flush; the gate adapter.
+ */
+import type { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RateLimitError } from '../../src/errors.ts'
+import { peekLeases } from '../../src/fleet/accountClaim.ts'
+import { ACQUIRE_LUA, leaseKeys, RELEASE_LUA, RENEW_LUA } from '../../src/fleet/leaseScripts.ts'
+import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
+import { intAt, LuaScript, stringAt } from '../../src/fleet/redisScript.ts'
+import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
+import { withSharedBudget } from '../../src/fleet/sharedGate.ts'
+import type { GatedRequest } from '../../src/perps/client/context.ts'
+import { type RedisServer, redisSkipReason, startRedis } from '../helpers/redis.ts'
+
+const skip = redisSkipReason()
+
+describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}`, () => {
+  let server: RedisServer
+  let redis: Redis
+  beforeAll(async () => {
+    server = await startRedis()
+    redis = connectFleetRedis(server.url)
+    await redis.ping().catch(async () => {
+      await new Promise((r) => setTimeout(r, 300))
+    })
+  })
+  afterAll(async () => {
+    redis?.disconnect()
+    await server?.stop()
+  })
+
+  it('admits up to the budget, then names the wait until the oldest weight leaves the window', async () => {
+    const budget = createSharedBudget({
+      client: redis,
+      egressId: 'w1',
+      graceMs: 50,
+      budget: 10,
+      windowMs: 1_000,
+      riskReserve: 0,
+    })
+    await budget.acquire(6, 'read')
+    await budget.acquire(4, 'read')
+    expect(budget.state().windowWeight).toBe(10)
+    const t0 = performance.now()
+    await budget.acquire(5, 'read')
+    const waited = performance.now() - t0
+    // The 6 admitted first had to leave the window: about one window after it, never before.
+    expect(waited).toBeGreaterThanOrEqual(900)
+    expect(waited).toBeLessThan(1_500)
+    expect(budget.state().refused).toBeGreaterThanOrEqual(1)
+  })
+
+  it('reads and quotes stop short of the risk reserve; risk work may use it', async () => {
+    const budget = createSharedBudget({
+      client: redis,
+      egressId: 'w2',
+      graceMs: 50,
+      budget: 10,
+      windowMs: 60_000,
+      riskReserve: 0.2,
+    })
+    await budget.acquire(8, 'quote')
+    const ctl = new AbortController()
+    const quote = budget.acquire(1, 'quote', ctl.signal)
+    await budget.acquire(2, 'risk')
+    expect(budget.state().windowWeight).toBe(10)
+    ctl.abort()
+    await expect(quote).rejects.toThrow(/aborted/)
+    await expect(budget.acquire(9, 'read')).rejects.toThrow(/outside 1..8/)
+  })
+
+  it('a 429 anywhere pauses every process (shared blocked-until)', async () => {
+    const a = createSharedBudget({ client: redis, egressId: 'w3', graceMs: 50, budget: 100, windowMs: 1_000 })
+    const b = createSharedBudget({ client: redis, egressId: 'w3', graceMs: 50, budget: 100, windowMs: 1_000 })
+    await a.reportRateLimited(400)
+    const t0 = performance.now()
+    await b.acquire(1, 'risk')
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(350)
+    expect(b.state().refused).toBeGreaterThanOrEqual(1)
+  })
+
+  it('NOSCRIPT after SCRIPT FLUSH: the script goes again as EVAL, no error to the caller', async () => {
+    const budget = createSharedBudget({
+      client: redis,
+      egressId: 'w4',
+      graceMs: 50,
+      budget: 100,
+      windowMs: 1_000,
+    })
+    await budget.acquire(1, 'read')
+    await redis.script('FLUSH')
+    await budget.acquire(1, 'read')
+    expect(budget.state().scriptReloads).toBe(1)
+    expect(budget.state().admitted).toBe(2)
+  })
+
+  it('data lost (FLUSHALL): a new generation pauses for the grace and the process restores its window', async () => {
+    const budget = createSharedBudget({
+      client: redis,
+      egressId: 'w5',
+      budget: 10,
+      windowMs: 2_000,
+      riskReserve: 0,
+      graceMs: 200,
+    })
+    await budget.acquire(8, 'read')
+    await redis.flushall()
+    const t0 = performance.now()
+    await budget.acquire(1, 'read')
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(150)
+    expect(budget.state()).toMatchObject({ generations: 1, restored: 1, windowWeight: 9 })
+    // The restored 8 still count: 2 more would overspend, so it waits.
+    const ctl = new AbortController()
+    const p = budget.acquire(2, 'read', ctl.signal)
+    await new Promise((r) => setTimeout(r, 100))
+    expect(budget.state().admitted).toBe(2)
+    ctl.abort()
+    await expect(p).rejects.toThrow(/aborted/)
+  })
+
+  it('lease: one holder, CAS renew and release, epochs above Redis seconds and minEpoch', async () => {
+    const acquire = new LuaScript(ACQUIRE_LUA)
+    const renew = new LuaScript(RENEW_LUA)
+    const release = new LuaScript(RELEASE_LUA)
+    const k = leaseKeys('perpbot', 'acct-x')
+    const keys = [k.lease, k.epoch]
+    const a = await acquire.run(redis, keys, ['pa', 5_000, 0])
+    expect(intAt(a, 0)).toBe(1)
+    const tokenA = stringAt(a, 1)
+    const epochA = Number(tokenA.split(':')[0])
+    expect(epochA).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) - 5)
+    const b = await acquire.run(redis, keys, ['pb', 5_000, 0])
+    expect(intAt(b, 0)).toBe(0)
+    expect(stringAt(b, 1)).toBe(tokenA)
+    expect(await renew.run(redis, keys, [`${epochA}:pb`, 5_000, epochA])).toBe(0)
+    expect(await renew.run(redis, keys, [tokenA, 5_000, epochA])).toBe(1)
+    expect(await release.run(redis, [k.lease], [`${epochA}:pb`])).toBe(0)
+    expect(await release.run(redis, [k.lease], [tokenA])).toBe(1)
+    const c = await acquire.run(redis, keys, ['pc', 5_000, epochA + 1_000])
+    expect(Number(stringAt(c, 1).split(':')[0])).toBe(epochA + 1_001)
+    // Redis lost its data: the holder re-asserts its lease; a new acquirer then sees it held.
+    const tokenC = stringAt(c, 1)
+    await redis.flushall()
+    expect(await renew.run(redis, keys, [tokenC, 5_000, epochA + 1_001])).toBe(2)
+    const view = await peekLeases(redis, ['acct-x', 'acct-free'])
+    expect(view[0]).toMatchObject({ account: 'acct-x', holder: tokenC })
+    expect(view[1]).toEqual({ account: 'acct-free', holder: undefined, ttlMs: undefined })
+    // ...and the next epoch is above the re-asserted one.
+    await release.run(redis, [k.lease], [tokenC])
+    const d = await acquire.run(redis, keys, ['pd', 5_000, 0])
+    expect(Number(stringAt(d, 1).split(':')[0])).toBe(epochA + 1_002)
+  })
+
+  it('gate adapter: the shared budget before each send; an IP 429 pauses the fleet, an action 429 does not', async () => {
+    const budget = createSharedBudget({
+      client: redis,
+      egressId: 'w6',
+      graceMs: 50,
+      budget: 100,
+      windowMs: 1_000,
+    })
+    const order: string[] = []
+    const inner = { run: <T>(_r: GatedRequest, send: () => Promise<T>) => send() }
+    const gate = withSharedBudget(inner, budget)
+    const req = (w: number): GatedRequest => ({
+      endpoint: 'getOpenOrders',
+      kind: 'read',
+      input: {},
+      requestWeight: w,
+      actionWeight: 0,
+    })
+    await gate.run(req(3), async () => {
+      order.push(`sent after ${budget.state().admittedWeight}`)
+    })
+    expect(order).toEqual(['sent after 3'])
+    await expect(
+      gate.run(req(1), () =>
+        Promise.reject(new RateLimitError('/v1/trade/orders', 'action_rate_limited', 5_000)),
+      ),
+    ).rejects.toThrow(RateLimitError)
+    expect(budget.state().blocked).toBe(false)
+    await expect(
+      gate.run(req(1), () => Promise.reject(new RateLimitError('/v1/info/index', 'ip_rate_limited', 300))),
+    ).rejects.toThrow(RateLimitError)
+    expect(budget.state().blocked).toBe(true)
+    expect(Number(await redis.pttl('perpbot:ip:{w6}:blocked'))).toBeGreaterThan(100)
+  })
+})
