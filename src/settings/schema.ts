@@ -181,6 +181,11 @@ export const MonitorSettings = z.strictObject({
 })
 
 export const WebhookSettings = z.strictObject({
+  /**
+   * A dry run posts to ALERT_WEBHOOK_URL only when true, and then every message says REHEARSAL in its
+   * title and `mode: "dry-run"` in its payload: a rehearsed liquidation must not page anyone.
+   */
+  inDryRun: z.boolean().default(false),
   format: z.enum(['generic', 'slack', 'discord', 'telegram']).default('generic'),
   /** Telegram needs a chat id in the payload. */
   telegramChatId: z.string().optional(),
