@@ -18,7 +18,7 @@
  * (every `setTimeout` armed between the input and its hand-off, by call site), for target (c).
  */
 import { performance } from 'node:perf_hooks'
-import { createPlanFn } from '../src/bot/runtime/plan.ts'
+import { createPlanFn } from '../src/bot/quoting/planFunction.ts'
 import { systemClock } from '../src/clock.ts'
 import { generateInstruments, instrumentToWire } from '../src/mock/perps/instruments.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'

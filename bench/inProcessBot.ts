@@ -10,18 +10,18 @@
  */
 import { performance } from 'node:perf_hooks'
 import { MockAgent } from 'undici'
+import { createInstrumentFleet } from '../src/bot/actors/instrumentActors.ts'
 import type { InstrumentContext } from '../src/bot/instrument/instrument.machine.ts'
 import {
   type BreakerState,
   createWeightLimiter,
   type WeightLimiter,
 } from '../src/bot/limiter/weightLimiter.ts'
-import type { ResolvedInstrumentConfig } from '../src/bot/runtime/bootstrap.ts'
-import { createBotPerpsClient } from '../src/bot/runtime/bootstrap.ts'
-import { createInstrumentFleet } from '../src/bot/runtime/instrumentFleet.ts'
-import { createOpenOrderBook } from '../src/bot/runtime/openOrderBook.ts'
-import { createOrderPath } from '../src/bot/runtime/orderPath.ts'
-import { createSignal } from '../src/bot/runtime/signal.ts'
+import { createOpenOrderBook } from '../src/bot/orders/openOrderBook.ts'
+import { createOrderPath } from '../src/bot/orders/orderDesk.ts'
+import { createSignal } from '../src/bot/shared/signal.ts'
+import type { ResolvedInstrumentConfig } from '../src/bot/startup/connect.ts'
+import { createBotPerpsClient } from '../src/bot/startup/connect.ts'
 import { type Clock, systemClock } from '../src/clock.ts'
 import { mulDecimal } from '../src/decimal.ts'
 import { createHttpTransport, type HttpRequest, type HttpTransport } from '../src/http/transport.ts'

@@ -9,12 +9,12 @@
  */
 import { performance } from 'node:perf_hooks'
 import Bottleneck from 'bottleneck'
-import { planBatchSizes } from '../src/bot/batching/planBatches.ts'
 import {
   createWeightLimiter,
   type JobPriority,
   type WeightLimiter,
 } from '../src/bot/limiter/weightLimiter.ts'
+import { planBatchSizes } from '../src/bot/orders/batching/batchSizes.ts'
 import { TokenBucket } from '../src/mock/tokenBucket.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../src/perps/weights.ts'
 

@@ -3,7 +3,7 @@
  * funding, net PnL) and fill counts by liquidity, read from the PnL ledger at every scrape.
  */
 import { Gauge, type Registry } from 'prom-client'
-import type { PnlSnapshot } from '../bot/pnl/pnlLedger.ts'
+import type { PnlSnapshot } from '../pnlTypes.ts'
 import { METRIC_PREFIX } from './metrics.ts'
 
 /** Registers the PnL gauges on `registry`; `source` gives the ledger's snapshot and instrument names. */

@@ -6,7 +6,7 @@
  * "order not found".
  */
 import { privateKeyToAccount } from 'viem/accounts'
-import { syncClock } from '../bot/runtime/bootstrap.ts'
+import { syncClock } from '../bot/startup/connect.ts'
 import { type Clock, OffsetClock } from '../clock.ts'
 import { describeError, RequestRejectedError, UnknownOutcomeError } from '../errors.ts'
 import { isTransient, retryTransient } from '../http/retryTransient.ts'

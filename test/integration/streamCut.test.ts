@@ -5,7 +5,7 @@
  * command is sent twice and no order is left unknown.
  */
 import { describe, expect, it, vi } from 'vitest'
-import type { InputSourceView, StreamInput } from '../../src/bot/runtime/inputSources.ts'
+import type { InputSourceView, StreamInput } from '../../src/bot/inputs/inputGates.ts'
 import { type BotOnMock, startBotOnMock } from '../../src/sim/botOnMock.ts'
 
 interface Seen {

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { PnlLedger } from '../../src/bot/pnl/pnlLedger.ts'
+import { PnlLedger } from '../../src/bot/account/pnlLedger.ts'
 import { registerPnlMetrics } from '../../src/ops/pnlMetrics.ts'
 
 describe('PnL metrics', () => {

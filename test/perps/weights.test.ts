@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { planBatchSizes } from '../../src/bot/batching/planBatches.ts'
+import { planBatchSizes } from '../../src/bot/orders/batching/batchSizes.ts'
 import {
   batchRequestWeight,
   isCommand,

@@ -18,8 +18,8 @@ import type {
   StrategySnapshotBbo,
   StrategyStatistics,
 } from '../../strategy/strategy.ts'
-import { liquidationDistance } from '../monitor/marginRatio.ts'
-import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
+import { liquidationDistance } from '../account/marginRatio.ts'
+import type { OrderPlan, WorkPriority } from '../quoting/orderPlan.ts'
 import {
   assessRisk,
   type CurrentMode,

@@ -18,7 +18,7 @@
  */
 import { assign, enqueueActions, fromPromise, setup } from 'xstate'
 import type { Order } from '../../perps/schemas/orders.ts'
-import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../orders/orderPlan.ts'
+import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
 import type { RiskMode } from './assessRisk.ts'
 import { bboStep } from './bbo.ts'
 import {

@@ -11,10 +11,10 @@ import type {
   StrategyMargin,
   StrategyPosition,
 } from '../../strategy/strategy.ts'
-import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
+import type { OrderPlan, WorkPriority } from '../quoting/orderPlan.ts'
+import { guardPlan, screenIndex } from '../quoting/priceGuard.ts'
 import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent, reads } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
-import { guardPlan, screenIndex } from './priceGuard.ts'
 import { nextExpiry, planTimeReached } from './timeDue.ts'
 
 export interface LogEntry {

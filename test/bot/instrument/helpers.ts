@@ -5,7 +5,7 @@ import {
   type InstrumentEmitted,
   instrumentMachine,
 } from '../../../src/bot/instrument/instrument.machine.ts'
-import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/orders/orderPlan.ts'
+import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/quoting/orderPlan.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { OptionalInput, StrategyMargin, StrategySnapshot } from '../../../src/strategy/strategy.ts'
 

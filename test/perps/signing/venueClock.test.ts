@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { syncClock } from '../../../src/bot/runtime/bootstrap.ts'
+import { syncClock } from '../../../src/bot/startup/connect.ts'
 import { type Clock, OffsetClock } from '../../../src/clock.ts'
 import { ClockSkewError, InputValidationError } from '../../../src/errors.ts'
 import { NO_RETRY } from '../../../src/http/callJson.ts'
