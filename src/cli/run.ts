@@ -10,7 +10,7 @@ import { BotError, ConfigError } from '../errors.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
-import { formatCheckLine, runPreflight } from '../preflight/preflight.ts'
+import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -93,11 +93,13 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       perpsUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',
       proxyPrivateKey: secrets.PERPS_PROXY_PRIVATE_KEY,
       proxySecret: secrets.PERPS_PROXY_SECRET,
+      streamUrl: secrets.PERPS_WS_URL,
+      checkStream: true,
       clock: systemClock,
       random: systemRandom,
     })
     for (const l of lines)
-      logger.info({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
+      logger[checkLogLevel(l)]({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
     const failed = lines.filter((l) => l.status === 'fail')
     if (failed.length > 0)
       throw new ConfigError(

@@ -42,6 +42,13 @@ export interface PreflightOptions {
   random: Random
   /** Check the ops port (default true). */
   opsPort?: boolean | undefined
+  /**
+   * The venue's WebSocket address (PERPS_WS_URL). With `streams.enabled` and none, every input polls:
+   * a warning line says so. Absent from the options: the line is not printed.
+   */
+  streamUrl?: string | undefined
+  /** Whether `streamUrl` was given at all (a dry run's mock has its own). */
+  checkStream?: boolean | undefined
   /** Each enabled instrument's strategy `maxOrders` (the open-order capacity line); absent: unknown. */
   maxOrders?: ReadonlyMap<string, number | undefined> | undefined
 }
@@ -57,6 +64,10 @@ const DAY_MS = 86_400_000
 /** Whether any line failed. */
 export const preflightFailed = (lines: readonly CheckLine[]): boolean =>
   lines.some((l) => l.status === 'fail')
+
+/** The log level of a line: a failure is an error, a warning a warning. */
+export const checkLogLevel = (l: CheckLine): 'info' | 'warn' | 'error' =>
+  l.status === 'fail' ? 'error' : l.status === 'warn' ? 'warn' : 'info'
 
 /** Formats one line for a terminal: `ok   venue reachable: …`. */
 export const formatCheckLine = (l: CheckLine): string => `${l.status.padEnd(4)} ${l.check}: ${l.detail}`
@@ -91,6 +102,7 @@ export async function runPreflight(o: PreflightOptions): Promise<CheckLine[]> {
   } finally {
     await transport.close()
   }
+  if (o.checkStream) add(...streamLine(settings, o.streamUrl))
   if (o.opsPort !== false) {
     const { host, port } = settings.ops
     const busy = await checkPortFree(host, port)
@@ -141,8 +153,10 @@ async function venueChecks(
     return skip('clock skew', 'exchange domain', ...ACCOUNT_CHECKS)
   }
   const skew = Math.abs(offset ?? 0)
+  /** Past the venue's signature window nothing is signed: the self-tests are not sent. */
+  const clockRefused = offset !== undefined && skew > SKEW_FAIL_MS
   if (offset === undefined) add('clock skew', 'warn', 'every round trip was too slow to measure the offset')
-  else if (skew > SKEW_FAIL_MS)
+  else if (clockRefused)
     add('clock skew', 'fail', `${offset} ms: beyond the venue's 5-minute signature window; fix NTP`)
   else add('clock skew', skew > SKEW_WARN_MS ? 'warn' : 'ok', `${offset} ms`)
 
@@ -223,7 +237,11 @@ async function venueChecks(
     for (const i of instruments) venueMax.set(i.symbol, i.max_order_count)
     const missing = wanted.filter((s) => !venueMax.has(s))
     if (missing.length > 0)
-      add('instruments listed', 'fail', `not listed by the venue: ${missing.join(', ')}`)
+      add(
+        'instruments listed',
+        'fail',
+        `not listed by the venue: ${missing.join(', ')}; the venue lists ${listed([...venueMax.keys()])}`,
+      )
     else add('instruments listed', 'ok', wanted.join(', '))
   } catch (e) {
     add('instruments listed', 'fail', describeError(e))
@@ -246,12 +264,37 @@ async function venueChecks(
     `not read; budgeting for ${o.settings.limiter.requestBudgetPerMinute} request / ${o.settings.limiter.actionBudgetPerMinute} action weight per minute`,
   )
 
+  if (clockRefused) {
+    for (const c of ['signed self-test: modifyOrders', 'signed self-test: cancelOrders'])
+      add(c, 'skip', 'not signed nor sent: the clock check failed')
+    return
+  }
   add(
     ...(await selfTest(o.clock, 'modifyOrders', () =>
       perps.modifyOrders([{ oid: ABSENT_ORDER_ID, p: '1', qty: '1' }]),
     )),
   )
   add(...(await selfTest(o.clock, 'cancelOrders', () => perps.cancelOrders([ABSENT_ORDER_ID]))))
+}
+
+/** Streams on without an address: the bot runs, but every input polls (seconds, not milliseconds). */
+export function streamLine(settings: Settings, streamUrl: string | undefined): [string, CheckStatus, string] {
+  const check = 'stream address'
+  if (!settings.streams.enabled)
+    return [check, 'ok', 'streams off (streams.enabled false): every input polls']
+  if (streamUrl) return [check, 'ok', streamUrl]
+  return [
+    check,
+    'warn',
+    'streams.enabled is true but PERPS_WS_URL is not set: every input polls, so quotes follow the index seconds late instead of milliseconds; set PERPS_WS_URL (see docs/going-live.md)',
+  ]
+}
+
+/** The venue's symbols for a message: all of a short list, the first 20 of a long one. */
+function listed(symbols: readonly string[]): string {
+  if (symbols.length === 0) return 'no instruments'
+  const shown = [...symbols].sort().slice(0, 20).join(', ')
+  return symbols.length > 20 ? `${shown} and ${symbols.length - 20} more` : shown
 }
 
 /**

@@ -303,11 +303,23 @@ export const Settings = z.strictObject({
 })
 export type Settings = z.infer<typeof Settings>
 
+/** Why a value from the environment is not a private key: one sentence that never echoes it. */
+export function privateKeyEnvProblem(v: string): string | undefined {
+  const t = v.trim()
+  if (/^(0x)?[0-9a-fA-F]{40}$/.test(t))
+    return 'this is an address (40 hex digits), not a private key: set the key itself, 0x and 64 hex digits'
+  if (!/^0x/.test(t)) return 'must be a private key written 0x and 64 hex digits (the 0x is missing)'
+  const problem = privateKeyProblem(t)
+  if (problem === undefined) return undefined
+  if (/^0x[0-9a-fA-F]*$/.test(t) && t.length !== 66)
+    return `must be a private key written 0x and 64 hex digits (this one has ${t.length - 2})`
+  return `must be a private key written 0x and 64 hex digits: ${problem}`
+}
+
 /** A key from the environment: 0x + 64 hex digits inside the secp256k1 range; messages never echo it. */
 const PrivateKeyEnv = z.string().superRefine((v, ctx) => {
-  const problem = /^0x/.test(v) ? privateKeyProblem(v) : 'expected a 0x prefix'
-  if (problem !== undefined)
-    ctx.addIssue({ code: 'custom', message: `must be a 0x-prefixed 32-byte hex private key: ${problem}` })
+  const problem = privateKeyEnvProblem(v)
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
 })
 
 /** Secrets and endpoint overrides read from the environment only. */
