@@ -5,7 +5,9 @@
  * under `config/` not failing the lint that `npm test` runs.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EVENTS_OPTION_NAMES, EVENTS_USAGE } from '../../src/cli/events.ts'
 import { main } from '../../src/cli/main.ts'
@@ -108,5 +110,34 @@ describe('doctor for a newcomer', () => {
     expect(r.out).toMatch(/ok {3}proxy credentials: .*expires in 30\.0 days/)
     expect(r.out).not.toContain('rotate')
     expect(r.out).toMatch(/ok {3}stream address: ws:\/\/127\.0\.0\.1/)
+  })
+})
+
+describe('config refuses what run refuses', () => {
+  it('an unknown strategy or bad params exit 2 with the path, with and without --explain', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-config-'))
+    const file = join(dir, 'mine.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        instruments: [
+          { symbol: 'BTC-USDC', strategy: 'no-such-strategy' },
+          { symbol: 'ETH-USDC', strategy: 'index-peg', params: { size: 'lots' } },
+        ],
+      }),
+    )
+    try {
+      for (const argv of [
+        ['config', '--config', file],
+        ['config', '--explain', '--config', file],
+      ]) {
+        const r = await perpbot(argv)
+        expect(r.code, argv.join(' ')).toBe(2)
+        expect(r.err).toContain('instruments.0.strategy: unknown strategy')
+        expect(r.err).toContain('instruments.1.params.size')
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
