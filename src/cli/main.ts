@@ -17,6 +17,7 @@ import { createProxyCommand } from './createProxy.ts'
 import { doctorCommand } from './doctor.ts'
 import { eventsCommand } from './events.ts'
 import { runCommand } from './run.ts'
+import { abortOnSignals } from './signals.ts'
 import { simulateCommand } from './simulate.ts'
 import { statusCommand } from './status.ts'
 
@@ -119,6 +120,8 @@ if (isEntry || process.env.PERPBOT_BIN === '1') {
   loadDotenv({ path: resolve(ROOT, '.env'), quiet: true })
   const abort = new AbortController()
   const command = process.argv[2] ?? 'run'
+  // `run` and `mock` handle their own signals (the bot's exit policy; the mock's clean close).
+  if (command !== 'run' && command !== 'mock') abortOnSignals(abort, process, (code) => process.exit(code))
   const out = guardBrokenPipe({
     stream: process.stdout,
     onBroken: () => {

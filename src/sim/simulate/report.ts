@@ -126,6 +126,8 @@ export function renderReport(record: SimRecord, assets: ReportAssets): string {
     a.resolved ? `resolved: ${a.title}` : a.title,
   ])
   const sampled = record.instruments.some((i) => i.fillStride > 1)
+  const ranMs = m.endMs - m.startMs
+  const partial = ranMs < m.hours * 3_600_000 - 60_000
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -146,6 +148,7 @@ section { margin-bottom: 24px; }
 <body>
 <h1>${escapeHtml(title)}</h1>
 <p class="note">Virtual time ${escapeHtml(utcTime(m.startMs))} to ${escapeHtml(utcTime(m.endMs))} UTC on the mock's clock; perpbot ${escapeHtml(m.perpbotVersion)}. Same flags, same report.</p>
+${partial ? `<p class="note" id="partial"><strong>Partial report:</strong> the run was stopped after ${escapeHtml(formatDuration(Math.max(0, ranMs)))} of ${m.hours} h.</p>` : ''}
 <h2>Summary</h2>
 ${table(['Figure', 'Value'], summaryRows(s, currency), 'summary')}
 <h2>Per instrument</h2>
