@@ -7,6 +7,7 @@ import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/connect.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError } from '../errors.ts'
+import { amount, percent } from '../format/units.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
@@ -144,8 +145,12 @@ export async function runCommand(ctx: CliContext): Promise<number> {
           )}`,
       )
       .join(' | ')
-    const ratio = s.account.marginRatio === undefined ? 'n/a' : s.account.marginRatio.toFixed(3)
-    logger.info({ marginRatio: s.account.marginRatio }, `status: ${inst} | margin ratio ${ratio}`)
+    const pnl = s.account.pnl
+    const money = pnl ? ` | net PnL since start ${amount(pnl.netPnl, s.account.currency ?? 'USDC')}` : ''
+    logger.info(
+      { marginRatio: s.account.marginRatio },
+      `status: ${inst} | margin ratio ${percent(s.account.marginRatio)}${money}`,
+    )
   }
   // Signals are handled from before the bot starts: a SIGTERM during startup waits for the start to
   // settle and then stops the bot (exit policy included) instead of killing the process with 143.

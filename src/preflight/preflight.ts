@@ -6,9 +6,11 @@
  * "order not found".
  */
 import { privateKeyToAccount } from 'viem/accounts'
+import { marginRatio } from '../bot/account/marginRatio.ts'
 import { syncClock } from '../bot/startup/connect.ts'
 import { type Clock, OffsetClock } from '../clock.ts'
 import { describeError, RequestRejectedError, UnknownOutcomeError } from '../errors.ts'
+import { amount, percent } from '../format/units.ts'
 import { isTransient, retryTransient } from '../http/retryTransient.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { ProxyCredentials } from '../perps/client/context.ts'
@@ -220,7 +222,8 @@ async function venueChecks(
   try {
     const p = await again('portfolio', () => perps.getPortfolio())
     const m = p.margin
-    const detail = `equity ${m.total_account_value}, initial margin ${m.total_initial_margin}, maintenance ${m.total_maintenance_margin}, in_liquidation ${p.in_liquidation}`
+    const cash = (await perps.getAssets().catch(() => []))[0]?.asset
+    const detail = `equity ${amount(m.total_account_value, cash)}, initial margin ${amount(m.total_initial_margin, cash)}, maintenance ${amount(m.total_maintenance_margin, cash)}, margin ratio ${percent(marginRatio(p))}, in liquidation: ${p.in_liquidation ? 'yes' : 'no'}`
     add(
       'account readable',
       p.in_liquidation ? 'fail' : 'ok',
