@@ -3,7 +3,7 @@
  * environment, strategies and their params), and prints the effective configuration, secrets redacted.
  */
 import { parseArgs } from 'node:util'
-import { loadAndResolve } from '../bot/startup/connect.ts'
+import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { explainSettings } from '../settings/load.ts'
 import type { CliContext } from './context.ts'
 

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
-import { loadAndResolve } from '../bot/startup/connect.ts'
+import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError } from '../errors.ts'
 import { amount, percent } from '../format/units.ts'

@@ -7,7 +7,6 @@
  */
 import { privateKeyToAccount } from 'viem/accounts'
 import { marginRatio } from '../bot/account/marginRatio.ts'
-import { syncClock } from '../bot/startup/connect.ts'
 import { type Clock, OffsetClock } from '../clock.ts'
 import { describeError, RequestRejectedError, UnknownOutcomeError } from '../errors.ts'
 import { amount, percent } from '../format/units.ts'
@@ -15,6 +14,7 @@ import { isTransient, retryTransient } from '../http/retryTransient.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { ProxyCredentials } from '../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../perps/client/createPerpsClient.ts'
+import { syncClock } from '../perps/client/syncClock.ts'
 import { CommandSigner } from '../perps/signing/commandSigner.ts'
 import {
   DEFAULT_PERPS_DOMAIN,

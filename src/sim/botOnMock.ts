@@ -6,7 +6,7 @@
  */
 import type { Alert } from '../alerts/alert.ts'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
-import { resolveStrategies } from '../bot/startup/connect.ts'
+import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import type { StopReport } from '../bot/startup/stopSequence.ts'
 import type { Clock } from '../clock.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'

@@ -9,7 +9,6 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { type InstrumentDeps, instrumentMachine } from '../instrument/instrument.machine.ts'
-import type { OrderGateway } from '../orders/orderGateway.ts'
 import type { PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
 import { createPlanFn } from '../quoting/planFunction.ts'
 import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } from './supervisor.machine.ts'
@@ -53,9 +52,18 @@ export function fractionToDecimal(x: number): string {
   return x.toFixed(12).replace(/\.?0+$/, '') || '0'
 }
 
+/**
+ * Where the actors send their plans and a halted instrument's cancel-all: the joint from the actors to
+ * the orders, declared here by the actors (the order gateway provides it).
+ */
+export interface PlanSink {
+  submitPlan(input: SubmitPlanInput): Promise<PlanOutcome>
+  cancelAll(instrumentId: number): Promise<void>
+}
+
 /** The supervisor over `instruments`, its children wired to `gateway` (not started). */
 export function createInstrumentSupervisor(
-  gateway: OrderGateway,
+  gateway: PlanSink,
   o: { clock: Clock; instruments: SupervisedInstrument[]; logger: Logger; maxRestarts?: number | undefined },
 ): SupervisorActor {
   const machine = supervisorMachine.provide({

@@ -9,24 +9,29 @@ import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
 import type { Settings } from '../../settings/schema.ts'
+import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
 import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { BreakerState } from '../limiter/weightLimiter.ts'
-import type { OpenOrderBook } from '../orders/openOrderBook.ts'
-import type { OrderGateway } from '../orders/orderGateway.ts'
 import { allocateOrderSlots, type SlotDemand } from '../quoting/orderSlots.ts'
 import { inChunks } from '../shared/chunks.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
-import type { ResolvedInstrumentConfig } from '../startup/connect.ts'
-import { createInstrumentSupervisor, instrumentDeps } from './actorWiring.ts'
+import { createInstrumentSupervisor, instrumentDeps, type PlanSink } from './actorWiring.ts'
 import {
   childId,
   type InstrumentActor,
   routeToInstruments,
   type SupervisedInstrument,
 } from './supervisor.machine.ts'
+
+/** An instrument as configured, with its strategy and params resolved (start-up resolves them). */
+export interface ResolvedInstrumentConfig {
+  symbol: string
+  strategy: ResolvedStrategy
+}
 
 /** What the feeds need to know of a traded instrument. */
 export interface FleetInstrument {
@@ -60,8 +65,16 @@ export function createInstrumentFleet(o: {
   strategies: readonly ResolvedInstrumentConfig[]
   /** The venue's instruments by symbol (bootstrap checked every configured one is listed). */
   listed: ReadonlyMap<string, Instrument>
-  gateway: OrderGateway
-  openOrders: Pick<OpenOrderBook, 'subscribe'>
+  gateway: PlanSink
+  /** Each complete open-orders read (awaited: the read resolves once the actors took it). */
+  openOrders: {
+    subscribe(
+      listener: (u: {
+        byInstrument: ReadonlyMap<number, Order[]>
+        receivedAt: number
+      }) => Promise<void> | void,
+    ): () => void
+  }
   breaker: Pick<Signal<BreakerState>, 'subscribe'>
   alerts: AlertSink
   /** Runs the actors' timers (the base clock: wall or the mock's virtual clock). */

@@ -12,6 +12,7 @@
  * wedged loop from an idle one. Pure state on an injected clock; no I/O.
  */
 import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
 
 export const STREAM_INPUTS = ['index', 'statistics', 'portfolio', 'orders', 'fills', 'withdrawals'] as const
 export type StreamInput = (typeof STREAM_INPUTS)[number]
@@ -204,4 +205,27 @@ export function gatedRun(
     await run(signal)
     done()
   }
+}
+
+/**
+ * The bot's input gates: every streamed input has one when there is a stream address (statistics only
+ * when a strategy reads them: otherwise neither streamed nor polled); without an address every input
+ * polls. Returns the address the streams use, if any.
+ */
+export function createBotInputGates(o: {
+  clock: Pick<Clock, 'now'>
+  streams: { enabled: boolean }
+  streamUrl: string | undefined
+  readsStatistics: boolean
+  logger: Pick<Logger, 'warn'>
+}): { gates: InputSources; streamUrl: string | undefined } {
+  const streamUrl = o.streams.enabled ? o.streamUrl : undefined
+  if (o.streams.enabled && streamUrl === undefined)
+    o.logger.warn('streams.enabled but no stream address (set PERPS_WS_URL): every input polls')
+  const gates = createInputSources({
+    clock: o.clock,
+    enabled: streamUrl !== undefined,
+    inputs: STREAM_INPUTS.filter((i) => i !== 'statistics' || o.readsStatistics),
+  })
+  return { gates, streamUrl }
 }

@@ -10,6 +10,7 @@ import type { Clock, OffsetClock } from '../../clock.ts'
 import { ClockSkewError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import { syncClock } from '../../perps/client/syncClock.ts'
 import type { Portfolio } from '../../perps/schemas/account.ts'
 import type { Ticker } from '../../perps/schemas/tickers.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
@@ -21,11 +22,9 @@ import {
   statisticsForStrategy,
 } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery, StrategyIndex } from '../../strategy/strategy.ts'
-import type { InstrumentFleet } from '../actors/instrumentActors.ts'
-import type { OpenOrderBook } from '../orders/openOrderBook.ts'
 import { inChunks } from '../shared/chunks.ts'
 import type { Poller } from '../shared/poller.ts'
-import { syncClock } from '../startup/connect.ts'
+import type { ActorInbox, OrderReconciler } from './actorInbox.ts'
 import { gatedRun, type InputGate, type InputSources } from './inputGates.ts'
 import { type FeedHealth, startFeedPoller } from './pollerHealth.ts'
 import { createStatisticsReads } from './statisticsReads.ts'
@@ -38,8 +37,8 @@ export interface FeedOptions {
   /** Venue-corrected clock, re-synchronised by the time feed. */
   venueClock: OffsetClock
   logger: Logger
-  fleet: Pick<InstrumentFleet, 'route' | 'instruments' | 'restarted'>
-  openOrders: Pick<OpenOrderBook, 'reconcile'>
+  fleet: ActorInbox
+  openOrders: OrderReconciler
   /** Where the portfolio and the measured clock skew go (account supervision). */
   account: { observePortfolio(p: Portfolio): void; observeClockSkew(offsetMs: number): void }
   health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
@@ -78,6 +77,11 @@ export function toKeysetParams(q: CatalogueQuery): ListEventsKeysetParams {
     ...(q.ascending !== undefined ? { ascending: q.ascending } : {}),
     limit: q.limit ?? 20,
   } as ListEventsKeysetParams
+}
+
+/** The request weight per minute the index polls may use: a third of the usable request budget. */
+export function indexPollBudget(limiter: Settings['limiter']): number {
+  return Math.floor((limiter.requestBudgetPerMinute * limiter.headroom * (1 - limiter.riskReserve)) / 3)
 }
 
 export function startFeeds(o: FeedOptions): Feeds {

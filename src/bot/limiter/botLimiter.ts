@@ -21,14 +21,19 @@ export interface BotLimiter {
   openOrderCapCount(): number
 }
 
+/** Where the limiter counts 429s (the bot's metrics). */
+export interface RateLimitRecorder {
+  recordRateLimited(code: string): void
+}
+
 export function createBotLimiter(o: {
   settings: Settings
   clock: Clock
   random: Random
   logger: Logger
   alerts: AlertSink
-  /** Every 429 the limiter sees (metrics). */
-  onRateLimited?: ((code: string) => void) | undefined
+  /** Counts every 429 the limiter sees, by its code. */
+  metrics?: RateLimitRecorder | undefined
 }): BotLimiter {
   const { settings, clock } = o
   const breaker = createSignal<BreakerState>()
@@ -44,7 +49,7 @@ export function createBotLimiter(o: {
     longPauseMs: settings.limiter.longPauseAlertMs,
     clock,
     random: o.random,
-    onRateLimited: (error) => o.onRateLimited?.(error.code),
+    onRateLimited: (error) => o.metrics?.recordRateLimited(error.code),
     // A long pause (or a clamped Retry-After) is worth a person's attention: nothing trades meanwhile.
     onPause: (p) =>
       o.alerts.send({

@@ -114,3 +114,24 @@ export function startDeadManSwitch(o: {
     },
   }
 }
+
+/**
+ * The backstop as the bot starts it: when enabled, armed before anything quotes (a kill right after
+ * the start would leave quotes on the book); a venue that keeps refusing it gets the warning and the
+ * bot trades on (its design). Undefined when disabled.
+ */
+export async function armDeadManSwitch(o: {
+  settings: { enabled: boolean; deadlineMs: number; refreshMs: number }
+  perps: Pick<PerpsClient, 'setAutoCancel'>
+  clock: Clock
+  venueClock: Pick<Clock, 'now'>
+  logger: Logger
+  alerts: AlertSink
+}): Promise<DeadManSwitch | undefined> {
+  const { settings } = o
+  if (!settings.enabled) return undefined
+  const deadMan = startDeadManSwitch({ ...o, deadlineMs: settings.deadlineMs, refreshMs: settings.refreshMs })
+  if (!(await deadMan.whenArmed(settings.deadlineMs)))
+    o.logger.warn('dead-man switch not armed yet; quoting starts without it')
+  return deadMan
+}

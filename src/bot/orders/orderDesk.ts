@@ -22,13 +22,19 @@ export interface OrderPath {
   readonly modify: ModifyCapability
 }
 
+/** Where settled batches are counted (the bot's metrics). */
+export interface BatchRecorder {
+  recordBatch(batch: { command: string; size: number; outcome: BatchOutcome }): void
+}
+
 export function createOrderPath(o: {
   perps: BatchSend & Pick<PerpsClient, 'cancelAll'>
   openOrders: Pick<OpenOrderBook, 'reconcile'>
   settings: Settings
   clock: Clock
   logger: Logger
-  recordBatch?: ((batch: { command: string; size: number; outcome: BatchOutcome }) => void) | undefined
+  /** Counts every settled batch (the bot's metrics). */
+  metrics?: BatchRecorder | undefined
   /** Told once when reprices fall back to cancel + create. */
   alerts?: AlertSink | undefined
 }): OrderPath {
@@ -45,7 +51,7 @@ export function createOrderPath(o: {
     },
     onReconcileError: (e, attempt) => o.logger.error({ attempt, err: describeError(e) }, 'reconcile failed'),
     onBatchSettled: (b) => {
-      o.recordBatch?.({ command: b.type, size: b.size, outcome: b.outcome })
+      o.metrics?.recordBatch({ command: b.type, size: b.size, outcome: b.outcome })
       const verdict =
         b.outcome === 'ok'
           ? { type: b.type, outcome: 'ok' as const }

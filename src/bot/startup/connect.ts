@@ -1,10 +1,8 @@
 /**
- * Startup, in the order that keeps a bad configuration from sending anything: (1) resolve every
- * instrument's strategy and params (no network); (2) connect: sync the clock with the venue, read the
+ * Connect, after the config is resolved (resolveConfig.ts): sync the clock with the venue, read the
  * EIP-712 domain, build the signer and credentials (a dry run generates its own keys and registers a
  * proxy on the embedded mock), and map configured symbols to instrument ids.
  */
-import { resolve as resolvePath } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type Clock, OffsetClock } from '../../clock.ts'
 import { ConfigError, describeError, RateLimitError, UnexpectedResponseError } from '../../errors.ts'
@@ -13,6 +11,7 @@ import { createHttpTransport, type HttpTransport } from '../../http/transport.ts
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import { ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import { syncClock } from '../../perps/client/syncClock.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import { CommandSigner } from '../../perps/signing/commandSigner.ts'
 import {
@@ -22,95 +21,9 @@ import {
 } from '../../perps/signing/domain.ts'
 import { addressOfPrivateKey } from '../../perps/signing/privateKey.ts'
 import { SaltSource } from '../../perps/signing/salt.ts'
-import { estimateClockOffset } from '../../perps/signing/timing.ts'
 import type { Random } from '../../random.ts'
-import {
-  type LoadedSettings,
-  type LoadSettingsOptions,
-  loadSettings,
-  mergeSettingsSources,
-} from '../../settings/load.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
-import { DEFAULT_STRATEGIES_DIR, loadStrategies, type ResolvedStrategy } from '../../strategy/registry.ts'
-
-export interface ResolvedInstrumentConfig {
-  symbol: string
-  strategy: ResolvedStrategy
-}
-
-/**
- * Loads strategies and resolves each enabled instrument's params. Collects every problem, then throws
- * one `ConfigError` naming each instrument's path.
- */
-export async function resolveStrategies(settings: Settings): Promise<ResolvedInstrumentConfig[]> {
-  const { resolved, issues } = await checkStrategies(settings.instruments, settings.strategiesDir)
-  if (resolved.length === 0 && issues.length === 0) issues.push('instruments: every instrument is disabled')
-  if (issues.length > 0) throw new ConfigError(`invalid configuration (${issues.length} problems)`, issues)
-  return resolved
-}
-
-interface RawInstrument {
-  symbol?: unknown
-  strategy?: unknown
-  params?: unknown
-  enabled?: unknown
-}
-
-/** Resolves what can be resolved and lists the rest; works on unvalidated instrument entries too. */
-async function checkStrategies(
-  instruments: readonly RawInstrument[],
-  strategiesDir: string,
-): Promise<{ resolved: ResolvedInstrumentConfig[]; issues: string[] }> {
-  const issues: string[] = []
-  const resolved: ResolvedInstrumentConfig[] = []
-  let registry: Awaited<ReturnType<typeof loadStrategies>>
-  try {
-    // The shipped folder (its listing, read at run time) plus the configured folder's drop-ins.
-    registry = await loadStrategies({
-      shippedDirectory: DEFAULT_STRATEGIES_DIR,
-      directory: resolvePath(strategiesDir),
-    })
-  } catch (e) {
-    return { resolved, issues: [`strategiesDir: ${describeError(e)}`] }
-  }
-  instruments.forEach((inst, i) => {
-    if (inst.enabled === false || typeof inst.strategy !== 'string' || typeof inst.symbol !== 'string') return
-    try {
-      resolved.push({ symbol: inst.symbol, strategy: registry.resolve(inst.strategy, inst.params ?? {}) })
-    } catch (e) {
-      if (e instanceof ConfigError) {
-        issues.push(`instruments.${i}.strategy: ${e.shortMessage}`)
-        for (const d of e.issues)
-          issues.push(`instruments.${i}.${d.startsWith('params') ? d : `strategy: ${d}`}`)
-      } else issues.push(`instruments.${i}.strategy: ${describeError(e)}`)
-    }
-  })
-  return { resolved, issues }
-}
-
-/**
- * Loads the configuration and resolves every strategy, reporting structural and strategy problems
- * together in one `ConfigError` (strategies are checked even when the rest of the file is invalid).
- */
-export async function loadAndResolve(
-  options: LoadSettingsOptions,
-): Promise<LoadedSettings & { strategies: ResolvedInstrumentConfig[] }> {
-  let loaded: LoadedSettings | undefined
-  let issues: string[] = []
-  try {
-    loaded = loadSettings(options)
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e
-    issues = [...e.issues]
-  }
-  if (loaded) return { ...loaded, strategies: await resolveStrategies(loaded.settings) }
-  const { merged } = mergeSettingsSources(options)
-  const raw = Array.isArray(merged.instruments) ? (merged.instruments as RawInstrument[]) : []
-  const dir = typeof merged.strategiesDir === 'string' ? merged.strategiesDir : 'strategies'
-  const extra = await checkStrategies(raw, dir)
-  const all = [...issues, ...extra.issues]
-  throw new ConfigError(`invalid configuration (${all.length} problem${all.length === 1 ? '' : 's'})`, all)
-}
+import { createBotPerpsClient } from './botPerpsClient.ts'
 
 export interface ConnectOptions {
   settings: Settings
@@ -143,56 +56,6 @@ export interface Connections {
   domain: PerpsDomain
   instruments: Map<string, Instrument>
   close(): Promise<void>
-}
-
-/**
- * Measures the venue clock offset NTP-style: up to `samples` round trips, keeping the midpoint
- * estimate of the shortest one. A round trip longer than `maxRttMs` (it waited in the limiter or a
- * slow network) says little about the offset and is discarded; if every sample is discarded the
- * previous offset stays and `undefined` is returned.
- * @throws {@link ClockSkewError} when the estimate is beyond the clock's `maxOffsetMs`: the offset is
- * refused and the clock untrusted, so signers refuse until a later sync lands within the bound.
- */
-export async function syncClock(
-  perps: PerpsClient,
-  base: Clock,
-  venueClock: OffsetClock,
-  opts: { samples?: number; maxRttMs?: number; signal?: AbortSignal | undefined } = {},
-): Promise<number | undefined> {
-  let best: { rtt: number; offset: number } | undefined
-  for (let i = 0; i < (opts.samples ?? 1); i++) {
-    const sent = base.now()
-    const { time } = await perps.getTime({ signal: opts.signal })
-    const recv = base.now()
-    const rtt = recv - sent
-    if (rtt > (opts.maxRttMs ?? 2_000)) continue
-    if (!best || rtt < best.rtt) best = { rtt, offset: estimateClockOffset(sent, time, recv) }
-  }
-  if (best) venueClock.setOffset(best.offset)
-  return best?.offset
-}
-
-/** The bot's authenticated perps client (also built by the benchmarks, so both sign and gate alike). */
-export function createBotPerpsClient(o: {
-  settings: Settings
-  transport: HttpTransport
-  clock: Clock
-  random: Random
-  credentials?: ProxyCredentials | undefined
-  signer: CommandSigner
-  /** Every request passes it (the bot's weight limiter). */
-  gate?: RequestGate | undefined
-}): PerpsClient {
-  return createPerpsClient({
-    transport: o.transport,
-    clock: o.clock,
-    random: o.random,
-    credentials: o.credentials,
-    authHeaderNames: { proxy: o.settings.perps.proxyHeader, secret: o.settings.perps.secretHeader },
-    signer: o.signer,
-    defaultExpAfterMs: o.settings.perps.commandExpiryMs,
-    gate: o.gate,
-  })
 }
 
 export async function connect(o: ConnectOptions): Promise<Connections> {

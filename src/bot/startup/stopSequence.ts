@@ -110,6 +110,45 @@ export function ordersMayRemain(sources: readonly (readonly Order[])[]): Order[]
   return [...byOid.values()]
 }
 
+/** The bot's parts as its stop sequence reaches them (each declared by what the stop needs of it). */
+export interface StoppableBot {
+  /** Input loops, in the order they stop (absent ones skipped). */
+  inputs: readonly ({ stop(): Promise<void> } | undefined)[]
+  actors: {
+    stopAll(): void
+    readonly instruments: readonly { id: number }[]
+    snapshotOf(id: number): { context: { openOrders: readonly Order[] } } | undefined
+  }
+  orders: {
+    batcher: { stop(): Promise<void> }
+    gateway: { cancelAll(ids: undefined, opts: { signal: AbortSignal }): Promise<void> }
+  }
+  openOrders: { snapshot(): { orders: readonly Order[] } }
+  deadMan: { stop(clear: boolean): Promise<void> } | undefined
+  limiter: { stop(): Promise<void> }
+  alerts: { flush(timeoutMs: number): Promise<void> }
+  close: readonly (() => Promise<void> | void)[]
+}
+
+/** The stop steps of the bot's parts. */
+export function botStopParts(b: StoppableBot): StopParts {
+  return {
+    inputs: b.inputs.filter((p) => p !== undefined),
+    stopPlanning: () => b.actors.stopAll(),
+    finishOrders: () => b.orders.batcher.stop(),
+    cancelAll: (signal) => b.orders.gateway.cancelAll(undefined, { signal }),
+    disarm: async (clear) => b.deadMan?.stop(clear),
+    lastOrders: () =>
+      ordersMayRemain([
+        b.openOrders.snapshot().orders,
+        ...b.actors.instruments.map((i) => b.actors.snapshotOf(i.id)?.context.openOrders ?? []),
+      ]),
+    releaseLimiter: () => b.limiter.stop(),
+    flushAlerts: (ms) => b.alerts.flush(ms),
+    close: b.close,
+  }
+}
+
 export async function runStopSequence(o: {
   parts: StopParts
   exitPolicy: 'cancel-all' | 'leave-orders'

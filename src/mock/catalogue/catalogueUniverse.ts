@@ -1,3 +1,8 @@
+/**
+ * The mock catalogue's reference data, drawn once per seed: categories, tags (with their related tags),
+ * series, collections, event creators, templates, and the topics events are generated from (crypto
+ * daily/monthly, sports games, elections, macro, tech, weather, culture).
+ */
 import type { EventCreator } from '../../catalogue/schemas/resources.ts'
 import type { Random } from '../../random.ts'
 import { imageUrl } from './catalogueImages.ts'

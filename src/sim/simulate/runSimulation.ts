@@ -7,7 +7,7 @@
  */
 
 import type { RunningBot } from '../../bot/startBot.ts'
-import { resolveStrategies } from '../../bot/startup/connect.ts'
+import { resolveStrategies } from '../../bot/startup/resolveConfig.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
 import { generateInstruments } from '../../mock/perps/instruments.ts'
 import { seededRandom } from '../../random.ts'

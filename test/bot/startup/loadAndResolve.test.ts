@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadAndResolve } from '../../../src/bot/startup/connect.ts'
+import { loadAndResolve } from '../../../src/bot/startup/resolveConfig.ts'
 import { ConfigError } from '../../../src/errors.ts'
 
 function configDir(defaults: unknown): string {

@@ -23,7 +23,13 @@ import type { Random } from '../../../random.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import type { InputSources, StreamInput } from '../inputGates.ts'
 import { createRouteQueue } from './routeQueue.ts'
-import { routePush, STREAM_ROUTES, type StreamRouteTable, type StreamRouteTargets } from './streamRoutes.ts'
+import {
+  botChangeFilter,
+  routePush,
+  STREAM_ROUTES,
+  type StreamRouteTable,
+  type StreamRouteTargets,
+} from './streamRoutes.ts'
 
 /** The channels each input needs fresh; the first is the input's own (its gaps ask for a resync). */
 export const INPUT_CHANNELS: Readonly<Record<StreamInput, readonly string[]>> = {
@@ -216,4 +222,42 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
       return pool.close()
     },
   }
+}
+
+/**
+ * The bot's streams: none without an address (every input polls); otherwise the pool routing into the
+ * actors, the open-order book and account supervision, unchanged values filtered (`botChangeFilter`).
+ */
+export function startBotStreams(o: {
+  url: string | undefined
+  credentials: StreamCredentials
+  settings: Pick<Settings, 'streams' | 'quoting'>
+  clock: Clock
+  random: Random
+  logger: Logger
+  gates: InputSources
+  actors: { readonly instruments: readonly { id: number }[]; route: StreamRouteTargets['route'] }
+  orders: StreamRouteTargets['orders']
+  account: StreamRouteTargets['account']
+}): StreamInputs | undefined {
+  if (o.url === undefined) return undefined
+  const { clock } = o
+  return startStreamInputs({
+    url: o.url,
+    credentials: o.credentials,
+    settings: o.settings.streams,
+    clock,
+    random: o.random,
+    logger: o.logger,
+    sources: o.gates,
+    targets: {
+      now: () => clock.now(),
+      traded: new Set(o.actors.instruments.map((i) => i.id)),
+      route: o.actors.route,
+      klinesKept: o.settings.quoting.klinesKept,
+      changed: botChangeFilter(() => clock.now(), o.settings.quoting),
+      orders: o.orders,
+      account: o.account,
+    },
+  })
 }

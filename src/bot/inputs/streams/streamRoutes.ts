@@ -159,6 +159,17 @@ export function createChangeFilter(
   return Object.assign(filter, { classify })
 }
 
+/**
+ * How often an unchanged BBO is routed again: a third of the 5 s a strategy trusts a best bid/offer by
+ * default (`maxBboAgeMs`), as the index refreshes at a third of `quoting.staleIndexMs`.
+ */
+export const BBO_REFRESH_MS = 1_500
+
+/** The bot's change filter: unchanged values are refreshed at a third of their staleness bounds. */
+export function botChangeFilter(now: () => number, quoting: { staleIndexMs: number }): ChangeFilter {
+  return createChangeFilter(now, { index: Math.floor(quoting.staleIndexMs / 3), bbo: BBO_REFRESH_MS })
+}
+
 /** Runs the push's route; false when the table has none for its kind. */
 export function routePush(table: StreamRouteTable, push: StreamPush, targets: StreamRouteTargets): boolean {
   // The entry under `push.kind` takes exactly that kind's push (the table's mapped type).
