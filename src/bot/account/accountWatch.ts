@@ -6,6 +6,7 @@
  */
 import type { Alert, Severity } from '../../alerts/alert.ts'
 import { fromTicks } from '../../decimal.ts'
+import { amount, percent } from '../../format/units.ts'
 import type { Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
 import { marginRatio } from './marginRatio.ts'
 
@@ -55,8 +56,6 @@ export interface AccountWatchState {
 
 export class AccountWatch {
   #marginLevel: Level = 'ok'
-  /** A warning episode was raised and not resolved (a critical one may sit on top of it). */
-  #warningOpen = false
   #ratio: number | undefined
   #inLiquidation = false
   readonly #withdrawals = new Map<number, TrackedWithdrawal>()
@@ -67,6 +66,8 @@ export class AccountWatch {
   #portfolioAt: number | undefined
   /** Decimals per collateral asset (by symbol and by address, lower case), for human amounts. */
   readonly #decimals = new Map<string, number>()
+  /** The collateral's name as the venue lists it (the first asset), for amounts in messages. */
+  #collateral: string | undefined
 
   readonly #cfg: AccountWatchConfig
 
@@ -76,6 +77,7 @@ export class AccountWatch {
 
   /** The venue's collateral assets (`/v1/info/assets`), so withdrawal amounts read in human units. */
   setAssets(assets: readonly { asset: string; address?: string | undefined; decimals: number }[]): void {
+    this.#collateral ??= assets[0]?.asset
     for (const a of assets) {
       this.#decimals.set(a.asset.toLowerCase(), a.decimals)
       if (a.address) this.#decimals.set(a.address.toLowerCase(), a.decimals)
@@ -103,10 +105,8 @@ export class AccountWatch {
 
   /** Restores episodes from a previous run (unknown or malformed fields are ignored). */
   importState(s: Partial<AccountWatchState>): void {
-    if (s.marginLevel === 'ok' || s.marginLevel === 'warning' || s.marginLevel === 'critical') {
+    if (s.marginLevel === 'ok' || s.marginLevel === 'warning' || s.marginLevel === 'critical')
       this.#marginLevel = s.marginLevel
-      this.#warningOpen = s.marginLevel !== 'ok'
-    }
     if (typeof s.inLiquidation === 'boolean') this.#inLiquidation = s.inLiquidation
     if (typeof s.proxyExpiring === 'boolean') this.#proxyExpiring = s.proxyExpiring
     if (typeof s.rateLimited === 'boolean') this.#rateLimited = s.rateLimited
@@ -161,7 +161,7 @@ export class AccountWatch {
               'liquidation',
               'critical',
               'Account in liquidation',
-              'The venue reports in_liquidation = true.',
+              `The venue reports the account in liquidation: account value ${amount(p.margin.total_account_value, this.#collateral)}, maintenance margin ${amount(p.margin.total_maintenance_margin, this.#collateral)}.`,
               now,
               {
                 accountValue: p.margin.total_account_value,
@@ -172,7 +172,7 @@ export class AccountWatch {
               'liquidation',
               'critical',
               'Account no longer in liquidation',
-              'in_liquidation is false again.',
+              `The venue no longer reports the account in liquidation (account value ${amount(p.margin.total_account_value, this.#collateral)}).`,
               now,
             ),
       )
@@ -183,30 +183,33 @@ export class AccountWatch {
     if (next !== this.#marginLevel) {
       const prev = this.#marginLevel
       this.#marginLevel = next
-      const details = { marginRatio: Number.isFinite(ratio) ? Number(ratio.toFixed(4)) : 'infinite' }
+      const { marginWarningRatio: warnAt, marginCriticalRatio: critAt } = this.#cfg
+      const threshold = next === 'critical' ? critAt : warnAt
+      const details = {
+        marginRatio: Number.isFinite(ratio) ? Number(ratio.toFixed(4)) : 'infinite',
+        threshold,
+      }
+      const shown = Number.isFinite(ratio) ? percent(ratio) : 'infinite (no equity left)'
       if (next === 'ok') {
-        // Straight from critical: the warning episode under it ends too (else it stays open forever).
-        const ending: Level[] = prev === 'critical' && this.#warningOpen ? ['critical', 'warning'] : [prev]
-        for (const level of ending)
-          alerts.push(
-            resolved(
-              'margin',
-              level,
-              'Margin ratio back to normal',
-              'Margin ratio fell below the warning threshold.',
-              now,
-              details,
-            ),
-          )
-        this.#warningOpen = false
+        // One message closes the episode, whatever its level: straight from critical the warning
+        // under it ends too, and the trader reads it once.
+        alerts.push(
+          resolved(
+            'margin',
+            prev,
+            'Margin ratio back to normal',
+            `Margin ratio ${shown} is back below the warning threshold ${percent(warnAt)}.`,
+            now,
+            { ...details, threshold: warnAt },
+          ),
+        )
       } else if (rank(next) > rank(prev)) {
-        if (next === 'warning') this.#warningOpen = true
         alerts.push(
           alert(
             'margin',
             next,
             `Margin ratio ${next}`,
-            `Margin ratio crossed the ${next} threshold.`,
+            `Margin ratio ${shown} crossed the ${next} threshold ${percent(threshold)}.`,
             now,
             details,
           ),
@@ -218,9 +221,9 @@ export class AccountWatch {
             'margin',
             'critical',
             'Margin ratio below critical',
-            'Margin ratio is back at warning level.',
+            `Margin ratio ${shown} is back below the critical threshold ${percent(critAt)} (still above the warning threshold ${percent(warnAt)}).`,
             now,
-            details,
+            { ...details, threshold: critAt },
           ),
         )
       }
@@ -261,7 +264,7 @@ export class AccountWatch {
             `withdrawal:${row.withdraw_id}`,
             'critical',
             `Withdrawal ${row.status}`,
-            `Withdrawal ${row.withdraw_id} of ${this.#humanAmount(row.amount, row.asset)} is ${row.status}.`,
+            `Withdrawal ${row.withdraw_id} of ${this.#humanAmount(row.amount, row.asset)} ${row.status === 'failed' ? 'failed' : 'was removed'}.`,
             now,
             { withdrawId: row.withdraw_id, amount: row.amount, asset: row.asset, to: row.to },
           ),
@@ -298,7 +301,7 @@ export class AccountWatch {
             `withdrawal:${id}`,
             'warning',
             'Withdrawal pending too long',
-            `Withdrawal ${id} has been pending for ${Math.round((now - t.createdAt) / 60_000)} min.`,
+            `Withdrawal ${id} has been pending for ${Math.round((now - t.createdAt) / 60_000)} min (warning after ${Math.round(this.#cfg.withdrawalPendingWarnMs / 60_000)} min).`,
             now,
             {
               withdrawId: id,
@@ -359,7 +362,7 @@ export class AccountWatch {
             'rate-limit',
             'warning',
             'Repeated rate limiting',
-            `${count} rate-limit responses in the recent window.`,
+            `${count} rate-limit responses (429) in the recent window (warning from ${this.#cfg.rateLimitWarnCount}).`,
             now,
             { count },
           ),
@@ -415,7 +418,7 @@ export class AccountWatch {
             'clock-skew',
             'warning',
             'Clock skew',
-            `Local clock differs from the server by ${skewMs} ms.`,
+            `Local clock differs from the venue's by ${skewMs} ms (warning beyond ${this.#cfg.clockSkewWarnMs} ms).`,
             now,
             { skewMs },
           ),
