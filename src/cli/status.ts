@@ -122,6 +122,9 @@ interface PnlView {
   fees: string
   funding: string
   netPnl: string
+  /** The opening inventory's unrealized PnL at the start (not ours) and its change since (ours). */
+  openingUnrealizedPnl?: string
+  inventoryPnl?: string
 }
 export interface BotStatusView {
   mode: string
@@ -150,7 +153,14 @@ export interface BotStatusView {
 const DEFAULT_CURRENCY = 'USDC'
 
 const pnlLine = (p: PnlView, c: string): string =>
-  `net ${amount(p.netPnl, c)} = realized ${amount(p.realizedPnl, c)} + unrealized ${amount(p.unrealizedPnl, c)} − fees ${amount(p.fees, c)} − funding ${amount(p.funding, c)}; ${p.fills} fills, volume ${amount(p.volume, c)}`
+  `net ${amount(p.netPnl, c)} = realized ${amount(p.realizedPnl, c)} + unrealized ${amount(p.unrealizedPnl, c)} − fees ${amount(p.fees, c)} − funding ${amount(p.funding, c)}; ${p.fills} fills, volume ${amount(p.volume, c)}${inventoryText(p, c)}`
+
+/** A position held before the start: what it showed then is left out; its change since is in net. */
+function inventoryText(p: PnlView, c: string): string {
+  const before = Number(p.openingUnrealizedPnl ?? '0')
+  if (before === 0 && Number(p.inventoryPnl ?? '0') === 0) return ''
+  return `; opening inventory: ${amount(p.inventoryPnl ?? '0', c)} since start (its ${amount(before, c)} from before the start left out)`
+}
 
 /** A margin ratio from `/status`: a number, or the string `Infinity` once equity is gone. */
 function ratioText(r: number | string | undefined): string {

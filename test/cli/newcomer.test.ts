@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EVENTS_OPTION_NAMES, EVENTS_USAGE } from '../../src/cli/events.ts'
 import { main } from '../../src/cli/main.ts'
+import { printBotStatus } from '../../src/cli/status.ts'
 
 async function perpbot(argv: string[], env: Record<string, string> = {}) {
   const out: string[] = []
@@ -139,5 +140,42 @@ describe('config refuses what run refuses', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('status with a position held before the start', () => {
+  it('shows net 0 at the start and says what the opening inventory showed before', () => {
+    const out: string[] = []
+    const pnl = {
+      fills: 0,
+      volume: '0',
+      realizedPnl: '0',
+      unrealizedPnl: '0',
+      fees: '0',
+      funding: '0',
+      netPnl: '0',
+      openingUnrealizedPnl: '500',
+      inventoryPnl: '0',
+    }
+    printBotStatus(
+      { stdout: (l) => void out.push(l) },
+      {
+        mode: 'live',
+        uptimeMs: 2_000,
+        instruments: [],
+        account: {
+          marginRatio: 0.0028950248059319943,
+          currency: 'USDC',
+          inLiquidation: false,
+          pendingWithdrawals: 0,
+          pnl,
+        },
+        alerts: [],
+      },
+    )
+    const text = out.join('\n')
+    expect(text).toContain('margin ratio 0.29%')
+    expect(text).toContain('net 0.00 USDC = realized 0.00 USDC + unrealized 0.00 USDC')
+    expect(text).toContain('its 500.00 USDC from before the start left out')
   })
 })

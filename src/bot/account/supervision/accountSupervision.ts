@@ -87,7 +87,8 @@ export function createAccountSupervision(o: {
     .getAssets()
     .then((assets) => watch.setAssets(assets))
     .catch((e: unknown) => log.warn({ err: describeError(e) }, 'cannot read the collateral assets'))
-  const ledger = new PnlLedger()
+  // PnL since start: a position held before the start is the opening inventory, marked at the start.
+  const ledger = new PnlLedger({ sinceStart: true })
   const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
   const onFill = (f: Fill): void => {
     if (!ledger.applyFill(f)) return
