@@ -24,6 +24,7 @@ import {
 import { SaltSource } from '../perps/signing/salt.ts'
 import type { Random } from '../random.ts'
 import type { Settings } from '../settings/schema.ts'
+import { foreignOrdersLine, summarizeForeignOrders } from './foreignOrders.ts'
 import { openOrderCapacity } from './openOrderCapacity.ts'
 import { checkPortFree } from './portCheck.ts'
 
@@ -135,6 +136,7 @@ async function venueChecks(
     'proxy credentials',
     'account readable',
     'instruments listed',
+    'foreign orders',
     'open-order capacity',
     'weight tier',
     'signed self-test: modifyOrders',
@@ -235,9 +237,13 @@ async function venueChecks(
 
   const wanted = o.settings.instruments.filter((i) => i.enabled).map((i) => i.symbol)
   const venueMax = new Map<string, number>()
+  const symbols = new Map<number, string>()
   try {
     const instruments = await again('instruments', () => perps.getInstruments())
-    for (const i of instruments) venueMax.set(i.symbol, i.max_order_count)
+    for (const i of instruments) {
+      venueMax.set(i.symbol, i.max_order_count)
+      symbols.set(i.instrument_id, i.symbol)
+    }
     const missing = wanted.filter((s) => !venueMax.has(s))
     if (missing.length > 0)
       add(
@@ -248,6 +254,14 @@ async function venueChecks(
     else add('instruments listed', 'ok', wanted.join(', '))
   } catch (e) {
     add('instruments listed', 'fail', describeError(e))
+  }
+
+  try {
+    const open = await again('open orders', () => perps.getOpenOrders())
+    const summary = summarizeForeignOrders(open, (iid) => symbols.get(iid) ?? `instrument ${iid}`)
+    add(...foreignOrdersLine(summary, o.settings.ops.deadManSwitch.enabled))
+  } catch (e) {
+    add('foreign orders', 'warn', `open orders unreadable: ${describeError(e)}`)
   }
 
   const capacity = openOrderCapacity(

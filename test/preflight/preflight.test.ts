@@ -63,6 +63,7 @@ describe('preflight against the mock over loopback', () => {
       'proxy credentials',
       'account readable',
       'instruments listed',
+      'foreign orders',
       'open-order capacity',
       'weight tier',
       'signed self-test: modifyOrders',
