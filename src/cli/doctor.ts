@@ -19,9 +19,9 @@ import { type CliContext, UsageError } from './context.ts'
 
 export const DOCTOR_USAGE = `usage: perpbot doctor [--live] [--config FILE] [--ops-port N]
   Checks, in order: venue reachable, clock skew, exchange domain, proxy credentials and days to expiry,
-  account readable, configured instruments listed, open orders the bot did not place, weight tier, a signed self-test per command kind,
-  the stream address (PERPS_WS_URL when streams are on), the ops port free. Exit 0 only when none
-  failed.
+  account readable, configured instruments listed, open orders the bot did not place, open-order
+  capacity, weight tier, a signed self-test per command kind, the stream address (PERPS_WS_URL when
+  streams are on), the ops port free. Exit 0 only when none failed.
   --live         check the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
                  (default: a rehearsal against a throwaway embedded mock)
   --ops-port N   the ops port to check (default: ops.port from the config)`
