@@ -103,7 +103,7 @@ export function createAccountSupervision(o: {
         realizedPnl: f.pnl,
         liquidation: f.liq,
       },
-      `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl}`,
+      `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl} ${f.fea}`,
     )
   }
   const monitor = startAccountMonitor({
