@@ -10,6 +10,7 @@ import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
+import { createClientOrderIds, isOwnOrder, orderTagFor } from '../perps/orderTag.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
@@ -82,8 +83,25 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const conn = await connect({ ...o, logger: log, baseClock: clock, gate: limiter })
   const { perps, venueClock } = conn
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
-  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
-  const orders = createOrderPath({ perps, openOrders, settings, clock, logger: log, metrics, alerts })
+  // Our orders carry our tag; the others on the account are left alone unless `orders.foreign: adopt`.
+  const tag = orderTagFor(settings.orders.tag)
+  const isOurs =
+    settings.orders.foreign === 'leave'
+      ? (x: { coid?: string | undefined }): boolean => isOwnOrder(x.coid, tag)
+      : undefined
+  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds, isOurs, logger: log })
+  const orderIds = createClientOrderIds({ tag, startMs: clock.now() })
+  const orders = createOrderPath({
+    perps,
+    openOrders,
+    orderIds,
+    isOurs,
+    settings,
+    clock,
+    logger: log,
+    metrics,
+    alerts,
+  })
   const deadMan = await armDeadManSwitch({
     settings: settings.ops.deadManSwitch,
     perps,

@@ -1,8 +1,8 @@
 /**
  * Orders on the account that the bot did not place: open orders without our client-order-id tag
- * (src/perps/orderTag.ts). A trader's manual orders deserve a word before the bot starts: the venue's
- * dead-man switch cancels every order of the account, not only ours, and the bot does not yet tell its
- * own orders apart when it quotes (see docs/going-live.md).
+ * (src/perps/orderTag.ts). A trader's manual orders deserve a word before the bot starts: the bot
+ * leaves them alone (`orders.foreign: leave`), but the venue's dead-man switch cancels every order of
+ * the account, not only ours, if the bot dies (see docs/going-live.md).
  */
 import { quantity } from '../format/units.ts'
 import { DEFAULT_ORDER_TAG_NAME, isOwnOrder, orderTagFor } from '../perps/orderTag.ts'
@@ -57,6 +57,7 @@ export function summarizeForeignOrders(
 export function foreignOrdersLine(
   s: ForeignSummary,
   deadManSwitch: boolean,
+  policy: 'leave' | 'adopt' = 'leave',
 ): [string, 'ok' | 'warn', string] {
   const check = 'foreign orders'
   if (s.count === 0)
@@ -66,6 +67,6 @@ export function foreignOrdersLine(
   return [
     check,
     'warn',
-    `${s.count} open order(s) were not placed by perpbot (${shown}${more}). The bot manages every open order of the account it quotes on, so it may reprice or cancel these, and its exit policy cancels all${deadManSwitch ? "; the venue's dead-man switch (ops.deadManSwitch) cancels every order of the account at its deadline" : ''}: trade by hand on another account (see docs/going-live.md)`,
+    `${s.count} open order(s) were not placed by perpbot (${shown}${more}). ${policy === 'leave' ? 'The bot leaves them alone (orders.foreign: leave) and its exit policy cancels only its own' : 'orders.foreign is adopt: the bot manages them as its own and may reprice or cancel them'}${deadManSwitch ? "; but if the bot dies, the venue's dead-man switch (ops.deadManSwitch) cancels every order of the account at its deadline, these included" : ''} (see docs/going-live.md)`,
   ]
 }

@@ -15,6 +15,7 @@ import { createHttpTransport } from '../http/transport.ts'
 import { ProxyCredentials } from '../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../perps/client/createPerpsClient.ts'
 import { syncClock } from '../perps/client/syncClock.ts'
+import { orderTagFor } from '../perps/orderTag.ts'
 import { CommandSigner } from '../perps/signing/commandSigner.ts'
 import {
   DEFAULT_PERPS_DOMAIN,
@@ -258,8 +259,12 @@ async function venueChecks(
 
   try {
     const open = await again('open orders', () => perps.getOpenOrders())
-    const summary = summarizeForeignOrders(open, (iid) => symbols.get(iid) ?? `instrument ${iid}`)
-    add(...foreignOrdersLine(summary, o.settings.ops.deadManSwitch.enabled))
+    const summary = summarizeForeignOrders(
+      open,
+      (iid) => symbols.get(iid) ?? `instrument ${iid}`,
+      orderTagFor(o.settings.orders.tag),
+    )
+    add(...foreignOrdersLine(summary, o.settings.ops.deadManSwitch.enabled, o.settings.orders.foreign))
   } catch (e) {
     add('foreign orders', 'warn', `open orders unreadable: ${describeError(e)}`)
   }

@@ -9,6 +9,7 @@ import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
 import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
 import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
 import { apiSecretProblem } from '../perps/client/context.ts'
+import { DEFAULT_ORDER_TAG_NAME } from '../perps/orderTag.ts'
 import { privateKeyProblem } from '../perps/signing/privateKey.ts'
 import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP } from '../perps/weights.ts'
 import {
@@ -180,6 +181,20 @@ export const MonitorSettings = z.strictObject({
   rateLimitWindowMs: Ms.default(300_000),
 })
 
+/** Our orders and the others on the account (see src/perps/orderTag.ts). */
+export const OrdersSettings = z.strictObject({
+  /**
+   * The name our client order ids are tagged with (its keccak's first 4 bytes): orders without the
+   * tag are not ours. Two bots sharing an account need different names; keep it across restarts.
+   */
+  tag: z.string().min(1).max(64).default(DEFAULT_ORDER_TAG_NAME),
+  /**
+   * Open orders the bot did not place: `leave` (default) never reprices or cancels them (halts and
+   * the exit policy cancel ours by id while they rest); `adopt` manages them as its own.
+   */
+  foreign: z.enum(['leave', 'adopt']).default('leave'),
+})
+
 export const WebhookSettings = z.strictObject({
   /**
    * A dry run posts to ALERT_WEBHOOK_URL only when true, and then every message says REHEARSAL in its
@@ -291,6 +306,7 @@ export const Settings = z.strictObject({
   limiter: LimiterSettings.prefault({}),
   batcher: BatcherSettings.prefault({}),
   monitor: MonitorSettings.prefault({}),
+  orders: OrdersSettings.prefault({}),
   alerts: z.strictObject({ webhook: WebhookSettings.prefault({}) }).prefault({}),
   ops: OpsSettings.prefault({}),
   mock: MockSettings.prefault({}),

@@ -9,6 +9,7 @@ import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { BatchOutcome } from '../../ops/metrics.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { type Batcher, type BatchSend, createBatcher } from './batcher.ts'
 import { ModifyCapability } from './modifyCapability.ts'
@@ -28,8 +29,13 @@ export interface BatchRecorder {
 }
 
 export function createOrderPath(o: {
-  perps: BatchSend & Pick<PerpsClient, 'cancelAll'>
-  openOrders: Pick<OpenOrderBook, 'reconcile'>
+  perps: BatchSend & Pick<PerpsClient, 'cancelAll'> & Partial<Pick<PerpsClient, 'getOpenOrders'>>
+  /** With `snapshot`, a cancel-all spares the orders the bot did not place. */
+  openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'snapshot'>>
+  /** Our client order ids for creates (absent: none). */
+  orderIds?: { next(): string } | undefined
+  /** Which orders are ours: while others rest, a cancel-all cancels ours by id (absent: all). */
+  isOurs?: ((order: Order) => boolean) | undefined
   settings: Settings
   clock: Clock
   logger: Logger
@@ -74,5 +80,14 @@ export function createOrderPath(o: {
       }
     },
   })
-  return { batcher, modify, gateway: createOrderGateway({ batcher, perps: o.perps, modify }) }
+  const { snapshot } = o.openOrders
+  const gateway = createOrderGateway({
+    batcher,
+    perps: o.perps,
+    modify,
+    orderIds: o.orderIds,
+    book: snapshot && { snapshot },
+    isOurs: o.isOurs,
+  })
+  return { batcher, modify, gateway }
 }

@@ -8,6 +8,11 @@
  * cancel of the order and then, once the cancel went through, a create of the same side and flags at
  * the new price and quantity; the pair is reported as the modify's one result, so the actor's plan
  * contract is unchanged.
+ *
+ * Every create carries our client order id (`orderIds`, src/perps/orderTag.ts), so a restarted or
+ * crashed run's orders are still recognised as ours. While orders the bot did not place rest (the
+ * open-order book's `foreign`), a cancel-all (a halt, the exit policy) cancels ours by id instead, so
+ * a trader's manual orders stay on the book.
  */
 
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
@@ -15,12 +20,14 @@ import type {
   BatchRejected,
   CancelResult,
   CreateOrderAck,
+  CreateOrderInput,
   ModifyOrderInput,
   ModifyResult,
   Order,
 } from '../../perps/schemas/orders.ts'
 import type { ItemResult, PlanOutcome, SubmitPlanInput, WorkPriority } from '../quoting/orderPlan.ts'
 import type { Batcher, ItemOutcome } from './batcher.ts'
+import type { BatchSend } from './batching/batchTypes.ts'
 import type { ModifyCapability } from './modifyCapability.ts'
 
 export interface OrderGateway {
@@ -50,13 +57,26 @@ const modifyResult = (o: ItemOutcome<ModifyResult>): ItemResult =>
 const ackResult = (o: ItemOutcome<CreateOrderAck | CancelResult>): ItemResult =>
   o.status === 'ok' ? { status: 'ok', oid: o.oid } : notOk(o)
 
+/** Order ids per cancel request (the venue's batch limit is higher; this keeps requests small). */
+const CANCEL_BY_ID_CHUNK = 99
+
 export function createOrderGateway(deps: {
   batcher: Batcher
-  perps: Pick<PerpsClient, 'cancelAll'>
+  perps: Pick<PerpsClient, 'cancelAll'> &
+    Partial<Pick<PerpsClient, 'getOpenOrders'>> &
+    Pick<BatchSend, 'cancelOrders'>
   /** Absent: modifies are always sent as modifies. */
   modify?: Pick<ModifyCapability, 'mode'> | undefined
+  /** Our client order ids for creates; absent: creates carry none. */
+  orderIds?: { next(): string } | undefined
+  /** Our open orders and the foreign ones; absent: cancel-all cancels everything. */
+  book?: { snapshot(): { foreign: readonly Order[] } } | undefined
+  /** Which orders are ours (by coid tag): while others rest, what a cancel-all cancels. */
+  isOurs?: ((order: Order) => boolean) | undefined
 }): OrderGateway {
   const { batcher } = deps
+  const tagged = <T extends { coid?: string | undefined }>(order: T): T =>
+    deps.orderIds && order.coid === undefined ? { ...order, coid: deps.orderIds.next() } : order
 
   /** One modify as cancel, then create of the same order at the new price and quantity. */
   async function replace(
@@ -76,7 +96,7 @@ export function createOrderGateway(deps: {
       }
     const created = await batcher.submit({
       type: 'createOrders',
-      order: {
+      order: tagged<CreateOrderInput>({
         iid,
         buy: order.buy,
         p: m.p,
@@ -84,7 +104,7 @@ export function createOrderGateway(deps: {
         tif: 'gtc',
         po: order.po,
         ...(order.ro ? { ro: true } : {}),
-      },
+      }),
       priority: order.ro ? 'risk' : priority,
     })
     if (created.status === 'ok') return { status: 'ok', oid: created.oid }
@@ -108,7 +128,12 @@ export function createOrderGateway(deps: {
             ),
         Promise.all(
           plan.create.map((order) =>
-            batcher.submit({ type: 'createOrders', order, priority: order.ro ? 'risk' : priority, lazy }),
+            batcher.submit({
+              type: 'createOrders',
+              order: tagged(order),
+              priority: order.ro ? 'risk' : priority,
+              lazy,
+            }),
           ),
         ),
         // Cancels reduce risk: always at risk priority.
@@ -125,10 +150,38 @@ export function createOrderGateway(deps: {
       }
     },
     async cancelAll(instrumentId, options = {}) {
-      await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, {
-        priority: 'risk',
-        signal: options.signal,
-      })
+      const foreign =
+        deps.book?.snapshot().foreign.filter((x) => instrumentId === undefined || x.iid === instrumentId) ??
+        []
+      const isOurs = deps.isOurs
+      if (isOurs === undefined || deps.perps.getOpenOrders === undefined || foreign.length === 0) {
+        await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, {
+          priority: 'risk',
+          signal: options.signal,
+        })
+        return
+      }
+      // Others' orders rest: ours go by id (read fresh: creates since the last read count), theirs stay.
+      const signal = options.signal ?? new AbortController().signal
+      const open =
+        (await deps.perps.getOpenOrders?.(instrumentId === undefined ? undefined : { instrumentId }, {
+          signal,
+        })) ?? []
+      const ids = open.filter(isOurs).map((x) => x.oid)
+      for (let i = 0; i < ids.length; i += CANCEL_BY_ID_CHUNK) {
+        const results = await deps.perps.cancelOrders(ids.slice(i, i + CANCEL_BY_ID_CHUNK), {
+          priority: 'risk',
+          signal,
+          onAdmitted: async () => undefined,
+        })
+        const refused = results.filter(
+          (r) => r.status !== 'ok' && !/not.?found|not_in_orderbook/i.test(r.error ?? ''),
+        )
+        if (refused.length > 0)
+          throw new Error(
+            `cancel by id: ${refused.length} order(s) refused (${refused[0]?.error ?? 'unknown'})`,
+          )
+      }
     },
   }
 }
