@@ -14,7 +14,7 @@ import {
   type JobPriority,
   type WeightLimiter,
 } from '../src/bot/limiter/weightLimiter.ts'
-import { planBatchSizes } from '../src/bot/orders/batching/batchSizes.ts'
+import { splitBatchSizes } from '../src/bot/orders/batching/batchSizes.ts'
 import { TokenBucket } from '../src/mock/tokenBucket.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../src/perps/weights.ts'
 
@@ -82,7 +82,7 @@ async function oursBatched(): Promise<{ perJob: number[]; perOrder: number[]; la
   for (let r = 0; r < ROUNDS; r++) {
     const l = createWeightLimiter({ requestBudget: 1e6, actionBudget: 1e7 })
     const t0 = performance.now()
-    const sizes = planBatchSizes(ORDERS, 99)
+    const sizes = splitBatchSizes(ORDERS, 99)
     await Promise.all(
       sizes.map((n) =>
         l.schedule({ endpoint: 'modifyOrders', n, priority: 'quote' }, async () => {

@@ -14,10 +14,10 @@ import { createClientOrderIds, isOwnOrder, orderTagFor } from '../perps/orderTag
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
-import { createInstrumentFleet } from './actors/instrumentActors.ts'
+import { createInstrumentActors } from './actors/instrumentActors.ts'
 import { createBotInputGates } from './inputs/inputGates.ts'
-import { createFeedHealth } from './inputs/pollerHealth.ts'
-import { indexPollBudget, startFeeds } from './inputs/pollers.ts'
+import { createPollerHealth } from './inputs/pollerHealth.ts'
+import { indexPollBudget, startPollers } from './inputs/pollers.ts'
 import { startBotStreams } from './inputs/streams/botStreams.ts'
 import { createBotLimiter } from './limiter/botLimiter.ts'
 import { createAlertHub } from './observe/alertHub.ts'
@@ -26,7 +26,7 @@ import { startOpsSurface } from './observe/opsSurface.ts'
 import type { InstrumentState } from './observe/statusView.ts'
 import { armDeadManSwitch } from './orders/deadManSwitch.ts'
 import { createOpenOrderBook } from './orders/openOrderBook.ts'
-import { createOrderPath } from './orders/orderDesk.ts'
+import { createOrderDesk } from './orders/orderDesk.ts'
 import { type ConnectOptions, connect } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
@@ -91,7 +91,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       : undefined
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds, isOurs, logger: log })
   const orderIds = createClientOrderIds({ tag, startMs: clock.now() })
-  const orders = createOrderPath({
+  const orders = createOrderDesk({
     perps,
     openOrders,
     orderIds,
@@ -102,15 +102,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     alerts,
   })
-  const deadMan = await armDeadManSwitch({
-    settings: settings.ops.deadManSwitch,
-    perps,
-    clock,
-    venueClock,
-    logger: log,
-    alerts,
-  })
-  const fleet = createInstrumentFleet({
+  const deadMan = await armDeadManSwitch({ settings, perps, clock, venueClock, logger: log, alerts })
+  const actors = createInstrumentActors({
     settings,
     strategies: o.strategies,
     listed: conn.instruments,
@@ -122,13 +115,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     venueClock,
     logger,
   })
-  const health = createFeedHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
+  const health = createPollerHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   // Which inputs come from the streams right now; the pollers stand down behind these gates.
   const { gates, streamUrl } = createBotInputGates({
     clock,
     streams: settings.streams,
     streamUrl: o.streamUrl,
-    readsStatistics: fleet.instruments.some((i) => i.readsStatistics),
+    readsStatistics: actors.instruments.some((i) => i.readsStatistics),
     logger: log,
   })
   const account = createAccountSupervision({
@@ -138,22 +131,20 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger,
     alerts,
     health,
-    proxyAddress: conn.proxyAddress,
-    proxyExpiry: conn.proxyExpiry,
-    rateLimitCount: bl.rateLimitCount,
-    openOrderCapCount: bl.openOrderCapCount,
+    proxy: conn,
+    limits: bl,
     journal: !o.selfProvision,
-    instruments: fleet.instruments,
-    sources: gates,
+    instruments: actors.instruments,
+    inputGates: gates,
   })
-  registerPnlMetrics(metrics.registry, account, fleet.instruments)
-  const feeds = startFeeds({
+  registerPnlMetrics(metrics.registry, account, actors.instruments)
+  const feeds = startPollers({
     perps,
     catalogue: createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random }),
     clock,
     venueClock,
-    logger: logger.child({ component: 'feeds' }),
-    fleet,
+    logger: logger.child({ component: 'pollers' }),
+    actors,
     openOrders,
     account,
     health,
@@ -162,7 +153,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     klinesKept: settings.quoting.klinesKept,
     staleIndexMs: settings.quoting.staleIndexMs,
     staleStatisticsMs: settings.quoting.staleStatisticsMs,
-    sources: gates,
+    inputGates: gates,
   })
   const streams = startBotStreams({
     url: streamUrl,
@@ -172,7 +163,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     random: o.random,
     logger,
     gates,
-    actors: fleet,
+    actors,
     orders: openOrders,
     account,
   })
@@ -182,7 +173,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     proxyAddress: conn.proxyAddress,
     clock,
     venueClock,
-    actors: fleet,
+    actors,
     account,
     openOrders,
     deadMan,
@@ -203,12 +194,12 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     watchdog,
     views,
-    actors: fleet,
+    actors,
     account,
   })
   log.info(
-    { instruments: fleet.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: ops.url },
-    `perpbot ${settings.mode} running with ${fleet.instruments.length} instrument(s)`,
+    { instruments: actors.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: ops.url },
+    `perpbot ${settings.mode} running with ${actors.instruments.length} instrument(s)`,
   )
 
   let stopped: Promise<StopReport> | undefined
@@ -229,13 +220,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         logger: log,
         parts: botStopParts({
           inputs: [streams, feeds, account, ...ops.loops],
-          actors: fleet,
+          actors,
           orders,
           openOrders,
           deadMan,
           limiter,
           alerts,
-          close: [() => ops.close(), () => conn.close(), () => fleet.stop()],
+          close: [() => ops.close(), () => conn.close(), () => actors.stop()],
         }),
       })
       return stopped

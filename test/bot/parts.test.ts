@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import type { Alert } from '../../src/alerts/alert.ts'
-import { createFeedHealth } from '../../src/bot/inputs/pollerHealth.ts'
+import { createPollerHealth } from '../../src/bot/inputs/pollerHealth.ts'
 import { createCountWindow } from '../../src/bot/limiter/botLimiter.ts'
 import { createOpenOrderBook, type OpenOrdersUpdate } from '../../src/bot/orders/openOrderBook.ts'
 import { createSignal } from '../../src/bot/shared/signal.ts'
@@ -177,10 +177,10 @@ describe('stop sequence', () => {
   })
 })
 
-describe('feed health', () => {
+describe('poller health', () => {
   it('degrades only the feed whose answers stop matching, with one alert naming the path, resolved on recovery', () => {
     const alerts: Alert[] = []
-    const health = createFeedHealth({
+    const health = createPollerHealth({
       alerts: { send: (a) => void alerts.push(a) },
       clock: new SimulatedClock(),
     })

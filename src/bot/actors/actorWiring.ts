@@ -17,7 +17,7 @@ import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } fr
  * The longest a best bid/offer waits for a plan, and a halted actor's re-assessment period (an active
  * actor sleeps until something is due; see timeDue.ts). Also the first pause after a rejected plan.
  */
-const TICK_MS = 1_000
+const RECHECK_MS = 1_000
 const REJECT_BACKOFF_MS = 1_000
 
 export function instrumentDeps(
@@ -36,7 +36,7 @@ export function instrumentDeps(
     revisitAt: (snapshot) => strategy.revisitAt(snapshot),
     reads: strategy.reads,
     risk: { ...settings.risk, ...settings.quoting },
-    tickMs: TICK_MS,
+    recheckMs: RECHECK_MS,
     minRepriceIntervalMs: o.minRepriceIntervalMs ?? settings.quoting.minRepriceIntervalMs,
     rejectBackoffMs: REJECT_BACKOFF_MS,
     maxOrderAgeMs: settings.quoting.maxOrderAgeMs,

@@ -1,5 +1,5 @@
 /**
- * The instrument fleet: one actor per configured instrument under the supervisor, each submitting its
+ * The instrument actors: one actor per configured instrument under the supervisor, each submitting its
  * plans through the order gateway. It subscribes to what earlier parts publish (reconciled open
  * orders, breaker transitions) and routes them to the actors; an actor that keeps failing raises an
  * alert and has its orders cancelled.
@@ -33,8 +33,8 @@ export interface ResolvedInstrumentConfig {
   strategy: ResolvedStrategy
 }
 
-/** What the feeds need to know of a traded instrument. */
-export interface FleetInstrument {
+/** A traded instrument as the inputs see it (see inputs/actorInbox.ts). */
+export interface ActorInstrument {
   id: number
   symbol: string
   asset: string
@@ -48,9 +48,9 @@ export interface FleetInstrument {
 
 export type InstrumentSnapshot = SnapshotFrom<typeof instrumentMachine>
 
-export interface InstrumentFleet {
-  readonly instruments: readonly FleetInstrument[]
-  /** An actor was restarted: its inputs must be re-fed (the feeds re-poll). */
+export interface InstrumentActors {
+  readonly instruments: readonly ActorInstrument[]
+  /** An actor was restarted: its inputs must be re-fed (the pollers read them again). */
   readonly restarted: Signal<number>
   /** Sends an input to the listed instruments' actors (all when `ids` is undefined). */
   route(ids: readonly number[] | undefined, event: InstrumentEvent): void
@@ -62,10 +62,10 @@ export interface InstrumentFleet {
   stop(): void
 }
 
-export function createInstrumentFleet(o: {
+export function createInstrumentActors(o: {
   settings: Settings
   strategies: readonly ResolvedInstrumentConfig[]
-  /** The venue's instruments by symbol (bootstrap checked every configured one is listed). */
+  /** The venue's instruments by symbol (start-up checked every configured one is listed). */
   listed: ReadonlyMap<string, Instrument>
   gateway: PlanSink
   /** Each complete open-orders read (awaited: the read resolves once the actors took it). */
@@ -84,9 +84,9 @@ export function createInstrumentFleet(o: {
   /** Venue-corrected time the actors read. */
   venueClock: Pick<Clock, 'now'>
   logger: Logger
-}): InstrumentFleet {
+}): InstrumentActors {
   const supervised: SupervisedInstrument[] = []
-  const instruments: FleetInstrument[] = []
+  const instruments: ActorInstrument[] = []
   const slots = shareOrderSlots(o)
   for (const r of o.strategies) {
     const inst = o.listed.get(r.symbol)

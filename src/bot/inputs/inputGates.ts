@@ -18,7 +18,7 @@ export const STREAM_INPUTS = ['index', 'statistics', 'portfolio', 'orders', 'fil
 export type StreamInput = (typeof STREAM_INPUTS)[number]
 export type InputSource = 'stream' | 'poll'
 
-export interface InputSourceView {
+export interface InputGateView {
   source: InputSource
   /** The input's channels are fresh. */
   streamHealthy: boolean
@@ -46,9 +46,9 @@ export interface InputGate {
 }
 
 /** Each streamed input's view; an input the bot does not use (no strategy reads it) is absent. */
-export type InputSourcesSnapshot = Partial<Record<StreamInput, InputSourceView>>
+export type InputGatesSnapshot = Partial<Record<StreamInput, InputGateView>>
 
-export interface InputSources {
+export interface InputGates {
   readonly enabled: boolean
   /** The inputs the bot uses: only their channels are subscribed and only they are reported. */
   readonly inputs: readonly StreamInput[]
@@ -57,7 +57,7 @@ export interface InputSources {
   setHealthy(name: StreamInput, healthy: boolean): void
   /** The stream side: pushes may have been missed; a REST read must resync before standing down. */
   gap(name: StreamInput): void
-  snapshot(): InputSourcesSnapshot
+  snapshot(): InputGatesSnapshot
   /** Every change of source (logging). */
   onChange(listener: (name: StreamInput, source: InputSource, at: number) => void): () => void
 }
@@ -82,11 +82,11 @@ interface GateState {
  * Gates for every streamed input; with `enabled` false every input polls, always. `inputs` (default
  * all) are the ones the bot uses: statistics only when a strategy reads them.
  */
-export function createInputSources(o: {
+export function createInputGates(o: {
   clock: Pick<Clock, 'now'>
   enabled: boolean
   inputs?: readonly StreamInput[] | undefined
-}): InputSources {
+}): InputGates {
   const inputs = STREAM_INPUTS.filter((i) => o.inputs === undefined || o.inputs.includes(i))
   const fresh = (): GateState => ({
     healthy: false,
@@ -172,7 +172,7 @@ export function createInputSources(o: {
       if (o.enabled) gap(name, stateOf(name))
     },
     snapshot() {
-      const view = (s: GateState): InputSourceView => ({
+      const view = (s: GateState): InputGateView => ({
         source: s.source,
         streamHealthy: s.healthy,
         synced: s.syncedGen === s.gen,
@@ -218,11 +218,11 @@ export function createBotInputGates(o: {
   streamUrl: string | undefined
   readsStatistics: boolean
   logger: Pick<Logger, 'warn'>
-}): { gates: InputSources; streamUrl: string | undefined } {
+}): { gates: InputGates; streamUrl: string | undefined } {
   const streamUrl = o.streams.enabled ? o.streamUrl : undefined
   if (o.streams.enabled && streamUrl === undefined)
     o.logger.warn('streams.enabled but no stream address (set PERPS_WS_URL): every input polls')
-  const gates = createInputSources({
+  const gates = createInputGates({
     clock: o.clock,
     enabled: streamUrl !== undefined,
     inputs: STREAM_INPUTS.filter((i) => i !== 'statistics' || o.readsStatistics),

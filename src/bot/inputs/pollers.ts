@@ -2,7 +2,7 @@
  * The bot's inputs: one poller per kind (tickers for every instrument's index and mark, statistics,
  * portfolio, open orders, catalogue per strategy query, venue time), each turning a response into
  * events routed to the actors of the instruments concerned. The streamed inputs' pollers stand
- * down behind their gates (inputSources.ts) while the stream serves them.
+ * down behind their gates (inputGates.ts) while the stream serves them.
  */
 import type { CatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import type { ListEventsKeysetParams } from '../../catalogue/client/listEventsKeyset.ts'
@@ -25,11 +25,11 @@ import type { CatalogueQuery, StrategyIndex } from '../../strategy/strategy.ts'
 import { inChunks } from '../shared/chunks.ts'
 import type { Poller } from '../shared/poller.ts'
 import type { ActorInbox, OrderReconciler } from './actorInbox.ts'
-import { gatedRun, type InputGate, type InputSources } from './inputGates.ts'
-import { type FeedHealth, startFeedPoller } from './pollerHealth.ts'
+import { gatedRun, type InputGate, type InputGates } from './inputGates.ts'
+import { type PollerHealth, startHealthyPoller } from './pollerHealth.ts'
 import { createStatisticsReads } from './statisticsReads.ts'
 
-export interface FeedOptions {
+export interface PollersOptions {
   perps: PerpsClient
   catalogue: CatalogueClient
   /** The base clock (wall or the mock's virtual clock): poll timers and `receivedAt`. */
@@ -37,11 +37,11 @@ export interface FeedOptions {
   /** Venue-corrected clock, re-synchronised by the time feed. */
   venueClock: OffsetClock
   logger: Logger
-  fleet: ActorInbox
+  actors: ActorInbox
   openOrders: OrderReconciler
   /** Where the portfolio and the measured clock skew go (account supervision). */
   account: { observePortfolio(p: Portfolio): void; observeClockSkew(offsetMs: number): void }
-  health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
+  health: Pick<PollerHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
   polling: Settings['polling']
   /** Request weight per minute the index polls may use in total. */
   indexWeightPerMinute: number
@@ -52,7 +52,7 @@ export interface FeedOptions {
   /** Statistics older than this halt an instrument (per-instrument reads keep within it). */
   staleStatisticsMs: number
   /** Gates of the streamed inputs: their pollers stand down while the stream serves them. */
-  sources?: InputSources | undefined
+  inputGates?: InputGates | undefined
 }
 
 export interface Feeds {
@@ -80,21 +80,23 @@ export function toKeysetParams(q: CatalogueQuery): ListEventsKeysetParams {
 }
 
 /** The request weight per minute the index polls may use: a third of the usable request budget. */
-export function indexPollBudget(limiter: Settings['limiter']): number {
+export function indexPollBudget(
+  limiter: Pick<Settings['limiter'], 'requestBudgetPerMinute' | 'headroom' | 'riskReserve'>,
+): number {
   return Math.floor((limiter.requestBudgetPerMinute * limiter.headroom * (1 - limiter.riskReserve)) / 3)
 }
 
-export function startFeeds(o: FeedOptions): Feeds {
+export function startPollers(o: PollersOptions): Feeds {
   const { clock } = o
-  const { route } = o.fleet
-  const instruments = o.fleet.instruments
+  const { route } = o.actors
+  const instruments = o.actors.instruments
   const now = (): number => clock.now()
   const pollers: Poller[] = []
-  const gates = o.sources && {
-    index: o.sources.gate('index'),
-    statistics: o.sources.gate('statistics'),
-    portfolio: o.sources.gate('portfolio'),
-    orders: o.sources.gate('orders'),
+  const gates = o.inputGates && {
+    index: o.inputGates.gate('index'),
+    statistics: o.inputGates.gate('statistics'),
+    portfolio: o.inputGates.gate('portfolio'),
+    orders: o.inputGates.gate('orders'),
   }
   const poll = (
     name: string,
@@ -103,7 +105,7 @@ export function startFeeds(o: FeedOptions): Feeds {
     gate?: InputGate | undefined,
     retryMs?: number,
   ): void => {
-    const poller = startFeedPoller({
+    const poller = startHealthyPoller({
       name,
       clock,
       logger: o.logger,
@@ -237,7 +239,7 @@ export function startFeeds(o: FeedOptions): Feeds {
     },
   )
   // A restarted actor lost its inputs: read everything again now, streamed inputs included.
-  const unsubscribe = o.fleet.restarted.subscribe(() => {
+  const unsubscribe = o.actors.restarted.subscribe(() => {
     if (gates) for (const g of Object.values(gates)) g.want()
     for (const p of pollers) p.trigger()
   })

@@ -1,7 +1,7 @@
 /**
  * The bot's weight limiter, built from the settings: every perps request passes it (it is the perps
  * client's request gate). Breaker transitions become alerts and are published on a signal that the
- * instrument fleet subscribes to later, so the limiter never needs to know who listens.
+ * instrument actors subscribe to later, so the limiter never needs to know who listens.
  */
 import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'

@@ -7,8 +7,8 @@ import type { Alert } from '../../alerts/alert.ts'
 import type { BotMode, BotStatus } from '../../ops/status.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { PnlSnapshot } from '../account/pnlLedger.ts'
-import type { InputSourcesSnapshot } from '../inputs/inputGates.ts'
-import type { StreamInputsHealth } from '../inputs/streams/botStreams.ts'
+import type { InputGatesSnapshot } from '../inputs/inputGates.ts'
+import type { StreamsHealth } from '../inputs/streams/botStreams.ts'
 import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { BatcherState } from '../orders/batcher.ts'
 import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
@@ -39,8 +39,8 @@ export interface ObservedParts {
   limiter: { state(): WeightLimiterState }
   orders: { batcher: { state(): BatcherState }; modify: { state(): ModifyCapabilityState } }
   pollerHealth: { counts(): Record<string, number> }
-  gates: { snapshot(): InputSourcesSnapshot }
-  streams: { health(): StreamInputsHealth } | undefined
+  gates: { snapshot(): InputGatesSnapshot }
+  streams: { health(): StreamsHealth } | undefined
   alerts: { recent(): readonly Alert[] }
 }
 

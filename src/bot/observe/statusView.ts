@@ -7,8 +7,8 @@ import { formatStatePath, type StateValueLike } from '../../ops/metrics.ts'
 import type { BotMode, BotStatus, InstrumentStatus } from '../../ops/status.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../account/pnlLedger.ts'
-import type { InputSourcesSnapshot } from '../inputs/inputGates.ts'
-import type { StreamInputsHealth } from '../inputs/streams/botStreams.ts'
+import type { InputGatesSnapshot } from '../inputs/inputGates.ts'
+import type { StreamsHealth } from '../inputs/streams/botStreams.ts'
 import { degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
 import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { BatcherState } from '../orders/batcher.ts'
@@ -51,9 +51,9 @@ export interface StatusInputs {
   modify?: ModifyCapabilityState | undefined
   feedErrors: Record<string, number>
   /** Per streamed input: from the stream or polling, and why. */
-  inputs?: InputSourcesSnapshot | undefined
+  inputs?: InputGatesSnapshot | undefined
   /** The streams' health; absent when they are off. */
-  stream?: StreamInputsHealth | undefined
+  stream?: StreamsHealth | undefined
   alerts: readonly Alert[]
 }
 
@@ -103,7 +103,7 @@ export function instrumentStatus(i: InstrumentView, venueNow: number, pnl?: Inst
     degraded: ctx ? degradations(ctx.health).map((d) => `${d.cause}: ${d.reason}`) : [],
     details: {
       indexPrice: ctx?.index?.price ?? null,
-      // The age of the index the actor would act on now (venue time): the feeds' freshness.
+      // The age of the index the actor would act on now (venue time): the inputs' freshness.
       indexAgeMs: ctx?.index ? venueNow - ctx.index.ts : null,
       // How long ago the book's touch arrived (null without a `bbo::{iid}` subscription).
       bboAgeMs: ctx?.bbo ? venueNow - ctx.bbo.receivedAt : null,

@@ -15,11 +15,11 @@ import { startPoller } from '../shared/poller.ts'
 /** Every 2 s of bot time; 900 samples keep the last 30 minutes. */
 export const TIMELINE_INTERVAL_MS = 2_000
 export const TIMELINE_CAPACITY = 900
-/** Instrument entries kept across the ring (~235 B each: ~11 MB); a large fleet keeps less history. */
+/** Instrument entries kept across the ring (~235 B each: ~11 MB); many instruments keep less history. */
 export const TIMELINE_MAX_ENTRIES = 45_000
 const TIMELINE_MIN_CAPACITY = 30
 
-/** The ring's length for a fleet: 900 samples up to 50 instruments, fewer beyond (at least 30). */
+/** The ring's length for this many instruments: 900 samples up to 50 instruments, fewer beyond (at least 30). */
 export function timelineCapacity(instruments: number): number {
   const fit = Math.floor(TIMELINE_MAX_ENTRIES / Math.max(1, instruments))
   return Math.max(TIMELINE_MIN_CAPACITY, Math.min(TIMELINE_CAPACITY, fit))

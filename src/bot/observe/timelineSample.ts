@@ -1,5 +1,5 @@
 /**
- * The timeline's sampling, pure: the same snapshots the status view reads (see botStatus.ts) become
+ * The timeline's sampling, pure: the same snapshots the status view reads (see statusView.ts) become
  * one chart sample (per instrument: state, index and mark, our best quotes, position; the account's
  * PnL and margin ratio; the two weight budgets) and the board (recent fills, open and recent alerts).
  */

@@ -1,7 +1,7 @@
 /**
  * The order-command batcher: every instrument actor submits single order commands here; the batcher
  * collects them for a short window per (priority, type), splits each queue into weight-optimal batches
- * (batching/planBatches.ts), sends each batch as ONE signed request through the typed `send` (the
+ * (batching/batchSizes.ts), sends each batch as ONE signed request through the typed `send` (the
  * perps client, whose request gate charges it once), and routes each per-order result back to its
  * submitter. Items are the client's own parameters, passed on unchanged; the client parses them.
  *
@@ -18,21 +18,24 @@
  *   answer, or `sendTimeoutMs`) never leads to a resend: sending stops, `reconcile(instrumentIds)` runs,
  *   the batch's items resolve `unknown`, and only then does anything else go out.
  */
-import { type Clock, sleep, systemClock, type TimerId } from '../../clock.ts'
+import { type Clock, systemClock, type TimerId } from '../../clock.ts'
 import { BotError, InputValidationError, UnknownOutcomeError } from '../../errors.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
 import { StoppedError } from '../limiter/limiterErrors.ts'
+import { mustGet } from '../shared/at.ts'
 import {
   type AnyResult,
   type Entry,
   entryOf,
+  perQueue,
   QUEUE_ORDER,
   type QueueKey,
   queueKey,
+  queueParts,
 } from './batching/batchEntries.ts'
 import { isUnknownOutcome, matchResults, splitCap } from './batching/batchResults.ts'
-import { planBatchSizes } from './batching/batchSizes.ts'
+import { splitBatchSizes } from './batching/batchSizes.ts'
 import type {
   BatchSend,
   BatchSettled,
@@ -46,6 +49,8 @@ import type {
   Reconcile,
   SendOptions,
 } from './batching/batchTypes.ts'
+import { createReconcileHold } from './batching/reconcileHold.ts'
+import { sendBatch } from './batching/sendBatch.ts'
 
 export type * from './batching/batchTypes.ts'
 
@@ -137,16 +142,13 @@ export function createBatcher(options: BatcherOptions): Batcher {
   const inFlight = new Set<Promise<void>>()
   /** Quote batches handed to the gate and not yet admitted, per queue (see flushQueue). */
   const awaitingAdmission = new Map<QueueKey, number>()
-  /** Items of unknown-outcome batches awaiting reconciliation. */
-  const pendingUnknown: Entry[] = []
-  /** Set while sending is held for reconciliation. */
-  let hold: Promise<void> | undefined
   let stopped = false
+  const batchesBySize: Record<number, number> = {}
   const stats = {
     itemsSubmitted: 0,
     batchesSent: 0,
     itemsSent: 0,
-    batchesBySize: {} as Record<number, number>,
+    batchesBySize,
     superseded: 0,
     unknownBatches: 0,
     unknownItems: 0,
@@ -156,7 +158,16 @@ export function createBatcher(options: BatcherOptions): Batcher {
     reconcileFailures: 0,
   }
 
-  const queueOf = (k: QueueKey): Entry[] => queues.get(k) as Entry[]
+  const queueOf = (k: QueueKey): Entry[] => mustGet(queues, k)
+  const holding = createReconcileHold({
+    clock,
+    reconcile: options.reconcile,
+    attempts: reconcileAttempts,
+    retryMs: reconcileRetryMs,
+    onError: options.onReconcileError,
+    stats,
+    released: () => flushAll(),
+  })
 
   function supersede(entry: Entry): void {
     const q = queueOf(queueKey(entry.priority, entry.type))
@@ -223,7 +234,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
       timers.delete(k)
     }
     // While reconciling nothing is handed on; the queue flushes when the hold lifts.
-    if (hold !== undefined) return
+    if (holding.current !== undefined) return
     const q = queueOf(k)
     if (q.length === 0) return
     // A quote batch of this queue still waits for the gate: keep collecting behind it (one bigger
@@ -233,9 +244,9 @@ export function createBatcher(options: BatcherOptions): Batcher {
       return
     const entries = q.splice(0)
     for (const e of entries) if (e.key !== undefined && byKey.get(e.key) === e) byKey.delete(e.key)
-    const [priority, type] = k.split(':') as [CommandPriority, BatchType]
+    const { priority, type } = queueParts(k)
     let at = 0
-    for (const size of planBatchSizes(entries.length, maxBatchSize)) {
+    for (const size of splitBatchSizes(entries.length, maxBatchSize)) {
       dispatch(type, priority, entries.slice(at, at + size))
       at += size
     }
@@ -282,7 +293,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
       onAdmitted: async () => {
         admitted()
         // Nothing is sent while a reconciliation is pending (a new one may start while we wait).
-        while (hold !== undefined) await hold
+        while (holding.current !== undefined) await holding.current
         sent = true
         stats.batchesSent += 1
         stats.itemsSent += batch.length
@@ -297,13 +308,13 @@ export function createBatcher(options: BatcherOptions): Batcher {
       },
     }
     try {
-      const answer = sendBatch(type, batch, sendOptions).catch((e: unknown) => {
+      const answer = sendBatch(options.send, type, batch, sendOptions).catch((e: unknown) => {
         // Hold sending as soon as the failure is known, before anything else can be admitted.
-        if (sent && isUnknownOutcome(e)) beginReconcile(batch)
+        if (sent && isUnknownOutcome(e)) holding.begin(batch)
         throw e
       })
       timeout.catch(() => {
-        if (sent) beginReconcile(batch)
+        if (sent) holding.begin(batch)
       })
       const results = matchResults(type, batch.length, await Promise.race([answer, timeout]))
       settled(type, batch.length, 'ok')
@@ -313,8 +324,8 @@ export function createBatcher(options: BatcherOptions): Batcher {
         settled(type, batch.length, 'unknown')
         stats.unknownBatches += 1
         stats.unknownItems += batch.length
-        beginReconcile(batch)
-        await hold
+        holding.begin(batch)
+        await holding.current
         return
       }
       if (sent) settled(type, batch.length, 'error', e)
@@ -324,7 +335,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
         // sent, so re-plan it into batches that fit.
         stats.splitBatches += 1
         let at = 0
-        for (const size of planBatchSizes(batch.length, cap)) {
+        for (const size of splitBatchSizes(batch.length, cap)) {
           dispatch(type, priority, batch.slice(at, at + size))
           at += size
         }
@@ -346,73 +357,6 @@ export function createBatcher(options: BatcherOptions): Batcher {
     }
   }
 
-  /** Hands one same-type batch to its typed send, items unchanged. */
-  function sendBatch(
-    type: BatchType,
-    batch: readonly Entry[],
-    o: SendOptions,
-  ): Promise<readonly AnyResult[]> {
-    switch (type) {
-      case 'modifyOrders':
-        return options.send.modifyOrders(
-          batch.flatMap((e) => (e.type === 'modifyOrders' ? [e.item] : [])),
-          o,
-        )
-      case 'createOrders':
-        return options.send.createOrders(
-          batch.flatMap((e) => (e.type === 'createOrders' ? [e.item] : [])),
-          o,
-        )
-      case 'cancelOrders':
-        return options.send.cancelOrders(
-          batch.flatMap((e) => (e.type === 'cancelOrders' ? [e.item] : [])),
-          o,
-        )
-    }
-  }
-
-  const reconciling = new WeakSet<Entry[]>()
-  function beginReconcile(batch: Entry[]): void {
-    if (reconciling.has(batch)) return
-    reconciling.add(batch)
-    pendingUnknown.push(...batch)
-    if (hold !== undefined) return
-    hold = reconcileLoop().finally(() => {
-      hold = undefined
-      flushAll()
-    })
-  }
-
-  async function reconcileLoop(): Promise<void> {
-    // Batches that turn unknown during a reconciliation need another read after it.
-    while (pendingUnknown.length > 0) {
-      const entries = pendingUnknown.splice(0)
-      const iids = [...new Set(entries.map((e) => e.iid))].sort((a, b) => a - b)
-      await reconcileWithRetry(iids)
-      for (const e of entries) e.resolve({ status: 'unknown' })
-    }
-  }
-
-  async function reconcileWithRetry(iids: readonly number[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      stats.reconciles += 1
-      try {
-        await options.reconcile(iids)
-        return
-      } catch (e) {
-        stats.reconcileFailures += 1
-        try {
-          options.onReconcileError?.(e, attempt)
-        } catch {
-          // A reporting bug must not wedge the batcher.
-        }
-        // Giving up resumes sending: actors still get `unknown` and re-diff from what they know.
-        if (attempt >= reconcileAttempts) return
-        await sleep(clock, reconcileRetryMs * 2 ** (attempt - 1))
-      }
-    }
-  }
-
   function submit(command: ModifyCommand): Promise<ItemOutcome<ModifyResult>>
   function submit(command: CreateCommand): Promise<ItemOutcome<CreateOrderAck>>
   function submit(command: CancelCommand): Promise<ItemOutcome<CancelResult>>
@@ -430,24 +374,21 @@ export function createBatcher(options: BatcherOptions): Batcher {
     submit,
     flush: () => flushAll(true),
     state(): BatcherState {
-      const queued = Object.fromEntries(QUEUE_ORDER.map((k) => [k, queueOf(k).length])) as Record<
-        QueueKey,
-        number
-      >
+      const queued = perQueue((k) => queueOf(k).length)
       return {
         queueLength: Object.values(queued).reduce((a, b) => a + b, 0),
         queued,
         inFlightBatches: inFlight.size,
         ...stats,
         batchesBySize: { ...stats.batchesBySize },
-        reconciling: hold !== undefined,
+        reconciling: holding.current !== undefined,
       }
     },
     async stop() {
       stopped = true
       flushAll(true)
-      while (inFlight.size > 0 || hold !== undefined) {
-        await Promise.allSettled([...inFlight, hold])
+      while (inFlight.size > 0 || holding.current !== undefined) {
+        await Promise.allSettled([...inFlight, holding.current])
       }
       for (const t of timers.values()) clock.clearTimeout(t)
       timers.clear()

@@ -1,7 +1,7 @@
 /**
  * Open-order reconciliation: reads the venue's open orders (all, or per instrument when that is
  * cheaper) and publishes them per instrument. Built before the order path, which reconciles through
- * it after an unknown outcome; the instrument fleet subscribes to what it publishes. Between reads,
+ * it after an unknown outcome; the instrument actors subscribe to what it publishes. Between reads,
  * order states pushed on the `orders` stream update it one order at a time (`observe`).
  *
  * Given `isOurs`, orders the bot did not place (no coid with our tag, see src/perps/orderTag.ts) are

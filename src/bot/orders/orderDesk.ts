@@ -16,7 +16,7 @@ import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import { createOrderGateway, type OrderGateway } from './orderGateway.ts'
 
-export interface OrderPath {
+export interface OrderDesk {
   readonly batcher: Batcher
   readonly gateway: OrderGateway
   /** Whether reprices go out as modifies or (the venue refuses our modify signature) cancel + create. */
@@ -28,7 +28,7 @@ export interface BatchRecorder {
   recordBatch(batch: { command: string; size: number; outcome: BatchOutcome }): void
 }
 
-export function createOrderPath(o: {
+export function createOrderDesk(o: {
   perps: BatchSend & Pick<PerpsClient, 'cancelAll'> & Partial<Pick<PerpsClient, 'getOpenOrders'>>
   /** With `snapshot`, a cancel-all spares the orders the bot did not place. */
   openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'snapshot'>>
@@ -43,7 +43,7 @@ export function createOrderPath(o: {
   metrics?: BatchRecorder | undefined
   /** Told once when reprices fall back to cancel + create. */
   alerts?: AlertSink | undefined
-}): OrderPath {
+}): OrderDesk {
   const modify = new ModifyCapability()
   const batcher = createBatcher({
     clock: o.clock,

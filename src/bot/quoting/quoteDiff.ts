@@ -32,7 +32,11 @@ import {
 import type { ModifyOrderInput, Order, TimeInForce } from '../../perps/schemas/orders.ts'
 import { maxBigint } from '../../strategy/quoting.ts'
 import type { DesiredQuote } from '../../strategy/strategy.ts'
+import { at } from '../shared/at.ts'
+import { minCostAssignment } from './assignment.ts'
 import type { OrderPlan, PlannedCreate } from './orderPlan.ts'
+
+export { minCostAssignment } from './assignment.ts'
 
 /** Statuses of orders the diff may reuse or cancel. */
 export const DIFFABLE_ORDER_STATUSES: ReadonlySet<string> = new Set(['open', 'partial', 'accepted'])
@@ -254,9 +258,9 @@ function pairGroup(
   }
   // One quote and one order (a one-level ladder's side): pairing them is optimal. A keep or modify
   // beats create + cancel; a replace is the same cancel and create either way.
-  const d0 = desired[0] as DesiredItem
-  const l0 = live[0] as LiveItem
-  if (desired.length === 1 && live.length === 1) {
+  const [d0] = desired
+  const [l0] = live
+  if (desired.length === 1 && live.length === 1 && d0 !== undefined && l0 !== undefined) {
     return { pairs: [{ d: d0, l: l0, c: classify(d0, l0, x) }], unpairedDesired: [], unpairedLive: [] }
   }
   // Inner levels first: best bid is the highest price, best ask the lowest.
@@ -269,10 +273,9 @@ function pairGroup(
     .flatMap((d, i) => ls.map((l, j) => ({ i, j, dist: abs(d.price - l.price) })))
     .sort((a, b) => (a.dist !== b.dist ? (a.dist < b.dist ? -1 : 1) : a.i - b.i || a.j - b.j))
   const distRank = ds.map(() => new Array<number>(ls.length).fill(0))
-  for (let rank = 0; rank < ranked.length; rank++) {
-    const r = ranked[rank] as { i: number; j: number }
-    ;(distRank[r.i] as number[])[r.j] = rank
-  }
+  ranked.forEach((r, rank) => {
+    at(distRank, r.i)[r.j] = rank
+  })
   // Each pair is classified once, for its cost and for the action it becomes.
   const kinds = ds.map((d) => ls.map((l) => classify(d, l, x)))
   // Actions dominate: the sum of ranks over any assignment stays below one action's weight.
@@ -285,10 +288,7 @@ function pairGroup(
       const d = ds[r]
       const l = ls[c]
       if (d !== undefined && l !== undefined) {
-        row.push(
-          actionCost((kinds[r] as Classified[])[c] as Classified) * weight +
-            ((distRank[r] as number[])[c] as number),
-        )
+        row.push(actionCost(at(at(kinds, r), c)) * weight + at(at(distRank, r), c))
       } else if (d !== undefined || l !== undefined) {
         row.push(weight) // create d or cancel l
       } else {
@@ -301,70 +301,16 @@ function pairGroup(
   const pairs: { d: DesiredItem; l: LiveItem; c: Classified }[] = []
   const unpairedDesired: DesiredItem[] = []
   const pairedLive = new Set<number>()
-  for (let r = 0; r < ds.length; r++) {
-    const d = ds[r] as DesiredItem
-    const c = assignment[r] as number
+  ds.forEach((d, r) => {
+    const c = at(assignment, r)
     const l = ls[c]
     if (l === undefined) unpairedDesired.push(d)
     else {
-      pairs.push({ d, l, c: (kinds[r] as Classified[])[c] as Classified })
+      pairs.push({ d, l, c: at(at(kinds, r), c) })
       pairedLive.add(c)
     }
-  }
+  })
   return { pairs, unpairedDesired, unpairedLive: ls.filter((_, c) => !pairedLive.has(c)) }
-}
-
-/**
- * Hungarian algorithm (Kuhn–Munkres with potentials), O(n³): for a square cost matrix, the column
- * assigned to each row in a minimum-cost perfect assignment. Deterministic for a given matrix.
- */
-export function minCostAssignment(cost: readonly (readonly number[])[]): number[] {
-  const n = cost.length
-  const u = new Array<number>(n + 1).fill(0)
-  const v = new Array<number>(n + 1).fill(0)
-  const p = new Array<number>(n + 1).fill(0) // p[j]: row assigned to column j (1-based; 0 = none)
-  const way = new Array<number>(n + 1).fill(0)
-  for (let i = 1; i <= n; i++) {
-    p[0] = i
-    let j0 = 0
-    const minv = new Array<number>(n + 1).fill(Number.POSITIVE_INFINITY)
-    const used = new Array<boolean>(n + 1).fill(false)
-    do {
-      used[j0] = true
-      const i0 = p[j0] as number
-      let delta = Number.POSITIVE_INFINITY
-      let j1 = 0
-      for (let j = 1; j <= n; j++) {
-        if (used[j]) continue
-        const cur = ((cost[i0 - 1] as number[])[j - 1] as number) - (u[i0] as number) - (v[j] as number)
-        if (cur < (minv[j] as number)) {
-          minv[j] = cur
-          way[j] = j0
-        }
-        if ((minv[j] as number) < delta) {
-          delta = minv[j] as number
-          j1 = j
-        }
-      }
-      for (let j = 0; j <= n; j++) {
-        if (used[j]) {
-          u[p[j] as number] = (u[p[j] as number] as number) + delta
-          v[j] = (v[j] as number) - delta
-        } else {
-          minv[j] = (minv[j] as number) - delta
-        }
-      }
-      j0 = j1
-    } while (p[j0] !== 0)
-    do {
-      const j1 = way[j0] as number
-      p[j0] = p[j1] as number
-      j0 = j1
-    } while (j0 !== 0)
-  }
-  const rowToCol = new Array<number>(n).fill(-1)
-  for (let j = 1; j <= n; j++) if ((p[j] as number) > 0) rowToCol[(p[j] as number) - 1] = j - 1
-  return rowToCol
 }
 
 function abs(x: bigint): bigint {

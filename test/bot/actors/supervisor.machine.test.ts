@@ -33,7 +33,7 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number; strat
       return { modify: [], create: [], cancel: [] }
     },
     risk,
-    tickMs: 1_000,
+    recheckMs: 1_000,
     minRepriceIntervalMs: 0,
     rejectBackoffMs: 1_000,
     maxOrderAgeMs: 120_000,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
-import { createInputSources, gatedRun } from '../../../src/bot/inputs/inputGates.ts'
-import { createFeedHealth, startFeedPoller } from '../../../src/bot/inputs/pollerHealth.ts'
+import { createInputGates, gatedRun } from '../../../src/bot/inputs/inputGates.ts'
+import { createPollerHealth, startHealthyPoller } from '../../../src/bot/inputs/pollerHealth.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import { createWatchdog } from '../../../src/ops/watchdog.ts'
 
@@ -12,7 +12,7 @@ const microtasks = async (): Promise<void> => {
 /** A 3 s poller behind the portfolio gate, recording the clock time of every REST read. */
 function setup(enabled = true) {
   const clock = new SimulatedClock()
-  const sources = createInputSources({ clock, enabled })
+  const sources = createInputGates({ clock, enabled })
   const gate = sources.gate('portfolio')
   const reads: number[] = []
   let hold: Promise<void> | undefined
@@ -21,8 +21,8 @@ function setup(enabled = true) {
     stallMs: 4_000,
     probe: { enable: () => {}, disable: () => {}, maxDelayMs: () => 0, reset: () => {} },
   })
-  const health = createFeedHealth({ watchdog, graceMs: 1_000, clock })
-  const poller = startFeedPoller({
+  const health = createPollerHealth({ watchdog, graceMs: 1_000, clock })
+  const poller = startHealthyPoller({
     name: 'portfolio',
     clock,
     logger: createLogger({ pretty: 'never', destination: { write: () => {} } }),
@@ -136,7 +136,7 @@ describe('input gates', () => {
 
   it('a failed resync keeps polling', async () => {
     const clock = new SimulatedClock()
-    const sources = createInputSources({ clock, enabled: true })
+    const sources = createInputGates({ clock, enabled: true })
     const gate = sources.gate('fills')
     sources.setHealthy('fills', true)
     const failing = gatedRun(gate, async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { SimulatedClock } from 'xstate'
-import { createFeedHealth } from '../../../src/bot/inputs/pollerHealth.ts'
-import { startFeeds } from '../../../src/bot/inputs/pollers.ts'
+import { createPollerHealth } from '../../../src/bot/inputs/pollerHealth.ts'
+import { startPollers } from '../../../src/bot/inputs/pollers.ts'
 import type { InstrumentEvent } from '../../../src/bot/instrument/instrument.machine.ts'
 import { createOpenOrderBook } from '../../../src/bot/orders/openOrderBook.ts'
 import { createSignal } from '../../../src/bot/shared/signal.ts'
@@ -77,19 +77,19 @@ function setup(opts: {
     getOpenOrders: vi.fn(async () => []),
   } as unknown as PerpsClient
   const clock = new SimulatedClock()
-  // The recorder stands in for the fleet's routing.
+  // The recorder stands in for the actors' routing.
   const route = (ids: readonly number[] | undefined, event: InstrumentEvent): void =>
     void sent.push({ ids, event: event as (typeof sent)[number]['event'] })
-  const feeds = startFeeds({
+  const feeds = startPollers({
     perps,
     catalogue: {} as CatalogueClient,
     clock,
     venueClock: new OffsetClock(clock),
     logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void logs.push(l) } }),
-    fleet: { route, instruments, restarted: createSignal<number>() },
+    actors: { route, instruments, restarted: createSignal<number>() },
     openOrders: createOpenOrderBook({ perps, clock, instrumentIds: instruments.map((i) => i.id) }),
     account: { observePortfolio: () => undefined, observeClockSkew: () => undefined },
-    health: createFeedHealth(),
+    health: createPollerHealth(),
     polling: PollingSettings.parse({}),
     indexWeightPerMinute: opts.indexWeightPerMinute ?? 255,
     klinesKept: opts.klinesKept,

@@ -90,7 +90,7 @@ export function harness(
     ...(opts.revisitAt ? { revisitAt: opts.revisitAt } : {}),
     ...(opts.reads ? { reads: new Set(opts.reads) } : {}),
     risk,
-    tickMs: 1_000,
+    recheckMs: 1_000,
     minRepriceIntervalMs: 250,
     rejectBackoffMs: 1_000,
     maxOrderAgeMs: 120_000,

@@ -71,7 +71,7 @@ function context(id: number, symbol: string): InstrumentContext {
         staleStatisticsMs: 180_000,
         staleMarginMs: 30_000,
       },
-      tickMs: 1_000,
+      recheckMs: 1_000,
       minRepriceIntervalMs: 250,
       rejectBackoffMs: 1_000,
       maxOrderAgeMs: 60_000,

@@ -14,7 +14,7 @@ import {
   type ItemOutcome,
   type SendOptions,
 } from '../../../src/bot/orders/batcher.ts'
-import { batchWeight, planBatchSizes, planWeight } from '../../../src/bot/orders/batching/batchSizes.ts'
+import { batchesWeight, batchWeight, splitBatchSizes } from '../../../src/bot/orders/batching/batchSizes.ts'
 import {
   InputValidationError,
   RateLimitError,
@@ -187,7 +187,7 @@ function bruteForce(n: number, max: number): { weight: number; requests: number 
   return best[n] as { weight: number; requests: number }
 }
 
-describe('planBatchSizes', () => {
+describe('splitBatchSizes', () => {
   it.each([
     [1, [1]],
     [19, [19]],
@@ -198,17 +198,17 @@ describe('planBatchSizes', () => {
     [119, [99, 20]],
     [200, [99, 99, 2]],
   ])('%i queued → %j with the default cap 99', (n, sizes) => {
-    expect(planBatchSizes(n, 99)).toEqual(sizes)
+    expect(splitBatchSizes(n, 99)).toEqual(sizes)
   })
 
   for (const max of [99, 19, 20, 39, 45, 50, 60, 100]) {
     it(`matches the brute-force optimum for every queue length 1..200 (cap ${max})`, () => {
       for (let n = 1; n <= 200; n++) {
-        const plan = planBatchSizes(n, max)
+        const plan = splitBatchSizes(n, max)
         const best = bruteForce(n, max)
         expect(plan.reduce((a, b) => a + b, 0)).toBe(n)
         expect(plan.every((s) => s >= 1 && s <= max)).toBe(true)
-        expect({ n, weight: planWeight(plan), requests: plan.length }).toEqual({
+        expect({ n, weight: batchesWeight(plan), requests: plan.length }).toEqual({
           n,
           weight: best.weight,
           requests: best.requests,

@@ -13,11 +13,11 @@ import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../../perps/
 import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import { gatedRun, type InputGate } from '../../inputs/inputGates.ts'
-import { type FeedHealth, startFeedPoller } from '../../inputs/pollerHealth.ts'
+import { type PollerHealth, startHealthyPoller } from '../../inputs/pollerHealth.ts'
 import type { Poller } from '../../shared/poller.ts'
 import type { AccountWatch } from '../accountWatch.ts'
 
-export interface AccountMonitorOptions {
+export interface AccountPollersOptions {
   perps: PerpsClient
   clock: Clock
   logger: Logger
@@ -34,12 +34,12 @@ export interface AccountMonitorOptions {
   /** Each new fill and funding charge, once, oldest first (the PnL ledger). */
   onFill?: ((fill: Fill) => void) | undefined
   onFunding?: ((charge: FundingCharge) => void) | undefined
-  health: Pick<FeedHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
+  health: Pick<PollerHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
   /** Gates of the streamed inputs: these pollers stand down while the stream serves them. */
   gates?: { fills?: InputGate | undefined; withdrawals?: InputGate | undefined } | undefined
 }
 
-export interface AccountMonitor {
+export interface AccountPollers {
   observePortfolio(p: Portfolio): void
   /** A fill pushed on the stream (the ledger drops the REST read's repeat by fill id). */
   observeFill(f: Fill): void
@@ -57,7 +57,7 @@ const MAX_PAGES = 10
 /** Withdrawals remembered for merging pushed states (the push lacks timestamps and confirmations). */
 const KNOWN_WITHDRAWALS = 1_000
 
-export function startAccountMonitor(o: AccountMonitorOptions): AccountMonitor {
+export function startAccountPollers(o: AccountPollersOptions): AccountPollers {
   const emit = (alerts: readonly Alert[]): void => {
     for (const a of alerts) o.alerts.send(a)
   }
@@ -68,7 +68,7 @@ export function startAccountMonitor(o: AccountMonitorOptions): AccountMonitor {
     run: (signal: AbortSignal) => Promise<void>,
     gate?: InputGate | undefined,
   ): void => {
-    const poller = startFeedPoller({
+    const poller = startHealthyPoller({
       name,
       clock: o.clock,
       logger: o.logger,

@@ -1,7 +1,7 @@
 /**
  * Account supervision: the pure `AccountWatch` (alert episodes with hysteresis), its journal (live
  * runs keep episodes across restarts so an ongoing one does not alert again), and the pollers that
- * feed it (withdrawals, funding, credentials). The portfolio and the clock skew arrive from the feeds.
+ * feed it (withdrawals, funding, credentials). The portfolio and the clock skew arrive from the pollers and streams.
  */
 import { resolve as resolvePath } from 'node:path'
 import type { Alert, AlertSink } from '../../../alerts/alert.ts'
@@ -12,11 +12,11 @@ import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
 import type { Fill, Portfolio } from '../../../perps/schemas/account.ts'
 import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
-import type { InputSources } from '../../inputs/inputGates.ts'
-import type { FeedHealth } from '../../inputs/pollerHealth.ts'
-import { AccountWatch, type AccountWatchSnapshot, type AccountWatchState } from '../accountWatch.ts'
+import type { InputGates } from '../../inputs/inputGates.ts'
+import type { PollerHealth } from '../../inputs/pollerHealth.ts'
+import { AccountWatch, type AccountWatchSnapshot } from '../accountWatch.ts'
 import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
-import { startAccountMonitor } from './accountPollers.ts'
+import { startAccountPollers } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
 
 export interface AccountSupervision {
@@ -42,18 +42,17 @@ export function createAccountSupervision(o: {
   clock: Clock
   logger: Logger
   alerts: AlertSink
-  health: FeedHealth
-  proxyAddress: string
-  proxyExpiry: number | undefined
-  rateLimitCount: () => number
-  /** Requests refused at the venue's open-order cap in the recent window. */
-  openOrderCapCount: () => number
+  health: PollerHealth
+  /** The proxy key the bot signs with (the connection). */
+  proxy: { readonly proxyAddress: string; readonly proxyExpiry: number | undefined }
+  /** The limiter's recent-window counts: 429s, and requests refused at the venue's open-order cap. */
+  limits: { rateLimitCount(): number; openOrderCapCount(): number }
   /** Traded instruments: ids for the ledger, symbols for the fill log lines. */
   instruments: readonly { id: number; symbol: string }[]
   /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
   journal: boolean
   /** Fills and withdrawals stream: their pollers stand down while the stream serves them. */
-  sources?: InputSources | undefined
+  inputGates?: InputGates | undefined
 }): AccountSupervision {
   const log = o.logger.child({ component: 'monitor' })
   const watch = new AccountWatch(o.settings.monitor)
@@ -63,8 +62,8 @@ export function createAccountSupervision(o: {
       )
     : undefined
   // Keyed by proxy: the account's key.
-  const name = `account-watch-${o.proxyAddress.toLowerCase()}`
-  const saved = store?.read<AccountWatchState>(name)
+  const name = `account-watch-${o.proxy.proxyAddress.toLowerCase()}`
+  const saved = store?.read(name)
   if (saved) {
     watch.importState(saved)
     log.info('restored alert episodes from the state journal')
@@ -106,23 +105,23 @@ export function createAccountSupervision(o: {
       `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl} ${f.fea}`,
     )
   }
-  const monitor = startAccountMonitor({
+  const monitor = startAccountPollers({
     perps: o.perps,
     clock: o.clock,
     logger: log,
     watch,
     alerts,
     polling: o.settings.polling,
-    proxyAddress: o.proxyAddress,
-    proxyExpiry: o.proxyExpiry,
-    rateLimitCount: o.rateLimitCount,
-    openOrderCapCount: o.openOrderCapCount,
+    proxyAddress: o.proxy.proxyAddress,
+    proxyExpiry: o.proxy.proxyExpiry,
+    rateLimitCount: o.limits.rateLimitCount,
+    openOrderCapCount: o.limits.openOrderCapCount,
     onFill,
     onFunding: (c) => ledger.applyFunding(c),
     health: o.health,
-    gates: o.sources && {
-      fills: o.sources.gate('fills'),
-      withdrawals: o.sources.gate('withdrawals'),
+    gates: o.inputGates && {
+      fills: o.inputGates.gate('fills'),
+      withdrawals: o.inputGates.gate('withdrawals'),
     },
   })
   return {

@@ -6,16 +6,17 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 export interface StateStore {
-  read<T>(name: string): Partial<T> | undefined
+  /** The stored JSON object (the caller parses it with its schema), or undefined. */
+  read(name: string): object | undefined
   write(name: string, value: unknown): void
 }
 
 export function createStateStore(dir: string, onError: (e: unknown) => void): StateStore {
   return {
-    read<T>(name: string): Partial<T> | undefined {
+    read(name: string): object | undefined {
       try {
         const value: unknown = JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8'))
-        return value !== null && typeof value === 'object' ? (value as Partial<T>) : undefined
+        return value !== null && typeof value === 'object' ? value : undefined
       } catch {
         return undefined
       }

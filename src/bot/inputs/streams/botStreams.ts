@@ -3,7 +3,7 @@
  * one authenticated socket, within the venue's limits), subscribed to `tickers::all`,
  * `statistics::all`, `portfolio`, `orders`, `fills` and `withdrawals`. Every push goes through the
  * routing table (streamRoutes.ts); every freshness change and gap goes to the input gates
- * (inputSources.ts), which stand the REST pollers down or wake them.
+ * (inputGates.ts), which stand the REST pollers down or wake them.
  *
  * An input is healthy when all its channels are fresh. The event channels (orders, fills,
  * withdrawals) are silent when nothing happens, so they also need the portfolio channel, pushed
@@ -21,7 +21,7 @@ import type { StreamCredentials, StreamState } from '../../../perps/stream/strea
 import { StreamPool } from '../../../perps/stream/streamPool.ts'
 import type { Random } from '../../../random.ts'
 import type { Settings } from '../../../settings/schema.ts'
-import type { InputSources, StreamInput } from '../inputGates.ts'
+import type { InputGates, StreamInput } from '../inputGates.ts'
 import { createRouteQueue } from './routeQueue.ts'
 import {
   botChangeFilter,
@@ -41,7 +41,7 @@ export const INPUT_CHANNELS: Readonly<Record<StreamInput, readonly string[]>> = 
   withdrawals: ['withdrawals', 'portfolio'],
 }
 
-export interface StreamInputsHealth {
+export interface StreamsHealth {
   url: string
   state: StreamState
   connections: {
@@ -57,12 +57,12 @@ export interface StreamInputsHealth {
   unrouted: Record<string, number>
 }
 
-export interface StreamInputs {
-  health(): StreamInputsHealth
+export interface BotStreams {
+  health(): StreamsHealth
   stop(): Promise<void>
 }
 
-export interface StreamInputsOptions {
+export interface StreamsOptions {
   /** `ws://` or `wss://` (PERPS_WS_URL, or the embedded mock's). */
   url: string
   credentials: StreamCredentials
@@ -70,7 +70,7 @@ export interface StreamInputsOptions {
   clock: Clock
   random: Random
   logger: Logger
-  sources: InputSources
+  inputGates: InputGates
   targets: StreamRouteTargets
   /** Default `STREAM_ROUTES`. */
   routes?: StreamRouteTable | undefined
@@ -112,7 +112,7 @@ export function bboChannels(
   return ids.slice(0, room).map((id) => channel.bbo(id))
 }
 
-export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
+export function startStreams(o: StreamsOptions): BotStreams {
   const log = o.logger.child({ component: 'streams' })
   const routes = o.routes ?? STREAM_ROUTES
   /** Set when a push routed an input at once; read (and cleared) right after that push. */
@@ -141,13 +141,13 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
   })
   const unrouted: Record<string, number> = {}
   const byChannel = new Map<string, StreamInput[]>()
-  const inputs = o.sources.inputs
+  const inputs = o.inputGates.inputs
   for (const input of inputs)
     for (const ch of INPUT_CHANNELS[input]) byChannel.set(ch, [...(byChannel.get(ch) ?? []), input])
 
   const refresh = (inputs: readonly StreamInput[]): void => {
     for (const input of inputs)
-      o.sources.setHealthy(
+      o.inputGates.setHealthy(
         input,
         INPUT_CHANNELS[input].every((ch) => pool.isFresh(ch)),
       )
@@ -170,7 +170,7 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
   pool.on('state', () => refresh(inputs))
   pool.on('gap', (gap) => {
     for (const input of byChannel.get(gap.channel) ?? [])
-      if (INPUT_CHANNELS[input][0] === gap.channel) o.sources.gap(input)
+      if (INPUT_CHANNELS[input][0] === gap.channel) o.inputGates.gap(input)
   })
   let lastError = ''
   pool.on('error', (e) => {
@@ -182,7 +182,7 @@ export function startStreamInputs(o: StreamInputsOptions): StreamInputs {
   })
   // Closing the sockets at stop turns every input back to polling: not worth a line each then.
   let stopping = false
-  o.sources.onChange((input, source) => {
+  o.inputGates.onChange((input, source) => {
     if (stopping) return
     log.info(
       { input, source },
@@ -235,21 +235,21 @@ export function startBotStreams(o: {
   clock: Clock
   random: Random
   logger: Logger
-  gates: InputSources
+  gates: InputGates
   actors: { readonly instruments: readonly { id: number }[]; route: StreamRouteTargets['route'] }
   orders: StreamRouteTargets['orders']
   account: StreamRouteTargets['account']
-}): StreamInputs | undefined {
+}): BotStreams | undefined {
   if (o.url === undefined) return undefined
   const { clock } = o
-  return startStreamInputs({
+  return startStreams({
     url: o.url,
     credentials: o.credentials,
     settings: o.settings.streams,
     clock,
     random: o.random,
     logger: o.logger,
-    sources: o.gates,
+    inputGates: o.gates,
     targets: {
       now: () => clock.now(),
       traded: new Set(o.actors.instruments.map((i) => i.id)),

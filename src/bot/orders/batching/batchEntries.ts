@@ -23,6 +23,30 @@ export const QUEUE_ORDER: readonly QueueKey[] = [
   'quote:createOrders',
 ]
 
+/** A value per queue; the record's keys follow the flush order. */
+export function perQueue<T>(f: (k: QueueKey) => T): Record<QueueKey, T> {
+  return {
+    'risk:cancelOrders': f('risk:cancelOrders'),
+    'risk:createOrders': f('risk:createOrders'),
+    'risk:modifyOrders': f('risk:modifyOrders'),
+    'quote:cancelOrders': f('quote:cancelOrders'),
+    'quote:modifyOrders': f('quote:modifyOrders'),
+    'quote:createOrders': f('quote:createOrders'),
+  }
+}
+
+const QUEUE_PARTS: Record<QueueKey, { priority: CommandPriority; type: BatchType }> = perQueue((k) => {
+  const type = k.endsWith('cancelOrders')
+    ? 'cancelOrders'
+    : k.endsWith('createOrders')
+      ? 'createOrders'
+      : 'modifyOrders'
+  return { priority: k.startsWith('risk') ? 'risk' : 'quote', type }
+})
+
+/** A queue's priority and command type. */
+export const queueParts = (k: QueueKey): { priority: CommandPriority; type: BatchType } => QUEUE_PARTS[k]
+
 export type AnyResult = ModifyResult | CreateOrderAck | CancelResult
 
 interface EntryBase {

@@ -12,6 +12,7 @@
  */
 
 import { batchRequestWeight, maxBatchForWeight } from '../../../perps/weights.ts'
+import { at } from '../../shared/at.ts'
 
 /** Request weight of one batch of `size` commands (the weight table's `1 + floor(n / 20)`). */
 export const batchWeight = batchRequestWeight
@@ -21,7 +22,7 @@ const BASE = maxBatchForWeight(1)
 const STEP = maxBatchForWeight(2) - BASE
 
 /** Total request weight of a plan. */
-export function planWeight(sizes: readonly number[]): number {
+export function batchesWeight(sizes: readonly number[]): number {
   return sizes.reduce((w, s) => w + batchWeight(s), 0)
 }
 
@@ -29,7 +30,7 @@ export function planWeight(sizes: readonly number[]): number {
  * Batch sizes for `n` queued commands with at most `maxBatchSize` per request, largest first.
  * @throws {RangeError} `n` negative or `maxBatchSize` < 1 (programming errors).
  */
-export function planBatchSizes(n: number, maxBatchSize: number): number[] {
+export function splitBatchSizes(n: number, maxBatchSize: number): number[] {
   if (!Number.isInteger(n) || n < 0)
     throw new RangeError(`queue length must be a non-negative integer, got ${n}`)
   if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
@@ -93,8 +94,9 @@ function fill(n: number, caps: number[]): number[] {
   const sizes = [...caps].sort((a, b) => b - a)
   let spare = sizes.reduce((a, b) => a + b, 0) - n
   for (let i = sizes.length - 1; i >= 0 && spare > 0; i--) {
-    const take = Math.min(spare, (sizes[i] as number) - 1)
-    sizes[i] = (sizes[i] as number) - take
+    const size = at(sizes, i)
+    const take = Math.min(spare, size - 1)
+    sizes[i] = size - take
     spare -= take
   }
   return sizes.sort((a, b) => b - a)

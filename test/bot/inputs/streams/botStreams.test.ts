@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
-import { createInputSources, STREAM_INPUTS, type StreamInput } from '../../../../src/bot/inputs/inputGates.ts'
-import { startStreamInputs } from '../../../../src/bot/inputs/streams/botStreams.ts'
+import { createInputGates, STREAM_INPUTS, type StreamInput } from '../../../../src/bot/inputs/inputGates.ts'
+import { startStreams } from '../../../../src/bot/inputs/streams/botStreams.ts'
 import type { StreamRouteTargets } from '../../../../src/bot/inputs/streams/streamRoutes.ts'
 import { createLogger } from '../../../../src/logging/logger.ts'
 import type { SocketFactory, SocketHandlers } from '../../../../src/perps/stream/socket.ts'
@@ -72,7 +72,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
   const clock = new SimulatedClock()
   const lines: string[] = []
   const venue = fakeVenue()
-  const sources = createInputSources({ clock, enabled: true, inputs: o.inputs })
+  const sources = createInputGates({ clock, enabled: true, inputs: o.inputs })
   const routed: string[] = []
   const targets: StreamRouteTargets = {
     now: () => clock.now(),
@@ -82,7 +82,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
     orders: { observe: () => {} },
     account: { observePortfolio: () => {}, observeFill: () => {}, observeWithdrawal: () => {} },
   }
-  const streams = startStreamInputs({
+  const streams = startStreams({
     url: 'ws://127.0.0.1:1/v1/ws',
     credentials: {
       proxy: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
@@ -92,7 +92,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
     clock,
     random: seededRandom(1),
     logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void lines.push(l) } }),
-    sources,
+    inputGates: sources,
     targets,
     socketFactory: venue.factory,
   })
