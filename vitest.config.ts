@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Under Node 20, names the tests that need Node 24 (the official packages) and are skipped.
+    globalSetup: ['test/setup/nodeVersion.ts'],
     environment: 'node',
     pool: 'forks',
     // Vitest's default is one worker on a 2-core machine; most integration files wait on the mock's

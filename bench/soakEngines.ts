@@ -149,6 +149,8 @@ async function startStepped(o: SoakEngineOptions): Promise<SoakEngine> {
   const webhook = createWebhookAlertSink({
     url: webhookUrl,
     ...webhookSinkSettings(settings.alerts.webhook),
+    // The soak checks what a live webhook would carry (a dry run's webhook is silent by default).
+    mode: 'live',
     clock,
     random: seededRandom((o.seed ^ 0x3eb) >>> 0),
     logger: logger.child({ component: 'webhook' }),

@@ -13,13 +13,27 @@ export interface InstrumentPnl {
   funding: string
   position: string
   entryPrice: string | undefined
+  /**
+   * Unrealized PnL since start: the venue's, less what the opening inventory (a position held before
+   * the start) showed at the start. Without an opening mark (see `PnlLedger`), the venue's.
+   */
   unrealizedPnl: string
-  /** realized + unrealized − fees − funding. */
+  /** The position held at the start (the opening inventory), and its unrealized PnL then. */
+  openingPosition: string
+  openingUnrealizedPnl: string
+  /**
+   * The opening inventory's change in value since the start (opening size × (mark now − mark at the
+   * start)): part of `netPnl`, shown apart so trading and holding read separately.
+   */
+  inventoryPnl: string
+  /** realized + unrealized (since start) − fees − funding. */
   netPnl: string
   lastFillAt: number | undefined
 }
 
 export interface PnlSnapshot {
   instruments: Record<number, InstrumentPnl>
-  account: Omit<InstrumentPnl, 'position' | 'entryPrice' | 'lastFillAt'> & { makerShare: number | undefined }
+  account: Omit<InstrumentPnl, 'position' | 'entryPrice' | 'lastFillAt' | 'openingPosition'> & {
+    makerShare: number | undefined
+  }
 }

@@ -1,5 +1,6 @@
 /** Webhook payloads: generic JSON, and Slack-, Discord- and Telegram-compatible bodies. */
 import type { Alert } from './alert.ts'
+import type { AlertMode } from './rehearsal.ts'
 
 export type WebhookFormat = 'generic' | 'slack' | 'discord' | 'telegram'
 
@@ -15,8 +16,21 @@ function detailLines(a: Alert): string[] {
   return Object.entries(a.details ?? {}).map(([k, v]) => `${k}: ${String(v)}`)
 }
 
-export function webhookPayload(a: Alert, format: WebhookFormat, telegramChatId?: string): unknown {
-  const lines = [a.message, ...detailLines(a)]
+/**
+ * The body for one alert. `mode` goes in the generic payload as a field; the chat formats carry it in
+ * the title (see `markRehearsal`) and, for a dry run, a last line.
+ */
+export function webhookPayload(
+  a: Alert,
+  format: WebhookFormat,
+  telegramChatId?: string,
+  mode: AlertMode = 'live',
+): unknown {
+  const lines = [
+    a.message,
+    ...detailLines(a),
+    ...(mode === 'dry-run' ? ['mode: dry-run (a rehearsal: nothing here is real)'] : []),
+  ]
   switch (format) {
     case 'slack':
       return { text: `${headline(a)}\n${lines.join('\n')}` }
@@ -43,6 +57,7 @@ export function webhookPayload(a: Alert, format: WebhookFormat, telegramChatId?:
     default:
       return {
         source: 'perpbot',
+        mode,
         key: a.key,
         severity: a.severity,
         resolved: a.resolved ?? false,

@@ -12,6 +12,7 @@ import type { Logger } from '../logging/logger.ts'
 import type { Random } from '../random.ts'
 import type { Alert, AlertSink } from './alert.ts'
 import { SEVERITY_RANK, type Severity } from './alert.ts'
+import { type AlertMode, markRehearsal, webhookAllowed } from './rehearsal.ts'
 import { type WebhookFormat, webhookPayload } from './webhookPayload.ts'
 
 /** Posts a JSON body; resolves with the HTTP status. Injected so tests and dry-run swap it. */
@@ -32,6 +33,10 @@ export const undiciPoster: WebhookPoster = async (url, body, timeoutMs) => {
 
 export interface WebhookSinkOptions {
   url: string
+  /** The bot's mode: a dry run posts nothing unless `inDryRun`, and then marks every message. */
+  mode: AlertMode
+  /** `alerts.webhook.inDryRun`: a dry run posts too (each message a marked rehearsal). */
+  inDryRun?: boolean | undefined
   format: WebhookFormat
   telegramChatId?: string | undefined
   minSeverity: Severity
@@ -83,6 +88,11 @@ export function coalesceAlerts(alerts: readonly Alert[], maxListed: number): Ale
 
 export function createWebhookAlertSink(o: WebhookSinkOptions): AlertSink & { stats(): WebhookSinkStats } {
   const post = o.post ?? undiciPoster
+  const allowed = webhookAllowed(o.mode, o.inDryRun ?? false)
+  if (!allowed)
+    o.logger.info(
+      'alert webhook: silent in a dry run (set alerts.webhook.inDryRun to rehearse delivery; messages then say REHEARSAL)',
+    )
   const minGapMs = Math.ceil(60_000 / o.maxPerMinute)
   const maxListed = o.maxListed ?? 20
   const stats: WebhookSinkStats = { delivered: 0, failed: 0, messages: 0, coalesced: 0 }
@@ -103,7 +113,8 @@ export function createWebhookAlertSink(o: WebhookSinkOptions): AlertSink & { sta
 
   const postOnce = async (alerts: Alert[]): Promise<void> => {
     const one = alerts.length === 1 ? alerts[0] : undefined
-    const body = webhookPayload(one ?? coalesceAlerts(alerts, maxListed), o.format, o.telegramChatId)
+    const shown = markRehearsal(one ?? coalesceAlerts(alerts, maxListed), o.mode)
+    const body = webhookPayload(shown, o.format, o.telegramChatId, o.mode)
     let why = 'no attempt'
     for (let attempt = 0; attempt <= o.retries; attempt++) {
       lastPostAt = o.clock.now()
@@ -148,6 +159,7 @@ export function createWebhookAlertSink(o: WebhookSinkOptions): AlertSink & { sta
 
   return {
     send(alert) {
+      if (!allowed) return
       if (SEVERITY_RANK[alert.severity] < SEVERITY_RANK[o.minSeverity] && !alert.resolved) return
       pending.push(alert)
       schedule()

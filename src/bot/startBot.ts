@@ -14,7 +14,7 @@ import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
-import { createClientOrderIds, DEFAULT_ORDER_TAG_NAME, orderTagFor } from '../perps/orderTag.ts'
+import { createClientOrderIds, isOwnOrder, orderTagFor, parseClientOrderId } from '../perps/orderTag.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
@@ -43,7 +43,7 @@ import {
 import { type ConnectOptions, connect } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { startStartupWatch } from './startup/startupWatch.ts'
-import { botStopParts, runStopSequence, type StopParts, type StopReport } from './startup/stopSequence.ts'
+import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
 
 /** Reconcile at start: pages per kind (weight 10 each), and how far back an empty journal reaches. */
 const JOURNAL_RECONCILE_PAGES = 50
@@ -117,7 +117,9 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   metrics.watchLimiter(limiter)
   const fleetPart = o.fleet
   fleetPart?.registerMetrics(metrics.registry)
-  const orderTag = orderTagFor(DEFAULT_ORDER_TAG_NAME)
+  // Our orders carry our tag (and a fleet's lease epoch); others on the account are left alone
+  // unless `orders.foreign: adopt`.
+  const orderTag = orderTagFor(settings.orders.tag)
   // Lines a hostile venue can make repeat: one per kind per interval (observe/repeatedLog.ts).
   const repeated = createRepeatedLog({ logger, clock })
   // From the first second: a progress line while the start waits on the venue, and an ops server
@@ -162,19 +164,22 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       maxPages: JOURNAL_RECONCILE_PAGES,
       firstLookbackMs: JOURNAL_FIRST_LOOKBACK_MS,
     })
-  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
+  const isOurs =
+    settings.orders.foreign === 'leave'
+      ? (x: { coid?: string | undefined }): boolean => isOwnOrder(x.coid, orderTag)
+      : undefined
+  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds, isOurs, logger: log })
+  const orderIds = createClientOrderIds({ tag: orderTag, epoch: fleetPart?.epoch ?? 0, startMs: clock.now() })
   const orders = createOrderDesk({
     perps,
     openOrders,
+    orderIds,
+    isOurs,
     settings,
     clock,
     logger: log,
     metrics: journal ? journalBatchRecorder(journal, clock, metrics) : metrics,
     alerts,
-    clientOrderIds:
-      fleetPart === undefined
-        ? undefined
-        : createClientOrderIds({ tag: orderTag, epoch: fleetPart.epoch, startMs: clock.now() }),
   })
   startup.step('the dead-man switch')
   const deadMan = await armDeadManSwitch({
@@ -302,20 +307,6 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     `perpbot ${settings.mode} running with ${actors.instruments.length} instrument(s)`,
   )
 
-  // A process that lost its fleet lease cancels only its own epoch's orders (cancel-all is
-  // account-wide) and leaves the dead-man switch armed (clearing it would disarm the successor's).
-  const withFleetStop = (parts: StopParts): StopParts =>
-    fleetPart === undefined
-      ? parts
-      : {
-          ...parts,
-          cancelAll: (signal) =>
-            fleetPart.canWrite()
-              ? parts.cancelAll(signal)
-              : cancelByEpoch(perps, orderTag, (e) => e === fleetPart.epoch, signal).then(() => undefined),
-          disarm: (clear) => parts.disarm(clear && fleetPart.canWrite()),
-        }
-
   let stopped: Promise<StopReport> | undefined
   return {
     status: views.status,
@@ -332,26 +323,29 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
         exitPolicy: settings.ops.exitPolicy,
         clock,
         logger: log,
-        parts: withFleetStop(
-          botStopParts({
-            inputs: [streams, feeds, account, ...ops.loops],
-            actors,
-            orders,
-            openOrders,
-            deadMan,
-            limiter,
-            alerts,
-            perps,
-            venueClock,
-            close: [
-              () => ops.close(),
-              () => conn.close(),
-              () => actors.stop(),
-              () => repeated.stop(),
-              async () => snapshots?.stop(),
-            ],
-          }),
-        ),
+        parts: botStopParts({
+          inputs: [streams, feeds, account, ...ops.loops],
+          actors,
+          orders,
+          openOrders,
+          deadMan,
+          limiter,
+          alerts,
+          venueClock,
+          // A fleet process that lost its lease cancels only its own epoch's orders, by id; the
+          // switch is left armed (its deadline is within the lease TTL).
+          exitOnly: () =>
+            fleetPart === undefined || fleetPart.canWrite()
+              ? undefined
+              : (x) => parseClientOrderId(x.coid)?.epoch === fleetPart.epoch,
+          close: [
+            () => ops.close(),
+            () => conn.close(),
+            () => actors.stop(),
+            () => repeated.stop(),
+            async () => snapshots?.stop(),
+          ],
+        }),
       })
       return stopped
     },

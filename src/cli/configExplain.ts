@@ -1,11 +1,16 @@
-/** `perpbot config --explain`: the effective configuration, secrets redacted. */
+/**
+ * `perpbot config [--explain]`: validates the configuration exactly as `perpbot run` does (settings,
+ * environment, strategies and their params), and prints the effective configuration, secrets redacted.
+ */
 import { parseArgs } from 'node:util'
-import { explainSettings, loadSettings } from '../settings/load.ts'
+import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
+import { explainSettings } from '../settings/load.ts'
 import type { CliContext } from './context.ts'
 
 export const CONFIG_USAGE = `usage: perpbot config [--explain] [--live] [--config FILE]
-  Validates the configuration (config/default.json, the mode overlay or --config FILE, the environment);
-  every problem is listed with its path and the exit code is 2.
+  Validates the configuration as perpbot run does (config/default.json, the mode overlay or --config
+  FILE, the environment, and each instrument's strategy and params); every problem is listed with its
+  path and the exit code is 2.
   --explain   print the effective configuration with secrets redacted
   --live      check the live overlay and what perpbot run --live needs from the environment`
 
@@ -24,14 +29,17 @@ export async function configCommand(ctx: CliContext): Promise<number> {
     ctx.stdout(CONFIG_USAGE)
     return 0
   }
-  const loaded = loadSettings({
+  // The same check as `run`: strategies are loaded and every instrument's params validated.
+  const { strategies, ...loaded } = await loadAndResolve({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
     file: values.config,
     env: ctx.env,
   })
   if (!values.explain) {
-    ctx.stdout('configuration is valid (use --explain to print it)')
+    ctx.stdout(
+      `configuration is valid: ${strategies.length} instrument(s), strategies ${[...new Set(strategies.map((s) => s.strategy.name))].join(', ')} (use --explain to print it)`,
+    )
     return 0
   }
   ctx.stdout(JSON.stringify(explainSettings(loaded), null, 2))

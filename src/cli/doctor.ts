@@ -19,8 +19,9 @@ import { type CliContext, UsageError } from './context.ts'
 
 export const DOCTOR_USAGE = `usage: perpbot doctor [--live] [--config FILE] [--ops-port N]
   Checks, in order: venue reachable, clock skew, exchange domain, proxy credentials and days to expiry,
-  account readable, configured instruments listed, weight tier, a signed self-test per command kind,
-  the ops port free. Exit 0 only when none failed.
+  account readable, configured instruments listed, open orders the bot did not place, open-order
+  capacity, weight tier, a signed self-test per command kind, the stream address (PERPS_WS_URL when
+  streams are on), the ops port free. Exit 0 only when none failed.
   --live         check the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
                  (default: a rehearsal against a throwaway embedded mock)
   --ops-port N   the ops port to check (default: ops.port from the config)`
@@ -59,6 +60,7 @@ export async function doctorCommand(ctx: CliContext): Promise<number> {
   // Strategies and their params are checked too (a bad one is a config error, exit 2).
   const strategies = await resolveStrategies(settings)
   let perpsUrl = secrets.PERPS_URL ?? settings.perps.url
+  let streamUrl = secrets.PERPS_WS_URL
   let key = secrets.PERPS_PROXY_PRIVATE_KEY
   let secret = secrets.PERPS_PROXY_SECRET
   let closeMock = async (): Promise<void> => undefined
@@ -66,6 +68,7 @@ export async function doctorCommand(ctx: CliContext): Promise<number> {
     const mock = await startMockServer({ port: 0 })
     closeMock = () => mock.close()
     perpsUrl = mock.url
+    streamUrl = mock.wsUrl
     ;({ key, secret } = await rehearsalProxy(mock.url))
     ctx.stderr(`rehearsal against a throwaway embedded mock at ${mock.url} (use --live for the venue)`)
   }
@@ -77,6 +80,8 @@ export async function doctorCommand(ctx: CliContext): Promise<number> {
       perpsUrl,
       proxyPrivateKey: key,
       proxySecret: secret,
+      streamUrl,
+      checkStream: true,
       clock: systemClock,
       random: systemRandom,
     })
@@ -88,6 +93,9 @@ export async function doctorCommand(ctx: CliContext): Promise<number> {
     await closeMock()
   }
 }
+
+/** Days the rehearsal's throwaway proxy key lives. */
+const REHEARSAL_KEY_DAYS = 30
 
 /** Registers a fresh proxy on the rehearsal mock, as a dry run does. */
 async function rehearsalProxy(url: string): Promise<{ key: string; secret: string }> {
@@ -104,7 +112,8 @@ async function rehearsalProxy(url: string): Promise<{ key: string; secret: strin
     const res = await client.createProxy(
       {
         proxy: privateKeyToAccount(key).address,
-        expiry: systemClock.now() + 7 * 86_400_000,
+        // Past the doctor's own expiry warning (7 days): a throwaway key is not one to rotate.
+        expiry: systemClock.now() + REHEARSAL_KEY_DAYS * 86_400_000,
         label: 'doctor',
       },
       { owner },

@@ -12,12 +12,81 @@ import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
 
-export const EVENTS_USAGE = `usage: perpbot events [--live] [--format table|ndjson] [--max N] [--page-size N]
-    [--id N]... [--slug S]... [--tag-id N]... [--exclude-tag-id N]... [--tag-slug S] [--tag-match any|all]
-    [--related-tags] [--series-id N]... [--title TEXT] [--closed true|false] [--live-only] [--featured]
-    [--order FIELD[,FIELD]] [--descending] [--recurrence daily|weekly|monthly]
-    [--volume-min X] [--volume-max X] [--liquidity-min X] [--liquidity-max X]
-    [--start-date-min ISO] [--end-date-max ISO]`
+/** Every option with its help line: the parser's options and the usage come from this one table. */
+const EVENTS_OPTIONS = {
+  live: { type: 'boolean', help: 'read the catalogue at CATALOGUE_URL (default: the embedded mock)' },
+  format: { type: 'string', arg: 'table|ndjson', help: 'a table (default) or one JSON event per line' },
+  limit: { type: 'string', arg: 'N', help: 'print at most N events in all (default 100; alias --max)' },
+  max: { type: 'string', arg: 'N', help: 'same as --limit' },
+  'page-size': { type: 'string', arg: 'N', help: 'events per request while following cursors (default 100)' },
+  id: { type: 'string', multiple: true, arg: 'N', help: 'only this event id (repeatable)' },
+  slug: { type: 'string', multiple: true, arg: 'S', help: 'only this event slug (repeatable)' },
+  'tag-id': { type: 'string', multiple: true, arg: 'N', help: 'events with this tag id (repeatable)' },
+  'exclude-tag-id': {
+    type: 'string',
+    multiple: true,
+    arg: 'N',
+    help: 'not events with this tag id (repeatable)',
+  },
+  'tag-slug': { type: 'string', arg: 'S', help: 'events with this tag slug' },
+  'tag-match': { type: 'string', arg: 'any|all', help: 'with several tags: any of them (default) or all' },
+  'related-tags': { type: 'boolean', help: 'also match tags related to the given ones' },
+  'series-id': { type: 'string', multiple: true, arg: 'N', help: 'events of this series (repeatable)' },
+  title: { type: 'string', arg: 'TEXT', help: 'events whose title contains TEXT' },
+  closed: { type: 'string', arg: 'true|false', help: 'only closed, or only open, events' },
+  'live-only': { type: 'boolean', help: 'only events live now' },
+  featured: { type: 'boolean', help: 'only featured events' },
+  order: {
+    type: 'string',
+    arg: 'FIELD[,FIELD]',
+    help: 'sort by these camelCase event fields (e.g. volume24hr)',
+  },
+  descending: { type: 'boolean', help: 'with --order: largest first' },
+  recurrence: { type: 'string', arg: 'daily|weekly|monthly', help: 'only events that recur so' },
+  'volume-min': { type: 'string', arg: 'X', help: 'volume at least X' },
+  'volume-max': { type: 'string', arg: 'X', help: 'volume at most X' },
+  'liquidity-min': { type: 'string', arg: 'X', help: 'liquidity at least X' },
+  'liquidity-max': { type: 'string', arg: 'X', help: 'liquidity at most X' },
+  'start-date-min': { type: 'string', arg: 'ISO', help: 'starting on or after this date (ISO 8601)' },
+  'end-date-max': { type: 'string', arg: 'ISO', help: 'ending on or before this date (ISO 8601)' },
+  help: { type: 'boolean', short: 'h', help: 'this help' },
+} as const satisfies Record<
+  string,
+  { type: 'string' | 'boolean'; multiple?: boolean; short?: string; arg?: string; help: string }
+>
+
+export const EVENTS_OPTION_NAMES: readonly string[] = Object.keys(EVENTS_OPTIONS)
+
+function eventsUsage(): string {
+  const rows = Object.entries(EVENTS_OPTIONS).map(([name, o]) => {
+    const arg = 'arg' in o ? ` ${o.arg}` : ''
+    const flag = `${'short' in o ? `-${o.short}, ` : ''}--${name}${arg}`
+    return `  ${flag.padEnd(36)}${o.help}`
+  })
+  return [
+    'usage: perpbot events [options]',
+    '  Queries the event catalogue with its filters, following cursors; prints a table or NDJSON.',
+    '  Against a throwaway embedded mock by default; --live reads CATALOGUE_URL.',
+    '',
+    ...rows,
+    '',
+    '  perpbot events --closed false --order volume24hr --descending --limit 10',
+  ].join('\n')
+}
+
+export const EVENTS_USAGE = eventsUsage()
+
+/** The parser's view of the table (help text dropped). */
+const PARSE_OPTIONS = Object.fromEntries(
+  Object.entries(EVENTS_OPTIONS).map(([name, o]) => [
+    name,
+    {
+      type: o.type,
+      ...('multiple' in o ? { multiple: o.multiple } : {}),
+      ...('short' in o ? { short: o.short } : {}),
+    },
+  ]),
+)
 
 const ints = (name: string, v: string[] | undefined): number[] | undefined =>
   v?.map((x) => {
@@ -33,49 +102,22 @@ const num = (name: string, v: string | undefined): number | undefined => {
 }
 
 export async function eventsCommand(ctx: CliContext): Promise<number> {
-  const { values } = parseArgs({
-    args: [...ctx.argv],
-    options: {
-      live: { type: 'boolean', default: false },
-      format: { type: 'string', default: 'table' },
-      max: { type: 'string', default: '100' },
-      'page-size': { type: 'string', default: '100' },
-      id: { type: 'string', multiple: true },
-      slug: { type: 'string', multiple: true },
-      'tag-id': { type: 'string', multiple: true },
-      'exclude-tag-id': { type: 'string', multiple: true },
-      'tag-slug': { type: 'string' },
-      'tag-match': { type: 'string' },
-      'related-tags': { type: 'boolean' },
-      'series-id': { type: 'string', multiple: true },
-      title: { type: 'string' },
-      closed: { type: 'string' },
-      'live-only': { type: 'boolean' },
-      featured: { type: 'boolean' },
-      order: { type: 'string' },
-      descending: { type: 'boolean' },
-      recurrence: { type: 'string' },
-      'volume-min': { type: 'string' },
-      'volume-max': { type: 'string' },
-      'liquidity-min': { type: 'string' },
-      'liquidity-max': { type: 'string' },
-      'start-date-min': { type: 'string' },
-      'end-date-max': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-  })
+  const { values: raw } = parseArgs({ args: [...ctx.argv], options: PARSE_OPTIONS, strict: true })
+  const values = eventsValues(raw)
   if (values.help) {
     ctx.stdout(EVENTS_USAGE)
     return 0
   }
-  if (values.format !== 'table' && values.format !== 'ndjson')
-    throw new UsageError('--format must be table or ndjson')
+  const format = values.format ?? 'table'
+  if (format !== 'table' && format !== 'ndjson') throw new UsageError('--format must be table or ndjson')
   if (values.closed !== undefined && values.closed !== 'true' && values.closed !== 'false')
     throw new UsageError('--closed must be true or false')
-  const max = num('max', values.max) ?? 100
+  if (values.limit !== undefined && values.max !== undefined && values.limit !== values.max)
+    throw new UsageError('--limit and --max are the same option: give one')
+  const max = num('limit', values.limit ?? values.max) ?? 100
+  if (!Number.isInteger(max) || max < 0) throw new UsageError('--limit must be a whole number of events')
   const params: Record<string, unknown> = {
-    limit: num('page-size', values['page-size']),
+    limit: num('page-size', values['page-size'] ?? '100'),
     ids: ints('id', values.id),
     slugs: values.slug,
     tagIds: ints('tag-id', values['tag-id']),
@@ -125,14 +167,14 @@ export async function eventsCommand(ctx: CliContext): Promise<number> {
   const client = createCatalogueClient({ transport, clock: systemClock, random: systemRandom })
   let count = 0
   try {
-    if (values.format === 'table') ctx.stdout(row(['id', 'slug', 'title', 'volume24hr', 'markets', 'closed']))
+    if (format === 'table') ctx.stdout(row(['id', 'slug', 'title', 'volume24hr', 'markets', 'closed']))
     outer: for await (const page of client.paginateEvents(params as ListEventsKeysetParams, {
       signal: ctx.signal,
     })) {
       for (const e of page.events) {
         if (count >= max) break outer
         count++
-        if (values.format === 'ndjson') ctx.stdout(JSON.stringify(e))
+        if (format === 'ndjson') ctx.stdout(JSON.stringify(e))
         else
           ctx.stdout(
             row([
@@ -150,11 +192,34 @@ export async function eventsCommand(ctx: CliContext): Promise<number> {
     await transport.close()
     await close()
   }
-  if (values.format === 'table') ctx.stderr(`${count} event(s)`)
+  if (format === 'table') ctx.stderr(`${count} event(s)`)
   return 0
 }
 
 function row(cells: readonly string[]): string {
   const widths = [10, 40, 60, 12, 8, 6]
   return cells.map((c, i) => c.padEnd(widths[i] ?? 10)).join(' ')
+}
+
+type EventsValues = {
+  [K in keyof typeof EVENTS_OPTIONS]?: (typeof EVENTS_OPTIONS)[K] extends { type: 'boolean' }
+    ? boolean
+    : (typeof EVENTS_OPTIONS)[K] extends { multiple: true }
+      ? string[]
+      : string
+}
+
+/** The parsed values, typed by the table (parseArgs types a computed options object loosely). */
+function eventsValues(
+  raw: Record<string, string | boolean | (string | boolean)[] | undefined>,
+): EventsValues {
+  const out: Record<string, string | boolean | string[]> = {}
+  for (const [name, o] of Object.entries(EVENTS_OPTIONS)) {
+    const v = raw[name]
+    if (v === undefined) continue
+    if (o.type === 'boolean') out[name] = v === true
+    else if ('multiple' in o) out[name] = (Array.isArray(v) ? v : [v]).map(String)
+    else out[name] = String(v)
+  }
+  return out
 }

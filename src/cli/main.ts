@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import { runStandaloneMock } from '../mock/standalone.ts'
+import { guardBrokenPipe } from './brokenPipe.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { createProxyCommand } from './createProxy.ts'
@@ -17,6 +18,7 @@ import { doctorCommand } from './doctor.ts'
 import { eventsCommand } from './events.ts'
 import { reportCommand } from './report.ts'
 import { runCommand } from './run.ts'
+import { abortOnSignals } from './signals.ts'
 import { simulateCommand } from './simulate.ts'
 import { statusCommand } from './status.ts'
 
@@ -49,6 +51,11 @@ exit codes: 0 success; 1 runtime failure (including a live stop whose cancel-all
 export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'>): Promise<number> {
   const [command = 'run', ...rest] = argv
   const sub: CliContext = { ...ctx, argv: rest }
+  // `perpbot <command> --version` answers like `perpbot --version`, whatever the command.
+  if (rest.includes('--version') && !rest.includes('--')) {
+    ctx.stdout(`perpbot ${version()}`)
+    return 0
+  }
   try {
     switch (command) {
       case 'run':
@@ -116,9 +123,19 @@ const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fi
 if (isEntry || process.env.PERPBOT_BIN === '1') {
   loadDotenv({ path: resolve(ROOT, '.env'), quiet: true })
   const abort = new AbortController()
+  const command = process.argv[2] ?? 'run'
+  // `run` and `mock` handle their own signals (the bot's exit policy; the mock's clean close).
+  if (command !== 'run' && command !== 'mock') abortOnSignals(abort, process, (code) => process.exit(code))
+  const out = guardBrokenPipe({
+    stream: process.stdout,
+    onBroken: () => {
+      abort.abort()
+      if (command !== 'run') process.exit(0)
+    },
+  })
   const code = await main(process.argv.slice(2), {
     env: process.env,
-    stdout: (line) => process.stdout.write(`${line}\n`),
+    stdout: (line) => out.write(line),
     stderr: (line) => process.stderr.write(`${line}\n`),
     configDir: resolve(ROOT, 'config'),
     isTty: process.stdout.isTTY === true,

@@ -9,12 +9,13 @@ import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import { joinFleet } from '../fleet/joinFleet.ts'
+import { amount, percent } from '../format/units.ts'
 import { journalTarget, openJournalDb } from '../journal/database.ts'
 import { createJournal } from '../journal/journal.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
-import { formatCheckLine, runPreflight } from '../preflight/preflight.ts'
+import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -127,13 +128,15 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       perpsUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',
       proxyPrivateKey: secrets.PERPS_PROXY_PRIVATE_KEY,
       proxySecret: secrets.PERPS_PROXY_SECRET,
+      streamUrl: secrets.PERPS_WS_URL,
+      checkStream: true,
       clock: systemClock,
       random: systemRandom,
       // A fleet bot's checks spend the shared IP budget too (no local limiter before the bot starts).
       gate: joined?.part.gate({ run: (_request, send) => send() }),
     })
     for (const l of lines)
-      logger.info({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
+      logger[checkLogLevel(l)]({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
     const failed = lines.filter((l) => l.status === 'fail')
     if (failed.length > 0)
       throw new ConfigError(
@@ -206,8 +209,12 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
           )}`,
       )
       .join(' | ')
-    const ratio = s.account.marginRatio === undefined ? 'n/a' : s.account.marginRatio.toFixed(3)
-    logger.info({ marginRatio: s.account.marginRatio }, `status: ${inst} | margin ratio ${ratio}`)
+    const pnl = s.account.pnl
+    const money = pnl ? ` | net PnL since start ${amount(pnl.netPnl, s.account.currency ?? 'USDC')}` : ''
+    logger.info(
+      { marginRatio: s.account.marginRatio },
+      `status: ${inst} | margin ratio ${percent(s.account.marginRatio)}${money}`,
+    )
   }
   // Signals are handled from before the bot starts: a SIGTERM during startup waits for the start to
   // settle and then stops the bot (exit policy included) instead of killing the process with 143.

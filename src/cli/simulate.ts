@@ -2,14 +2,15 @@
  * `perpbot simulate`: the real bot against the mock on a stepped virtual clock, as fast as the machine
  * allows, with a progress bar on stderr; writes one self-contained HTML report (src/sim/simulate/).
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { amount, percent } from '../format/units.ts'
 import { openJournalDb } from '../journal/database.ts'
 import { MOCK_SCENARIOS } from '../mock/server.ts'
 import { createProgress } from '../sim/simulate/progress.ts'
-import { type ReportAssets, renderReport } from '../sim/simulate/report.ts'
+import { DEFAULT_REPORT_CURRENCY, type ReportAssets, renderReport } from '../sim/simulate/report.ts'
 import { runSimulation } from '../sim/simulate/runSimulation.ts'
 import { summarize } from '../sim/simulate/summary.ts'
 import { loadStrategies } from '../strategy/registry.ts'
@@ -121,6 +122,9 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     ctx.stdout(SIMULATE_USAGE)
     return 0
   }
+  // Before the run, not after it: a report that cannot be written would lose the whole run.
+  const out = resolve(flags.out)
+  checkWritable(out)
   const names = (await loadStrategies()).names()
   if (!names.includes(flags.strategy))
     throw new UsageError(`unknown strategy '${flags.strategy}' (known: ${names.join(', ')})`)
@@ -154,19 +158,49 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     },
   })
   progress.done(done, totalMs)
-  const out = resolve(flags.out)
   writeFileSync(out, renderReport(result.record, assets))
+  const stopped = ctx.signal.aborted
   const s = summarize(result.record)
   const wallS = (performance.now() - started) / 1000
   ctx.stdout(
-    `simulated ${flags.hours} h of ${flags.instruments} instrument(s) in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
-      `net PnL ${s.netPnl.toFixed(2)}, ${s.fills} fills, maker share ${s.makerShare === undefined ? 'n/a' : `${(100 * s.makerShare).toFixed(1)} %`}, ` +
-      `quoting ${(100 * s.quotingShare).toFixed(1)} % of the time, ${s.alerts} alert(s)`,
+    `${stopped ? `stopped after ${(done / 3_600_000).toFixed(2)} of ${flags.hours} h` : `simulated ${flags.hours} h`} of ${flags.instruments} instrument(s) in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
+      `net PnL ${amount(s.netPnl, result.record.currency ?? DEFAULT_REPORT_CURRENCY)}, ${s.fills} fills, maker share ${percent(s.makerShare)}, ` +
+      `quoting ${percent(s.quotingShare)} of the time, ${s.alerts} alert(s)`,
   )
-  ctx.stdout(`report: ${out}`)
+  ctx.stdout(
+    stopped
+      ? `report (partial: stopped after ${(done / 3_600_000).toFixed(2)} of ${flags.hours} h): ${out}`
+      : `report: ${out}`,
+  )
   if (result.journal)
     ctx.stdout(
       `journal: ${flags.journal} (${(result.journal.sizeBytes / 1_048_576).toFixed(1)} MB, ${result.journal.rowsWritten} rows, ${result.journal.rowsDropped} dropped)`,
     )
-  return ctx.signal.aborted ? 1 : 0
+  return stopped ? 1 : 0
+}
+
+/**
+ * Refuses (exit 2) a report path whose folder is missing or not writable, or that names a folder.
+ * @throws {UsageError} naming the path.
+ */
+export function checkWritable(file: string): void {
+  const dir = dirname(file)
+  let isDir = false
+  try {
+    isDir = statSync(dir).isDirectory()
+  } catch {
+    throw new UsageError(`--out ${file}: the folder ${dir} does not exist`)
+  }
+  if (!isDir) throw new UsageError(`--out ${file}: ${dir} is not a folder`)
+  try {
+    if (statSync(file).isDirectory()) throw new UsageError(`--out ${file} is a folder: name a file`)
+  } catch (e) {
+    if (e instanceof UsageError) throw e
+    // Absent: it will be created.
+  }
+  try {
+    accessSync(dir, constants.W_OK)
+  } catch {
+    throw new UsageError(`--out ${file}: the folder ${dir} is not writable`)
+  }
 }

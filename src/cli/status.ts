@@ -8,6 +8,7 @@ import { systemClock } from '../clock.ts'
 import { loadFleetStatusConfig } from '../fleet/fleetEnv.ts'
 import { formatFleetView, readFleetView } from '../fleet/fleetView.ts'
 import { connectFleetRedis, parseFleetRedisUrl } from '../fleet/redisConnection.ts'
+import { amount, percent, price, quantity } from '../format/units.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
@@ -81,10 +82,13 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
     authHeaderNames: { proxy: settings.perps.proxyHeader, secret: settings.perps.secretHeader },
   })
   try {
-    const [portfolio, orders, withdrawals] = await Promise.all([
+    const [portfolio, orders, withdrawals, assets, instruments] = await Promise.all([
       perps.getPortfolio(),
       perps.getOpenOrders(),
       perps.getWithdrawals({ status: 'pending' }),
+      // Only for units: the collateral's name and each instrument's decimals.
+      perps.getAssets().catch(() => []),
+      perps.getInstruments().catch(() => []),
     ])
     if (values.json) {
       ctx.stdout(
@@ -93,17 +97,21 @@ export async function statusCommand(ctx: CliContext): Promise<number> {
       return 0
     }
     const m = portfolio.margin
-    ctx.stdout(`account value      ${m.total_account_value}`)
-    ctx.stdout(`initial margin     ${m.total_initial_margin}`)
-    ctx.stdout(`maintenance margin ${m.total_maintenance_margin}`)
-    ctx.stdout(`margin ratio       ${marginRatio(portfolio).toFixed(4)}`)
-    ctx.stdout(`withdrawable       ${portfolio.withdrawable}`)
-    ctx.stdout(`in liquidation     ${portfolio.in_liquidation}`)
-    ctx.stdout(`open orders        ${orders.length}`)
+    const cash = assets[0]?.asset
+    const byId = new Map(instruments.map((i) => [i.instrument_id, i]))
+    ctx.stdout(`account value       ${amount(m.total_account_value, cash)}`)
+    ctx.stdout(`initial margin      ${amount(m.total_initial_margin, cash)}`)
+    ctx.stdout(`maintenance margin  ${amount(m.total_maintenance_margin, cash)}`)
+    ctx.stdout(`margin ratio        ${percent(marginRatio(portfolio))} (maintenance / account value)`)
+    ctx.stdout(`withdrawable        ${amount(portfolio.withdrawable, cash)}`)
+    ctx.stdout(`in liquidation      ${portfolio.in_liquidation ? 'yes' : 'no'}`)
+    ctx.stdout(`open orders         ${orders.length}`)
     ctx.stdout(`pending withdrawals ${withdrawals.data.length}`)
     for (const p of portfolio.positions) {
+      const i = byId.get(p.instrument_id)
+      const px = (v: string): string => price(v, i?.price_decimals)
       ctx.stdout(
-        `  ${p.symbol.padEnd(12)} size ${p.size.padStart(12)} entry ${p.entry_price} liq ${p.liquidation_price} upnl ${p.unrealized_pnl}`,
+        `  ${p.symbol.padEnd(12)} size ${quantity(p.size, i?.quantity_decimals).padStart(12)} entry ${px(p.entry_price)} liq ${px(p.liquidation_price)} unrealized ${amount(p.unrealized_pnl, i?.quote_asset ?? cash)}`,
       )
     }
     return 0
@@ -121,8 +129,11 @@ interface PnlView {
   fees: string
   funding: string
   netPnl: string
+  /** The opening inventory's unrealized PnL at the start (not ours) and its change since (ours). */
+  openingUnrealizedPnl?: string
+  inventoryPnl?: string
 }
-interface BotStatusView {
+export interface BotStatusView {
   mode: string
   uptimeMs: number
   instruments: {
@@ -136,6 +147,8 @@ interface BotStatusView {
   }[]
   account: {
     marginRatio?: number | string
+    /** The unit of the amounts (an instrument's quote asset as the venue names it). */
+    currency?: string
     inLiquidation: boolean
     pendingWithdrawals: number
     pnl?: PnlView & { makerShare?: number }
@@ -143,18 +156,36 @@ interface BotStatusView {
   alerts: { severity: string; title: string; resolved?: boolean }[]
 }
 
-const pnlLine = (p: PnlView): string =>
-  `net ${p.netPnl} = realized ${p.realizedPnl} + unrealized ${p.unrealizedPnl} − fees ${p.fees} − funding ${p.funding}; ${p.fills} fills, volume ${p.volume}`
+/** `/status` says the currency when the bot knows it; the venue's instruments are quoted in USDC. */
+const DEFAULT_CURRENCY = 'USDC'
 
-function printBotStatus(ctx: CliContext, s: BotStatusView): void {
+const pnlLine = (p: PnlView, c: string): string =>
+  `net ${amount(p.netPnl, c)} = realized ${amount(p.realizedPnl, c)} + unrealized ${amount(p.unrealizedPnl, c)} − fees ${amount(p.fees, c)} − funding ${amount(p.funding, c)}; ${p.fills} fills, volume ${amount(p.volume, c)}${inventoryText(p, c)}`
+
+/** A position held before the start: what it showed then is left out; its change since is in net. */
+function inventoryText(p: PnlView, c: string): string {
+  const before = Number(p.openingUnrealizedPnl ?? '0')
+  if (before === 0 && Number(p.inventoryPnl ?? '0') === 0) return ''
+  return `; opening inventory: ${amount(p.inventoryPnl ?? '0', c)} since start (its ${amount(before, c)} from before the start left out)`
+}
+
+/** A margin ratio from `/status`: a number, or the string `Infinity` once equity is gone. */
+function ratioText(r: number | string | undefined): string {
+  if (r === undefined) return 'n/a'
+  if (typeof r === 'string') return r === 'Infinity' ? '∞ (no equity left)' : r
+  return percent(r)
+}
+
+export function printBotStatus(ctx: Pick<CliContext, 'stdout'>, s: BotStatusView): void {
+  const c = s.account.currency ?? DEFAULT_CURRENCY
   ctx.stdout(`mode ${s.mode}, up ${Math.round(s.uptimeMs / 1000)} s`)
   ctx.stdout(
-    `margin ratio ${s.account.marginRatio ?? 'n/a'}, in liquidation ${s.account.inLiquidation}, pending withdrawals ${s.account.pendingWithdrawals}`,
+    `margin ratio ${ratioText(s.account.marginRatio)}, in liquidation ${s.account.inLiquidation ? 'yes' : 'no'}, pending withdrawals ${s.account.pendingWithdrawals}`,
   )
   if (s.account.pnl) {
     const share = s.account.pnl.makerShare
     ctx.stdout(
-      `account PnL since start: ${pnlLine(s.account.pnl)}${share === undefined ? '' : `, maker ${(share * 100).toFixed(0)} %`}`,
+      `account PnL since start: ${pnlLine(s.account.pnl, c)}${share === undefined ? '' : `, maker ${percent(share)}`}`,
     )
   }
   for (const i of s.instruments) {
@@ -162,7 +193,7 @@ function printBotStatus(ctx: CliContext, s: BotStatusView): void {
     if (i.degraded && i.degraded.length > 0) ctx.stdout(`    degraded: ${i.degraded.join('; ')}`)
     if (i.pnl)
       ctx.stdout(
-        `    position ${i.pnl.position}${i.pnl.entryPrice ? ` @ ${i.pnl.entryPrice}` : ''}; ${pnlLine(i.pnl)}`,
+        `    position ${i.pnl.position}${i.pnl.entryPrice ? ` @ ${i.pnl.entryPrice}` : ''}; ${pnlLine(i.pnl, c)}`,
       )
   }
   for (const a of s.alerts.slice(-5))

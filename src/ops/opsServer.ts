@@ -64,6 +64,10 @@ export interface OpsServerOptions {
   timeline?: TimelineSource | undefined
   /** Event-stream clients served at once (default 8). */
   maxDashboardClients?: number | undefined
+  /** A client further behind than this is dropped (default 1 MiB). */
+  maxDashboardBacklogBytes?: number | undefined
+  /** The event stream's wall clock for its stall and serve bounds (tests); default Date.now. */
+  dashboardNow?: (() => number) | undefined
 }
 
 export interface RunningOpsServer {
@@ -112,6 +116,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
         source: options.timeline,
         secrets: options.secrets,
         maxClients: options.maxDashboardClients,
+        maxBacklogBytes: options.maxDashboardBacklogBytes,
+        now: options.dashboardNow,
       })
     : undefined
 

@@ -32,7 +32,16 @@ export function registerPnlMetrics(
     })
   gauge('position_contracts', 'Signed position size per instrument (venue portfolio).', (i) => i.position)
   gauge('pnl_realized', 'Realized PnL from fills since start, quote currency.', (i) => i.realizedPnl)
-  gauge('pnl_unrealized', 'Unrealized PnL per the venue portfolio, quote currency.', (i) => i.unrealizedPnl)
+  gauge(
+    'pnl_unrealized',
+    "Unrealized PnL since start (the venue's, less the opening inventory's at the start), quote currency.",
+    (i) => i.unrealizedPnl,
+  )
+  gauge(
+    'pnl_inventory',
+    "The opening inventory's (a position held before the start) change in value since start; part of pnl_net.",
+    (i) => i.inventoryPnl,
+  )
   gauge('fees_paid', 'Trading fees paid since start (a maker rebate counts negative).', (i) => i.fees)
   gauge('funding_paid', 'Funding paid since start (received counts negative).', (i) => i.funding)
   gauge('pnl_net', 'Realized + unrealized − fees − funding, quote currency.', (i) => i.netPnl)

@@ -39,6 +39,8 @@ export interface AccountStatus {
   /** Maintenance / equity; serialized as the string `Infinity` when equity is gone. */
   marginRatio?: number | undefined
   marginLevel?: 'ok' | 'warning' | 'critical' | undefined
+  /** The unit of every amount here, as the venue names it (an instrument's quote asset, e.g. "USDC"). */
+  currency?: string | undefined
   inLiquidation: boolean
   pendingWithdrawals: number
   /** Account totals of fills, fees, funding and PnL since start, and the maker share of fills. */

@@ -7,14 +7,17 @@
  */
 
 import { privateKeyToAccount } from 'viem/accounts'
+import { marginRatio } from '../bot/account/marginRatio.ts'
 import { type Clock, OffsetClock } from '../clock.ts'
 import { describeError, RequestRejectedError, UnknownOutcomeError } from '../errors.ts'
+import { amount, percent } from '../format/units.ts'
 import { isTransient, retryTransient } from '../http/retryTransient.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import type { RequestGate } from '../perps/client/context.ts'
 import { ProxyCredentials } from '../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../perps/client/createPerpsClient.ts'
 import { syncClock } from '../perps/client/syncClock.ts'
+import { orderTagFor } from '../perps/orderTag.ts'
 import { CommandSigner } from '../perps/signing/commandSigner.ts'
 import {
   DEFAULT_PERPS_DOMAIN,
@@ -24,6 +27,7 @@ import {
 import { SaltSource } from '../perps/signing/salt.ts'
 import type { Random } from '../random.ts'
 import type { Settings } from '../settings/schema.ts'
+import { foreignOrdersLine, summarizeForeignOrders } from './foreignOrders.ts'
 import { openOrderCapacity } from './openOrderCapacity.ts'
 import { checkPortFree } from './portCheck.ts'
 
@@ -44,6 +48,13 @@ export interface PreflightOptions {
   random: Random
   /** Check the ops port (default true). */
   opsPort?: boolean | undefined
+  /**
+   * The venue's WebSocket address (PERPS_WS_URL). With `streams.enabled` and none, every input polls:
+   * a warning line says so. Absent from the options: the line is not printed.
+   */
+  streamUrl?: string | undefined
+  /** Whether `streamUrl` was given at all (a dry run's mock has its own). */
+  checkStream?: boolean | undefined
   /** Each enabled instrument's strategy `maxOrders` (the open-order capacity line); absent: unknown. */
   maxOrders?: ReadonlyMap<string, number | undefined> | undefined
   /** The request gate of the checks' clients (a fleet bot's preflight spends the shared IP budget). */
@@ -61,6 +72,10 @@ const DAY_MS = 86_400_000
 /** Whether any line failed. */
 export const preflightFailed = (lines: readonly CheckLine[]): boolean =>
   lines.some((l) => l.status === 'fail')
+
+/** The log level of a line: a failure is an error, a warning a warning. */
+export const checkLogLevel = (l: CheckLine): 'info' | 'warn' | 'error' =>
+  l.status === 'fail' ? 'error' : l.status === 'warn' ? 'warn' : 'info'
 
 /** Formats one line for a terminal: `ok   venue reachable: …`. */
 export const formatCheckLine = (l: CheckLine): string => `${l.status.padEnd(4)} ${l.check}: ${l.detail}`
@@ -97,6 +112,7 @@ export async function runPreflight(o: PreflightOptions): Promise<CheckLine[]> {
   } finally {
     await transport.close()
   }
+  if (o.checkStream) add(...streamLine(settings, o.streamUrl))
   if (o.opsPort !== false) {
     const { host, port } = settings.ops
     const busy = await checkPortFree(host, port)
@@ -127,6 +143,7 @@ async function venueChecks(
     'proxy credentials',
     'account readable',
     'instruments listed',
+    'foreign orders',
     'open-order capacity',
     'weight tier',
     'signed self-test: modifyOrders',
@@ -147,8 +164,10 @@ async function venueChecks(
     return skip('clock skew', 'exchange domain', ...ACCOUNT_CHECKS)
   }
   const skew = Math.abs(offset ?? 0)
+  /** Past the venue's signature window nothing is signed: the self-tests are not sent. */
+  const clockRefused = offset !== undefined && skew > SKEW_FAIL_MS
   if (offset === undefined) add('clock skew', 'warn', 'every round trip was too slow to measure the offset')
-  else if (skew > SKEW_FAIL_MS)
+  else if (clockRefused)
     add('clock skew', 'fail', `${offset} ms: beyond the venue's 5-minute signature window; fix NTP`)
   else add('clock skew', skew > SKEW_WARN_MS ? 'warn' : 'ok', `${offset} ms`)
 
@@ -212,7 +231,8 @@ async function venueChecks(
   try {
     const p = await again('portfolio', () => perps.getPortfolio())
     const m = p.margin
-    const detail = `equity ${m.total_account_value}, initial margin ${m.total_initial_margin}, maintenance ${m.total_maintenance_margin}, in_liquidation ${p.in_liquidation}`
+    const cash = (await perps.getAssets().catch(() => []))[0]?.asset
+    const detail = `equity ${amount(m.total_account_value, cash)}, initial margin ${amount(m.total_initial_margin, cash)}, maintenance ${amount(m.total_maintenance_margin, cash)}, margin ratio ${percent(marginRatio(p))}, in liquidation: ${p.in_liquidation ? 'yes' : 'no'}`
     add(
       'account readable',
       p.in_liquidation ? 'fail' : 'ok',
@@ -224,15 +244,35 @@ async function venueChecks(
 
   const wanted = o.settings.instruments.filter((i) => i.enabled).map((i) => i.symbol)
   const venueMax = new Map<string, number>()
+  const symbols = new Map<number, string>()
   try {
     const instruments = await again('instruments', () => perps.getInstruments())
-    for (const i of instruments) venueMax.set(i.symbol, i.max_order_count)
+    for (const i of instruments) {
+      venueMax.set(i.symbol, i.max_order_count)
+      symbols.set(i.instrument_id, i.symbol)
+    }
     const missing = wanted.filter((s) => !venueMax.has(s))
     if (missing.length > 0)
-      add('instruments listed', 'fail', `not listed by the venue: ${missing.join(', ')}`)
+      add(
+        'instruments listed',
+        'fail',
+        `not listed by the venue: ${missing.join(', ')}; the venue lists ${listed([...venueMax.keys()])}`,
+      )
     else add('instruments listed', 'ok', wanted.join(', '))
   } catch (e) {
     add('instruments listed', 'fail', describeError(e))
+  }
+
+  try {
+    const open = await again('open orders', () => perps.getOpenOrders())
+    const summary = summarizeForeignOrders(
+      open,
+      (iid) => symbols.get(iid) ?? `instrument ${iid}`,
+      orderTagFor(o.settings.orders.tag),
+    )
+    add(...foreignOrdersLine(summary, o.settings.ops.deadManSwitch.enabled, o.settings.orders.foreign))
+  } catch (e) {
+    add('foreign orders', 'warn', `open orders unreadable: ${describeError(e)}`)
   }
 
   const capacity = openOrderCapacity(
@@ -252,12 +292,37 @@ async function venueChecks(
     `not read; budgeting for ${o.settings.limiter.requestBudgetPerMinute} request / ${o.settings.limiter.actionBudgetPerMinute} action weight per minute`,
   )
 
+  if (clockRefused) {
+    for (const c of ['signed self-test: modifyOrders', 'signed self-test: cancelOrders'])
+      add(c, 'skip', 'not signed nor sent: the clock check failed')
+    return
+  }
   add(
     ...(await selfTest(o.clock, 'modifyOrders', () =>
       perps.modifyOrders([{ oid: ABSENT_ORDER_ID, p: '1', qty: '1' }]),
     )),
   )
   add(...(await selfTest(o.clock, 'cancelOrders', () => perps.cancelOrders([ABSENT_ORDER_ID]))))
+}
+
+/** Streams on without an address: the bot runs, but every input polls (seconds, not milliseconds). */
+export function streamLine(settings: Settings, streamUrl: string | undefined): [string, CheckStatus, string] {
+  const check = 'stream address'
+  if (!settings.streams.enabled)
+    return [check, 'ok', 'streams off (streams.enabled false): every input polls']
+  if (streamUrl) return [check, 'ok', streamUrl]
+  return [
+    check,
+    'warn',
+    'streams.enabled is true but PERPS_WS_URL is not set: every input polls, so quotes follow the index seconds late instead of milliseconds; set PERPS_WS_URL (see docs/going-live.md)',
+  ]
+}
+
+/** The venue's symbols for a message: all of a short list, the first 20 of a long one. */
+function listed(symbols: readonly string[]): string {
+  if (symbols.length === 0) return 'no instruments'
+  const shown = [...symbols].sort().slice(0, 20).join(', ')
+  return symbols.length > 20 ? `${shown} and ${symbols.length - 20} more` : shown
 }
 
 /**

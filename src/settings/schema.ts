@@ -10,6 +10,7 @@ import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
 import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
 import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
 import { apiSecretProblem } from '../perps/client/context.ts'
+import { DEFAULT_ORDER_TAG_NAME } from '../perps/orderTag.ts'
 import { privateKeyProblem } from '../perps/signing/privateKey.ts'
 import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP } from '../perps/weights.ts'
 import {
@@ -181,7 +182,26 @@ export const MonitorSettings = z.strictObject({
   rateLimitWindowMs: Ms.default(300_000),
 })
 
+/** Our orders and the others on the account (see src/perps/orderTag.ts). */
+export const OrdersSettings = z.strictObject({
+  /**
+   * The name our client order ids are tagged with (its keccak's first 4 bytes): orders without the
+   * tag are not ours. Two bots sharing an account need different names; keep it across restarts.
+   */
+  tag: z.string().min(1).max(64).default(DEFAULT_ORDER_TAG_NAME),
+  /**
+   * Open orders the bot did not place: `leave` (default) never reprices or cancels them (halts and
+   * the exit policy cancel ours by id while they rest); `adopt` manages them as its own.
+   */
+  foreign: z.enum(['leave', 'adopt']).default('leave'),
+})
+
 export const WebhookSettings = z.strictObject({
+  /**
+   * A dry run posts to ALERT_WEBHOOK_URL only when true, and then every message says REHEARSAL in its
+   * title and `mode: "dry-run"` in its payload: a rehearsed liquidation must not page anyone.
+   */
+  inDryRun: z.boolean().default(false),
   format: z.enum(['generic', 'slack', 'discord', 'telegram']).default('generic'),
   /** Telegram needs a chat id in the payload. */
   telegramChatId: z.string().optional(),
@@ -287,6 +307,7 @@ export const Settings = z.strictObject({
   limiter: LimiterSettings.prefault({}),
   batcher: BatcherSettings.prefault({}),
   monitor: MonitorSettings.prefault({}),
+  orders: OrdersSettings.prefault({}),
   alerts: z.strictObject({ webhook: WebhookSettings.prefault({}) }).prefault({}),
   ops: OpsSettings.prefault({}),
   /** The journal (src/journal): write-behind queue and retention. */
@@ -301,11 +322,23 @@ export const Settings = z.strictObject({
 })
 export type Settings = z.infer<typeof Settings>
 
+/** Why a value from the environment is not a private key: one sentence that never echoes it. */
+export function privateKeyEnvProblem(v: string): string | undefined {
+  const t = v.trim()
+  if (/^(0x)?[0-9a-fA-F]{40}$/.test(t))
+    return 'this is an address (40 hex digits), not a private key: set the key itself, 0x and 64 hex digits'
+  if (!/^0x/.test(t)) return 'must be a private key written 0x and 64 hex digits (the 0x is missing)'
+  const problem = privateKeyProblem(t)
+  if (problem === undefined) return undefined
+  if (/^0x[0-9a-fA-F]*$/.test(t) && t.length !== 66)
+    return `must be a private key written 0x and 64 hex digits (this one has ${t.length - 2})`
+  return `must be a private key written 0x and 64 hex digits: ${problem}`
+}
+
 /** A key from the environment: 0x + 64 hex digits inside the secp256k1 range; messages never echo it. */
 const PrivateKeyEnv = z.string().superRefine((v, ctx) => {
-  const problem = /^0x/.test(v) ? privateKeyProblem(v) : 'expected a 0x prefix'
-  if (problem !== undefined)
-    ctx.addIssue({ code: 'custom', message: `must be a 0x-prefixed 32-byte hex private key: ${problem}` })
+  const problem = privateKeyEnvProblem(v)
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
 })
 
 /** Secrets and endpoint overrides read from the environment only. */

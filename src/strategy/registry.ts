@@ -76,6 +76,21 @@ const LISTING_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs']
 const MODULE_RE = /\.(ts|mts|js|mjs)$/
 const SKIP_RE = /(\.d\.ts|\.test\.[cm]?[jt]s|\.spec\.[cm]?[jt]s)$/
 
+/** How long one strategy module may take to import before the start is refused (wall time). */
+export const STRATEGY_IMPORT_TIMEOUT_MS = 10_000
+
+/**
+ * Whether `p` is a regular file (following symlinks). A FIFO, socket or device named like a module
+ * would block the import forever: only regular files are read.
+ */
+function isRegularFile(p: string): boolean {
+  try {
+    return statSync(p).isFile()
+  } catch {
+    return false
+  }
+}
+
 function safeRealpath(p: string): string {
   try {
     return realpathSync(p)
@@ -102,16 +117,25 @@ export function discoverStrategyFiles(directory: string): string[] {
     const full = join(dir, entry.name)
     if (entry.isDirectory()) {
       const index = LISTING_FILES.map((f) => join(full, f)).find(existsSync)
-      if (index !== undefined) files.push(index)
+      if (index !== undefined) files.push(regularModule(index))
     } else if (
       MODULE_RE.test(entry.name) &&
       !SKIP_RE.test(entry.name) &&
       !LISTING_FILES.includes(entry.name)
     ) {
-      files.push(full)
+      files.push(regularModule(full))
     }
   }
   return files
+}
+
+/** The path of a module to import, refused when it is not a regular file (it could block forever). */
+function regularModule(path: string): string {
+  if (!isRegularFile(path))
+    throw new StrategyLoadError(path, 'not a regular file (a FIFO, socket or device?)', [
+      'only regular files are read as strategy modules: remove it from the strategies folder',
+    ])
+  return path
 }
 
 /**
@@ -161,23 +185,47 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
 }
 
 /** Imports a module by file path; an import failure is a `StrategyLoadError` naming the file. */
-async function importModule(abs: string): Promise<Record<string, unknown>> {
+async function importModule(
+  abs: string,
+  timeoutMs = STRATEGY_IMPORT_TIMEOUT_MS,
+): Promise<Record<string, unknown>> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  // A module that never finishes loading (a top-level await that never settles) must not hang the
+  // start: it is refused after `timeoutMs`. The import itself cannot be cancelled.
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new StrategyLoadError(abs, `the strategy module did not load within ${timeoutMs} ms`, [
+            'a top-level await that never settles, or a file that blocks on read',
+          ]),
+        ),
+      timeoutMs,
+    )
+    timer.unref?.()
+  })
   try {
-    return (await import(pathToFileURL(abs).href)) as Record<string, unknown>
+    return (await Promise.race([import(pathToFileURL(abs).href), late])) as Record<string, unknown>
   } catch (e) {
+    if (e instanceof StrategyLoadError) throw e
     throw new StrategyLoadError(
       abs,
       'failed to import strategy module',
       [e instanceof Error ? e.message : String(e)],
       { cause: e },
     )
+  } finally {
+    clearTimeout(timer)
   }
 }
 
 /** Imports one module and validates its named `strategy` export. */
-export async function loadStrategyFile(file: string): Promise<Strategy<unknown>> {
-  const abs = resolvePath(file)
-  const mod = await importModule(abs)
+export async function loadStrategyFile(
+  file: string,
+  timeoutMs = STRATEGY_IMPORT_TIMEOUT_MS,
+): Promise<Strategy<unknown>> {
+  const abs = resolvePath(regularModule(resolvePath(file)))
+  const mod = await importModule(abs, timeoutMs)
   if (!('strategy' in mod) || mod.strategy === undefined) {
     const names = Object.keys(mod)
     throw new StrategyLoadError(abs, 'module has no named export `strategy`', [
@@ -198,11 +246,14 @@ export interface StrategyListing {
  * listing exports `strategies: { module, strategy }[]`; each module is a `./` path inside the folder.
  * @throws {StrategyLoadError} naming the listing for a malformed export or a module that is not there.
  */
-export async function loadStrategyListing(directory: string): Promise<StrategyListing | undefined> {
+export async function loadStrategyListing(
+  directory: string,
+  timeoutMs = STRATEGY_IMPORT_TIMEOUT_MS,
+): Promise<StrategyListing | undefined> {
   const dir = resolvePath(directory)
   const file = LISTING_FILES.map((f) => join(dir, f)).find(existsSync)
   if (file === undefined) return undefined
-  const listed = (await importModule(file)).strategies
+  const listed = (await importModule(regularModule(file), timeoutMs)).strategies
   if (!Array.isArray(listed)) {
     throw new StrategyLoadError(file, 'a strategies listing must export `strategies`, an array', [
       `got ${listed === null ? 'null' : typeof listed}`,
@@ -211,7 +262,12 @@ export async function loadStrategyListing(directory: string): Promise<StrategyLi
   const entries = listed.map((raw: unknown, i) => {
     const module = (raw as { module?: unknown } | null)?.module
     const full = typeof module === 'string' ? resolvePath(dir, module) : undefined
-    if (typeof module !== 'string' || !module.startsWith('./') || full === undefined || !existsSync(full)) {
+    if (
+      typeof module !== 'string' ||
+      !module.startsWith('./') ||
+      full === undefined ||
+      !isRegularFile(full)
+    ) {
       throw new StrategyLoadError(file, `strategies[${i}].module must name a file of this folder`, [
         `got ${JSON.stringify(module) ?? 'undefined'}`,
       ])
@@ -229,6 +285,8 @@ export interface LoadStrategiesOptions {
   shippedDirectory?: string | undefined
   /** Include the shipped folder (default true). */
   includeShipped?: boolean | undefined
+  /** How long each module may take to import (default `STRATEGY_IMPORT_TIMEOUT_MS`). */
+  importTimeoutMs?: number | undefined
 }
 
 /**
@@ -246,7 +304,7 @@ export async function loadStrategies(options: LoadStrategiesOptions = {}): Promi
   if (!folders.includes(safeRealpath(plugins))) folders.push(plugins)
   const entries: RegistryEntry[] = []
   for (const folder of folders) {
-    const listing = await loadStrategyListing(folder)
+    const listing = await loadStrategyListing(folder, options.importTimeoutMs)
     const listed = new Set(listing?.entries.map((e) => safeRealpath(e.file)))
     for (const e of listing?.entries ?? []) {
       entries.push({
@@ -256,7 +314,7 @@ export async function loadStrategies(options: LoadStrategiesOptions = {}): Promi
     }
     for (const file of discoverStrategyFiles(folder)) {
       if (listed.has(safeRealpath(file))) continue
-      entries.push({ strategy: await loadStrategyFile(file), source: file })
+      entries.push({ strategy: await loadStrategyFile(file, options.importTimeoutMs), source: file })
     }
   }
   return createStrategyRegistry(entries)

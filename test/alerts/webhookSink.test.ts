@@ -46,6 +46,7 @@ function setup(
   const clock = new SimulatedClock()
   const sink = createWebhookAlertSink({
     url: 'http://127.0.0.1:9/hook',
+    mode: 'live',
     format: over.format ?? 'generic',
     minSeverity: 'warning',
     maxPerMinute: over.maxPerMinute ?? 20,

@@ -150,8 +150,8 @@ describe('order gateway with client order ids', () => {
     const tag = orderTagFor('perpbot')
     const gateway = createOrderGateway({
       batcher: createBatcher({ send, reconcile: async () => undefined, windowMs: 0 }),
-      perps: { cancelAll: async () => ({ status: 'ok' }) },
-      clientOrderIds: createClientOrderIds({ tag, epoch: 9, startMs: 1_000 }),
+      perps: { cancelAll: async () => ({ status: 'ok' }), cancelOrders: async () => [] },
+      orderIds: createClientOrderIds({ tag, epoch: 9, startMs: 1_000 }),
     })
     const order = { iid: 1, buy: true, p: '1', qty: '1', tif: 'gtc' as const, po: true }
     await gateway.submitPlan({

@@ -68,6 +68,9 @@ describe('the bot side of the journal', () => {
               unrealizedPnl: '-2',
               netPnl: '-1.1',
               lastFillAt: 1,
+              openingPosition: '0',
+              openingUnrealizedPnl: '0',
+              inventoryPnl: '0',
             },
           },
           account: {
@@ -81,6 +84,8 @@ describe('the bot side of the journal', () => {
             unrealizedPnl: '-2',
             netPnl: '-1.1',
             makerShare: 1,
+            openingUnrealizedPnl: '0',
+            inventoryPnl: '0',
           },
         }),
         states: () => [

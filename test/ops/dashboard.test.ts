@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { type IncomingMessage, request } from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { createGunzip } from 'node:zlib'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createLogger } from '../../src/logging/logger.ts'
@@ -109,7 +110,9 @@ function openEvents(url: string, headers: Record<string, string> = {}): Promise<
 describe('ops server: dashboard', () => {
   const servers: RunningOpsServer[] = []
   const streams: Sse[] = []
+  const idle: Socket[] = []
   afterEach(async () => {
+    for (const s of idle.splice(0)) s.destroy()
     for (const s of streams.splice(0)) s.close()
     await Promise.all(servers.splice(0).map((s) => s.close()))
   })
@@ -248,6 +251,49 @@ describe('ops server: dashboard', () => {
       { timeout: 2_000, interval: 20 },
     )
     expect((await fetch(`${server.url}/events`, { method: 'POST' })).status).toBe(405)
+  })
+
+  /** A client that asks for the stream and never reads a byte of it. */
+  async function idleClient(url: string): Promise<Socket> {
+    const { port } = new URL(url)
+    const socket = connect(Number(port), '127.0.0.1')
+    idle.push(socket)
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.pause()
+    socket.write('GET /events HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n')
+    return socket
+  }
+
+  it('eight clients that never read cannot lock the page out: a new one takes the oldest slot', async () => {
+    let now = 0
+    const { server, timeline } = await start({ dashboardNow: () => now })
+    for (let i = 0; i < 8; i++) await idleClient(server.url)
+    await vi.waitFor(() => expect(timeline.listeners).toBe(1), { timeout: 2_000, interval: 10 })
+    // Served for less than the minimum: a 503 (viewers that just arrived are not bumped).
+    await vi.waitFor(async () => expect((await fetch(`${server.url}/events`)).status).toBe(503), {
+      timeout: 2_000,
+      interval: 20,
+    })
+    now += 10_000
+    const viewer = await events(server.url)
+    expect(viewer.res.statusCode).toBe(200)
+    await vi.waitFor(() => expect(viewer.events[0]?.event).toBe('snapshot'), { timeout: 2_000, interval: 10 })
+  })
+
+  it('drops a client whose backlog has not drained within the bound', async () => {
+    let now = 0
+    const { server, timeline } = await start({ dashboardNow: () => now, maxDashboardBacklogBytes: 64 << 20 })
+    await idleClient(server.url)
+    await vi.waitFor(() => expect(timeline.listeners).toBe(1), { timeout: 2_000, interval: 10 })
+    // Well under the backlog bound, but more than the socket buffers hold.
+    const big = (at: number): TimelineUpdate => ({ sample: sample(at, 'x'.repeat(400_000)) })
+    for (let i = 0; i < 16; i++) timeline.push(big(10_000 + i))
+    now += 29_000
+    timeline.push(big(20_000))
+    expect(timeline.listeners).toBe(1)
+    now += 1_000
+    timeline.push(big(30_000))
+    expect(timeline.listeners).toBe(0)
   })
 
   it('close ends every stream at once', async () => {

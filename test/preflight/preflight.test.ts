@@ -1,10 +1,16 @@
 import { createServer } from 'node:net'
 import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { systemClock } from '../../src/clock.ts'
+import { type Clock, systemClock } from '../../src/clock.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { checkPortFree } from '../../src/preflight/portCheck.ts'
-import { type CheckLine, preflightFailed, runPreflight } from '../../src/preflight/preflight.ts'
+import {
+  type CheckLine,
+  checkLogLevel,
+  preflightFailed,
+  runPreflight,
+  streamLine,
+} from '../../src/preflight/preflight.ts'
 import { seededRandom } from '../../src/random.ts'
 import { Settings } from '../../src/settings/schema.ts'
 import { registerMockProxy } from '../helpers/mockAccount.ts'
@@ -57,6 +63,7 @@ describe('preflight against the mock over loopback', () => {
       'proxy credentials',
       'account readable',
       'instruments listed',
+      'foreign orders',
       'open-order capacity',
       'weight tier',
       'signed self-test: modifyOrders',
@@ -107,6 +114,33 @@ describe('preflight against the mock over loopback', () => {
       status: 'fail',
       detail: expect.stringContaining('NOPE-USDC'),
     })
+    // It says what the venue does list, so the right symbol need not be guessed.
+    expect(byCheck(lines)['instruments listed']?.detail).toMatch(/the venue lists .*BTC-USDC/)
+  })
+
+  it('a clock beyond the signature window fails its line and nothing is signed or sent', async () => {
+    const behind: Clock = { ...systemClock, now: () => Date.now() - 10 * 60_000 }
+    const lines = await runPreflight({
+      maxOrders: new Map([['BTC-USDC', 4]]),
+      settings: settings(),
+      perpsUrl: mock.url,
+      proxyPrivateKey: key,
+      proxySecret: secret,
+      clock: behind,
+      random: seededRandom(5),
+    })
+    expect(byCheck(lines)['clock skew']?.status).toBe('fail')
+    for (const c of ['signed self-test: modifyOrders', 'signed self-test: cancelOrders'])
+      expect(byCheck(lines)[c]).toMatchObject({
+        status: 'skip',
+        detail: expect.stringContaining('not signed'),
+      })
+  })
+
+  it('logs failed lines as errors and warnings as warnings', () => {
+    expect(checkLogLevel({ check: 'x', status: 'fail', detail: '' })).toBe('error')
+    expect(checkLogLevel({ check: 'x', status: 'warn', detail: '' })).toBe('warn')
+    expect(checkLogLevel({ check: 'x', status: 'ok', detail: '' })).toBe('info')
   })
 
   it('an unreachable venue fails the first line and skips the venue checks', async () => {
@@ -133,5 +167,18 @@ describe('preflight against the mock over loopback', () => {
     } finally {
       await new Promise<void>((r) => busy.close(() => r()))
     }
+  })
+})
+
+describe('stream address line', () => {
+  it('warns when streams are on without PERPS_WS_URL, says ok otherwise', () => {
+    const on = settings()
+    expect(streamLine(on, undefined)).toEqual([
+      'stream address',
+      'warn',
+      expect.stringContaining('PERPS_WS_URL'),
+    ])
+    expect(streamLine(on, 'wss://ws.example/v1/ws')[1]).toBe('ok')
+    expect(streamLine(settings({ streams: { enabled: false } }), undefined)[1]).toBe('ok')
   })
 })

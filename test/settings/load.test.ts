@@ -247,7 +247,7 @@ describe('perpbot config / run with an unknown scenario', () => {
     expect(err).toBeInstanceOf(ConfigError)
     const issues = (err as ConfigError).issues
     expect(issues).toContain(
-      'env PERPS_PROXY_PRIVATE_KEY: must be a 0x-prefixed 32-byte hex private key: outside the secp256k1 range (1 to n-1)',
+      'env PERPS_PROXY_PRIVATE_KEY: must be a private key written 0x and 64 hex digits: outside the secp256k1 range (1 to n-1)',
     )
     expect(issues.some((i) => i.startsWith('env PERPS_OWNER_PRIVATE_KEY: ') && i.includes('secp256k1'))).toBe(
       true,

@@ -6,6 +6,7 @@
  */
 import type { Alert, Severity } from '../../alerts/alert.ts'
 import { fromTicks } from '../../decimal.ts'
+import { amount, percent } from '../../format/units.ts'
 import type { Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
 import { type MarginLevel, parseAccountJournal, type TrackedWithdrawal } from './accountJournal.ts'
 import { marginRatio } from './marginRatio.ts'
@@ -49,8 +50,6 @@ export interface AccountWatchState {
 
 export class AccountWatch {
   #marginLevel: Level = 'ok'
-  /** A warning episode was raised and not resolved (a critical one may sit on top of it). */
-  #warningOpen = false
   #ratio: number | undefined
   readonly #withdrawals = new Map<number, TrackedWithdrawal>()
   /** The on/off episodes (FLAG_EPISODES): true while open. */
@@ -64,6 +63,8 @@ export class AccountWatch {
   #portfolioAt: number | undefined
   /** Decimals per collateral asset (by symbol and by address, lower case), for human amounts. */
   readonly #decimals = new Map<string, number>()
+  /** The collateral's name as the venue lists it (the first asset), for amounts in messages. */
+  #collateral: string | undefined
 
   readonly #cfg: AccountWatchConfig
 
@@ -73,6 +74,7 @@ export class AccountWatch {
 
   /** The venue's collateral assets (`/v1/info/assets`), so withdrawal amounts read in human units. */
   setAssets(assets: readonly { asset: string; address?: string | undefined; decimals: number }[]): void {
+    this.#collateral ??= assets[0]?.asset
     for (const a of assets) {
       this.#decimals.set(a.asset.toLowerCase(), a.decimals)
       if (a.address) this.#decimals.set(a.address.toLowerCase(), a.decimals)
@@ -101,10 +103,7 @@ export class AccountWatch {
   /** Restores episodes from a previous run's journal (parsed: malformed fields are dropped). */
   importState(journal: unknown): void {
     const s = parseAccountJournal(journal)
-    if (s.marginLevel !== undefined) {
-      this.#marginLevel = s.marginLevel
-      this.#warningOpen = s.marginLevel !== 'ok'
-    }
+    if (s.marginLevel !== undefined) this.#marginLevel = s.marginLevel
     for (const flag of FLAGS) {
       const on = s[flag]
       if (on !== undefined) this.#flags[flag] = on
@@ -143,7 +142,7 @@ export class AccountWatch {
     alerts.push(
       ...this.#episode('inLiquidation', p.in_liquidation, now, () => ({
         title: 'Account in liquidation',
-        message: 'The venue reports in_liquidation = true.',
+        message: `The venue reports the account in liquidation: account value ${amount(p.margin.total_account_value, this.#collateral)}, maintenance margin ${amount(p.margin.total_maintenance_margin, this.#collateral)}.`,
         details: {
           accountValue: p.margin.total_account_value,
           maintenanceMargin: p.margin.total_maintenance_margin,
@@ -156,30 +155,33 @@ export class AccountWatch {
     if (next !== this.#marginLevel) {
       const prev = this.#marginLevel
       this.#marginLevel = next
-      const details = { marginRatio: Number.isFinite(ratio) ? Number(ratio.toFixed(4)) : 'infinite' }
+      const { marginWarningRatio: warnAt, marginCriticalRatio: critAt } = this.#cfg
+      const threshold = next === 'critical' ? critAt : warnAt
+      const details = {
+        marginRatio: Number.isFinite(ratio) ? Number(ratio.toFixed(4)) : 'infinite',
+        threshold,
+      }
+      const shown = Number.isFinite(ratio) ? percent(ratio) : 'infinite (no equity left)'
       if (next === 'ok') {
-        // Straight from critical: the warning episode under it ends too (else it stays open forever).
-        const ending: Level[] = prev === 'critical' && this.#warningOpen ? ['critical', 'warning'] : [prev]
-        for (const level of ending)
-          alerts.push(
-            resolved(
-              'margin',
-              level,
-              'Margin ratio back to normal',
-              'Margin ratio fell below the warning threshold.',
-              now,
-              details,
-            ),
-          )
-        this.#warningOpen = false
+        // One message closes the episode, whatever its level: straight from critical the warning
+        // under it ends too, and the trader reads it once.
+        alerts.push(
+          resolved(
+            'margin',
+            prev,
+            'Margin ratio back to normal',
+            `Margin ratio ${shown} is back below the warning threshold ${percent(warnAt)}.`,
+            now,
+            { ...details, threshold: warnAt },
+          ),
+        )
       } else if (rank(next) > rank(prev)) {
-        if (next === 'warning') this.#warningOpen = true
         alerts.push(
           alert(
             'margin',
             next,
             `Margin ratio ${next}`,
-            `Margin ratio crossed the ${next} threshold.`,
+            `Margin ratio ${shown} crossed the ${next} threshold ${percent(threshold)}.`,
             now,
             details,
           ),
@@ -191,9 +193,9 @@ export class AccountWatch {
             'margin',
             'critical',
             'Margin ratio below critical',
-            'Margin ratio is back at warning level.',
+            `Margin ratio ${shown} is back below the critical threshold ${percent(critAt)} (still above the warning threshold ${percent(warnAt)}).`,
             now,
-            details,
+            { ...details, threshold: critAt },
           ),
         )
       }
@@ -234,7 +236,7 @@ export class AccountWatch {
             `withdrawal:${row.withdraw_id}`,
             'critical',
             `Withdrawal ${row.status}`,
-            `Withdrawal ${row.withdraw_id} of ${this.#humanAmount(row.amount, row.asset)} is ${row.status}.`,
+            `Withdrawal ${row.withdraw_id} of ${this.#humanAmount(row.amount, row.asset)} ${row.status === 'failed' ? 'failed' : 'was removed'}.`,
             now,
             { withdrawId: row.withdraw_id, amount: row.amount, asset: row.asset, to: row.to },
           ),
@@ -271,7 +273,7 @@ export class AccountWatch {
             `withdrawal:${id}`,
             'warning',
             'Withdrawal pending too long',
-            `Withdrawal ${id} has been pending for ${Math.round((now - t.createdAt) / 60_000)} min.`,
+            `Withdrawal ${id} has been pending for ${Math.round((now - t.createdAt) / 60_000)} min (warning after ${Math.round(this.#cfg.withdrawalPendingWarnMs / 60_000)} min).`,
             now,
             {
               withdrawId: id,
@@ -305,7 +307,7 @@ export class AccountWatch {
   observeRateLimits(count: number, now: number): Alert[] {
     return this.#episode('rateLimited', count >= this.#cfg.rateLimitWarnCount, now, () => ({
       title: 'Repeated rate limiting',
-      message: `${count} rate-limit responses in the recent window.`,
+      message: `${count} rate-limit responses (429) in the recent window (warning from ${this.#cfg.rateLimitWarnCount}).`,
       details: { count },
     }))
   }
@@ -325,7 +327,7 @@ export class AccountWatch {
   observeClockSkew(skewMs: number, now: number): Alert[] {
     return this.#episode('clockSkewed', Math.abs(skewMs) > this.#cfg.clockSkewWarnMs, now, () => ({
       title: 'Clock skew',
-      message: `Local clock differs from the server by ${skewMs} ms.`,
+      message: `Local clock differs from the venue's by ${skewMs} ms (warning beyond ${this.#cfg.clockSkewWarnMs} ms).`,
       details: { skewMs },
     }))
   }
@@ -364,7 +366,10 @@ const FLAG_EPISODES: Record<Flag, { key: string; severity: Severity; ended: Epis
   inLiquidation: {
     key: 'liquidation',
     severity: 'critical',
-    ended: { title: 'Account no longer in liquidation', message: 'in_liquidation is false again.' },
+    ended: {
+      title: 'Account no longer in liquidation',
+      message: 'The venue no longer reports the account in liquidation.',
+    },
   },
   proxyExpiring: {
     key: 'proxy-expiry',

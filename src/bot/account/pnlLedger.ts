@@ -6,9 +6,14 @@
  * Sign conventions: a fill's `fee` is what we paid (a maker rebate is negative); a funding charge's
  * `funding` is what we paid (received is negative); `pnl` is the realized PnL the fill closed. Net PnL
  * = realized + unrealized − fees − funding.
+ *
+ * Since the start: with `sinceStart`, the first positions observed are the opening inventory, marked
+ * at the start. Its unrealized PnL then is not ours: `unrealizedPnl` is the venue's less that, so a
+ * bot started on a position shows net 0, not the position's history. What the opening inventory gains
+ * or loses afterwards is ours and part of net, and `inventoryPnl` shows it apart.
  */
 
-import { addDecimal, mulDecimal, subDecimal } from '../../decimal.ts'
+import { addDecimal, compareDecimal, divDecimal, mulDecimal, subDecimal } from '../../decimal.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** A fill as the venue reports it (REST `/v1/account/fills` and the `fills` channel use these keys). */
@@ -58,6 +63,9 @@ const empty = (): InstrumentPnl => ({
   position: '0',
   entryPrice: undefined,
   unrealizedPnl: '0',
+  openingPosition: '0',
+  openingUnrealizedPnl: '0',
+  inventoryPnl: '0',
   netPnl: '0',
   lastFillAt: undefined,
 })
@@ -68,8 +76,38 @@ function absProduct(a: string, b: string): string {
   return product.startsWith('-') ? product.slice(1) : product
 }
 
+/** Digits kept for a mark derived from entry + unrealized / size (display figures only). */
+const MARK_SCALE = 12
+
+/** The mark a venue position implies: entry + unrealized / size (undefined when flat). */
+function impliedMark(p: LedgerPosition): string | undefined {
+  if (compareDecimal(p.size, '0') === 0) return undefined
+  return addDecimal(p.entry_price, divDecimal(p.unrealized_pnl, p.size, MARK_SCALE, 'half-even'))
+}
+
+interface Opening {
+  size: string
+  unrealized: string
+  /** The mark at the start; undefined when flat then. */
+  mark: string | undefined
+}
+
+export interface PnlLedgerOptions {
+  /** The first positions observed are the opening inventory (the bot's start); default false. */
+  sinceStart?: boolean | undefined
+}
+
 export class PnlLedger {
   readonly #byInstrument = new Map<number, InstrumentPnl>()
+  /** The opening inventory per instrument, once marked (undefined: not marked yet). */
+  #opening: Map<number, Opening> | undefined
+  readonly #sinceStart: boolean
+  /** The venue's unrealized PnL per instrument (the snapshot shows it less the opening's). */
+  readonly #venueUnrealized = new Map<number, string>()
+
+  constructor(o: PnlLedgerOptions = {}) {
+    this.#sinceStart = o.sinceStart === true
+  }
   readonly #seen = new Set<string>()
   readonly #recent: LedgerFill[] = []
 
@@ -119,20 +157,44 @@ export class PnlLedger {
 
   /** The venue's positions now: instruments not listed are flat. */
   observePositions(positions: readonly LedgerPosition[], tracked: readonly number[] = []): void {
+    if (this.#sinceStart && this.#opening === undefined) {
+      // The first portfolio of the run: what is held now was held before the start.
+      this.#opening = new Map()
+      for (const p of positions)
+        this.#opening.set(p.instrument_id, {
+          size: p.size,
+          unrealized: p.unrealized_pnl,
+          mark: impliedMark(p),
+        })
+    }
     const listed = new Set(positions.map((p) => p.instrument_id))
     for (const p of positions) {
       const e = this.#of(p.instrument_id)
       e.position = p.size
       e.entryPrice = p.entry_price
-      e.unrealizedPnl = p.unrealized_pnl
+      this.#venueUnrealized.set(p.instrument_id, p.unrealized_pnl)
+      this.#markInventory(e, p.instrument_id, impliedMark(p))
     }
     for (const iid of [...this.#byInstrument.keys(), ...tracked]) {
       if (listed.has(iid)) continue
       const e = this.#of(iid)
       e.position = '0'
       e.entryPrice = undefined
-      e.unrealizedPnl = '0'
+      this.#venueUnrealized.set(iid, '0')
     }
+    for (const [iid, e] of this.#byInstrument) {
+      const open = this.#opening?.get(iid)
+      e.openingPosition = open?.size ?? '0'
+      e.openingUnrealizedPnl = open?.unrealized ?? '0'
+      e.unrealizedPnl = subDecimal(this.#venueUnrealized.get(iid) ?? '0', e.openingUnrealizedPnl)
+    }
+  }
+
+  /** The opening inventory valued at today's mark; kept at its last value once the position is flat. */
+  #markInventory(e: InstrumentPnl, iid: number, markNow: string | undefined): void {
+    const open = this.#opening?.get(iid)
+    if (!open || open.mark === undefined || markNow === undefined) return
+    e.inventoryPnl = mulDecimal(open.size, subDecimal(markNow, open.mark))
   }
 
   /** The latest fills applied (at most 50), oldest first. */
@@ -154,9 +216,11 @@ export class PnlLedger {
       total.fees = addDecimal(total.fees, e.fees)
       total.funding = addDecimal(total.funding, e.funding)
       total.unrealizedPnl = addDecimal(total.unrealizedPnl, e.unrealizedPnl)
+      total.openingUnrealizedPnl = addDecimal(total.openingUnrealizedPnl, e.openingUnrealizedPnl)
+      total.inventoryPnl = addDecimal(total.inventoryPnl, e.inventoryPnl)
       total.netPnl = addDecimal(total.netPnl, netPnl)
     }
-    const { position: _p, entryPrice: _e, lastFillAt: _l, ...account } = total
+    const { position: _p, entryPrice: _e, lastFillAt: _l, openingPosition: _o, ...account } = total
     return {
       instruments,
       account: { ...account, makerShare: total.fills === 0 ? undefined : total.makerFills / total.fills },

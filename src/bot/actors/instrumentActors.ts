@@ -39,6 +39,8 @@ export interface ActorInstrument {
   id: number
   symbol: string
   asset: string
+  /** The currency prices and PnL are quoted in, as the venue names it (e.g. "USDC"). */
+  quoteAsset: string
   strategy: string
   catalogueQuery: CatalogueQuery | undefined
   /** Whether its strategy reads statistics (`Strategy.reads`): only then are they read for it. */
@@ -97,6 +99,7 @@ export function createInstrumentActors(o: {
       id: inst.instrument_id,
       symbol: inst.symbol,
       asset: inst.base_asset,
+      quoteAsset: inst.quote_asset,
       strategy: r.strategy.name,
       catalogueQuery: r.strategy.catalogueQuery,
       readsStatistics: r.strategy.reads.has('statistics'),

@@ -49,6 +49,7 @@ export function createAlertHub(o: {
       createWebhookAlertSink({
         url: o.secrets.ALERT_WEBHOOK_URL,
         ...webhookSinkSettings(w),
+        mode: o.settings.mode,
         clock: o.clock,
         random: o.random,
         logger: o.logger.child({ component: 'webhook' }),
@@ -75,6 +76,7 @@ export function createAlertHub(o: {
 export function webhookSinkSettings(w: Settings['alerts']['webhook']) {
   return {
     format: w.format,
+    inDryRun: w.inDryRun,
     telegramChatId: w.telegramChatId,
     minSeverity: w.minSeverity,
     maxPerMinute: w.maxPerMinute,

@@ -30,7 +30,7 @@ export interface ObservedParts {
   clock: { now(): number }
   venueClock: { now(): number; readonly offsetMs: number }
   actors: {
-    readonly instruments: readonly { id: number; symbol: string; strategy: string }[]
+    readonly instruments: readonly { id: number; symbol: string; strategy: string; quoteAsset?: string }[]
     snapshotOf(id: number): InstrumentView['actor']
   }
   account: { snapshot(): AccountWatchSnapshot; pnl(): PnlSnapshot; readonly fundingCharges: number }

@@ -19,8 +19,14 @@ export interface InstrumentView {
   id: number
   symbol: string
   strategy: string
+  /** The currency its prices and PnL are quoted in (e.g. "USDC"). */
+  quoteAsset?: string | undefined
   actor: { value: StateValueLike; context: InstrumentContext } | undefined
 }
+
+/** The unit of the account's amounts: the instruments' quote asset (they share one on this venue). */
+export const currencyOf = (instruments: readonly InstrumentView[]): string | undefined =>
+  instruments.find((i) => i.quoteAsset !== undefined)?.quoteAsset
 
 export interface StatusInputs {
   mode: BotMode
@@ -132,6 +138,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
     account: {
       marginRatio: s.account.marginRatio,
       marginLevel: s.account.marginLevel,
+      currency: currencyOf(s.instruments),
       inLiquidation: s.account.inLiquidation,
       pendingWithdrawals: s.account.pendingWithdrawals,
       pnl: s.pnl.account,

@@ -14,7 +14,7 @@ import type {
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { LedgerFill, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { WindowBudgetState } from '../limiter/windowBudget.ts'
-import { type InstrumentView, instrumentBasics, type StatusInputs } from './statusView.ts'
+import { currencyOf, type InstrumentView, instrumentBasics, type StatusInputs } from './statusView.ts'
 
 /** The part of the status inputs a sample reads (`StatusInputs` is one). */
 export interface TimelineInputs
@@ -70,6 +70,8 @@ function instrumentSample(view: InstrumentView, s: TimelineInputs): TimelineInst
     ...bestQuotes(ctx?.openOrders ?? []),
     position: num(position) ?? 0,
     openOrders: st.openOrders,
+    priceDecimals: ctx?.instrument.priceDecimals,
+    quantityDecimals: ctx?.instrument.quantityDecimals,
   }
 }
 
@@ -122,9 +124,12 @@ export function boardOf(s: TimelineInputs, fills: readonly LedgerFill[]): Timeli
     pnl: f.pnl,
     maker: !f.taker,
     liquidation: f.liq === true,
+    // A fill that realized nothing opened or added to a position: its PnL cell stays blank.
+    closes: Number(f.pnl) !== 0,
   })
   return {
     botMode: s.mode,
+    currency: currencyOf(s.instruments),
     fills: fills.slice(-BOARD_ROWS).reverse().map(fillView),
     openAlerts: openAlerts(s.alerts).slice(0, BOARD_ROWS).map(alertView),
     recentAlerts: s.alerts.slice(-BOARD_ROWS).reverse().map(alertView),

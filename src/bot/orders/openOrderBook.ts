@@ -3,8 +3,13 @@
  * cheaper) and publishes them per instrument. Built before the order path, which reconciles through
  * it after an unknown outcome; the instrument actors subscribe to what it publishes. Between reads,
  * order states pushed on the `orders` stream update it one order at a time (`observe`).
+ *
+ * Given `isOurs`, orders the bot did not place (no coid with our tag, see src/perps/orderTag.ts) are
+ * kept apart: never published to the actors (so never repriced or cancelled by a plan), listed by
+ * `snapshot().foreign`, and logged whenever that list changes.
  */
 import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import { DIFFABLE_ORDER_STATUSES } from '../quoting/quoteDiff.ts'
@@ -26,8 +31,8 @@ export interface OpenOrderBook {
   observe(order: Order): void
   /** Listeners are awaited: `reconcile` resolves once every subscriber has taken the update. */
   subscribe(listener: (update: OpenOrdersUpdate) => Promise<void> | void): () => void
-  /** The last complete read (every tracked instrument), if any. */
-  snapshot(): { orders: readonly Order[]; reconciledAt: number | undefined }
+  /** The last complete read (every tracked instrument), if any; `foreign`: orders not ours, left alone. */
+  snapshot(): { orders: readonly Order[]; reconciledAt: number | undefined; foreign: readonly Order[] }
 }
 
 /** Per-instrument reads cost 1 each, an all-instrument read 20: below this many, read one by one. */
@@ -38,7 +43,34 @@ export function createOpenOrderBook(o: {
   clock: Pick<Clock, 'now'>
   /** Every instrument the bot trades. */
   instrumentIds: readonly number[]
+  /** Which orders are the bot's own; absent: every order is (`orders.foreign: adopt`). */
+  isOurs?: ((order: Order) => boolean) | undefined
+  /** Says which foreign orders rest, when that changes. */
+  logger?: Pick<Logger, 'info'> | undefined
 }): OpenOrderBook {
+  const isOurs = o.isOurs ?? (() => true)
+  /** Orders not ours, by order id (any instrument of the account). */
+  const foreign = new Map<number, Order>()
+  let foreignSaid = ''
+  const sayForeign = (): void => {
+    const list = [...foreign.values()]
+    const said = list
+      .map((x) => `${x.oid}:${x.rest}`)
+      .sort()
+      .join(',')
+    if (said === foreignSaid) return
+    foreignSaid = said
+    const perInstrument = new Map<number, number>()
+    for (const x of list) perInstrument.set(x.iid, (perInstrument.get(x.iid) ?? 0) + 1)
+    o.logger?.info(
+      {
+        foreignOrders: list.map((x) => ({ oid: x.oid, iid: x.iid, buy: x.buy, price: x.p, resting: x.rest })),
+      },
+      list.length === 0
+        ? 'foreign orders: none rest now'
+        : `foreign orders: leaving ${list.length} order(s) the bot did not place alone (${[...perInstrument].map(([iid, n]) => `instrument ${iid}: ${n}`).join(', ')}); they are never repriced or cancelled by the bot`,
+    )
+  }
   const listeners = new Set<(update: OpenOrdersUpdate) => Promise<void> | void>()
   const tracked = [...o.instrumentIds]
   let last: readonly Order[] = []
@@ -61,15 +93,32 @@ export function createOpenOrderBook(o: {
         : await o.perps.getOpenOrders(undefined, { signal })
       const receivedAt = o.clock.now()
       const byInstrument = new Map<number, Order[]>((wanted ?? tracked).map((id) => [id, []]))
-      for (const x of orders) byInstrument.get(x.iid)?.push(x)
+      const covered = new Set(wanted ?? [])
+      for (const [oid, x] of foreign) if (!wanted || covered.has(x.iid)) foreign.delete(oid)
+      const ours: Order[] = []
+      for (const x of orders) {
+        if (!isOurs(x)) {
+          foreign.set(x.oid, x)
+          continue
+        }
+        ours.push(x)
+        byInstrument.get(x.iid)?.push(x)
+      }
+      sayForeign()
       if (!wanted) {
-        last = orders
+        last = ours
         reconciledAt = receivedAt
       }
       for (const [id, list] of byInstrument) open.set(id, new Map(list.map((x) => [x.oid, x])))
       await publish({ byInstrument, receivedAt })
     },
     observe(order) {
+      if (!isOurs(order)) {
+        if (DIFFABLE_ORDER_STATUSES.has(order.status)) foreign.set(order.oid, order)
+        else foreign.delete(order.oid)
+        sayForeign()
+        return
+      }
       const mine = open.get(order.iid)
       if (mine === undefined) return
       // A push never takes an order back to an older state (a read may have seen a newer one).
@@ -85,6 +134,6 @@ export function createOpenOrderBook(o: {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    snapshot: () => ({ orders: last, reconciledAt }),
+    snapshot: () => ({ orders: last, reconciledAt, foreign: [...foreign.values()] }),
   }
 }

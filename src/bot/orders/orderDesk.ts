@@ -9,12 +9,12 @@ import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { BatchOutcome } from '../../ops/metrics.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { ClientOrderIds } from '../../perps/orderTag.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { type Batcher, type BatchSend, createBatcher } from './batcher.ts'
 import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
-import { createOrderGateway, type OrderGateway } from './orderGateway.ts'
+import { type CancelById, createOrderGateway, type OrderGateway } from './orderGateway.ts'
 
 export interface OrderDesk {
   readonly batcher: Batcher
@@ -29,8 +29,13 @@ export interface BatchRecorder {
 }
 
 export function createOrderDesk(o: {
-  perps: BatchSend & Pick<PerpsClient, 'cancelAll'>
-  openOrders: Pick<OpenOrderBook, 'reconcile'>
+  perps: BatchSend & CancelById & Pick<PerpsClient, 'cancelAll'> & Partial<Pick<PerpsClient, 'getOpenOrders'>>
+  /** With `snapshot`, a cancel-all spares the orders the bot did not place. */
+  openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'snapshot'>>
+  /** Our client order ids for creates (absent: none). */
+  orderIds?: { next(): string } | undefined
+  /** Which orders are ours: while others rest, a cancel-all cancels ours by id (absent: all). */
+  isOurs?: ((order: Order) => boolean) | undefined
   settings: Settings
   clock: Clock
   logger: Logger
@@ -38,8 +43,6 @@ export function createOrderDesk(o: {
   metrics?: BatchRecorder | undefined
   /** Told once when reprices fall back to cancel + create. */
   alerts?: AlertSink | undefined
-  /** Client order ids for creates that have none (fleet mode: they carry the lease epoch). */
-  clientOrderIds?: Pick<ClientOrderIds, 'next'> | undefined
 }): OrderDesk {
   const modify = new ModifyCapability()
   const batcher = createBatcher({
@@ -77,9 +80,14 @@ export function createOrderDesk(o: {
       }
     },
   })
-  return {
+  const { snapshot } = o.openOrders
+  const gateway = createOrderGateway({
     batcher,
+    perps: o.perps,
     modify,
-    gateway: createOrderGateway({ batcher, perps: o.perps, modify, clientOrderIds: o.clientOrderIds }),
-  }
+    orderIds: o.orderIds,
+    book: snapshot && { snapshot },
+    isOurs: o.isOurs,
+  })
+  return { batcher, modify, gateway }
 }

@@ -8,10 +8,14 @@
  * cancel of the order and then, once the cancel went through, a create of the same side and flags at
  * the new price and quantity; the pair is reported as the modify's one result, so the actor's plan
  * contract is unchanged.
+ *
+ * Every create carries our client order id (`orderIds`, src/perps/orderTag.ts), so a restarted or
+ * crashed run's orders are still recognised as ours. While orders the bot did not place rest (the
+ * open-order book's `foreign`), a cancel-all (a halt, the exit policy) cancels ours by id instead, so
+ * a trader's manual orders stay on the book.
  */
 
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { ClientOrderIds } from '../../perps/orderTag.ts'
 import type {
   BatchRejected,
   CancelResult,
@@ -27,8 +31,20 @@ import type { ModifyCapability } from './modifyCapability.ts'
 
 export interface OrderGateway {
   submitPlan(input: SubmitPlanInput): Promise<PlanOutcome>
-  /** Cancels every open order (of one instrument when given), at risk priority. */
-  cancelAll(instrumentId: number | undefined, options?: { signal?: AbortSignal | undefined }): Promise<void>
+  /**
+   * Cancels every open order of ours (of one instrument when given), at risk priority; with `exit`,
+   * at the stop sequence's own priority (held by nothing local) and signed with the local clock while
+   * the venue's is refused. `only` narrows it to some of our orders (a fleet process that lost its
+   * lease cancels its own epoch's); then it always goes by id.
+   */
+  cancelAll(
+    instrumentId: number | undefined,
+    options?: {
+      signal?: AbortSignal | undefined
+      exit?: boolean | undefined
+      only?: ((order: Order) => boolean) | undefined
+    },
+  ): Promise<void>
 }
 
 type NotOk = Exclude<ItemOutcome<BatchRejected>, { status: 'ok' }>
@@ -52,18 +68,37 @@ const modifyResult = (o: ItemOutcome<ModifyResult>): ItemResult =>
 const ackResult = (o: ItemOutcome<CreateOrderAck | CancelResult>): ItemResult =>
   o.status === 'ok' ? { status: 'ok', oid: o.oid } : notOk(o)
 
+/** What the gateway needs to cancel by id (the perps client's `cancelOrders`, at any priority). */
+export interface CancelById {
+  cancelOrders(
+    oids: readonly number[],
+    options: {
+      priority: 'risk' | 'exit'
+      signal: AbortSignal
+      localClockIfUntrusted?: boolean
+      onAdmitted: () => Promise<void>
+    },
+  ): Promise<readonly CancelResult[]>
+}
+
+/** Order ids per cancel request (the venue's batch limit is higher; this keeps requests small). */
+const CANCEL_BY_ID_CHUNK = 99
+
 export function createOrderGateway(deps: {
   batcher: Batcher
-  perps: Pick<PerpsClient, 'cancelAll'>
+  perps: Pick<PerpsClient, 'cancelAll'> & Partial<Pick<PerpsClient, 'getOpenOrders'>> & CancelById
   /** Absent: modifies are always sent as modifies. */
   modify?: Pick<ModifyCapability, 'mode'> | undefined
-  /** Present (fleet): a create without a client order id gets one (tag | lease epoch | sequence). */
-  clientOrderIds?: Pick<ClientOrderIds, 'next'> | undefined
+  /** Our client order ids for creates; absent: creates carry none. */
+  orderIds?: { next(): string } | undefined
+  /** Our open orders and the foreign ones; absent: cancel-all cancels everything. */
+  book?: { snapshot(): { foreign: readonly Order[] } } | undefined
+  /** Which orders are ours (by coid tag): while others rest, what a cancel-all cancels. */
+  isOurs?: ((order: Order) => boolean) | undefined
 }): OrderGateway {
   const { batcher } = deps
-  const ids = deps.clientOrderIds
-  const withCoid = (order: CreateOrderInput): CreateOrderInput =>
-    ids === undefined || order.coid !== undefined ? order : { ...order, coid: ids.next() }
+  const tagged = <T extends { coid?: string | undefined }>(order: T): T =>
+    deps.orderIds && order.coid === undefined ? { ...order, coid: deps.orderIds.next() } : order
 
   /** One modify as cancel, then create of the same order at the new price and quantity. */
   async function replace(
@@ -83,7 +118,7 @@ export function createOrderGateway(deps: {
       }
     const created = await batcher.submit({
       type: 'createOrders',
-      order: withCoid({
+      order: tagged<CreateOrderInput>({
         iid,
         buy: order.buy,
         p: m.p,
@@ -117,7 +152,7 @@ export function createOrderGateway(deps: {
           plan.create.map((order) =>
             batcher.submit({
               type: 'createOrders',
-              order: withCoid(order),
+              order: tagged(order),
               priority: order.ro ? 'risk' : priority,
               lazy,
             }),
@@ -137,10 +172,48 @@ export function createOrderGateway(deps: {
       }
     },
     async cancelAll(instrumentId, options = {}) {
-      await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, {
-        priority: 'risk',
+      const foreign =
+        deps.book?.snapshot().foreign.filter((x) => instrumentId === undefined || x.iid === instrumentId) ??
+        []
+      const { only } = options
+      const isOurs = deps.isOurs
+      const exit = options.exit === true
+      const priority = exit ? 'exit' : 'risk'
+      const command = {
+        priority,
         signal: options.signal,
-      })
+        ...(exit ? { localClockIfUntrusted: true } : {}),
+      } as const
+      if (
+        only === undefined &&
+        (isOurs === undefined || deps.perps.getOpenOrders === undefined || foreign.length === 0)
+      ) {
+        await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, command)
+        return
+      }
+      // Others' orders rest (or only some of ours go): by id, read fresh (creates since the last read
+      // count); theirs stay.
+      const signal = options.signal ?? new AbortController().signal
+      const open =
+        (await deps.perps.getOpenOrders?.(instrumentId === undefined ? undefined : { instrumentId }, {
+          signal,
+          ...(exit ? { priority: 'exit' as const } : {}),
+        })) ?? []
+      const ids = open.filter((x) => (isOurs?.(x) ?? true) && (only?.(x) ?? true)).map((x) => x.oid)
+      for (let i = 0; i < ids.length; i += CANCEL_BY_ID_CHUNK) {
+        const results = await deps.perps.cancelOrders(ids.slice(i, i + CANCEL_BY_ID_CHUNK), {
+          ...command,
+          signal,
+          onAdmitted: async () => undefined,
+        })
+        const refused = results.filter(
+          (r) => r.status !== 'ok' && !/not.?found|not_in_orderbook/i.test(r.error ?? ''),
+        )
+        if (refused.length > 0)
+          throw new Error(
+            `cancel by id: ${refused.length} order(s) refused (${refused[0]?.error ?? 'unknown'})`,
+          )
+      }
     },
   }
 }

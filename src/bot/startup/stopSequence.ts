@@ -12,7 +12,6 @@
 import { type Clock, sleep } from '../../clock.ts'
 import { describeError, RateLimitError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
-import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 
 export interface StopReport {
@@ -155,14 +154,22 @@ export interface StoppableBot {
   }
   orders: {
     batcher: { stop(): Promise<void> }
-    gateway: { cancelAll(ids: undefined, opts: { signal: AbortSignal }): Promise<void> }
+    gateway: {
+      cancelAll(
+        ids: undefined,
+        opts: { signal: AbortSignal; exit: true; only?: ((order: Order) => boolean) | undefined },
+      ): Promise<void>
+    }
   }
   openOrders: { snapshot(): { orders: readonly Order[] } }
   deadMan: { stop(clear: boolean): Promise<void> } | undefined
   limiter: { stop(): Promise<void> }
   alerts: { flush(timeoutMs: number): Promise<void> }
-  /** The exit's cancel-all goes straight to the client at the `exit` priority (held by nothing local). */
-  perps: Pick<PerpsClient, 'cancelAll'>
+  /**
+   * Narrows the exit's cancels to some of our orders (a fleet process that lost its lease: its own
+   * epoch's, by id); absent, all of ours (cancel-all when no foreign order rests).
+   */
+  exitOnly?: (() => ((order: Order) => boolean) | undefined) | undefined
   /** Whether the venue's clock is trusted (else the exit signs with the local clock). */
   venueClock: { readonly trusted: boolean }
   close: readonly (() => Promise<void> | void)[]
@@ -175,11 +182,14 @@ export function botStopParts(b: StoppableBot): StopParts {
     stopPlanning: () => b.actors.stopAll(),
     dropQueued: () => b.limiter.stop(),
     finishOrders: () => b.orders.batcher.stop(),
+    // The exit's cancels go at the `exit` priority (held by nothing local), through the gateway so
+    // foreign orders stay and a fenced fleet process cancels only its own epoch's.
     cancelAll: async (signal) => {
-      await b.perps.cancelAll({}, { signal, priority: 'exit', localClockIfUntrusted: true })
+      await b.orders.gateway.cancelAll(undefined, { signal, exit: true, only: b.exitOnly?.() })
     },
     exitClock: () => (b.venueClock.trusted ? 'venue' : 'local'),
-    disarm: async (clear) => b.deadMan?.stop(clear),
+    // Narrowed exit (a fenced fleet process): the switch stays armed, as it now guards a successor.
+    disarm: async (clear) => b.deadMan?.stop(clear && b.exitOnly?.() === undefined),
     lastOrders: () =>
       ordersMayRemain([
         b.openOrders.snapshot().orders,

@@ -1,8 +1,11 @@
 /**
  * The dashboard's server-sent events (`GET /events`): a `snapshot` event with everything the timeline
  * retains, then one `sample` event per sample. Each update is scrubbed and serialized once for all
- * clients. Clients are bounded (beyond `maxClients` a 503), a client that stops reading is dropped
- * once its backlog passes `maxBacklogBytes`, and `close` ends every stream (shutdown). A client that
+ * clients. Clients are bounded (`maxClients`), and clients that do not read cannot lock the page out:
+ * a client is dropped once its backlog passes `maxBacklogBytes` or has not drained for `maxStallMs`;
+ * when every slot is taken, a new client takes the slot of the one furthest behind, else of the oldest
+ * one served at least `minServeMs` (so viewers that just arrived are not bumped: those get a 503).
+ * `close` ends every stream (shutdown). A client that
  * accepts gzip gets the stream gzipped, flushed after every message: the samples repeat their keys and
  * strings, so the snapshot shrinks several-fold.
  */
@@ -15,6 +18,10 @@ import type { TimelineSource, TimelineUpdate } from './timelineTypes.ts'
 export const DEFAULT_MAX_SSE_CLIENTS = 8
 /** 1 MiB: a few minutes of samples for a typical fleet; a client further behind is dropped. */
 export const DEFAULT_MAX_BACKLOG_BYTES = 1 << 20
+/** A client whose backlog has not drained for this long (wall time) is not reading: it is dropped. */
+export const DEFAULT_MAX_STALL_MS = 30_000
+/** A client served at least this long may give its slot to a new one when every slot is taken. */
+export const DEFAULT_MIN_SERVE_MS = 10_000
 /** How long `close` lets the last bytes (a gzip trailer) reach the clients: wall time, network I/O. */
 const CLOSE_WAIT_MS = 250
 
@@ -23,6 +30,10 @@ export interface EventStreamOptions {
   secrets?: readonly (string | undefined)[] | undefined
   maxClients?: number | undefined
   maxBacklogBytes?: number | undefined
+  maxStallMs?: number | undefined
+  minServeMs?: number | undefined
+  /** Wall clock for the stall and serve bounds (network I/O, not the bot's clock); default Date.now. */
+  now?: (() => number) | undefined
 }
 
 export interface EventStream {
@@ -38,7 +49,12 @@ interface Client {
   gzip: Gzip | undefined
   /** Where messages go: the gzip stream piped to `res`, or `res`. */
   out: Writable
+  openedAt: number
+  /** Since when its backlog has not drained; undefined while it keeps up. */
+  behindSince: number | undefined
 }
+
+const backlog = (c: Client): number => c.res.writableLength + (c.gzip?.writableLength ?? 0)
 
 /** Writes a message and, when gzipped, flushes it so the page gets it now. */
 function send(c: Client, message: string): void {
@@ -52,6 +68,9 @@ const frame = (event: string, data: unknown): string => `event: ${event}\ndata: 
 export function createEventStream(o: EventStreamOptions): EventStream {
   const maxClients = o.maxClients ?? DEFAULT_MAX_SSE_CLIENTS
   const maxBacklog = o.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES
+  const maxStall = o.maxStallMs ?? DEFAULT_MAX_STALL_MS
+  const minServe = o.minServeMs ?? DEFAULT_MIN_SERVE_MS
+  const now = o.now ?? Date.now
   const clients = new Set<Client>()
   let closed = false
   let unsubscribe: (() => void) | undefined
@@ -63,19 +82,46 @@ export function createEventStream(o: EventStreamOptions): EventStream {
       unsubscribe = undefined
     }
   }
+  const evict = (c: Client): void => {
+    drop(c)
+    c.gzip?.destroy()
+    c.res.destroy()
+  }
+  /** Notes who is behind; drops those past a bound. */
+  const sweep = (t: number): void => {
+    for (const c of clients) {
+      const b = backlog(c)
+      if (b === 0) c.behindSince = undefined
+      else c.behindSince ??= t
+      if (b > maxBacklog || (c.behindSince !== undefined && t - c.behindSince >= maxStall)) evict(c)
+    }
+  }
+  /** The client to bump for a new one: the furthest behind, else the oldest served long enough. */
+  const bumpable = (t: number): Client | undefined => {
+    let pick: Client | undefined
+    for (const c of clients) {
+      if (backlog(c) > 0 && (pick === undefined || backlog(c) > backlog(pick))) pick = c
+    }
+    if (pick) return pick
+    for (const c of clients) {
+      if (t - c.openedAt >= minServe && (pick === undefined || c.openedAt < pick.openedAt)) pick = c
+    }
+    return pick
+  }
   const broadcast = (u: TimelineUpdate): void => {
     const message = frame('sample', sanitizeForJson(u, { secrets: o.secrets }))
-    for (const c of clients) {
-      if (c.res.writableLength + (c.gzip?.writableLength ?? 0) > maxBacklog) {
-        drop(c)
-        c.gzip?.destroy()
-        c.res.destroy()
-      } else send(c, message)
-    }
+    sweep(now())
+    for (const c of clients) send(c, message)
   }
 
   return {
     open(req, res) {
+      const t = now()
+      if (!closed && clients.size >= maxClients) {
+        sweep(t)
+        const bump = clients.size >= maxClients ? bumpable(t) : undefined
+        if (bump) evict(bump)
+      }
       if (closed || clients.size >= maxClients) {
         const body = `${JSON.stringify({ error: closed ? 'closing' : 'too_many_clients', limit: maxClients })}\n`
         res.writeHead(503, {
@@ -97,7 +143,7 @@ export function createEventStream(o: EventStreamOptions): EventStream {
         ...(gzip ? { 'content-encoding': 'gzip' } : {}),
       })
       gzip?.pipe(res)
-      const c: Client = { res, gzip, out: gzip ?? res }
+      const c: Client = { res, gzip, out: gzip ?? res, openedAt: t, behindSince: undefined }
       // The page reconnects after 3 s if the stream breaks (the browser's default, said explicitly).
       send(
         c,

@@ -4,16 +4,25 @@
  * every string from the bot is put in the page as text, never as markup.
  */
 
-/** The page's script (kept free of template syntax so it can live in a plain string). */
+import { CHART_AXES_JS } from '../../format/chartAxes.ts'
+
+/**
+ * The page's script: the shared number formatting and chart axes (src/format), then the page's own
+ * code (kept free of template syntax so it can live in a plain string).
+ */
 export const DASHBOARD_SCRIPT = `
 'use strict';
+${CHART_AXES_JS}
 (function () {
   var H = 220;
   var samples = [];
+  var currency = '';
   var capacity = 900;
   var charts = new Map();
   var pending = false;
   var byId = function (id) { return document.getElementById(id); };
+  // By key, for the browser test that reads the rendered tick labels.
+  window.perpbotCharts = {};
 
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
@@ -38,11 +47,11 @@ export const DASHBOARD_SCRIPT = `
       tr.appendChild(el('td', null, i.symbol));
       tr.appendChild(el('td', { class: cls }, i.state));
       tr.appendChild(el('td', null, i.reason));
-      tr.appendChild(el('td', { class: 'n' }, num(i.index)));
-      tr.appendChild(el('td', { class: 'n' }, num(i.mark)));
-      tr.appendChild(el('td', { class: 'n bid' }, num(i.bid)));
-      tr.appendChild(el('td', { class: 'n ask' }, num(i.ask)));
-      tr.appendChild(el('td', { class: 'n' }, num(i.position)));
+      tr.appendChild(el('td', { class: 'n' }, price(i.index, i.priceDecimals)));
+      tr.appendChild(el('td', { class: 'n' }, price(i.mark, i.priceDecimals)));
+      tr.appendChild(el('td', { class: 'n bid' }, price(i.bid, i.priceDecimals)));
+      tr.appendChild(el('td', { class: 'n ask' }, price(i.ask, i.priceDecimals)));
+      tr.appendChild(el('td', { class: 'n' }, quantity(i.position, i.quantityDecimals)));
       tr.appendChild(el('td', { class: 'n' }, i.openOrders));
       return tr;
     });
@@ -53,9 +62,10 @@ export const DASHBOARD_SCRIPT = `
     var a = last.account;
     var l = last.limiter;
     var pct = function (b) { return b.capacity > 0 ? num((100 * b.used) / b.capacity, 1) + ' %' : '–'; };
+    var cur = currency || undefined;
     var cells = [
-      ['net PnL', num(a.netPnl, 4)], ['realized', num(a.realizedPnl, 4)], ['unrealized', num(a.unrealizedPnl, 4)],
-      ['fees', num(a.fees, 4)], ['funding', num(a.funding, 4)], ['margin ratio', num(a.marginRatio, 4)],
+      ['net PnL', amount(a.netPnl, cur)], ['realized', amount(a.realizedPnl, cur)], ['unrealized', amount(a.unrealizedPnl, cur)],
+      ['fees', amount(a.fees, cur)], ['funding', amount(a.funding, cur)], ['margin ratio', percent(a.marginRatio)],
       ['request weight', l.request.used + ' / ' + l.request.capacity + ' (' + pct(l.request) + ')'],
       ['action weight', l.action.used + ' / ' + l.action.capacity + ' (' + pct(l.action) + ')'],
     ].map(function (c) {
@@ -79,6 +89,7 @@ export const DASHBOARD_SCRIPT = `
   function renderBoard(b) {
     var now = samples.length ? samples[samples.length - 1].at : Date.now();
     byId('mode').textContent = b.botMode;
+    currency = b.currency || currency;
     var open = b.openAlerts.map(function (a) { return alertItem(a, now); });
     var recent = b.recentAlerts.map(function (a) { return alertItem(a, now); });
     if (!open.length) open = [el('li', { class: 'none' }, 'none')];
@@ -89,11 +100,14 @@ export const DASHBOARD_SCRIPT = `
       var tr = el('tr');
       tr.appendChild(el('td', null, time(f.at)));
       tr.appendChild(el('td', null, f.symbol));
-      tr.appendChild(el('td', { class: f.side === 'long' || f.side === 'buy' ? 'bid' : 'ask' }, f.side));
+      var side = fillSide(f.side);
+      // An opening fill realizes nothing: its PnL cell is blank, not 0.
+      var opening = f.closes === false || (f.closes === undefined && Number(f.pnl) === 0);
+      tr.appendChild(el('td', { class: side === 'buy' ? 'bid' : 'ask' }, side));
       tr.appendChild(el('td', { class: 'n' }, f.qty));
       tr.appendChild(el('td', { class: 'n' }, f.price));
-      tr.appendChild(el('td', { class: 'n' }, f.fee));
-      tr.appendChild(el('td', { class: 'n' }, f.pnl));
+      tr.appendChild(el('td', { class: 'n' }, amount(f.fee, currency || undefined)));
+      tr.appendChild(el('td', { class: 'n' }, opening ? '' : amount(f.pnl, currency || undefined)));
       tr.appendChild(el('td', null, (f.maker ? 'maker' : 'taker') + (f.liquidation ? ', liquidation' : '')));
       return tr;
     });
@@ -115,15 +129,18 @@ export const DASHBOARD_SCRIPT = `
     if (c) { c.plot.setData(data); return; }
     var box = el('div', { class: 'chart', 'data-chart': key });
     byId(parent).appendChild(box);
+    var y = (extra && extra.y) || {};
     var opts = {
       title: title,
       width: Math.max(320, box.clientWidth),
       height: H,
-      scales: Object.assign({ x: { time: true } }, (extra && extra.scales) || {}),
+      scales: Object.assign({ x: { time: true }, y: { range: perpbotAxes.range } }, (extra && extra.scales) || {}),
       series: [{}].concat(series),
-      axes: [axis, Object.assign({}, axis, (extra && extra.y) || {})].concat((extra && extra.axes) || []),
+      axes: [perpbotAxes.x(axis), perpbotAxes.y(axis, y.scale, y.suffix)].concat((extra && extra.axes) || []),
     };
-    charts.set(key, { plot: new uPlot(opts, data, box), box: box });
+    var plot = new uPlot(opts, data, box);
+    window.perpbotCharts[key] = plot;
+    charts.set(key, { plot: plot, box: box });
   }
 
   function renderCharts(last) {
@@ -139,9 +156,10 @@ export const DASHBOARD_SCRIPT = `
         function () {
           return ['bid', 'ask', 'index', 'mark', 'position'].map(function (f) { return instrumentField(i.id, f); });
         },
-        { scales: { pos: { auto: true } }, y: { size: 70 }, axes: [Object.assign({}, axis, { scale: 'pos', side: 1, size: 60, grid: { show: false } })] });
+        { scales: { pos: { auto: true, range: perpbotAxes.range } },
+          axes: [Object.assign(perpbotAxes.y(axis), { scale: 'pos', side: 1, grid: { show: false } })] });
     });
-    chart('account-charts', 'pnl', 'PnL (quote currency)',
+    chart('account-charts', 'pnl', 'PnL (' + (currency || 'quote currency') + ')',
       [
         { label: 'net', stroke: '#f2c14e', width: 2 },
         { label: 'realized', stroke: '#2bb673' },
@@ -154,9 +172,10 @@ export const DASHBOARD_SCRIPT = `
           return samples.map(function (s) { return s.account[f]; });
         });
       });
-    chart('account-charts', 'margin', 'Margin ratio (maintenance / equity)',
+    chart('account-charts', 'margin', 'Margin ratio, % (maintenance / equity)',
       [{ label: 'margin ratio', stroke: '#f2c14e' }],
-      function () { return [samples.map(function (s) { return s.account.marginRatio; })]; });
+      function () { return [samples.map(function (s) { return s.account.marginRatio; })]; },
+      { y: { scale: 100, suffix: '%' } });
     chart('account-charts', 'weights', 'Weight budgets in use (% of the window)',
       [{ label: 'request', stroke: '#7fc8f8' }, { label: 'action', stroke: '#f0605d' }],
       function () {
@@ -164,7 +183,7 @@ export const DASHBOARD_SCRIPT = `
           return samples.map(function (s) { var b = s.limiter[k]; return b.capacity > 0 ? (100 * b.used) / b.capacity : null; });
         });
       },
-      { scales: { y: { range: [0, 100] } } });
+      { scales: { y: { range: [0, 100] } }, y: { suffix: '%' } });
   }
 
   function render() {

@@ -20,6 +20,9 @@ export interface TimelineInstrument {
   /** Signed position in contracts. */
   position: number
   openOrders: number
+  /** The instrument's decimals (prices and quantities are shown at them; absent: up to 6 figures). */
+  priceDecimals?: number | undefined
+  quantityDecimals?: number | undefined
 }
 
 export interface TimelineAccount {
@@ -56,6 +59,8 @@ export interface TimelineFill {
   pnl: string
   maker: boolean
   liquidation: boolean
+  /** Whether the fill reduced a position (realized PnL); false for an opening fill (absent: PnL ≠ 0). */
+  closes?: boolean | undefined
 }
 
 export interface TimelineAlert {
@@ -70,6 +75,8 @@ export interface TimelineAlert {
 export interface TimelineBoard {
   /** dry-run or live. */
   botMode: string
+  /** The unit of every amount as the venue names it (an instrument's quote asset, e.g. "USDC"). */
+  currency?: string | undefined
   /** Latest fills, newest first. */
   fills: TimelineFill[]
   /** Episodes whose latest alert is not a resolution, newest first. */

@@ -35,5 +35,6 @@ export async function getOpenOrders(
     schema: OpenOrders,
     signal: options.signal,
     retry: options.retry,
+    priority: options.priority,
   })
 }

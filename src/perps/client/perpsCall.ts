@@ -37,6 +37,8 @@ export interface PerpsCallOptions {
 export interface PerpsReadOptions extends PerpsCallOptions {
   /** Overrides the context's read retry policy for this call. */
   retry?: RetryPolicy | undefined
+  /** `exit`: a read the stop sequence's own cancels depend on (held by nothing local). */
+  priority?: 'exit' | undefined
 }
 
 export interface PerpsCommandOptions extends PerpsCallOptions {
@@ -136,6 +138,7 @@ interface CallSpec<S extends z.ZodType> {
 
 export interface ReadSpec<S extends z.ZodType> extends CallSpec<S> {
   retry?: RetryPolicy | undefined
+  priority?: 'exit' | undefined
 }
 
 export interface CommandSpec<S extends z.ZodType> extends CallSpec<S> {
@@ -158,7 +161,7 @@ export async function perpsRead<S extends z.ZodType>(
     const policy = spec.retry ?? ctx.readRetry
     for (let attempt = 1; ; attempt++) {
       try {
-        return await gated(ctx, spec, undefined, () =>
+        return await gated(ctx, spec, spec.priority, () =>
           callJson(
             { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
             { request, schema: spec.schema, parseErrorBody: parsePerpsErrorBody, retry: NO_RETRY },

@@ -79,4 +79,6 @@ export interface SimRecord {
   funding: number
   /** Unrealized PnL at the end. */
   unrealizedPnl: number
+  /** The instruments' quote asset as the venue names it (e.g. "USDC"): the unit of every amount. */
+  currency?: string | undefined
 }

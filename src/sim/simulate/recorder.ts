@@ -5,6 +5,7 @@
  */
 import type { Alert } from '../../alerts/alert.ts'
 import type { InstrumentState } from '../../bot/observe/statusView.ts'
+import { fillSide } from '../../format/units.ts'
 import type { PerpsExchange } from '../../mock/perps/index.ts'
 import type { BotStatus } from '../../ops/status.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
@@ -51,8 +52,14 @@ export interface Recorder {
   dispose(): void
 }
 
+/** What the recorder reads of the mock exchange. */
+export type RecordedExchange = Pick<
+  PerpsExchange,
+  'instrumentSpecs' | 'onFill' | 'onOrderChange' | 'funding' | 'accountOf' | 'tickers'
+>
+
 export function createRecorder(o: {
-  exchange: PerpsExchange
+  exchange: RecordedExchange
   meta: Omit<SimMeta, 'endMs'>
   /** Finest chart grid, virtual ms. */
   stepMs: number
@@ -94,7 +101,14 @@ export function createRecorder(o: {
       t.totals.volume += Math.abs(price * qty)
       t.totals.realizedPnl += Number(f.pnl)
       t.totals.fees += Number(f.fee)
-      t.fills.add({ t: f.ts, price, qty, buy: f.side.toLowerCase().startsWith('b'), maker: !f.taker })
+      t.fills.add({
+        t: f.ts,
+        price,
+        qty,
+        // The venue's sides are `long`/`short` (not `buy`/`sell`).
+        buy: fillSide(f.side) === 'buy',
+        maker: !f.taker,
+      })
     }
     if (pending) pending.push(apply)
     else apply()
@@ -229,6 +243,7 @@ export function createRecorder(o: {
         alertsTotal,
         funding,
         unrealizedPnl: unrealized,
+        currency: exchange.instrumentSpecs()[0]?.quoteAsset,
       }
     },
     dispose() {

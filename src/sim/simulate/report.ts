@@ -2,6 +2,7 @@
  * Renders a run as one self-contained HTML file, pure: uPlot's JS and CSS (passed in) and the data are
  * inlined, so it opens offline. The same record renders to the same bytes (no wall-clock time in it).
  */
+import { amount } from '../../format/units.ts'
 import type { SeriesPoint } from './downsample.ts'
 import type { InstrumentRecord, SimRecord } from './model.ts'
 import { formatDuration } from './progress.ts'
@@ -56,21 +57,25 @@ export function utcTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').slice(0, 19)
 }
 
-function summaryRows(s: SimSummary): [string, string][] {
+/** The currency amounts are shown in when the record does not name one. */
+export const DEFAULT_REPORT_CURRENCY = 'USDC'
+
+function summaryRows(s: SimSummary, currency: string): [string, string][] {
+  const cash = (v: number): string => amount(v, currency)
   const halted =
     s.haltedBy.length === 0
       ? 'never'
       : s.haltedBy.map(([reason, ms]) => `${reason}: ${formatDuration(ms)}`).join('; ')
   return [
-    ['Net PnL', money(s.netPnl)],
-    ['Realized PnL', money(s.realizedPnl)],
-    ['Unrealized PnL (end)', money(s.unrealizedPnl)],
-    ['Fees paid', money(s.fees)],
-    ['Funding paid (− received)', money(s.funding)],
-    ['Volume', money(s.volume)],
+    ['Net PnL', cash(s.netPnl)],
+    ['Realized PnL', cash(s.realizedPnl)],
+    ['Unrealized PnL (end)', cash(s.unrealizedPnl)],
+    ['Fees paid', cash(s.fees)],
+    ['Funding paid (− received)', cash(s.funding)],
+    ['Volume', cash(s.volume)],
     ['Fills', String(s.fills)],
     ['Maker share', percent(s.makerShare)],
-    ['Max drawdown (net PnL)', money(s.maxDrawdown)],
+    ['Max drawdown (net PnL)', cash(s.maxDrawdown)],
     ['Time quoting', percent(s.quotingShare)],
     ['Time halted', percent(s.haltedShare)],
     ['Halted because (instrument-time)', halted],
@@ -84,16 +89,16 @@ function table(head: readonly string[], rows: readonly (readonly string[])[], id
   return `<table${id ? ` id="${id}"` : ''}><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`
 }
 
-function instrumentRow(i: InstrumentRecord): string[] {
+function instrumentRow(i: InstrumentRecord, currency: string): string[] {
   const total = i.time.quotingMs + i.time.haltedMs + i.time.otherMs
   const share = (ms: number): string => percent(total === 0 ? undefined : ms / total)
   return [
     i.symbol,
     String(i.totals.fills),
-    money(i.totals.volume),
+    amount(i.totals.volume, currency),
     percent(makerShare(i.totals)),
-    money(i.totals.realizedPnl),
-    money(i.totals.fees),
+    amount(i.totals.realizedPnl, currency),
+    amount(i.totals.fees, currency),
     share(i.time.quotingMs),
     share(i.time.haltedMs),
   ]
@@ -102,7 +107,9 @@ function instrumentRow(i: InstrumentRecord): string[] {
 export function renderReport(record: SimRecord, assets: ReportAssets): string {
   const s = summarize(record)
   const m = record.meta
+  const currency = record.currency ?? DEFAULT_REPORT_CURRENCY
   const data = {
+    currency,
     instruments: record.instruments.map((i) => ({
       symbol: i.symbol,
       series: roundPoints(i.series),
@@ -119,6 +126,8 @@ export function renderReport(record: SimRecord, assets: ReportAssets): string {
     a.resolved ? `resolved: ${a.title}` : a.title,
   ])
   const sampled = record.instruments.some((i) => i.fillStride > 1)
+  const ranMs = m.endMs - m.startMs
+  const partial = ranMs < m.hours * 3_600_000 - 60_000
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -139,10 +148,15 @@ section { margin-bottom: 24px; }
 <body>
 <h1>${escapeHtml(title)}</h1>
 <p class="note">Virtual time ${escapeHtml(utcTime(m.startMs))} to ${escapeHtml(utcTime(m.endMs))} UTC on the mock's clock; perpbot ${escapeHtml(m.perpbotVersion)}. Same flags, same report.</p>
+${partial ? `<p class="note" id="partial"><strong>Partial report:</strong> the run was stopped after ${escapeHtml(formatDuration(Math.max(0, ranMs)))} of ${m.hours} h.</p>` : ''}
 <h2>Summary</h2>
-${table(['Figure', 'Value'], summaryRows(s), 'summary')}
+${table(['Figure', 'Value'], summaryRows(s, currency), 'summary')}
 <h2>Per instrument</h2>
-${table(['Instrument', 'Fills', 'Volume', 'Maker share', 'Realized PnL', 'Fees', 'Quoting', 'Halted'], record.instruments.map(instrumentRow), 'instruments')}
+${table(
+  ['Instrument', 'Fills', 'Volume', 'Maker share', 'Realized PnL', 'Fees', 'Quoting', 'Halted'],
+  record.instruments.map((i) => instrumentRow(i, currency)),
+  'instruments',
+)}
 <h2>Account</h2>
 <div id="pnl"></div>
 <div id="margin"></div>

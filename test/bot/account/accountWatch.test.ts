@@ -90,7 +90,7 @@ describe('AccountWatch', () => {
     ])
   })
 
-  it('from critical straight back to normal, resolves the critical and the warning episodes under it', () => {
+  it('from critical straight back to normal, resolves the episode once', () => {
     const w = new AccountWatch(cfg)
     const seq = ['0.55', '0.85', '0.1', '0.85', '0.1'].map((mm, i) =>
       w
@@ -100,11 +100,20 @@ describe('AccountWatch', () => {
     expect(seq).toEqual([
       ['raised:warning'],
       ['raised:critical'],
-      ['resolved:critical', 'resolved:warning'],
+      // One message: the warning under the critical level ends with it ("RESOLVED" once, not twice).
+      ['resolved:critical'],
       // ok → critical directly: no warning episode was raised, so only the critical one ends.
       ['raised:critical'],
       ['resolved:critical'],
     ])
+  })
+
+  it('says the figures that triggered a margin alert, with units', () => {
+    const w = new AccountWatch(cfg)
+    const [crit] = w.observePortfolio(portfolio('1.083', '1'), 1)
+    expect(crit?.message).toBe('Margin ratio 108.3% crossed the critical threshold 80%.')
+    const [back] = w.observePortfolio(portfolio('0.1', '1'), 2)
+    expect(back?.message).toBe('Margin ratio 10% is back below the warning threshold 50%.')
   })
 
   it('alerts a failed or removed withdrawal once, critical', () => {
@@ -125,7 +134,7 @@ describe('AccountWatch', () => {
     )
     w.setAssets([{ asset: 'pUSD', address: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB', decimals: 6 }])
     expect(w.observeWithdrawals([withdrawal(2, 'failed')], 20)[0]?.message).toBe(
-      'Withdrawal 2 of 100 pUSD is failed.',
+      'Withdrawal 2 of 100 pUSD failed.',
     )
   })
 

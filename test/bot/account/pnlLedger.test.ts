@@ -86,3 +86,49 @@ describe('PnL ledger', () => {
     expect(recent[49]?.tid).toBe(60)
   })
 })
+
+describe('PnL since start: the opening inventory', () => {
+  const pos = (size: string, entry: string, upnl: string) => ({
+    instrument_id: 1,
+    size,
+    entry_price: entry,
+    unrealized_pnl: upnl,
+  })
+
+  it('a position held before the start shows net 0 at the start, not its history', () => {
+    const l = new PnlLedger({ sinceStart: true })
+    // 0.1 BTC bought at 53,000, marked 58,000 at the start: 500 unrealized that happened before us.
+    l.observePositions([pos('0.1', '53000', '500')], [1])
+    const s = l.snapshot()
+    expect(s.account).toMatchObject({
+      netPnl: '0',
+      unrealizedPnl: '0',
+      openingUnrealizedPnl: '500',
+      fills: 0,
+    })
+    expect(s.instruments[1]).toMatchObject({ openingPosition: '0.1', position: '0.1', inventoryPnl: '0' })
+  })
+
+  it('its later change in value is ours, in net, and shown apart', () => {
+    const l = new PnlLedger({ sinceStart: true })
+    l.observePositions([pos('0.1', '53000', '500')], [1])
+    // The mark moves to 58,100: +10 on the opening inventory.
+    l.observePositions([pos('0.1', '53000', '510')], [1])
+    expect(l.snapshot().account).toMatchObject({ netPnl: '10', unrealizedPnl: '10', inventoryPnl: '10' })
+  })
+
+  it('closing the opening inventory nets only what accrued since the start', () => {
+    const l = new PnlLedger({ sinceStart: true })
+    l.observePositions([pos('0.1', '53000', '500')], [1])
+    // Sold at 58,050: the venue realizes 505 against the entry; 5 of it is since the start.
+    l.applyFill(fill({ side: 'short', p: '58050', qty: '0.1', pnl: '505', fee: '0' }))
+    l.observePositions([], [1])
+    expect(l.snapshot().account).toMatchObject({ netPnl: '5', realizedPnl: '505', unrealizedPnl: '-500' })
+  })
+
+  it('without sinceStart the venue unrealized PnL is reported as is', () => {
+    const l = new PnlLedger()
+    l.observePositions([pos('0.1', '53000', '500')], [1])
+    expect(l.snapshot().account).toMatchObject({ netPnl: '500', unrealizedPnl: '500' })
+  })
+})

@@ -195,6 +195,8 @@ describe('timeline sampling (pure)', () => {
         // The venue's position (ledger) first.
         position: 0.03,
         openOrders: 4,
+        priceDecimals: 1,
+        quantityDecimals: 3,
       },
       {
         id: 2,
@@ -209,6 +211,8 @@ describe('timeline sampling (pure)', () => {
         // Flat per the venue's portfolio, which the ledger saw.
         position: 0,
         openOrders: 0,
+        priceDecimals: 1,
+        quantityDecimals: 3,
       },
       {
         id: 3,
@@ -291,6 +295,7 @@ describe('timeline sampling (pure)', () => {
         pnl: '1',
         maker: false,
         liquidation: true,
+        closes: true,
       },
       {
         at: T0,
@@ -302,8 +307,14 @@ describe('timeline sampling (pure)', () => {
         pnl: '0',
         maker: true,
         liquidation: false,
+        // Opened a position: no realized PnL to show.
+        closes: false,
       },
     ])
+    // Amounts carry the instruments' quote asset as the venue names it.
+    expect(b.currency).toBeUndefined()
+    const quoted = { ...i, instruments: i.instruments.map((x) => ({ ...x, quoteAsset: 'USDC' })) }
+    expect(boardOf(quoted, []).currency).toBe('USDC')
     expect(b.openAlerts.map((a) => a.key)).toEqual(['c', 'b'])
     expect(b.recentAlerts.map((a) => [a.key, a.resolved])).toEqual([
       ['c', false],

@@ -101,7 +101,17 @@ function fakeVenue(opts: { rejectCreatesAt?: string } = {}) {
       )
     },
   }
-  return { sent, book, perps: { ...send, cancelAll: async () => ({ status: 'ok' as const }) } }
+  return {
+    sent,
+    book,
+    perps: {
+      ...send,
+      cancelAll: async () => ({ status: 'ok' as const }),
+      // The gateway's own cancels by id (foreign orders resting, or at exit) may go at exit priority.
+      cancelOrders: (oids: readonly number[], o: { signal: AbortSignal; onAdmitted: () => Promise<void> }) =>
+        send.cancelOrders(oids, { ...o, priority: 'risk' }),
+    },
+  }
 }
 
 function path(venue: ReturnType<typeof fakeVenue>) {

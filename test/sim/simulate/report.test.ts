@@ -55,9 +55,9 @@ describe('renderReport', () => {
   })
 
   it('has the summary table with PnL, fees and funding apart, maker share, drawdown and time halted', () => {
-    expect(html).toContain('<td>Net PnL</td><td>0.75</td>')
-    expect(html).toContain('<td>Fees paid</td><td>0.00</td>')
-    expect(html).toContain('<td>Funding paid (− received)</td><td>-0.50</td>')
+    expect(html).toContain('<td>Net PnL</td><td>0.749 USDC</td>')
+    expect(html).toContain('<td>Fees paid</td><td>0.001 USDC</td>')
+    expect(html).toContain('<td>Funding paid (− received)</td><td>-0.50 USDC</td>')
     expect(html).toContain('<td>Maker share</td><td>100.0 %</td>')
     expect(html).toContain('<td>Time halted</td><td>16.7 %</td>')
     expect(html).toContain('index stale: 10m 00s')

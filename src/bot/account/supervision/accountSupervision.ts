@@ -98,7 +98,8 @@ export function createAccountSupervision(o: {
     .getAssets()
     .then((assets) => watch.setAssets(assets))
     .catch((e: unknown) => log.warn({ err: describeError(e) }, 'cannot read the collateral assets'))
-  const ledger = new PnlLedger()
+  // PnL since start: a position held before the start is the opening inventory, marked at the start.
+  const ledger = new PnlLedger({ sinceStart: true })
   const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
   const onFill = (f: Fill): void => {
     if (!ledger.applyFill(f)) return
@@ -114,7 +115,7 @@ export function createAccountSupervision(o: {
         realizedPnl: f.pnl,
         liquidation: f.liq,
       },
-      `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl}`,
+      `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl} ${f.fea}`,
     )
   }
   const monitor = startAccountPollers({
