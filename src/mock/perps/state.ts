@@ -101,7 +101,10 @@ export interface Account {
   autoCancel: AutoCancelState
 }
 
-/** A fill as the venue serves it (terse keys, protocol-notes d): decimals as strings. */
+/**
+ * A fill as the `fills` channel pushes it (terse keys, protocol-notes d): decimals as strings.
+ * `GET /v1/account/fills` serves the same row with the long keys (`restFillWire`).
+ */
 export interface FillRow {
   tid: number
   oid: number
@@ -112,7 +115,7 @@ export interface FillRow {
   taker: boolean
   fee: string
   fea: string
-  /** Position size and average entry after the fill. */
+  /** Position size and average entry before the fill (the bindings' previousSize / previousEntryPrice). */
   psz: string
   pep: string
   pnl: string

@@ -1,6 +1,7 @@
 /** Public market information: index, statistics, fees, collateral assets, exchange, time, instruments. */
 import { z } from 'zod'
 import { Address, DecimalString, InstrumentId, TimestampMs } from './common.ts'
+import { tolerantArray } from './tolerantArray.ts'
 
 export const IndexConstituent = z.looseObject({
   source: z.string(),
@@ -36,10 +37,10 @@ export const StatisticsItem = z.looseObject({
   volume: DecimalString,
   /** Price 24 hours ago. */
   open_price: DecimalString,
-  klines: z.array(Kline),
+  klines: tolerantArray(Kline),
 })
 export type StatisticsItem = z.infer<typeof StatisticsItem>
-export const Statistics = z.array(StatisticsItem)
+export const Statistics = tolerantArray(StatisticsItem)
 
 export const FeeTier = z.looseObject({
   min_volume_30d: DecimalString,
@@ -130,7 +131,7 @@ export const Instrument = z.looseObject({
   display_symbol: z.string().optional(),
 })
 export type Instrument = z.infer<typeof Instrument>
-export const Instruments = z.array(Instrument)
+export const Instruments = tolerantArray(Instrument)
 
 /** Parses a funding interval such as "1h", "8h", "30m" to milliseconds. */
 export function fundingIntervalMs(s: string): number | undefined {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { DecimalString, InstrumentId, OrderId, TimestampMs } from './common.ts'
+import { tolerantArray } from './tolerantArray.ts'
 
 export const TIME_IN_FORCE = ['gtc', 'ioc', 'fok'] as const
 export const TimeInForce = z.enum(TIME_IN_FORCE)
@@ -94,7 +95,8 @@ export const OrderData = z
     }),
   )
 export type OrderDataWire = z.input<typeof OrderData>
-export const OpenOrders = z.array(OrderData)
+/** An order we cannot read is dropped and reported, not the whole list. */
+export const OpenOrders = tolerantArray(OrderData)
 
 /** A batch item's rejection code when the venue sent none (the official client substitutes a text too). */
 export const UNSPECIFIED_REJECTION = 'unspecified_rejection'
