@@ -300,7 +300,10 @@ describe('client schemas fuzz', () => {
 /** One valid `data` per push kind (a new kind fails the typecheck until it has one). */
 function pushExamples(): Record<keyof typeof PUSH_DATA_SCHEMAS, { ch: string; data: unknown }> {
   const order = (validBody('PATCH /v1/trade/orders') as { order: unknown }[])[0]?.order
-  const fills = (validBody('GET /v1/account/fills') as { data: unknown[] }).data
+  // The channel's terse keys (REST fills use the long ones).
+  const fills = [
+    { tid: 1, oid: 2, iid: 1, side: 'long', p: '100', qty: '1', taker: true, fee: '0.01', fea: 'pUSD' },
+  ].map((f) => ({ ...f, psz: '0', pep: '0', pnl: '0', liq: false, ts: 5 }))
   const kline = (validBody('GET /v1/info/statistics') as { klines: unknown[] }[])[0]?.klines[0]
   const d = { bp: '99', bq: '1', ap: '101', aq: '2' }
   return {
@@ -323,6 +326,7 @@ function pushExamples(): Record<keyof typeof PUSH_DATA_SCHEMAS, { ch: string; da
     },
     balances: { ch: 'balances', data: { asset: 'pUSD', balance: '100', value: '100' } },
     deposits: { ch: 'deposits', data: { asset: 'pUSD', amount: '100000000', status: 'pending' } },
+    notifications: { ch: 'notifications', data: { type: 'margin', level: 'warning', message: 'margin low' } },
   }
 }
 
