@@ -53,9 +53,10 @@ export const FeeScheduleEntry = z.looseObject({
   taker_fee_rate: DecimalString,
   /** May be negative (a maker rebate). */
   maker_fee_rate: DecimalString,
-  tiers: z.array(FeeTier).optional(),
+  tiers: tolerantArray(FeeTier).optional(),
 })
-export const FeeSchedule = z.looseObject({ fee_schedule: z.array(FeeScheduleEntry) })
+/** A fee entry or tier we cannot read is dropped and reported, not the whole schedule. */
+export const FeeSchedule = z.looseObject({ fee_schedule: tolerantArray(FeeScheduleEntry) })
 export type FeeSchedule = z.infer<typeof FeeSchedule>
 
 export const CollateralAsset = z.looseObject({

@@ -9,6 +9,7 @@ import { Fill, Portfolio } from '../schemas/account.ts'
 import { DecimalString, InstrumentId, OrderId, TimestampMs } from '../schemas/common.ts'
 import { Kline } from '../schemas/info.ts'
 import { Order } from '../schemas/orders.ts'
+import { tolerantArray } from '../schemas/tolerantArray.ts'
 
 /** `tickers::{all|iid}`: one instrument per frame, also on `::all`. */
 export const TickerPush = z.looseObject({
@@ -96,9 +97,11 @@ export const FillItem = Fill
 export type FillItem = z.infer<typeof FillItem>
 /**
  * `fills`: an array as the bindings read it, or one object as the venue's own docs show it (the
- * bindings drop that frame; we read it as a one-fill array rather than turn it into a gap).
+ * bindings drop that frame; we read it as a one-fill array rather than turn it into a gap). A fill we
+ * cannot read is dropped from the push and reported; the stream client turns that into a gap, so the
+ * REST read that follows has the last word.
  */
-export const FillsPush = z.union([z.array(FillItem), FillItem.transform((f) => [f])])
+export const FillsPush = z.union([tolerantArray(FillItem), FillItem.transform((f) => [f])])
 export type FillsPush = z.infer<typeof FillsPush>
 
 /** `funding`: one charge. */

@@ -454,6 +454,13 @@ export class StreamClient {
       this.#gap({ channel: ch, reason: 'invalid_push', sq })
       return
     }
+    if (parsed.dropped !== undefined) {
+      // Rows we could not read: the rest is delivered, and a gap asks for the REST read that settles it.
+      this.#malformed(
+        new StreamProtocolError(`unreadable rows dropped on ${ch}`, { details: parsed.dropped }),
+      )
+      this.#gap({ channel: ch, reason: 'invalid_push', sq })
+    }
     this.#pushes++
     this.#lastPushAt.set(ch, this.#clock.now())
     this.#markFresh(ch)
