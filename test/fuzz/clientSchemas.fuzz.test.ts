@@ -142,6 +142,40 @@ function perpsCalls(): Record<PerpsMethod, ClientCall> {
       route: 'PATCH /v1/trade/auto-cancel',
       run: () => perps.setAutoCancel({ time: future() }),
     },
+    getAutoCancel: { route: 'GET /v1/account/auto-cancel', run: () => perps.getAutoCancel() },
+    cancelOrdersCoid: {
+      route: 'DELETE /v1/trade/orders-coid',
+      run: () => perps.cancelOrdersCoid(['00000000000000000000000000f0220f']),
+    },
+    updateLeverage: {
+      route: 'PATCH /v1/trade/leverage',
+      run: () => perps.updateLeverage({ instrumentId: iid, leverage: 5, cross: false }),
+    },
+    updateMargin: {
+      route: 'PATCH /v1/trade/margin',
+      run: () => perps.updateMargin({ instrumentId: iid, amount: '1' }),
+    },
+    getAccountConfig: { route: 'GET /v1/account/config', run: () => perps.getAccountConfig() },
+    getBalances: { route: 'GET /v1/account/balances', run: () => perps.getBalances() },
+    getDeposits: { route: 'GET /v1/account/deposits', run: () => perps.getDeposits() },
+    getEquityHistory: {
+      route: 'GET /v1/account/equity',
+      run: () => perps.getEquityHistory({ interval: '1h', startTimestamp: 0 }),
+    },
+    getPnlHistory: {
+      route: 'GET /v1/account/pnl',
+      run: () => perps.getPnlHistory({ interval: '1h', startTimestamp: 0 }),
+    },
+    getBook: { route: 'GET /v1/info/book', run: () => perps.getBook({ instrumentId: iid }) },
+    getKlines: {
+      route: 'GET /v1/info/klines',
+      run: () => perps.getKlines({ instrumentId: iid, interval: '1m', startTimestamp: 0 }),
+    },
+    getTrades: { route: 'GET /v1/info/trades', run: () => perps.getTrades({ instrumentId: iid }) },
+    getFundingHistory: {
+      route: 'GET /v1/info/funding',
+      run: () => perps.getFundingHistory({ instrumentId: iid }),
+    },
   }
 }
 

@@ -461,6 +461,12 @@ export class PerpsExchange {
     return setAutoCancel(this.#s, account, v.time)
   }
 
+  /** The state synced to now, for the endpoints kept in venueReads.ts and accountSettings.ts. */
+  synced(): ExchangeState {
+    this.sync()
+    return this.#s
+  }
+
   #authed(owner: string): Account {
     this.sync()
     return authedAccount(this.#s, owner)

@@ -83,6 +83,10 @@ export interface Account {
   collateral: bigint
   positions: Map<number, PositionState>
   leverage: Map<number, number>
+  /** Margin mode per instrument: false = isolated (default cross). Reported; the maths stay cross. */
+  cross: Map<number, boolean>
+  /** Isolated margin moved in (+) or out (−) per instrument, USD micros (updateMargin; reported only). */
+  isolatedMargin: Map<number, bigint>
   /** Every kept order by oid, in creation order; `open` holds the resting ones. */
   orders: Map<number, OrderState>
   open: Map<number, OrderState>

@@ -38,7 +38,7 @@ import type { CreateOrderInput } from '../signing/ops.ts'
 import { type ApplyReferralResult, applyReferral } from './applyReferral.ts'
 import { type CancelAllParams, type CancelAllResult, cancelAll } from './cancelAll.ts'
 import { cancelOrders } from './cancelOrders.ts'
-import { cancelOrdersByCoid } from './cancelOrdersByCoid.ts'
+import { cancelOrdersCoid } from './cancelOrdersCoid.ts'
 import { createPerpsContext, type PerpsClientConfig, type PerpsClientContext } from './context.ts'
 import { type CreateOrdersOptions, createOrders } from './createOrders.ts'
 import {
@@ -146,7 +146,7 @@ export interface PerpsClient {
   createOrders(orders: readonly CreateOrderInput[], options?: CreateOrdersOptions): Promise<CreateOrderAck[]>
   modifyOrders(mods: readonly ModifyOrderParams[], options?: PerpsCommandOptions): Promise<ModifyResult[]>
   cancelOrders(oids: readonly number[], options?: PerpsCommandOptions): Promise<CancelResult[]>
-  cancelOrdersByCoid(coids: readonly string[], options?: PerpsCommandOptions): Promise<CancelResult[]>
+  cancelOrdersCoid(coids: readonly string[], options?: PerpsCommandOptions): Promise<CancelResult[]>
   cancelAll(params?: CancelAllParams, options?: PerpsCommandOptions): Promise<CancelAllResult>
   /** Leverage and margin mode (`cross` false = isolated) of one instrument. */
   updateLeverage(params: UpdateLeverageParams, options?: PerpsCommandOptions): Promise<UpdateLeverageResult>
@@ -204,7 +204,7 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     createOrders: (orders, o) => createOrders(ctx, orders, o),
     modifyOrders: (mods, o) => modifyOrders(ctx, mods, o),
     cancelOrders: (oids, o) => cancelOrders(ctx, oids, o),
-    cancelOrdersByCoid: (coids, o) => cancelOrdersByCoid(ctx, coids, o),
+    cancelOrdersCoid: (coids, o) => cancelOrdersCoid(ctx, coids, o),
     cancelAll: (p, o) => cancelAll(ctx, p, o),
     updateLeverage: (p, o) => updateLeverage(ctx, p, o),
     updateMargin: (p, o) => updateMargin(ctx, p, o),

@@ -19,7 +19,7 @@ import {
   validateCommandOptions,
 } from './perpsCall.ts'
 
-export const CancelOrdersByCoidParams = z
+export const CancelOrdersCoidParams = z
   .array(ClientOrderId)
   .min(1, 'at least one client order id is required')
 
@@ -29,13 +29,13 @@ export const CancelOrdersByCoidParams = z
  * @throws {ConfigError} no proxy signer, before any request.
  * @throws {RequestRejectedError} / {RateLimitError} / {UnknownOutcomeError} / {TransportError} / {UnexpectedResponseError}
  */
-export async function cancelOrdersByCoid(
+export async function cancelOrdersCoid(
   ctx: PerpsClientContext,
   coids: readonly string[],
   options: PerpsCommandOptions = {},
 ): Promise<CancelResult[]> {
-  const valid = parseInput('cancelOrdersByCoid', CancelOrdersByCoidParams, coids)
-  validateCommandOptions(ctx, 'cancelOrdersByCoid', options)
+  const valid = parseInput('cancelOrdersCoid', CancelOrdersCoidParams, coids)
+  validateCommandOptions(ctx, 'cancelOrdersCoid', options)
   const signer = requireSigner(ctx, 'cancelOrdersCoid')
   const built = buildCancelOrdersCoid({ coids: valid })
   const results = await perpsCommand(ctx, {
