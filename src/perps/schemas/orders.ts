@@ -113,6 +113,23 @@ export const BatchRejected = z.looseObject({
 })
 export type BatchRejected = z.infer<typeof BatchRejected>
 
+/**
+ * Per-item rejection codes that say "not now" rather than "no": the order is between the risk check
+ * and the engine (`order_in_flight`, and the cancel codes `order_not_pending_risk` /
+ * `order_not_pending_engine`), so the same cancel succeeds a moment later. A caller retries these
+ * (after a short pause) instead of reporting a failure.
+ */
+export const RETRYABLE_ITEM_ERRORS: ReadonlySet<string> = new Set([
+  'order_in_flight',
+  'order_not_pending_risk',
+  'order_not_pending_engine',
+])
+
+/** Whether a batch item's rejection is worth the same command again shortly (see RETRYABLE_ITEM_ERRORS). */
+export function isRetryableItemError(item: { status: string; error?: string | undefined }): boolean {
+  return item.status === 'err' && item.error !== undefined && RETRYABLE_ITEM_ERRORS.has(item.error)
+}
+
 export const ModifyResult = z.discriminatedUnion('status', [
   z.looseObject({ status: z.literal('ok'), order: Order }),
   BatchRejected,

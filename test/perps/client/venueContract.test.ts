@@ -223,3 +223,19 @@ describe('Poly-RateLimit-* headers', () => {
     expect(parseRateLimitHeaders({})).toBeUndefined()
   })
 })
+
+describe('retryable item rejections', () => {
+  it('order_in_flight and the pending-state cancel codes are retryable; a definite refusal is not', async () => {
+    const { isRetryableItemError } = await import('../../../src/perps/schemas/orders.ts')
+    h = createHarness()
+    h.reply({
+      body: [
+        { status: 'err', error: 'order_in_flight', oid: 1 },
+        { status: 'err', error: 'order_not_found', oid: 2 },
+        { status: 'ok', oid: 3 },
+      ],
+    })
+    const results = await h.client.cancelOrders([1, 2, 3])
+    expect(results.map(isRetryableItemError)).toEqual([true, false, false])
+  })
+})
