@@ -113,6 +113,21 @@ describe('every mock response and push parses with the official schema', () => {
       [`/v1/account/funding?${window}`, b.ListPerpsFundingPaymentsResponseSchema],
       [`/v1/account/withdrawals?${window}`, b.ListPerpsWithdrawalsResponseSchema],
       ['/v1/account/credentials', b.PerpsCredentialsResponseSchema],
+      ['/v1/info/book?instrument_id=1', b.PerpsBookSchema],
+      [
+        `/v1/info/klines?instrument_id=1&interval=1m&start_timestamp=${t - 3_600_000}`,
+        b.FetchPerpsCandlesResponseSchema,
+      ],
+      [`/v1/info/trades?instrument_id=1&${window}`, b.FetchPerpsTradesResponseSchema],
+      [`/v1/info/funding?instrument_id=1&${window}`, b.FetchPerpsFundingHistoryResponseSchema],
+      ['/v1/account/balances', b.FetchPerpsBalancesResponseSchema],
+      [`/v1/account/deposits?${window}`, b.ListPerpsDepositsResponseSchema],
+      [
+        `/v1/account/equity?interval=1h&start_timestamp=${t - 7_200_000}`,
+        b.ListPerpsEquityHistoryResponseSchema,
+      ],
+      [`/v1/account/pnl?interval=1h&start_timestamp=${t - 7_200_000}`, b.ListPerpsPnlHistoryResponseSchema],
+      ['/v1/account/config', b.FetchPerpsAccountConfigResponseSchema],
     ]
     const bad: string[] = []
     const seen: string[] = []

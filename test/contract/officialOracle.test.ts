@@ -22,8 +22,16 @@ import {
   Portfolio,
   WithdrawalsPage,
 } from '../../src/perps/schemas/account.ts'
+import {
+  AccountConfig,
+  Balances,
+  DepositsPage,
+  HistoryPointsPage,
+  UpdateLeverageResult,
+} from '../../src/perps/schemas/accountState.ts'
 import { OkAck } from '../../src/perps/schemas/common.ts'
 import { FeeSchedule, Instruments, Statistics } from '../../src/perps/schemas/info.ts'
+import { Book, FundingRatesPage, KlinesPage, TradesPage } from '../../src/perps/schemas/market.ts'
 import { CancelResults, CreateOrderAcks, OpenOrders } from '../../src/perps/schemas/orders.ts'
 import { Tickers } from '../../src/perps/schemas/tickers.ts'
 import { collectDroppedItems } from '../../src/perps/schemas/tolerantArray.ts'
@@ -145,6 +153,36 @@ beforeAll(async () => {
       project: CancelResults,
     },
     { name: 'DELETE /v1/trade/orders/all', official: b.PerpsCancelAllOrdersResponseSchema, project: OkAck },
+    { name: 'GET /v1/info/book', official: b.PerpsBookSchema, project: Book },
+    { name: 'GET /v1/info/klines', official: b.FetchPerpsCandlesResponseSchema, project: KlinesPage },
+    { name: 'GET /v1/info/trades', official: b.FetchPerpsTradesResponseSchema, project: TradesPage },
+    {
+      name: 'GET /v1/info/funding',
+      official: b.FetchPerpsFundingHistoryResponseSchema,
+      project: FundingRatesPage,
+    },
+    { name: 'GET /v1/account/balances', official: b.FetchPerpsBalancesResponseSchema, project: Balances },
+    { name: 'GET /v1/account/deposits', official: b.ListPerpsDepositsResponseSchema, project: DepositsPage },
+    {
+      name: 'GET /v1/account/equity',
+      official: b.ListPerpsEquityHistoryResponseSchema,
+      project: HistoryPointsPage,
+    },
+    {
+      name: 'GET /v1/account/pnl',
+      official: b.ListPerpsPnlHistoryResponseSchema,
+      project: HistoryPointsPage,
+    },
+    {
+      name: 'GET /v1/account/config',
+      official: b.FetchPerpsAccountConfigResponseSchema,
+      project: AccountConfig,
+    },
+    {
+      name: 'PATCH /v1/trade/leverage',
+      official: b.PerpsUpdateLeverageResultSchema,
+      project: UpdateLeverageResult,
+    },
     { name: 'ws tickers', official: dataOf(s.PerpsTickerEventSchema), project: PUSH_DATA_SCHEMAS.tickers },
     {
       name: 'ws statistics',
