@@ -16,7 +16,7 @@ import {
   UnexpectedResponseError,
   UnknownOutcomeError,
 } from '../errors.ts'
-import { collectDroppedItems } from '../perps/schemas/tolerantArray.ts'
+import { collectDroppedItems } from './droppedRows.ts'
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.ts'
 
 export interface RetryPolicy {

@@ -4,7 +4,7 @@
  * one fed from the stream: the ledger must not go blind when the stream is down.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PnlLedger } from '../../src/bot/pnl/pnlLedger.ts'
+import { PnlLedger } from '../../src/bot/account/pnlLedger.ts'
 import type { RunningMock } from '../../src/mock/server.ts'
 import { createPerpsClient, type PerpsClient } from '../../src/perps/client/createPerpsClient.ts'
 import type { Fill } from '../../src/perps/schemas/account.ts'

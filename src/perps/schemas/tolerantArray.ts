@@ -4,26 +4,13 @@
  * client would refuse the whole list on the same row; we keep trading on what we can read and say what
  * we dropped.
  *
- * Reporting: `collectDroppedItems(run)` runs a synchronous parse and returns, beside its result, one
- * line per dropped row (`path: reason`, never the value). Parsing is synchronous, so a module-level
- * collector cannot interleave between calls.
+ * Reporting: each dropped row goes to http/droppedRows.ts, whose `collectDroppedItems(run)` returns
+ * them beside the parse result (`[index.field]: reason`, never the value).
  */
 import { z } from 'zod'
+import { reportDroppedRow } from '../../http/droppedRows.ts'
 
-let collector: string[] | undefined
-
-/** Runs `run` (a synchronous zod parse) and returns what it dropped. */
-export function collectDroppedItems<T>(run: () => T): { value: T; dropped: string[] } {
-  const outer = collector
-  const mine: string[] = []
-  collector = mine
-  try {
-    return { value: run(), dropped: mine }
-  } finally {
-    collector = outer
-    if (outer !== undefined) outer.push(...mine)
-  }
-}
+export { collectDroppedItems } from '../../http/droppedRows.ts'
 
 function issueLine(index: number, error: z.ZodError): string {
   const first = error.issues[0]
@@ -38,7 +25,7 @@ export function tolerantArray<T extends z.ZodType>(item: T) {
     for (let i = 0; i < rows.length; i++) {
       const r = item.safeParse(rows[i])
       if (r.success) out.push(r.data)
-      else collector?.push(issueLine(i, r.error))
+      else reportDroppedRow(issueLine(i, r.error))
     }
     return out
   })

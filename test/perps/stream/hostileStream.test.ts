@@ -130,9 +130,9 @@ describe('a log the venue cannot flood', () => {
     ]
     const linesBefore = lines.length
     let sq = 0
-    // 10 s of bot time at 100 frames per 10 ms: every push skips a sequence number.
+    // 10 s of bot time at 20 pushes per 10 ms (2,000 a second): every push skips a sequence number.
     for (let t = 0; t < 10_000; t += 10) {
-      for (let k = 0; k < 100; k++) {
+      for (let k = 0; k < 20; k++) {
         sq += 2
         server.reply({ ch: 'bbo::1', ts: 5, sq, data: { iid: 1, bp: '1', bq: '1', ap: '2', aq: '1' } })
         server.reply(malformed[(t + k) % malformed.length])
@@ -141,18 +141,18 @@ describe('a log the venue cannot flood', () => {
     }
     const written = lines.length - linesBefore
     console.log(
-      `hostile stream: 100,000 gapped pushes + 100,000 malformed frames in 10 s → ${written} log lines, ${events.gap.length} gap signals, ${events.error.length} error events`,
+      `hostile stream: 20,000 gapped pushes + 20,000 malformed frames in 10 s → ${written} log lines, ${events.gap.length} gap signals, ${events.error.length} error events`,
     )
     expect(written).toBeLessThanOrEqual(36)
     // One gap signal per 5 s hold (the first at once, then a trailing one per hold): never one per push.
     expect(events.gap.length).toBeLessThanOrEqual(3)
     expect(events.gap.length).toBeGreaterThanOrEqual(2)
     // The pushes themselves still arrive: the bot keeps its inputs.
-    expect(events.push.length).toBe(100_000)
+    expect(events.push.length).toBe(20_000)
     // Every kind's summary says how much it held back.
     expect(lines.some((l) => typeof l.suppressed === 'number' && l.suppressed > 0)).toBe(true)
     void client.close()
-  })
+  }, 30_000)
 
   it('alternating kinds each keep their own window: one line per kind per interval', () => {
     const { clock, server, client, lines } = setup({ logIntervalMs: 1_000 })
