@@ -216,3 +216,30 @@ export function describeError(e: unknown): string {
   if (e instanceof Error) return `${e.name}: ${e.message}`
   return String(e)
 }
+
+/**
+ * HTTP 425: the venue's matching engine is restarting. Nothing was applied; hold and try again after
+ * `retryAfterMs` (from `Retry-After` or the body's `retry_after_seconds`) when given.
+ */
+export class EngineRestartingError extends RequestRejectedError {
+  override name = 'EngineRestartingError' as const
+  readonly retryAfterMs: number | undefined
+  readonly retryable = true as const
+  constructor(path: string, code: string, retryAfterMs: number | undefined, options: BotErrorOptions = {}) {
+    super(path, 425, code, undefined, options)
+    this.retryAfterMs = retryAfterMs
+  }
+}
+
+/**
+ * HTTP 503 naming post-only mode: the venue accepts only post-only orders for now (cancels still work).
+ * The command was refused, not applied: keep quoting post-only and say so.
+ */
+export class PostOnlyModeError extends RequestRejectedError {
+  override name = 'PostOnlyModeError' as const
+  readonly retryAfterMs: number | undefined
+  constructor(path: string, code: string, retryAfterMs: number | undefined, options: BotErrorOptions = {}) {
+    super(path, 503, code, undefined, options)
+    this.retryAfterMs = retryAfterMs
+  }
+}

@@ -6,7 +6,9 @@
 import type { z } from 'zod'
 import { type Clock, sleep } from '../clock.ts'
 import {
+  EngineRestartingError,
   InputValidationError,
+  PostOnlyModeError,
   RateLimitError,
   RequestRejectedError,
   ResponseTooLargeError,
@@ -14,6 +16,7 @@ import {
   UnexpectedResponseError,
   UnknownOutcomeError,
 } from '../errors.ts'
+import { collectDroppedItems } from './droppedRows.ts'
 import type { HttpRequest, HttpResponse, HttpTransport } from './transport.ts'
 
 export interface RetryPolicy {
@@ -43,6 +46,16 @@ export interface CallOptions<S extends z.ZodType> {
   retry?: RetryPolicy | undefined
   /** A signed command: never retried, and an undelivered-or-unknown failure is reported as such. */
   command?: boolean | undefined
+  /** Sees every answer (its headers) and the rows a tolerant list dropped. */
+  observe?: CallObserver | undefined
+}
+
+/** Hooks on what a call received: nothing here changes the outcome of the call. */
+export interface CallObserver {
+  /** Every HTTP answer, success or error (rate-limit headers ride on both). */
+  response?(res: HttpResponse): void
+  /** Rows of a list the schema dropped (`[index.field]: reason`, never a value). */
+  dropped?(lines: readonly string[]): void
 }
 
 /** Performs the call and returns the parsed body. */
@@ -68,9 +81,11 @@ export async function callJson<S extends z.ZodType>(
       }
       throw e
     }
-    if (res.status >= 200 && res.status < 300) return parseBody(path, res.text, opts.schema)
+    opts.observe?.response?.(res)
+    if (res.status >= 200 && res.status < 300) return parseBody(path, res.text, opts.schema, opts.observe)
     const err = toRejection(path, res, opts.parseErrorBody)
-    const retryable = res.status >= 500 && res.status !== 501
+    // A 503 naming post-only mode is a definite refusal, neither an unknown outcome nor worth a retry.
+    const retryable = res.status >= 500 && res.status !== 501 && !(err instanceof PostOnlyModeError)
     if (opts.command && retryable) {
       // A 5xx on a command may have been applied (e.g. a gateway timeout); only a reconcile can tell.
       throw new UnknownOutcomeError(path, { cause: err, details: [err.shortMessage] })
@@ -83,15 +98,21 @@ export async function callJson<S extends z.ZodType>(
   }
 }
 
-function parseBody<S extends z.ZodType>(path: string, text: string, schema: S): z.output<S> {
+function parseBody<S extends z.ZodType>(
+  path: string,
+  text: string,
+  schema: S,
+  observe: CallObserver | undefined,
+): z.output<S> {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
     throw new UnexpectedResponseError(path, ['body is not valid JSON'])
   }
-  const parsed = schema.safeParse(json)
+  const { value: parsed, dropped } = collectDroppedItems(() => schema.safeParse(json))
   if (!parsed.success) throw new UnexpectedResponseError(path, formatZodIssues(parsed.error))
+  if (dropped.length > 0) observe?.dropped?.(dropped)
   return parsed.data
 }
 
@@ -109,8 +130,27 @@ function toRejection(path: string, res: HttpResponse, parseErrorBody: ErrorBodyP
   }
   const parsed = parseErrorBody(body)
   const code = parsed?.code ?? `http_${res.status}`
-  if (res.status === 429) return new RateLimitError(path, code, parseRetryAfterMs(res.headers['retry-after']))
+  const retryAfterMs = () => parseRetryAfterMs(res.headers['retry-after']) ?? bodyRetryAfterMs(body)
+  if (res.status === 429) return new RateLimitError(path, code, retryAfterMs())
+  if (res.status === 425) return new EngineRestartingError(path, code, retryAfterMs())
+  if (res.status === 503 && POST_ONLY_RE.test(code)) return new PostOnlyModeError(path, code, retryAfterMs())
   return new RequestRejectedError(path, res.status, code, parsed?.message)
+}
+
+/** How the venue names post-only mode in a 503 body (`post_only_mode`, "post-only mode", ...). */
+const POST_ONLY_RE = /post[ _-]?only/i
+
+/** Longest wait a body may ask for: an hour (a larger value is hostile or a bug). */
+const MAX_BODY_RETRY_AFTER_S = 3_600
+
+/** `retry_after_seconds` in an error body (or its one batch item), honoured like `Retry-After`. */
+export function bodyRetryAfterMs(body: unknown): number | undefined {
+  const item = Array.isArray(body) && body.length === 1 ? body[0] : body
+  if (item === null || typeof item !== 'object') return undefined
+  const v: unknown = Reflect.get(item, 'retry_after_seconds')
+  const secs = typeof v === 'string' && v.trim() !== '' ? Number(v) : v
+  if (typeof secs !== 'number' || !Number.isFinite(secs) || secs < 0) return undefined
+  return Math.ceil(Math.min(secs, MAX_BODY_RETRY_AFTER_S) * 1000)
 }
 
 /** `Retry-After` is whole seconds on this venue; an HTTP-date is accepted too. */

@@ -28,6 +28,19 @@ export type PerpsEndpoint =
   | 'cancelOrders'
   | 'cancelAll'
   | 'setAutoCancel'
+  | 'getAutoCancel'
+  | 'cancelOrdersCoid'
+  | 'updateLeverage'
+  | 'updateMargin'
+  | 'getAccountConfig'
+  | 'getBook'
+  | 'getKlines'
+  | 'getTrades'
+  | 'getFundingHistory'
+  | 'getBalances'
+  | 'getDeposits'
+  | 'getEquityHistory'
+  | 'getPnlHistory'
 
 export interface WeightInput {
   /** Number of orders (or ids) in a batch command. */
@@ -36,6 +49,8 @@ export interface WeightInput {
   instrumentId?: number | undefined
   /** For order-history reads, cheaper with an order id. */
   orderId?: number | undefined
+  /** Book depth (10, 100, 500, 1000): the book read costs 2 / 5 / 10 / 20. */
+  depth?: number | undefined
 }
 
 /**
@@ -225,6 +240,97 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
     request: fixed(1),
     action: fixed(10),
   },
+  // The switch's status (protocol-notes d): a plain account read.
+  getAutoCancel: {
+    method: 'GET',
+    path: '/v1/account/auto-cancel',
+    kind: 'read',
+    request: fixed(1),
+    action: fixed(0),
+  },
+  // Cancels by client order id cost what cancels by id cost.
+  cancelOrdersCoid: {
+    method: 'DELETE',
+    path: '/v1/trade/orders-coid',
+    kind: 'command',
+    batch: true,
+    request: (i) => batchRequestWeight(i.n ?? 0),
+    action: fixed(0),
+  },
+  // Not published: taken as one request and one action (a setting, not an order).
+  updateLeverage: {
+    method: 'PATCH',
+    path: '/v1/trade/leverage',
+    kind: 'command',
+    request: fixed(1),
+    action: fixed(1),
+  },
+  updateMargin: {
+    method: 'PATCH',
+    path: '/v1/trade/margin',
+    kind: 'command',
+    request: fixed(1),
+    action: fixed(1),
+  },
+  getAccountConfig: {
+    method: 'GET',
+    path: '/v1/account/config',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
+  // Depth 10/100/500/1000 costs 2/5/10/20 (protocol-notes c.4); the default depth is 100.
+  getBook: {
+    method: 'GET',
+    path: '/v1/info/book',
+    kind: 'read',
+    request: (i) => bookWeight(i.depth),
+    action: fixed(0),
+  },
+  getKlines: { method: 'GET', path: '/v1/info/klines', kind: 'read', request: fixed(5), action: fixed(0) },
+  getTrades: { method: 'GET', path: '/v1/info/trades', kind: 'read', request: fixed(10), action: fixed(0) },
+  getFundingHistory: {
+    method: 'GET',
+    path: '/v1/info/funding',
+    kind: 'read',
+    request: fixed(10),
+    action: fixed(0),
+  },
+  // Not in protocol-notes c.1: taken as the portfolio read's 2.
+  getBalances: {
+    method: 'GET',
+    path: '/v1/account/balances',
+    kind: 'read',
+    request: fixed(2),
+    action: fixed(0),
+  },
+  getDeposits: {
+    method: 'GET',
+    path: '/v1/account/deposits',
+    kind: 'read',
+    request: fixed(10),
+    action: fixed(0),
+  },
+  getEquityHistory: {
+    method: 'GET',
+    path: '/v1/account/equity',
+    kind: 'read',
+    request: fixed(10),
+    action: fixed(0),
+  },
+  getPnlHistory: {
+    method: 'GET',
+    path: '/v1/account/pnl',
+    kind: 'read',
+    request: fixed(10),
+    action: fixed(0),
+  },
+}
+
+/** The book read's weight by depth: 2 / 5 / 10 / 20 for 10 / 100 / 500 / 1000 levels. */
+export function bookWeight(depth: number | undefined): number {
+  const d = depth ?? 100
+  return d <= 10 ? 2 : d <= 100 ? 5 : d <= 500 ? 10 : 20
 }
 
 /** Default budgets of the real venue (protocol-notes c.4). */

@@ -239,10 +239,13 @@ export const OpsSettings = z.strictObject({
   deadManSwitch: z
     .strictObject({
       enabled: z.boolean().default(true),
-      /** How far ahead the deadline is set (the venue needs at least 5 s). */
-      deadlineMs: Ms.min(10_000).max(3_600_000).default(60_000),
+      /**
+       * How far ahead the deadline is set (the venue needs at least 5 s): 15 s, so a dead bot's orders
+       * rest at most 15 s (issue 23).
+       */
+      deadlineMs: Ms.min(10_000).max(3_600_000).default(15_000),
       /** How often it is pushed forward: at most a third of the deadline, so two refreshes can fail. */
-      refreshMs: Ms.min(1_000).default(15_000),
+      refreshMs: Ms.min(1_000).default(5_000),
     })
     .refine((d) => d.refreshMs * 3 <= d.deadlineMs, {
       message: 'refreshMs must be at most a third of deadlineMs (two refreshes may fail before it fires)',

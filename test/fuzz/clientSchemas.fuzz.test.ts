@@ -142,6 +142,40 @@ function perpsCalls(): Record<PerpsMethod, ClientCall> {
       route: 'PATCH /v1/trade/auto-cancel',
       run: () => perps.setAutoCancel({ time: future() }),
     },
+    getAutoCancel: { route: 'GET /v1/account/auto-cancel', run: () => perps.getAutoCancel() },
+    cancelOrdersCoid: {
+      route: 'DELETE /v1/trade/orders-coid',
+      run: () => perps.cancelOrdersCoid(['00000000000000000000000000f0220f']),
+    },
+    updateLeverage: {
+      route: 'PATCH /v1/trade/leverage',
+      run: () => perps.updateLeverage({ instrumentId: iid, leverage: 5, cross: false }),
+    },
+    updateMargin: {
+      route: 'PATCH /v1/trade/margin',
+      run: () => perps.updateMargin({ instrumentId: iid, amount: '1' }),
+    },
+    getAccountConfig: { route: 'GET /v1/account/config', run: () => perps.getAccountConfig() },
+    getBalances: { route: 'GET /v1/account/balances', run: () => perps.getBalances() },
+    getDeposits: { route: 'GET /v1/account/deposits', run: () => perps.getDeposits() },
+    getEquityHistory: {
+      route: 'GET /v1/account/equity',
+      run: () => perps.getEquityHistory({ interval: '1h', startTimestamp: 0 }),
+    },
+    getPnlHistory: {
+      route: 'GET /v1/account/pnl',
+      run: () => perps.getPnlHistory({ interval: '1h', startTimestamp: 0 }),
+    },
+    getBook: { route: 'GET /v1/info/book', run: () => perps.getBook({ instrumentId: iid }) },
+    getKlines: {
+      route: 'GET /v1/info/klines',
+      run: () => perps.getKlines({ instrumentId: iid, interval: '1m', startTimestamp: 0 }),
+    },
+    getTrades: { route: 'GET /v1/info/trades', run: () => perps.getTrades({ instrumentId: iid }) },
+    getFundingHistory: {
+      route: 'GET /v1/info/funding',
+      run: () => perps.getFundingHistory({ instrumentId: iid }),
+    },
   }
 }
 
@@ -300,7 +334,10 @@ describe('client schemas fuzz', () => {
 /** One valid `data` per push kind (a new kind fails the typecheck until it has one). */
 function pushExamples(): Record<keyof typeof PUSH_DATA_SCHEMAS, { ch: string; data: unknown }> {
   const order = (validBody('PATCH /v1/trade/orders') as { order: unknown }[])[0]?.order
-  const fills = (validBody('GET /v1/account/fills') as { data: unknown[] }).data
+  // The channel's terse keys (REST fills use the long ones).
+  const fills = [
+    { tid: 1, oid: 2, iid: 1, side: 'long', p: '100', qty: '1', taker: true, fee: '0.01', fea: 'pUSD' },
+  ].map((f) => ({ ...f, psz: '0', pep: '0', pnl: '0', liq: false, ts: 5 }))
   const kline = (validBody('GET /v1/info/statistics') as { klines: unknown[] }[])[0]?.klines[0]
   const d = { bp: '99', bq: '1', ap: '101', aq: '2' }
   return {
@@ -323,6 +360,7 @@ function pushExamples(): Record<keyof typeof PUSH_DATA_SCHEMAS, { ch: string; da
     },
     balances: { ch: 'balances', data: { asset: 'pUSD', balance: '100', value: '100' } },
     deposits: { ch: 'deposits', data: { asset: 'pUSD', amount: '100000000', status: 'pending' } },
+    notifications: { ch: 'notifications', data: { type: 'margin', level: 'warning', message: 'margin low' } },
   }
 }
 

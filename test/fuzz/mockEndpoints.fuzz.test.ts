@@ -22,6 +22,8 @@ const CATALOGUE_4XX = new Set([404, 405, 422])
 /** Query names any endpoint reads, plus some it does not. */
 const PERPS_PARAMS = [
   'instrument_id',
+  'depth',
+  'interval',
   'instrument_type',
   'category',
   'asset',

@@ -75,6 +75,8 @@ export interface VenueSession {
   restingPrice: string
 }
 
+const COID = '00000000000000000000000000f0220f'
+
 /** Runs one call of every endpoint against a fresh mock and records the exchanges. */
 export async function recordVenueSession(): Promise<VenueSession> {
   const mock = createMockServerHandler({
@@ -147,6 +149,24 @@ export async function recordVenueSession(): Promise<VenueSession> {
   await client.getPortfolio()
   await client.modifyOrders([{ oid, p: String(Math.floor(index * 0.985)), qty: '0.02' }])
   await client.cancelOrders([oid])
+  const iid = btc.instrument_id
+  await client.createOrders([
+    { iid, buy: true, p: restingPrice, qty: '0.01', tif: 'gtc', po: true, coid: COID },
+  ])
+  await pub.getBook({ instrumentId: iid })
+  await client.cancelOrdersCoid([COID])
+  await client.updateLeverage({ instrumentId: iid, leverage: 5, cross: false })
+  await client.updateMargin({ instrumentId: iid, amount: '1' })
+  await client.getAccountConfig()
+  await client.getAutoCancel()
+  await client.getBalances()
+  await client.getDeposits()
+  const dayAgo = clock.now() - 86_400_000
+  await client.getEquityHistory({ interval: '1h', startTimestamp: dayAgo })
+  await client.getPnlHistory({ interval: '1h', startTimestamp: dayAgo })
+  await pub.getKlines({ instrumentId: iid, interval: '1m', startTimestamp: clock.now() - 600_000 })
+  await pub.getTrades({ instrumentId: iid })
+  await pub.getFundingHistory({ instrumentId: iid })
   await client.cancelAll({ iid: btc.instrument_id })
   await client.setAutoCancel({ time: clock.now() + 60_000 })
   await client.setAutoCancel({ time: 0 })
@@ -155,8 +175,7 @@ export async function recordVenueSession(): Promise<VenueSession> {
     'POLYMARKET-PROXY': created.credentials.proxy,
     'POLYMARKET-SECRET': created.credentials.secret,
   }
-  for (const path of ['/v1/account/referral', '/v1/account/auto-cancel'])
-    await transport.request({ method: 'GET', path, headers: auth })
+  for (const path of ['/v1/account/referral']) await transport.request({ method: 'GET', path, headers: auth })
 
   const catalogue = createCatalogueClient({ transport, clock, random: seededRandom(3) })
   const page = await catalogue.listEventsKeyset({ limit: 3 }, { retry: NO_RETRY })

@@ -21,10 +21,13 @@ describe('the weight table', () => {
         'createProxy',
         'modifyOrders',
         'setAutoCancel',
+        'cancelOrdersCoid',
+        'updateLeverage',
+        'updateMargin',
       ].sort(),
     )
     expect(endpoints.filter((e) => PERPS_WEIGHTS[e].batch === true).sort()).toEqual(
-      ['cancelOrders', 'createOrders', 'modifyOrders'].sort(),
+      ['cancelOrders', 'cancelOrdersCoid', 'createOrders', 'modifyOrders'].sort(),
     )
   })
 

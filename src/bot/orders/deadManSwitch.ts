@@ -32,8 +32,12 @@ export interface DeadManSwitch {
 /** Consecutive failed arms before the warning. */
 const ALERT_AFTER = 2
 
+/** Triggers left of the day's limit at which the switch's status raises a warning. */
+export const TRIGGERS_LEFT_WARNING = 2
+
 export function startDeadManSwitch(o: {
-  perps: Pick<PerpsClient, 'setAutoCancel'>
+  /** `getAutoCancel`, when given, is read once armed: the day's triggers against the limit. */
+  perps: Pick<PerpsClient, 'setAutoCancel'> & Partial<Pick<PerpsClient, 'getAutoCancel'>>
   /** Runs the refresh timer (wall or the mock's virtual clock). */
   clock: Clock
   /** Venue-corrected time: the deadline is in the venue's clock. */
@@ -93,11 +97,13 @@ export function startDeadManSwitch(o: {
         })
         void o.openOrders?.reconcile().catch(() => undefined)
       }
-      if (first)
+      if (first) {
         o.logger.info(
           { deadline },
           'dead-man switch armed: the venue cancels our orders if we stop refreshing',
         )
+        void readStatus(signal)
+      }
       if (alerted) {
         alerted = false
         o.alerts.send({
@@ -149,6 +155,34 @@ export function startDeadManSwitch(o: {
       }, pauseMs),
     }
   })
+
+  /** The venue's count of today's triggers: a warning when few are left (past the limit it refuses to arm). */
+  async function readStatus(signal: AbortSignal): Promise<void> {
+    if (o.perps.getAutoCancel === undefined) return
+    try {
+      const st = await o.perps.getAutoCancel({ signal })
+      o.logger.info(
+        {
+          deadline: st.deadline,
+          triggered: st.triggered,
+          dailyLimit: st.daily_limit,
+          nextReset: st.next_reset,
+        },
+        `dead-man switch: ${st.triggered} of ${st.daily_limit} triggers used today`,
+      )
+      if (st.daily_limit - st.triggered <= TRIGGERS_LEFT_WARNING)
+        o.alerts.send({
+          key: 'dead-man-switch-triggers',
+          severity: 'warning',
+          title: 'Dead-man switch near its daily limit',
+          message: `the switch fired ${st.triggered} of ${st.daily_limit} times today; past the limit the venue refuses to arm it until ${new Date(st.next_reset).toISOString()}`,
+          at: o.clock.now(),
+        })
+    } catch (e) {
+      o.logger.warn({ err: describeError(e) }, 'cannot read the dead-man switch status')
+    }
+  }
+
   return {
     state: () => ({ armed: deadline !== undefined && failures < ALERT_AFTER, deadline, failures }),
     whenArmed(timeoutMs) {
@@ -189,7 +223,7 @@ export function startDeadManSwitch(o: {
  */
 export async function armDeadManSwitch(o: {
   settings: { ops: { deadManSwitch: { enabled: boolean; deadlineMs: number; refreshMs: number } } }
-  perps: Pick<PerpsClient, 'setAutoCancel'>
+  perps: Pick<PerpsClient, 'setAutoCancel'> & Partial<Pick<PerpsClient, 'getAutoCancel'>>
   clock: Clock
   venueClock: Pick<Clock, 'now'>
   logger: Logger

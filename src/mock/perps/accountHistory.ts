@@ -2,7 +2,7 @@
  * An account's history reads as the venue pages them: withdrawals, fills, funding, resting orders and
  * the order history, each filtered as its endpoint's query says and paged by `page` (wire.ts).
  */
-import type { FundingPage, WithdrawalsPage } from '../../perps/schemas/account.ts'
+import type { FundingPage, RestFillWire, WithdrawalsPage } from '../../perps/schemas/account.ts'
 import type { OrderDataWire } from '../../perps/schemas/orders.ts'
 import type { Account, ExchangeState, FillRow } from './state.ts'
 import { type HistoryWindowFilter, orderDataWire, page } from './wire.ts'
@@ -40,14 +40,30 @@ export function fillsPage(
   s: ExchangeState,
   account: Account,
   filter: HistoryWindowFilter,
-): { data: FillRow[]; more: boolean } {
-  return page(
-    s,
-    account.fills,
-    (f) => f.ts,
-    filter,
-    (f) => f,
-  )
+): { data: RestFillWire[]; more: boolean } {
+  return page(s, account.fills, (f) => f.ts, filter, restFillWire)
+}
+
+/** A fill row with the REST long keys (bindings `PerpsAccountFillSchema`); the channel keeps the terse row. */
+export function restFillWire(f: FillRow): RestFillWire {
+  return {
+    trade_id: f.tid,
+    order_id: f.oid,
+    instrument_id: f.iid,
+    side: f.side,
+    price: f.p,
+    quantity: f.qty,
+    taker: f.taker,
+    fee: f.fee,
+    fee_asset: f.fea,
+    previous_size: f.psz,
+    previous_entry_price: f.pep,
+    pnl: f.pnl,
+    liquidation: f.liq,
+    timestamp: f.ts,
+    // The mock settles nothing on chain: no transaction hash ('0x' is the venue's "none").
+    hash: '0x',
+  }
 }
 
 export function fundingPage(s: ExchangeState, account: Account, filter: FundingFilter): FundingPage {

@@ -54,6 +54,8 @@ export function ensureAccount(s: ExchangeState, owner: string, collateral: bigin
     collateral: collateral ?? s.o.startingCollateral,
     positions: new Map(),
     leverage: new Map(),
+    cross: new Map(),
+    isolatedMargin: new Map(),
     orders: new Map(),
     open: new Map(),
     funding: [],

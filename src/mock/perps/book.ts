@@ -93,6 +93,9 @@ export function trade(
     pos = newPosition(m.spec.id)
     account.positions.set(m.spec.id, pos)
   }
+  // The fill reports the position before it (the bindings' previous_size / previous_entry_price).
+  const previousSize = fromTicks(pos.size, qd)
+  const previousEntry = pos.size === 0n ? '0' : entryPriceString(pos, pd)
   const realized = scaledToMicros(applyFill(pos, signedQty, price), qd, pd)
   if (pos.size === 0n) account.positions.delete(m.spec.id)
   const notional = notionalMicros(signedQty, qd, price, pd)
@@ -116,8 +119,8 @@ export function trade(
     taker: kind !== 'maker',
     fee: usd(fee),
     fea: s.o.collateral.asset,
-    psz: fromTicks(pos.size, qd),
-    pep: pos.size === 0n ? '0' : entryPriceString(pos, pd),
+    psz: previousSize,
+    pep: previousEntry,
     pnl: usd(realized),
     liq: kind === 'liquidation',
     ts: t,

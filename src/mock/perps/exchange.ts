@@ -15,6 +15,7 @@ import type {
   Credentials,
   FundingPage,
   Portfolio,
+  RestFillWire,
   WithdrawalsPage,
 } from '../../perps/schemas/account.ts'
 import type {
@@ -84,14 +85,7 @@ import {
 } from './options.ts'
 import type { RegimeName } from './priceProcess.ts'
 import type { ScenarioName } from './scenarios.ts'
-import {
-  type Account,
-  createState,
-  type ExchangeState,
-  type FillRow,
-  nowOf,
-  unknownModifyLayout,
-} from './state.ts'
+import { type Account, createState, type ExchangeState, nowOf, unknownModifyLayout } from './state.ts'
 import { advanceTo, setIndexPrice, setRegime, setScenario, startHistory, syncState } from './stepping.ts'
 import * as streamHooks from './streamHooks.ts'
 import {
@@ -365,7 +359,7 @@ export class PerpsExchange {
   }
 
   /** `GET /v1/account/fills`: this account's trades in the window, as history pages. */
-  fills(owner: string, filter: HistoryWindowFilter = {}): { data: FillRow[]; more: boolean } {
+  fills(owner: string, filter: HistoryWindowFilter = {}): { data: RestFillWire[]; more: boolean } {
     return fillsPage(this.#s, this.#authed(owner), filter)
   }
 
@@ -465,6 +459,12 @@ export class PerpsExchange {
     takeActionWeight(account, AUTO_CANCEL_ACTION_WEIGHT)
     commit()
     return setAutoCancel(this.#s, account, v.time)
+  }
+
+  /** The state synced to now, for the endpoints kept in venueReads.ts and accountSettings.ts. */
+  synced(): ExchangeState {
+    this.sync()
+    return this.#s
   }
 
   #authed(owner: string): Account {

@@ -4,9 +4,15 @@ import { type Market, takeFundingRate } from './market.ts'
 import { applyRate, rateString, rescaleTicks, USD_DECIMALS, usd } from './money.ts'
 import type { ExchangeState } from './state.ts'
 
+/** Settled rates kept per instrument for `GET /v1/info/funding` (a month of hourly funding). */
+export const FUNDING_RATES_KEPT = 744
+
 /** Charges funding at boundary `b`: positive rate, longs pay; rows record `funding` as paid (+) or received (−). */
 export function settleFunding(s: ExchangeState, m: Market, b: number): void {
   const rate = takeFundingRate(m)
+  m.fundingRates.push({ rate, timestamp: b })
+  if (m.fundingRates.length > FUNDING_RATES_KEPT)
+    m.fundingRates.splice(0, m.fundingRates.length - FUNDING_RATES_KEPT)
   const { priceDecimals: pd, quantityDecimals: qd } = m.spec
   for (const account of s.accounts.values()) {
     const pos = account.positions.get(m.spec.id)

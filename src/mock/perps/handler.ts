@@ -5,8 +5,19 @@
  * for modifyOrders (a batch endpoint); token-bucket 429s carry `Retry-After`.
  */
 import { json, type MockHandler, type MockRequest, type MockResponse } from '../mockHttp.ts'
+import { cancelByCoidCommand, updateLeverageCommand, updateMarginCommand } from './accountSettings.ts'
+import { authedAccount } from './accounts.ts'
 import { badRequest, MockRejection } from './errors.ts'
 import type { PerpsExchange } from './exchange.ts'
+import {
+  accountConfigWire,
+  balancesWire,
+  bookWire,
+  fundingRatesWire,
+  klinesWire,
+  pnlPoints,
+  tradesWire,
+} from './venueReads.ts'
 
 /** Header pairs accepted for private reads, in order of preference (decision: both pairs work). */
 export const AUTH_HEADER_PAIRS = [
@@ -76,6 +87,66 @@ const ROUTES: Readonly<Record<string, Route>> = {
   'DELETE /v1/trade/orders': (r, ex) => ex.cancelOrders(r.body),
   'DELETE /v1/trade/orders/all': (r, ex) => ex.cancelAll(r.body),
   'PATCH /v1/trade/auto-cancel': (r, ex) => ex.setAutoCancel(r.body),
+  'PATCH /v1/trade/leverage': (r, ex) => updateLeverageCommand(ex.synced(), r.body),
+  'PATCH /v1/trade/margin': (r, ex) => updateMarginCommand(ex.synced(), r.body),
+  'DELETE /v1/trade/orders-coid': (r, ex) => cancelByCoidCommand(ex.synced(), r.body),
+  'GET /v1/account/config': (r, ex) =>
+    accountConfigWire(
+      ex.synced(),
+      authedAccount(ex.synced(), auth(r, ex)),
+      intParam(r.query, 'instrument_id'),
+    ),
+  'GET /v1/account/balances': (r, ex) => balancesWire(ex.synced(), authedAccount(ex.synced(), auth(r, ex))),
+  // Decision: the mock records no on-chain deposits (collateral is seeded), so the list is empty.
+  'GET /v1/account/deposits': (r, ex) => {
+    auth(r, ex)
+    windowParams(r.query)
+    return { data: [], more: false }
+  },
+  'GET /v1/account/equity': (r, ex) => historyPoints(r, ex, 'equity'),
+  'GET /v1/account/pnl': (r, ex) => historyPoints(r, ex, 'pnl'),
+  'GET /v1/info/book': (r, ex) =>
+    bookWire(ex.synced(), requiredInt(r.query, 'instrument_id'), depthParam(r.query)),
+  'GET /v1/info/klines': (r, ex) => {
+    const w = windowParams(r.query)
+    return klinesWire(
+      ex.synced(),
+      requiredInt(r.query, 'instrument_id'),
+      requiredParam(r.query, 'interval'),
+      requiredInt(r.query, 'start_timestamp'),
+      w.endTimestamp ?? ex.synced().clock.now(),
+    )
+  },
+  'GET /v1/info/trades': (r, ex) =>
+    tradesWire(ex.synced(), requiredInt(r.query, 'instrument_id'), windowParams(r.query)),
+  'GET /v1/info/funding': (r, ex) =>
+    fundingRatesWire(ex.synced(), requiredInt(r.query, 'instrument_id'), windowParams(r.query)),
+}
+
+function historyPoints(r: MockRequest, ex: PerpsExchange, kind: 'equity' | 'pnl') {
+  const account = authedAccount(ex.synced(), auth(r, ex))
+  const w = windowParams(r.query)
+  const start = requiredInt(r.query, 'start_timestamp')
+  return pnlPoints(
+    ex.synced(),
+    account,
+    kind,
+    requiredParam(r.query, 'interval'),
+    start,
+    w.endTimestamp ?? Number.MAX_SAFE_INTEGER,
+  )
+}
+
+function requiredInt(q: URLSearchParams, name: string): number {
+  requiredParam(q, name)
+  return intParam(q, name) ?? 0
+}
+
+function depthParam(q: URLSearchParams): number {
+  const d = intParam(q, 'depth') ?? 100
+  if (![10, 100, 500, 1000].includes(d))
+    throw badRequest('invalid query parameters: `depth` must be 10, 100, 500 or 1000')
+  return d
 }
 
 /** Every `METHOD /path` the mock perps venue serves (the fuzz tests enumerate them). */

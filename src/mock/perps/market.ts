@@ -46,6 +46,8 @@ export interface Market {
   premiumIntegral: number
   premiumSeconds: number
   lastFundingRate: bigint
+  /** Settled funding rates, oldest first (bounded): `GET /v1/info/funding`. */
+  readonly fundingRates: { rate: bigint; timestamp: number }[]
   readonly fundingIntervalMs: number
   readonly boundsUnits: bigint
   readonly boundsScale: number
@@ -76,6 +78,7 @@ export function createMarket(spec: InstrumentSpec, seed: number, klineCapacity: 
     premiumIntegral: 0,
     premiumSeconds: 0,
     lastFundingRate: quantizeRate(FUNDING_INTEREST),
+    fundingRates: [],
     fundingIntervalMs: fundingIntervalMs(spec.fundingInterval) ?? 3_600_000,
     boundsUnits: bounds.units,
     boundsScale: bounds.scale,

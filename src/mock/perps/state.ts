@@ -83,6 +83,10 @@ export interface Account {
   collateral: bigint
   positions: Map<number, PositionState>
   leverage: Map<number, number>
+  /** Margin mode per instrument: false = isolated (default cross). Reported; the maths stay cross. */
+  cross: Map<number, boolean>
+  /** Isolated margin moved in (+) or out (−) per instrument, USD micros (updateMargin; reported only). */
+  isolatedMargin: Map<number, bigint>
   /** Every kept order by oid, in creation order; `open` holds the resting ones. */
   orders: Map<number, OrderState>
   open: Map<number, OrderState>
@@ -101,7 +105,10 @@ export interface Account {
   autoCancel: AutoCancelState
 }
 
-/** A fill as the venue serves it (terse keys, protocol-notes d): decimals as strings. */
+/**
+ * A fill as the `fills` channel pushes it (terse keys, protocol-notes d): decimals as strings.
+ * `GET /v1/account/fills` serves the same row with the long keys (`restFillWire`).
+ */
 export interface FillRow {
   tid: number
   oid: number
@@ -112,7 +119,7 @@ export interface FillRow {
   taker: boolean
   fee: string
   fea: string
-  /** Position size and average entry after the fill. */
+  /** Position size and average entry before the fill (the bindings' previousSize / previousEntryPrice). */
   psz: string
   pep: string
   pnl: string

@@ -126,7 +126,7 @@ export function portfolioWire(s: ExchangeState, account: Account, risk: AccountR
       size: fromTicks(pos.size, qd),
       entry_price: entryPriceString(pos, pd),
       leverage: r.leverage,
-      cross: true,
+      cross: account.cross.get(iid) ?? true,
       initial_margin: usd(r.im),
       maintenance_margin: usd(r.mm),
       position_value: usd(r.notional),

@@ -7,6 +7,7 @@ import { inspect } from 'node:util'
 import { type Clock, systemClock } from '../../clock.ts'
 import { ConfigError } from '../../errors.ts'
 import { READ_RETRY, type RetryPolicy } from '../../http/callJson.ts'
+import type { RateLimitObservation } from '../../http/rateLimitHeaders.ts'
 import { createHttpTransport, type HttpTransport, type HttpTransportOptions } from '../../http/transport.ts'
 import { type Random, systemRandom } from '../../random.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
@@ -52,6 +53,17 @@ export interface GatedRequest {
  */
 export interface RequestGate {
   run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T>
+}
+
+/**
+ * What the client saw that its caller may act on, without changing any call's outcome: the venue's own
+ * rate-limit count (to correct the limiter's window) and the rows of a list it could not read.
+ */
+export interface PerpsResponseObserver {
+  /** `Poly-RateLimit-*` headers of an answer (success or error), when present. */
+  rateLimit?(endpoint: PerpsEndpoint, observation: RateLimitObservation): void
+  /** Rows a read dropped because a value could not be read (one `[index.field]: reason` line each). */
+  droppedItems?(endpoint: PerpsEndpoint, lines: readonly string[]): void
 }
 
 /** A proxy signer for `/v1/trade/*` ops (satisfied by `CommandSigner`). */
@@ -141,6 +153,8 @@ export interface PerpsClientConfig {
   defaultExpAfterMs?: number | undefined
   /** Wraps every request (the bot's weight limiter); none = sent at once. */
   gate?: RequestGate | undefined
+  /** Hears rate-limit headers and dropped rows. */
+  observer?: PerpsResponseObserver | undefined
 }
 
 export interface PerpsClientContext {
@@ -155,6 +169,7 @@ export interface PerpsClientContext {
   readonly readRetry: RetryPolicy
   readonly defaultExpAfterMs?: number | undefined
   readonly gate?: RequestGate | undefined
+  readonly observer?: PerpsResponseObserver | undefined
 }
 
 /** RFC 9110 token characters: what a header name may contain. */
@@ -216,5 +231,6 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
     readRetry: config.readRetry ?? READ_RETRY,
     defaultExpAfterMs: config.defaultExpAfterMs,
     gate: config.gate,
+    observer: config.observer,
   }
 }

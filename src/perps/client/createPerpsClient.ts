@@ -13,6 +13,15 @@ import type {
   WithdrawalsPage,
 } from '../schemas/account.ts'
 import type {
+  AutoCancelStatus,
+  Balance,
+  DepositsPage,
+  HistoryPointsPage,
+  InstrumentConfig,
+  UpdateLeverageResult,
+  UpdateMarginResult,
+} from '../schemas/accountState.ts'
+import type {
   CollateralAsset,
   ExchangeInfo,
   FeeSchedule,
@@ -22,12 +31,14 @@ import type {
   ServerTime,
   StatisticsItem,
 } from '../schemas/info.ts'
+import type { Book, FundingRatesPage, KlinesPage, TradesPage } from '../schemas/market.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult, Order } from '../schemas/orders.ts'
 import type { Ticker } from '../schemas/tickers.ts'
 import type { CreateOrderInput } from '../signing/ops.ts'
 import { type ApplyReferralResult, applyReferral } from './applyReferral.ts'
 import { type CancelAllParams, type CancelAllResult, cancelAll } from './cancelAll.ts'
 import { cancelOrders } from './cancelOrders.ts'
+import { cancelOrdersCoid } from './cancelOrdersCoid.ts'
 import { createPerpsContext, type PerpsClientConfig, type PerpsClientContext } from './context.ts'
 import { type CreateOrdersOptions, createOrders } from './createOrders.ts'
 import {
@@ -36,21 +47,31 @@ import {
   type CreateProxyResponse,
   createProxy,
 } from './createProxy.ts'
+import { type GetAccountConfigParams, getAccountConfig } from './getAccountConfig.ts'
 import { getAssets } from './getAssets.ts'
+import { getAutoCancel } from './getAutoCancel.ts'
+import { getBalances } from './getBalances.ts'
+import { type GetBookParams, getBook } from './getBook.ts'
 import { getCredentials } from './getCredentials.ts'
+import { type GetDepositsParams, getDeposits } from './getDeposits.ts'
+import { type GetEquityHistoryParams, getEquityHistory } from './getEquityHistory.ts'
 import { getExchange } from './getExchange.ts'
 import { getFees } from './getFees.ts'
 import { type GetFillsParams, getFills, iterateFills, paginateFills } from './getFills.ts'
 import { type GetFundingParams, getFunding, iterateFunding, paginateFunding } from './getFunding.ts'
+import { type GetFundingHistoryParams, getFundingHistory } from './getFundingHistory.ts'
 import { getIndex } from './getIndex.ts'
 import { type GetInstrumentsParams, getInstruments } from './getInstruments.ts'
+import { type GetKlinesParams, getKlines } from './getKlines.ts'
 import { type GetOpenOrdersParams, getOpenOrders } from './getOpenOrders.ts'
 import { type GetOrdersParams, getOrders } from './getOrders.ts'
+import { type GetPnlHistoryParams, getPnlHistory } from './getPnlHistory.ts'
 import { getPortfolio } from './getPortfolio.ts'
 import { getPublicPortfolio } from './getPublicPortfolio.ts'
 import { type GetStatisticsOptions, type GetStatisticsParams, getStatistics } from './getStatistics.ts'
 import { type GetTickersParams, getTickers } from './getTickers.ts'
 import { getTime } from './getTime.ts'
+import { type GetTradesParams, getTrades } from './getTrades.ts'
 import {
   type GetWithdrawalsParams,
   getWithdrawals,
@@ -61,6 +82,8 @@ import type { HistoryPage, PaginateHistoryOptions } from './historyPaging.ts'
 import { type ModifyOrderParams, modifyOrders } from './modifyOrders.ts'
 import type { PerpsCallOptions, PerpsCommandOptions, PerpsReadOptions } from './perpsCall.ts'
 import { type AutoCancelAck, type SetAutoCancelParams, setAutoCancel } from './setAutoCancel.ts'
+import { type UpdateLeverageParams, updateLeverage } from './updateLeverage.ts'
+import { type UpdateMarginParams, updateMargin } from './updateMargin.ts'
 
 export interface PerpsClient {
   readonly context: PerpsClientContext
@@ -74,6 +97,10 @@ export interface PerpsClient {
   getExchange(options?: PerpsReadOptions): Promise<ExchangeInfo>
   getTime(options?: PerpsReadOptions): Promise<ServerTime>
   getInstruments(params?: GetInstrumentsParams, options?: PerpsReadOptions): Promise<Instrument[]>
+  getBook(params: GetBookParams, options?: PerpsReadOptions): Promise<Book>
+  getKlines(params: GetKlinesParams, options?: PerpsReadOptions): Promise<KlinesPage>
+  getTrades(params: GetTradesParams, options?: PerpsReadOptions): Promise<TradesPage>
+  getFundingHistory(params: GetFundingHistoryParams, options?: PerpsReadOptions): Promise<FundingRatesPage>
   // account reads (header auth)
   getWithdrawals(params?: GetWithdrawalsParams, options?: PerpsReadOptions): Promise<WithdrawalsPage>
   paginateWithdrawals(
@@ -106,13 +133,25 @@ export interface PerpsClient {
   getCredentials(options?: PerpsReadOptions): Promise<Credentials>
   getOpenOrders(params?: GetOpenOrdersParams, options?: PerpsReadOptions): Promise<Order[]>
   getOrders(params?: GetOrdersParams, options?: PerpsReadOptions): Promise<Order[]>
+  getBalances(options?: PerpsReadOptions): Promise<Balance[]>
+  getDeposits(params?: GetDepositsParams, options?: PerpsReadOptions): Promise<DepositsPage>
+  getEquityHistory(params: GetEquityHistoryParams, options?: PerpsReadOptions): Promise<HistoryPointsPage>
+  getPnlHistory(params: GetPnlHistoryParams, options?: PerpsReadOptions): Promise<HistoryPointsPage>
+  getAccountConfig(params?: GetAccountConfigParams, options?: PerpsReadOptions): Promise<InstrumentConfig[]>
+  /** The dead-man switch's status: armed deadline, triggers used of the daily limit, next reset. */
+  getAutoCancel(options?: PerpsReadOptions): Promise<AutoCancelStatus>
   applyReferral(code: string, options?: PerpsCallOptions): Promise<ApplyReferralResult>
   // signed
   createProxy(params: CreateProxyParams, options?: CreateProxyOptions): Promise<CreateProxyResponse>
   createOrders(orders: readonly CreateOrderInput[], options?: CreateOrdersOptions): Promise<CreateOrderAck[]>
   modifyOrders(mods: readonly ModifyOrderParams[], options?: PerpsCommandOptions): Promise<ModifyResult[]>
   cancelOrders(oids: readonly number[], options?: PerpsCommandOptions): Promise<CancelResult[]>
+  cancelOrdersCoid(coids: readonly string[], options?: PerpsCommandOptions): Promise<CancelResult[]>
   cancelAll(params?: CancelAllParams, options?: PerpsCommandOptions): Promise<CancelAllResult>
+  /** Leverage and margin mode (`cross` false = isolated) of one instrument. */
+  updateLeverage(params: UpdateLeverageParams, options?: PerpsCommandOptions): Promise<UpdateLeverageResult>
+  /** Isolated margin in (positive) or out (negative) of one position. */
+  updateMargin(params: UpdateMarginParams, options?: PerpsCommandOptions): Promise<UpdateMarginResult>
   /** The dead-man switch: arm with a deadline (Unix ms), or clear with 0. */
   setAutoCancel(params: SetAutoCancelParams, options?: PerpsCommandOptions): Promise<AutoCancelAck>
   /** Closes the transport if the client created it (a given `transport` is left open). */
@@ -137,6 +176,10 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     getExchange: (o) => getExchange(ctx, o),
     getTime: (o) => getTime(ctx, o),
     getInstruments: (p, o) => getInstruments(ctx, p, o),
+    getBook: (p, o) => getBook(ctx, p, o),
+    getKlines: (p, o) => getKlines(ctx, p, o),
+    getTrades: (p, o) => getTrades(ctx, p, o),
+    getFundingHistory: (p, o) => getFundingHistory(ctx, p, o),
     getWithdrawals: (p, o) => getWithdrawals(ctx, p, o),
     paginateWithdrawals: (p, o) => paginateWithdrawals(ctx, p, o),
     iterateWithdrawals: (p, o) => iterateWithdrawals(ctx, p, o),
@@ -150,12 +193,21 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     getCredentials: (o) => getCredentials(ctx, o),
     getOpenOrders: (p, o) => getOpenOrders(ctx, p, o),
     getOrders: (p, o) => getOrders(ctx, p, o),
+    getBalances: (o) => getBalances(ctx, o),
+    getDeposits: (p, o) => getDeposits(ctx, p, o),
+    getEquityHistory: (p, o) => getEquityHistory(ctx, p, o),
+    getPnlHistory: (p, o) => getPnlHistory(ctx, p, o),
+    getAccountConfig: (p, o) => getAccountConfig(ctx, p, o),
+    getAutoCancel: (o) => getAutoCancel(ctx, o),
     applyReferral: (code, o) => applyReferral(ctx, code, o),
     createProxy: (p, o) => createProxy(ctx, p, o),
     createOrders: (orders, o) => createOrders(ctx, orders, o),
     modifyOrders: (mods, o) => modifyOrders(ctx, mods, o),
     cancelOrders: (oids, o) => cancelOrders(ctx, oids, o),
+    cancelOrdersCoid: (coids, o) => cancelOrdersCoid(ctx, coids, o),
     cancelAll: (p, o) => cancelAll(ctx, p, o),
+    updateLeverage: (p, o) => updateLeverage(ctx, p, o),
+    updateMargin: (p, o) => updateMargin(ctx, p, o),
     setAutoCancel: (p, o) => setAutoCancel(ctx, p, o),
     close: async () => {
       if (ownsTransport) await ctx.transport.close()

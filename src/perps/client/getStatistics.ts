@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { InputValidationError } from '../../errors.ts'
 import { InstrumentId } from '../schemas/common.ts'
 import { Kline, Statistics, StatisticsItem } from '../schemas/info.ts'
+import { tolerantArray } from '../schemas/tolerantArray.ts'
 import type { PerpsClientContext } from './context.ts'
 import { type PerpsReadOptions, parseInput, perpsRead } from './perpsCall.ts'
 
@@ -32,8 +33,8 @@ function statisticsKeeping(n: number): z.ZodType<StatisticsItem[]> {
     const newest = z
       .array(z.unknown())
       .transform((rows) => (n === 0 ? [] : rows.slice(-n)))
-      .pipe(z.array(Kline))
-    schema = z.array(StatisticsItem.extend({ klines: newest }))
+      .pipe(tolerantArray(Kline))
+    schema = tolerantArray(StatisticsItem.extend({ klines: newest }))
     keeping.set(n, schema)
   }
   return schema

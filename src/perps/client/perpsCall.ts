@@ -9,12 +9,14 @@ import { sleep } from '../../clock.ts'
 import { isDecimalString, parseDecimal } from '../../decimal.ts'
 import {
   ConfigError,
+  EngineRestartingError,
   InputValidationError,
   RequestRejectedError,
   TransportError,
   UnexpectedResponseError,
 } from '../../errors.ts'
 import {
+  type CallObserver,
   callJson,
   type ErrorBodyParser,
   formatZodIssues,
@@ -22,6 +24,7 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from '../../http/callJson.ts'
+import { parseRateLimitHeaders } from '../../http/rateLimitHeaders.ts'
 import type { HttpRequest } from '../../http/transport.ts'
 import { PerpsErrorBody } from '../schemas/common.ts'
 import type { SignCommandOptions } from '../signing/commandSigner.ts'
@@ -164,20 +167,42 @@ export async function perpsRead<S extends z.ZodType>(
         return await gated(ctx, spec, spec.priority, () =>
           callJson(
             { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
-            { request, schema: spec.schema, parseErrorBody: parsePerpsErrorBody, retry: NO_RETRY },
+            {
+              request,
+              schema: spec.schema,
+              parseErrorBody: parsePerpsErrorBody,
+              retry: NO_RETRY,
+              observe: observerFor(ctx, spec.endpoint),
+            },
           ),
         )
       } catch (e) {
         if (attempt >= policy.attempts || spec.signal?.aborted || !isRetryableRead(e)) throw e
-        await sleep(ctx.clock, retryDelayMs(policy, attempt, ctx.random), spec.signal)
+        // A 425's own hold (Retry-After / retry_after_seconds) wins over our jitter, capped by the policy.
+        const hold = e instanceof EngineRestartingError ? Math.min(e.retryAfterMs ?? 0, policy.maxDelayMs) : 0
+        await sleep(ctx.clock, Math.max(hold, retryDelayMs(policy, attempt, ctx.random)), spec.signal)
       }
     }
   })
 }
 
-/** A transport failure or a 5xx other than 501: worth another attempt of a read. */
+/** The call's hooks onto the context's observer (none when the context has none). */
+function observerFor(ctx: PerpsClientContext, endpoint: PerpsEndpoint): CallObserver | undefined {
+  const o = ctx.observer
+  if (o === undefined) return undefined
+  return {
+    response: (res) => {
+      if (o.rateLimit === undefined) return
+      const obs = parseRateLimitHeaders(res.headers)
+      if (obs !== undefined) o.rateLimit(endpoint, obs)
+    },
+    dropped: (lines) => o.droppedItems?.(endpoint, lines),
+  }
+}
+
+/** A transport failure, a 425 (engine restarting) or a 5xx other than 501: worth another attempt of a read. */
 function isRetryableRead(e: unknown): boolean {
-  if (e instanceof TransportError) return true
+  if (e instanceof TransportError || e instanceof EngineRestartingError) return true
   return e instanceof RequestRejectedError && e.status >= 500 && e.status !== 501
 }
 
@@ -194,7 +219,13 @@ export async function perpsCommand<S extends z.ZodType>(
       const request = buildRequest(ctx, spec, body, headers)
       return callJson(
         { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
-        { request, schema: spec.schema, parseErrorBody: parsePerpsErrorBody, command: true },
+        {
+          request,
+          schema: spec.schema,
+          parseErrorBody: parsePerpsErrorBody,
+          command: true,
+          observe: observerFor(ctx, spec.endpoint),
+        },
       )
     })
   })

@@ -8,6 +8,7 @@
  * @see protocol-notes d (dead-man switch), c.4 (weights)
  */
 import { z } from 'zod'
+import { InputValidationError } from '../../errors.ts'
 import { TimestampMs } from '../schemas/common.ts'
 import { buildAutoCancel } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
@@ -25,8 +26,20 @@ export type SetAutoCancelParams = z.input<typeof SetAutoCancelParams>
 export const AutoCancelAck = z.looseObject({ status: z.literal('ok'), deadline: TimestampMs.optional() })
 export type AutoCancelAck = z.infer<typeof AutoCancelAck>
 
+/** The venue refuses a deadline less than 5 s ahead (protocol-notes d); checked here first. */
+export const MIN_AUTO_CANCEL_LEAD_MS = 5_000
+
+/** Why `time` cannot arm the switch at `now`, or undefined when it can (0 always clears). */
+export function autoCancelTimeProblem(time: number, now: number): string | undefined {
+  if (time === 0) return undefined
+  if (time < now + MIN_AUTO_CANCEL_LEAD_MS)
+    return `time: ${time} is less than ${MIN_AUTO_CANCEL_LEAD_MS} ms ahead of the venue's now (${Math.floor(now)}); use 0 to clear`
+  return undefined
+}
+
 /**
- * Arms (time > 0) or clears (0) the dead-man switch.
+ * Arms (time > 0, at least 5 s ahead of the venue clock) or clears (0) the dead-man switch. The rule is
+ * checked before the request and again when the gate admits it (a queued arm may have aged).
  * @throws {InputValidationError} / {ConfigError} before any request; the client's usual request errors after.
  */
 export async function setAutoCancel(
@@ -36,11 +49,19 @@ export async function setAutoCancel(
 ): Promise<AutoCancelAck> {
   const valid = parseInput('setAutoCancel', SetAutoCancelParams, params)
   validateCommandOptions(ctx, 'setAutoCancel', options)
+  const lead = () => {
+    const problem = autoCancelTimeProblem(valid.time, ctx.clock.now())
+    if (problem !== undefined) throw new InputValidationError(`invalid setAutoCancel input: ${problem}`)
+  }
+  lead()
   const signer = requireSigner(ctx, 'setAutoCancel')
   const built = buildAutoCancel(valid)
   return perpsCommand(ctx, {
     endpoint: 'setAutoCancel',
-    body: () => signer.signCommand(built, expOptions(ctx, options)),
+    body: () => {
+      lead()
+      return signer.signCommand(built, expOptions(ctx, options))
+    },
     schema: AutoCancelAck,
     signal: options.signal,
     priority: options.priority,

@@ -1,6 +1,15 @@
 /** Private account resources: withdrawals, funding charges, portfolio, credentials. */
 import { z } from 'zod'
-import { Address, DecimalString, InstrumentId, PendingTxHash, ProxyExpiryMs, TimestampMs } from './common.ts'
+import {
+  Address,
+  DecimalOrBlank,
+  DecimalString,
+  InstrumentId,
+  PendingTxHash,
+  ProxyExpiryMs,
+  TimestampMs,
+} from './common.ts'
+import { tolerantArray } from './tolerantArray.ts'
 
 export const WITHDRAWAL_STATUSES = ['pending', 'confirmed', 'removed', 'failed'] as const
 /** Known statuses; unknown future values are tolerated as plain strings. */
@@ -37,13 +46,15 @@ export type FundingCharge = z.infer<typeof FundingCharge>
 
 /** History pages: at most 100 rows, `more` when there are further rows in the window. */
 export const page = <T extends z.ZodType>(item: T) =>
-  z.looseObject({ data: z.array(item), more: z.boolean() })
+  z.looseObject({ data: tolerantArray(item), more: z.boolean() })
 export const WithdrawalsPage = page(Withdrawal)
 export type WithdrawalsPage = z.infer<typeof WithdrawalsPage>
 /**
- * A fill (`GET /v1/account/fills`, and the `fills` channel): terse keys as the official client reads
- * them. `side` long|short; `fee` paid (a rebate is negative) in `fea`; `psz`/`pep` the position size
- * and entry after the fill; `pnl` the realized PnL it closed; `liq` a liquidation fill.
+ * A fill as the bot consumes it: the `fills` channel's terse keys (ws-protocol §4), which REST fills are
+ * normalized into (see `RestFill`). `side` long|short; `fee` paid (a rebate is negative), its asset in
+ * `fea`; `psz`/`pep` the position size and entry price *before* the fill (the bindings name them
+ * previousSize / previousEntryPrice); `pnl` the realized PnL it closed; `liq` a liquidation fill; `hash`
+ * the settlement transaction (REST only; `0x` while unknown).
  */
 export const Fill = z.looseObject({
   tid: z.union([z.number().int(), z.string()]),
@@ -61,9 +72,57 @@ export const Fill = z.looseObject({
   liq: z.boolean(),
   ts: TimestampMs,
   coid: z.string().optional(),
+  hash: z.string().optional(),
 })
 export type Fill = z.infer<typeof Fill>
-export const FillsPage = page(Fill)
+
+/**
+ * A REST fill (`GET /v1/account/fills`): the venue's long keys (bindings `PerpsAccountFillSchema`),
+ * normalized into the domain `Fill` so the ledger reads REST and stream fills alike.
+ */
+export const RestFill = z
+  .looseObject({
+    trade_id: z.union([z.number().int(), z.string()]),
+    order_id: z.number().int().nonnegative(),
+    instrument_id: InstrumentId,
+    side: z.string(),
+    price: DecimalString,
+    quantity: DecimalString,
+    taker: z.boolean(),
+    fee: DecimalString,
+    fee_asset: z.string(),
+    previous_size: DecimalString,
+    previous_entry_price: DecimalOrBlank,
+    pnl: DecimalString,
+    liquidation: z.boolean(),
+    timestamp: TimestampMs,
+    /** `''`, `0x`, null or absent while unknown. */
+    hash: PendingTxHash,
+    /** Not in the bindings' schema; kept when a venue sends it. */
+    client_order_id: z.string().nullish(),
+  })
+  .transform(
+    (f): Fill => ({
+      tid: f.trade_id,
+      oid: f.order_id,
+      iid: f.instrument_id,
+      side: f.side,
+      p: f.price,
+      qty: f.quantity,
+      taker: f.taker,
+      fee: f.fee,
+      fea: f.fee_asset,
+      psz: f.previous_size,
+      pep: f.previous_entry_price,
+      pnl: f.pnl,
+      liq: f.liquidation,
+      ts: f.timestamp,
+      hash: f.hash,
+      ...(f.client_order_id ? { coid: f.client_order_id } : {}),
+    }),
+  )
+export type RestFillWire = z.input<typeof RestFill>
+export const FillsPage = page(RestFill)
 export type FillsPage = z.infer<typeof FillsPage>
 
 export const FundingPage = page(FundingCharge)
@@ -80,9 +139,10 @@ export const Position = z.looseObject({
   initial_margin: DecimalString,
   maintenance_margin: DecimalString,
   position_value: DecimalString,
-  liquidation_price: DecimalString,
+  /** `""` (no liquidation price) reads as "0". */
+  liquidation_price: DecimalOrBlank,
   unrealized_pnl: DecimalString,
-  return_on_equity: DecimalString,
+  return_on_equity: DecimalOrBlank,
   cumulative_funding: DecimalString,
 })
 export type Position = z.infer<typeof Position>
@@ -96,7 +156,8 @@ export const PortfolioMargin = z.looseObject({
   total_position_value: DecimalString,
 })
 export const Portfolio = z.looseObject({
-  positions: z.array(Position),
+  /** A position we cannot read is dropped and reported (tolerantArray), not the whole portfolio. */
+  positions: tolerantArray(Position),
   margin: PortfolioMargin,
   /** USD. */
   withdrawable: DecimalString,

@@ -1,10 +1,25 @@
 /** Shared zod primitives of the perps wire format. */
 import { z } from 'zod'
-import { isDecimalString } from '../../decimal.ts'
+import { canonicalWireDecimal } from './wireDecimal.ts'
 
-/** A decimal number carried as a JSON string ("100.5", "-0.25"). Never converted to float here. */
-export const DecimalString = z.string().refine(isDecimalString, { message: 'expected a decimal string' })
+/**
+ * A decimal number carried as a JSON string ("100.5", "-0.25"), read as tolerantly as the official
+ * bindings (".5", "+1", "1.", "1e-7" are rewritten to canonical form; see wireDecimal.ts) and never
+ * converted to float. A string that denotes no number is refused (its item is dropped, not the read).
+ */
+export const DecimalString = z.string().transform((s, ctx) => {
+  const c = canonicalWireDecimal(s)
+  if (c !== undefined) return c
+  ctx.addIssue({ code: 'custom', message: 'expected a decimal string' })
+  return z.NEVER
+})
 export type DecimalString = z.infer<typeof DecimalString>
+
+/**
+ * A decimal that may be blank on the wire where the venue has no value (a flat position's liquidation
+ * price): `""` reads as "0", our spelling of "none" for these fields.
+ */
+export const DecimalOrBlank = z.preprocess((v) => (v === '' ? '0' : v), DecimalString)
 
 /** 0x-prefixed 20-byte hex address, kept exactly as sent (signatures hash the string verbatim). */
 export const Address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')

@@ -1,6 +1,7 @@
 /** Public market information: index, statistics, fees, collateral assets, exchange, time, instruments. */
 import { z } from 'zod'
 import { Address, DecimalString, InstrumentId, TimestampMs } from './common.ts'
+import { tolerantArray } from './tolerantArray.ts'
 
 export const IndexConstituent = z.looseObject({
   source: z.string(),
@@ -36,10 +37,10 @@ export const StatisticsItem = z.looseObject({
   volume: DecimalString,
   /** Price 24 hours ago. */
   open_price: DecimalString,
-  klines: z.array(Kline),
+  klines: tolerantArray(Kline),
 })
 export type StatisticsItem = z.infer<typeof StatisticsItem>
-export const Statistics = z.array(StatisticsItem)
+export const Statistics = tolerantArray(StatisticsItem)
 
 export const FeeTier = z.looseObject({
   min_volume_30d: DecimalString,
@@ -52,9 +53,10 @@ export const FeeScheduleEntry = z.looseObject({
   taker_fee_rate: DecimalString,
   /** May be negative (a maker rebate). */
   maker_fee_rate: DecimalString,
-  tiers: z.array(FeeTier).optional(),
+  tiers: tolerantArray(FeeTier).optional(),
 })
-export const FeeSchedule = z.looseObject({ fee_schedule: z.array(FeeScheduleEntry) })
+/** A fee entry or tier we cannot read is dropped and reported, not the whole schedule. */
+export const FeeSchedule = z.looseObject({ fee_schedule: tolerantArray(FeeScheduleEntry) })
 export type FeeSchedule = z.infer<typeof FeeSchedule>
 
 export const CollateralAsset = z.looseObject({
@@ -130,7 +132,7 @@ export const Instrument = z.looseObject({
   display_symbol: z.string().optional(),
 })
 export type Instrument = z.infer<typeof Instrument>
-export const Instruments = z.array(Instrument)
+export const Instruments = tolerantArray(Instrument)
 
 /** Parses a funding interval such as "1h", "8h", "30m" to milliseconds. */
 export function fundingIntervalMs(s: string): number | undefined {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { DecimalString, InstrumentId, OrderId, TimestampMs } from './common.ts'
+import { tolerantArray } from './tolerantArray.ts'
 
 export const TIME_IN_FORCE = ['gtc', 'ioc', 'fok'] as const
 export const TimeInForce = z.enum(TIME_IN_FORCE)
@@ -94,7 +95,8 @@ export const OrderData = z
     }),
   )
 export type OrderDataWire = z.input<typeof OrderData>
-export const OpenOrders = z.array(OrderData)
+/** An order we cannot read is dropped and reported, not the whole list. */
+export const OpenOrders = tolerantArray(OrderData)
 
 /** A batch item's rejection code when the venue sent none (the official client substitutes a text too). */
 export const UNSPECIFIED_REJECTION = 'unspecified_rejection'
@@ -110,6 +112,23 @@ export const BatchRejected = z.looseObject({
   coid: z.string().optional(),
 })
 export type BatchRejected = z.infer<typeof BatchRejected>
+
+/**
+ * Per-item rejection codes that say "not now" rather than "no": the order is between the risk check
+ * and the engine (`order_in_flight`, and the cancel codes `order_not_pending_risk` /
+ * `order_not_pending_engine`), so the same cancel succeeds a moment later. A caller retries these
+ * (after a short pause) instead of reporting a failure.
+ */
+export const RETRYABLE_ITEM_ERRORS: ReadonlySet<string> = new Set([
+  'order_in_flight',
+  'order_not_pending_risk',
+  'order_not_pending_engine',
+])
+
+/** Whether a batch item's rejection is worth the same command again shortly (see RETRYABLE_ITEM_ERRORS). */
+export function isRetryableItemError(item: { status: string; error?: string | undefined }): boolean {
+  return item.status === 'err' && item.error !== undefined && RETRYABLE_ITEM_ERRORS.has(item.error)
+}
 
 export const ModifyResult = z.discriminatedUnion('status', [
   z.looseObject({ status: z.literal('ok'), order: Order }),

@@ -1,6 +1,7 @@
 /** `GET /v1/info/tickers`: every instrument's index, mark, last, mid, open interest and funding at once. */
 import { z } from 'zod'
 import { DecimalString, InstrumentId, TimestampMs } from './common.ts'
+import { tolerantArray } from './tolerantArray.ts'
 
 /** One ticker row, the REST long names (the `tickers::*` push carries the same with terse keys). */
 export const Ticker = z.looseObject({
@@ -18,4 +19,4 @@ export const Ticker = z.looseObject({
   timestamp: TimestampMs.optional(),
 })
 export type Ticker = z.infer<typeof Ticker>
-export const Tickers = z.array(Ticker)
+export const Tickers = tolerantArray(Ticker)

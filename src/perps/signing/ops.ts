@@ -111,7 +111,33 @@ export interface AutoCancelOp {
   args: { time: number }
 }
 
-export type PerpsOp = CreateOrdersOp | CancelOrdersOp | CancelAllOp | ModifyOrdersOp | AutoCancelOp
+/** Cancel by client order id (`DELETE /v1/trade/orders-coid`). */
+export interface CancelOrdersCoidOp {
+  type: 'cancelOrdersCOID'
+  args: string[]
+}
+
+/** Leverage and margin mode of one instrument (`PATCH /v1/trade/leverage`); key order as the client's body. */
+export interface UpdateLeverageOp {
+  type: 'updateLeverage'
+  args: { cross: boolean; iid: number; lev: number }
+}
+
+/** Isolated margin added (positive) or removed (negative) on one position (`PATCH /v1/trade/margin`). */
+export interface UpdateMarginOp {
+  type: 'updateMargin'
+  args: { iid: number; amount: string }
+}
+
+export type PerpsOp =
+  | CreateOrdersOp
+  | CancelOrdersOp
+  | CancelAllOp
+  | ModifyOrdersOp
+  | AutoCancelOp
+  | CancelOrdersCoidOp
+  | UpdateLeverageOp
+  | UpdateMarginOp
 
 /** A builder's output: what goes in the body and what is hashed. */
 export interface BuiltOp<TOp extends { type: string } = PerpsOp> {
@@ -209,7 +235,85 @@ export function buildAutoCancel(input: { time: number }): BuiltOp<AutoCancelOp> 
   return { op: { type: 'autoCancel', args: { time: input.time } }, signedOp: ['autoCancel', [input.time]] }
 }
 
+/**
+ * `cancelOrdersCOID`: signed `["cancelOrdersCOID", [coid...]]`, body args `[coid...]` (the official
+ * client's layout, trading.ts l.726).
+ * @throws {@link InputValidationError}
+ */
+export function buildCancelOrdersCoid(input: { coids: readonly string[] }): BuiltOp<CancelOrdersCoidOp> {
+  const problems: string[] = []
+  if (input.coids.length === 0) problems.push('coids must not be empty')
+  input.coids.forEach((c, i) => {
+    if (typeof c !== 'string' || !COID_RE.test(c))
+      problems.push(`coids[${i}] must be 32 lowercase hex characters`)
+  })
+  throwIfAny('invalid cancelOrdersCOID input', problems)
+  return buildCancelOrdersCoidUnchecked(input)
+}
+
+/**
+ * `updateLeverage`: signed `["updateLeverage", [iid, lev, cross]]`, body args `{cross, iid, lev}`
+ * (the official client's layout, trading.ts l.827 and l.937). `cross` false = isolated margin.
+ * @throws {@link InputValidationError}
+ */
+export function buildUpdateLeverage(input: {
+  iid: number
+  lev: number
+  cross: boolean
+}): BuiltOp<UpdateLeverageOp> {
+  const problems: string[] = []
+  checkInstrumentId(input.iid, 'iid', problems)
+  if (!Number.isSafeInteger(input.lev) || input.lev < 1) problems.push('lev must be a positive integer')
+  if (typeof input.cross !== 'boolean') problems.push('cross must be a boolean')
+  throwIfAny('invalid updateLeverage input', problems)
+  return buildUpdateLeverageUnchecked(input)
+}
+
+/**
+ * `updateMargin`: signed `["updateMargin", [iid, amount]]`, body args `{iid, amount}` (a signed decimal
+ * string, USD). Not in the official client: the layout is inferred like modifyOrders' and autoCancel's
+ * (protocol-notes a.2, d).
+ * @throws {@link InputValidationError}
+ */
+export function buildUpdateMargin(input: { iid: number; amount: string }): BuiltOp<UpdateMarginOp> {
+  const problems: string[] = []
+  checkInstrumentId(input.iid, 'iid', problems)
+  if (
+    typeof input.amount !== 'string' ||
+    !/^-?\d+(\.\d+)?$/.test(input.amount) ||
+    /^-?0+(\.0+)?$/.test(input.amount)
+  )
+    problems.push('amount must be a non-zero signed decimal string')
+  throwIfAny('invalid updateMargin input', problems)
+  return buildUpdateMarginUnchecked(input)
+}
+
 // ---- shape-only cores (shared with the verifier) ----------------------------------------------
+
+export function buildCancelOrdersCoidUnchecked(input: {
+  coids: readonly string[]
+}): BuiltOp<CancelOrdersCoidOp> {
+  const coids = [...input.coids]
+  return { op: { type: 'cancelOrdersCOID', args: coids }, signedOp: ['cancelOrdersCOID', [...coids]] }
+}
+
+export function buildUpdateLeverageUnchecked(input: {
+  iid: number
+  lev: number
+  cross: boolean
+}): BuiltOp<UpdateLeverageOp> {
+  return {
+    op: { type: 'updateLeverage', args: { cross: input.cross, iid: input.iid, lev: input.lev } },
+    signedOp: ['updateLeverage', [input.iid, input.lev, input.cross]],
+  }
+}
+
+export function buildUpdateMarginUnchecked(input: { iid: number; amount: string }): BuiltOp<UpdateMarginOp> {
+  return {
+    op: { type: 'updateMargin', args: { iid: input.iid, amount: input.amount } },
+    signedOp: ['updateMargin', [input.iid, input.amount]],
+  }
+}
 
 export function buildCreateOrdersUnchecked(input: CreateOrdersInput): BuiltOp<CreateOrdersOp> {
   const positional: SignableValue[] = input.orders.map((o): SignableValue[] => [

@@ -11,9 +11,12 @@ import {
   type BuiltOp,
   buildAutoCancel,
   buildCancelAllUnchecked,
+  buildCancelOrdersCoidUnchecked,
   buildCancelOrdersUnchecked,
   buildCreateOrdersUnchecked,
   buildModifyOrdersUnchecked,
+  buildUpdateLeverageUnchecked,
+  buildUpdateMarginUnchecked,
   type CreateOrderInput,
   type PerpsOp,
 } from './ops.ts'
@@ -58,6 +61,12 @@ const BodyOpSchema = z.discriminatedUnion('type', [
     args: z.array(z.object({ oid: UIntSchema, p: z.string(), qty: z.string() })),
   }),
   z.object({ type: z.literal('autoCancel'), args: z.object({ time: UIntSchema }) }),
+  z.object({ type: z.literal('cancelOrdersCOID'), args: z.array(z.string()) }),
+  z.object({
+    type: z.literal('updateLeverage'),
+    args: z.object({ cross: z.boolean(), iid: UIntSchema, lev: UIntSchema }),
+  }),
+  z.object({ type: z.literal('updateMargin'), args: z.object({ iid: UIntSchema, amount: z.string() }) }),
 ])
 
 const EnvelopeSchema = z.looseObject({
@@ -90,6 +99,9 @@ export const SUPPORTED_OP_TYPES = [
   'cancelAll',
   'modifyOrders',
   'autoCancel',
+  'cancelOrdersCOID',
+  'updateLeverage',
+  'updateMargin',
 ] as const
 
 export interface ParsedSignedCommand {
@@ -188,6 +200,12 @@ function signedOpFromBodyOp(op: z.infer<typeof BodyOpSchema>): BuiltOp<PerpsOp> 
       return buildModifyOrdersUnchecked({ orders: op.args })
     case 'autoCancel':
       return buildAutoCancel({ time: op.args.time })
+    case 'cancelOrdersCOID':
+      return buildCancelOrdersCoidUnchecked({ coids: op.args })
+    case 'updateLeverage':
+      return buildUpdateLeverageUnchecked(op.args)
+    case 'updateMargin':
+      return buildUpdateMarginUnchecked(op.args)
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Channel names of the venue's WebSocket (ws-protocol §5): public `kind::iid` / `kind::all` channels
- * and bare private names, bound to the account by the socket's `auth`. One parser for the client
+ * and bare private names, bound to the account by the socket's `auth`. `tpsl::{n}` is deliberately not
+ * listed: the bot places no TP/SL orders, so nothing would read it (docs/contract.md). One parser for the client
  * (which data schema a push gets) and the mock (which subscriptions it accepts).
  */
 
@@ -13,6 +14,8 @@ export const PRIVATE_CHANNELS = [
   'withdrawals',
   'balances',
   'deposits',
+  // Not in the official client's session list, but named by the venue (protocol-notes d): its own warnings.
+  'notifications',
 ] as const
 /** Streamed candle intervals (`1s` is not streamed). */
 export const KLINE_INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d', '1w'] as const

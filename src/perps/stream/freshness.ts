@@ -22,6 +22,7 @@ export const DEFAULT_STALE_AFTER_MS = {
   withdrawals: Number.POSITIVE_INFINITY,
   deposits: Number.POSITIVE_INFINITY,
   balances: Number.POSITIVE_INFINITY,
+  notifications: Number.POSITIVE_INFINITY,
 } as const
 
 export function defaultStaleAfterMs(channel: string): number {

@@ -4,8 +4,12 @@
  * the value that passed the schema then: every ticker and BBO of every instrument is pushed each
  * second, nearly all unchanged, and re-validating them is most of the per-push work. Only flat objects
  * (every field a string, number, boolean or null) are kept; anything nested is parsed every time.
- * Pure; bounded by channels × instruments.
+ * Pure; bounded: at most MAX_KEYS_PER_CHANNEL instruments per channel (a venue naming ever new ids
+ * empties the channel's entries rather than growing them), and the owner clears it on reconnect.
  */
+
+/** Far above any venue's instrument count; reached only by a flood of invented ids. */
+export const MAX_KEYS_PER_CHANNEL = 2_048
 
 type Flat = Readonly<Record<string, unknown>>
 
@@ -58,7 +62,13 @@ export class PushDataCache<T> {
       byIid = new Map()
       this.#byChannel.set(channel, byIid)
     }
-    byIid.set(instrumentOf(o), { raw: o, fields: Object.keys(o).length, value })
+    const key = instrumentOf(o)
+    if (!byIid.has(key) && byIid.size >= MAX_KEYS_PER_CHANNEL) byIid.clear()
+    byIid.set(key, { raw: o, fields: Object.keys(o).length, value })
+  }
+
+  clear(): void {
+    this.#byChannel.clear()
   }
 
   forget(channel: string): void {

@@ -1,13 +1,15 @@
 /**
  * The `data` of every push of the venue's WebSocket, with the terse keys the official bindings parse
  * (ws-protocol §4). Public: tickers, statistics, bbo, book, klines, trades. Private: portfolio (the
- * REST long names), orders, fills (an array), funding, withdrawals, balances, deposits.
+ * REST long names), orders, fills (an array, or one object), funding, withdrawals, balances, deposits,
+ * notifications (no official schema). `tpsl::{n}` is not read: the bot places no TP/SL orders.
  */
 import { z } from 'zod'
 import { Fill, Portfolio } from '../schemas/account.ts'
 import { DecimalString, InstrumentId, OrderId, TimestampMs } from '../schemas/common.ts'
 import { Kline } from '../schemas/info.ts'
 import { Order } from '../schemas/orders.ts'
+import { tolerantArray } from '../schemas/tolerantArray.ts'
 
 /** `tickers::{all|iid}`: one instrument per frame, also on `::all`. */
 export const TickerPush = z.looseObject({
@@ -90,11 +92,16 @@ const TpslInfo = z.looseObject({
 export const OrderPush = Order.extend({ tpsl: TpslInfo.nullish() })
 export type OrderPush = z.infer<typeof OrderPush>
 
-/** A fill pushed on `fills`: the same fields and schema as a REST fill (`GET /v1/account/fills`). */
+/** A fill pushed on `fills`: the terse keys, which are also the domain `Fill` REST fills are read into. */
 export const FillItem = Fill
 export type FillItem = z.infer<typeof FillItem>
-/** `fills`: always an array (an object frame is dropped by the bindings). */
-export const FillsPush = z.array(FillItem)
+/**
+ * `fills`: an array as the bindings read it, or one object as the venue's own docs show it (the
+ * bindings drop that frame; we read it as a one-fill array rather than turn it into a gap). A fill we
+ * cannot read is dropped from the push and reported; the stream client turns that into a gap, so the
+ * REST read that follows has the last word.
+ */
+export const FillsPush = z.union([tolerantArray(FillItem), FillItem.transform((f) => [f])])
 export type FillsPush = z.infer<typeof FillsPush>
 
 /** `funding`: one charge. */
@@ -139,6 +146,62 @@ export const DepositPush = z.looseObject({
 })
 export type DepositPush = z.infer<typeof DepositPush>
 
+export const NOTIFICATION_SEVERITIES = ['info', 'warning', 'critical'] as const
+export type NotificationSeverity = (typeof NOTIFICATION_SEVERITIES)[number]
+
+function severityOf(level: string | undefined): NotificationSeverity {
+  const l = (level ?? '').toLowerCase()
+  if (/crit|fatal|emerg|alert|liquidat/.test(l)) return 'critical'
+  if (/warn|error|risk|margin/.test(l)) return 'warning'
+  return 'info'
+}
+
+/** A notification as the bot reads it: the venue's own warning, typed for an alert. */
+export interface VenueNotification {
+  id: string | number | undefined
+  /** The venue's type or category ('notification' when it names none). */
+  kind: string
+  severity: NotificationSeverity
+  text: string
+  ts: number | undefined
+}
+
+/**
+ * One `notifications` item. No official schema exists (the bindings do not read this channel; the docs
+ * name it only), so every field is optional and the common spellings are read: `type`/`kind`/
+ * `category`, `level`/`severity`, `message`/`msg`/`text`/`title`, `ts`/`timestamp`.
+ */
+const NotificationItem = z
+  .looseObject({
+    id: z.union([z.number(), z.string()]).optional(),
+    type: z.string().optional(),
+    kind: z.string().optional(),
+    category: z.string().optional(),
+    level: z.string().optional(),
+    severity: z.string().optional(),
+    title: z.string().optional(),
+    message: z.string().optional(),
+    msg: z.string().optional(),
+    text: z.string().optional(),
+    ts: z.number().int().optional(),
+    timestamp: z.number().int().optional(),
+  })
+  .transform(
+    (n): VenueNotification => ({
+      id: n.id,
+      kind: (n.type ?? n.kind ?? n.category ?? 'notification').slice(0, 64),
+      severity: severityOf(n.level ?? n.severity ?? n.type ?? n.kind),
+      text: [n.title, n.message ?? n.msg ?? n.text]
+        .filter((t) => t !== undefined && t !== '')
+        .join(': ')
+        .slice(0, 500),
+      ts: n.ts ?? n.timestamp,
+    }),
+  )
+/** `notifications`: one item or an array of them. */
+export const NotificationsPush = z.union([z.array(NotificationItem), NotificationItem.transform((n) => [n])])
+export type NotificationsPush = z.infer<typeof NotificationsPush>
+
 /** The data schema of each channel kind. */
 export const PUSH_DATA_SCHEMAS = {
   tickers: TickerPush,
@@ -154,6 +217,7 @@ export const PUSH_DATA_SCHEMAS = {
   withdrawals: WithdrawalPush,
   balances: BalancePush,
   deposits: DepositPush,
+  notifications: NotificationsPush,
 } as const
 
 export type PushDataByKind = { [K in keyof typeof PUSH_DATA_SCHEMAS]: z.infer<(typeof PUSH_DATA_SCHEMAS)[K]> }

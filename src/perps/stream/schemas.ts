@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import { TimestampMs } from '../schemas/common.ts'
+import { collectDroppedItems } from '../schemas/tolerantArray.ts'
 import { type ChannelKind, parseChannel } from './channels.ts'
 import { PUSH_DATA_SCHEMAS, type PushDataByKind } from './pushSchemas.ts'
 
@@ -118,7 +119,8 @@ export type StreamPush = {
 }[ChannelKind]
 
 export type PushParseResult =
-  | { ok: true; push: StreamPush }
+  /** `dropped`: rows of a list push that could not be read (the caller treats them as a gap). */
+  | { ok: true; push: StreamPush; dropped?: string[] | undefined }
   | {
       ok: false
       ch: string | undefined
@@ -139,11 +141,11 @@ export function parsePushData(env: PushEnvelope): PushParseResult {
   const parsed = parseChannel(ch)
   if (parsed === undefined) return { ok: false, ch, reason: 'unknown_channel', issues: [] }
   const schema: z.ZodType = PUSH_DATA_SCHEMAS[parsed.kind]
-  const d = schema.safeParse(data)
+  const { value: d, dropped } = collectDroppedItems(() => schema.safeParse(data))
   if (!d.success) return { ok: false, ch, reason: 'invalid_data', issues: issuesOf(d.error) }
   // The schema of `parsed.kind` produced `d.data`, so the pair is consistent by construction.
   const push = { kind: parsed.kind, ch, iid: parsed.iid, ts, sq, data: d.data } as StreamPush
-  return { ok: true, push }
+  return dropped.length > 0 ? { ok: true, push, dropped } : { ok: true, push }
 }
 
 function issuesOf(error: z.ZodError): string[] {

@@ -10,7 +10,15 @@
  *   is treated as gone (the socket is dropped), so nothing waits forever.
  * - Gaps: a push whose `sq` is not previous + 1, a push whose data fails its schema, and every
  *   resubscription after a reconnect are reported as `gap` events; the caller resyncs over REST. The
- *   client itself never refetches.
+ *   client itself never refetches. One resync per gap episode: further gaps on a channel within
+ *   `gapHoldMs` of the last reported one are folded into one trailing gap when the hold ends.
+ * - Auth: a refused `auth` is reported (`auth` event, `StreamAuthError` with `definite` when the code
+ *   names bad credentials) and retried with the reconnect back-off, as the official client does.
+ * - Bounded memory: pushes on shared channels for instruments outside `acceptInstrument` are dropped
+ *   at the door; the per-key push cache is capped and cleared on every reconnect.
+ * - Logging: gaps, malformed frames, reconnects and auth refusals go through a rate-limited log (one
+ *   line per kind per interval, with the count suppressed); a malformed frame's `error` event is
+ *   emitted only with its log line, so listeners cannot be flooded either.
  * - Freshness: a channel is `fresh` from its first push until it has been silent for its bound
  *   (freshness.ts: 15 s for tickers/bbo/book/portfolio, 150 s for statistics/klines) or the socket
  *   goes down, then `stale`; event channels (orders, fills, ...) are fresh while subscribed on a live
@@ -31,6 +39,7 @@ import { Inbox } from './inbox.ts'
 import { KeyedTimers } from './keyedTimers.ts'
 import { Outbox } from './outbox.ts'
 import { PushDataCache } from './pushDataCache.ts'
+import { RateLimitedLog } from './rateLimitedLog.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
 import {
   ackItems,
@@ -67,6 +76,10 @@ import { TypedEvents } from './typedEvents.ts'
 export * from './streamTypes.ts'
 
 type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect'
+/** What the stream logs, each kind at most once per interval. */
+type LogKind = 'gap' | 'malformed' | 'reconnect' | 'auth' | 'server_error' | 'foreign_instrument'
+
+const DEFAULT_GAP_HOLD_MS = 5_000
 
 export class StreamClient {
   readonly #url: string
@@ -93,6 +106,13 @@ export class StreamClient {
   readonly #acked = new Set<string>()
   readonly #fresh = new Set<string>()
   readonly #lastPushAt = new Map<string, number>()
+  readonly #logs: RateLimitedLog<LogKind>
+  readonly #acceptInstrument: ((iid: number) => boolean) | undefined
+  readonly #gapHoldMs: number
+  /** Channels inside a gap hold: whether another gap came during it (bounded by the wanted channels). */
+  readonly #gapHeld = new Map<string, { pending: StreamGap | undefined; timer: unknown }>()
+  #authRefusals = 0
+  #foreignDropped = 0
   #state: StreamState = 'idle'
   #socket: StreamSocket | undefined
   /** Socket generation: callbacks of a replaced socket are ignored. */
@@ -137,6 +157,9 @@ export class StreamClient {
       this.#drop(reason),
     )
     this.#yieldAfter = options.yieldAfter
+    this.#logs = new RateLimitedLog<LogKind>(this.#log, this.#clock, options.logIntervalMs)
+    this.#acceptInstrument = options.acceptInstrument
+    this.#gapHoldMs = options.gapHoldMs ?? DEFAULT_GAP_HOLD_MS
     this.#inbox = new Inbox((text) => this.#onMessage(text), options.schedule)
     // A listener's bug must not break the socket's bookkeeping.
     this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))
@@ -201,6 +224,7 @@ export class StreamClient {
       this.#lastPushAt.delete(ch)
       this.#sequences.forget(ch)
       this.#accepted.forget(ch)
+      this.#releaseGapHold(ch)
     }
     if (this.#state === 'open' && live.length > 0)
       for (const chunk of chunks(live, this.#limits.maxSubscriptions))
@@ -223,6 +247,8 @@ export class StreamClient {
       pushes: this.#pushes,
       lastInboundAt: this.#lastInboundAt,
       messagesSentLastMinute: this.#outbox.used(),
+      authRefusals: this.#authRefusals,
+      foreignDropped: this.#foreignDropped,
       channels: [...this.#desired].map((channel) => ({
         channel,
         subscribed: this.#acked.has(channel),
@@ -295,12 +321,29 @@ export class StreamClient {
       (items) => {
         const refused = items.find((i) => i.status === 'err')
         if (refused !== undefined) {
-          // Fatal: retrying the same credentials cannot succeed (and would spend connection slots).
-          const socket = this.#socket
-          this.#stop()
-          socket?.close(1000, 'authentication refused')
-          this.#emit('error', new StreamAuthError(refused.error ?? 'unauthorized'))
+          // Retried with the reconnect back-off (the official client does too): a venue restart can
+          // refuse good credentials for a moment. A definite refusal is an alert for the caller.
+          const err = new StreamAuthError(refused.error ?? 'unauthorized')
+          this.#authRefusals++
+          this.#logs.log(
+            'auth',
+            'warn',
+            { code: err.code, definite: err.definite, refusals: this.#authRefusals },
+            `stream authentication refused (${err.code}); retrying with back-off`,
+          )
+          this.#emit('error', err)
+          this.#emit('auth', {
+            ok: false,
+            definite: err.definite,
+            code: err.code,
+            refusals: this.#authRefusals,
+          })
+          this.#drop('authentication refused')
           return
+        }
+        if (this.#authRefusals > 0) {
+          this.#authRefusals = 0
+          this.#emit('auth', { ok: true, definite: false, code: undefined, refusals: 0 })
         }
         this.#onReady()
       },
@@ -351,7 +394,7 @@ export class StreamClient {
     try {
       value = JSON.parse(text)
     } catch {
-      this.#emit('error', new StreamProtocolError('stream frame is not JSON'))
+      this.#malformed(new StreamProtocolError('stream frame is not JSON'))
       return
     }
     const frame = classifyFrame(value)
@@ -364,12 +407,35 @@ export class StreamClient {
       case 'push':
         this.#onPush(frame.frame)
         return
-      case 'error':
-        this.#emit('error', new StreamServerError(frame.frame.error))
+      case 'error': {
+        const err = new StreamServerError(frame.frame.error)
+        if (this.#logs.log('server_error', 'warn', { code: err.code }, err.message)) this.#emit('error', err)
         return
+      }
       case 'unknown':
-        this.#emit('error', new StreamProtocolError('stream frame is neither a push nor a response'))
+        this.#malformed(new StreamProtocolError('stream frame is neither a push nor a response'))
     }
+  }
+
+  /** A frame we cannot read: logged and reported at most once per interval (a venue can send many). */
+  #malformed(err: StreamProtocolError): void {
+    if (this.#logs.log('malformed', 'warn', { details: err.details }, err.message)) this.#emit('error', err)
+  }
+
+  /** Drops a push on a shared channel for an instrument the caller does not trade, before any parsing. */
+  #foreign(ch: string, data: unknown): boolean {
+    if (this.#acceptInstrument === undefined || !ch.endsWith('::all')) return false
+    if (typeof data !== 'object' || data === null) return false
+    const iid: unknown = Reflect.get(data, 'iid')
+    if (typeof iid !== 'number' || this.#acceptInstrument(iid)) return false
+    this.#foreignDropped++
+    this.#logs.log(
+      'foreign_instrument',
+      'info',
+      { channel: ch },
+      `stream: pushes for instruments not traded are dropped (${this.#foreignDropped} so far)`,
+    )
+    return true
   }
 
   #onPush(env: PushEnvelope): void {
@@ -377,15 +443,23 @@ export class StreamClient {
     if (!this.#desired.has(ch)) return // an unsubscribed channel's last frames
     const check = this.#sequences.observe(ch, sq)
     if (check.gap) this.#gap({ channel: ch, reason: 'sequence_gap', previous: check.previous, sq })
+    if (this.#foreign(ch, env.data)) return
     // An unchanged entry (field for field) reuses the value its schema accepted last time.
     const known = this.#accepted.lookup(ch, env.data)
     const parsed: PushParseResult =
       known === undefined ? parsePushData(env) : { ok: true, push: { ...known, ts: env.ts, sq } }
     if (parsed.ok && known === undefined) this.#accepted.remember(ch, env.data, parsed.push)
     if (!parsed.ok) {
-      this.#emit('error', new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues }))
+      this.#malformed(new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues }))
       this.#gap({ channel: ch, reason: 'invalid_push', sq })
       return
+    }
+    if (parsed.dropped !== undefined) {
+      // Rows we could not read: the rest is delivered, and a gap asks for the REST read that settles it.
+      this.#malformed(
+        new StreamProtocolError(`unreadable rows dropped on ${ch}`, { details: parsed.dropped }),
+      )
+      this.#gap({ channel: ch, reason: 'invalid_push', sq })
     }
     this.#pushes++
     this.#lastPushAt.set(ch, this.#clock.now())
@@ -400,13 +474,42 @@ export class StreamClient {
     this.#emit('fresh', ch)
   }
 
+  /**
+   * Reports a gap once per episode: the first gap on a channel is emitted at once and opens a hold;
+   * gaps during the hold are folded into one trailing gap when it ends (so the last one is resynced
+   * too), which opens the next hold. A gap on every push costs one resync per hold, not one per push.
+   */
   #gap(gap: StreamGap): void {
     this.#gaps++
-    this.#log?.warn(
-      { channel: gap.channel, reason: gap.reason, previous: gap.previous, sq: gap.sq },
+    const held = this.#gapHeld.get(gap.channel)
+    if (held !== undefined) {
+      held.pending = gap
+      return
+    }
+    this.#emitGap(gap)
+  }
+
+  #emitGap(gap: StreamGap): void {
+    this.#logs.log(
+      'gap',
+      'warn',
+      { channel: gap.channel, reason: gap.reason, previous: gap.previous, sq: gap.sq, gaps: this.#gaps },
       'stream gap',
     )
+    const hold = { pending: undefined as StreamGap | undefined, timer: undefined as unknown }
+    hold.timer = this.#clock.setTimeout(() => {
+      this.#gapHeld.delete(gap.channel)
+      if (hold.pending !== undefined && this.#desired.has(gap.channel)) this.#emitGap(hold.pending)
+    }, this.#gapHoldMs)
+    this.#gapHeld.set(gap.channel, hold)
     this.#emit('gap', gap)
+  }
+
+  #releaseGapHold(ch: string): void {
+    const held = this.#gapHeld.get(ch)
+    if (held === undefined) return
+    this.#clock.clearTimeout(held.timer)
+    this.#gapHeld.delete(ch)
   }
 
   #heartbeat(): void {
@@ -439,7 +542,12 @@ export class StreamClient {
 
   #onLost(reason: string): void {
     if (this.#state === 'closed' || this.#state === 'down') return
-    this.#log?.warn({ reason }, 'stream connection lost')
+    this.#logs.log(
+      'reconnect',
+      'warn',
+      { reason, reconnects: this.#reconnects + 1 },
+      'stream connection lost',
+    )
     this.#resetSocket()
     this.#setState('down')
     const delay = reconnectDelay(this.#attempt++, this.#backoff, this.#random)
@@ -455,6 +563,8 @@ export class StreamClient {
     for (const key of ['open', 'heartbeat', 'watchdog'] as const) this.#timers.clear(key)
     this.#outbox.detach()
     this.#acked.clear()
+    // Scoped to the socket: a new connection starts with an empty push cache.
+    this.#accepted.clear()
     this.#lastInboundAt = undefined
     const wasFresh = [...this.#fresh]
     this.#fresh.clear()
@@ -465,6 +575,8 @@ export class StreamClient {
   #stop(): void {
     this.#resetSocket()
     this.#timers.clear('reconnect')
+    for (const ch of [...this.#gapHeld.keys()]) this.#releaseGapHold(ch)
+    this.#logs.flush()
     this.#setState('closed')
   }
 

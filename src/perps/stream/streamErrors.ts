@@ -1,13 +1,28 @@
 /** Typed errors the stream client reports through its `error` event (never thrown from a callback). */
 import { BotError, type BotErrorOptions } from '../../errors.ts'
 
-/** The server refused the socket's `auth` (wrong or expired proxy/secret). Fatal: no reconnect. */
+/** Codes that say the credentials themselves are wrong or gone (not a transient refusal). */
+const DEFINITE_AUTH_RE =
+  /invalid|unauthori[sz]ed|credential|expired|revoked|not[ _]found|unknown[ _]proxy|forbidden/i
+
+/** Whether an auth refusal's code says the credentials are bad (an operator must act), not a hiccup. */
+export function isDefiniteAuthRefusal(code: string): boolean {
+  return DEFINITE_AUTH_RE.test(code)
+}
+
+/**
+ * The server refused the socket's `auth`. The client retries with back-off like the official client
+ * (a venue restart can refuse good credentials for a moment); `definite` says the code names bad or
+ * expired credentials, which deserves an alert while REST keeps working.
+ */
 export class StreamAuthError extends BotError {
   override name = 'StreamAuthError' as const
   readonly code: string
+  readonly definite: boolean
   constructor(code: string, options: BotErrorOptions = {}) {
     super(`stream authentication refused: ${code}`, options)
     this.code = code
+    this.definite = isDefiniteAuthRefusal(code)
   }
 }
 

@@ -4,7 +4,7 @@
  * authenticated socket (as the official client keeps its public socket and its session apart), at
  * most `maxConnections` sockets, and one message budget split evenly between them.
  *
- * Events of every socket are forwarded unchanged (`push`, `gap`, `stale`, `fresh`, `error`); `state`
+ * Events of every socket are forwarded unchanged (`push`, `gap`, `stale`, `fresh`, `error`, `auth`); `state`
  * is the pool's: `open` when every socket is open, `down` when any is down, `connecting` otherwise.
  */
 
@@ -39,7 +39,7 @@ export interface StreamPoolHealth {
 }
 
 type Forwarded = Exclude<keyof StreamEventMap, 'state'>
-const FORWARDED: readonly Forwarded[] = ['push', 'gap', 'stale', 'fresh', 'error']
+const FORWARDED: readonly Forwarded[] = ['push', 'gap', 'stale', 'fresh', 'error', 'auth']
 
 export class StreamPool {
   readonly #options: StreamPoolOptions

@@ -21,8 +21,21 @@ export interface StreamGap {
   sq?: number | undefined
 }
 
+/** The private socket's authentication, as an alert source: refused (and how), or accepted again. */
+export interface StreamAuthStatus {
+  ok: boolean
+  /** The refusal names bad or expired credentials (an operator must act); REST is unaffected. */
+  definite: boolean
+  /** The venue's refusal code (never the secret). */
+  code: string | undefined
+  /** Refusals in a row (0 once accepted). */
+  refusals: number
+}
+
 export interface StreamEventMap {
   push: StreamPush
+  /** Private sockets: each auth refusal, and the first acceptance after refusals. */
+  auth: StreamAuthStatus
   gap: StreamGap
   state: StreamState
   /** A fresh channel went silent past its bound, or the socket went down. */
@@ -80,6 +93,15 @@ export interface StreamClientOptions {
   yieldAfter?: ((push: StreamPush) => boolean) | undefined
   /** Runs the deferred frames on a later turn. Default `afterNextWrite` (inbox.ts). */
   schedule?: ((fn: () => void) => void) | undefined
+  /**
+   * The instruments the caller trades: a push on a shared channel (`tickers::all`, `statistics::all`)
+   * for any other id is dropped at the door, before parsing or any per-key cache. Default: all.
+   */
+  acceptInstrument?: ((iid: number) => boolean) | undefined
+  /** After a gap on a channel, further gaps on it within this hold are folded into one trailing gap. Default 5 s. */
+  gapHoldMs?: number | undefined
+  /** Interval of the rate-limited log (one line per kind of event per interval). Default 10 s. */
+  logIntervalMs?: number | undefined
 }
 
 export interface ChannelHealth {
@@ -99,4 +121,8 @@ export interface StreamHealth {
   lastInboundAt: number | undefined
   messagesSentLastMinute: number
   channels: ChannelHealth[]
+  /** Auth refusals in a row on this socket (0 when accepted or public). */
+  authRefusals: number
+  /** Pushes dropped at the door for an instrument outside `acceptInstrument`. */
+  foreignDropped: number
 }

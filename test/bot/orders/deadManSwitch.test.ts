@@ -132,3 +132,32 @@ describe('dead-man switch: a pause that outlasts it (issue 24)', () => {
     await d.stop(false)
   })
 })
+
+describe('the switch status', () => {
+  it('is read once armed, and warns when few of the day’s triggers are left', async () => {
+    const { VirtualClock } = await import('../../../src/mock/virtualClock.ts')
+    const clock = new VirtualClock({ mode: 'stepped', startMs: 1_000_000 })
+    const sent: { key: string; title: string }[] = []
+    const d = startDeadManSwitch({
+      perps: {
+        setAutoCancel: async ({ time }) => ({ status: 'ok', deadline: time }),
+        getAutoCancel: async () => ({
+          deadline: 1_015_000,
+          triggered: 8,
+          daily_limit: 10,
+          next_reset: 2_000_000,
+        }),
+      },
+      clock,
+      venueClock: clock,
+      deadlineMs: 15_000,
+      refreshMs: 5_000,
+      logger: createLogger({ level: 'silent', pretty: 'never' }),
+      alerts: { send: (a) => sent.push(a) },
+    })
+    expect(await d.whenArmed(15_000)).toBe(true)
+    for (let i = 0; i < 10 && sent.length === 0; i++) await new Promise((r) => setImmediate(r))
+    expect(sent).toEqual([expect.objectContaining({ key: 'dead-man-switch-triggers' })])
+    await d.stop(false)
+  })
+})

@@ -79,7 +79,9 @@ describe('stream hooks on the split exchange', () => {
       p: '3000.3',
       qty: '2',
       taker: true,
-      psz: '2',
+      // The position before the fill (bindings: previousSize).
+      psz: '0',
+      pep: '0',
       liq: false,
       ts: T,
       coid: COID,
@@ -106,7 +108,7 @@ describe('stream hooks on the split exchange', () => {
     expect(r.fee).toBeGreaterThan(0n)
     expect(a.collateral).toBe(before + r.realized - r.fee)
     expect(r.row).toBe(a.fills[1])
-    expect(r.row).toMatchObject({ oid: 0, liq: true, side: 'short', psz: '0', pep: '0' })
+    expect(r.row).toMatchObject({ oid: 0, liq: true, side: 'short', psz: '1', pep: '3000.3' })
     expect(fills).toHaveLength(1)
   })
 

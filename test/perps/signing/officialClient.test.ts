@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Clock } from '../../../src/clock.ts'
 import { type CommandSigner, createCommandSigner } from '../../../src/perps/signing/commandSigner.ts'
 import { DEFAULT_PERPS_DOMAIN } from '../../../src/perps/signing/domain.ts'
-import { buildCancelAll, buildCancelOrders, buildCreateOrders } from '../../../src/perps/signing/ops.ts'
+import {
+  buildCancelAll,
+  buildCancelOrders,
+  buildCancelOrdersCoid,
+  buildCreateOrders,
+  buildUpdateLeverage,
+} from '../../../src/perps/signing/ops.ts'
 import { recoverCreateProxySigner, recoverOpSigner } from '../../../src/perps/signing/verify.ts'
 import { seededRandom } from '../../../src/random.ts'
 import { acceptWebSocket } from './loopbackWebSocket.ts'
@@ -70,6 +76,19 @@ describe.runIf(NODE_MAJOR >= 24)('official @polymarket/client parity (Node >= 24
           frames.push(frame)
           const results = (op.args as number[]).map((oid) => ({ status: 'ok', oid }))
           peer.sendText(JSON.stringify({ id, data: results }))
+        } else if (op?.type === 'cancelOrdersCOID') {
+          frames.push(frame)
+          const results = (op.args as string[]).map((coid) => ({ status: 'ok', coid }))
+          peer.sendText(JSON.stringify({ id, data: results }))
+        } else if (op?.type === 'updateLeverage') {
+          frames.push(frame)
+          const a = op.args as { iid: number; lev: number; cross: boolean }
+          peer.sendText(
+            JSON.stringify({
+              id,
+              data: { status: 'ok', instrument_id: a.iid, leverage: a.lev, cross: a.cross },
+            }),
+          )
         }
         // ping (id 0) and anything else: no answer needed.
       })
@@ -250,6 +269,27 @@ describe.runIf(NODE_MAJOR >= 24)('official @polymarket/client parity (Node >= 24
     await expectSameOp(
       frames.at(-1) as Json,
       buildCancelOrders({ oids: [1_234_567_890, 1_234_567_891, 5] }),
+      proxySigner,
+    )
+  })
+
+  it('cancelOrdersCOID (cancel by client order id): identical op and signature', async () => {
+    const coids = ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210']
+    await session.cancelOrders({ clientOrderIds: coids })
+    await expectSameOp(frames.at(-1) as Json, buildCancelOrdersCoid({ coids }), proxySigner)
+  })
+
+  it('updateLeverage (leverage and margin mode): identical op and signature', async () => {
+    await session.updateLeverage({ instrumentId: 7, leverage: 3, crossMargin: false })
+    await expectSameOp(
+      frames.at(-1) as Json,
+      buildUpdateLeverage({ iid: 7, lev: 3, cross: false }),
+      proxySigner,
+    )
+    await session.updateLeverage({ instrumentId: 4_294_967_295, leverage: 50, crossMargin: true })
+    await expectSameOp(
+      frames.at(-1) as Json,
+      buildUpdateLeverage({ iid: 4_294_967_295, lev: 50, cross: true }),
       proxySigner,
     )
   })

@@ -126,7 +126,8 @@ describe('recoverOpSigner over JSON bodies as received', () => {
       { ...body, sig: String(body.sig).slice(0, -2) },
       { ...body, salt: -1 },
       { ...body, ts: 1.5 },
-      { ...body, op: { type: 'updateLeverage', args: { iid: 1, lev: 2, cross: true } } },
+      // updateLeverage is now a supported op (official layout); an op the venue has but we do not sign stays unsupported.
+      { ...body, op: { type: 'internalTransfer', args: { to: '0x1', amount: '1' } } },
       { ...body, op: { type: 'cancelOrders', args: [1.5] } },
       { ...body, op: { type: 'cancelOrders', args: ['1'] } },
       { ...body, op: { type: 'createOrders', args: [{ iid: '1', buy: true, qty: '1' }] } },

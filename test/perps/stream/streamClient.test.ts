@@ -60,16 +60,23 @@ describe('auth', () => {
     expect(events.error).toEqual([])
   })
 
-  it('a refused auth is fatal, reported, and the secret is nowhere in it', async () => {
+  it('a refused auth is retried with back-off, reported as definite, and the secret is nowhere in it', async () => {
     const { client, events } = open({ credentials: { proxy: PROXY, secret: 'wrong-secret-xyz' } })
     client.subscribe(['orders'])
     client.start()
-    await until(() => client.state === 'closed', 'closed')
-    expect(events.error).toHaveLength(1)
+    await until(() => events.auth.length >= 1, 'first refusal')
+    // The back-off timer runs on the mock's clock: step it until a second attempt is refused too.
+    for (let i = 0; i < 20 && events.auth.length < 2; i++) await advance(mock, 1_000)
+    await until(() => events.auth.length >= 2, 'second refusal')
+    expect(client.state).not.toBe('closed')
+    expect(events.auth[0]).toMatchObject({ ok: false, definite: true, code: 'unauthorized', refusals: 1 })
+    expect(events.auth[1]).toMatchObject({ ok: false, refusals: 2 })
+    expect(client.health().authRefusals).toBeGreaterThanOrEqual(2)
     expect(events.error[0]).toBeInstanceOf(StreamAuthError)
-    expect(events.error[0]).toMatchObject({ code: 'unauthorized' })
-    expect(JSON.stringify(events.error[0]) + String(events.error[0]?.stack)).not.toContain('wrong-secret-xyz')
-    expect(events.state).toEqual(['connecting', 'closed'])
+    expect(events.error[0]).toMatchObject({ code: 'unauthorized', definite: true })
+    expect(JSON.stringify(events.error) + String(events.error[0]?.stack)).not.toContain('wrong-secret-xyz')
+    expect(JSON.stringify(events.auth)).not.toContain('wrong-secret-xyz')
+    expect(events.state.slice(0, 3)).toEqual(['connecting', 'down', 'connecting'])
   })
 
   it('private channels need credentials; unknown channels are refused before sending', () => {
@@ -141,7 +148,8 @@ describe('pushes', () => {
       side: 'long',
       qty: '0.01',
       taker: true,
-      psz: '0.01',
+      // The position before the fill.
+      psz: '0',
       liq: false,
     })
   })

@@ -46,7 +46,8 @@ export function streamClient(
 export type Recorded = { [K in keyof StreamEventMap]: StreamEventMap[K][] }
 
 export function record(client: StreamClient): Recorded {
-  const r: Recorded = { push: [], gap: [], state: [], stale: [], fresh: [], error: [] }
+  const r: Recorded = { push: [], gap: [], state: [], stale: [], fresh: [], error: [], auth: [] }
+  client.on('auth', (v) => r.auth.push(v))
   client.on('push', (v) => r.push.push(v))
   client.on('gap', (v) => r.gap.push(v))
   client.on('state', (v) => r.state.push(v))

@@ -123,6 +123,8 @@ export function startStreams(o: StreamsOptions): BotStreams {
   const pool = new StreamPool({
     url: o.url,
     credentials: o.credentials,
+    // Pushes on shared channels for instruments we do not trade are dropped at the door (bounded memory).
+    acceptInstrument: (iid) => o.targets.traded.has(iid),
     clock: o.clock,
     random: o.random,
     logger: log,
