@@ -65,7 +65,8 @@ describe('a stream that gaps on every other push', () => {
     expect(after?.resumes).toBe(before.resumes)
     // The resync reads cost what polling would: a read every few seconds, not one per gap.
     const reads = r.venue.exchanges.filter((x) => x.path === '/v1/info/tickers').length - reads0
-    expect(reads).toBeLessThan(gaps / 2)
+    // At most one resync read per gap episode, and a gap triggers a read at most once per 5 s.
+    expect(reads).toBeLessThanOrEqual(Math.min(gaps, Math.ceil(6_000 / 5_000) + 1))
     const lines = r.logs.slice(before.lines)
     const ours = lines.filter((l) => !l.includes('"msg":"stream gap"'))
     expect(ours.filter((l) => l.includes('polling (the stream is down'))).toEqual([])
