@@ -13,6 +13,7 @@ import { runSimulation } from '../sim/simulate/runSimulation.ts'
 import { summarize } from '../sim/simulate/summary.ts'
 import { loadStrategies } from '../strategy/registry.ts'
 import { type CliContext, UsageError } from './context.ts'
+import { parseReplayFlags, REPLAY_OPTIONS, type ReplayFlags, startReplay } from './simulateReplay.ts'
 
 export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--instruments N] [--hours H] [--scenario NAME]
                         [--seed S] [--out FILE] [--set KEY=VALUE ...]
@@ -25,6 +26,12 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
   --seed S           seed of the mock and the bot, a non-negative integer (default 1)
   --out FILE         report file (default report.html)
   --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.indexMs=5000
+  Replay (docs/research.md): the mock replays a dataset instead of inventing the market
+  --data DIR         dataset folder (perpbot download / perpbot record); instruments, window from it
+  --symbols LIST     instruments of the dataset to replay (default all); --from T / --to T a window
+  --fill-model M     trades (default when the data has trades) or klines (fills only through by ≥ 1 tick)
+  --participation P  share of each print our orders may take, percent (default 100)
+  --order-latency MS / --feed-latency MS   order and feed latency, virtual ms (default 0)
   Progress goes to stderr; the summary to stdout.`
 
 export const MAX_SIM_INSTRUMENTS = 500
@@ -38,6 +45,7 @@ export interface SimulateFlags {
   seed: number
   out: string
   overrides: Record<string, unknown>
+  replay: ReplayFlags | undefined
 }
 
 /** Parses and checks the flags (strategy names are checked later, against the registry). */
@@ -52,6 +60,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
       seed: { type: 'string', default: '1' },
       out: { type: 'string', default: 'report.html' },
       set: { type: 'string', multiple: true, default: [] },
+      ...REPLAY_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -95,6 +104,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
     seed,
     out: values.out,
     overrides,
+    replay: parseReplayFlags(values),
   }
 }
 
@@ -124,14 +134,18 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     ? (text: string) => void process.stderr.write(text)
     : (text: string) => ctx.stderr(text.replace(/\n$/, ''))
   const progress = createProgress({ write, isTty: tty, now: () => performance.now() })
+  const replay = flags.replay === undefined ? undefined : startReplay(flags.replay, ctx)
+  if (replay === 'failed') return 2
   const started = performance.now()
-  const totalMs = flags.hours * 3_600_000
+  const hours = replay === undefined ? flags.hours : (replay.endMs - replay.startMs) / 3_600_000
+  const totalMs = hours * 3_600_000
   let done = 0
   const result = await runSimulation({
     strategy: flags.strategy,
-    instruments: flags.instruments,
-    hours: flags.hours,
-    scenario: flags.scenario,
+    instruments: replay?.instruments.length ?? flags.instruments,
+    hours,
+    scenario: replay === undefined ? flags.scenario : 'replay',
+    replay,
     seed: flags.seed,
     configDir: ctx.configDir,
     perpbotVersion: version,
@@ -143,12 +157,20 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     },
   })
   progress.done(done, totalMs)
+  if (replay !== undefined) {
+    const gaps = replay.driver.gaps
+    for (const g of gaps.slice(0, 20))
+      ctx.stderr(
+        `gap in the data: ${g.symbol} ${new Date(g.from).toISOString()} to ${new Date(g.to).toISOString()} (crossed: prices held, no fills)`,
+      )
+    if (gaps.length > 20) ctx.stderr(`… ${gaps.length - 20} more gap(s)`)
+  }
   const out = resolve(flags.out)
   writeFileSync(out, renderReport(result.record, assets))
   const s = summarize(result.record)
   const wallS = (performance.now() - started) / 1000
   ctx.stdout(
-    `simulated ${flags.hours} h of ${flags.instruments} instrument(s) in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
+    `simulated ${hours} h of ${replay?.instruments.length ?? flags.instruments} instrument(s)${replay === undefined ? '' : ' (replayed)'} in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
       `net PnL ${s.netPnl.toFixed(2)}, ${s.fills} fills, maker share ${s.makerShare === undefined ? 'n/a' : `${(100 * s.makerShare).toFixed(1)} %`}, ` +
       `quoting ${(100 * s.quotingShare).toFixed(1)} % of the time, ${s.alerts} alert(s)`,
   )

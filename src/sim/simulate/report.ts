@@ -139,6 +139,7 @@ section { margin-bottom: 24px; }
 <body>
 <h1>${escapeHtml(title)}</h1>
 <p class="note">Virtual time ${escapeHtml(utcTime(m.startMs))} to ${escapeHtml(utcTime(m.endMs))} UTC on the mock's clock; perpbot ${escapeHtml(m.perpbotVersion)}. Same flags, same report.</p>
+${m.data === undefined ? '' : `<p class="note" id="replay">Market replayed from data, not invented: ${escapeHtml(m.data)}</p>`}
 <h2>Summary</h2>
 ${table(['Figure', 'Value'], summaryRows(s), 'summary')}
 <h2>Per instrument</h2>

@@ -9,7 +9,8 @@
 import { resolveStrategies } from '../../bot/runtime/bootstrap.ts'
 import type { RunningBot } from '../../bot/runtime/bot.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
-import { generateInstruments } from '../../mock/perps/instruments.ts'
+import { generateInstruments, type InstrumentSpec } from '../../mock/perps/instruments.ts'
+import type { MarketDriver, MarketTap } from '../../mock/perps/replayMarket.ts'
 import { seededRandom } from '../../random.ts'
 import { loadSettings } from '../../settings/load.ts'
 import { generatedInstrumentConfig } from '../generatedInstruments.ts'
@@ -37,6 +38,15 @@ export interface SimulateOptions {
   onAnswer?: ((method: string, path: string, status: number, bytes: number) => void) | undefined
   /** How the mock checks signatures (steppedAssembly.ts); default `deferred`. */
   signatures?: 'deferred' | 'inline' | undefined
+  /**
+   * Replays a dataset instead of the mock's invented market (`simulate --data`, src/research/): its
+   * instruments, start time and driver; `label` names the model and data in the report.
+   */
+  replay?:
+    | { instruments: readonly InstrumentSpec[]; startMs: number; driver: MarketDriver; label: string }
+    | undefined
+  /** Sees every market after each mock step (recording the mock's market). */
+  marketTap?: MarketTap | undefined
 }
 
 export interface SimulationResult {
@@ -48,7 +58,8 @@ export interface SimulationResult {
 }
 
 export async function runSimulation(o: SimulateOptions): Promise<SimulationResult> {
-  const specs = generateInstruments(o.instruments, o.seed)
+  const specs = o.replay?.instruments ?? generateInstruments(o.instruments, o.seed)
+  const startMs = o.replay?.startMs ?? SIM_START_MS
   const { settings } = loadSettings({
     configDir: o.configDir,
     mode: 'dry-run',
@@ -65,9 +76,14 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
   const strategies = await resolveStrategies(settings)
   const assembly = createSteppedAssembly({
     seed: o.seed,
-    scenario: o.scenario,
-    startMs: SIM_START_MS,
+    // A replay drives the market itself; the scenario only seeds the account.
+    scenario: o.replay ? 'calm' : o.scenario,
+    startMs,
     instruments: specs,
+    market: {
+      ...(o.replay ? { marketDriver: o.replay.driver, historyMinutes: 0 } : {}),
+      ...(o.marketTap ? { marketTap: o.marketTap } : {}),
+    },
     settings,
     onAnswer: (req, status, bytes) => o.onAnswer?.(req.method, req.path, status, bytes),
     signatures: o.signatures,
@@ -82,8 +98,9 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       scenario: o.scenario,
       seed: o.seed,
       hours: o.hours,
-      startMs: SIM_START_MS,
+      startMs,
       perpbotVersion: o.perpbotVersion,
+      ...(o.replay ? { data: o.replay.label } : {}),
     },
     stepMs: Math.max(1_000, Math.round(totalMs / 1_000)),
   })
