@@ -19,6 +19,7 @@ import { eventsCommand } from './events.ts'
 import { runCommand } from './run.ts'
 import { simulateCommand } from './simulate.ts'
 import { statusCommand } from './status.ts'
+import { sweepCommand } from './sweep.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -36,6 +37,7 @@ commands:
   simulate       the bot against the mock on a virtual clock, as fast as possible; an HTML report
                  (--data DIR replays a dataset instead of the mock's invented market)
   download       history (klines, trades, funding) into a dataset folder, resumable
+  sweep          replayed backtests over a parameter grid on worker threads; ranked CSV + heatmap
   create-proxy   register a proxy key signed by the owner key; prints the secret once
   doctor         preflight checks of the venue, the credentials and the account (--live)
   status         one-shot account and margin view (of the running bot, or --live the venue)
@@ -60,6 +62,8 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await simulateCommand(sub, version())
       case 'download':
         return await downloadCommand(sub)
+      case 'sweep':
+        return await sweepCommand(sub, version())
       case 'create-proxy':
         return await createProxyCommand(sub)
       case 'doctor':

@@ -45,6 +45,8 @@ export interface SimulateOptions {
   replay?:
     | { instruments: readonly InstrumentSpec[]; startMs: number; driver: MarketDriver; label: string }
     | undefined
+  /** Strategy parameters for every instrument (a sweep point), on top of size and position cap. */
+  strategyParams?: Readonly<Record<string, unknown>> | undefined
   /** Sees every market after each mock step (recording the mock's market). */
   marketTap?: MarketTap | undefined
 }
@@ -68,7 +70,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       'logging.level': 'warn',
       // The in-process transport carries requests only: the bot's inputs come from its polls.
       'streams.enabled': false,
-      instruments: generatedInstrumentConfig(specs, o.strategy),
+      instruments: generatedInstrumentConfig(specs, o.strategy, { ...o.strategyParams }),
       ...o.overrides,
     },
     env: {},
