@@ -35,7 +35,7 @@ interface InstrumentFeed {
   closes: { at: number; price: bigint }[]
   /** Time of the last row seen (gap detection). */
   lastRowAt: number
-  queue: Map<OrderState, QueuedOrder<OrderState>>
+  queue: Map<RestingOrder, QueuedOrder<RestingOrder>>
 }
 
 export interface ReplayDriverOptions {
@@ -48,7 +48,15 @@ export interface ReplayDriverOptions {
   gapMs?: number | undefined
 }
 
+/** What the fill model reads of a resting order. */
+export type RestingOrder = Pick<OrderState, 'buy' | 'price' | 'qty' | 'filled' | 'cts' | 'uts'>
+
 export interface ReplayDriver extends MarketDriver {
+  /** `fills` over any resting-order shape (benchmarks drive the model without accounts). */
+  fillsOf<O extends RestingOrder>(
+    m: Market,
+    resting: readonly O[],
+  ): { order: O; qty: bigint; price: bigint }[]
   readonly gaps: readonly DataGap[]
   /** Fills granted by the model so far. */
   readonly modelFills: number
@@ -97,6 +105,46 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
   function noteRow(f: InstrumentFeed, symbol: string, t: number): void {
     if (t - f.lastRowAt > gapMs) gaps.push({ symbol, from: f.lastRowAt, to: t })
     f.lastRowAt = t
+  }
+
+  function fillsOf<O extends RestingOrder>(
+    m: Market,
+    resting: readonly O[],
+  ): { order: O; qty: bigint; price: bigint }[] {
+    const f = feedOf(m)
+    const live = new Set<RestingOrder>(resting)
+    for (const o of f.queue.keys()) if (!live.has(o)) f.queue.delete(o)
+    const queued: QueuedOrder<O>[] = []
+    for (const o of resting) {
+      let q = f.queue.get(o)
+      if (q === undefined || q.price !== o.price) {
+        // New or repriced: joins the back of the level once the order reaches the venue.
+        q = {
+          key: o,
+          buy: o.buy,
+          price: o.price,
+          leaves: o.qty - o.filled,
+          activeFrom: (q === undefined ? o.cts : o.uts) + model.orderLatencyMs,
+          queueAhead: undefined,
+        }
+        f.queue.set(o, q)
+      } else q.leaves = o.qty - o.filled
+      queued.push({ ...q, key: o })
+    }
+    if (queued.length === 0 || f.prints.length === 0) return []
+    const out: { order: O; qty: bigint; price: bigint }[] = []
+    for (const p of f.prints)
+      for (const x of matchPrint(queued, p, model)) out.push({ order: x.key, qty: x.qty, price: x.price })
+    // Queue positions advance on the kept entries.
+    for (const q of queued) {
+      const kept = f.queue.get(q.key)
+      if (kept !== undefined) {
+        kept.queueAhead = q.queueAhead
+        kept.leaves = q.leaves
+      }
+    }
+    modelFills += out.length
+    return out
   }
 
   return {
@@ -173,32 +221,8 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
       }
     },
     fills(m: Market, resting: readonly OrderState[], _t: number, _dtMs: number): readonly ReplayFill[] {
-      const f = feedOf(m)
-      const live = new Set(resting)
-      for (const o of f.queue.keys()) if (!live.has(o)) f.queue.delete(o)
-      const queued: QueuedOrder<OrderState>[] = []
-      for (const o of resting) {
-        let q = f.queue.get(o)
-        if (q === undefined || q.price !== o.price) {
-          // New or repriced: joins the back of the level once the order reaches the venue.
-          q = {
-            key: o,
-            buy: o.buy,
-            price: o.price,
-            leaves: o.qty - o.filled,
-            activeFrom: (q === undefined ? o.cts : o.uts) + model.orderLatencyMs,
-            queueAhead: undefined,
-          }
-          f.queue.set(o, q)
-        } else q.leaves = o.qty - o.filled
-        queued.push(q)
-      }
-      if (queued.length === 0 || f.prints.length === 0) return []
-      const out: ReplayFill[] = []
-      for (const p of f.prints)
-        for (const x of matchPrint(queued, p, model)) out.push({ order: x.key, qty: x.qty, price: x.price })
-      modelFills += out.length
-      return out
+      return fillsOf(m, resting)
     },
+    fillsOf,
   }
 }
