@@ -16,6 +16,7 @@ import { createProxyCommand } from './createProxy.ts'
 import { doctorCommand } from './doctor.ts'
 import { downloadCommand } from './download.ts'
 import { eventsCommand } from './events.ts'
+import { recordCommand } from './record.ts'
 import { runCommand } from './run.ts'
 import { simulateCommand } from './simulate.ts'
 import { statusCommand } from './status.ts'
@@ -37,6 +38,7 @@ commands:
   simulate       the bot against the mock on a virtual clock, as fast as possible; an HTML report
                  (--data DIR replays a dataset instead of the mock's invented market)
   download       history (klines, trades, funding) into a dataset folder, resumable
+  record         the public stream (tickers, best bid/offer, trades) into a dataset folder
   sweep          replayed backtests over a parameter grid on worker threads; ranked CSV + heatmap
   create-proxy   register a proxy key signed by the owner key; prints the secret once
   doctor         preflight checks of the venue, the credentials and the account (--live)
@@ -62,6 +64,8 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await simulateCommand(sub, version())
       case 'download':
         return await downloadCommand(sub)
+      case 'record':
+        return await recordCommand(sub)
       case 'sweep':
         return await sweepCommand(sub, version())
       case 'create-proxy':
