@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { barPrints, matchPrint, type QueuedOrder } from '../../src/research/replay/fillModel.ts'
+import { queueOnJoin } from '../../src/research/replay/replayDriver.ts'
 
 const trades = { tier: 'trades' as const, participationPpm: 1_000_000n }
 const klines = { tier: 'klines' as const, participationPpm: 1_000_000n }
@@ -84,5 +85,17 @@ describe('fill model', () => {
     expect(barPrints(60, 100n, 103n, 90n, 95n, 8n).map((p) => p.price)).toEqual([100n, 103n, 90n, 95n])
     expect(barPrints(60, 100n, 110n, 99n, 105n, 8n).map((p) => p.price)).toEqual([100n, 99n, 110n, 105n])
     expect(barPrints(60, 100n, 110n, 99n, 105n, 8n).every((p) => p.qty === 2n && p.t === 60)).toBe(true)
+  })
+})
+
+describe('queue ahead on joining, from the recorded touch', () => {
+  const touch = { bp: 100n, bq: 7n, ap: 102n, aq: 9n }
+  it('is the displayed size at the best, nothing when improving, the whole level behind or without a book', () => {
+    expect(queueOnJoin(touch, true, 100n)).toBe(7n)
+    expect(queueOnJoin(touch, false, 102n)).toBe(9n)
+    expect(queueOnJoin(touch, true, 101n)).toBe(0n)
+    expect(queueOnJoin(touch, false, 101n)).toBe(0n)
+    expect(queueOnJoin(touch, true, 99n)).toBeUndefined()
+    expect(queueOnJoin(undefined, true, 100n)).toBeUndefined()
   })
 })

@@ -121,10 +121,11 @@ export function prepareReplay(r: ReplayRequest): PreparedReplay {
     return specOf(i, firstPrice(store, s, from, to))
   })
   const hasTrades = symbols.every((s) => store.chunks('trades', s, from, to).length > 0)
+  const hasBook = symbols.every((s) => store.chunks('bbo', s, from, to).length > 0)
   const m: FillModelConfig = { ...r.model, tier: r.model.tier ?? (hasTrades ? 'trades' : 'klines') }
   const driver = createReplayDriver({ store, symbols, from, to, model: m })
   const label =
-    `fill model ${m.tier} (${m.tier === 'klines' ? 'fills only through our price by ≥ 1 tick' : 'through fills; at our price after the queue ahead, the whole level without a book'}; ` +
+    `fill model ${m.tier} (${m.tier === 'klines' ? 'fills only through our price by ≥ 1 tick' : `through fills; at our price after the queue ahead, ${hasBook ? 'from the recorded best bid/offer' : 'the whole level (no book recorded)'}`}; ` +
     `participation ${Number(m.participationPpm) / 10_000} %, order latency ${m.orderLatencyMs} ms, feed latency ${m.feedLatencyMs} ms); ` +
     `data ${r.dir} (${store.manifest.source}; ${symbols.length} instrument(s); ${iso(from)} to ${iso(to)})` +
     (missing.length > 0 ? `; ${missing.length} gap(s) crossed with prices held and no fills` : '')

@@ -27,6 +27,9 @@ interface InstrumentFeed {
   trades: ChunkCursor<'trades'>
   funding: ChunkCursor<'funding'>
   tickers: ChunkCursor<'tickers'>
+  bbo: ChunkCursor<'bbo'>
+  /** The recorded touch as of the step (exchange side), when the data has a book. */
+  touch: { bp: bigint; bq: bigint; ap: bigint; aq: bigint } | undefined
   index: bigint | undefined
   mark: bigint | undefined
   /** Prints of the current step (exchange time). */
@@ -78,6 +81,8 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
       trades: new ChunkCursor(store, 'trades', symbol, o.from - model.feedLatencyMs, o.to),
       funding: new ChunkCursor(store, 'funding', symbol, o.from, o.to),
       tickers: new ChunkCursor(store, 'tickers', symbol, o.from - model.feedLatencyMs, o.to),
+      bbo: new ChunkCursor(store, 'bbo', symbol, o.from - 60_000, o.to),
+      touch: undefined,
       index: undefined,
       mark: undefined,
       prints: [],
@@ -125,10 +130,15 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
           price: o.price,
           leaves: o.qty - o.filled,
           activeFrom: (q === undefined ? o.cts : o.uts) + model.orderLatencyMs,
-          queueAhead: undefined,
+          queueAhead: queueOnJoin(f.touch, o.buy, o.price),
         }
         f.queue.set(o, q)
-      } else q.leaves = o.qty - o.filled
+      } else {
+        q.leaves = o.qty - o.filled
+        // Risk-averse: a smaller displayed size at our price caps the queue ahead; growth never moves us.
+        const shown = shownAt(f.touch, o.buy, o.price)
+        if (q.queueAhead !== undefined && shown !== undefined && shown < q.queueAhead) q.queueAhead = shown
+      }
       queued.push({ ...q, key: o })
     }
     if (queued.length === 0 || f.prints.length === 0) return []
@@ -164,7 +174,14 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
           f.mark = toTicks(r.m, f.pd, 'half-even')
         }
       }
-      // Exchange side: prints of (t − dt, t]; klines close at open + interval.
+      // Exchange side: the touch and the prints of (t − dt, t]; klines close at open + interval.
+      for (let r = f.bbo.takeUntil(t); r !== undefined; r = f.bbo.takeUntil(t))
+        f.touch = {
+          bp: toTicks(r.bp, f.pd, 'half-even'),
+          bq: toTicks(r.bq, f.qd, 'half-even'),
+          ap: toTicks(r.ap, f.pd, 'half-even'),
+          aq: toTicks(r.aq, f.qd, 'half-even'),
+        }
       f.prints = []
       let volume = 0n
       let trades = 0
@@ -225,4 +242,29 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
     },
     fillsOf,
   }
+}
+
+/**
+ * Queue ahead of an order joining at `price`, from the recorded touch: the displayed size when it
+ * joins the best price, nothing when it improves on it, and the whole level (undefined) behind the
+ * touch or without a book.
+ */
+export function queueOnJoin(
+  touch: { bp: bigint; bq: bigint; ap: bigint; aq: bigint } | undefined,
+  buy: boolean,
+  price: bigint,
+): bigint | undefined {
+  if (touch === undefined) return undefined
+  const best = buy ? touch.bp : touch.ap
+  if (price === best) return buy ? touch.bq : touch.aq
+  return (buy ? price > best : price < best) ? 0n : undefined
+}
+
+function shownAt(
+  touch: { bp: bigint; bq: bigint; ap: bigint; aq: bigint } | undefined,
+  buy: boolean,
+  price: bigint,
+): bigint | undefined {
+  if (touch === undefined) return undefined
+  return buy ? (price === touch.bp ? touch.bq : undefined) : price === touch.ap ? touch.aq : undefined
 }
