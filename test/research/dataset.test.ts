@@ -97,3 +97,24 @@ describe('dataset from the embedded mock', () => {
     expect(p.label).toContain('fill model trades')
   })
 })
+
+describe('row checks', () => {
+  it('agree with the row schemas on good and bad rows', async () => {
+    const { ROW_CHECKS, ROW_SCHEMAS } = await import('../../src/research/dataset/format.ts')
+    const cases = [
+      ['klines', { t: 1, o: '1', h: '2', l: '0.5', c: '1', v: '3', n: 2 }],
+      ['klines', { t: 1, o: 1, h: '2', l: '0.5', c: '1', v: '3', n: 2 }],
+      ['trades', { t: 1, p: '1.5', q: '2' }],
+      ['trades', { t: 1, p: '1.5', q: '2', s: 'up' }],
+      ['trades', { t: 1.5, p: '1.5', q: '2' }],
+      ['tickers', { t: 1, ts: 2, i: '1', m: '1', r: '-0.0001' }],
+      ['tickers', { t: 1, i: '1', m: 'x' }],
+      ['bbo', { t: 1, bp: '1', bq: '1', ap: '2', aq: '1' }],
+      ['funding', { t: 1, r: '1e-5' }],
+    ] as const
+    for (const [kind, row] of cases)
+      expect(ROW_CHECKS[kind](row) === undefined, `${kind} ${JSON.stringify(row)}`).toBe(
+        ROW_SCHEMAS[kind].safeParse(row).success,
+      )
+  })
+})

@@ -15,7 +15,7 @@ import {
   type DatasetInstrument,
   type Manifest,
   manifestSchema,
-  ROW_SCHEMAS,
+  ROW_CHECKS,
   type RowOf,
 } from './format.ts'
 
@@ -130,22 +130,31 @@ export class DatasetStore {
     } catch (e) {
       throw new CorruptChunkError(file, e instanceof Error ? e.message : String(e))
     }
-    const schema = ROW_SCHEMAS[kind]
+    const check = ROW_CHECKS[kind]
     const out: RowOf[K][] = []
-    let line = 0
-    for (const l of text.split('\n')) {
-      line++
-      if (l === '') continue
-      let raw: unknown
-      try {
-        raw = JSON.parse(l)
-      } catch {
-        throw new CorruptChunkError(file, `line ${line} is not JSON`)
-      }
-      const r = schema.safeParse(raw)
-      if (!r.success)
-        throw new CorruptChunkError(file, `line ${line}: ${r.error.issues[0]?.message ?? 'bad row'}`)
-      out.push(r.data)
+    // One parse for the whole hour (several times faster than a parse per line); on failure the
+    // per-line pass below names the bad line.
+    const body = text.endsWith('\n') ? text.slice(0, -1) : text
+    let all: unknown
+    try {
+      all = body === '' ? [] : JSON.parse(`[${body.replaceAll('\n', ',')}]`)
+    } catch {
+      all = undefined
+    }
+    const rows: unknown[] = Array.isArray(all)
+      ? all
+      : text
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l, i) => parseLine(file, l, i + 1))
+    for (let i = 0; i < rows.length; i++) {
+      const raw = rows[i]
+      if (typeof raw !== 'object' || raw === null)
+        throw new CorruptChunkError(file, `line ${i + 1} is not an object`)
+      const bad = check(raw as Record<string, unknown>)
+      if (bad !== undefined) throw new CorruptChunkError(file, `line ${i + 1}: ${bad}`)
+      // Checked field by field above (ROW_CHECKS mirrors ROW_SCHEMAS; a test holds them together).
+      out.push(raw as RowOf[K])
     }
     const expected = this.#manifest.chunks[path]?.rows
     if (expected !== undefined && expected !== out.length)
@@ -163,5 +172,13 @@ export class DatasetStore {
     const file = join(this.dir, MANIFEST)
     writeFileSync(`${file}.tmp`, `${JSON.stringify(this.#manifest, null, 1)}\n`)
     renameSync(`${file}.tmp`, file)
+  }
+}
+
+function parseLine(file: string, l: string, line: number): unknown {
+  try {
+    return JSON.parse(l)
+  } catch {
+    throw new CorruptChunkError(file, `line ${line} is not JSON`)
   }
 }
