@@ -2,7 +2,7 @@
  * Input → signed batch latency (target: p99 < 5 ms with 100 instruments), in process, no network:
  * `node --import tsx bench/actorLatency.bench.ts [--samples 2000] [--quick]`.
  *
- * For each input, the time from `fleet.route(INDEX)` to the moment the signed batch holding
+ * For each input, the time from `actors.route(INDEX)` to the moment the signed batch holding
  * that instrument's last command is handed to the transport (see inProcessBot.ts). The index moves by
  * 0.5 % each time, so every quote is repriced (modifyOrders). Wall clock throughout.
  *
@@ -18,7 +18,7 @@
  * (every `setTimeout` armed between the input and its hand-off, by call site), for target (c).
  */
 import { performance } from 'node:perf_hooks'
-import { createPlanFn } from '../src/bot/runtime/plan.ts'
+import { createPlanFn } from '../src/bot/quoting/planFunction.ts'
 import { systemClock } from '../src/clock.ts'
 import { generateInstruments, instrumentToWire } from '../src/mock/perps/instruments.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'

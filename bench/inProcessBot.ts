@@ -6,22 +6,22 @@
  * every request is time-stamped (`performance.now()`) at the moment the signed batch is handed to it,
  * before JSON serialisation; a small in-memory venue answers modify/create/cancel so actors apply
  * real per-order results. The parts are the bot's own (src/bot/runtime: the perps client as the bot
- * builds it, the open-order book, the order path and the instrument fleet); only the venue differs.
+ * builds it, the open-order book, the order desk and the instrument actors); only the venue differs.
  */
 import { performance } from 'node:perf_hooks'
 import { MockAgent } from 'undici'
+import { createInstrumentActors } from '../src/bot/actors/instrumentActors.ts'
 import type { InstrumentContext } from '../src/bot/instrument/instrument.machine.ts'
 import {
   type BreakerState,
   createWeightLimiter,
   type WeightLimiter,
 } from '../src/bot/limiter/weightLimiter.ts'
-import type { ResolvedInstrumentConfig } from '../src/bot/runtime/bootstrap.ts'
-import { createBotPerpsClient } from '../src/bot/runtime/bootstrap.ts'
-import { createInstrumentFleet } from '../src/bot/runtime/instrumentFleet.ts'
-import { createOpenOrderBook } from '../src/bot/runtime/openOrderBook.ts'
-import { createOrderPath } from '../src/bot/runtime/orderPath.ts'
-import { createSignal } from '../src/bot/runtime/signal.ts'
+import { createOpenOrderBook } from '../src/bot/orders/openOrderBook.ts'
+import { createOrderDesk } from '../src/bot/orders/orderDesk.ts'
+import { createSignal } from '../src/bot/shared/signal.ts'
+import { createBotPerpsClient } from '../src/bot/startup/botPerpsClient.ts'
+import type { ResolvedInstrumentConfig } from '../src/bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../src/clock.ts'
 import { mulDecimal } from '../src/decimal.ts'
 import { createHttpTransport, type HttpRequest, type HttpTransport } from '../src/http/transport.ts'
@@ -234,10 +234,10 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
   const logSink = logger.child({ component: 'bot' })
   const specs = generateInstruments(o.instruments)
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds: specs.map((x) => x.id) })
-  const orders = createOrderPath({ perps, openOrders, settings, clock, logger: logSink })
+  const orders = createOrderDesk({ perps, openOrders, settings, clock, logger: logSink })
   const batcher = orders.batcher
 
-  // --- instruments and actors: the bot's fleet ---
+  // --- instruments and actors: the bot's instrument actors ---
   const instruments: BenchInstrument[] = []
   const strategies: ResolvedInstrumentConfig[] = []
   const listed = new Map<string, Instrument>()
@@ -262,7 +262,7 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       side: 0,
     })
   }
-  const fleet = createInstrumentFleet({
+  const actors = createInstrumentActors({
     settings,
     strategies,
     listed,
@@ -274,12 +274,12 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
     venueClock: clock,
     logger,
   })
-  const contextOf = (id: number): InstrumentContext | undefined => fleet.snapshotOf(id)?.context
+  const contextOf = (id: number): InstrumentContext | undefined => actors.snapshotOf(id)?.context
 
   const refreshSlowInputs = (statistics?: ReadonlyMap<number, StrategyStatistics>): void => {
     const at = clock.now()
     for (const i of instruments) {
-      fleet.route([i.id], {
+      actors.route([i.id], {
         type: 'ACCOUNT',
         margin: {
           accountValue: '10000000',
@@ -291,7 +291,7 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
         position: undefined,
         receivedAt: at,
       })
-      fleet.route([i.id], {
+      actors.route([i.id], {
         type: 'STATISTICS',
         statistics: statistics?.get(i.id) ?? { volume: '1000', openPrice: i.prices[0], klines: [] },
         receivedAt: at,
@@ -330,8 +330,8 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       refreshSlowInputs(statistics)
       const at = clock.now()
       for (const i of instruments) {
-        fleet.route([i.id], { type: 'ORDERS', orders: [], receivedAt: at })
-        fleet.route([i.id], { type: 'INDEX', index: { price: i.prices[0], ts: at }, receivedAt: at })
+        actors.route([i.id], { type: 'ORDERS', orders: [], receivedAt: at })
+        actors.route([i.id], { type: 'INDEX', index: { price: i.prices[0], ts: at }, receivedAt: at })
       }
       await bot.waitIdle()
       const counts = bot.openOrders()
@@ -349,7 +349,7 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       const price = i.prices[i.side]
       const t0 = performance.now()
       const at = clock.now()
-      fleet.route([i.id], { type: 'INDEX', index: { price, ts: at }, receivedAt: at })
+      actors.route([i.id], { type: 'INDEX', index: { price, ts: at }, receivedAt: at })
       return t0
     },
     async waitIdle(timeoutMs = 60_000) {
@@ -376,10 +376,10 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
       return out
     },
     async stop() {
-      fleet.stopAll()
+      actors.stopAll()
       await batcher.stop()
       await limiter.stop?.()
-      fleet.stop()
+      actors.stop()
       await transport.close()
       await agent.close()
     },

@@ -9,12 +9,12 @@
  */
 import { performance } from 'node:perf_hooks'
 import Bottleneck from 'bottleneck'
-import { planBatchSizes } from '../src/bot/batching/planBatches.ts'
 import {
   createWeightLimiter,
   type JobPriority,
   type WeightLimiter,
 } from '../src/bot/limiter/weightLimiter.ts'
+import { splitBatchSizes } from '../src/bot/orders/batching/batchSizes.ts'
 import { TokenBucket } from '../src/mock/tokenBucket.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../src/perps/weights.ts'
 
@@ -82,7 +82,7 @@ async function oursBatched(): Promise<{ perJob: number[]; perOrder: number[]; la
   for (let r = 0; r < ROUNDS; r++) {
     const l = createWeightLimiter({ requestBudget: 1e6, actionBudget: 1e7 })
     const t0 = performance.now()
-    const sizes = planBatchSizes(ORDERS, 99)
+    const sizes = splitBatchSizes(ORDERS, 99)
     await Promise.all(
       sizes.map((n) =>
         l.schedule({ endpoint: 'modifyOrders', n, priority: 'quote' }, async () => {

@@ -16,9 +16,9 @@
  */
 import type { Alert } from '../src/alerts/alert.ts'
 import { createWebhookAlertSink } from '../src/alerts/webhookSink.ts'
-import { webhookSinkSettings } from '../src/bot/runtime/alertHub.ts'
-import { resolveStrategies } from '../src/bot/runtime/bootstrap.ts'
-import type { RunningBot } from '../src/bot/runtime/bot.ts'
+import { webhookSinkSettings } from '../src/bot/observe/alertHub.ts'
+import type { RunningBot } from '../src/bot/startBot.ts'
+import { resolveStrategies } from '../src/bot/startup/resolveConfig.ts'
 import { createLogger, SecretBag } from '../src/logging/logger.ts'
 import type { InstrumentSpec } from '../src/mock/perps/instruments.ts'
 import type { MockServer } from '../src/mock/server.ts'

@@ -38,7 +38,7 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import type { RunningBot } from '../src/bot/runtime/bot.ts'
+import type { RunningBot } from '../src/bot/startBot.ts'
 import { applyHeapPolicy } from '../src/cli/heapPolicy.ts'
 import { systemClock } from '../src/clock.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'

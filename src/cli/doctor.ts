@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { resolveStrategies } from '../bot/runtime/bootstrap.ts'
+import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import { systemClock } from '../clock.ts'
 import { startMockServer } from '../mock/server.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'

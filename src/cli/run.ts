@@ -3,8 +3,8 @@
  * the normal clients at it, so dry run exercises the same transport, signing and limiter as live.
  */
 import { parseArgs } from 'node:util'
-import { loadAndResolve } from '../bot/runtime/bootstrap.ts'
-import { type RunningBot, startBot } from '../bot/runtime/bot.ts'
+import { type RunningBot, startBot } from '../bot/startBot.ts'
+import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError } from '../errors.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'

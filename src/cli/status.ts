@@ -3,7 +3,7 @@
  * server (`/status`); with `--live` it reads the venue directly with the proxy credentials.
  */
 import { parseArgs } from 'node:util'
-import { marginRatio } from '../bot/monitor/marginRatio.ts'
+import { marginRatio } from '../bot/account/marginRatio.ts'
 import { systemClock } from '../clock.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'

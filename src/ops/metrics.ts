@@ -27,6 +27,11 @@ export interface BudgetUsage {
 /** Read at every scrape; a budget left out keeps its last value. */
 export type LimiterSource = () => Partial<Record<LimiterBudget, BudgetUsage>>
 
+/** A limiter as the gauges read it: each budget's weight used and its limit per window. */
+export interface LimiterReading {
+  state(): Record<LimiterBudget, { used: number; limit: number }>
+}
+
 /** How a submitted batch ended, as a whole (per-order rejections inside an `ok` batch are data). */
 export type BatchOutcome = 'ok' | 'error' | 'unknown'
 
@@ -84,6 +89,8 @@ export interface BotMetrics {
   setLimiterUsage(budget: LimiterBudget, usage: BudgetUsage): void
   /** Pulls the limiter's usage at every scrape instead (or as well); undefined removes the source. */
   setLimiterSource(source: LimiterSource | undefined): void
+  /** Reads this limiter's budgets at every scrape (its source). */
+  watchLimiter(limiter: LimiterReading): void
   /** One HTTP 429, by its error code (`ip_rate_limited`, `action_rate_limited`, `open_orders_limit`, ...). */
   recordRateLimited(code: string): void
   /** One submitted batch: its size, and how it ended; `unknown` also counts an unknown outcome. */
@@ -241,6 +248,15 @@ export function createBotMetrics(options: BotMetricsOptions = {}): BotMetrics {
     },
     setLimiterSource(source) {
       limiterSource = source
+    },
+    watchLimiter(limiter) {
+      limiterSource = () => {
+        const s = limiter.state()
+        return {
+          request: { used: s.request.used, capacity: s.request.limit },
+          action: { used: s.action.used, capacity: s.action.limit },
+        }
+      }
     },
     recordRateLimited(code) {
       metrics.rateLimited.inc({ code })

@@ -3,14 +3,20 @@
  * funding, net PnL) and fill counts by liquidity, read from the PnL ledger at every scrape.
  */
 import { Gauge, type Registry } from 'prom-client'
-import type { PnlSnapshot } from '../bot/pnl/pnlLedger.ts'
+import type { PnlSnapshot } from '../pnlTypes.ts'
 import { METRIC_PREFIX } from './metrics.ts'
 
-/** Registers the PnL gauges on `registry`; `source` gives the ledger's snapshot and instrument names. */
+/** Registers the PnL gauges on `registry`, read from `ledger` at every scrape, labelled by symbol. */
 export function registerPnlMetrics(
   registry: Registry,
-  source: () => { pnl: PnlSnapshot; symbolOf: (iid: number) => string },
+  ledger: { pnl(): PnlSnapshot },
+  instruments: readonly { id: number; symbol: string }[],
 ): void {
+  const symbolOf = (iid: number): string => instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
+  const source = (): { pnl: PnlSnapshot; symbolOf: (iid: number) => string } => ({
+    pnl: ledger.pnl(),
+    symbolOf,
+  })
   const gauge = (name: string, help: string, pick: (i: PnlSnapshot['instruments'][number]) => string) =>
     new Gauge({
       name: `${METRIC_PREFIX}${name}`,

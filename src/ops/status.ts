@@ -4,7 +4,7 @@
  * secret-named keys and scrubs known secret values defensively, whatever the runtime put in.
  */
 import type { Alert } from '../alerts/alert.ts'
-import type { InstrumentPnl, PnlSnapshot } from '../bot/pnl/pnlLedger.ts'
+import type { InstrumentPnl, PnlSnapshot } from '../pnlTypes.ts'
 import type { BudgetUsage, LimiterBudget } from './metrics.ts'
 
 export type BotMode = 'dry-run' | 'live'

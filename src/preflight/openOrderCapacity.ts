@@ -6,7 +6,7 @@
  * Pure: the caller supplies each instrument's `maxOrders` (from its strategy) and, when read, the
  * venue's per-instrument limit.
  */
-import { allocateOrderSlots } from '../bot/orderSlots.ts'
+import { allocateOrderSlots } from '../bot/quoting/orderSlots.ts'
 import { ConfigError } from '../errors.ts'
 import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP } from '../perps/weights.ts'
 

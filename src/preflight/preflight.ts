@@ -6,13 +6,13 @@
  * "order not found".
  */
 import { privateKeyToAccount } from 'viem/accounts'
-import { syncClock } from '../bot/runtime/bootstrap.ts'
 import { type Clock, OffsetClock } from '../clock.ts'
 import { describeError, RequestRejectedError, UnknownOutcomeError } from '../errors.ts'
 import { isTransient, retryTransient } from '../http/retryTransient.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { ProxyCredentials } from '../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../perps/client/createPerpsClient.ts'
+import { syncClock } from '../perps/client/syncClock.ts'
 import { CommandSigner } from '../perps/signing/commandSigner.ts'
 import {
   DEFAULT_PERPS_DOMAIN,

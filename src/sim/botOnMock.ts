@@ -5,9 +5,9 @@
  * the integration tests can record them and the soak can count them in bounded memory.
  */
 import type { Alert } from '../alerts/alert.ts'
-import { resolveStrategies } from '../bot/runtime/bootstrap.ts'
-import { type RunningBot, startBot } from '../bot/runtime/bot.ts'
-import type { StopReport } from '../bot/runtime/stopSequence.ts'
+import { type RunningBot, startBot } from '../bot/startBot.ts'
+import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
+import type { StopReport } from '../bot/startup/stopSequence.ts'
 import type { Clock } from '../clock.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { FAULT_HEADER } from '../mock/faults.ts'

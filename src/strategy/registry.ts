@@ -2,7 +2,7 @@
  * The strategy registry. Strategies come from folders: a folder may hold a listing (`index.ts`
  * exporting `strategies`, each entry naming its module; the shipped `strategies/` has one) and any
  * number of drop-in modules, loaded by dynamic `import()` of their file URL (tsx handles `.ts` at run
- * time). Nothing here imports a strategy: bootstrap names the folders. The scan skips the listing and
+ * time). Nothing here imports a strategy: start-up names the folders. The scan skips the listing and
  * the modules it lists, so each file is loaded once. Every `strategy` export is checked for shape;
  * names must be unique. `resolve(name, rawParams)` parses the params with the strategy's own schema
  * and binds them, so the actor just calls `resolved.quote(snapshot)`.
@@ -225,7 +225,7 @@ export async function loadStrategyListing(directory: string): Promise<StrategyLi
 export interface LoadStrategiesOptions {
   /** Folder scanned for plug-ins; defaults to the top-level `strategies/`. */
   directory?: string | undefined
-  /** The folder of the shipped strategies (bootstrap names it); default the top-level `strategies/`. */
+  /** The folder of the shipped strategies (start-up names it); default the top-level `strategies/`. */
   shippedDirectory?: string | undefined
   /** Include the shipped folder (default true). */
   includeShipped?: boolean | undefined

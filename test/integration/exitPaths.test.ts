@@ -8,7 +8,7 @@
  * with the orders that may remain named in the log.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { StopReport } from '../../src/bot/runtime/stopSequence.ts'
+import type { StopReport } from '../../src/bot/startup/stopSequence.ts'
 import type { FaultConfig } from '../../src/mock/faults.ts'
 import type { MockRequest, MockResponse } from '../../src/mock/mockHttp.ts'
 import { type BotOnMock, startBotOnMock } from '../../src/sim/botOnMock.ts'

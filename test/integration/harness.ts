@@ -5,7 +5,7 @@
  * line and every alert.
  */
 import type { Alert } from '../../src/alerts/alert.ts'
-import type { RunningBot } from '../../src/bot/runtime/bot.ts'
+import type { RunningBot } from '../../src/bot/startBot.ts'
 import type { SecretBag } from '../../src/logging/logger.ts'
 import type { RunningMockServer } from '../../src/mock/httpServer.ts'
 import type { MockServer, MockServerOptions } from '../../src/mock/server.ts'

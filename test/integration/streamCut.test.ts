@@ -5,7 +5,7 @@
  * command is sent twice and no order is left unknown.
  */
 import { describe, expect, it, vi } from 'vitest'
-import type { InputSourceView, StreamInput } from '../../src/bot/runtime/inputSources.ts'
+import type { InputGateView, StreamInput } from '../../src/bot/inputs/inputGates.ts'
 import { type BotOnMock, startBotOnMock } from '../../src/sim/botOnMock.ts'
 
 interface Seen {
@@ -19,8 +19,8 @@ interface Seen {
 const MARKET_DATA = ['/v1/info/tickers', '/v1/info/statistics', '/v1/info/index']
 const SILENCE_MS = 5_000
 
-function inputs(run: BotOnMock): Record<StreamInput, InputSourceView> {
-  return run.bot.status().details?.inputs as Record<StreamInput, InputSourceView>
+function inputs(run: BotOnMock): Record<StreamInput, InputGateView> {
+  return run.bot.status().details?.inputs as Record<StreamInput, InputGateView>
 }
 const allFrom = (run: BotOnMock, source: 'stream' | 'poll'): boolean =>
   Object.values(inputs(run)).every((i) => i.source === source)

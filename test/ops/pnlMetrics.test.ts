@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { PnlLedger } from '../../src/bot/pnl/pnlLedger.ts'
+import { PnlLedger } from '../../src/bot/account/pnlLedger.ts'
 import { registerPnlMetrics } from '../../src/ops/pnlMetrics.ts'
 
 describe('PnL metrics', () => {
@@ -32,7 +32,7 @@ describe('PnL metrics', () => {
     })
     ledger.observePositions([{ instrument_id: 7, size: '1', entry_price: '10', unrealized_pnl: '0.5' }])
     const registry = new Registry()
-    registerPnlMetrics(registry, () => ({ pnl: ledger.snapshot(), symbolOf: () => 'BTC-USDC' }))
+    registerPnlMetrics(registry, { pnl: () => ledger.snapshot() }, [{ id: 7, symbol: 'BTC-USDC' }])
     const text = await registry.metrics()
     expect(text).toContain('perpbot_position_contracts{instrument="BTC-USDC"} 1')
     expect(text).toContain('perpbot_pnl_realized{instrument="BTC-USDC"} 1')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { planBatchSizes } from '../../src/bot/batching/planBatches.ts'
+import { splitBatchSizes } from '../../src/bot/orders/batching/batchSizes.ts'
 import {
   batchRequestWeight,
   isCommand,
@@ -41,7 +41,7 @@ describe('the weight table', () => {
   })
 
   it('the batch planner buys the most actions for the table weight (20k + 19 caps fill up)', () => {
-    expect(planBatchSizes(100, 99)).toEqual([99, 1])
-    expect(planBatchSizes(100, 99).reduce((w, n) => w + batchRequestWeight(n), 0)).toBe(6)
+    expect(splitBatchSizes(100, 99)).toEqual([99, 1])
+    expect(splitBatchSizes(100, 99).reduce((w, n) => w + batchRequestWeight(n), 0)).toBe(6)
   })
 })

@@ -18,8 +18,8 @@ import type {
   StrategySnapshotBbo,
   StrategyStatistics,
 } from '../../strategy/strategy.ts'
-import { liquidationDistance } from '../monitor/marginRatio.ts'
-import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
+import { liquidationDistance } from '../account/marginRatio.ts'
+import type { OrderPlan, WorkPriority } from '../quoting/orderPlan.ts'
 import {
   assessRisk,
   type CurrentMode,
@@ -46,10 +46,10 @@ export interface InstrumentDeps {
    * The longest a best bid/offer waits for a plan, the strategy's re-ask period when it names no
    * `revisitAt`, and the halted actor's re-assessment period.
    */
-  tickMs: number
+  recheckMs: number
   /**
    * When the strategy's answer for this snapshot may change by time alone (`ResolvedStrategy.revisitAt`);
-   * undefined = never. Absent: `snapshot.now + tickMs` (asked again every tick).
+   * undefined = never. Absent: `snapshot.now + recheckMs` (asked again every tick).
    */
   revisitAt?: ((snapshot: StrategySnapshot) => number | undefined) | undefined
   /**

@@ -18,7 +18,7 @@
  */
 import { assign, enqueueActions, fromPromise, setup } from 'xstate'
 import type { Order } from '../../perps/schemas/orders.ts'
-import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../orders/orderPlan.ts'
+import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
 import type { RiskMode } from './assessRisk.ts'
 import { bboStep } from './bbo.ts'
 import {
@@ -32,7 +32,7 @@ import {
 } from './context.ts'
 import type { HealthChange } from './health.ts'
 import {
-  type AppliedOutcome,
+  type AppliedPlan,
   type InputEvent,
   inputStep,
   type LogEntry,
@@ -40,7 +40,7 @@ import {
   resultsStep,
   type Step,
   submitFailedStep,
-  tickStep,
+  wakeStep,
 } from './steps.ts'
 import { nextTimeDue } from './timeDue.ts'
 
@@ -67,7 +67,7 @@ export function applyOutcome(
   outcome: PlanOutcome,
   instrumentId: number,
   now: number,
-): AppliedOutcome {
+): AppliedPlan {
   const byOid = new Map(orders.map((o) => [o.oid, o]))
   const rejected: string[] = []
   const domain: string[] = []
@@ -127,8 +127,9 @@ export function applyOutcome(
         buy: c.buy,
         p: c.p,
         qty: c.qty,
-        tif: 'gtc',
-        po: true,
+        // What the create asked for; absent fields are the wire's defaults (ops.ts: GTC, not post-only).
+        tif: c.tif ?? 'gtc',
+        po: c.po ?? false,
         ro: c.ro ?? false,
         rest: c.qty,
         fill: '0',
@@ -167,7 +168,7 @@ const WAKE_ID = 'wake'
 
 type StepParams =
   | { kind: 'input'; event: InputEvent }
-  | { kind: 'tick' }
+  | { kind: 'wake' }
   | { kind: 'bbo'; event: Extract<InstrumentEvent, { type: 'BBO' }> }
   | { kind: 'plan' }
   | { kind: 'results'; outcome: PlanOutcome }
@@ -177,8 +178,8 @@ function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
   switch (p.kind) {
     case 'input':
       return inputStep(ctx, p.event, now)
-    case 'tick':
-      return tickStep(ctx, now)
+    case 'wake':
+      return wakeStep(ctx, now)
     case 'bbo':
       return bboStep(ctx, p.event, now)
     case 'plan':
@@ -216,7 +217,7 @@ export const instrumentMachine = setup({
     cancelAll: notProvided<void, { instrumentId: number }>('cancelAll'),
   },
   delays: {
-    TICK: ({ context }) => context.deps.tickMs,
+    RECHECK: ({ context }) => context.deps.recheckMs,
     RETRY: () => 2_000,
   },
   guards: {
@@ -377,7 +378,7 @@ export const instrumentMachine = setup({
               // A deferred plan, or a moment when time alone matters (`timeDue.ts`), is due: no
               // periodic tick, so an actor whose inputs and orders do not change does no work.
               on: {
-                WAKE: { actions: ['clearWake', { type: 'step', params: { kind: 'tick' } }] },
+                WAKE: { actions: ['clearWake', { type: 'step', params: { kind: 'wake' } }] },
               },
             },
           },
@@ -403,7 +404,7 @@ export const instrumentMachine = setup({
         idle: {
           // Orders that show up while halted (a reconcile found some) are cancelled too.
           always: { guard: 'hasOrders', target: 'cancelling' },
-          after: { TICK: { target: 'idle', reenter: true, actions: 'assess' } },
+          after: { RECHECK: { target: 'idle', reenter: true, actions: 'assess' } },
         },
       },
       always: { guard: 'canResume', target: 'active' },

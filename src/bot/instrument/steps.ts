@@ -11,10 +11,10 @@ import type {
   StrategyMargin,
   StrategyPosition,
 } from '../../strategy/strategy.ts'
-import type { OrderPlan, WorkPriority } from '../orders/orderPlan.ts'
+import type { OrderPlan, WorkPriority } from '../quoting/orderPlan.ts'
+import { guardPlan, screenIndex } from '../quoting/priceGuard.ts'
 import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent, reads } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
-import { guardPlan, screenIndex } from './priceGuard.ts'
 import { nextExpiry, planTimeReached } from './timeDue.ts'
 
 export interface LogEntry {
@@ -89,7 +89,7 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
     return now < intervalEnds ? quiet(earliest(intervalEnds, ageDue)) : strategyFailed(ctx, now, e)
   }
   const asked = {
-    revisitAt: ctx.deps.revisitAt ? ctx.deps.revisitAt(snapshot) : now + ctx.deps.tickMs,
+    revisitAt: ctx.deps.revisitAt ? ctx.deps.revisitAt(snapshot) : now + ctx.deps.recheckMs,
     bboPendingSince: undefined,
   }
   const after = ctx.deps.guard.degradeAfter
@@ -154,7 +154,7 @@ function strategyFailed(ctx: InstrumentContext, now: number, err: unknown): Step
       dirty: false,
       lastPlanAt: now,
       // A failing strategy is asked again every tick.
-      revisitAt: now + ctx.deps.tickMs,
+      revisitAt: now + ctx.deps.recheckMs,
       bboPendingSince: undefined,
       health: obs.health,
       stats: { ...ctx.stats, strategyErrors: ctx.stats.strategyErrors + 1 },
@@ -271,7 +271,7 @@ export function inputStep(ctx: InstrumentContext, event: InputEvent, now: number
 }
 
 /** A wake (something is due, see `timeDue.ts`): re-assess (inputs age), then plan, forced. */
-export function tickStep(ctx: InstrumentContext, now: number): Step {
+export function wakeStep(ctx: InstrumentContext, now: number): Step {
   return thenPlan(ctx, { update: undefined, logs: NONE, changes: NONE, due: ctx.deferredAt }, now, true)
 }
 
@@ -355,7 +355,7 @@ export function indexStep(
  * codes among them (not request-level refusals), how many items the venue accepted, orders found gone,
  * and items with an unknown outcome.
  */
-export interface AppliedOutcome {
+export interface AppliedPlan {
   orders: Order[]
   rejected: string[]
   domain: string[]
@@ -386,7 +386,7 @@ function summarize(codes: readonly string[]): string {
  * (no item accepted) is a bad observation, a plan with an accepted item a good one; a plan with
  * neither (only unknown, superseded, gone or request-level failures) says nothing.
  */
-export function resultsStep(ctx: InstrumentContext, r: AppliedOutcome, now: number): Step {
+export function resultsStep(ctx: InstrumentContext, r: AppliedPlan, now: number): Step {
   const quietNow = ctx.health.rejections.since !== undefined
   const logs: LogEntry[] = r.rejected.map((msg) => ({
     level: quietNow ? 'debug' : 'warn',

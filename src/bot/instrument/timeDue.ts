@@ -4,7 +4,7 @@
  *
  * - a plan is due: the strategy's answer may change (`revisitAt`, see `Strategy.revisitAt`), an order
  *   reaches `maxOrderAgeMs` (the quote diff refreshes it), or a new best bid/offer stored since the
- *   last plan has waited `tickMs` (a BBO plans nothing by itself; see `bboStep`);
+ *   last plan has waited `recheckMs` (a BBO plans nothing by itself; see `bboStep`);
  * - the risk assessment may change: an input turns stale, or the minimum dwell in a raised mode ends.
  *
  * Pure: the machine schedules its `WAKE` for `nextTimeDue`, and `planStep` plans when `planTimeReached`.
@@ -22,7 +22,7 @@ export function nextExpiry(orders: readonly Order[], maxOrderAgeMs: number): num
 
 /** When a best bid/offer stored since the last plan has waited a tick (undefined: none waits). */
 function bboDue(ctx: InstrumentContext): number | undefined {
-  return ctx.bboPendingSince === undefined ? undefined : ctx.bboPendingSince + ctx.deps.tickMs
+  return ctx.bboPendingSince === undefined ? undefined : ctx.bboPendingSince + ctx.deps.recheckMs
 }
 
 const reached = (t: number | undefined, now: number): boolean => t !== undefined && t <= now

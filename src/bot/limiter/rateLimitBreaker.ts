@@ -69,7 +69,8 @@ export class RateLimitBreaker {
 
   #prune(): void {
     const since = this.#o.clock.now() - this.#o.windowMs
-    while (this.#recent.length > 0 && (this.#recent[0] as number) <= since) this.#recent.shift()
+    for (let first = this.#recent[0]; first !== undefined && first <= since; first = this.#recent[0])
+      this.#recent.shift()
   }
 
   #open(reason: string): void {

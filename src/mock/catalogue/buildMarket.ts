@@ -3,9 +3,9 @@
  * (`renderEvent` drops what a response must not carry).
  */
 import type { MarketDetail } from '../../catalogue/schemas/event.ts'
-import { imageOptimization, imageUrl } from './catalogueUniverse.ts'
+import { imageOptimization, imageUrl } from './catalogueImages.ts'
+import type { EventGenerator } from './catalogueTypes.ts'
 import type { EventPlan, MarketSpec } from './eventPlan.ts'
-import type { EventGenerator } from './generateEvent.ts'
 import {
   amount,
   bigDecimalId,

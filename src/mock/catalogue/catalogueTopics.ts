@@ -3,7 +3,7 @@
  * weather, culture), laid out with their categories, tags, series, templates and collections.
  */
 import type { Random } from '../../random.ts'
-import type { Topic } from './catalogueUniverse.ts'
+import type { Topic } from './catalogueTypes.ts'
 import type { ReferenceFactory } from './referenceFactory.ts'
 import { CITIES, COINS, COMPANIES, COUNTRIES, FIRST, LAST, LEAGUES, MOVIES } from './universeNames.ts'
 import { chance, hex } from './wireFormat.ts'

@@ -3,67 +3,17 @@
  * series, collections, event creators, templates, and the topics events are generated from (crypto
  * daily/monthly, sports games, elections, macro, tech, weather, culture).
  */
-import type { Series } from '../../catalogue/schemas/event.ts'
-import type {
-  Category,
-  Chat,
-  Collection,
-  EventCreator,
-  Tag,
-  Template,
-} from '../../catalogue/schemas/resources.ts'
+import type { EventCreator } from '../../catalogue/schemas/resources.ts'
 import type { Random } from '../../random.ts'
 import { imageUrl } from './catalogueImages.ts'
 import { drawTopics } from './catalogueTopics.ts'
+import type { CatalogueUniverse } from './catalogueTypes.ts'
 import { createReferenceFactory } from './referenceFactory.ts'
 import { FIRST, LAST } from './universeNames.ts'
 import { chance, compact, DAY_MS, hex } from './wireFormat.ts'
 
-export type TopicKind =
-  | 'cryptoDaily'
-  | 'cryptoMonthly'
-  | 'game'
-  | 'election'
-  | 'macro'
-  | 'tech'
-  | 'weather'
-  | 'culture'
-
-/** One family of similar events (e.g. "Bitcoin up or down, daily"). */
-export interface Topic {
-  kind: TopicKind
-  /** Bitcoin, NBA, France, Fed, OpenAI, New York, ... */
-  subject: string
-  /** Short code: BTC, NBA, ... */
-  code: string
-  category: Category
-  tagIds: readonly string[]
-  series: Series | undefined
-  /** The series' chat, included only with include_chat. */
-  seriesChat: Chat | undefined
-  template: Template | undefined
-  collection: Collection | undefined
-  /** Team names (games), candidate names (elections), products (tech), titles (culture). */
-  names: readonly string[]
-  /** Relative frequency. */
-  weight: number
-}
-
-export interface CatalogueUniverse {
-  categories: readonly Category[]
-  tags: readonly Tag[]
-  /** Tags that share a topic with the key tag. */
-  relatedTagIds: ReadonlyMap<string, readonly string[]>
-  series: readonly Series[]
-  collections: readonly Collection[]
-  creators: readonly EventCreator[]
-  templates: readonly Template[]
-  topics: readonly Topic[]
-  /** createdBy values of events: staff ids and creator addresses. */
-  authors: readonly string[]
-}
-
 export { imageOptimization, imageUrl } from './catalogueImages.ts'
+export type { CatalogueUniverse, Topic, TopicKind } from './catalogueTypes.ts'
 
 /** Draws the reference data for one seed. */
 export function buildUniverse(rng: Random, nowMs: number): CatalogueUniverse {

@@ -4,8 +4,7 @@
  * wire form.
  */
 import type { Random } from '../../random.ts'
-import type { Topic } from './catalogueUniverse.ts'
-import type { EventGenerator } from './generateEvent.ts'
+import type { EventGenerator, Topic } from './catalogueTypes.ts'
 import { chance, DAY_MS, HOUR_MS, isoDate, isoSeconds, monthDay, monthYear } from './wireFormat.ts'
 
 export interface MarketSpec {

@@ -5,9 +5,8 @@
 import type { EventDetail } from '../../catalogue/schemas/event.ts'
 import type { BestLine, ExternalPartner, Partner } from '../../catalogue/schemas/relations.ts'
 import type { Random } from '../../random.ts'
-import type { Topic } from './catalogueUniverse.ts'
+import type { EventGenerator, Topic } from './catalogueTypes.ts'
 import type { EventPlan } from './eventPlan.ts'
-import type { EventGenerator } from './generateEvent.ts'
 import { chance } from './wireFormat.ts'
 
 export type { BestLine, ExternalPartner } from '../../catalogue/schemas/relations.ts'

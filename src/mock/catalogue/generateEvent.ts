@@ -5,39 +5,15 @@
  */
 import type { EventDetail } from '../../catalogue/schemas/event.ts'
 import type { Chat, EventCreator } from '../../catalogue/schemas/resources.ts'
-import type { Random } from '../../random.ts'
 import { buildMarket } from './buildMarket.ts'
-import { type CatalogueUniverse, imageOptimization, imageUrl, type Topic } from './catalogueUniverse.ts'
+import { imageOptimization, imageUrl } from './catalogueImages.ts'
+import type { EventGenerator, StoredEvent, Topic } from './catalogueTypes.ts'
 import { planFor } from './eventPlan.ts'
-import { type BestLine, bestLinesFor, type ExternalPartner, partnersFor } from './eventRelations.ts'
+import { bestLinesFor, partnersFor } from './eventRelations.ts'
 import { chance, compact, HOUR_MS, hex, isoSeconds, round, slugify, sometimes, stamp } from './wireFormat.ts'
 
+export type { EventGenerator, StoredEvent } from './catalogueTypes.ts'
 export { type BestLine, type ExternalPartner, PARTNER_SLUGS } from './eventRelations.ts'
-
-/** An event as the mock keeps it. */
-export interface StoredEvent {
-  /** Single-event form; nested markets also carry the listing's `clobRewards` and `fee_schedule`. */
-  event: EventDetail
-  /** Links by partner slug. */
-  partners: Readonly<Record<string, readonly ExternalPartner[]>>
-  /** Games only. */
-  bestLines: readonly BestLine[] | undefined
-}
-
-/** Mutable generation state shared by the initial draw and later `addEvent` calls. */
-export interface EventGenerator {
-  readonly rng: Random
-  readonly nowMs: number
-  readonly universe: CatalogueUniverse
-  nextEventId: number
-  nextMarketId: number
-  nextImageId: number
-  nextChatId: number
-  /** Slugs in use (event slugs are unique). */
-  readonly slugs: Set<string>
-  /** Recently generated game events, for child "More Markets" events. */
-  lastGame: { id: string; title: string; startMs: number } | undefined
-}
 
 /** Picks a topic by weight. */
 export function pickTopic(g: EventGenerator): Topic {

@@ -4,7 +4,7 @@
  * alerts). Series sit on a regular virtual-time grid that coarsens as the run grows (downsample.ts).
  */
 import type { Alert } from '../../alerts/alert.ts'
-import type { InstrumentState } from '../../bot/runtime/botStatus.ts'
+import type { InstrumentState } from '../../bot/observe/statusView.ts'
 import type { PerpsExchange } from '../../mock/perps/index.ts'
 import type { BotStatus } from '../../ops/status.ts'
 import type { Order } from '../../perps/schemas/orders.ts'

@@ -6,8 +6,8 @@
  * run (recorder.ts); rendering is elsewhere (report.ts).
  */
 
-import { resolveStrategies } from '../../bot/runtime/bootstrap.ts'
-import type { RunningBot } from '../../bot/runtime/bot.ts'
+import type { RunningBot } from '../../bot/startBot.ts'
+import { resolveStrategies } from '../../bot/startup/resolveConfig.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
 import { generateInstruments, type InstrumentSpec } from '../../mock/perps/instruments.ts'
 import type { MarketDriver, MarketTap } from '../../mock/perps/replayMarket.ts'

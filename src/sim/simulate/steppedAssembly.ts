@@ -6,8 +6,8 @@
  * settings and starts the bot through `startBot`, which fills in the clock and the transports.
  */
 
-import type { BotOptions, RunningBot } from '../../bot/runtime/bot.ts'
-import { startBot } from '../../bot/runtime/bot.ts'
+import type { BotOptions, RunningBot } from '../../bot/startBot.ts'
+import { startBot } from '../../bot/startBot.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { HttpRequest, HttpTransport } from '../../http/transport.ts'
 import { FAULT_HEADER } from '../../mock/faults.ts'

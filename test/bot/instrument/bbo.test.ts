@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { instrumentStatus } from '../../../src/bot/runtime/botStatus.ts'
-import { createPlanFn } from '../../../src/bot/runtime/plan.ts'
+import { instrumentStatus } from '../../../src/bot/observe/statusView.ts'
+import { createPlanFn } from '../../../src/bot/quoting/planFunction.ts'
 import type { StrategyBbo } from '../../../src/strategy/strategy.ts'
 import { strategy as indexPeg } from '../../../strategies/indexPeg.ts'
 import { harness, nothing, oneBid } from './helpers.ts'

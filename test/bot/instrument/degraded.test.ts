@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { degradations } from '../../../src/bot/instrument/instrument.machine.ts'
-import type { OrderPlan } from '../../../src/bot/orders/orderPlan.ts'
+import type { OrderPlan } from '../../../src/bot/quoting/orderPlan.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
 import { restingOrder } from '../../helpers/orders.ts'
 import { type Harness, harness, margin, nothing, oneBid } from './helpers.ts'

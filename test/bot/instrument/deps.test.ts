@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fractionToDecimal, instrumentDeps } from '../../../src/bot/runtime/instrumentActors.ts'
+import { fractionToDecimal, instrumentDeps } from '../../../src/bot/actors/actorWiring.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import { Settings } from '../../../src/settings/schema.ts'
 import { loadStrategies } from '../../../src/strategy/registry.ts'

@@ -5,7 +5,7 @@ import {
   type InstrumentEmitted,
   instrumentMachine,
 } from '../../../src/bot/instrument/instrument.machine.ts'
-import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/orders/orderPlan.ts'
+import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/quoting/orderPlan.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { OptionalInput, StrategyMargin, StrategySnapshot } from '../../../src/strategy/strategy.ts'
 
@@ -90,7 +90,7 @@ export function harness(
     ...(opts.revisitAt ? { revisitAt: opts.revisitAt } : {}),
     ...(opts.reads ? { reads: new Set(opts.reads) } : {}),
     risk,
-    tickMs: 1_000,
+    recheckMs: 1_000,
     minRepriceIntervalMs: 250,
     rejectBackoffMs: 1_000,
     maxOrderAgeMs: 120_000,

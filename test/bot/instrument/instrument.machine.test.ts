@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { OrderPlan } from '../../../src/bot/orders/orderPlan.ts'
+import type { OrderPlan } from '../../../src/bot/quoting/orderPlan.ts'
 import { restingOrder } from '../../helpers/orders.ts'
 import { harness, margin, nothing, oneBid } from './helpers.ts'
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { degradations } from '../../../src/bot/instrument/instrument.machine.ts'
 import { MAX_REJECT_BACKOFF_MS, rejectBackoff } from '../../../src/bot/instrument/steps.ts'
-import type { OrderPlan, PlanOutcome } from '../../../src/bot/orders/orderPlan.ts'
+import type { OrderPlan, PlanOutcome } from '../../../src/bot/quoting/orderPlan.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
 import { restingOrder } from '../../helpers/orders.ts'
 import { type Harness, harness, margin, oneBid } from './helpers.ts'

@@ -4,7 +4,7 @@
  * stored best bid/offer has waited a tick, or an input turns stale — not on a fixed tick.
  */
 import { describe, expect, it } from 'vitest'
-import type { OrderPlan } from '../../../src/bot/orders/orderPlan.ts'
+import type { OrderPlan } from '../../../src/bot/quoting/orderPlan.ts'
 import type { StrategySnapshot } from '../../../src/strategy/strategy.ts'
 import { type Harness, harness, margin, nothing, oneBid } from './helpers.ts'
 

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Alert } from '../../../src/alerts/alert.ts'
-import type { BatchSend } from '../../../src/bot/batcher.ts'
 import { applyOutcome } from '../../../src/bot/instrument/instrument.machine.ts'
+import type { BatchSend } from '../../../src/bot/orders/batcher.ts'
 import { isSignatureRejection, ModifyCapability } from '../../../src/bot/orders/modifyCapability.ts'
-import type { OrderPlan } from '../../../src/bot/orders/orderPlan.ts'
-import { createOrderPath } from '../../../src/bot/runtime/orderPath.ts'
+import { createOrderDesk } from '../../../src/bot/orders/orderDesk.ts'
+import type { OrderPlan } from '../../../src/bot/quoting/orderPlan.ts'
 import { systemClock } from '../../../src/clock.ts'
 import { RateLimitError, RequestRejectedError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
@@ -112,7 +112,7 @@ function path(venue: ReturnType<typeof fakeVenue>) {
     overrides: { 'batcher.windowMs': 0 },
     env: {},
   })
-  const p = createOrderPath({
+  const p = createOrderDesk({
     perps: venue.perps,
     openOrders: { reconcile: async () => undefined },
     settings,

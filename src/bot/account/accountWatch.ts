@@ -1,0 +1,451 @@
+/**
+ * The account watch's decisions, pure: observations in, alerts out. Each condition is an episode
+ * that alerts once when it starts (and once more when it escalates) and sends one resolved message
+ * when it ends; polling the same state again says nothing. Thresholds carry hysteresis so a ratio
+ * hovering at a threshold does not flap.
+ */
+import type { Alert, Severity } from '../../alerts/alert.ts'
+import { fromTicks } from '../../decimal.ts'
+import type { Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
+import { type MarginLevel, parseAccountJournal, type TrackedWithdrawal } from './accountJournal.ts'
+import { marginRatio } from './marginRatio.ts'
+
+export interface AccountWatchConfig {
+  marginWarningRatio: number
+  marginCriticalRatio: number
+  marginHysteresis: number
+  withdrawalPendingWarnMs: number
+  proxyExpiryLeadMs: number
+  clockSkewWarnMs: number
+  rateLimitWarnCount: number
+}
+
+type Level = MarginLevel
+
+export interface AccountWatchSnapshot {
+  marginLevel: Level
+  marginRatio: number | undefined
+  inLiquidation: boolean
+  pendingWithdrawals: number
+  proxyExpiring: boolean
+  rateLimited: boolean
+  /** Creates refused at the venue's open-order cap in the recent window. */
+  openOrderCapped: boolean
+  clockSkewed: boolean
+  /** When the last portfolio (read or push) was observed; undefined before the first. */
+  portfolioAt: number | undefined
+}
+
+/** What survives a restart, so an ongoing episode does not alert again. */
+export interface AccountWatchState {
+  marginLevel: Level
+  inLiquidation: boolean
+  proxyExpiring: boolean
+  rateLimited: boolean
+  openOrderCapped: boolean
+  clockSkewed: boolean
+  withdrawals: [number, TrackedWithdrawal][]
+}
+
+export class AccountWatch {
+  #marginLevel: Level = 'ok'
+  /** A warning episode was raised and not resolved (a critical one may sit on top of it). */
+  #warningOpen = false
+  #ratio: number | undefined
+  #inLiquidation = false
+  readonly #withdrawals = new Map<number, TrackedWithdrawal>()
+  #proxyExpiring = false
+  #rateLimited = false
+  #openOrderCapped = false
+  #clockSkewed = false
+  #portfolioAt: number | undefined
+  /** Decimals per collateral asset (by symbol and by address, lower case), for human amounts. */
+  readonly #decimals = new Map<string, number>()
+
+  readonly #cfg: AccountWatchConfig
+
+  constructor(cfg: AccountWatchConfig) {
+    this.#cfg = cfg
+  }
+
+  /** The venue's collateral assets (`/v1/info/assets`), so withdrawal amounts read in human units. */
+  setAssets(assets: readonly { asset: string; address?: string | undefined; decimals: number }[]): void {
+    for (const a of assets) {
+      this.#decimals.set(a.asset.toLowerCase(), a.decimals)
+      if (a.address) this.#decimals.set(a.address.toLowerCase(), a.decimals)
+    }
+  }
+
+  /** A withdrawal amount (raw base units on the wire) in human units when the asset's decimals are known. */
+  #humanAmount(amount: string, asset: string): string {
+    const d = this.#decimals.get(asset.toLowerCase())
+    if (d === undefined || !/^\d+$/.test(amount)) return `${amount} ${asset} (base units)`
+    return `${fromTicks(BigInt(amount), d)} ${asset}`
+  }
+
+  exportState(): AccountWatchState {
+    return {
+      marginLevel: this.#marginLevel,
+      inLiquidation: this.#inLiquidation,
+      proxyExpiring: this.#proxyExpiring,
+      rateLimited: this.#rateLimited,
+      openOrderCapped: this.#openOrderCapped,
+      clockSkewed: this.#clockSkewed,
+      withdrawals: [...this.#withdrawals].map(([id, t]) => [id, { ...t }]),
+    }
+  }
+
+  /** Restores episodes from a previous run's journal (parsed: malformed fields are dropped). */
+  importState(journal: unknown): void {
+    const s = parseAccountJournal(journal)
+    if (s.marginLevel !== undefined) {
+      this.#marginLevel = s.marginLevel
+      this.#warningOpen = s.marginLevel !== 'ok'
+    }
+    if (s.inLiquidation !== undefined) this.#inLiquidation = s.inLiquidation
+    if (s.proxyExpiring !== undefined) this.#proxyExpiring = s.proxyExpiring
+    if (s.rateLimited !== undefined) this.#rateLimited = s.rateLimited
+    if (s.openOrderCapped !== undefined) this.#openOrderCapped = s.openOrderCapped
+    if (s.clockSkewed !== undefined) this.#clockSkewed = s.clockSkewed
+    for (const [id, t] of s.withdrawals ?? []) this.#withdrawals.set(id, t)
+  }
+
+  snapshot(): AccountWatchSnapshot {
+    let pending = 0
+    for (const w of this.#withdrawals.values()) if (w.status === 'pending') pending++
+    return {
+      marginLevel: this.#marginLevel,
+      marginRatio: this.#ratio,
+      inLiquidation: this.#inLiquidation,
+      pendingWithdrawals: pending,
+      proxyExpiring: this.#proxyExpiring,
+      rateLimited: this.#rateLimited,
+      openOrderCapped: this.#openOrderCapped,
+      clockSkewed: this.#clockSkewed,
+      portfolioAt: this.#portfolioAt,
+    }
+  }
+
+  /** Oldest creation time among withdrawals still pending (the incremental poll starts there). */
+  oldestPendingCreatedAt(): number | undefined {
+    let oldest: number | undefined
+    for (const w of this.#withdrawals.values()) {
+      if (w.status === 'pending' && (oldest === undefined || w.createdAt < oldest)) oldest = w.createdAt
+    }
+    return oldest
+  }
+
+  observePortfolio(p: Portfolio, now: number): Alert[] {
+    const alerts: Alert[] = []
+    this.#portfolioAt = now
+    if (p.in_liquidation !== this.#inLiquidation) {
+      this.#inLiquidation = p.in_liquidation
+      alerts.push(
+        p.in_liquidation
+          ? alert(
+              'liquidation',
+              'critical',
+              'Account in liquidation',
+              'The venue reports in_liquidation = true.',
+              now,
+              {
+                accountValue: p.margin.total_account_value,
+                maintenanceMargin: p.margin.total_maintenance_margin,
+              },
+            )
+          : resolved(
+              'liquidation',
+              'critical',
+              'Account no longer in liquidation',
+              'in_liquidation is false again.',
+              now,
+            ),
+      )
+    }
+    const ratio = marginRatio(p)
+    this.#ratio = Number.isFinite(ratio) ? ratio : undefined
+    const next = this.#nextMarginLevel(ratio)
+    if (next !== this.#marginLevel) {
+      const prev = this.#marginLevel
+      this.#marginLevel = next
+      const details = { marginRatio: Number.isFinite(ratio) ? Number(ratio.toFixed(4)) : 'infinite' }
+      if (next === 'ok') {
+        // Straight from critical: the warning episode under it ends too (else it stays open forever).
+        const ending: Level[] = prev === 'critical' && this.#warningOpen ? ['critical', 'warning'] : [prev]
+        for (const level of ending)
+          alerts.push(
+            resolved(
+              'margin',
+              level,
+              'Margin ratio back to normal',
+              'Margin ratio fell below the warning threshold.',
+              now,
+              details,
+            ),
+          )
+        this.#warningOpen = false
+      } else if (rank(next) > rank(prev)) {
+        if (next === 'warning') this.#warningOpen = true
+        alerts.push(
+          alert(
+            'margin',
+            next,
+            `Margin ratio ${next}`,
+            `Margin ratio crossed the ${next} threshold.`,
+            now,
+            details,
+          ),
+        )
+      } else {
+        // critical → warning: the critical episode is over, the warning one goes on.
+        alerts.push(
+          resolved(
+            'margin',
+            'critical',
+            'Margin ratio below critical',
+            'Margin ratio is back at warning level.',
+            now,
+            details,
+          ),
+        )
+      }
+    }
+    return alerts
+  }
+
+  #nextMarginLevel(ratio: number): Level {
+    const { marginWarningRatio: w, marginCriticalRatio: c, marginHysteresis: h } = this.#cfg
+    const cur = this.#marginLevel
+    if (ratio >= c) return 'critical'
+    if (cur === 'critical' && ratio > c - h) return 'critical'
+    if (ratio >= w) return 'warning'
+    if (cur !== 'ok' && ratio > w - h) return 'warning'
+    return 'ok'
+  }
+
+  /** Rows from a withdrawals poll (any order, may repeat earlier rows). */
+  observeWithdrawals(rows: readonly Withdrawal[], now: number): Alert[] {
+    const alerts: Alert[] = []
+    for (const row of rows) {
+      let t = this.#withdrawals.get(row.withdraw_id)
+      if (!t) {
+        t = {
+          status: row.status,
+          createdAt: row.created_timestamp,
+          pendingAlerted: false,
+          terminalAlerted: false,
+        }
+        this.#withdrawals.set(row.withdraw_id, t)
+      }
+      const changed = t.status !== row.status
+      t.status = row.status
+      if ((row.status === 'failed' || row.status === 'removed') && !t.terminalAlerted) {
+        t.terminalAlerted = true
+        alerts.push(
+          alert(
+            `withdrawal:${row.withdraw_id}`,
+            'critical',
+            `Withdrawal ${row.status}`,
+            `Withdrawal ${row.withdraw_id} of ${this.#humanAmount(row.amount, row.asset)} is ${row.status}.`,
+            now,
+            { withdrawId: row.withdraw_id, amount: row.amount, asset: row.asset, to: row.to },
+          ),
+        )
+      } else if (changed && row.status === 'confirmed' && t.pendingAlerted) {
+        alerts.push(
+          resolved(
+            `withdrawal:${row.withdraw_id}`,
+            'warning',
+            'Withdrawal confirmed',
+            `Withdrawal ${row.withdraw_id} confirmed.`,
+            now,
+          ),
+        )
+      }
+    }
+    alerts.push(...this.checkPending(now))
+    this.#prune()
+    return alerts
+  }
+
+  /** Pending withdrawals older than the configured time: one warning each. */
+  checkPending(now: number): Alert[] {
+    const alerts: Alert[] = []
+    for (const [id, t] of this.#withdrawals) {
+      if (
+        t.status === 'pending' &&
+        !t.pendingAlerted &&
+        now - t.createdAt > this.#cfg.withdrawalPendingWarnMs
+      ) {
+        t.pendingAlerted = true
+        alerts.push(
+          alert(
+            `withdrawal:${id}`,
+            'warning',
+            'Withdrawal pending too long',
+            `Withdrawal ${id} has been pending for ${Math.round((now - t.createdAt) / 60_000)} min.`,
+            now,
+            {
+              withdrawId: id,
+            },
+          ),
+        )
+      }
+    }
+    return alerts
+  }
+
+  /** Keeps memory bounded: forget settled withdrawals beyond the most recent 1,000. */
+  #prune(): void {
+    if (this.#withdrawals.size <= 1_000) return
+    for (const [id, t] of this.#withdrawals) {
+      if (this.#withdrawals.size <= 1_000) break
+      if (t.status !== 'pending') this.#withdrawals.delete(id)
+    }
+  }
+
+  observeProxyExpiry(expiryMs: number | undefined, now: number): Alert[] {
+    if (expiryMs === undefined) return []
+    const expiring = expiryMs - now <= this.#cfg.proxyExpiryLeadMs
+    if (expiring === this.#proxyExpiring) return []
+    this.#proxyExpiring = expiring
+    return expiring
+      ? [
+          alert(
+            'proxy-expiry',
+            'warning',
+            'Proxy key expiring',
+            `The proxy key expires in ${formatDuration(expiryMs - now)}; create a new one with \`perpbot create-proxy\`.`,
+            now,
+            {
+              expiresAt: new Date(expiryMs).toISOString(),
+            },
+          ),
+        ]
+      : [
+          resolved(
+            'proxy-expiry',
+            'warning',
+            'Proxy key renewed',
+            'The proxy key is no longer close to expiry.',
+            now,
+          ),
+        ]
+  }
+
+  /** `count` = 429s seen in the recent window. */
+  observeRateLimits(count: number, now: number): Alert[] {
+    const limited = count >= this.#cfg.rateLimitWarnCount
+    if (limited === this.#rateLimited) return []
+    this.#rateLimited = limited
+    return limited
+      ? [
+          alert(
+            'rate-limit',
+            'warning',
+            'Repeated rate limiting',
+            `${count} rate-limit responses in the recent window.`,
+            now,
+            { count },
+          ),
+        ]
+      : [
+          resolved(
+            'rate-limit',
+            'warning',
+            'Rate limiting stopped',
+            'No repeated rate limiting any more.',
+            now,
+          ),
+        ]
+  }
+
+  /**
+   * `count` = requests the venue refused at its open-order cap (429 `open_orders_limit`) in the recent
+   * window. Waiting does not clear the cap, so one is worth an operator's attention.
+   */
+  observeOpenOrderCap(count: number, now: number): Alert[] {
+    const capped = count > 0
+    if (capped === this.#openOrderCapped) return []
+    this.#openOrderCapped = capped
+    return capped
+      ? [
+          alert(
+            'open-order-cap',
+            'warning',
+            "At the venue's open-order cap",
+            `The venue refused ${count} request(s) at the open-order cap (429 open_orders_limit) in the recent window: quotes past it are not resting. The ladders are trimmed to quoting.accountOpenOrderCap, so the account holds fewer (a lower tier, or orders from elsewhere): set the cap to what it allows.`,
+            now,
+            { count },
+          ),
+        ]
+      : [
+          resolved(
+            'open-order-cap',
+            'warning',
+            'Below the open-order cap again',
+            'No request refused at the open-order cap in the recent window.',
+            now,
+          ),
+        ]
+  }
+
+  observeClockSkew(skewMs: number, now: number): Alert[] {
+    const skewed = Math.abs(skewMs) > this.#cfg.clockSkewWarnMs
+    if (skewed === this.#clockSkewed) return []
+    this.#clockSkewed = skewed
+    return skewed
+      ? [
+          alert(
+            'clock-skew',
+            'warning',
+            'Clock skew',
+            `Local clock differs from the server by ${skewMs} ms.`,
+            now,
+            { skewMs },
+          ),
+        ]
+      : [
+          resolved(
+            'clock-skew',
+            'warning',
+            'Clock skew resolved',
+            'Local clock agrees with the server again.',
+            now,
+          ),
+        ]
+  }
+}
+
+function rank(l: Level): number {
+  return l === 'ok' ? 0 : l === 'warning' ? 1 : 2
+}
+
+function alert(
+  key: string,
+  severity: Severity,
+  title: string,
+  message: string,
+  at: number,
+  details?: Record<string, string | number | boolean>,
+): Alert {
+  return details ? { key, severity, title, message, at, details } : { key, severity, title, message, at }
+}
+
+function resolved(
+  key: string,
+  severity: Severity | Level,
+  title: string,
+  message: string,
+  at: number,
+  details?: Record<string, string | number | boolean>,
+): Alert {
+  const sev: Severity = severity === 'ok' ? 'info' : severity
+  return { ...alert(key, sev, title, message, at, details), resolved: true }
+}
+
+function formatDuration(ms: number): string {
+  if (ms <= 0) return '0 min (expired)'
+  const h = Math.floor(ms / 3_600_000)
+  return h >= 1 ? `${h} h` : `${Math.max(1, Math.round(ms / 60_000))} min`
+}

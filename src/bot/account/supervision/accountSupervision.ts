@@ -1,0 +1,149 @@
+/**
+ * Account supervision: the pure `AccountWatch` (alert episodes with hysteresis), its journal (live
+ * runs keep episodes across restarts so an ongoing one does not alert again), and the pollers that
+ * feed it (withdrawals, funding, credentials). The portfolio and the clock skew arrive from the pollers and streams.
+ */
+import { resolve as resolvePath } from 'node:path'
+import type { Alert, AlertSink } from '../../../alerts/alert.ts'
+import type { Clock } from '../../../clock.ts'
+import { describeError } from '../../../errors.ts'
+import type { Logger } from '../../../logging/logger.ts'
+import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
+import type { Fill, Portfolio } from '../../../perps/schemas/account.ts'
+import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
+import type { Settings } from '../../../settings/schema.ts'
+import type { InputGates } from '../../inputs/inputGates.ts'
+import type { PollerHealth } from '../../inputs/pollerHealth.ts'
+import { AccountWatch, type AccountWatchSnapshot } from '../accountWatch.ts'
+import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
+import { startAccountPollers } from './accountPollers.ts'
+import { createStateStore, type StateStore } from './stateStore.ts'
+
+export interface AccountSupervision {
+  observePortfolio(p: Portfolio): void
+  /** A fill pushed on the stream: logged and into the ledger once (REST repeats dropped by fill id). */
+  observeFill(f: Fill): void
+  observeWithdrawal(w: WithdrawalPush): void
+  /** Fills, funding and positions since start, per instrument and for the account. */
+  pnl(): PnlSnapshot
+  /** The latest fills (bounded), oldest first. */
+  recentFills(): LedgerFill[]
+  observeClockSkew(offsetMs: number): void
+  snapshot(): AccountWatchSnapshot
+  /** Funding charges seen since start. */
+  readonly fundingCharges: number
+  /** Stops the pollers and writes the journal one last time. */
+  stop(): Promise<void>
+}
+
+export function createAccountSupervision(o: {
+  settings: Settings
+  perps: PerpsClient
+  clock: Clock
+  logger: Logger
+  alerts: AlertSink
+  health: PollerHealth
+  proxyAddress: string
+  proxyExpiry: number | undefined
+  rateLimitCount: () => number
+  /** Requests refused at the venue's open-order cap in the recent window. */
+  openOrderCapCount: () => number
+  /** Traded instruments: ids for the ledger, symbols for the fill log lines. */
+  instruments: readonly { id: number; symbol: string }[]
+  /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
+  journal: boolean
+  /** Fills and withdrawals stream: their pollers stand down while the stream serves them. */
+  inputGates?: InputGates | undefined
+}): AccountSupervision {
+  const log = o.logger.child({ component: 'monitor' })
+  const watch = new AccountWatch(o.settings.monitor)
+  const store: StateStore | undefined = o.journal
+    ? createStateStore(resolvePath(o.settings.ops.stateDir), (e) =>
+        log.warn({ err: describeError(e) }, 'cannot write the state journal'),
+      )
+    : undefined
+  // Keyed by proxy: the account's key.
+  const name = `account-watch-${o.proxyAddress.toLowerCase()}`
+  const saved = store?.read(name)
+  if (saved) {
+    watch.importState(saved)
+    log.info('restored alert episodes from the state journal')
+  }
+  let lastSaved = JSON.stringify(watch.exportState())
+  const persist = (): void => {
+    const now = JSON.stringify(watch.exportState())
+    if (now === lastSaved) return
+    lastSaved = now
+    store?.write(name, watch.exportState())
+  }
+  const alerts: AlertSink = {
+    send(a: Alert) {
+      o.alerts.send(a)
+      persist()
+    },
+  }
+  // Collateral decimals make withdrawal alerts read "250 pUSD", not "250000000 pUSD".
+  o.perps
+    .getAssets()
+    .then((assets) => watch.setAssets(assets))
+    .catch((e: unknown) => log.warn({ err: describeError(e) }, 'cannot read the collateral assets'))
+  const ledger = new PnlLedger()
+  const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
+  const onFill = (f: Fill): void => {
+    if (!ledger.applyFill(f)) return
+    const side = f.side === 'long' ? 'bought' : f.side === 'short' ? 'sold' : f.side
+    o.logger.info(
+      {
+        fill: { tid: f.tid, oid: f.oid, instrument: symbolOf(f.iid), side: f.side, price: f.p, size: f.qty },
+        fee: f.fee,
+        feeAsset: f.fea,
+        liquidity: f.taker ? 'taker' : 'maker',
+        position: f.psz,
+        realizedPnl: f.pnl,
+        liquidation: f.liq,
+      },
+      `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl}`,
+    )
+  }
+  const monitor = startAccountPollers({
+    perps: o.perps,
+    clock: o.clock,
+    logger: log,
+    watch,
+    alerts,
+    polling: o.settings.polling,
+    proxyAddress: o.proxyAddress,
+    proxyExpiry: o.proxyExpiry,
+    rateLimitCount: o.rateLimitCount,
+    openOrderCapCount: o.openOrderCapCount,
+    onFill,
+    onFunding: (c) => ledger.applyFunding(c),
+    health: o.health,
+    gates: o.inputGates && {
+      fills: o.inputGates.gate('fills'),
+      withdrawals: o.inputGates.gate('withdrawals'),
+    },
+  })
+  return {
+    observePortfolio: (p) => {
+      monitor.observePortfolio(p)
+      ledger.observePositions(
+        p.positions,
+        o.instruments.map((i) => i.id),
+      )
+    },
+    observeFill: (f) => monitor.observeFill(f),
+    observeWithdrawal: (w) => monitor.observeWithdrawal(w),
+    pnl: () => ledger.snapshot(),
+    recentFills: () => ledger.recentFills(),
+    observeClockSkew: (offsetMs) => monitor.observeClockSkew(offsetMs),
+    snapshot: () => watch.snapshot(),
+    get fundingCharges() {
+      return monitor.fundingCharges
+    },
+    async stop() {
+      await monitor.stop()
+      persist()
+    },
+  }
+}

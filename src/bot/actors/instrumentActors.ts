@@ -1,0 +1,243 @@
+/**
+ * The instrument actors: one actor per configured instrument under the supervisor, each submitting its
+ * plans through the order gateway. It subscribes to what earlier parts publish (reconciled open
+ * orders, breaker transitions) and routes them to the actors; an actor that keeps failing raises an
+ * alert and has its orders cancelled.
+ */
+import type { SnapshotFrom } from 'xstate'
+import type { AlertSink } from '../../alerts/alert.ts'
+import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { Instrument } from '../../perps/schemas/info.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
+import type { Settings } from '../../settings/schema.ts'
+import type { ResolvedStrategy } from '../../strategy/registry.ts'
+import { instrumentForStrategy } from '../../strategy/snapshot.ts'
+import type { CatalogueQuery } from '../../strategy/strategy.ts'
+import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
+import type { BreakerState } from '../limiter/weightLimiter.ts'
+import { allocateOrderSlots, type SlotDemand } from '../quoting/orderSlots.ts'
+import { inChunks } from '../shared/chunks.ts'
+import { createSignal, type Signal } from '../shared/signal.ts'
+import { createInstrumentSupervisor, instrumentDeps, type PlanSink } from './actorWiring.ts'
+import {
+  childId,
+  type InstrumentActor,
+  routeToInstruments,
+  type SupervisedInstrument,
+} from './supervisor.machine.ts'
+
+/** An instrument as configured, with its strategy and params resolved (start-up resolves them). */
+export interface ResolvedInstrumentConfig {
+  symbol: string
+  strategy: ResolvedStrategy
+}
+
+/** A traded instrument as the inputs see it (see inputs/actorInbox.ts). */
+export interface ActorInstrument {
+  id: number
+  symbol: string
+  asset: string
+  strategy: string
+  catalogueQuery: CatalogueQuery | undefined
+  /** Whether its strategy reads statistics (`Strategy.reads`): only then are they read for it. */
+  readsStatistics: boolean
+}
+
+export type InstrumentSnapshot = SnapshotFrom<typeof instrumentMachine>
+
+export interface InstrumentActors {
+  readonly instruments: readonly ActorInstrument[]
+  /** An actor was restarted: its inputs must be re-fed (the pollers read them again). */
+  readonly restarted: Signal<number>
+  /** Sends an input to the listed instruments' actors (all when `ids` is undefined). */
+  route(ids: readonly number[] | undefined, event: InstrumentEvent): void
+  /** The actor's current snapshot, or undefined once it is stopped. */
+  snapshotOf(id: number): InstrumentSnapshot | undefined
+  /** Stops planning everywhere (shutdown). */
+  stopAll(): void
+  /** Stops the supervisor and its actors. */
+  stop(): void
+}
+
+export function createInstrumentActors(o: {
+  settings: Settings
+  strategies: readonly ResolvedInstrumentConfig[]
+  /** The venue's instruments by symbol (start-up checked every configured one is listed). */
+  listed: ReadonlyMap<string, Instrument>
+  gateway: PlanSink
+  /** Each complete open-orders read (awaited: the read resolves once the actors took it). */
+  openOrders: {
+    subscribe(
+      listener: (u: {
+        byInstrument: ReadonlyMap<number, Order[]>
+        receivedAt: number
+      }) => Promise<void> | void,
+    ): () => void
+  }
+  breaker: Pick<Signal<BreakerState>, 'subscribe'>
+  alerts: AlertSink
+  /** Runs the actors' timers (the base clock: wall or the mock's virtual clock). */
+  clock: Clock
+  /** Venue-corrected time the actors read. */
+  venueClock: Pick<Clock, 'now'>
+  logger: Logger
+}): InstrumentActors {
+  const supervised: SupervisedInstrument[] = []
+  const instruments: ActorInstrument[] = []
+  const slots = shareOrderSlots(o)
+  for (const r of o.strategies) {
+    const inst = o.listed.get(r.symbol)
+    if (!inst) continue
+    const share = slots.get(inst.instrument_id)
+    instruments.push({
+      id: inst.instrument_id,
+      symbol: inst.symbol,
+      asset: inst.base_asset,
+      strategy: r.strategy.name,
+      catalogueQuery: r.strategy.catalogueQuery,
+      readsStatistics: r.strategy.reads.has('statistics'),
+    })
+    supervised.push({
+      id: inst.instrument_id,
+      symbol: inst.symbol,
+      asset: inst.base_asset,
+      input: {
+        // The account's cap trims a ladder as the venue's own per-instrument count does.
+        instrument: {
+          ...instrumentForStrategy(inst),
+          ...(share === undefined ? {} : { maxOrderCount: share }),
+        },
+        deps: instrumentDeps(o.settings, r.strategy, {
+          clock: o.venueClock,
+          logger: o.logger.child({ instrument: inst.symbol, strategy: r.strategy.name }),
+        }),
+      },
+    })
+  }
+  const log = o.logger.child({ component: 'bot' })
+  const supervisor = createInstrumentSupervisor(o.gateway, {
+    clock: o.clock,
+    instruments: supervised,
+    logger: log,
+  })
+  const restarted = createSignal<number>()
+  // Open degradation episodes per instrument, so a restart or a give-up resolves what the dead actor
+  // can no longer resolve itself.
+  const open = new Map<number, Set<DegradeCause>>()
+  const degradedTitle: Record<DegradeCause, string> = {
+    strategy: 'Strategy keeps failing',
+    quotes: 'Quotes dropped by the price guard',
+    index: 'Implausible index updates rejected',
+    rejections: 'Venue rejects every order',
+  }
+  const resolveEpisodes = (id: number, why: string): void => {
+    for (const cause of open.get(id) ?? []) {
+      o.alerts.send({
+        key: `degraded:${id}:${cause}`,
+        severity: 'warning',
+        title: `${symbolOf(id)}: ${degradedTitle[cause]} — over`,
+        message: why,
+        at: o.clock.now(),
+        resolved: true,
+      })
+    }
+    open.delete(id)
+  }
+  const symbolOf = (id: number): string => instruments.find((i) => i.id === id)?.symbol ?? String(id)
+  supervisor.on('degraded', (e) => {
+    const causes = open.get(e.instrumentId) ?? new Set<DegradeCause>()
+    causes.add(e.cause)
+    open.set(e.instrumentId, causes)
+    o.alerts.send({
+      key: `degraded:${e.instrumentId}:${e.cause}`,
+      severity: 'warning',
+      title: `${e.symbol}: ${degradedTitle[e.cause]}`,
+      message: `${e.reason}; the instrument is degraded (see /status).`,
+      details: { instrument: e.symbol, cause: e.cause },
+      at: e.at,
+    })
+  })
+  supervisor.on('recovered', (e) => {
+    if (!open.get(e.instrumentId)?.delete(e.cause)) return
+    o.alerts.send({
+      key: `degraded:${e.instrumentId}:${e.cause}`,
+      severity: 'warning',
+      title: `${e.symbol}: ${degradedTitle[e.cause]} — over`,
+      message: `recovered after ${Math.round((e.at - e.since) / 1000)} s`,
+      at: e.at,
+      resolved: true,
+    })
+  })
+  supervisor.on('restarted', (e) => {
+    log.warn({ instrumentId: e.id, attempt: e.attempt }, 'instrument actor restarted; re-feeding inputs')
+    resolveEpisodes(e.id, 'the instrument actor was restarted')
+    restarted.emit(e.id)
+  })
+  supervisor.on('gaveUp', (e) => {
+    resolveEpisodes(e.id, 'the instrument actor was stopped')
+    const symbol = symbolOf(e.id)
+    o.alerts.send({
+      key: `actor:${e.id}`,
+      severity: 'critical',
+      title: 'Instrument actor stopped',
+      message: `The actor for ${symbol} failed repeatedly and was stopped; its orders are cancelled.`,
+      at: o.clock.now(),
+    })
+    void o.gateway.cancelAll(e.id).catch(() => undefined)
+  })
+  supervisor.start()
+  const route = (ids: readonly number[] | undefined, event: InstrumentEvent): void =>
+    routeToInstruments(supervisor, ids, event)
+
+  o.openOrders.subscribe(({ byInstrument, receivedAt }) =>
+    inChunks([...byInstrument], ([id, orders]) => route([id], { type: 'ORDERS', orders, receivedAt })),
+  )
+  o.breaker.subscribe((state) => route(undefined, { type: 'BREAKER', open: state === 'open' }))
+
+  return {
+    instruments,
+    restarted,
+    route,
+    snapshotOf(id) {
+      const child = supervisor.getSnapshot().children[childId(id)] as InstrumentActor | undefined
+      return child?.getSnapshot()
+    },
+    stopAll: () => supervisor.send({ type: 'STOP_ALL' }),
+    stop: () => supervisor.stop(),
+  }
+}
+
+/**
+ * Each instrument's share of the account's open-order cap, for those whose ladder it trims
+ * (orderSlots.ts); says so once at start.
+ * @throws {@link ConfigError} when the cap cannot give every instrument one order.
+ */
+function shareOrderSlots(o: {
+  settings: Settings
+  strategies: readonly ResolvedInstrumentConfig[]
+  listed: ReadonlyMap<string, Instrument>
+  logger: Logger
+}): ReadonlyMap<number, number> {
+  const demands: SlotDemand[] = []
+  for (const r of o.strategies) {
+    const inst = o.listed.get(r.symbol)
+    if (inst)
+      demands.push({
+        id: inst.instrument_id,
+        symbol: inst.symbol,
+        wants: r.strategy.maxOrders,
+        venueMax: inst.max_order_count,
+      })
+  }
+  const cap = o.settings.quoting.accountOpenOrderCap
+  const plan = allocateOrderSlots(demands, cap)
+  if (plan.trimmed.size > 0) {
+    const fewest = Math.min(...plan.trimmed.values())
+    o.logger.warn(
+      { wanted: plan.wanted, cap, trimmed: plan.trimmed.size, fewest },
+      `the ladders want ${plan.wanted} resting orders, the account may hold ${cap} (quoting.accountOpenOrderCap): ${plan.trimmed.size} instrument(s) quote trimmed ladders, down to ${fewest} order(s) each`,
+    )
+  }
+  return plan.trimmed
+}

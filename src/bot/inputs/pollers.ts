@@ -1,0 +1,252 @@
+/**
+ * The bot's inputs: one poller per kind (tickers for every instrument's index and mark, statistics,
+ * portfolio, open orders, catalogue per strategy query, venue time), each turning a response into
+ * events routed to the actors of the instruments concerned. The streamed inputs' pollers stand
+ * down behind their gates (inputGates.ts) while the stream serves them.
+ */
+import type { CatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
+import type { ListEventsKeysetParams } from '../../catalogue/client/listEventsKeyset.ts'
+import type { Clock, OffsetClock } from '../../clock.ts'
+import { ClockSkewError } from '../../errors.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import { syncClock } from '../../perps/client/syncClock.ts'
+import type { Portfolio } from '../../perps/schemas/account.ts'
+import type { Ticker } from '../../perps/schemas/tickers.ts'
+import { PERPS_WEIGHTS } from '../../perps/weights.ts'
+import type { Settings } from '../../settings/schema.ts'
+import {
+  catalogueEventToSignal,
+  marginForStrategy,
+  positionForStrategy,
+  statisticsForStrategy,
+} from '../../strategy/snapshot.ts'
+import type { CatalogueQuery, StrategyIndex } from '../../strategy/strategy.ts'
+import { inChunks } from '../shared/chunks.ts'
+import type { Poller } from '../shared/poller.ts'
+import type { ActorInbox, OrderReconciler } from './actorInbox.ts'
+import { gatedRun, type InputGate, type InputGates } from './inputGates.ts'
+import { type PollerHealth, startHealthyPoller } from './pollerHealth.ts'
+import { createStatisticsReads } from './statisticsReads.ts'
+
+export interface PollersOptions {
+  perps: PerpsClient
+  catalogue: CatalogueClient
+  /** The base clock (wall or the mock's virtual clock): poll timers and `receivedAt`. */
+  clock: Clock
+  /** Venue-corrected clock, re-synchronised by the time feed. */
+  venueClock: OffsetClock
+  logger: Logger
+  actors: ActorInbox
+  openOrders: OrderReconciler
+  /** Where the portfolio and the measured clock skew go (account supervision). */
+  account: { observePortfolio(p: Portfolio): void; observeClockSkew(offsetMs: number): void }
+  health: Pick<PollerHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
+  polling: Settings['polling']
+  /** Request weight per minute the index polls may use in total. */
+  indexWeightPerMinute: number
+  /** Newest klines kept per instrument. */
+  klinesKept: number
+  /** Index older than this halts an instrument (to warn when polling cannot keep up). */
+  staleIndexMs: number
+  /** Statistics older than this halt an instrument (per-instrument reads keep within it). */
+  staleStatisticsMs: number
+  /** Gates of the streamed inputs: their pollers stand down while the stream serves them. */
+  inputGates?: InputGates | undefined
+}
+
+export interface Feeds {
+  pollers: Poller[]
+  stop(): Promise<void>
+}
+
+/** A REST ticker row as the strategies' index (the row's time, else when it was read). */
+export function indexFromTicker(t: Ticker, receivedAt: number): StrategyIndex {
+  return { price: t.index_price, ts: t.timestamp ?? receivedAt, mark: t.mark_price }
+}
+
+/** Maps a strategy's catalogue query to keyset params. */
+export function toKeysetParams(q: CatalogueQuery): ListEventsKeysetParams {
+  return {
+    ...(q.tagSlug ? { tagSlug: q.tagSlug } : {}),
+    ...(q.titleSearch ? { titleSearch: q.titleSearch } : {}),
+    ...(q.slugs ? { slugs: [...q.slugs] } : {}),
+    ...(q.ids ? { ids: q.ids.map(Number) } : {}),
+    ...(q.closed !== undefined ? { closed: q.closed } : {}),
+    ...(q.order ? { order: [...q.order] as ListEventsKeysetParams['order'] } : {}),
+    ...(q.ascending !== undefined ? { ascending: q.ascending } : {}),
+    limit: q.limit ?? 20,
+  } as ListEventsKeysetParams
+}
+
+/** The request weight per minute the index polls may use: a third of the usable request budget. */
+export function indexPollBudget(limiter: Settings['limiter']): number {
+  return Math.floor((limiter.requestBudgetPerMinute * limiter.headroom * (1 - limiter.riskReserve)) / 3)
+}
+
+export function startPollers(o: PollersOptions): Feeds {
+  const { clock } = o
+  const { route } = o.actors
+  const instruments = o.actors.instruments
+  const now = (): number => clock.now()
+  const pollers: Poller[] = []
+  const gates = o.inputGates && {
+    index: o.inputGates.gate('index'),
+    statistics: o.inputGates.gate('statistics'),
+    portfolio: o.inputGates.gate('portfolio'),
+    orders: o.inputGates.gate('orders'),
+  }
+  const poll = (
+    name: string,
+    intervalMs: () => number,
+    run: (signal: AbortSignal) => Promise<void>,
+    gate?: InputGate | undefined,
+    retryMs?: number,
+  ): void => {
+    const poller = startHealthyPoller({
+      name,
+      clock,
+      logger: o.logger,
+      health: o.health,
+      intervalMs,
+      retryMs,
+      run: gatedRun(gate, run),
+    })
+    // The stream went down, silent or out of sync: read now, not at the next interval.
+    gate?.onResume(() => poller.trigger())
+    pollers.push(poller)
+  }
+
+  // Index and mark of every instrument: one tickers read, within the index weight share.
+  const traded = new Set(instruments.map((i) => i.id))
+  const tickersWeight = PERPS_WEIGHTS.getTickers.request({})
+  const indexInterval = Math.max(
+    o.polling.indexMs,
+    Math.ceil((tickersWeight * 60_000) / Math.max(1, o.indexWeightPerMinute)),
+  )
+  if (indexInterval > o.staleIndexMs) {
+    o.logger.warn(
+      { indexIntervalMs: indexInterval, staleIndexMs: o.staleIndexMs },
+      `polling the tickers within the weight budget takes ${Math.round(indexInterval / 1000)} s per read, longer than quoting.staleIndexMs: instruments will halt as stale between polls unless the stream serves the index; raise the request budget or staleIndexMs`,
+    )
+  }
+  poll(
+    'tickers',
+    () => indexInterval,
+    async (signal) => {
+      const tickers = await o.perps.getTickers(undefined, { signal })
+      const at = now()
+      await inChunks(
+        tickers.filter((t) => traded.has(t.instrument_id)),
+        (t) => route([t.instrument_id], { type: 'INDEX', index: indexFromTicker(t, at), receivedAt: at }),
+      )
+    },
+    gates?.index,
+  )
+
+  // Statistics only for the instruments whose strategy reads them; none, no reads at all.
+  const withStatistics = new Set(instruments.filter((i) => i.readsStatistics).map((i) => i.id))
+  const readStatistics = createStatisticsReads({
+    perps: o.perps,
+    ids: [...withStatistics].sort((a, b) => a - b),
+    intervalMs: o.polling.statisticsMs,
+    staleMs: o.staleStatisticsMs,
+    weightPerMinute: o.indexWeightPerMinute,
+    klinesKept: o.klinesKept,
+    logger: o.logger,
+  })
+  if (withStatistics.size > 0)
+    poll(
+      'statistics',
+      () => o.polling.statisticsMs,
+      async (signal) => {
+        const items = await readStatistics(signal)
+        const at = now()
+        await inChunks(
+          items.filter((item) => withStatistics.has(item.instrument_id)),
+          // The reads keep only the newest `klinesKept` klines: a day per actor would dominate memory.
+          (item) =>
+            route([item.instrument_id], {
+              type: 'STATISTICS',
+              statistics: statisticsForStrategy(item),
+              receivedAt: at,
+            }),
+        )
+      },
+      gates?.statistics,
+      // A failed read retries well inside the staleness bound, not a whole interval later.
+      Math.min(o.polling.statisticsMs, Math.floor(o.staleStatisticsMs / 12)),
+    )
+
+  poll(
+    'portfolio',
+    () => o.polling.portfolioMs,
+    async (signal) => {
+      const p = await o.perps.getPortfolio({ signal })
+      const at = now()
+      const margin = marginForStrategy(p)
+      o.account.observePortfolio(p)
+      await inChunks(instruments, (i) =>
+        route([i.id], { type: 'ACCOUNT', margin, position: positionForStrategy(p, i.id), receivedAt: at }),
+      )
+    },
+    gates?.portfolio,
+  )
+
+  poll(
+    'openOrders',
+    () => o.polling.openOrdersMs,
+    (signal) => o.openOrders.reconcile(undefined, { signal }),
+    gates?.orders,
+  )
+
+  // Catalogue: one poller per distinct query, shared by the instruments that declared it.
+  const byQuery = new Map<string, { query: CatalogueQuery; ids: number[] }>()
+  for (const i of instruments) {
+    if (!i.catalogueQuery) continue
+    const key = JSON.stringify(i.catalogueQuery)
+    const entry = byQuery.get(key) ?? { query: i.catalogueQuery, ids: [] }
+    entry.ids.push(i.id)
+    byQuery.set(key, entry)
+  }
+  let n = 0
+  for (const { query, ids: qIds } of byQuery.values()) {
+    poll(
+      `catalogue:${n++}`,
+      () => query.refreshMs,
+      async (signal) => {
+        const page = await o.catalogue.listEventsKeyset(toKeysetParams(query), { signal })
+        const events = page.events.map(catalogueEventToSignal)
+        route(qIds, { type: 'CATALOGUE', catalogue: { events, fetchedAt: now() } })
+      },
+    )
+  }
+
+  poll(
+    'time',
+    () => o.polling.timeSyncMs,
+    async (signal) => {
+      try {
+        const offset = await syncClock(o.perps, clock, o.venueClock, { signal })
+        if (offset !== undefined) o.account.observeClockSkew(offset)
+      } catch (e) {
+        // A refused offset: signing stops until a sane sync; the skew alert says how far off it was.
+        if (e instanceof ClockSkewError) o.account.observeClockSkew(e.offsetMs)
+        throw e
+      }
+    },
+  )
+  // A restarted actor lost its inputs: read everything again now, streamed inputs included.
+  const unsubscribe = o.actors.restarted.subscribe(() => {
+    if (gates) for (const g of Object.values(gates)) g.want()
+    for (const p of pollers) p.trigger()
+  })
+
+  return {
+    pollers,
+    async stop() {
+      unsubscribe()
+      await Promise.all(pollers.map((p) => p.stop()))
+    },
+  }
+}

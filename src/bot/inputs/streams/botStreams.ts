@@ -1,0 +1,263 @@
+/**
+ * The streams as the bot's inputs: one `StreamPool` (public channels on plain sockets, private ones on
+ * one authenticated socket, within the venue's limits), subscribed to `tickers::all`,
+ * `statistics::all`, `portfolio`, `orders`, `fills` and `withdrawals`. Every push goes through the
+ * routing table (streamRoutes.ts); every freshness change and gap goes to the input gates
+ * (inputGates.ts), which stand the REST pollers down or wake them.
+ *
+ * An input is healthy when all its channels are fresh. The event channels (orders, fills,
+ * withdrawals) are silent when nothing happens, so they also need the portfolio channel, pushed
+ * every second on the same socket, to be fresh: a stalled private socket is noticed within the
+ * silence bound, not after the socket's 65 s idle limit.
+ */
+import type { Clock } from '../../../clock.ts'
+import { describeError } from '../../../errors.ts'
+import type { Logger } from '../../../logging/logger.ts'
+import { channel, parseChannel } from '../../../perps/stream/channels.ts'
+import { defaultStaleAfterMs } from '../../../perps/stream/freshness.ts'
+import { afterNextWrite } from '../../../perps/stream/inbox.ts'
+import type { SocketFactory } from '../../../perps/stream/socket.ts'
+import type { StreamCredentials, StreamState } from '../../../perps/stream/streamClient.ts'
+import { StreamPool } from '../../../perps/stream/streamPool.ts'
+import type { Random } from '../../../random.ts'
+import type { Settings } from '../../../settings/schema.ts'
+import type { InputGates, StreamInput } from '../inputGates.ts'
+import { createRouteQueue } from './routeQueue.ts'
+import {
+  botChangeFilter,
+  routePush,
+  STREAM_ROUTES,
+  type StreamRouteTable,
+  type StreamRouteTargets,
+} from './streamRoutes.ts'
+
+/** The channels each input needs fresh; the first is the input's own (its gaps ask for a resync). */
+export const INPUT_CHANNELS: Readonly<Record<StreamInput, readonly string[]>> = {
+  index: [channel.tickers('all')],
+  statistics: [channel.statistics('all')],
+  portfolio: ['portfolio'],
+  orders: ['orders', 'portfolio'],
+  fills: ['fills', 'portfolio'],
+  withdrawals: ['withdrawals', 'portfolio'],
+}
+
+export interface StreamsHealth {
+  url: string
+  state: StreamState
+  connections: {
+    private: boolean
+    state: StreamState
+    reconnects: number
+    gaps: number
+    pushes: number
+    lastInboundAt: number | undefined
+    channels: number
+  }[]
+  /** Pushes with no route, by channel kind. */
+  unrouted: Record<string, number>
+}
+
+export interface BotStreams {
+  health(): StreamsHealth
+  stop(): Promise<void>
+}
+
+export interface StreamsOptions {
+  /** `ws://` or `wss://` (PERPS_WS_URL, or the embedded mock's). */
+  url: string
+  credentials: StreamCredentials
+  settings: Settings['streams']
+  clock: Clock
+  random: Random
+  logger: Logger
+  inputGates: InputGates
+  targets: StreamRouteTargets
+  /** Default `STREAM_ROUTES`. */
+  routes?: StreamRouteTable | undefined
+  /** Default: undici's WebSocket (tests inject fakes). */
+  socketFactory?: SocketFactory | undefined
+  /** Runs deferred routes and frames on a later turn (routeQueue.ts, inbox.ts). Default: setImmediate, `afterNextWrite` for frames. */
+  schedule?: ((fn: () => void) => void) | undefined
+}
+
+/** Silence bounds: the setting for the per-second channels, the statistics' own, else the default. */
+export function silenceBound(s: Settings['streams']): (ch: string) => number {
+  return (ch) => {
+    const kind = parseChannel(ch)?.kind
+    if (kind === 'tickers' || kind === 'portfolio' || kind === 'bbo') return s.silenceMs
+    if (kind === 'statistics') return s.statisticsSilenceMs
+    return defaultStaleAfterMs(ch)
+  }
+}
+
+/**
+ * `bbo::{iid}` for the traded instruments, as many as the public sockets have room for (the private
+ * socket is one of `maxConnections`); the rest go without a BBO, said once in the log.
+ */
+export function bboChannels(
+  s: Settings['streams'],
+  traded: ReadonlySet<number>,
+  inputChannels: readonly string[],
+  log: { warn(fields: object, message: string): void },
+): string[] {
+  if (!s.bbo) return []
+  const publicInputs = inputChannels.filter((ch) => parseChannel(ch)?.private === false).length
+  const room = Math.max(0, (s.maxConnections - 1) * s.maxSubscriptionsPerConnection - publicInputs)
+  const ids = [...traded].sort((a, b) => a - b)
+  if (ids.length > room)
+    log.warn(
+      { instruments: ids.length, withBbo: room },
+      `best bid/offer streamed for ${room} of ${ids.length} instruments (streams.maxConnections × maxSubscriptionsPerConnection); the others quote without it`,
+    )
+  return ids.slice(0, room).map((id) => channel.bbo(id))
+}
+
+export function startStreams(o: StreamsOptions): BotStreams {
+  const log = o.logger.child({ component: 'streams' })
+  const routes = o.routes ?? STREAM_ROUTES
+  /** Set when a push routed an input at once; read (and cleared) right after that push. */
+  let routedNow = false
+  const pool = new StreamPool({
+    url: o.url,
+    credentials: o.credentials,
+    clock: o.clock,
+    random: o.random,
+    logger: log,
+    socketFactory: o.socketFactory,
+    staleAfterMs: silenceBound(o.settings),
+    // The stop sequence gives every input 1 s; the closing handshake is a courtesy.
+    closeTimeoutMs: 500,
+    maxConnections: o.settings.maxConnections,
+    maxSubscriptionsPerConnection: o.settings.maxSubscriptionsPerConnection,
+    maxMessagesPerMinute: o.settings.maxMessagesPerMinute,
+    // A push that routed an input at once (a changed index): the rest of the socket's read waits a
+    // turn, so that instrument's order is signed and sent first.
+    yieldAfter: () => {
+      const yes = routedNow
+      routedNow = false
+      return yes
+    },
+    schedule: o.schedule ?? afterNextWrite,
+  })
+  const unrouted: Record<string, number> = {}
+  const byChannel = new Map<string, StreamInput[]>()
+  const inputs = o.inputGates.inputs
+  for (const input of inputs)
+    for (const ch of INPUT_CHANNELS[input]) byChannel.set(ch, [...(byChannel.get(ch) ?? []), input])
+
+  const refresh = (inputs: readonly StreamInput[]): void => {
+    for (const input of inputs)
+      o.inputGates.setHealthy(
+        input,
+        INPUT_CHANNELS[input].every((ch) => pool.isFresh(ch)),
+      )
+  }
+  // Urgent inputs at once, the rest after the pushes in hand (routeQueue.ts).
+  const queue = createRouteQueue({ route: o.targets.route, schedule: o.schedule })
+  const targets: StreamRouteTargets = {
+    ...o.targets,
+    route: (ids, event) => {
+      routedNow = true
+      queue.now(ids, event)
+    },
+    defer: queue.later,
+  }
+  pool.on('push', (push) => {
+    if (!routePush(routes, push, targets)) unrouted[push.kind] = (unrouted[push.kind] ?? 0) + 1
+  })
+  pool.on('fresh', (ch) => refresh(byChannel.get(ch) ?? []))
+  pool.on('stale', (ch) => refresh(byChannel.get(ch) ?? []))
+  pool.on('state', () => refresh(inputs))
+  pool.on('gap', (gap) => {
+    for (const input of byChannel.get(gap.channel) ?? [])
+      if (INPUT_CHANNELS[input][0] === gap.channel) o.inputGates.gap(input)
+  })
+  let lastError = ''
+  pool.on('error', (e) => {
+    const message = describeError(e)
+    // Repeats of one error (a refused auth, a rate limit) are logged once until another comes.
+    if (message === lastError) return
+    lastError = message
+    log.warn({ err: message }, `stream error: ${message}`)
+  })
+  // Closing the sockets at stop turns every input back to polling: not worth a line each then.
+  let stopping = false
+  o.inputGates.onChange((input, source) => {
+    if (stopping) return
+    log.info(
+      { input, source },
+      source === 'stream'
+        ? `${input}: from the stream (polling stands down)`
+        : `${input}: polling (the stream is down, silent or resyncing)`,
+    )
+  })
+
+  // Only the inputs in use: a statistics push nobody reads would still cost the venue's message budget.
+  const inputChannels = [...new Set(inputs.flatMap((i) => INPUT_CHANNELS[i]))]
+  pool.subscribe([...inputChannels, ...bboChannels(o.settings, o.targets.traded, inputChannels, log)])
+  pool.start()
+  log.info({ url: o.url }, 'streams started')
+
+  return {
+    health() {
+      const h = pool.health()
+      return {
+        url: o.url,
+        state: h.state,
+        connections: h.connections.map((c) => ({
+          private: c.private,
+          state: c.state,
+          reconnects: c.reconnects,
+          gaps: c.gaps,
+          pushes: c.pushes,
+          lastInboundAt: c.lastInboundAt,
+          channels: c.channels.length,
+        })),
+        unrouted: { ...unrouted },
+      }
+    },
+    stop: () => {
+      stopping = true
+      queue.clear()
+      return pool.close()
+    },
+  }
+}
+
+/**
+ * The bot's streams: none without an address (every input polls); otherwise the pool routing into the
+ * actors, the open-order book and account supervision, unchanged values filtered (`botChangeFilter`).
+ */
+export function startBotStreams(o: {
+  url: string | undefined
+  credentials: StreamCredentials
+  settings: Pick<Settings, 'streams' | 'quoting'>
+  clock: Clock
+  random: Random
+  logger: Logger
+  gates: InputGates
+  actors: { readonly instruments: readonly { id: number }[]; route: StreamRouteTargets['route'] }
+  orders: StreamRouteTargets['orders']
+  account: StreamRouteTargets['account']
+}): BotStreams | undefined {
+  if (o.url === undefined) return undefined
+  const { clock } = o
+  return startStreams({
+    url: o.url,
+    credentials: o.credentials,
+    settings: o.settings.streams,
+    clock,
+    random: o.random,
+    logger: o.logger,
+    inputGates: o.gates,
+    targets: {
+      now: () => clock.now(),
+      traded: new Set(o.actors.instruments.map((i) => i.id)),
+      route: o.actors.route,
+      klinesKept: o.settings.quoting.klinesKept,
+      changed: botChangeFilter(() => clock.now(), o.settings.quoting),
+      orders: o.orders,
+      account: o.account,
+    },
+  })
+}

@@ -1,0 +1,112 @@
+/**
+ * What an operator sees, from each part's snapshot: `/status`, `/readyz`, each instrument's state and
+ * the inputs of a timeline sample. The parts are read through the small interfaces below (declared
+ * here, by the reader), so observing needs nothing of a part but its `snapshot()`/`state()`.
+ */
+import type { Alert } from '../../alerts/alert.ts'
+import type { BotMode, BotStatus } from '../../ops/status.ts'
+import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
+import type { PnlSnapshot } from '../account/pnlLedger.ts'
+import type { InputGatesSnapshot } from '../inputs/inputGates.ts'
+import type { StreamsHealth } from '../inputs/streams/botStreams.ts'
+import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
+import type { BatcherState } from '../orders/batcher.ts'
+import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
+import {
+  buildReadiness,
+  buildStatus,
+  type InstrumentState,
+  type InstrumentView,
+  instrumentBasics,
+  type StatusInputs,
+} from './statusView.ts'
+import type { TimelineInputs } from './timelineSample.ts'
+
+/** The parts as the views read them. */
+export interface ObservedParts {
+  mode: BotMode
+  startedAt: number
+  proxyAddress: string
+  clock: { now(): number }
+  venueClock: { now(): number; readonly offsetMs: number }
+  actors: {
+    readonly instruments: readonly { id: number; symbol: string; strategy: string }[]
+    snapshotOf(id: number): InstrumentView['actor']
+  }
+  account: { snapshot(): AccountWatchSnapshot; pnl(): PnlSnapshot; readonly fundingCharges: number }
+  openOrders: { snapshot(): { orders: readonly unknown[]; reconciledAt: number | undefined } }
+  deadMan: { state(): StatusInputs['deadManSwitch'] } | undefined
+  limiter: { state(): WeightLimiterState }
+  orders: { batcher: { state(): BatcherState }; modify: { state(): ModifyCapabilityState } }
+  pollerHealth: { counts(): Record<string, number> }
+  gates: { snapshot(): InputGatesSnapshot }
+  streams: { health(): StreamsHealth } | undefined
+  alerts: { recent(): readonly Alert[] }
+}
+
+export interface BotViews {
+  status(): BotStatus
+  ready(): { ok: boolean; reasons: string[] }
+  /** Each instrument's state and reason only: the cheap part of `status()` (the simulator samples it). */
+  instrumentStates(): readonly InstrumentState[]
+  /** What a timeline sample reads, and no more (the whole status inputs copy the open-order book too). */
+  timelineInputs(): TimelineInputs
+  /** Liveness for `/livez`: false once the stop began. */
+  live(): { ok: boolean; reason: string }
+  markStopping(): void
+}
+
+export function createBotViews(p: ObservedParts): BotViews {
+  let stopping = false
+  const instruments = (): InstrumentView[] =>
+    p.actors.instruments.map((i) => ({ ...i, actor: p.actors.snapshotOf(i.id) }))
+  const inputs = (): StatusInputs => {
+    const book = p.openOrders.snapshot()
+    return {
+      mode: p.mode,
+      startedAt: p.startedAt,
+      now: p.clock.now(),
+      venueNow: p.venueClock.now(),
+      stopping,
+      instruments: instruments(),
+      account: p.account.snapshot(),
+      pnl: p.account.pnl(),
+      proxyAddress: p.proxyAddress,
+      fundingCharges: p.account.fundingCharges,
+      openOrders: book.orders.length,
+      reconciledAt: book.reconciledAt,
+      clockOffsetMs: p.venueClock.offsetMs,
+      deadManSwitch: p.deadMan?.state(),
+      limiter: p.limiter.state(),
+      batcher: p.orders.batcher.state(),
+      modify: p.orders.modify.state(),
+      feedErrors: p.pollerHealth.counts(),
+      inputs: p.gates.snapshot(),
+      stream: p.streams?.health(),
+      alerts: p.alerts.recent(),
+    }
+  }
+  return {
+    status: () => buildStatus(inputs()),
+    ready: () => buildReadiness(inputs()),
+    instrumentStates: () =>
+      p.actors.instruments.map((i) => {
+        const b = instrumentBasics({ ...i, actor: p.actors.snapshotOf(i.id) })
+        return { id: i.id, symbol: i.symbol, state: b.state, reason: b.reason }
+      }),
+    timelineInputs: () => ({
+      mode: p.mode,
+      now: p.clock.now(),
+      venueNow: p.venueClock.now(),
+      instruments: instruments(),
+      alerts: p.alerts.recent(),
+      account: p.account.snapshot(),
+      pnl: p.account.pnl(),
+      limiter: p.limiter.state(),
+    }),
+    live: () => ({ ok: !stopping, reason: stopping ? 'stopping' : 'running' }),
+    markStopping: () => {
+      stopping = true
+    },
+  }
+}

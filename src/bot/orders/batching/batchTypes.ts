@@ -1,0 +1,103 @@
+/**
+ * The batcher's vocabulary: the three order-command types (never mixed in one request), what each
+ * caller submits, the typed send per batch type, and what each caller gets back. Items are the perps
+ * client's own parameters, handed on unchanged.
+ */
+import type { RequestPriority } from '../../../perps/client/context.ts'
+import type {
+  CancelResult,
+  CreateOrderAck,
+  CreateOrderInput,
+  ModifyOrderInput,
+  ModifyResult,
+} from '../../../perps/schemas/orders.ts'
+
+export type BatchType = 'modifyOrders' | 'createOrders' | 'cancelOrders'
+
+export interface BatchTypes {
+  modifyOrders: { item: ModifyOrderInput; result: ModifyResult }
+  createOrders: { item: CreateOrderInput; result: CreateOrderAck }
+  /** Items are exchange order ids. */
+  cancelOrders: { item: number; result: CancelResult }
+}
+export type BatchItem<T extends BatchType> = BatchTypes[T]['item']
+export type BatchResult<T extends BatchType> = BatchTypes[T]['result']
+
+/** Risk batches (cancels, reduce-only) go ahead of quote batches. */
+export type CommandPriority = Extract<RequestPriority, 'risk' | 'quote'>
+
+export interface SendOptions {
+  /** Aborted when the batch times out (its outcome is then treated as unknown). */
+  signal: AbortSignal
+  /** The batch's priority in the request gate. */
+  priority: CommandPriority
+  /**
+   * Must be called once the request gate admits the batch and before it is signed: the batcher holds
+   * the send there while a reconciliation runs, and starts the batch's answer timeout.
+   */
+  onAdmitted: () => Promise<void>
+}
+
+/**
+ * Signs and sends ONE batch of a type (the perps client satisfies it) and returns one result per
+ * item, in request order. Throws for request-level failures (the client's typed errors).
+ */
+export interface BatchSend {
+  modifyOrders(items: readonly ModifyOrderInput[], options: SendOptions): Promise<readonly ModifyResult[]>
+  createOrders(items: readonly CreateOrderInput[], options: SendOptions): Promise<readonly CreateOrderAck[]>
+  cancelOrders(oids: readonly number[], options: SendOptions): Promise<readonly CancelResult[]>
+}
+
+/** Reads the venue's open orders for these instruments and updates the bot's view. */
+export type Reconcile = (instrumentIds: readonly number[]) => Promise<void>
+
+/**
+ * What a submitter gets back: the venue's per-order result (`ok`/`err`), or
+ * - `unknown`: the batch may or may not have been applied; the batcher reconciled the instruments
+ *   before resolving this, so re-diff from the reconciled orders (nothing is resent);
+ * - `superseded`: a later submission for the same order replaced this one before it was sent;
+ * - `failed`: the batch was definitely not applied (429, 4xx, invalid input, never sent, stopped).
+ */
+export type ItemOutcome<R> =
+  | R
+  | { status: 'unknown' }
+  | { status: 'superseded' }
+  | { status: 'failed'; error: Error }
+
+export interface ModifyCommand {
+  type: 'modifyOrders'
+  /** Instrument of the order (reconciliation reads it). */
+  iid: number
+  order: ModifyOrderInput
+  /** Default 'quote'. */
+  priority?: CommandPriority | undefined
+  /** Not urgent (an order refreshed for its age): may wait up to the lazy window to share a batch. */
+  lazy?: boolean | undefined
+}
+
+export interface CreateCommand {
+  type: 'createOrders'
+  order: CreateOrderInput
+  /** Default 'risk' for reduce-only orders, else 'quote'. */
+  priority?: CommandPriority | undefined
+  lazy?: boolean | undefined
+}
+
+export interface CancelCommand {
+  type: 'cancelOrders'
+  iid: number
+  oid: number
+  /** Default 'risk'. */
+  priority?: CommandPriority | undefined
+}
+
+export type OrderCommand = ModifyCommand | CreateCommand | CancelCommand
+
+/** How a sent batch ended, for metrics. */
+export interface BatchSettled {
+  type: BatchType
+  size: number
+  outcome: 'ok' | 'unknown' | 'error'
+  /** The request-level failure of an `error` batch (what the venue refused it with). */
+  error?: unknown
+}

@@ -1,0 +1,78 @@
+/**
+ * The order path: the batcher (weight-optimal batches, risk first, reconcile on an unknown outcome)
+ * and the order gateway the instrument actors submit their plans to. Each batch is sent by the perps
+ * client endpoint of its type; the client's request gate (the limiter) admits it before it is signed.
+ */
+import type { AlertSink } from '../../alerts/alert.ts'
+import type { Clock } from '../../clock.ts'
+import { describeError } from '../../errors.ts'
+import type { Logger } from '../../logging/logger.ts'
+import type { BatchOutcome } from '../../ops/metrics.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { Settings } from '../../settings/schema.ts'
+import { type Batcher, type BatchSend, createBatcher } from './batcher.ts'
+import { ModifyCapability } from './modifyCapability.ts'
+import type { OpenOrderBook } from './openOrderBook.ts'
+import { createOrderGateway, type OrderGateway } from './orderGateway.ts'
+
+export interface OrderDesk {
+  readonly batcher: Batcher
+  readonly gateway: OrderGateway
+  /** Whether reprices go out as modifies or (the venue refuses our modify signature) cancel + create. */
+  readonly modify: ModifyCapability
+}
+
+/** Where settled batches are counted (the bot's metrics). */
+export interface BatchRecorder {
+  recordBatch(batch: { command: string; size: number; outcome: BatchOutcome }): void
+}
+
+export function createOrderDesk(o: {
+  perps: BatchSend & Pick<PerpsClient, 'cancelAll'>
+  openOrders: Pick<OpenOrderBook, 'reconcile'>
+  settings: Settings
+  clock: Clock
+  logger: Logger
+  /** Counts every settled batch (the bot's metrics). */
+  metrics?: BatchRecorder | undefined
+  /** Told once when reprices fall back to cancel + create. */
+  alerts?: AlertSink | undefined
+}): OrderDesk {
+  const modify = new ModifyCapability()
+  const batcher = createBatcher({
+    clock: o.clock,
+    windowMs: o.settings.batcher.windowMs,
+    lazyWindowMs: o.settings.batcher.lazyWindowMs,
+    maxBatchSize: o.settings.batcher.maxBatchSize,
+    send: o.perps,
+    reconcile: async (ids) => {
+      o.logger.warn({ instruments: ids }, 'reconciling open orders after an unknown outcome')
+      await o.openOrders.reconcile(ids)
+    },
+    onReconcileError: (e, attempt) => o.logger.error({ attempt, err: describeError(e) }, 'reconcile failed'),
+    onBatchSettled: (b) => {
+      o.metrics?.recordBatch({ command: b.type, size: b.size, outcome: b.outcome })
+      const verdict =
+        b.outcome === 'ok'
+          ? { type: b.type, outcome: 'ok' as const }
+          : b.outcome === 'error'
+            ? { type: b.type, outcome: 'error' as const, error: b.error }
+            : undefined
+      if (verdict && modify.observe(verdict, o.clock.now())) {
+        const reason = modify.state().reason ?? 'signature refused'
+        o.logger.error(
+          { reason },
+          'the venue refuses our modifyOrders signature; repricing by cancel + create',
+        )
+        o.alerts?.send({
+          key: 'modify-fallback',
+          severity: 'warning',
+          title: 'Modify refused: repricing by cancel + create',
+          message: `The venue refuses our modifyOrders signature while creates and cancels verify (${reason}). Orders are repriced by cancel + create until restart (see /status).`,
+          at: o.clock.now(),
+        })
+      }
+    },
+  })
+  return { batcher, modify, gateway: createOrderGateway({ batcher, perps: o.perps, modify }) }
+}

@@ -1,0 +1,220 @@
+/**
+ * Price guard: the last check on prices before a plan goes to the gateway to be signed. Pure, exact
+ * decimal math (no float reaches a decision).
+ *
+ * Index screening (`screenIndex`), applied to every index input before the actor stores it:
+ * - implausible values are rejected outright: not a positive decimal, more than
+ *   `MAX_INDEX_INTEGER_DIGITS` integer digits or `MAX_INDEX_FRACTION_DIGITS` fraction digits (a
+ *   40-digit index is a venue fault, not a price);
+ * - a value that moved more than `maxIndexJump` (a fraction) from the last accepted index is held
+ *   back; it is accepted only once `INDEX_CONFIRMATIONS` updates in a row agree with it within the
+ *   same fraction (a real gap persists, a glitch does not). Meanwhile the stored index ages, so the
+ *   usual staleness halt applies.
+ *
+ * Plan guarding (`guardPlan`): every create and modify price must lie within the instrument's
+ * `price_bounds` around the reference (the last accepted index): ref × (1 − b) ≤ p ≤ ref × (1 + b).
+ * Creates outside are dropped; a modify outside is turned into a cancel of that order (the strategy no
+ * longer wants it where it rests, and it may not go where it asked). Cancels always pass. With no
+ * reference every create and modify is dropped; bounds of 0 (unknown) leave prices unbounded except for
+ * being positive.
+ */
+import {
+  addDecimal,
+  compareDecimal,
+  type Fixed,
+  isDecimalString,
+  mulDecimal,
+  parseDecimal,
+  pow10,
+  subDecimal,
+} from '../../decimal.ts'
+import type { OrderPlan } from './orderPlan.ts'
+
+/** An index with more integer digits than this (≥ 10^15) is a fault, not a price. */
+export const MAX_INDEX_INTEGER_DIGITS = 15
+/** An index with more fraction digits than this is a fault (venue prices carry at most 8). */
+export const MAX_INDEX_FRACTION_DIGITS = 18
+/** Updates in a row (the first included) that must agree before a jumped index is accepted. */
+export const INDEX_CONFIRMATIONS = 3
+
+export interface IndexScreenState {
+  /** The last accepted index price. */
+  readonly lastGood: string | undefined
+  /** A jumped value being confirmed, and how many updates in a row have agreed with it. */
+  readonly candidate: { readonly price: string; readonly count: number } | undefined
+}
+
+export type IndexVerdict =
+  | { accepted: true; candidate: undefined; note?: string | undefined }
+  | { accepted: false; candidate: IndexScreenState['candidate']; reason: string }
+
+/** Shortened for logs: a hostile value may be megabytes long. */
+const show = (s: string): string => (s.length > 24 ? `${s.slice(0, 24)}…(${s.length} chars)` : s)
+
+/**
+ * Parsed decimals by spelling: the same index, bounds and quote prices come back on every input, and
+ * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Bounded: cleared
+ * when full. Undefined for a string that is not a decimal.
+ */
+const parsed = new Map<string, Fixed | undefined>()
+function parseCached(s: string): Fixed | undefined {
+  let f = parsed.get(s)
+  if (f === undefined && !parsed.has(s)) {
+    if (parsed.size >= 4_096) parsed.clear()
+    f = s.length <= 64 && isDecimalString(s) ? parseDecimal(s) : undefined
+    parsed.set(s, f)
+  }
+  return f
+}
+
+const INDEX_RE = /^(-)?(\d+)(?:\.(\d+))?$/
+
+/** Why `price` cannot be an index at all, or undefined when it is a plausible positive decimal. */
+export function implausibleIndex(price: string): string | undefined {
+  // Length first: a hostile value may be megabytes long.
+  const m = price.length > 64 ? null : INDEX_RE.exec(price)
+  if (m === null) return `index ${JSON.stringify(show(price))} is not a decimal price`
+  const int = m[2] ?? ''
+  const frac = m[3] ?? ''
+  if (int.length > MAX_INDEX_INTEGER_DIGITS && int.replace(/^0+/, '').length > MAX_INDEX_INTEGER_DIGITS)
+    return `index ${show(price)} has more than ${MAX_INDEX_INTEGER_DIGITS} integer digits`
+  if (frac.length > MAX_INDEX_FRACTION_DIGITS)
+    return `index ${show(price)} has more than ${MAX_INDEX_FRACTION_DIGITS} fraction digits`
+  if (m[1] !== undefined || !/[1-9]/.test(price)) return `index ${show(price)} is not positive`
+  return undefined
+}
+
+/** True when |a − b| ≤ b × fraction, exactly (false when any is not a decimal). */
+export function withinFraction(a: string, b: string, fraction: string): boolean {
+  const fa = parseCached(a)
+  const fb = parseCached(b)
+  const ff = parseCached(fraction)
+  if (fa === undefined || fb === undefined || ff === undefined) return false
+  const scale = Math.max(fa.scale, fb.scale)
+  const x = fa.units * pow10(scale - fa.scale)
+  const y = fb.units * pow10(scale - fb.scale)
+  const diff = x > y ? x - y : y - x
+  // diff / 10^scale ≤ (y / 10^scale) × (ff.units / 10^ff.scale)  ⇔  diff × 10^ff.scale ≤ y × ff.units
+  return diff * pow10(ff.scale) <= (y < 0n ? -y : y) * ff.units
+}
+
+/** Relative move in percent, for messages only. */
+const movePct = (from: string, to: string): string =>
+  `${((Math.abs(Number(to) - Number(from)) / Number(from)) * 100).toPrecision(3)}%`
+
+/**
+ * Decides whether an index update may be stored. `maxIndexJump` is a decimal fraction ("0.1" = 10%);
+ * "0" disables the jump check (plausibility still applies).
+ */
+export function screenIndex(price: string, state: IndexScreenState, maxIndexJump: string): IndexVerdict {
+  const bad = implausibleIndex(price)
+  if (bad !== undefined) return { accepted: false, candidate: state.candidate, reason: bad }
+  const { lastGood } = state
+  const jump = parseCached(maxIndexJump)
+  if (lastGood === undefined || jump === undefined || jump.units <= 0n) {
+    return { accepted: true, candidate: undefined }
+  }
+  if (withinFraction(price, lastGood, maxIndexJump)) return { accepted: true, candidate: undefined }
+  const c = state.candidate
+  const count = c !== undefined && withinFraction(price, c.price, maxIndexJump) ? c.count + 1 : 1
+  if (count >= INDEX_CONFIRMATIONS) {
+    return {
+      accepted: true,
+      candidate: undefined,
+      note: `index moved ${movePct(lastGood, price)} from ${lastGood} to ${price} and held for ${count} updates: accepted`,
+    }
+  }
+  return {
+    accepted: false,
+    candidate: { price, count },
+    reason: `index ${show(price)} jumped ${movePct(lastGood, price)} from the last good ${lastGood} (max ${maxIndexJump}; ${count}/${INDEX_CONFIRMATIONS} confirmations)`,
+  }
+}
+
+export interface PriceBand {
+  readonly low: string
+  readonly high: string
+}
+
+/** The allowed price band around `reference`, or undefined when bounds are unknown (≤ 0). */
+export function priceBand(reference: string, priceBounds: string): PriceBand | undefined {
+  if (compareDecimal(priceBounds, '0') <= 0) return undefined
+  const low = mulDecimal(reference, subDecimal('1', priceBounds))
+  const high = mulDecimal(reference, addDecimal('1', priceBounds))
+  return { low, high }
+}
+
+export interface GuardResult {
+  plan: OrderPlan
+  /** One reason per dropped create or modify (empty when everything passed). */
+  dropped: string[]
+}
+
+/** A band as exact fixed-point bounds: low = units_low / 10^scale, high = units_high / 10^scale. */
+interface FixedBand {
+  low: bigint
+  high: bigint
+  scale: number
+}
+
+/** The band of `priceBand` in exact fixed point (no string round trips): ref × (1 ∓ b). */
+function fixedBand(reference: string, priceBounds: string): FixedBand | undefined {
+  const b = parseCached(priceBounds)
+  const ref = parseCached(reference)
+  if (b === undefined || ref === undefined || b.units <= 0n) return undefined
+  const one = pow10(b.scale)
+  return { low: ref.units * (one - b.units), high: ref.units * (one + b.units), scale: ref.scale + b.scale }
+}
+
+/** Why `p` may not be signed, or undefined when it may. */
+function priceProblem(
+  p: string | undefined,
+  band: FixedBand | undefined,
+  shown: () => PriceBand | undefined,
+): string | undefined {
+  if (p === undefined) return 'no price'
+  const f = parseCached(p)
+  if (f === undefined || f.units <= 0n) return `price ${show(p)} is not positive`
+  if (band === undefined) return undefined
+  // Compare at a common scale: p × 10^(s − f.scale) against the band's units × 10^(s − band.scale).
+  const scale = Math.max(f.scale, band.scale)
+  const x = f.units * pow10(scale - f.scale)
+  const k = pow10(scale - band.scale)
+  if (x < band.low * k) return `price ${show(p)} below ${shown()?.low}`
+  if (x > band.high * k) return `price ${show(p)} above ${shown()?.high}`
+  return undefined
+}
+
+/**
+ * Drops creates and modifies priced outside the band around `reference` (see the header). Returns the
+ * same plan object when nothing was dropped (the hot path allocates nothing but the check).
+ */
+export function guardPlan(plan: OrderPlan, reference: string | undefined, priceBounds: string): GuardResult {
+  if (plan.create.length + plan.modify.length === 0) return { plan, dropped: [] }
+  const band = reference === undefined ? undefined : fixedBand(reference, priceBounds)
+  const shown = (): PriceBand | undefined =>
+    reference === undefined ? undefined : priceBand(reference, priceBounds)
+  const problem = (p: string | undefined): string | undefined =>
+    reference === undefined ? 'no index to check the price against' : priceProblem(p, band, shown)
+  if (
+    plan.create.every((c) => problem(c.p) === undefined) &&
+    plan.modify.every((m) => problem(m.p) === undefined)
+  )
+    return { plan, dropped: [] }
+  const dropped: string[] = []
+  const create = plan.create.filter((c) => {
+    const why = problem(c.p)
+    if (why !== undefined) dropped.push(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p ?? '?'}: ${why}`)
+    return why === undefined
+  })
+  const cancel = [...plan.cancel]
+  const modify = plan.modify.filter((m) => {
+    const why = problem(m.p)
+    if (why !== undefined) {
+      dropped.push(`modify ${m.oid} to ${m.qty}@${m.p}: ${why} (cancelled instead)`)
+      if (!cancel.includes(m.oid)) cancel.push(m.oid)
+    }
+    return why === undefined
+  })
+  return { plan: { ...plan, modify, create, cancel }, dropped }
+}

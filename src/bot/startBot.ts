@@ -1,0 +1,226 @@
+/**
+ * The composition root: `startBot` constructs the bot's parts in order, each taking only parts built
+ * before it (see docs/architecture.md), and returns a handle whose `stop` applies the exit policy.
+ */
+import type { Alert, AlertSink } from '../alerts/alert.ts'
+import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
+import type { Clock } from '../clock.ts'
+import type { Logger, SecretBag } from '../logging/logger.ts'
+import { createBotMetrics } from '../ops/metrics.ts'
+import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
+import type { BotStatus } from '../ops/status.ts'
+import { createWatchdog } from '../ops/watchdog.ts'
+import type { Random } from '../random.ts'
+import type { Secrets, Settings } from '../settings/schema.ts'
+import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
+import { createInstrumentActors } from './actors/instrumentActors.ts'
+import { createBotInputGates } from './inputs/inputGates.ts'
+import { createPollerHealth } from './inputs/pollerHealth.ts'
+import { indexPollBudget, startPollers } from './inputs/pollers.ts'
+import { startBotStreams } from './inputs/streams/botStreams.ts'
+import { createBotLimiter } from './limiter/botLimiter.ts'
+import { createAlertHub } from './observe/alertHub.ts'
+import { createBotViews } from './observe/botViews.ts'
+import { startOpsSurface } from './observe/opsSurface.ts'
+import type { InstrumentState } from './observe/statusView.ts'
+import { armDeadManSwitch } from './orders/deadManSwitch.ts'
+import { createOpenOrderBook } from './orders/openOrderBook.ts'
+import { createOrderDesk } from './orders/orderDesk.ts'
+import { type ConnectOptions, connect } from './startup/connect.ts'
+import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
+import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
+
+export interface BotOptions {
+  settings: Settings
+  secrets: Secrets
+  logger: Logger
+  secretBag: SecretBag
+  /** Strategies already resolved (so a bad config fails before anything is started). */
+  strategies: readonly ResolvedInstrumentConfig[]
+  /** Wall time, or the embedded mock's virtual clock. */
+  clock: Clock
+  random: Random
+  perpsUrl: string
+  /** The venue's WebSocket (PERPS_WS_URL, or the embedded mock's); without it every input polls. */
+  streamUrl?: string | undefined
+  catalogueUrl: string
+  /** Dry run: generate keys and register a proxy on the venue (the mock). */
+  selfProvision: boolean
+  /** Extra alert sinks (tests). */
+  alertSinks?: readonly AlertSink[] | undefined
+  /** Start the ops HTTP server (default true); without it the gauges and the dashboard history are not kept either. */
+  ops?: boolean | undefined
+  /** Ready transports instead of HTTP to the URLs (`perpbot simulate`'s in-process mock). */
+  transports?: ConnectOptions['transports']
+}
+
+export interface RunningBot {
+  status(): BotStatus
+  /** Each instrument's state and reason only: the cheap part of `status()` (the simulator samples it). */
+  instrumentStates(): readonly InstrumentState[]
+  ready(): { ok: boolean; reasons: string[] }
+  readonly opsUrl: string | undefined
+  readonly proxyAddress: string
+  /** Alerts raised so far (most recent last, bounded). */
+  alerts(): readonly Alert[]
+  /** Stops everything; applies the exit policy. Idempotent. */
+  stop(reason: string): Promise<StopReport>
+}
+
+export async function startBot(o: BotOptions): Promise<RunningBot> {
+  const { settings, logger, clock } = o
+  const startedAt = clock.now()
+  const log = logger.child({ component: 'bot' })
+
+  const metrics = createBotMetrics({ clock })
+  const watchdog = createWatchdog({ clock, stallMs: settings.ops.watchdog.eventLoopStallMs })
+  watchdog.start()
+  const alerts = createAlertHub({ ...o, logger, metrics, extraSinks: o.alertSinks })
+  const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts, metrics })
+  const { limiter } = bl
+  metrics.watchLimiter(limiter)
+  const conn = await connect({ ...o, logger: log, baseClock: clock, gate: limiter })
+  const { perps, venueClock } = conn
+  const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
+  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
+  const orders = createOrderDesk({ perps, openOrders, settings, clock, logger: log, metrics, alerts })
+  const deadMan = await armDeadManSwitch({
+    settings: settings.ops.deadManSwitch,
+    perps,
+    clock,
+    venueClock,
+    logger: log,
+    alerts,
+  })
+  const actors = createInstrumentActors({
+    settings,
+    strategies: o.strategies,
+    listed: conn.instruments,
+    gateway: orders.gateway,
+    openOrders,
+    breaker: bl.breaker,
+    alerts,
+    clock,
+    venueClock,
+    logger,
+  })
+  const health = createPollerHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
+  // Which inputs come from the streams right now; the pollers stand down behind these gates.
+  const { gates, streamUrl } = createBotInputGates({
+    clock,
+    streams: settings.streams,
+    streamUrl: o.streamUrl,
+    readsStatistics: actors.instruments.some((i) => i.readsStatistics),
+    logger: log,
+  })
+  const account = createAccountSupervision({
+    settings,
+    perps,
+    clock,
+    logger,
+    alerts,
+    health,
+    proxyAddress: conn.proxyAddress,
+    proxyExpiry: conn.proxyExpiry,
+    rateLimitCount: bl.rateLimitCount,
+    openOrderCapCount: bl.openOrderCapCount,
+    journal: !o.selfProvision,
+    instruments: actors.instruments,
+    inputGates: gates,
+  })
+  registerPnlMetrics(metrics.registry, account, actors.instruments)
+  const feeds = startPollers({
+    perps,
+    catalogue: createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random }),
+    clock,
+    venueClock,
+    logger: logger.child({ component: 'pollers' }),
+    actors,
+    openOrders,
+    account,
+    health,
+    polling: settings.polling,
+    indexWeightPerMinute: indexPollBudget(settings.limiter),
+    klinesKept: settings.quoting.klinesKept,
+    staleIndexMs: settings.quoting.staleIndexMs,
+    staleStatisticsMs: settings.quoting.staleStatisticsMs,
+    inputGates: gates,
+  })
+  const streams = startBotStreams({
+    url: streamUrl,
+    credentials: conn.credentials,
+    settings,
+    clock,
+    random: o.random,
+    logger,
+    gates,
+    actors,
+    orders: openOrders,
+    account,
+  })
+  const views = createBotViews({
+    mode: settings.mode,
+    startedAt,
+    proxyAddress: conn.proxyAddress,
+    clock,
+    venueClock,
+    actors,
+    account,
+    openOrders,
+    deadMan,
+    limiter,
+    orders,
+    pollerHealth: health,
+    gates,
+    streams,
+    alerts,
+  })
+  const ops = await startOpsSurface({
+    enabled: o.ops !== false,
+    settings,
+    token: o.secrets.PERPBOT_OPS_TOKEN,
+    secrets: o.secretBag.needles,
+    clock,
+    logger,
+    metrics,
+    watchdog,
+    views,
+    actors,
+    account,
+  })
+  log.info(
+    { instruments: actors.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: ops.url },
+    `perpbot ${settings.mode} running with ${actors.instruments.length} instrument(s)`,
+  )
+
+  let stopped: Promise<StopReport> | undefined
+  return {
+    status: views.status,
+    instrumentStates: views.instrumentStates,
+    ready: views.ready,
+    opsUrl: ops.url,
+    proxyAddress: conn.proxyAddress,
+    alerts: alerts.raised,
+    stop(reason) {
+      views.markStopping()
+      watchdog.stop(reason)
+      stopped ??= runStopSequence({
+        reason,
+        exitPolicy: settings.ops.exitPolicy,
+        clock,
+        logger: log,
+        parts: botStopParts({
+          inputs: [streams, feeds, account, ...ops.loops],
+          actors,
+          orders,
+          openOrders,
+          deadMan,
+          limiter,
+          alerts,
+          close: [() => ops.close(), () => conn.close(), () => actors.stop()],
+        }),
+      })
+      return stopped
+    },
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The bot's perps client factory: the connect step and the benchmarks build it alike, so both sign and
+ * gate every request the same way.
+ */
+import type { Clock } from '../../clock.ts'
+import type { HttpTransport } from '../../http/transport.ts'
+import type { ProxyCredentials, RequestGate } from '../../perps/client/context.ts'
+import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { CommandSigner } from '../../perps/signing/commandSigner.ts'
+import type { Random } from '../../random.ts'
+import type { Settings } from '../../settings/schema.ts'
+
+/** The bot's authenticated perps client (also built by the benchmarks, so both sign and gate alike). */
+export function createBotPerpsClient(o: {
+  settings: Settings
+  transport: HttpTransport
+  clock: Clock
+  random: Random
+  credentials?: ProxyCredentials | undefined
+  signer: CommandSigner
+  /** Every request passes it (the bot's weight limiter). */
+  gate?: RequestGate | undefined
+}): PerpsClient {
+  return createPerpsClient({
+    transport: o.transport,
+    clock: o.clock,
+    random: o.random,
+    credentials: o.credentials,
+    authHeaderNames: { proxy: o.settings.perps.proxyHeader, secret: o.settings.perps.secretHeader },
+    signer: o.signer,
+    defaultExpAfterMs: o.settings.perps.commandExpiryMs,
+    gate: o.gate,
+  })
+}

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest'
+import { AccountWatch, type AccountWatchConfig } from '../../../src/bot/account/accountWatch.ts'
+import { liquidationDistance, marginRatio } from '../../../src/bot/account/marginRatio.ts'
+import type { Portfolio, Withdrawal } from '../../../src/perps/schemas/account.ts'
+
+const cfg: AccountWatchConfig = {
+  marginWarningRatio: 0.5,
+  marginCriticalRatio: 0.8,
+  marginHysteresis: 0.05,
+  withdrawalPendingWarnMs: 3_600_000,
+  proxyExpiryLeadMs: 86_400_000,
+  clockSkewWarnMs: 2_000,
+  rateLimitWarnCount: 3,
+}
+
+function portfolio(mm: string, equity: string, inLiquidation = false): Portfolio {
+  return {
+    positions: [],
+    margin: {
+      total_account_value: equity,
+      total_initial_margin: '0',
+      total_maintenance_margin: mm,
+      total_position_value: '0',
+    },
+    withdrawable: '0',
+    in_liquidation: inLiquidation,
+    timestamp: 0,
+  }
+}
+
+function withdrawal(id: number, status: string, created = 0): Withdrawal {
+  return {
+    withdraw_id: id,
+    asset: 'pUSD',
+    amount: '100000000',
+    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    fee: '1',
+    status,
+    hash: '0x',
+    confirmations: 0,
+    required_confirmations: 12,
+    created_timestamp: created,
+  }
+}
+
+describe('marginRatio', () => {
+  it('is maintenance over equity, 0 without positions, infinite without equity', () => {
+    expect(marginRatio(portfolio('50', '100'))).toBe(0.5)
+    expect(marginRatio(portfolio('0', '100'))).toBe(0)
+    expect(marginRatio(portfolio('10', '0'))).toBe(Number.POSITIVE_INFINITY)
+    expect(liquidationDistance(100, '90')).toBeCloseTo(0.1)
+    expect(liquidationDistance(100, '0')).toBeUndefined()
+  })
+})
+
+describe('AccountWatch', () => {
+  it('alerts in_liquidation once per episode and resolves once', () => {
+    const w = new AccountWatch(cfg)
+    expect(w.snapshot().portfolioAt).toBeUndefined()
+    const first = w.observePortfolio(portfolio('120', '100', true), 1)
+    expect(first.filter((a) => a.key === 'liquidation')).toEqual([
+      expect.objectContaining({ severity: 'critical', title: 'Account in liquidation' }),
+    ])
+    expect(
+      w.observePortfolio(portfolio('120', '100', true), 2).filter((a) => a.key === 'liquidation'),
+    ).toEqual([])
+    const end = w.observePortfolio(portfolio('0', '100', false), 3).filter((a) => a.key === 'liquidation')
+    // /status `account.updatedAt`: the last portfolio seen.
+    expect(w.snapshot().portfolioAt).toBe(3)
+    expect(end).toEqual([expect.objectContaining({ resolved: true })])
+  })
+
+  it('walks margin levels with hysteresis and one alert per crossing', () => {
+    const w = new AccountWatch(cfg)
+    const seq = ['0.3', '0.55', '0.52', '0.48', '0.56', '0.85', '0.78', '0.74', '0.40'].map((mm, i) =>
+      w
+        .observePortfolio(portfolio(mm, '1'), i)
+        .map((a) => `${a.resolved ? 'resolved' : a.severity}:${a.title}`),
+    )
+    expect(seq).toEqual([
+      [],
+      ['warning:Margin ratio warning'],
+      [],
+      [], // 0.48 is inside the hysteresis band (> 0.45): still warning
+      [],
+      ['critical:Margin ratio critical'],
+      [], // 0.78 > 0.75: still critical
+      ['resolved:Margin ratio below critical'],
+      ['resolved:Margin ratio back to normal'],
+    ])
+  })
+
+  it('from critical straight back to normal, resolves the critical and the warning episodes under it', () => {
+    const w = new AccountWatch(cfg)
+    const seq = ['0.55', '0.85', '0.1', '0.85', '0.1'].map((mm, i) =>
+      w
+        .observePortfolio(portfolio(mm, '1'), i)
+        .map((a) => `${a.resolved ? 'resolved' : 'raised'}:${a.severity}`),
+    )
+    expect(seq).toEqual([
+      ['raised:warning'],
+      ['raised:critical'],
+      ['resolved:critical', 'resolved:warning'],
+      // ok → critical directly: no warning episode was raised, so only the critical one ends.
+      ['raised:critical'],
+      ['resolved:critical'],
+    ])
+  })
+
+  it('alerts a failed or removed withdrawal once, critical', () => {
+    const w = new AccountWatch(cfg)
+    expect(w.observeWithdrawals([withdrawal(1, 'pending')], 10)).toEqual([])
+    const a = w.observeWithdrawals([withdrawal(1, 'failed'), withdrawal(2, 'removed')], 20)
+    expect(a.map((x) => [x.key, x.severity])).toEqual([
+      ['withdrawal:1', 'critical'],
+      ['withdrawal:2', 'critical'],
+    ])
+    expect(w.observeWithdrawals([withdrawal(1, 'failed'), withdrawal(2, 'removed')], 30)).toEqual([])
+  })
+
+  it('says withdrawal amounts in human units once the asset decimals are known', () => {
+    const w = new AccountWatch(cfg)
+    expect(w.observeWithdrawals([withdrawal(1, 'failed')], 10)[0]?.message).toContain(
+      '100000000 pUSD (base units)',
+    )
+    w.setAssets([{ asset: 'pUSD', address: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB', decimals: 6 }])
+    expect(w.observeWithdrawals([withdrawal(2, 'failed')], 20)[0]?.message).toBe(
+      'Withdrawal 2 of 100 pUSD is failed.',
+    )
+  })
+
+  it('warns once about a withdrawal pending too long, then resolves on confirmation', () => {
+    const w = new AccountWatch(cfg)
+    w.observeWithdrawals([withdrawal(7, 'pending', 0)], 1_000)
+    expect(w.checkPending(3_600_000)).toEqual([])
+    expect(w.checkPending(3_600_001)).toEqual([
+      expect.objectContaining({ key: 'withdrawal:7', severity: 'warning' }),
+    ])
+    expect(w.checkPending(7_000_000)).toEqual([])
+    expect(w.oldestPendingCreatedAt()).toBe(0)
+    expect(w.observeWithdrawals([withdrawal(7, 'confirmed', 0)], 7_000_001)).toEqual([
+      expect.objectContaining({ resolved: true }),
+    ])
+    expect(w.oldestPendingCreatedAt()).toBeUndefined()
+  })
+
+  it('warns about proxy expiry, rate limiting, the open-order cap and clock skew once per episode', () => {
+    const w = new AccountWatch(cfg)
+    expect(w.observeProxyExpiry(200_000_000, 100_000_000)).toEqual([])
+    expect(w.observeProxyExpiry(150_000_000, 100_000_000)).toHaveLength(1)
+    expect(w.observeProxyExpiry(150_000_000, 100_000_001)).toEqual([])
+    expect(w.observeRateLimits(3, 0)).toHaveLength(1)
+    expect(w.observeRateLimits(5, 1)).toEqual([])
+    expect(w.observeRateLimits(0, 2)).toEqual([expect.objectContaining({ resolved: true })])
+    expect(w.observeOpenOrderCap(0, 0)).toEqual([])
+    expect(w.observeOpenOrderCap(1, 0)).toEqual([expect.objectContaining({ key: 'open-order-cap' })])
+    expect(w.observeOpenOrderCap(4, 1)).toEqual([])
+    // A restart in the middle of the episode does not raise it again.
+    const again = new AccountWatch(cfg)
+    again.importState(w.exportState())
+    expect(again.snapshot().openOrderCapped).toBe(true)
+    expect(again.observeOpenOrderCap(2, 2)).toEqual([])
+    expect(again.observeOpenOrderCap(0, 3)).toEqual([
+      expect.objectContaining({ key: 'open-order-cap', resolved: true }),
+    ])
+    expect(w.observeClockSkew(-2_500, 0)).toHaveLength(1)
+    expect(w.observeClockSkew(-2_600, 1)).toEqual([])
+    expect(w.observeClockSkew(10, 2)).toEqual([expect.objectContaining({ resolved: true })])
+  })
+})

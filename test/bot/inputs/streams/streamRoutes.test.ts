@@ -1,0 +1,355 @@
+import { describe, expect, it } from 'vitest'
+import { bboChannels } from '../../../../src/bot/inputs/streams/botStreams.ts'
+import {
+  createChangeFilter,
+  routePush,
+  STREAM_ROUTES,
+  type StreamRouteTable,
+  type StreamRouteTargets,
+} from '../../../../src/bot/inputs/streams/streamRoutes.ts'
+import { createOpenOrderBook, type OpenOrdersUpdate } from '../../../../src/bot/orders/openOrderBook.ts'
+import type { Fill, Portfolio } from '../../../../src/perps/schemas/account.ts'
+import type { Order } from '../../../../src/perps/schemas/orders.ts'
+import { StreamSettings } from '../../../../src/settings/schema.ts'
+
+type StreamSettingsT = ReturnType<typeof StreamSettings.parse>
+
+import { parsePush, type StreamPush, type WithdrawalPush } from '../../../../src/perps/stream/schemas.ts'
+
+/** A push as the client hands it over: parsed against the channel's own schema. */
+function push(ch: string, data: unknown, ts = 5_000, sq = 1): StreamPush {
+  const parsed = parsePush({ ch, ts, sq, data })
+  if (!parsed.ok) throw new Error(`bad fixture ${ch}: ${parsed.issues.join('; ')}`)
+  return parsed.push
+}
+
+function targets() {
+  const routed: { ids: readonly number[]; event: { type: string } & Record<string, unknown> }[] = []
+  const orders: Order[] = []
+  const portfolios: Portfolio[] = []
+  const fills: Fill[] = []
+  const withdrawals: WithdrawalPush[] = []
+  const t: StreamRouteTargets = {
+    now: () => 42,
+    traded: new Set([1, 2]),
+    route: (ids, event) => void routed.push({ ids, event }),
+    klinesKept: 2,
+    orders: { observe: (o) => void orders.push(o) },
+    account: {
+      observePortfolio: (p) => void portfolios.push(p),
+      observeFill: (f) => void fills.push(f),
+      observeWithdrawal: (w) => void withdrawals.push(w),
+    },
+  }
+  return { t, routed, orders, portfolios, fills, withdrawals }
+}
+
+const ticker = (iid: number) => ({
+  iid,
+  idx: '100.5',
+  mark: '100.6',
+  last: '100.4',
+  mid: '100.5',
+  oi: '10',
+  fr: '0.0001',
+  nxf: 9_000,
+})
+const order = (oid: number, status: string, uts: number, iid = 1): Order => ({
+  oid,
+  iid,
+  buy: true,
+  p: '99',
+  qty: '1',
+  tif: 'gtc',
+  po: true,
+  ro: false,
+  rest: '1',
+  fill: '0',
+  cts: 1,
+  uts,
+  status,
+})
+const fill = (tid: number, ts: number) => ({
+  tid,
+  oid: 7,
+  iid: 1,
+  side: 'long',
+  p: '99',
+  qty: '1',
+  fee: '0.01',
+  fea: 'USDC',
+  taker: false,
+  liq: false,
+  psz: '1',
+  pep: '99',
+  pnl: '0',
+  ts,
+})
+const portfolio = {
+  positions: [],
+  margin: {
+    total_account_value: '1000',
+    total_initial_margin: '0',
+    total_maintenance_margin: '0',
+    total_position_value: '0',
+  },
+  withdrawable: '1000',
+  in_liquidation: false,
+  timestamp: 1,
+}
+
+describe('the stream routing table', () => {
+  it('tickers: index and mark to the traded instrument, others dropped', () => {
+    const { t, routed } = targets()
+    expect(routePush(STREAM_ROUTES, push('tickers::all', ticker(2)), t)).toBe(true)
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(9)), t)
+    expect(routed).toEqual([
+      {
+        ids: [2],
+        event: { type: 'INDEX', index: { price: '100.5', ts: 5_000, mark: '100.6' }, receivedAt: 42 },
+      },
+    ])
+  })
+
+  it('statistics: the newest klines only', () => {
+    const { t, routed } = targets()
+    const k = (i: number) => [i, '1', '1', '1', '1', '1', 1]
+    routePush(
+      STREAM_ROUTES,
+      push('statistics::all', { iid: 1, vol: '5', open: '99', klines: [k(1), k(2), k(3)] }),
+      t,
+    )
+    expect(routed[0]?.event).toEqual({
+      type: 'STATISTICS',
+      statistics: { volume: '5', openPrice: '99', klines: [k(2), k(3)] },
+      receivedAt: 42,
+    })
+  })
+
+  it('portfolio: account supervision and one ACCOUNT event per traded instrument', () => {
+    const { t, routed, portfolios } = targets()
+    routePush(STREAM_ROUTES, push('portfolio', portfolio), t)
+    expect(portfolios).toHaveLength(1)
+    expect(routed.map((r) => [r.ids, r.event.type])).toEqual([
+      [[1], 'ACCOUNT'],
+      [[2], 'ACCOUNT'],
+    ])
+  })
+
+  it('orders to the open-order book, fills oldest first and withdrawals to account supervision', () => {
+    const { t, orders, fills, withdrawals } = targets()
+    routePush(STREAM_ROUTES, push('orders', order(7, 'open', 3)), t)
+    routePush(STREAM_ROUTES, push('fills', [fill(2, 20), fill(1, 10)]), t)
+    routePush(
+      STREAM_ROUTES,
+      push('withdrawals', {
+        withdraw_id: 3,
+        asset: 'USDC',
+        amount: '1',
+        fee: '0',
+        status: 'failed',
+        to: '0x1',
+      }),
+      t,
+    )
+    expect(orders.map((o) => o.oid)).toEqual([7])
+    expect(fills.map((f) => f.tid)).toEqual([1, 2])
+    expect(withdrawals.map((w) => w.status)).toEqual(['failed'])
+  })
+
+  it('bbo: the best bid and offer to the traded instrument, others dropped', () => {
+    const { t, routed } = targets()
+    expect(
+      routePush(STREAM_ROUTES, push('bbo::1', { iid: 1, bp: '99', bq: '1', ap: '101', aq: '2' }), t),
+    ).toBe(true)
+    routePush(STREAM_ROUTES, push('bbo::9', { iid: 9, bp: '99', bq: '1', ap: '101', aq: '2' }), t)
+    expect(routed).toEqual([
+      {
+        ids: [1],
+        event: {
+          type: 'BBO',
+          bbo: { bid: { price: '99', qty: '1' }, ask: { price: '101', qty: '2' } },
+          receivedAt: 42,
+        },
+      },
+    ])
+  })
+
+  it('a kind without a route is reported, and adding one is one entry', () => {
+    const { t } = targets()
+    const book = push('book::1', { b: [['99', '1']], a: [['101', '1']] })
+    expect(routePush(STREAM_ROUTES, book, t)).toBe(false)
+    const seen: number[] = []
+    const table: StreamRouteTable = { ...STREAM_ROUTES, book: (p) => void seen.push(p.data.b.length) }
+    expect(routePush(table, book, t)).toBe(true)
+    expect(seen).toEqual([1])
+  })
+})
+
+describe('change filter', () => {
+  it('routes a changed value at once, an unchanged one only when its refresh is due', () => {
+    let now = 0
+    const changed = createChangeFilter(() => now, { index: 5_000, bbo: 1_500 })
+    expect(changed('i1', '100|100.1', 'index')).toBe(true)
+    now = 1_000
+    expect(changed('i1', '100|100.1', 'index')).toBe(false)
+    expect(changed('i2', '100|100.1', 'index')).toBe(true)
+    expect(changed('i1', '100.5|100.1', 'index')).toBe(true)
+    now = 5_999
+    expect(changed('i1', '100.5|100.1', 'index')).toBe(false)
+    now = 6_000
+    expect(changed('i1', '100.5|100.1', 'index')).toBe(true)
+    expect(changed('b1', '99|1|101|1', 'bbo')).toBe(true)
+    now = 7_500
+    expect(changed('b1', '99|1|101|1', 'bbo')).toBe(true)
+  })
+
+  it('the tickers and bbo routes skip what the filter holds back', () => {
+    const { t, routed } = targets()
+    const seen = new Set<string>()
+    const filtered = {
+      ...t,
+      changed: (key: string, value: string) => !seen.has(key + value) && !!seen.add(key + value),
+    }
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1)), filtered)
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1), 6_000, 2), filtered)
+    routePush(STREAM_ROUTES, push('bbo::1', { iid: 1, bp: '99', bq: '1', ap: '101', aq: '2' }), filtered)
+    routePush(
+      STREAM_ROUTES,
+      push('bbo::1', { iid: 1, bp: '99', bq: '1', ap: '101', aq: '2' }, 6_000, 2),
+      filtered,
+    )
+    expect(routed.map((r) => r.event.type)).toEqual(['INDEX', 'BBO'])
+  })
+})
+
+describe('bbo subscriptions', () => {
+  const settings = (over: Partial<StreamSettingsT> = {}): StreamSettingsT => ({
+    ...StreamSettings.parse({}),
+    ...over,
+  })
+  it('one bbo channel per traded instrument within the public sockets, a warning for the rest', () => {
+    const warned: string[] = []
+    const log = { warn: (_o: unknown, m: string) => void warned.push(m) }
+    const inputs = ['tickers::all', 'statistics::all', 'portfolio', 'orders']
+    expect(bboChannels(settings(), new Set([3, 1]), inputs, log)).toEqual(['bbo::1', 'bbo::3'])
+    expect(warned).toEqual([])
+    const many = new Set(Array.from({ length: 400 }, (_, i) => i + 1))
+    // 4 sockets, one private: 3 × 100 public subscriptions, 2 taken by tickers and statistics.
+    expect(bboChannels(settings(), many, inputs, log)).toHaveLength(298)
+    expect(warned[0]).toMatch(/298 of 400/)
+    expect(bboChannels(settings({ bbo: false }), many, inputs, log)).toEqual([])
+  })
+})
+
+describe('open-order book: pushed order states', () => {
+  it('adds resting orders, removes finished ones, never goes back to an older state', async () => {
+    const reads: Order[][] = [[order(1, 'open', 10)]]
+    const book = createOpenOrderBook({
+      perps: { getOpenOrders: async () => reads.shift() ?? [] },
+      clock: { now: () => 77 },
+      instrumentIds: [1],
+    })
+    const updates: OpenOrdersUpdate[] = []
+    book.subscribe((u) => void updates.push(u))
+    await book.reconcile()
+    book.observe(order(2, 'accepted', 11))
+    book.observe(order(1, 'filled', 12))
+    book.observe(order(2, 'open', 9)) // older than what is known: ignored
+    book.observe(order(3, 'cancelled', 13)) // never known, finished: nothing to publish
+    book.observe(order(4, 'open', 13, 5)) // an instrument the bot does not trade
+    const ids = updates.map((u) => (u.byInstrument.get(1) ?? []).map((o) => `${o.oid}:${o.status}`))
+    expect(ids).toEqual([['1:open'], ['1:open', '2:accepted'], ['2:accepted']])
+    expect(book.snapshot().orders.map((o) => o.oid)).toEqual([2])
+  })
+})
+
+describe('urgent and deferred routes', () => {
+  function deferring() {
+    const base = targets()
+    const deferred: { ids: readonly number[]; event: { type: string } & Record<string, unknown> }[] = []
+    let now = 0
+    const changed = createChangeFilter(() => now, { index: 5_000, bbo: 1_500, margin: 10_000 })
+    const t: StreamRouteTargets = {
+      ...base.t,
+      changed,
+      defer: (ids, event) => void deferred.push({ ids, event }),
+    }
+    const at = (ms: number): void => {
+      now = ms
+    }
+    return { ...base, t, deferred, at }
+  }
+
+  it('the filter tells a new value from a refresh of an unchanged one', () => {
+    let now = 0
+    const f = createChangeFilter(() => now, { index: 5_000, bbo: 1_500 })
+    expect(f.classify('i1', 'a', 'index')).toBe('new')
+    now = 4_999
+    expect(f.classify('i1', 'a', 'index')).toBe('hold')
+    now = 5_000
+    expect(f.classify('i1', 'a', 'index')).toBe('refresh')
+    expect(f.classify('i1', 'b', 'index')).toBe('new')
+    // margin refreshes as often as the index unless given
+    expect(f.classify('a1', 'm', 'margin')).toBe('new')
+    now = 10_000
+    expect(f.classify('a1', 'm', 'margin')).toBe('refresh')
+  })
+
+  it('a changed index is routed at once, its refresh deferred, a repeat in between dropped', () => {
+    const { t, routed, deferred, at } = deferring()
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1)), t)
+    at(1_000)
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1), 6_000, 2), t)
+    at(5_000)
+    routePush(STREAM_ROUTES, push('tickers::all', ticker(1), 7_000, 3), t)
+    expect(routed.map((r) => r.event.type)).toEqual(['INDEX'])
+    expect(deferred.map((r) => [r.ids, r.event.type])).toEqual([[[1], 'INDEX']])
+  })
+
+  it('statistics are deferred; the portfolio fans out deferred, only on change or refresh, a liquidation at once', () => {
+    const { t, routed, deferred, portfolios, at } = deferring()
+    const k = (i: number) => [i, '1', '1', '1', '1', '1', 1]
+    routePush(STREAM_ROUTES, push('statistics::all', { iid: 1, vol: '5', open: '99', klines: [k(1)] }), t)
+    expect(deferred.map((r) => r.event.type)).toEqual(['STATISTICS'])
+    deferred.length = 0
+    routePush(STREAM_ROUTES, push('portfolio', portfolio), t)
+    at(1_000)
+    routePush(STREAM_ROUTES, push('portfolio', portfolio, 6_000, 2), t)
+    expect(portfolios).toHaveLength(2)
+    expect(deferred.map((r) => [r.ids, r.event.type])).toEqual([
+      [[1], 'ACCOUNT'],
+      [[2], 'ACCOUNT'],
+    ])
+    const withPosition = {
+      ...portfolio,
+      positions: [
+        {
+          instrument_id: 2,
+          symbol: 'X',
+          size: '1',
+          entry_price: '100',
+          leverage: 10,
+          cross: true,
+          initial_margin: '10',
+          maintenance_margin: '5',
+          position_value: '100',
+          liquidation_price: '50',
+          unrealized_pnl: '0',
+          return_on_equity: '0',
+          cumulative_funding: '0',
+        },
+      ],
+    }
+    const parsed = parsePush({ ch: 'portfolio', ts: 7_000, sq: 3, data: withPosition })
+    if (parsed.ok) routePush(STREAM_ROUTES, parsed.push, t)
+    else expect.fail(parsed.issues.join('; '))
+    expect(deferred.map((r) => r.ids[0])).toEqual([1, 2, 2])
+    expect(deferred.at(-1)?.event).toMatchObject({ position: { size: '1', entryPrice: '100' } })
+    routePush(STREAM_ROUTES, push('portfolio', { ...portfolio, in_liquidation: true }, 8_000, 4), t)
+    expect(routed.map((r) => [r.ids, r.event.type])).toEqual([
+      [[1], 'ACCOUNT'],
+      [[2], 'ACCOUNT'],
+    ])
+  })
+})
