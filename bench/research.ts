@@ -138,7 +138,7 @@ function driverDay(): { wall: number; cpu: number; rssMb: number; fills: number 
           fakeOrder(buy, buy ? r.markTicks - tick : r.markTicks + tick, t),
         )
       }
-      for (const f of driver.fillsOf(m, orders[k] ?? [])) f.order.filled += f.qty
+      for (const f of driver.fills(m, orders[k] ?? [], t, 1_000)) f.order.filled += f.qty
       orders[k] = (orders[k] ?? []).filter((o) => o.filled < o.qty)
     })
     if (t % 3_600_000 === 0) rss = Math.max(rss, process.memoryUsage().rss)

@@ -16,8 +16,8 @@ import {
   feeScheduleToWire,
   type InstrumentSpec,
 } from './instruments.ts'
+import type { MarketDriver, MarketTap } from './marketDriver.ts'
 import { parseUsd, toScaled } from './money.ts'
-import type { MarketDriver, MarketTap } from './replayMarket.ts'
 import { SCENARIO_NAMES } from './scenarios.ts'
 import type { SignerCheck } from './signerRecovery.ts'
 import { DEFAULT_WITHDRAWAL_TIMING, type WithdrawalTiming } from './withdrawals.ts'

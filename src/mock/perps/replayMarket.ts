@@ -1,5 +1,5 @@
 /**
- * The replay seam: a `MarketDriver` replaces the mock's invented market for one run (`perpbot
+ * The replay seam (types in marketDriver.ts): a `MarketDriver` replaces the mock's invented market for one run (`perpbot
  * simulate --data`). Each step it sets index and mark from recorded data instead of the price process,
  * and fills resting orders by its own fill model instead of the mock's share-of-volume rule. A
  * `MarketTap` sees every market after its step (recording the mock's own market as a dataset). The
@@ -7,35 +7,9 @@
  */
 import { closeOrder, fill, reducible } from './book.ts'
 import type { Market } from './market.ts'
+import type { MarketDriver } from './marketDriver.ts'
 import { minBig } from './money.ts'
-import type { ExchangeState, OrderState } from './state.ts'
-
-/** What a replayed market looks like at the end of one step. */
-export interface ReplayedStep {
-  indexTicks: bigint
-  markTicks: bigint
-  /** Volume and prints in the step (klines of the statistics endpoint). */
-  volumeTicks: number
-  trades: number
-  /** A funding rate (1e-8 units) the data settles at a boundary inside this step, if any. */
-  fundingRate?: bigint | undefined
-}
-
-/** A fill the driver's model grants to one resting order. */
-export interface ReplayFill {
-  order: OrderState
-  qty: bigint
-  price: bigint
-}
-
-export interface MarketDriver {
-  /** The market's state at the end of the step (t − dtMs, t]. */
-  step(m: Market, t: number, dtMs: number): ReplayedStep
-  /** Fills of our resting orders in the step, in the order they happen. */
-  fills(m: Market, resting: readonly OrderState[], t: number, dtMs: number): readonly ReplayFill[]
-}
-
-export type MarketTap = (m: Market, t: number, dtMs: number) => void
+import type { ExchangeState } from './state.ts'
 
 /** Funding window closes every interval: the boundaries in (t − dtMs, t]. */
 function boundaries(m: Market, t: number, dtMs: number): number[] {

@@ -6,8 +6,12 @@
  */
 import { toTicks } from '../../decimal.ts'
 import type { Market } from '../../mock/perps/market.ts'
-import type { MarketDriver, ReplayedStep, ReplayFill } from '../../mock/perps/replayMarket.ts'
-import type { OrderState } from '../../mock/perps/state.ts'
+import type {
+  MarketDriver,
+  ReplayedStep,
+  ReplayFill,
+  RestingOrderView,
+} from '../../mock/perps/marketDriver.ts'
 import { ChunkCursor } from '../dataset/cursor.ts'
 import { DatasetError } from '../dataset/format.ts'
 import type { DatasetStore } from '../dataset/store.ts'
@@ -52,14 +56,9 @@ export interface ReplayDriverOptions {
 }
 
 /** What the fill model reads of a resting order. */
-export type RestingOrder = Pick<OrderState, 'buy' | 'price' | 'qty' | 'filled' | 'cts' | 'uts'>
+export type RestingOrder = RestingOrderView
 
 export interface ReplayDriver extends MarketDriver {
-  /** `fills` over any resting-order shape (benchmarks drive the model without accounts). */
-  fillsOf<O extends RestingOrder>(
-    m: Market,
-    resting: readonly O[],
-  ): { order: O; qty: bigint; price: bigint }[]
   readonly gaps: readonly DataGap[]
   /** Fills granted by the model so far. */
   readonly modelFills: number
@@ -142,7 +141,7 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
       queued.push({ ...q, key: o })
     }
     if (queued.length === 0 || f.prints.length === 0) return []
-    const out: { order: O; qty: bigint; price: bigint }[] = []
+    const out: ReplayFill<O>[] = []
     for (const p of f.prints)
       for (const x of matchPrint(queued, p, model)) out.push({ order: x.key, qty: x.qty, price: x.price })
     // Queue positions advance on the kept entries.
@@ -237,10 +236,7 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
         fundingRate,
       }
     },
-    fills(m: Market, resting: readonly OrderState[], _t: number, _dtMs: number): readonly ReplayFill[] {
-      return fillsOf(m, resting)
-    },
-    fillsOf,
+    fills: (m, resting) => fillsOf(m, resting),
   }
 }
 
