@@ -23,8 +23,6 @@ import { createPerpsExchange } from '../src/mock/perps/index.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { createMarket } from '../src/mock/perps/market.ts'
 import { DatasetStore } from '../src/research/dataset/store.ts'
-import { download } from '../src/research/download/downloader.ts'
-import { MockHistorySource } from '../src/research/download/mockSource.ts'
 import { DEFAULT_FILL_MODEL } from '../src/research/replay/fillModel.ts'
 import { prepareReplay } from '../src/research/replay/prepareReplay.ts'
 import { createReplayDriver, type RestingOrder } from '../src/research/replay/replayDriver.ts'
@@ -32,6 +30,7 @@ import { expandGrid, parseAxis } from '../src/research/sweep/grid.ts'
 import { runSweep } from '../src/research/sweep/runSweep.ts'
 import type { SweepTask } from '../src/research/sweep/task.ts'
 import { runSimulation } from '../src/sim/simulate/runSimulation.ts'
+import { BENCH_DAY0, ensureBenchData } from './researchData.ts'
 import { flag, numberFlag } from './stats.ts'
 
 const DOC = 'docs/benchmarks.md'
@@ -43,27 +42,14 @@ const BOT_HOURS = numberFlag('bot-hours', 0.25)
 const POINTS = numberFlag('points', 16)
 const SWEEP_MINUTES = numberFlag('sweep-minutes', 6)
 const N = 10
-const DAY0 = Date.UTC(2026, 0, 5)
+const DAY0 = BENCH_DAY0
 const DIR = join(tmpdir(), `perpbot-research-bench-${N}x${HOURS}`)
 const specs = generateInstruments(N, 1)
 const lines: string[] = []
 const cpuS = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1e6
 
 async function ensureData(): Promise<void> {
-  const source = new MockHistorySource(specs, 1)
-  const store = DatasetStore.openOrCreate(DIR, source.name, source.klineIntervalMs)
-  const t = performance.now()
-  const p = await download({
-    source,
-    store,
-    plan: {
-      symbols: specs.map((s) => s.symbol),
-      kinds: ['klines', 'trades', 'funding'],
-      from: DAY0,
-      to: DAY0 + HOURS * 3_600_000,
-    },
-  })
-  const wall = (performance.now() - t) / 1000
+  const { progress: p, wallS: wall } = await ensureBenchData(N, HOURS)
   let gz = 0
   let raw = 0
   const byKind: Record<string, number> = {}
