@@ -14,6 +14,35 @@ export interface RankedRow extends SweepResult {
   oosScore: number
 }
 
+/** A pool of `workers` threads, each loading the task module once (a few seconds of TypeScript). */
+export function createSweepPool(workers: number): Piscina<SweepTask, SweepResult> {
+  return new Piscina<SweepTask, SweepResult>({
+    filename: new URL('./sweepWorker.mjs', import.meta.url).href,
+    name: 'run',
+    minThreads: workers,
+    maxThreads: workers,
+    concurrentTasksPerWorker: 1,
+    idleTimeout: 60_000,
+  })
+}
+
+/** Runs the tasks on `pool` (kept open: benchmarks time a warm pool). */
+export function runOnPool(
+  pool: Piscina<SweepTask, SweepResult>,
+  tasks: readonly SweepTask[],
+  onDone?: (done: number, total: number) => void,
+): Promise<SweepResult[]> {
+  let done = 0
+  return Promise.all(
+    tasks.map((t) =>
+      pool.run(t).then((r) => {
+        onDone?.(++done, tasks.length)
+        return r
+      }),
+    ),
+  )
+}
+
 export async function runSweep(
   tasks: readonly SweepTask[],
   workers: number,
@@ -29,16 +58,9 @@ export async function runSweep(
     for (const t of tasks) out.push(tick(await runPoint(t)))
     return out
   }
-  const pool = new Piscina<SweepTask, SweepResult>({
-    filename: new URL('./sweepWorker.mjs', import.meta.url).href,
-    name: 'run',
-    minThreads: workers,
-    maxThreads: workers,
-    concurrentTasksPerWorker: 1,
-    idleTimeout: 1_000,
-  })
+  const pool = createSweepPool(workers)
   try {
-    return await Promise.all(tasks.map((t) => pool.run(t).then(tick)))
+    return await runOnPool(pool, tasks, onDone)
   } finally {
     await pool.destroy()
   }
