@@ -5,17 +5,13 @@
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { z } from 'zod'
 import { systemClock } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
 import { startMockServer } from '../mock/server.ts'
-import { Instrument } from '../perps/schemas/info.ts'
-import { StreamClient } from '../perps/stream/streamClient.ts'
-import { seededRandom } from '../random.ts'
 import { DatasetError, type DatasetInstrument } from '../research/dataset/format.ts'
-import { DatasetStore } from '../research/dataset/store.ts'
 import { instrumentOfSpec } from '../research/download/mockSource.ts'
-import { startRecording } from '../research/record/streamRecording.ts'
+import { startStreamRecorder } from '../research/record/streamRecorder.ts'
+import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { type CliContext, UsageError } from './context.ts'
 
 export const RECORD_USAGE = `usage: perpbot record --out DIR [--duration D] [--instruments A,B|all] [--max-mb N]
@@ -91,26 +87,20 @@ export async function recordCommand(ctx: CliContext): Promise<number> {
       )
     const instruments = all.filter((i) => symbols.includes(i.symbol))
     const url = mock?.wsUrl ?? values.url ?? ''
-    const store = DatasetStore.openOrCreate(
-      resolve(values.out),
-      mock ? `record:mock:seed=${seed}` : `record:${url}`,
-      1_000,
-    )
-    const client = new StreamClient({ url, clock: systemClock, random: seededRandom(seed) })
-    const recording = startRecording({ client, store, clock, instruments, maxBytes: maxMb * 1e6 })
-    client.start()
-    // Trades only where the venue serves them (the mock keeps no public tape).
-    client.subscribe([
-      'tickers::all',
-      ...instruments.flatMap((i) => [`bbo::${i.id}`, ...(mock ? [] : [`trades::${i.id}`])]),
-    ])
+    const recorder = startStreamRecorder({
+      url,
+      dir: resolve(values.out),
+      source: mock ? `record:mock:seed=${seed}` : `record:${url}`,
+      instruments,
+      clock,
+      maxBytes: maxMb * 1e6,
+      flushMs: flushS * 1_000,
+      trades: mock === undefined,
+      onFlush: (pushes, rows) => ctx.stderr(`recorded ${pushes} pushes, ${rows} rows`),
+    })
     ctx.stderr(
-      `recording ${instruments.length} instrument(s) from ${mock ? `the embedded mock (${speed}× real time)` : url} for ${values.duration} into ${store.dir}`,
+      `recording ${instruments.length} instrument(s) from ${mock ? `the embedded mock (${speed}× real time)` : url} for ${values.duration} into ${recorder.dir}`,
     )
-    const flushes = setInterval(() => {
-      recording.flush()
-      ctx.stderr(`recorded ${recording.pushes} pushes, ${recording.rows} rows`)
-    }, flushS * 1_000)
     await new Promise<void>((done) => {
       const timer = setTimeout(done, durationMs)
       ctx.signal.addEventListener('abort', () => {
@@ -118,11 +108,9 @@ export async function recordCommand(ctx: CliContext): Promise<number> {
         done()
       })
     })
-    clearInterval(flushes)
-    const r = recording.stop()
-    await client.close()
+    const r = await recorder.stop()
     ctx.stdout(
-      `recorded ${r.rows} rows (${(r.bytes / 1e6).toFixed(2)} MB on disk${r.dropped > 0 ? `, ${r.dropped} oldest chunk(s) deleted for --max-mb` : ''}): ${store.dir}`,
+      `recorded ${r.rows} rows (${(r.bytes / 1e6).toFixed(2)} MB on disk${r.dropped > 0 ? `, ${r.dropped} oldest chunk(s) deleted for --max-mb` : ''}): ${recorder.dir}`,
     )
     return 0
   } catch (e) {
@@ -134,24 +122,4 @@ export async function recordCommand(ctx: CliContext): Promise<number> {
   } finally {
     await mock?.close()
   }
-}
-
-/** The venue's instruments (symbols and decimals) from `GET /v1/info/instruments`. */
-async function venueInstruments(rest: string): Promise<DatasetInstrument[]> {
-  const res = await fetch(new URL('/v1/info/instruments', rest), { signal: AbortSignal.timeout(10_000) })
-  if (!res.ok) throw new DatasetError(`GET /v1/info/instruments answered ${res.status}`)
-  const rows = z.array(Instrument).parse(await res.json())
-  return rows.map((r) => ({
-    id: r.instrument_id,
-    symbol: r.symbol,
-    baseAsset: r.base_asset,
-    priceDecimals: r.price_decimals,
-    quantityDecimals: r.quantity_decimals,
-    spec: {
-      category: r.category,
-      priceBounds: r.price_bounds,
-      fundingInterval: r.funding_interval,
-      maxLeverage: r.max_leverage,
-    },
-  }))
 }

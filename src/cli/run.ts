@@ -2,6 +2,7 @@
  * `perpbot run [--live]`: the bot. Dry run (default) starts the embedded mock in-process and points
  * the normal clients at it, so dry run exercises the same transport, signing and limiter as live.
  */
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
@@ -12,6 +13,9 @@ import { installShutdown } from '../ops/shutdown.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
 import { formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
+import { instrumentOfSpec } from '../research/download/mockSource.ts'
+import { type StreamRecorder, startStreamRecorder } from '../research/record/streamRecorder.ts'
+import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
@@ -26,7 +30,9 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
   --speed F          run the mock's clock F times faster than wall time
   --ops-host ADDR    bind the ops server here (default 127.0.0.1); any non-loopback address needs
                      env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
-  --duration S       stop by itself after S seconds (of the bot's clock)`
+  --duration S       stop by itself after S seconds (of the bot's clock)
+  --record DIR       also record the public stream into a dataset folder (as 'perpbot record';
+                     its own socket, rotated hourly, at most 1 GB)`
 
 export async function runCommand(ctx: CliContext): Promise<number> {
   const { values } = parseArgs({
@@ -42,6 +48,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       'ops-port': { type: 'string' },
       'log-level': { type: 'string' },
       duration: { type: 'string' },
+      record: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -162,6 +169,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     selfProvision: mock !== undefined,
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
+  let recorder: StreamRecorder | undefined
   let stopTimer: unknown
   let settle: ((code: number) => void) | undefined
   const exitCode = new Promise<number>((resolve) => {
@@ -176,6 +184,8 @@ export async function runCommand(ctx: CliContext): Promise<number> {
       clearInterval(statusTimer)
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
       if (bot) summary(bot)
+      const recorded = await recorder?.stop()
+      if (recorded) logger.info(recorded, `recorded ${recorded.rows} rows into ${values.record}`)
       const report = await bot?.stop(reason)
       await mock?.close()
       // A live stop that may have left orders on the book is a failure (exit 1), not a clean stop.
@@ -196,6 +206,23 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     await mock?.close()
     throw e
   }
+
+  const wsUrl = mock?.wsUrl ?? secrets.PERPS_WS_URL
+  if (values.record !== undefined && wsUrl !== undefined) {
+    recorder = startStreamRecorder({
+      url: wsUrl,
+      dir: resolve(values.record),
+      source: mock ? `record:mock:seed=${settings.mock.seed}` : `record:${wsUrl}`,
+      instruments: mock
+        ? mock.exchange.instrumentSpecs().map(instrumentOfSpec)
+        : await venueInstruments(secrets.PERPS_URL ?? settings.perps.url ?? ''),
+      clock,
+      maxBytes: 1e9,
+      flushMs: 60_000,
+      trades: mock === undefined,
+    })
+  } else if (values.record !== undefined)
+    logger.warn('--record needs a stream address (PERPS_WS_URL); not recording')
 
   statusTimer = setInterval(() => summary(running), 10_000)
   statusTimer.unref()
