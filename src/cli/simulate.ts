@@ -170,7 +170,7 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   const s = summarize(result.record)
   const wallS = (performance.now() - started) / 1000
   ctx.stdout(
-    `simulated ${hours} h of ${replay?.instruments.length ?? flags.instruments} instrument(s)${replay === undefined ? '' : ' (replayed)'} in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
+    `simulated ${Number(hours.toFixed(3))} h of ${replay?.instruments.length ?? flags.instruments} instrument(s)${replay === undefined ? '' : ' (replayed)'} in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
       `net PnL ${s.netPnl.toFixed(2)}, ${s.fills} fills, maker share ${s.makerShare === undefined ? 'n/a' : `${(100 * s.makerShare).toFixed(1)} %`}, ` +
       `quoting ${(100 * s.quotingShare).toFixed(1)} % of the time, ${s.alerts} alert(s)`,
   )
