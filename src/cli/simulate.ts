@@ -136,6 +136,8 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   const progress = createProgress({ write, isTty: tty, now: () => performance.now() })
   const replay = flags.replay === undefined ? undefined : startReplay(flags.replay, ctx)
   if (replay === 'failed') return 2
+  const stop = new AbortController()
+  ctx.signal.addEventListener('abort', () => stop.abort())
   const started = performance.now()
   const hours = replay === undefined ? flags.hours : (replay.endMs - replay.startMs) / 3_600_000
   const totalMs = hours * 3_600_000
@@ -150,13 +152,22 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     configDir: ctx.configDir,
     perpbotVersion: version,
     overrides: flags.overrides,
-    signal: ctx.signal,
+    signal: stop.signal,
     onProgress: (d, total) => {
       done = d
       progress.update(d, total)
+      // A corrupt file met mid-run (the replay holds the market from there): stop at once.
+      if (replay?.driver.failure !== undefined) stop.abort()
     },
   })
   progress.done(done, totalMs)
+  const failure = replay?.driver.failure
+  if (failure !== undefined) {
+    ctx.stderr(
+      `perpbot simulate: ${failure.message}; no report written (the dataset's other files are untouched)`,
+    )
+    return 2
+  }
   if (replay !== undefined) {
     const gaps = replay.driver.gaps
     for (const g of gaps.slice(0, 20))

@@ -59,6 +59,8 @@ export interface ReplayDriverOptions {
 export type RestingOrder = RestingOrderView
 
 export interface ReplayDriver extends MarketDriver {
+  /** The first dataset error met during the run (a corrupt file): the market holds from there. */
+  readonly failure: DatasetError | undefined
   readonly gaps: readonly DataGap[]
   /** Fills granted by the model so far. */
   readonly modelFills: number
@@ -99,6 +101,7 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
   }
   const gaps: DataGap[] = []
   let modelFills = 0
+  let failure: DatasetError | undefined
 
   function feedOf(m: Market): InstrumentFeed {
     const f = feeds.get(m.spec.symbol)
@@ -163,80 +166,98 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
     get modelFills() {
       return modelFills
     },
+    get failure() {
+      return failure
+    },
     step(m: Market, t: number, _dtMs: number): ReplayedStep {
       const f = feedOf(m)
-      const seen = t - model.feedLatencyMs
-      // What the bot reads, as of t − feed latency.
-      if (f.tickers.present) {
-        for (let r = f.tickers.takeUntil(seen); r !== undefined; r = f.tickers.takeUntil(seen)) {
-          f.index = toTicks(r.i, f.pd, 'half-even')
-          f.mark = toTicks(r.m, f.pd, 'half-even')
-        }
-      }
-      // Exchange side: the touch and the prints of (t − dt, t]; klines close at open + interval.
-      for (let r = f.bbo.takeUntil(t); r !== undefined; r = f.bbo.takeUntil(t))
-        f.touch = {
-          bp: toTicks(r.bp, f.pd, 'half-even'),
-          bq: toTicks(r.bq, f.qd, 'half-even'),
-          ap: toTicks(r.ap, f.pd, 'half-even'),
-          aq: toTicks(r.aq, f.qd, 'half-even'),
+      // A dataset error inside the mock's step must not surface as a venue error the bot retries:
+      // it is kept for the caller (which stops the run) and the market holds still.
+      if (failure === undefined)
+        try {
+          return readStep(f, m, t)
+        } catch (e) {
+          if (!(e instanceof DatasetError)) throw e
+          failure = e
         }
       f.prints = []
-      let volume = 0n
-      let trades = 0
-      if (model.tier === 'trades' || !f.klines.present) {
-        for (let r = f.trades.takeUntil(t); r !== undefined; r = f.trades.takeUntil(t)) {
-          const qty = toTicks(r.q, f.qd, 'half-even')
-          f.prints.push({
-            t: r.t,
-            price: toTicks(r.p, f.pd, 'half-even'),
-            qty,
-            buyAggressor: r.s === undefined ? undefined : r.s === 'long',
-          })
-          volume += qty
-          trades++
-          noteRow(f, m.spec.symbol, r.t)
-        }
-      }
-      for (let r = f.klines.takeUntil(t - interval); r !== undefined; r = f.klines.takeUntil(t - interval)) {
-        const close = toTicks(r.c, f.pd, 'half-even')
-        if (model.tier === 'klines') {
-          const v = toTicks(r.v, f.qd, 'half-even')
-          f.prints.push(
-            ...barPrints(
-              r.t + interval,
-              toTicks(r.o, f.pd, 'half-even'),
-              toTicks(r.h, f.pd, 'half-even'),
-              toTicks(r.l, f.pd, 'half-even'),
-              close,
-              v,
-            ),
-          )
-          volume += v
-          trades += r.n
-          noteRow(f, m.spec.symbol, r.t + interval)
-        }
-        if (!f.tickers.present) f.closes.push({ at: r.t + interval, price: close })
-      }
-      // Kline closes reach the bot a feed latency after the bar closed.
-      while (f.closes.length > 0 && (f.closes[0]?.at ?? Infinity) <= seen) {
-        const c = f.closes.shift()
-        f.index = c?.price
-        f.mark = c?.price
-      }
-      let fundingRate: bigint | undefined
-      for (let r = f.funding.takeUntil(t); r !== undefined; r = f.funding.takeUntil(t))
-        fundingRate = toTicks(r.r, 8, 'half-even')
       const mark = f.mark ?? m.markTicks
-      return {
-        indexTicks: f.index ?? mark,
-        markTicks: mark,
-        volumeTicks: Number(volume),
-        trades,
-        fundingRate,
-      }
+      return { indexTicks: f.index ?? mark, markTicks: mark, volumeTicks: 0, trades: 0 }
     },
     fills: (m, resting) => fillsOf(m, resting),
+  }
+
+  function readStep(f: InstrumentFeed, m: Market, t: number): ReplayedStep {
+    const seen = t - model.feedLatencyMs
+    // What the bot reads, as of t − feed latency.
+    if (f.tickers.present) {
+      for (let r = f.tickers.takeUntil(seen); r !== undefined; r = f.tickers.takeUntil(seen)) {
+        f.index = toTicks(r.i, f.pd, 'half-even')
+        f.mark = toTicks(r.m, f.pd, 'half-even')
+      }
+    }
+    // Exchange side: the touch and the prints of (t − dt, t]; klines close at open + interval.
+    for (let r = f.bbo.takeUntil(t); r !== undefined; r = f.bbo.takeUntil(t))
+      f.touch = {
+        bp: toTicks(r.bp, f.pd, 'half-even'),
+        bq: toTicks(r.bq, f.qd, 'half-even'),
+        ap: toTicks(r.ap, f.pd, 'half-even'),
+        aq: toTicks(r.aq, f.qd, 'half-even'),
+      }
+    f.prints = []
+    let volume = 0n
+    let trades = 0
+    if (model.tier === 'trades' || !f.klines.present) {
+      for (let r = f.trades.takeUntil(t); r !== undefined; r = f.trades.takeUntil(t)) {
+        const qty = toTicks(r.q, f.qd, 'half-even')
+        f.prints.push({
+          t: r.t,
+          price: toTicks(r.p, f.pd, 'half-even'),
+          qty,
+          buyAggressor: r.s === undefined ? undefined : r.s === 'long',
+        })
+        volume += qty
+        trades++
+        noteRow(f, m.spec.symbol, r.t)
+      }
+    }
+    for (let r = f.klines.takeUntil(t - interval); r !== undefined; r = f.klines.takeUntil(t - interval)) {
+      const close = toTicks(r.c, f.pd, 'half-even')
+      if (model.tier === 'klines') {
+        const v = toTicks(r.v, f.qd, 'half-even')
+        f.prints.push(
+          ...barPrints(
+            r.t + interval,
+            toTicks(r.o, f.pd, 'half-even'),
+            toTicks(r.h, f.pd, 'half-even'),
+            toTicks(r.l, f.pd, 'half-even'),
+            close,
+            v,
+          ),
+        )
+        volume += v
+        trades += r.n
+        noteRow(f, m.spec.symbol, r.t + interval)
+      }
+      if (!f.tickers.present) f.closes.push({ at: r.t + interval, price: close })
+    }
+    // Kline closes reach the bot a feed latency after the bar closed.
+    while (f.closes.length > 0 && (f.closes[0]?.at ?? Infinity) <= seen) {
+      const c = f.closes.shift()
+      f.index = c?.price
+      f.mark = c?.price
+    }
+    let fundingRate: bigint | undefined
+    for (let r = f.funding.takeUntil(t); r !== undefined; r = f.funding.takeUntil(t))
+      fundingRate = toTicks(r.r, 8, 'half-even')
+    const mark = f.mark ?? m.markTicks
+    return {
+      indexTicks: f.index ?? mark,
+      markTicks: mark,
+      volumeTicks: Number(volume),
+      trades,
+      fundingRate,
+    }
   }
 }
 
