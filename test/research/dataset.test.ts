@@ -118,3 +118,26 @@ describe('row checks', () => {
       )
   })
 })
+
+describe('replay driver over a corrupt file', () => {
+  it('keeps the error for the caller and holds the market instead of throwing into the mock', async () => {
+    const dir = join(root, 'c')
+    await fetchInto(dir)
+    truncateSync(join(dir, chunkPath('trades', 'BTC-USDC', T1 - 1)), 30)
+    const { createReplayDriver } = await import('../../src/research/replay/replayDriver.ts')
+    const { createMarket } = await import('../../src/mock/perps/market.ts')
+    const driver = createReplayDriver({
+      store: DatasetStore.open(dir),
+      symbols: ['BTC-USDC'],
+      from: T0,
+      to: T1,
+      model: { ...DEFAULT_FILL_MODEL, tier: 'trades' },
+    })
+    const m = createMarket(specs[0] as (typeof specs)[number], 1, 60)
+    let last = 0n
+    for (let t = T0 + 1_000; t <= T1; t += 1_000) last = driver.step(m, t, 1_000).markTicks
+    expect(driver.failure).toBeInstanceOf(CorruptChunkError)
+    expect(driver.failure?.message).toContain(chunkPath('trades', 'BTC-USDC', T1 - 1))
+    expect(last).toBeGreaterThan(0n)
+  })
+})
