@@ -84,14 +84,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
   const orders = createOrderDesk({ perps, openOrders, settings, clock, logger: log, metrics, alerts })
-  const deadMan = await armDeadManSwitch({
-    settings: settings.ops.deadManSwitch,
-    perps,
-    clock,
-    venueClock,
-    logger: log,
-    alerts,
-  })
+  const deadMan = await armDeadManSwitch({ settings, perps, clock, venueClock, logger: log, alerts })
   const actors = createInstrumentActors({
     settings,
     strategies: o.strategies,
@@ -120,10 +113,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger,
     alerts,
     health,
-    proxyAddress: conn.proxyAddress,
-    proxyExpiry: conn.proxyExpiry,
-    rateLimitCount: bl.rateLimitCount,
-    openOrderCapCount: bl.openOrderCapCount,
+    proxy: conn,
+    limits: bl,
     journal: !o.selfProvision,
     instruments: actors.instruments,
     inputGates: gates,

@@ -52,12 +52,15 @@ export class AccountWatch {
   /** A warning episode was raised and not resolved (a critical one may sit on top of it). */
   #warningOpen = false
   #ratio: number | undefined
-  #inLiquidation = false
   readonly #withdrawals = new Map<number, TrackedWithdrawal>()
-  #proxyExpiring = false
-  #rateLimited = false
-  #openOrderCapped = false
-  #clockSkewed = false
+  /** The on/off episodes (FLAG_EPISODES): true while open. */
+  readonly #flags: Record<Flag, boolean> = {
+    inLiquidation: false,
+    proxyExpiring: false,
+    rateLimited: false,
+    openOrderCapped: false,
+    clockSkewed: false,
+  }
   #portfolioAt: number | undefined
   /** Decimals per collateral asset (by symbol and by address, lower case), for human amounts. */
   readonly #decimals = new Map<string, number>()
@@ -86,11 +89,11 @@ export class AccountWatch {
   exportState(): AccountWatchState {
     return {
       marginLevel: this.#marginLevel,
-      inLiquidation: this.#inLiquidation,
-      proxyExpiring: this.#proxyExpiring,
-      rateLimited: this.#rateLimited,
-      openOrderCapped: this.#openOrderCapped,
-      clockSkewed: this.#clockSkewed,
+      inLiquidation: this.#flags.inLiquidation,
+      proxyExpiring: this.#flags.proxyExpiring,
+      rateLimited: this.#flags.rateLimited,
+      openOrderCapped: this.#flags.openOrderCapped,
+      clockSkewed: this.#flags.clockSkewed,
       withdrawals: [...this.#withdrawals].map(([id, t]) => [id, { ...t }]),
     }
   }
@@ -102,11 +105,10 @@ export class AccountWatch {
       this.#marginLevel = s.marginLevel
       this.#warningOpen = s.marginLevel !== 'ok'
     }
-    if (s.inLiquidation !== undefined) this.#inLiquidation = s.inLiquidation
-    if (s.proxyExpiring !== undefined) this.#proxyExpiring = s.proxyExpiring
-    if (s.rateLimited !== undefined) this.#rateLimited = s.rateLimited
-    if (s.openOrderCapped !== undefined) this.#openOrderCapped = s.openOrderCapped
-    if (s.clockSkewed !== undefined) this.#clockSkewed = s.clockSkewed
+    for (const flag of FLAGS) {
+      const on = s[flag]
+      if (on !== undefined) this.#flags[flag] = on
+    }
     for (const [id, t] of s.withdrawals ?? []) this.#withdrawals.set(id, t)
   }
 
@@ -116,12 +118,12 @@ export class AccountWatch {
     return {
       marginLevel: this.#marginLevel,
       marginRatio: this.#ratio,
-      inLiquidation: this.#inLiquidation,
+      inLiquidation: this.#flags.inLiquidation,
       pendingWithdrawals: pending,
-      proxyExpiring: this.#proxyExpiring,
-      rateLimited: this.#rateLimited,
-      openOrderCapped: this.#openOrderCapped,
-      clockSkewed: this.#clockSkewed,
+      proxyExpiring: this.#flags.proxyExpiring,
+      rateLimited: this.#flags.rateLimited,
+      openOrderCapped: this.#flags.openOrderCapped,
+      clockSkewed: this.#flags.clockSkewed,
       portfolioAt: this.#portfolioAt,
     }
   }
@@ -138,30 +140,16 @@ export class AccountWatch {
   observePortfolio(p: Portfolio, now: number): Alert[] {
     const alerts: Alert[] = []
     this.#portfolioAt = now
-    if (p.in_liquidation !== this.#inLiquidation) {
-      this.#inLiquidation = p.in_liquidation
-      alerts.push(
-        p.in_liquidation
-          ? alert(
-              'liquidation',
-              'critical',
-              'Account in liquidation',
-              'The venue reports in_liquidation = true.',
-              now,
-              {
-                accountValue: p.margin.total_account_value,
-                maintenanceMargin: p.margin.total_maintenance_margin,
-              },
-            )
-          : resolved(
-              'liquidation',
-              'critical',
-              'Account no longer in liquidation',
-              'in_liquidation is false again.',
-              now,
-            ),
-      )
-    }
+    alerts.push(
+      ...this.#episode('inLiquidation', p.in_liquidation, now, () => ({
+        title: 'Account in liquidation',
+        message: 'The venue reports in_liquidation = true.',
+        details: {
+          accountValue: p.margin.total_account_value,
+          maintenanceMargin: p.margin.total_maintenance_margin,
+        },
+      })),
+    )
     const ratio = marginRatio(p)
     this.#ratio = Number.isFinite(ratio) ? ratio : undefined
     const next = this.#nextMarginLevel(ratio)
@@ -306,58 +294,20 @@ export class AccountWatch {
 
   observeProxyExpiry(expiryMs: number | undefined, now: number): Alert[] {
     if (expiryMs === undefined) return []
-    const expiring = expiryMs - now <= this.#cfg.proxyExpiryLeadMs
-    if (expiring === this.#proxyExpiring) return []
-    this.#proxyExpiring = expiring
-    return expiring
-      ? [
-          alert(
-            'proxy-expiry',
-            'warning',
-            'Proxy key expiring',
-            `The proxy key expires in ${formatDuration(expiryMs - now)}; create a new one with \`perpbot create-proxy\`.`,
-            now,
-            {
-              expiresAt: new Date(expiryMs).toISOString(),
-            },
-          ),
-        ]
-      : [
-          resolved(
-            'proxy-expiry',
-            'warning',
-            'Proxy key renewed',
-            'The proxy key is no longer close to expiry.',
-            now,
-          ),
-        ]
+    return this.#episode('proxyExpiring', expiryMs - now <= this.#cfg.proxyExpiryLeadMs, now, () => ({
+      title: 'Proxy key expiring',
+      message: `The proxy key expires in ${formatDuration(expiryMs - now)}; create a new one with \`perpbot create-proxy\`.`,
+      details: { expiresAt: new Date(expiryMs).toISOString() },
+    }))
   }
 
   /** `count` = 429s seen in the recent window. */
   observeRateLimits(count: number, now: number): Alert[] {
-    const limited = count >= this.#cfg.rateLimitWarnCount
-    if (limited === this.#rateLimited) return []
-    this.#rateLimited = limited
-    return limited
-      ? [
-          alert(
-            'rate-limit',
-            'warning',
-            'Repeated rate limiting',
-            `${count} rate-limit responses in the recent window.`,
-            now,
-            { count },
-          ),
-        ]
-      : [
-          resolved(
-            'rate-limit',
-            'warning',
-            'Rate limiting stopped',
-            'No repeated rate limiting any more.',
-            now,
-          ),
-        ]
+    return this.#episode('rateLimited', count >= this.#cfg.rateLimitWarnCount, now, () => ({
+      title: 'Repeated rate limiting',
+      message: `${count} rate-limit responses in the recent window.`,
+      details: { count },
+    }))
   }
 
   /**
@@ -365,56 +315,80 @@ export class AccountWatch {
    * window. Waiting does not clear the cap, so one is worth an operator's attention.
    */
   observeOpenOrderCap(count: number, now: number): Alert[] {
-    const capped = count > 0
-    if (capped === this.#openOrderCapped) return []
-    this.#openOrderCapped = capped
-    return capped
-      ? [
-          alert(
-            'open-order-cap',
-            'warning',
-            "At the venue's open-order cap",
-            `The venue refused ${count} request(s) at the open-order cap (429 open_orders_limit) in the recent window: quotes past it are not resting. The ladders are trimmed to quoting.accountOpenOrderCap, so the account holds fewer (a lower tier, or orders from elsewhere): set the cap to what it allows.`,
-            now,
-            { count },
-          ),
-        ]
-      : [
-          resolved(
-            'open-order-cap',
-            'warning',
-            'Below the open-order cap again',
-            'No request refused at the open-order cap in the recent window.',
-            now,
-          ),
-        ]
+    return this.#episode('openOrderCapped', count > 0, now, () => ({
+      title: "At the venue's open-order cap",
+      message: `The venue refused ${count} request(s) at the open-order cap (429 open_orders_limit) in the recent window: quotes past it are not resting. The ladders are trimmed to quoting.accountOpenOrderCap, so the account holds fewer (a lower tier, or orders from elsewhere): set the cap to what it allows.`,
+      details: { count },
+    }))
   }
 
   observeClockSkew(skewMs: number, now: number): Alert[] {
-    const skewed = Math.abs(skewMs) > this.#cfg.clockSkewWarnMs
-    if (skewed === this.#clockSkewed) return []
-    this.#clockSkewed = skewed
-    return skewed
-      ? [
-          alert(
-            'clock-skew',
-            'warning',
-            'Clock skew',
-            `Local clock differs from the server by ${skewMs} ms.`,
-            now,
-            { skewMs },
-          ),
-        ]
-      : [
-          resolved(
-            'clock-skew',
-            'warning',
-            'Clock skew resolved',
-            'Local clock agrees with the server again.',
-            now,
-          ),
-        ]
+    return this.#episode('clockSkewed', Math.abs(skewMs) > this.#cfg.clockSkewWarnMs, now, () => ({
+      title: 'Clock skew',
+      message: `Local clock differs from the server by ${skewMs} ms.`,
+      details: { skewMs },
+    }))
   }
+
+  /**
+   * One on/off episode: on a change, the alert that opens it (its text from `started`, read only then)
+   * or the resolved one that closes it (FLAG_EPISODES); nothing while it stays as it is.
+   */
+  #episode(flag: Flag, on: boolean, now: number, started: () => EpisodeText): Alert[] {
+    if (on === this.#flags[flag]) return []
+    this.#flags[flag] = on
+    const e = FLAG_EPISODES[flag]
+    if (!on) return [resolved(e.key, e.severity, e.ended.title, e.ended.message, now)]
+    const s = started()
+    return [alert(e.key, e.severity, s.title, s.message, now, s.details)]
+  }
+}
+
+type Flag = 'inLiquidation' | 'proxyExpiring' | 'rateLimited' | 'openOrderCapped' | 'clockSkewed'
+const FLAGS: readonly Flag[] = [
+  'inLiquidation',
+  'proxyExpiring',
+  'rateLimited',
+  'openOrderCapped',
+  'clockSkewed',
+]
+
+interface EpisodeText {
+  title: string
+  message: string
+  details?: Record<string, string | number | boolean> | undefined
+}
+
+/** The on/off episodes: the alert key and severity, and the text of the resolved alert that ends one. */
+const FLAG_EPISODES: Record<Flag, { key: string; severity: Severity; ended: EpisodeText }> = {
+  inLiquidation: {
+    key: 'liquidation',
+    severity: 'critical',
+    ended: { title: 'Account no longer in liquidation', message: 'in_liquidation is false again.' },
+  },
+  proxyExpiring: {
+    key: 'proxy-expiry',
+    severity: 'warning',
+    ended: { title: 'Proxy key renewed', message: 'The proxy key is no longer close to expiry.' },
+  },
+  rateLimited: {
+    key: 'rate-limit',
+    severity: 'warning',
+    ended: { title: 'Rate limiting stopped', message: 'No repeated rate limiting any more.' },
+  },
+  openOrderCapped: {
+    key: 'open-order-cap',
+    severity: 'warning',
+    ended: {
+      title: 'Below the open-order cap again',
+      message: 'No request refused at the open-order cap in the recent window.',
+    },
+  },
+  clockSkewed: {
+    key: 'clock-skew',
+    severity: 'warning',
+    ended: { title: 'Clock skew resolved', message: 'Local clock agrees with the server again.' },
+  },
 }
 
 function rank(l: Level): number {

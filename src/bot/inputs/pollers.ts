@@ -80,7 +80,9 @@ export function toKeysetParams(q: CatalogueQuery): ListEventsKeysetParams {
 }
 
 /** The request weight per minute the index polls may use: a third of the usable request budget. */
-export function indexPollBudget(limiter: Settings['limiter']): number {
+export function indexPollBudget(
+  limiter: Pick<Settings['limiter'], 'requestBudgetPerMinute' | 'headroom' | 'riskReserve'>,
+): number {
   return Math.floor((limiter.requestBudgetPerMinute * limiter.headroom * (1 - limiter.riskReserve)) / 3)
 }
 

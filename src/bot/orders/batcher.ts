@@ -18,7 +18,7 @@
  *   answer, or `sendTimeoutMs`) never leads to a resend: sending stops, `reconcile(instrumentIds)` runs,
  *   the batch's items resolve `unknown`, and only then does anything else go out.
  */
-import { type Clock, sleep, systemClock, type TimerId } from '../../clock.ts'
+import { type Clock, systemClock, type TimerId } from '../../clock.ts'
 import { BotError, InputValidationError, UnknownOutcomeError } from '../../errors.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
@@ -49,6 +49,8 @@ import type {
   Reconcile,
   SendOptions,
 } from './batching/batchTypes.ts'
+import { createReconcileHold } from './batching/reconcileHold.ts'
+import { sendBatch } from './batching/sendBatch.ts'
 
 export type * from './batching/batchTypes.ts'
 
@@ -140,10 +142,6 @@ export function createBatcher(options: BatcherOptions): Batcher {
   const inFlight = new Set<Promise<void>>()
   /** Quote batches handed to the gate and not yet admitted, per queue (see flushQueue). */
   const awaitingAdmission = new Map<QueueKey, number>()
-  /** Items of unknown-outcome batches awaiting reconciliation. */
-  const pendingUnknown: Entry[] = []
-  /** Set while sending is held for reconciliation. */
-  let hold: Promise<void> | undefined
   let stopped = false
   const batchesBySize: Record<number, number> = {}
   const stats = {
@@ -161,6 +159,15 @@ export function createBatcher(options: BatcherOptions): Batcher {
   }
 
   const queueOf = (k: QueueKey): Entry[] => mustGet(queues, k)
+  const holding = createReconcileHold({
+    clock,
+    reconcile: options.reconcile,
+    attempts: reconcileAttempts,
+    retryMs: reconcileRetryMs,
+    onError: options.onReconcileError,
+    stats,
+    released: () => flushAll(),
+  })
 
   function supersede(entry: Entry): void {
     const q = queueOf(queueKey(entry.priority, entry.type))
@@ -227,7 +234,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
       timers.delete(k)
     }
     // While reconciling nothing is handed on; the queue flushes when the hold lifts.
-    if (hold !== undefined) return
+    if (holding.current !== undefined) return
     const q = queueOf(k)
     if (q.length === 0) return
     // A quote batch of this queue still waits for the gate: keep collecting behind it (one bigger
@@ -286,7 +293,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
       onAdmitted: async () => {
         admitted()
         // Nothing is sent while a reconciliation is pending (a new one may start while we wait).
-        while (hold !== undefined) await hold
+        while (holding.current !== undefined) await holding.current
         sent = true
         stats.batchesSent += 1
         stats.itemsSent += batch.length
@@ -301,13 +308,13 @@ export function createBatcher(options: BatcherOptions): Batcher {
       },
     }
     try {
-      const answer = sendBatch(type, batch, sendOptions).catch((e: unknown) => {
+      const answer = sendBatch(options.send, type, batch, sendOptions).catch((e: unknown) => {
         // Hold sending as soon as the failure is known, before anything else can be admitted.
-        if (sent && isUnknownOutcome(e)) beginReconcile(batch)
+        if (sent && isUnknownOutcome(e)) holding.begin(batch)
         throw e
       })
       timeout.catch(() => {
-        if (sent) beginReconcile(batch)
+        if (sent) holding.begin(batch)
       })
       const results = matchResults(type, batch.length, await Promise.race([answer, timeout]))
       settled(type, batch.length, 'ok')
@@ -317,8 +324,8 @@ export function createBatcher(options: BatcherOptions): Batcher {
         settled(type, batch.length, 'unknown')
         stats.unknownBatches += 1
         stats.unknownItems += batch.length
-        beginReconcile(batch)
-        await hold
+        holding.begin(batch)
+        await holding.current
         return
       }
       if (sent) settled(type, batch.length, 'error', e)
@@ -350,73 +357,6 @@ export function createBatcher(options: BatcherOptions): Batcher {
     }
   }
 
-  /** Hands one same-type batch to its typed send, items unchanged. */
-  function sendBatch(
-    type: BatchType,
-    batch: readonly Entry[],
-    o: SendOptions,
-  ): Promise<readonly AnyResult[]> {
-    switch (type) {
-      case 'modifyOrders':
-        return options.send.modifyOrders(
-          batch.flatMap((e) => (e.type === 'modifyOrders' ? [e.item] : [])),
-          o,
-        )
-      case 'createOrders':
-        return options.send.createOrders(
-          batch.flatMap((e) => (e.type === 'createOrders' ? [e.item] : [])),
-          o,
-        )
-      case 'cancelOrders':
-        return options.send.cancelOrders(
-          batch.flatMap((e) => (e.type === 'cancelOrders' ? [e.item] : [])),
-          o,
-        )
-    }
-  }
-
-  const reconciling = new WeakSet<Entry[]>()
-  function beginReconcile(batch: Entry[]): void {
-    if (reconciling.has(batch)) return
-    reconciling.add(batch)
-    pendingUnknown.push(...batch)
-    if (hold !== undefined) return
-    hold = reconcileLoop().finally(() => {
-      hold = undefined
-      flushAll()
-    })
-  }
-
-  async function reconcileLoop(): Promise<void> {
-    // Batches that turn unknown during a reconciliation need another read after it.
-    while (pendingUnknown.length > 0) {
-      const entries = pendingUnknown.splice(0)
-      const iids = [...new Set(entries.map((e) => e.iid))].sort((a, b) => a - b)
-      await reconcileWithRetry(iids)
-      for (const e of entries) e.resolve({ status: 'unknown' })
-    }
-  }
-
-  async function reconcileWithRetry(iids: readonly number[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      stats.reconciles += 1
-      try {
-        await options.reconcile(iids)
-        return
-      } catch (e) {
-        stats.reconcileFailures += 1
-        try {
-          options.onReconcileError?.(e, attempt)
-        } catch {
-          // A reporting bug must not wedge the batcher.
-        }
-        // Giving up resumes sending: actors still get `unknown` and re-diff from what they know.
-        if (attempt >= reconcileAttempts) return
-        await sleep(clock, reconcileRetryMs * 2 ** (attempt - 1))
-      }
-    }
-  }
-
   function submit(command: ModifyCommand): Promise<ItemOutcome<ModifyResult>>
   function submit(command: CreateCommand): Promise<ItemOutcome<CreateOrderAck>>
   function submit(command: CancelCommand): Promise<ItemOutcome<CancelResult>>
@@ -441,14 +381,14 @@ export function createBatcher(options: BatcherOptions): Batcher {
         inFlightBatches: inFlight.size,
         ...stats,
         batchesBySize: { ...stats.batchesBySize },
-        reconciling: hold !== undefined,
+        reconciling: holding.current !== undefined,
       }
     },
     async stop() {
       stopped = true
       flushAll(true)
-      while (inFlight.size > 0 || hold !== undefined) {
-        await Promise.allSettled([...inFlight, hold])
+      while (inFlight.size > 0 || holding.current !== undefined) {
+        await Promise.allSettled([...inFlight, holding.current])
       }
       for (const t of timers.values()) clock.clearTimeout(t)
       timers.clear()

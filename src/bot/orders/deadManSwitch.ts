@@ -121,14 +121,14 @@ export function startDeadManSwitch(o: {
  * bot trades on (its design). Undefined when disabled.
  */
 export async function armDeadManSwitch(o: {
-  settings: { enabled: boolean; deadlineMs: number; refreshMs: number }
+  settings: { ops: { deadManSwitch: { enabled: boolean; deadlineMs: number; refreshMs: number } } }
   perps: Pick<PerpsClient, 'setAutoCancel'>
   clock: Clock
   venueClock: Pick<Clock, 'now'>
   logger: Logger
   alerts: AlertSink
 }): Promise<DeadManSwitch | undefined> {
-  const { settings } = o
+  const settings = o.settings.ops.deadManSwitch
   if (!settings.enabled) return undefined
   const deadMan = startDeadManSwitch({ ...o, deadlineMs: settings.deadlineMs, refreshMs: settings.refreshMs })
   if (!(await deadMan.whenArmed(settings.deadlineMs)))

@@ -43,11 +43,10 @@ export function createAccountSupervision(o: {
   logger: Logger
   alerts: AlertSink
   health: PollerHealth
-  proxyAddress: string
-  proxyExpiry: number | undefined
-  rateLimitCount: () => number
-  /** Requests refused at the venue's open-order cap in the recent window. */
-  openOrderCapCount: () => number
+  /** The proxy key the bot signs with (the connection). */
+  proxy: { readonly proxyAddress: string; readonly proxyExpiry: number | undefined }
+  /** The limiter's recent-window counts: 429s, and requests refused at the venue's open-order cap. */
+  limits: { rateLimitCount(): number; openOrderCapCount(): number }
   /** Traded instruments: ids for the ledger, symbols for the fill log lines. */
   instruments: readonly { id: number; symbol: string }[]
   /** Keep alert episodes across restarts (live); a dry run is a fresh throwaway account every time. */
@@ -63,7 +62,7 @@ export function createAccountSupervision(o: {
       )
     : undefined
   // Keyed by proxy: the account's key.
-  const name = `account-watch-${o.proxyAddress.toLowerCase()}`
+  const name = `account-watch-${o.proxy.proxyAddress.toLowerCase()}`
   const saved = store?.read(name)
   if (saved) {
     watch.importState(saved)
@@ -112,10 +111,10 @@ export function createAccountSupervision(o: {
     watch,
     alerts,
     polling: o.settings.polling,
-    proxyAddress: o.proxyAddress,
-    proxyExpiry: o.proxyExpiry,
-    rateLimitCount: o.rateLimitCount,
-    openOrderCapCount: o.openOrderCapCount,
+    proxyAddress: o.proxy.proxyAddress,
+    proxyExpiry: o.proxy.proxyExpiry,
+    rateLimitCount: o.limits.rateLimitCount,
+    openOrderCapCount: o.limits.openOrderCapCount,
     onFill,
     onFunding: (c) => ledger.applyFunding(c),
     health: o.health,
