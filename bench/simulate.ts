@@ -20,23 +20,30 @@ import { SignerRecovery } from '../src/mock/perps/signerRecovery.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'
 import { opTypedData } from '../src/perps/signing/typedData.ts'
 import { seededRandom } from '../src/random.ts'
+import { DEFAULT_FILL_MODEL } from '../src/research/replay/fillModel.ts'
+import { prepareReplay } from '../src/research/replay/prepareReplay.ts'
 import { runSimulation } from '../src/sim/simulate/runSimulation.ts'
 import { summarize } from '../src/sim/simulate/summary.ts'
 import { DEV_PROXY_PK } from './inProcessBot.ts'
+import { BENCH_DAY0, ensureBenchData } from './researchData.ts'
 import { flag, numberFlag } from './stats.ts'
 
 const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- simulate:begin -->'
 const END = '<!-- simulate:end -->'
-const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1').split(',').map((c) => {
-  const inline = c.endsWith('i')
-  const [n, h] = (inline ? c.slice(0, -1) : c).split('x').map(Number)
+const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1,10x1r').split(',').map((c) => {
+  // A trailing `r` replays a dataset downloaded from the mock (`simulate --data`, docs/research.md).
+  const replay = c.endsWith('r')
+  const body = replay ? c.slice(0, -1) : c
+  const inline = body.endsWith('i')
+  const [n, h] = (inline ? body.slice(0, -1) : body).split('x').map(Number)
   if (!(Number.isInteger(n) && (n ?? 0) > 0 && (h ?? 0) > 0))
     throw new Error(`bad case '${c}' (want NxH or NxHi)`)
   return {
     instruments: n as number,
     hours: h as number,
     signatures: inline ? ('inline' as const) : ('deferred' as const),
+    replay,
   }
 })
 const SEED = numberFlag('seed', 1)
@@ -45,6 +52,7 @@ interface Row {
   instruments: number
   hours: number
   signatures: 'deferred' | 'inline'
+  replay: boolean
   wallS: number
   /** Wall seconds to the bot's start; wall and CPU seconds per virtual hour after it. */
   startS: number
@@ -72,7 +80,17 @@ for (const c of CASES) {
   // measured from there, so an extrapolation does not multiply the start-up.
   let first: { wall: number; cpu: NodeJS.CpuUsage; doneMs: number } | undefined
   let commands = 0
+  const data = c.replay ? await ensureBenchData(c.instruments, Math.ceil(c.hours)) : undefined
+  const replay = data
+    ? prepareReplay({
+        dir: data.dir,
+        from: BENCH_DAY0,
+        to: BENCH_DAY0 + c.hours * 3_600_000,
+        model: { ...DEFAULT_FILL_MODEL },
+      })
+    : undefined
   const r = await runSimulation({
+    replay,
     onAnswer: (method, path) => {
       if (method !== 'GET' && path.startsWith('/v1/trade/')) commands += 1
     },
@@ -84,7 +102,9 @@ for (const c of CASES) {
     seed: SEED,
     configDir: 'config',
     perpbotVersion: 'bench',
-    ...c,
+    instruments: c.instruments,
+    hours: c.hours,
+    signatures: c.signatures,
   })
   const wallS = (performance.now() - started) / 1000
   const cpu = process.cpuUsage(cpu0)
@@ -133,7 +153,8 @@ async function cryptoCost(n: number): Promise<{ signMs: number; recoverMs: numbe
 }
 const crypto = await cryptoCost(300)
 
-const day10 = rows.find((r) => r.instruments === 10 && r.signatures === 'deferred')
+const day10 = rows.find((r) => r.instruments === 10 && r.signatures === 'deferred' && !r.replay)
+const replay10 = rows.find((r) => r.instruments === 10 && r.replay)
 const hour100 = rows.find((r) => r.instruments === 100)
 const lines = [
   BEGIN,
@@ -143,7 +164,7 @@ const lines = [
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.instruments} | ${r.hours} | ${r.signatures === 'inline' ? 'inline (baseline)' : `deferred (${r.deferred} on the worker)`} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
+      `| ${r.instruments} | ${r.hours} | ${r.signatures === 'inline' ? 'inline (baseline)' : `deferred (${r.deferred} on the worker)`}${r.replay ? ', replayed data' : ''} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
   ),
   '',
   day10
@@ -151,6 +172,9 @@ const lines = [
     : '',
   day10
     ? `Floor: ${day10.commands} signed commands in ${day10.hours} virtual h of 10 instruments, ${Math.round((day10.commands * 24) / day10.hours)} a day; each costs ${crypto.signMs.toFixed(2)} ms to sign (bot) and ${crypto.recoverMs.toFixed(2)} ms to recover (mock), measured in this run: ${((((day10.commands * 24) / day10.hours) * (crypto.signMs + crypto.recoverMs)) / 1000).toFixed(0)} s a day of signatures, of which the recovery (${((((day10.commands * 24) / day10.hours) * crypto.recoverMs) / 1000).toFixed(0)} s) runs on the mock's worker thread in the deferred rows.`
+    : '',
+  replay10
+    ? `Replay (\`simulate --data\`, 1 s data downloaded from the mock, fill model trades): a day of 10 instruments ${replay10.hours === 24 ? 'measured' : `extrapolated linearly from ${replay10.hours} h:`} ${(replay10.startS + replay10.wallPerHourS * 24).toFixed(0)} s wall, ${(replay10.cpuPerHourS * 24).toFixed(0)} s CPU after the start; target under 20 s — ${replay10.startS + replay10.wallPerHourS * 24 < 20 ? 'met' : 'MISSED'} (the bot's own cost per virtual hour is the same as on the invented market).`
     : '',
   hour100
     ? `1 hour of 100 instruments: ${hour100.hours === 1 ? 'measured' : `extrapolated linearly from ${hour100.hours} h:`} ${(hour100.startS + hour100.wallPerHourS).toFixed(0)} s wall, ${hour100.cpuPerHourS.toFixed(0)} s CPU after the start.`

@@ -15,12 +15,15 @@ import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { createProxyCommand } from './createProxy.ts'
 import { doctorCommand } from './doctor.ts'
+import { downloadCommand } from './download.ts'
 import { eventsCommand } from './events.ts'
+import { recordCommand } from './record.ts'
 import { reportCommand } from './report.ts'
 import { runCommand } from './run.ts'
 import { abortOnSignals } from './signals.ts'
 import { simulateCommand } from './simulate.ts'
 import { statusCommand } from './status.ts'
+import { sweepCommand } from './sweep.ts'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -36,6 +39,10 @@ commands:
   run            the bot (default: dry run against the embedded mock; --live for the venue)
   mock           the standalone mock exchange (both interfaces) on 127.0.0.1
   simulate       the bot against the mock on a virtual clock, as fast as possible; an HTML report
+                 (--data DIR replays a dataset instead of the mock's invented market)
+  download       history (klines, trades, funding) into a dataset folder, resumable
+  record         the public stream (tickers, best bid/offer, trades) into a dataset folder
+  sweep          replayed backtests over a parameter grid on worker threads; ranked CSV + heatmap
   create-proxy   register a proxy key signed by the owner key; prints the secret once
   doctor         preflight checks of the venue, the credentials and the account (--live)
   status         one-shot account and margin view (of the running bot, or --live the venue)
@@ -64,6 +71,12 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await runStandaloneMock(rest, { stdout: ctx.stdout, stderr: ctx.stderr })
       case 'simulate':
         return await simulateCommand(sub, version())
+      case 'download':
+        return await downloadCommand(sub)
+      case 'record':
+        return await recordCommand(sub)
+      case 'sweep':
+        return await sweepCommand(sub, version())
       case 'create-proxy':
         return await createProxyCommand(sub)
       case 'doctor':

@@ -3,6 +3,7 @@
  * the normal clients at it, so dry run exercises the same transport, signing and limiter as live.
  */
 import { createHash } from 'node:crypto'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
@@ -17,6 +18,9 @@ import { installShutdown } from '../ops/shutdown.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
+import { instrumentOfSpec } from '../research/download/mockSource.ts'
+import { type StreamRecorder, startStreamRecorder } from '../research/record/streamRecorder.ts'
+import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
@@ -35,7 +39,9 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
   --speed F          run the mock's clock F times faster than wall time
   --ops-host ADDR    bind the ops server here (default 127.0.0.1); any non-loopback address needs
                      env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
-  --duration S       stop by itself after S seconds (of the bot's clock)`
+  --duration S       stop by itself after S seconds (of the bot's clock)
+  --record DIR       also record the public stream into a dataset folder (as 'perpbot record';
+                     its own socket, rotated hourly, at most 1 GB)`
 
 export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<number> {
   const { values } = parseArgs({
@@ -52,6 +58,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       'log-level': { type: 'string' },
       duration: { type: 'string' },
       fleet: { type: 'boolean', default: false },
+      record: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -235,6 +242,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     fleet: joined?.part,
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
+  let recorder: StreamRecorder | undefined
   let stopTimer: unknown
   let settle: ((code: number) => void) | undefined
   const exitCode = new Promise<number>((resolve) => {
@@ -249,6 +257,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       clearInterval(statusTimer)
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
       if (bot) summary(bot)
+      const recorded = await recorder?.stop()
+      if (recorded) logger.info(recorded, `recorded ${recorded.rows} rows into ${values.record}`)
       const report = await bot?.stop(reason)
       await joined?.close()
       await mock?.close()
@@ -281,6 +291,23 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     await journal?.close(`start failed: ${describeError(e)}`).catch(() => undefined)
     throw e
   }
+
+  const wsUrl = mock?.wsUrl ?? secrets.PERPS_WS_URL
+  if (values.record !== undefined && wsUrl !== undefined) {
+    recorder = startStreamRecorder({
+      url: wsUrl,
+      dir: resolve(values.record),
+      source: mock ? `record:mock:seed=${settings.mock.seed}` : `record:${wsUrl}`,
+      instruments: mock
+        ? mock.exchange.instrumentSpecs().map(instrumentOfSpec)
+        : await venueInstruments(secrets.PERPS_URL ?? settings.perps.url ?? ''),
+      clock,
+      maxBytes: 1e9,
+      flushMs: 60_000,
+      trades: mock === undefined,
+    })
+  } else if (values.record !== undefined)
+    logger.warn('--record needs a stream address (PERPS_WS_URL); not recording')
 
   statusTimer = setInterval(() => summary(running), 10_000)
   statusTimer.unref()

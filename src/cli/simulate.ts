@@ -15,6 +15,7 @@ import { runSimulation } from '../sim/simulate/runSimulation.ts'
 import { summarize } from '../sim/simulate/summary.ts'
 import { loadStrategies } from '../strategy/registry.ts'
 import { type CliContext, UsageError } from './context.ts'
+import { parseReplayFlags, REPLAY_OPTIONS, type ReplayFlags, startReplay } from './simulateReplay.ts'
 
 export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--instruments N] [--hours H] [--scenario NAME]
                         [--seed S] [--out FILE] [--journal FILE] [--set KEY=VALUE ...]
@@ -29,6 +30,12 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
   --journal FILE     also journal the run to this SQLite file (read it with perpbot report --config
                      pointing ops.stateDir at it, or any SQLite client); the database's size is printed
   --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.indexMs=5000
+  Replay (docs/research.md): the mock replays a dataset instead of inventing the market
+  --data DIR         dataset folder (perpbot download / perpbot record); instruments, window from it
+  --symbols LIST     instruments of the dataset to replay (default all); --from T / --to T a window
+  --fill-model M     trades (default when the data has trades) or klines (fills only through by ≥ 1 tick)
+  --participation P  share of each print our orders may take, percent (default 100)
+  --order-latency MS / --feed-latency MS   order and feed latency, virtual ms (default 0)
   Progress goes to stderr; the summary to stdout.`
 
 export const MAX_SIM_INSTRUMENTS = 500
@@ -44,6 +51,7 @@ export interface SimulateFlags {
   /** SQLite file to journal the run to. */
   journal: string | undefined
   overrides: Record<string, unknown>
+  replay: ReplayFlags | undefined
 }
 
 /** Parses and checks the flags (strategy names are checked later, against the registry). */
@@ -59,6 +67,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
       out: { type: 'string', default: 'report.html' },
       journal: { type: 'string' },
       set: { type: 'string', multiple: true, default: [] },
+      ...REPLAY_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -103,6 +112,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
     out: values.out,
     journal: values.journal === undefined || values.journal === '' ? undefined : resolve(values.journal),
     overrides,
+    replay: parseReplayFlags(values),
   }
 }
 
@@ -135,8 +145,13 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     ? (text: string) => void process.stderr.write(text)
     : (text: string) => ctx.stderr(text.replace(/\n$/, ''))
   const progress = createProgress({ write, isTty: tty, now: () => performance.now() })
+  const replay = flags.replay === undefined ? undefined : startReplay(flags.replay, ctx)
+  if (replay === 'failed') return 2
+  const stop = new AbortController()
+  ctx.signal.addEventListener('abort', () => stop.abort())
   const started = performance.now()
-  const totalMs = flags.hours * 3_600_000
+  const hours = replay === undefined ? flags.hours : (replay.endMs - replay.startMs) / 3_600_000
+  const totalMs = hours * 3_600_000
   let done = 0
   // A bad journal path is a configuration error before anything runs.
   const journalDb =
@@ -144,32 +159,50 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   const result = await runSimulation({
     journal: journalDb,
     strategy: flags.strategy,
-    instruments: flags.instruments,
-    hours: flags.hours,
-    scenario: flags.scenario,
+    instruments: replay?.instruments.length ?? flags.instruments,
+    hours,
+    scenario: replay === undefined ? flags.scenario : 'replay',
+    replay,
     seed: flags.seed,
     configDir: ctx.configDir,
     perpbotVersion: version,
     overrides: flags.overrides,
-    signal: ctx.signal,
+    signal: stop.signal,
     onProgress: (d, total) => {
       done = d
       progress.update(d, total)
+      // A corrupt file met mid-run (the replay holds the market from there): stop at once.
+      if (replay?.driver.failure !== undefined) stop.abort()
     },
   })
   progress.done(done, totalMs)
+  const failure = replay?.driver.failure
+  if (failure !== undefined) {
+    ctx.stderr(
+      `perpbot simulate: ${failure.message}; no report written (the dataset's other files are untouched)`,
+    )
+    return 2
+  }
+  if (replay !== undefined) {
+    const gaps = replay.driver.gaps
+    for (const g of gaps.slice(0, 20))
+      ctx.stderr(
+        `gap in the data: ${g.symbol} ${new Date(g.from).toISOString()} to ${new Date(g.to).toISOString()} (crossed: prices held, no fills)`,
+      )
+    if (gaps.length > 20) ctx.stderr(`… ${gaps.length - 20} more gap(s)`)
+  }
   writeFileSync(out, renderReport(result.record, assets))
   const stopped = ctx.signal.aborted
   const s = summarize(result.record)
   const wallS = (performance.now() - started) / 1000
   ctx.stdout(
-    `${stopped ? `stopped after ${(done / 3_600_000).toFixed(2)} of ${flags.hours} h` : `simulated ${flags.hours} h`} of ${flags.instruments} instrument(s) in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
+    `${stopped ? `stopped after ${(done / 3_600_000).toFixed(2)} of ${Number(hours.toFixed(3))} h` : `simulated ${Number(hours.toFixed(3))} h`} of ${replay?.instruments.length ?? flags.instruments} instrument(s)${replay === undefined ? '' : ' (replayed)'} in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
       `net PnL ${amount(s.netPnl, result.record.currency ?? DEFAULT_REPORT_CURRENCY)}, ${s.fills} fills, maker share ${percent(s.makerShare)}, ` +
       `quoting ${percent(s.quotingShare)} of the time, ${s.alerts} alert(s)`,
   )
   ctx.stdout(
     stopped
-      ? `report (partial: stopped after ${(done / 3_600_000).toFixed(2)} of ${flags.hours} h): ${out}`
+      ? `report (partial: stopped after ${(done / 3_600_000).toFixed(2)} of ${Number(hours.toFixed(3))} h): ${out}`
       : `report: ${out}`,
   )
   if (result.journal)

@@ -16,6 +16,7 @@ import {
   feeScheduleToWire,
   type InstrumentSpec,
 } from './instruments.ts'
+import type { MarketDriver, MarketTap } from './marketDriver.ts'
 import { parseUsd, toScaled } from './money.ts'
 import { SCENARIO_NAMES } from './scenarios.ts'
 import type { SignerCheck } from './signerRecovery.ts'
@@ -115,6 +116,10 @@ export interface PerpsExchangeOptions {
    * simulator passes a `DeferredSignerCheck` that verifies on another thread.
    */
   signerCheck?: SignerCheck | undefined
+  /** Replays recorded data instead of inventing the market (replayMarket.ts; `simulate --data`). */
+  marketDriver?: MarketDriver | undefined
+  /** Sees every market after each step (recording the mock's market as a dataset). */
+  marketTap?: MarketTap | undefined
 }
 
 /** Validated options with defaults applied. */
@@ -142,6 +147,8 @@ export interface Resolved {
   liquidationFractionPpm: bigint
   withdrawalTiming: WithdrawalTiming
   maxAccounts: number
+  marketDriver: MarketDriver | undefined
+  marketTap: MarketTap | undefined
 }
 
 export function resolveOptions(o: PerpsExchangeOptions): Resolved {
@@ -196,6 +203,8 @@ export function resolveOptions(o: PerpsExchangeOptions): Resolved {
     liquidationFractionPpm: BigInt(Math.round(fraction * 1_000_000)),
     withdrawalTiming: { ...DEFAULT_WITHDRAWAL_TIMING, ...o.withdrawalTiming },
     maxAccounts: positiveInt(o.maxAccounts, 10_000, 'maxAccounts'),
+    marketDriver: o.marketDriver,
+    marketTap: o.marketTap,
   }
 }
 

@@ -13,6 +13,7 @@ import { setMarketPrice, stepMarket } from './market.ts'
 import { fillResting } from './matching.ts'
 import { unknownScenario } from './options.ts'
 import { REGIMES, type RegimeName, stepConstants } from './priceProcess.ts'
+import { replayFills, replayStep } from './replayMarket.ts'
 import { activateScenario, seedAccount } from './scenarioControls.ts'
 import { isScenarioName } from './scenarios.ts'
 import { type ExchangeState, marketForAsset, nowOf } from './state.ts'
@@ -60,10 +61,14 @@ function step(s: ExchangeState, t: number, dtMs: number): void {
   const k = s.constants
   // A deadline inside this step cancels before the step's fills.
   fireAutoCancels(s, t)
+  // A replay driver (replayMarket.ts) stands in for the price process and the fill rule.
+  const driver = s.o.marketDriver
   for (const m of s.markets) {
-    const boundaries = stepMarket(m, t, dtMs, k)
+    const boundaries = driver ? replayStep(driver, m, t, dtMs) : stepMarket(m, t, dtMs, k)
     for (const b of boundaries) settleFunding(s, m, b)
-    fillResting(s, m, t, dtMs)
+    if (driver) replayFills(s, driver, m, t, dtMs)
+    else fillResting(s, m, t, dtMs)
+    s.o.marketTap?.(m, t, dtMs)
   }
   progressWithdrawals(s, t)
   for (const account of s.accounts.values()) checkLiquidation(s, account, t)

@@ -10,6 +10,8 @@ export interface SimMeta {
   startMs: number
   endMs: number
   perpbotVersion: string
+  /** Replayed data and fill model (`simulate --data`); absent when the mock invented the market. */
+  data?: string | undefined
 }
 
 /** One of our fills, from the mock's fill hook. */

@@ -149,6 +149,7 @@ section { margin-bottom: 24px; }
 <h1>${escapeHtml(title)}</h1>
 <p class="note">Virtual time ${escapeHtml(utcTime(m.startMs))} to ${escapeHtml(utcTime(m.endMs))} UTC on the mock's clock; perpbot ${escapeHtml(m.perpbotVersion)}. Same flags, same report.</p>
 ${partial ? `<p class="note" id="partial"><strong>Partial report:</strong> the run was stopped after ${escapeHtml(formatDuration(Math.max(0, ranMs)))} of ${m.hours} h.</p>` : ''}
+${m.data === undefined ? '' : `<p class="note" id="replay">Market replayed from data, not invented: ${escapeHtml(m.data)}</p>`}
 <h2>Summary</h2>
 ${table(['Figure', 'Value'], summaryRows(s, currency), 'summary')}
 <h2>Per instrument</h2>

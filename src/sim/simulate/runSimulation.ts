@@ -11,7 +11,8 @@ import { resolveStrategies } from '../../bot/startup/resolveConfig.ts'
 import type { JournalDb } from '../../journal/database.ts'
 import { createJournal, type JournalMetrics } from '../../journal/journal.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
-import { generateInstruments } from '../../mock/perps/instruments.ts'
+import { generateInstruments, type InstrumentSpec } from '../../mock/perps/instruments.ts'
+import type { MarketDriver, MarketTap } from '../../mock/perps/marketDriver.ts'
 import { seededRandom } from '../../random.ts'
 import { loadSettings } from '../../settings/load.ts'
 import { generatedInstrumentConfig } from '../generatedInstruments.ts'
@@ -41,6 +42,17 @@ export interface SimulateOptions {
   signatures?: 'deferred' | 'inline' | undefined
   /** Journal the run here (closed at the end, also on failure). */
   journal?: JournalDb | undefined
+  /**
+   * Replays a dataset instead of the mock's invented market (`simulate --data`, src/research/): its
+   * instruments, start time and driver; `label` names the model and data in the report.
+   */
+  replay?:
+    | { instruments: readonly InstrumentSpec[]; startMs: number; driver: MarketDriver; label: string }
+    | undefined
+  /** Strategy parameters for every instrument (a sweep point), on top of size and position cap. */
+  strategyParams?: Readonly<Record<string, unknown>> | undefined
+  /** Sees every market after each mock step (recording the mock's market). */
+  marketTap?: MarketTap | undefined
 }
 
 export interface SimulationResult {
@@ -54,7 +66,8 @@ export interface SimulationResult {
 }
 
 export async function runSimulation(o: SimulateOptions): Promise<SimulationResult> {
-  const specs = generateInstruments(o.instruments, o.seed)
+  const specs = o.replay?.instruments ?? generateInstruments(o.instruments, o.seed)
+  const startMs = o.replay?.startMs ?? SIM_START_MS
   const { settings } = loadSettings({
     configDir: o.configDir,
     mode: 'dry-run',
@@ -63,7 +76,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       'logging.level': 'warn',
       // The in-process transport carries requests only: the bot's inputs come from its polls.
       'streams.enabled': false,
-      instruments: generatedInstrumentConfig(specs, o.strategy),
+      instruments: generatedInstrumentConfig(specs, o.strategy, { ...o.strategyParams }),
       ...o.overrides,
     },
     env: {},
@@ -71,9 +84,14 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
   const strategies = await resolveStrategies(settings)
   const assembly = createSteppedAssembly({
     seed: o.seed,
-    scenario: o.scenario,
-    startMs: SIM_START_MS,
+    // A replay drives the market itself; the scenario only seeds the account.
+    scenario: o.replay ? 'calm' : o.scenario,
+    startMs,
     instruments: specs,
+    market: {
+      ...(o.replay ? { marketDriver: o.replay.driver, historyMinutes: 0 } : {}),
+      ...(o.marketTap ? { marketTap: o.marketTap } : {}),
+    },
     settings,
     onAnswer: (req, status, bytes) => o.onAnswer?.(req.method, req.path, status, bytes),
     signatures: o.signatures,
@@ -88,8 +106,9 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       scenario: o.scenario,
       seed: o.seed,
       hours: o.hours,
-      startMs: SIM_START_MS,
+      startMs,
       perpbotVersion: o.perpbotVersion,
+      ...(o.replay ? { data: o.replay.label } : {}),
     },
     stepMs: Math.max(1_000, Math.round(totalMs / 1_000)),
   })

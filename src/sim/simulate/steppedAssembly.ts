@@ -13,6 +13,7 @@ import type { HttpRequest, HttpTransport } from '../../http/transport.ts'
 import { FAULT_HEADER } from '../../mock/faults.ts'
 import type { MockHandler } from '../../mock/mockHttp.ts'
 import { DeferredSignerCheck } from '../../mock/perps/deferredSignerCheck.ts'
+import type { PerpsExchangeOptions } from '../../mock/perps/index.ts'
 import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
 import { buildMockInterfaces, composeMock, type MockServer } from '../../mock/server.ts'
 import { VirtualClock } from '../../mock/virtualClock.ts'
@@ -46,6 +47,8 @@ export interface SteppedAssemblyOptions {
    * thread; `inline`: it recovers before answering, as the mock server does (the benchmark's baseline).
    */
   signatures?: 'deferred' | 'inline' | undefined
+  /** The replay seam (`simulate --data`) and the market tap (recording the mock's market). */
+  market?: Pick<PerpsExchangeOptions, 'marketDriver' | 'marketTap' | 'historyMinutes'> | undefined
 }
 
 export interface SteppedAssembly {
@@ -97,6 +100,7 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
       exchange: {
         ...(inline ? {} : { signerCheck }),
         ...(o.instruments ? { instruments: [...o.instruments] } : {}),
+        ...o.market,
       },
     },
     (ctx) => {

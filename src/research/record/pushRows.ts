@@ -1,0 +1,35 @@
+/**
+ * The public stream pushes a recording keeps, as dataset rows (pure): tickers (index, mark, funding
+ * estimate) and best bid/offer stamped with their receive time `t` and the envelope's venue `ts`;
+ * trades stamped with their own venue time and taker side.
+ */
+import type { StreamPush } from '../../perps/stream/schemas.ts'
+import type { RowOf } from '../dataset/format.ts'
+
+export type RecordedRow =
+  | { kind: 'tickers'; iid: number; row: RowOf['tickers'] }
+  | { kind: 'bbo'; iid: number; row: RowOf['bbo'] }
+  | { kind: 'trades'; iid: number; row: RowOf['trades'] }
+
+export function rowsOfPush(push: StreamPush, receivedAt: number): RecordedRow[] {
+  switch (push.kind) {
+    case 'tickers': {
+      const d = push.data
+      return [
+        { kind: 'tickers', iid: d.iid, row: { t: receivedAt, ts: push.ts, i: d.idx, m: d.mark, r: d.fr } },
+      ]
+    }
+    case 'bbo': {
+      const d = push.data
+      return [{ kind: 'bbo', iid: d.iid, row: { t: receivedAt, bp: d.bp, bq: d.bq, ap: d.ap, aq: d.aq } }]
+    }
+    case 'trades':
+      return push.data.map((x) => ({
+        kind: 'trades',
+        iid: x.iid,
+        row: { t: x.ts, p: x.p, q: x.qty, s: x.side },
+      }))
+    default:
+      return []
+  }
+}

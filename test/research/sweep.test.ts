@@ -1,0 +1,70 @@
+/** Sweep grids, ranking and outputs (pure): every combination, ranked in-sample, CSV and heatmap. */
+import { describe, expect, it } from 'vitest'
+import { expandGrid, parseAxis } from '../../src/research/sweep/grid.ts'
+import type { PointMetrics } from '../../src/research/sweep/objective.ts'
+import { score } from '../../src/research/sweep/objective.ts'
+import { rank } from '../../src/research/sweep/runSweep.ts'
+import { sweepCsv, sweepHtml } from '../../src/research/sweep/sweepReport.ts'
+
+const m = (netPnl: number, drawdown = 0): PointMetrics => ({
+  netPnl,
+  sharpe: netPnl / 10,
+  drawdown,
+  fills: 5,
+  volume: 100,
+})
+
+describe('sweep', () => {
+  it('expands every combination, first axis slowest; refuses a bad or repeated axis', () => {
+    const axes = [parseAxis('halfSpreadBps=5,10'), parseAxis('skewBps=0,2.5,x')]
+    expect(axes[1]?.values).toEqual([0, 2.5, 'x'])
+    expect(expandGrid(axes)).toEqual([
+      { halfSpreadBps: 5, skewBps: 0 },
+      { halfSpreadBps: 5, skewBps: 2.5 },
+      { halfSpreadBps: 5, skewBps: 'x' },
+      { halfSpreadBps: 10, skewBps: 0 },
+      { halfSpreadBps: 10, skewBps: 2.5 },
+      { halfSpreadBps: 10, skewBps: 'x' },
+    ])
+    expect(() => parseAxis('noequals')).toThrow(/key=v1/)
+    expect(() => expandGrid([parseAxis('a=1'), parseAxis('a=2')])).toThrow(/twice/)
+  })
+
+  it('ranks on the in-sample score only, and the drawdown objective prefers the smallest', () => {
+    const results = [
+      { index: 0, point: { a: 1 }, inSample: m(1, 5), outOfSample: m(9) },
+      { index: 1, point: { a: 2 }, inSample: m(3, 1), outOfSample: m(-4) },
+    ]
+    expect(rank(results, 'net-pnl').map((r) => r.point.a)).toEqual([2, 1])
+    expect(rank(results, 'net-pnl')[0]?.oosScore).toBe(-4)
+    expect(rank(results, 'drawdown').map((r) => r.point.a)).toEqual([2, 1])
+    expect(score(m(1, 5), 'drawdown')).toBe(-5)
+  })
+
+  it('writes a ranked CSV and an HTML heatmap with in-sample and out-of-sample maps', () => {
+    const axes = [parseAxis('x=1,2'), parseAxis('y=a,b')]
+    const results = expandGrid(axes).map((point, index) => ({
+      index,
+      point,
+      inSample: m(index),
+      outOfSample: m(-index),
+    }))
+    const rows = rank(results, 'net-pnl')
+    const csv = sweepCsv(rows, axes)
+    expect(csv.split('\n')[0]).toBe(
+      'rank,x,y,is_score,oos_score,is_netPnl,is_sharpe,is_drawdown,is_fills,is_volume,oos_netPnl,oos_sharpe,oos_drawdown,oos_fills,oos_volume',
+    )
+    expect(csv.split('\n')[1]).toMatch(/^1,2,b,3,-3,/)
+    const html = sweepHtml(rows, axes, {
+      strategy: 'index-peg',
+      objective: 'net-pnl',
+      data: 'd',
+      inSample: 'i',
+      outOfSample: 'o',
+      points: 4,
+    })
+    expect(html).toContain('<h3>in-sample net-pnl</h3>')
+    expect(html).toContain('<h3>out-of-sample net-pnl</h3>')
+    expect(html).toContain('Best in-sample: x=2, y=b')
+  })
+})
