@@ -148,7 +148,6 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   const replay = flags.replay === undefined ? undefined : startReplay(flags.replay, ctx)
   if (replay === 'failed') return 2
   const stop = new AbortController()
-  ctx.signal.addEventListener('abort', () => stop.abort())
   const started = performance.now()
   const hours = replay === undefined ? flags.hours : (replay.endMs - replay.startMs) / 3_600_000
   const totalMs = hours * 3_600_000
@@ -167,7 +166,8 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     configDir: ctx.configDir,
     perpbotVersion: version,
     overrides: flags.overrides,
-    signal: stop.signal,
+    // A stop signal (even one before the start) or a corrupt file met mid-run.
+    signal: AbortSignal.any([ctx.signal, stop.signal]),
     onProgress: (d, total) => {
       done = d
       progress.update(d, total)
