@@ -3,15 +3,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import { createBatcher } from '../../src/bot/orders/batcher.ts'
+import type { BatchSettled } from '../../src/bot/orders/batching/batchTypes.ts'
 import {
   journalAlertSink,
+  journalBatchRecorder,
   journalStateStore,
   modeOf,
   startPnlSnapshots,
 } from '../../src/bot/startup/botJournal.ts'
+import { RequestRejectedError } from '../../src/errors.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
 import { createJournal } from '../../src/journal/journal.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
+import { flushMicrotasks, ManualClock } from '../bot/limiter/helpers.ts'
 
 describe('the bot side of the journal', () => {
   it('maps instrument machine states to report modes', () => {
@@ -109,6 +114,122 @@ describe('the bot side of the journal', () => {
       expect(await journal.loadState('instruments')).toEqual({ 1: 'BTC-USDC', 2: 'ETH-USDC' })
       expect(await db.db.selectFrom('alerts').select(['key', 'severity', 'resolved']).execute()).toEqual([
         { key: 'margin', severity: 'critical', resolved: 0 },
+      ])
+      await journal.close('done')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("each command with the venue's answer per item, its latency and weight", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-botjournal-'))
+    try {
+      const clock = new ManualClock(1_000_000)
+      const db = await openJournalDb({ kind: 'sqlite', path: join(dir, 'j.sqlite') })
+      const journal = createJournal({
+        db,
+        clock,
+        settings: JournalSettings.parse({}),
+        run: { version: 't', mode: 'live', configHash: 'h' },
+      })
+      const counted: string[] = []
+      const recorder = journalBatchRecorder(journal, clock, {
+        recordBatch: (b) => counted.push(`${b.command} ${b.size} ${b.outcome}`),
+      })
+      const settled: BatchSettled[] = []
+      let answer: (() => void) | undefined
+      const batcher = createBatcher({
+        clock,
+        windowMs: 10,
+        reconcile: async () => undefined,
+        onBatchSettled: (b) => {
+          settled.push(b)
+          recorder.recordBatch({ command: b.type, size: b.size, outcome: b.outcome, settled: b })
+        },
+        send: {
+          async createOrders(items, o) {
+            await o.onAdmitted()
+            await new Promise<void>((r) => {
+              answer = r
+            })
+            return items.map((it, i) =>
+              i === 1
+                ? { status: 'err' as const, error: 'post-only would cross' }
+                : { status: 'ok' as const, oid: 70 + i, coid: it.coid },
+            )
+          },
+          modifyOrders: async () => [],
+          async cancelOrders(_oids, o) {
+            await o.onAdmitted()
+            throw new RequestRejectedError('/v1/trade/orders', 400, 'invalid signature')
+          },
+        },
+      })
+      const a = batcher.submit({
+        type: 'createOrders',
+        order: { iid: 3, buy: true, p: '10.5', qty: '2', coid: 'a'.repeat(32) },
+      })
+      const b = batcher.submit({ type: 'createOrders', order: { iid: 4, buy: false, p: '11', qty: '1' } })
+      await clock.advance(10)
+      await flushMicrotasks()
+      await clock.advance(7) // the venue answers 7 ms after the request left
+      answer?.()
+      expect((await a).status).toBe('ok')
+      expect(await b).toEqual({ status: 'err', error: 'post-only would cross' })
+      expect((await batcher.submit({ type: 'cancelOrders', iid: 3, oid: 70 })).status).toBe('failed')
+      await batcher.stop()
+      expect(settled.map((s) => [s.type, s.latencyMs, s.weight, s.items.length])).toEqual([
+        ['createOrders', 7, 1, 2],
+        ['cancelOrders', 0, 1, 1],
+      ])
+      expect(counted).toEqual(['createOrders 2 ok', 'cancelOrders 1 error'])
+      await journal.flush()
+      const rows = await db.db
+        .selectFrom('commands')
+        .select(['kind', 'outcome', 'error', 'latency_ms', 'weight', 'item_count', 'items', 'pid'])
+        .orderBy('seq')
+        .execute()
+      expect(rows.map((r) => ({ ...r, items: JSON.parse(r.items) }))).toEqual([
+        {
+          kind: 'createOrders',
+          outcome: 'ok',
+          error: null,
+          latency_ms: 7,
+          weight: 1,
+          item_count: 2,
+          pid: process.pid,
+          items: [
+            {
+              op: 'create',
+              iid: 3,
+              side: 'buy',
+              qty: '2',
+              price: '10.5',
+              coid: 'a'.repeat(32),
+              answer: 'ok',
+              oid: 70,
+            },
+            {
+              op: 'create',
+              iid: 4,
+              side: 'sell',
+              qty: '1',
+              price: '11',
+              answer: 'rejected',
+              error: 'post-only would cross',
+            },
+          ],
+        },
+        {
+          kind: 'cancelOrders',
+          outcome: 'rejected',
+          error: 'RequestRejectedError: /v1/trade/orders rejected with 400 invalid signature',
+          latency_ms: 0,
+          weight: 1,
+          item_count: 1,
+          pid: process.pid,
+          items: [{ op: 'cancel', iid: 3, oid: 70, answer: 'rejected' }],
+        },
       ])
       await journal.close('done')
     } finally {

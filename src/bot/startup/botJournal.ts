@@ -14,6 +14,7 @@ import { describeError } from '../../errors.ts'
 import type { Journal } from '../../journal/journal.ts'
 import { fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
 import { reconcileAtStart } from '../../journal/reconcile.ts'
+import type { CommandItem } from '../../journal/records.ts'
 import { SYMBOLS_STATE } from '../../journal/reportQueries.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
@@ -21,6 +22,7 @@ import type { Fill, FundingCharge } from '../../perps/schemas/account.ts'
 import type { PnlSnapshot } from '../account/pnlLedger.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
 import type { StateStore } from '../account/supervision/stateStore.ts'
+import type { BatchSettled } from '../orders/batcher.ts'
 import type { BatchRecorder } from '../orders/orderDesk.ts'
 
 /** Alerts into the journal: one row per raise and per resolve. */
@@ -56,21 +58,71 @@ export async function journalStateStore(journal: Journal, names: readonly string
 }
 
 /**
- * Every settled batch into the journal beside the metrics: kind, size and outcome. The batcher does not
- * yet hand its items, the venue's per-item answers, latency or weight to this joint (0 = not measured).
+ * Every settled batch into the journal beside the metrics: kind, the items with the venue's answer per
+ * item, latency and weight. Values only (the batch's own objects are read here, copied and validated
+ * by the writer later); nothing awaits.
  */
 export function journalBatchRecorder(journal: Journal, clock: Clock, metrics: BatchRecorder): BatchRecorder {
   return {
     recordBatch(b) {
       metrics.recordBatch(b)
+      const s = b.settled
       journal.command({
         ts: clock.now(),
         kind: b.command.slice(0, 32),
-        items: [],
+        items: s === undefined ? [] : commandItems(s),
         itemCount: b.size,
         outcome: b.outcome === 'error' ? 'rejected' : b.outcome,
+        ...(s?.error === undefined ? {} : { error: describeError(s.error).slice(0, 200) }),
+        ...(s === undefined ? {} : { latencyMs: Math.max(0, s.latencyMs), weight: s.weight }),
       })
     },
+  }
+}
+
+/** The venue's answer to one item: ok, its error, or unknown when the batch had no answer. */
+function answerOf(
+  r: BatchSettled['items'][number]['result'],
+  outcome: BatchSettled['outcome'],
+): Pick<CommandItem, 'answer' | 'error'> & { oid?: number } {
+  if (r === undefined) return { answer: outcome === 'error' ? 'rejected' : 'unknown' }
+  if (r.status === 'err') return { answer: 'rejected', error: r.error.slice(0, 200) }
+  const oid = 'oid' in r && typeof r.oid === 'number' ? r.oid : undefined
+  return oid === undefined ? { answer: 'ok' } : { answer: 'ok', oid }
+}
+
+/** A settled batch's items as the journal keeps them (order parameters and answer; nothing signed). */
+export function commandItems(s: BatchSettled): CommandItem[] {
+  switch (s.type) {
+    case 'createOrders':
+      return s.items.map(({ iid, item, result }) => {
+        const a = answerOf(result, s.outcome)
+        return {
+          op: 'create',
+          iid,
+          side: item.buy ? 'buy' : 'sell',
+          qty: item.qty,
+          ...(item.p === undefined ? {} : { price: item.p }),
+          ...(item.coid === undefined ? {} : { coid: item.coid }),
+          ...a,
+        }
+      })
+    case 'modifyOrders':
+      return s.items.map(({ iid, item, result }) => ({
+        op: 'modify',
+        iid,
+        price: item.p,
+        qty: item.qty,
+        ...answerOf(result, s.outcome),
+        oid: item.oid,
+      }))
+    case 'cancelOrders':
+      return s.items.map(({ iid, item, result }) => ({
+        op: 'cancel',
+        iid,
+        ...answerOf(result, s.outcome),
+        oid: item,
+      }))
   }
 }
 
