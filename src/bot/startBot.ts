@@ -32,6 +32,7 @@ import {
   journalAccountRecords,
   journalAlertSink,
   journalBatchRecorder,
+  journalPnlBaseline,
   journalStateStore,
   reconcileJournalAtStart,
   startPnlSnapshots,
@@ -162,6 +163,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     store:
       journal && (await journalStateStore(journal, [`account-watch-${conn.proxyAddress.toLowerCase()}`])),
     records: journal && journalAccountRecords(journal),
+    // PnL across restarts: the account's journaled record (a self-provisioned account is new each start).
+    pnlBaseline: journal && !o.selfProvision ? await journalPnlBaseline(journal, clock, log) : undefined,
     instruments: actors.instruments,
     inputGates: gates,
   })

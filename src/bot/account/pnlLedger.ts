@@ -9,7 +9,7 @@
  */
 
 import { addDecimal, mulDecimal, subDecimal } from '../../decimal.ts'
-import type { InstrumentPnl, PnlSnapshot } from '../../pnlTypes.ts'
+import type { InstrumentPnl, PnlBaseline, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** A fill as the venue reports it (REST `/v1/account/fills` and the `fills` channel use these keys). */
 export interface LedgerFill {
@@ -40,7 +40,7 @@ export interface LedgerPosition {
   unrealized_pnl: string
 }
 
-export type { InstrumentPnl, PnlSnapshot } from '../../pnlTypes.ts'
+export type { InstrumentPnl, PnlBaseline, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** How many fill and funding ids are remembered to drop a repeat delivered by a later read or push. */
 const SEEN_KEPT = 20_000
@@ -72,6 +72,14 @@ export class PnlLedger {
   readonly #byInstrument = new Map<number, InstrumentPnl>()
   readonly #seen = new Set<string>()
   readonly #recent: LedgerFill[] = []
+
+  /** Starts from a baseline (a restart: the journal's totals); its recent ids count as seen. */
+  constructor(baseline?: PnlBaseline) {
+    if (baseline === undefined) return
+    for (const [iid, b] of Object.entries(baseline.instruments)) Object.assign(this.#of(Number(iid)), b)
+    for (const k of baseline.recentFills) this.#firstTime(`fill:${k}`)
+    for (const k of baseline.recentFunding) this.#firstTime(`funding:${k}`)
+  }
 
   #of(iid: number): InstrumentPnl {
     let e = this.#byInstrument.get(iid)
@@ -110,7 +118,8 @@ export class PnlLedger {
 
   /** Applies a funding charge once; returns false for a repeat. */
   applyFunding(c: LedgerFunding): boolean {
-    const key = `funding:${c.id ?? `${c.instrument_id}:${c.timestamp}`}`
+    // The venue's funding key (src/perps/client/getFunding.ts `fundingKey`), as the journal keeps it.
+    const key = `funding:${c.id !== undefined ? `id:${c.id}` : `iid:${c.instrument_id}:${c.timestamp}`}`
     if (!this.#firstTime(key)) return false
     const e = this.#of(c.instrument_id)
     e.funding = addDecimal(e.funding, c.funding)

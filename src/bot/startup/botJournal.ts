@@ -13,13 +13,14 @@ import type { Clock, TimerId } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { Journal } from '../../journal/journal.ts'
 import { fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
+import { loadPnlBaseline } from '../../journal/pnlBaseline.ts'
 import { reconcileAtStart } from '../../journal/reconcile.ts'
 import type { CommandItem } from '../../journal/records.ts'
 import { SYMBOLS_STATE } from '../../journal/reportQueries.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Fill, FundingCharge } from '../../perps/schemas/account.ts'
-import type { PnlSnapshot } from '../account/pnlLedger.ts'
+import type { PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
 import type { StateStore } from '../account/supervision/stateStore.ts'
 import type { BatchSettled } from '../orders/batcher.ts'
@@ -131,6 +132,34 @@ export function journalAccountRecords(journal: Journal): AccountRecords {
   return {
     fill: (f: Fill) => journal.fill(fillInput(f), 'live'),
     funding: (c: FundingCharge) => journal.funding(fundingInput(c)),
+  }
+}
+
+/** The pollers' first reads reach back at most an hour (funding): ids of the last two are remembered. */
+const RECENT_IDS_MS = 2 * 3_600_000
+
+/**
+ * The PnL ledger's start at a restart: the account's fills and funding in the journal (after the
+ * reconcile added the time the bot was down). Unreadable: zero, with a warning (PnL since this start).
+ */
+export async function journalPnlBaseline(
+  journal: Journal,
+  clock: Clock,
+  logger: Logger,
+): Promise<PnlBaseline | undefined> {
+  try {
+    const b = await loadPnlBaseline(journal.db, { recentSince: clock.now() - RECENT_IDS_MS })
+    logger.info(
+      { instruments: Object.keys(b.instruments).length },
+      "PnL ledger starts from the journal (fills and funding since the account's first record)",
+    )
+    return b
+  } catch (e) {
+    logger.warn(
+      { err: describeError(e) },
+      'cannot read the PnL baseline from the journal; PnL counts from now',
+    )
+    return undefined
   }
 }
 

@@ -15,7 +15,7 @@ import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates } from '../../inputs/inputGates.ts'
 import type { PollerHealth } from '../../inputs/pollerHealth.ts'
 import { AccountWatch, type AccountWatchSnapshot } from '../accountWatch.ts'
-import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
+import { type LedgerFill, type PnlBaseline, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
 import { startAccountPollers } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
 
@@ -61,6 +61,8 @@ export function createAccountSupervision(o: {
   store?: StateStore | undefined
   /** Fills and funding the ledger accepted, recorded once each. */
   records?: AccountRecords | undefined
+  /** The ledger's start at a restart (the journal's totals for this account); default zero. */
+  pnlBaseline?: PnlBaseline | undefined
   /** Fills and withdrawals stream: their pollers stand down while the stream serves them. */
   inputGates?: InputGates | undefined
 }): AccountSupervision {
@@ -98,7 +100,7 @@ export function createAccountSupervision(o: {
     .getAssets()
     .then((assets) => watch.setAssets(assets))
     .catch((e: unknown) => log.warn({ err: describeError(e) }, 'cannot read the collateral assets'))
-  const ledger = new PnlLedger()
+  const ledger = new PnlLedger(o.pnlBaseline)
   const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
   const onFill = (f: Fill): void => {
     if (!ledger.applyFill(f)) return
