@@ -32,6 +32,7 @@ import {
   journalAccountRecords,
   journalAlertSink,
   journalBatchRecorder,
+  journalHealthAlerts,
   journalPnlBaseline,
   journalStateStore,
   reconcileJournalAtStart,
@@ -102,6 +103,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     extraSinks: [...(o.alertSinks ?? []), ...(journal ? [journalAlertSink(journal)] : [])],
   })
+  // The journal's database lost mid-run is an alert episode (trading goes on).
+  const journalHealth = journal && journalHealthAlerts({ journal, alerts, clock })
   const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts, metrics })
   const { limiter } = bl
   metrics.watchLimiter(limiter)
@@ -267,7 +270,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           deadMan,
           limiter,
           alerts,
-          close: [() => ops.close(), () => conn.close(), () => actors.stop(), async () => snapshots?.stop()],
+          close: [
+            () => ops.close(),
+            () => conn.close(),
+            () => actors.stop(),
+            async () => snapshots?.stop(),
+            async () => journalHealth?.stop(),
+          ],
         }),
       })
       return stopped

@@ -3,18 +3,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import type { Alert } from '../../src/alerts/alert.ts'
 import { createBatcher } from '../../src/bot/orders/batcher.ts'
 import type { BatchSettled } from '../../src/bot/orders/batching/batchTypes.ts'
 import {
   journalAlertSink,
   journalBatchRecorder,
+  journalHealthAlerts,
   journalStateStore,
   modeOf,
   startPnlSnapshots,
 } from '../../src/bot/startup/botJournal.ts'
 import { RequestRejectedError } from '../../src/errors.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
-import { createJournal } from '../../src/journal/journal.ts'
+import { createJournal, type Journal, type JournalStats } from '../../src/journal/journal.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import { flushMicrotasks, ManualClock } from '../bot/limiter/helpers.ts'
 
@@ -235,5 +237,61 @@ describe('the bot side of the journal', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('the journal database lost mid-run', () => {
+  it('raises one `journal` alert episode and resolves it once, however the state flaps', () => {
+    type Listener = Parameters<Journal['watchState']>[0]
+    let listener: Listener | undefined
+    let state: 'ok' | 'failing' = 'failing'
+    const stats = (): JournalStats => ({
+      state,
+      depth: 40,
+      capacity: 100,
+      written: 7,
+      batches: 2,
+      failures: 1,
+      dropped: { commands: 3 },
+      droppedTotal: 3,
+      earliestEssentialDropAt: undefined,
+      lastError: 'SQLITE_READONLY',
+      failingSince: 1,
+      lastWriteMs: 1,
+      maxWriteMs: 1,
+      totalWriteMs: 2,
+      invalid: {},
+      lastInvalid: undefined,
+      where: '/tmp/j.sqlite',
+      kind: 'sqlite',
+    })
+    const alerts: Alert[] = []
+    const clock = new ManualClock(5_000)
+    const h = journalHealthAlerts({
+      journal: {
+        stats,
+        watchState: (l) => {
+          listener = l
+          return () => {
+            listener = undefined
+          }
+        },
+      },
+      alerts: { send: (a) => void alerts.push(a) },
+      clock,
+    })
+    // Already failing when the bot starts: raised at once; repeats of `failing` add nothing.
+    listener?.('failing', stats())
+    state = 'ok'
+    listener?.('ok', stats())
+    listener?.('ok', stats())
+    h.stop()
+    listener?.('failing', stats())
+    expect(alerts.map((a) => [a.key, a.resolved === true, a.at])).toEqual([
+      ['journal', false, 5_000],
+      ['journal', true, 5_000],
+    ])
+    expect(alerts[0]?.message).toContain('/tmp/j.sqlite (SQLITE_READONLY)')
+    expect(alerts[1]?.message).toContain('3 row(s) could not be kept')
   })
 })

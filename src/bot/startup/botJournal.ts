@@ -11,7 +11,7 @@
 import type { Alert, AlertSink } from '../../alerts/alert.ts'
 import type { Clock, TimerId } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
-import type { Journal } from '../../journal/journal.ts'
+import type { Journal, JournalStats } from '../../journal/journal.ts'
 import { fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
 import { loadPnlBaseline } from '../../journal/pnlBaseline.ts'
 import { reconcileAtStart } from '../../journal/reconcile.ts'
@@ -40,6 +40,46 @@ export function journalAlertSink(journal: Journal): AlertSink {
       })
     },
   }
+}
+
+/**
+ * The journal's database lost mid-run: one `journal` alert episode, raised when writes start failing
+ * (trading goes on, rows are buffered within a bound) and resolved once when they succeed again.
+ */
+export function journalHealthAlerts(o: {
+  journal: Pick<Journal, 'watchState' | 'stats'>
+  alerts: AlertSink
+  clock: Clock
+}): { stop(): void } {
+  let raised = false
+  const observe = (state: string, s: JournalStats): void => {
+    if (state === 'failing' && !raised) {
+      raised = true
+      o.alerts.send({
+        key: 'journal',
+        severity: 'warning',
+        title: 'Journal database lost',
+        message: `Cannot write the journal at ${s.where} (${s.lastError ?? 'unknown error'}). Trading goes on; up to ${s.capacity} rows are buffered${s.droppedTotal > 0 ? `, ${s.droppedTotal} dropped so far` : ''}.`,
+        details: { where: s.where, capacity: s.capacity, dropped: s.droppedTotal },
+        at: o.clock.now(),
+      })
+    } else if (state === 'ok' && raised) {
+      raised = false
+      o.alerts.send({
+        key: 'journal',
+        severity: 'warning',
+        title: 'Journal database back',
+        message: `The journal at ${s.where} is written again${s.droppedTotal > 0 ? `; ${s.droppedTotal} row(s) could not be kept while it was away` : '; nothing was dropped'}.`,
+        details: { where: s.where, dropped: s.droppedTotal },
+        resolved: true,
+        at: o.clock.now(),
+      })
+    }
+  }
+  const unsubscribe = o.journal.watchState(observe)
+  const now = o.journal.stats()
+  if (now.state === 'failing') observe('failing', now)
+  return { stop: unsubscribe }
 }
 
 /** A `StateStore` over the journal, its named values read once here (the store's `read` is synchronous). */
