@@ -33,6 +33,7 @@ import {
   journalAlertSink,
   journalBatchRecorder,
   journalHealthAlerts,
+  journalOrderStates,
   journalPnlBaseline,
   journalStateStore,
   reconcileJournalAtStart,
@@ -121,7 +122,12 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       maxPages: JOURNAL_RECONCILE_PAGES,
       firstLookbackMs: JOURNAL_FIRST_LOOKBACK_MS,
     })
-  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds })
+  const openOrders = createOpenOrderBook({
+    perps,
+    clock,
+    instrumentIds,
+    record: journal && journalOrderStates(journal),
+  })
   const orders = createOrderDesk({
     perps,
     openOrders,
@@ -165,7 +171,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     journal: !o.selfProvision,
     store:
       journal && (await journalStateStore(journal, [`account-watch-${conn.proxyAddress.toLowerCase()}`])),
-    records: journal && journalAccountRecords(journal),
+    records: journal && journalAccountRecords(journal, clock),
     // PnL across restarts: the account's journaled record (a self-provisioned account is new each start).
     pnlBaseline: journal && !o.selfProvision ? await journalPnlBaseline(journal, clock, log) : undefined,
     instruments: actors.instruments,

@@ -6,10 +6,13 @@ import { SimulatedClock } from 'xstate'
 import type { Alert } from '../../src/alerts/alert.ts'
 import { createBatcher } from '../../src/bot/orders/batcher.ts'
 import type { BatchSettled } from '../../src/bot/orders/batching/batchTypes.ts'
+import { createOpenOrderBook } from '../../src/bot/orders/openOrderBook.ts'
 import {
+  journalAccountRecords,
   journalAlertSink,
   journalBatchRecorder,
   journalHealthAlerts,
+  journalOrderStates,
   journalStateStore,
   modeOf,
   startPnlSnapshots,
@@ -18,6 +21,7 @@ import { RequestRejectedError } from '../../src/errors.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
 import { createJournal, type Journal, type JournalStats } from '../../src/journal/journal.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
+import type { Order } from '../../src/perps/schemas/orders.ts'
 import { flushMicrotasks, ManualClock } from '../bot/limiter/helpers.ts'
 
 describe('the bot side of the journal', () => {
@@ -293,5 +297,95 @@ describe('the journal database lost mid-run', () => {
     ])
     expect(alerts[0]?.message).toContain('/tmp/j.sqlite (SQLITE_READONLY)')
     expect(alerts[1]?.message).toContain('3 row(s) could not be kept')
+  })
+})
+
+describe('order states and withdrawals into the journal', () => {
+  it("records the venue's order changes (pushes, and what a read found new, changed or gone) and withdrawals", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-botjournal-'))
+    try {
+      const clock = new ManualClock(2_000_000)
+      const db = await openJournalDb({ kind: 'sqlite', path: join(dir, 'j.sqlite') })
+      const journal = createJournal({
+        db,
+        clock,
+        settings: JournalSettings.parse({}),
+        run: { version: 't', mode: 'live', configHash: 'h' },
+      })
+      const order = (oid: number, over: Partial<Order> = {}): Order => ({
+        oid,
+        iid: 1,
+        buy: true,
+        p: '100',
+        qty: '1',
+        tif: 'gtc',
+        po: true,
+        ro: false,
+        rest: '1',
+        fill: '0',
+        cts: 10,
+        uts: 10,
+        status: 'open',
+        ...over,
+      })
+      let venue: Order[] = [order(1), order(2)]
+      const book = createOpenOrderBook({
+        perps: { getOpenOrders: async () => venue },
+        clock,
+        instrumentIds: [1],
+        record: journalOrderStates(journal),
+      })
+      await book.reconcile() // both new
+      await book.reconcile() // nothing changed: nothing recorded
+      book.observe(order(1, { uts: 20, status: 'partial', fill: '0.4', rest: '0.6' }))
+      book.observe(order(1, { uts: 15, status: 'open' })) // older than what the book holds: not a change
+      venue = [order(1, { uts: 20, status: 'partial', fill: '0.4', rest: '0.6' })]
+      await book.reconcile() // order 2 gone
+      const w = {
+        withdraw_id: 9,
+        asset: 'pUSD',
+        amount: '250',
+        to: `0x${'1'.repeat(40)}`,
+        fee: '1',
+        status: 'pending',
+        hash: '0x',
+        confirmations: 0,
+        required_confirmations: 12,
+        created_timestamp: 1_500_000,
+        confirmed_timestamp: null,
+      }
+      const records = journalAccountRecords(journal, clock)
+      records.withdrawal(w)
+      await clock.advance(5_000)
+      records.withdrawal({ ...w, status: 'confirmed', hash: `0x${'a'.repeat(64)}` })
+      await journal.flush()
+      expect(
+        await db.db
+          .selectFrom('order_events')
+          .select(['oid', 'state', 'filled', 'ts'])
+          .orderBy('seq')
+          .execute(),
+      ).toEqual([
+        { oid: 1, state: 'open', filled: '0', ts: 10 },
+        { oid: 2, state: 'open', filled: '0', ts: 10 },
+        { oid: 1, state: 'partial', filled: '0.4', ts: 20 },
+        { oid: 2, state: 'gone', filled: '0', ts: 2_000_000 },
+      ])
+      expect(await db.db.selectFrom('transfers').selectAll().execute()).toEqual([
+        {
+          kind: 'withdrawal',
+          id: '9',
+          asset: 'pUSD',
+          amount: '250',
+          fee: '1',
+          status: 'confirmed',
+          ts: 1_500_000,
+          updated_at: 2_005_000,
+        },
+      ])
+      await journal.close('done')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

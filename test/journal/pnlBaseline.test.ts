@@ -51,7 +51,7 @@ describeBackends('PnL across restarts', (b) => {
     const run = { version: 't', mode: 'live' as const, configHash: 'h' }
     // First run: what the pollers and the stream hand the ledger, recorded as the bot does.
     const first = createJournal({ db: await openJournalDb(target), clock, settings, run })
-    const records = journalAccountRecords(first)
+    const records = journalAccountRecords(first, clock)
     const ledger = new PnlLedger()
     for (let n = 1; n <= 12; n++) {
       const f = venueFill(n)

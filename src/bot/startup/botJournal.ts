@@ -19,11 +19,13 @@ import type { CommandItem } from '../../journal/records.ts'
 import { SYMBOLS_STATE } from '../../journal/reportQueries.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { Fill, FundingCharge } from '../../perps/schemas/account.ts'
+import type { Fill, FundingCharge, Withdrawal } from '../../perps/schemas/account.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
 import type { PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
 import type { StateStore } from '../account/supervision/stateStore.ts'
 import type { BatchSettled } from '../orders/batcher.ts'
+import type { OrderStateRecorder } from '../orders/openOrderBook.ts'
 import type { BatchRecorder } from '../orders/orderDesk.ts'
 
 /** Alerts into the journal: one row per raise and per resolve. */
@@ -167,11 +169,44 @@ export function commandItems(s: BatchSettled): CommandItem[] {
   }
 }
 
-/** Fills and funding the ledger saw for the first time (stream or poll), into the journal. */
-export function journalAccountRecords(journal: Journal): AccountRecords {
+/**
+ * Fills and funding the ledger saw for the first time (stream or poll), and each withdrawal new or
+ * changed (the poll and the pushes), into the journal.
+ */
+export function journalAccountRecords(journal: Journal, clock: Clock): AccountRecords {
   return {
     fill: (f: Fill) => journal.fill(fillInput(f), 'live'),
     funding: (c: FundingCharge) => journal.funding(fundingInput(c)),
+    withdrawal: (w: Withdrawal) =>
+      journal.transfer({
+        kind: 'withdrawal',
+        id: String(w.withdraw_id),
+        asset: w.asset.slice(0, 16),
+        amount: w.amount,
+        fee: w.fee,
+        status: String(w.status).slice(0, 32),
+        ts: w.created_timestamp,
+        updatedAt: clock.now(),
+      }),
+  }
+}
+
+/** The venue's order state changes (pushes, and what a read found changed) into the journal. */
+export function journalOrderStates(journal: Journal): OrderStateRecorder {
+  const event = (x: Order, state: string, ts: number): void =>
+    journal.orderEvent({
+      ts,
+      iid: x.iid,
+      oid: x.oid,
+      ...(x.coid === undefined ? {} : { coid: x.coid.slice(0, 64) }),
+      state: state.slice(0, 32),
+      price: x.p,
+      qty: x.qty,
+      filled: x.fill,
+    })
+  return {
+    order: (x) => event(x, String(x.status), x.uts),
+    gone: (x, at) => event(x, 'gone', at),
   }
 }
 

@@ -9,7 +9,7 @@ import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
 import type { Logger } from '../../../logging/logger.ts'
 import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
-import type { Fill, FundingCharge, Portfolio } from '../../../perps/schemas/account.ts'
+import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../../perps/schemas/account.ts'
 import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates } from '../../inputs/inputGates.ts'
@@ -19,10 +19,14 @@ import { type LedgerFill, type PnlBaseline, PnlLedger, type PnlSnapshot } from '
 import { startAccountPollers } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
 
-/** Where fills and funding go once the ledger accepted them (the journal, when the bot keeps one). */
+/**
+ * Where fills and funding go once the ledger accepted them, and withdrawals each time one is new or
+ * changes (the journal, when the bot keeps one).
+ */
 export interface AccountRecords {
   fill(f: Fill): void
   funding(c: FundingCharge): void
+  withdrawal(w: Withdrawal): void
 }
 
 export interface AccountSupervision {
@@ -131,6 +135,7 @@ export function createAccountSupervision(o: {
     rateLimitCount: o.limits.rateLimitCount,
     openOrderCapCount: o.limits.openOrderCapCount,
     onFill,
+    onWithdrawal: o.records && ((w) => o.records?.withdrawal(w)),
     onFunding: (c) => {
       if (ledger.applyFunding(c)) o.records?.funding(c)
     },
