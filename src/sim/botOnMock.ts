@@ -9,6 +9,7 @@ import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import type { StopReport } from '../bot/startup/stopSequence.ts'
 import type { Clock } from '../clock.ts'
+import type { Journal } from '../journal/journal.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { FAULT_HEADER } from '../mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.ts'
@@ -51,6 +52,8 @@ export interface BotOnMockOptions {
   streams?: boolean | undefined
   /** Environment the settings see (e.g. `ALERT_WEBHOOK_URL`). Default none. */
   env?: Record<string, string> | undefined
+  /** A journal the bot writes to (the caller opens and closes it). Default none. */
+  journal?: Journal | undefined
 }
 
 export interface BotOnMock {
@@ -124,7 +127,7 @@ export async function startLoopbackMock(o: LoopbackMockOptions): Promise<Loopbac
 export interface BotAgainstOptions
   extends Pick<
     BotOnMockOptions,
-    'overrides' | 'logLevel' | 'onLogLine' | 'onAlert' | 'botSeed' | 'ops' | 'env'
+    'overrides' | 'logLevel' | 'onLogLine' | 'onAlert' | 'botSeed' | 'ops' | 'env' | 'journal'
   > {
   /** The mock's (or venue's) HTTP base URL, e.g. `http://127.0.0.1:{port}`. */
   perpsUrl: string
@@ -166,6 +169,7 @@ export async function startBotAgainst(
     selfProvision: true,
     ops: o.ops ?? false,
     alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
+    journal: o.journal,
   })
   return { bot, secrets }
 }
