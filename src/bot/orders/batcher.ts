@@ -23,7 +23,7 @@ import { BotError, InputValidationError, UnknownOutcomeError } from '../../error
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
 import { StoppedError } from '../limiter/limiterErrors.ts'
-import { mustGet } from '../shared/at.ts'
+import { mustGet } from '../shared/itemAt.ts'
 import {
   type AnyResult,
   type Entry,
