@@ -13,7 +13,9 @@
  * time, on the mock's side: every command's signed `ts` against the mock's clock (stale beyond 10 s),
  * signatures (none twice), the account's live orders (no two with one client order id). Every log
  * line, alert webhook payload, /status and /metrics (and the dashboard, when served) goes through
- * the secrets scan. Exit 1 on any violation.
+ * the secrets scan. At the end one more start reconciles the journal and stops cleanly: the journal
+ * must equal the mock's record of the account's fills and funding (each once, field for field). Exit 1
+ * on any violation.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -22,11 +24,13 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { systemClock } from '../src/clock.ts'
+import { openJournalDb } from '../src/journal/database.ts'
 import type { FaultKind } from '../src/mock/faults.ts'
 import type { MockRequest, MockResponse } from '../src/mock/mockHttp.ts'
 import { createMockServerHandler, serveMock } from '../src/mock/server.ts'
 import { createMockStreamServer } from '../src/mock/stream/streamServer.ts'
 import { createPerpsClient } from '../src/perps/client/createPerpsClient.ts'
+import { fundingKey } from '../src/perps/client/getFunding.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'
 import { perpsDomainFromExchangeInfo } from '../src/perps/signing/domain.ts'
 import { SaltSource } from '../src/perps/signing/salt.ts'
@@ -398,6 +402,99 @@ for (let r = 1; r <= ROUNDS; r++) {
   )
 }
 clearInterval(coidTimer)
+
+// ---------------------------------------------------------------------------------------------------
+// The journal against the mock's own record of the account's fills and funding. One more start
+// reconciles the journal with the venue's history since the last journaled rows (the time since the
+// last kill), and is stopped cleanly (SIGTERM) right after: every venue fill up to that start must be
+// in the journal exactly once, field for field (no torn rows).
+
+const reconcileUntil = instance.serverClock.now()
+{
+  wire.openOrderReads = 0
+  const last = startBot()
+  const t0 = performance.now()
+  while (last.exitCode === undefined && wire.openOrderReads === 0 && performance.now() - t0 < QUOTE_WAIT_MS)
+    await sleep(100)
+  if (last.exitCode === undefined) last.proc.kill('SIGTERM')
+  await last.exited
+}
+const journalCheck = await compareJournal(join(dir, 'state', 'journal-live.sqlite'))
+
+/** Every row of a history read (pages of 100): windows split in half while a page says `more`. */
+function allRows<R>(
+  read: (w: { startTimestamp: number; endTimestamp: number }) => { data: R[]; more: boolean },
+): R[] {
+  const out: R[] = []
+  const walk = (start: number, end: number): void => {
+    const p = read({ startTimestamp: start, endTimestamp: end })
+    if (!p.more || start >= end) {
+      out.push(...p.data)
+      return
+    }
+    const mid = Math.floor((start + end) / 2)
+    walk(start, mid)
+    walk(mid + 1, end)
+  }
+  walk(0, instance.serverClock.now() + 60_000)
+  return out
+}
+
+async function compareJournal(path: string): Promise<{ pass: boolean; figure: string }> {
+  if (!existsSync(path)) return { pass: false, figure: `no journal at ${path}` }
+  const db = await openJournalDb({ kind: 'sqlite', path }, { readonly: true })
+  try {
+    const fills = await db.db.selectFrom('fills').selectAll().execute()
+    const funding = await db.db.selectFrom('funding').selectAll().execute()
+    const runs = await db.db.selectFrom('runs').select(['stopped_at']).execute()
+    // History reads are the account owner's (the mock authenticates them by owner address).
+    const owner = instance.exchange.accountOf(proxy)?.owner ?? proxy
+    const venueFills = allRows((w) => instance.exchange.fills(owner, w))
+    const venueFunding = allRows((w) => instance.exchange.funding(owner, w))
+    const byTid = new Map(fills.map((f) => [f.trade_id, f]))
+    const trades = new Set(fills.map((f) => f.trade_id))
+    const duplicates = fills.length - trades.size
+    let missing = 0
+    let lateMissing = 0
+    let torn = 0
+    // The mock's REST rows use the venue's long keys (bindings PerpsAccountFillSchema).
+    for (const v of venueFills) {
+      const j = byTid.get(String(v.trade_id))
+      const ts = Number(v.timestamp)
+      if (j === undefined) {
+        if (ts <= reconcileUntil) missing += 1
+        else lateMissing += 1
+        continue
+      }
+      const same =
+        j.order_id === v.order_id &&
+        j.iid === v.instrument_id &&
+        j.side === v.side &&
+        j.price === v.price &&
+        j.qty === v.quantity &&
+        Boolean(j.taker) === v.taker &&
+        j.fee === v.fee &&
+        j.realized_pnl === v.pnl &&
+        Boolean(j.liquidation) === v.liquidation &&
+        Number(j.ts) === ts
+      if (!same) torn += 1
+    }
+    const venueTids = new Set(venueFills.map((v) => String(v.trade_id)))
+    const foreign = fills.filter((f) => !venueTids.has(f.trade_id)).length
+    const fundingKeys = new Set(funding.map((f) => f.key))
+    const fundingMissing = venueFunding.filter(
+      (c) => c.timestamp <= reconcileUntil && !fundingKeys.has(fundingKey(c)),
+    ).length
+    const killed = runs.filter((r) => r.stopped_at === null).length
+    return {
+      pass: missing === 0 && duplicates === 0 && torn === 0 && foreign === 0 && fundingMissing === 0,
+      figure: `${venueFills.length} venue fills, ${fills.length} journaled: ${missing} missing, ${duplicates} duplicate, ${torn} torn, ${foreign} not the venue's (${lateMissing} made after the last start's reconcile, during its stop, not required); funding ${venueFunding.length} venue, ${funding.length} journaled, ${fundingMissing} missing; ${runs.length} runs journaled, ${killed} without a stop (killed)`,
+    }
+  } finally {
+    await db.close()
+  }
+}
+
 const wallS = (performance.now() - started) / 1000
 
 // ---------------------------------------------------------------------------------------------------
@@ -453,6 +550,11 @@ const checks: Check[] = [
     name: 'zero commands with a stale timestamp',
     pass: wire.stale === 0,
     figure: `${wire.stale} of ${wire.commands} beyond ${STALE_MS / 1000} s of the mock's clock (worst ${(wire.worstSkewMs / 1000).toFixed(2)} s)`,
+  },
+  {
+    name: "the journal equals the mock's record (fills and funding once each, no torn rows)",
+    pass: journalCheck.pass,
+    figure: journalCheck.figure,
   },
   {
     name: 'secrets scan',

@@ -79,6 +79,18 @@ const JOBS: Job[] = [
       }),
     ),
   ),
+  // The journal's cost on the order path: the 100-instrument stream case with the journal on (SQLite,
+  // default settings) beside the same case above without it (issue 26).
+  {
+    name: 'tick-to-trade, stream, 100 instruments, journal on',
+    script: 'bench/tickToTrade.bench.ts',
+    args: [
+      ...['--transport', 'stream', '--instruments', '100', '--journal'],
+      ...['--seconds', QUICK ? '15' : '30', '--warmup', '10', '--warmup-max', '60'],
+    ],
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: 180_000,
+  },
   // The rss baseline: the same 1,000-instrument stream case under V8's own heap growth policy (what
   // `ops.heapGrowthPercent` replaces; src/cli/heapPolicy.ts).
   {
@@ -253,6 +265,8 @@ interface TickToTradeResult {
   heapAfterGc?: number | undefined
   /** `process`: the mock in its own process (rss is the bot's alone); `inline`: one process. */
   layout?: string | undefined
+  /** The bot kept its journal (SQLite) during the run. */
+  journal?: boolean | undefined
   virtualMinutes: number
 }
 const ttt = outcomes
@@ -269,7 +283,7 @@ if (ttt.length > 0) {
       : `${r.virtualMinutes.toFixed(1)} virtual min, stale halts ${r.staleHalts}${r.transport === 'stream' ? (r.staleHalts === 0 ? ' ✓' : ' ✗') : ''}`
     const share = (100 * r.marketWeightPerMinute) / 1000
     console.log(
-      `tick-to-trade ${r.transport.padEnd(6)} ${String(r.instruments).padStart(5)} instruments  ${latency}  index age p99 ${(r.indexAgeMs.p99 / 1000).toFixed(2)} s  market data ${share.toFixed(1)} %${r.transport === 'stream' ? (share < 10 ? ' ✓' : ' ✗') : ''}  rss ${mb(r.rss)}, peak ${r.peakRss === undefined ? '?' : mb(r.peakRss)}${r.instruments === 1000 && r.transport === 'stream' && r.peakRss !== undefined ? (r.peakRss < 300e6 ? ' ✓' : ' ✗') : ''}${r.heapAfterGc === undefined ? '' : `, live heap ${mb(r.heapAfterGc)}`}${r.layout === 'process' ? ' (bot; mock in its own process)' : ' (bot + mock)'}`,
+      `tick-to-trade ${r.transport.padEnd(6)} ${String(r.instruments).padStart(5)} instruments${r.journal ? ' journal on ' : '            '}  ${latency}  index age p99 ${(r.indexAgeMs.p99 / 1000).toFixed(2)} s  market data ${share.toFixed(1)} %${r.transport === 'stream' ? (share < 10 ? ' ✓' : ' ✗') : ''}  rss ${mb(r.rss)}, peak ${r.peakRss === undefined ? '?' : mb(r.peakRss)}${r.instruments === 1000 && r.transport === 'stream' && r.peakRss !== undefined ? (r.peakRss < 300e6 ? ' ✓' : ' ✗') : ''}${r.heapAfterGc === undefined ? '' : `, live heap ${mb(r.heapAfterGc)}`}${r.layout === 'process' ? ' (bot; mock in its own process)' : ' (bot + mock)'}`,
     )
   }
 }

@@ -12,7 +12,10 @@
  *
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
- *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25]
+ *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25] [--journal]
+ *
+ * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
+ * does; without it, none. The same case with and without it shows the journal's cost on the order path.
  *
  * `--layout process` (the default at `--speed 1`) runs the mock in a child process (bench/
  * tickToTradeMock.ts, steered over IPC; node flags for it in `TICK_TO_TRADE_MOCK_FLAGS`, e.g.
@@ -36,11 +39,17 @@
  * and a `BENCH_RESULT` line.
  */
 import { type ChildProcess, fork } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import type { RunningBot } from '../src/bot/startBot.ts'
 import { applyHeapPolicy } from '../src/cli/heapPolicy.ts'
 import { systemClock } from '../src/clock.ts'
+import { openJournalDb } from '../src/journal/database.ts'
+import { createJournal } from '../src/journal/journal.ts'
+import { JournalSettings } from '../src/journal/settings.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
@@ -58,6 +67,17 @@ const MOVES_PER_S = numberFlag('moves-per-second', 4)
 const WARMUP_S = numberFlag('warmup', 8)
 const WARMUP_MAX_S = numberFlag('warmup-max', 4 * WARMUP_S)
 const SEED = numberFlag('seed', 3)
+const JOURNAL = process.argv.includes('--journal')
+const journalDir = JOURNAL ? mkdtempSync(join(tmpdir(), 'perpbot-ttt-journal-')) : undefined
+const journal =
+  journalDir === undefined
+    ? undefined
+    : createJournal({
+        db: await openJournalDb({ kind: 'sqlite', path: join(journalDir, 'journal.sqlite') }),
+        clock: systemClock,
+        settings: JournalSettings.parse({}),
+        run: { version: 'bench', mode: 'dry-run', configHash: 'tick-to-trade' },
+      })
 // The heap policy `perpbot run` applies (ops.heapGrowthPercent; 0 = V8's own, the baseline).
 const HEAP = applyHeapPolicy(numberFlag('heap-growth', DEFAULT_HEAP_GROWTH_PERCENT))
 /** The mock's open-order cap per account (the venue's: 1,000). */
@@ -93,6 +113,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
     overrides,
     streams,
     logLevel: 'warn',
+    journal,
     onRequest: (req) =>
       probe?.onRequest(req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p))),
     onExchange: (x) => probe?.onExchange(x),
@@ -159,6 +180,7 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
       clock: systemClock,
       overrides,
       logLevel: 'warn',
+      journal,
     })
     return {
       bot,
@@ -253,6 +275,8 @@ gc?.()
 const afterGc = gc ? process.memoryUsage() : undefined
 const quotingAtEnd = quoting()
 await mock.stop()
+const journalStats = await journal?.close('bench over')
+if (journalDir !== undefined) rmSync(journalDir, { recursive: true, force: true })
 
 const lat = distribution(latencies)
 const age = distribution(ageSamples)
@@ -260,7 +284,7 @@ const publish = distribution(endTotals.publishMs)
 const latency =
   SPEED === 1 ? `p50 ${lat.p50.toFixed(2)} / p99 ${lat.p99.toFixed(2)} ms` : 'not measured (accelerated)'
 console.log(
-  `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments: ${latency} (${lat.n} of ${moves} moves)` +
+  `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}: ${latency} (${lat.n} of ${moves} moves)` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
@@ -268,6 +292,9 @@ console.log(
     ` · rss ${mb(rss)} (peak ${mb(peakRss)}; heap growth ${HEAP.growthPercent === undefined ? "V8's default" : `${HEAP.growthPercent} %`}), heap ${mb(heapUsed)}` +
     (afterGc ? ` (after a full GC: rss ${mb(afterGc.rss)}, heap ${mb(afterGc.heapUsed)})` : '') +
     ` (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
+    (journalStats
+      ? ` · journal ${journalStats.written} rows in ${journalStats.batches} batches (${journalStats.droppedTotal} dropped)`
+      : '') +
     ` · warm-up ${warmedS.toFixed(0)} s (then ${queuedAtStart} limiter jobs queued) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
 )
 emitResult({
@@ -276,6 +303,8 @@ emitResult({
   instruments: N,
   heapGrowthPercent: HEAP.growthPercent ?? null,
   layout: LAYOUT,
+  journal: JOURNAL,
+  journalRows: journalStats?.written,
   speed: SPEED,
   latency: SPEED === 1 ? lat : undefined,
   mockPublishMs: publish,

@@ -37,3 +37,18 @@ export interface PnlSnapshot {
     makerShare: number | undefined
   }
 }
+
+/** Per instrument: what the fills and funding before this start added up to (the journal's record). */
+export type PnlBaselineLine = Pick<
+  InstrumentPnl,
+  'fills' | 'makerFills' | 'liquidationFills' | 'volume' | 'realizedPnl' | 'fees' | 'funding' | 'lastFillAt'
+>
+
+/** Where the ledger starts at a restart: the totals so far and the ids a first read may repeat. */
+export interface PnlBaseline {
+  instruments: Record<number, PnlBaselineLine>
+  /** `tid:oid` of recent fills (the fill poller's first read overlaps the minute before start). */
+  recentFills: readonly string[]
+  /** The funding keys (`id:N` or `iid:I:T`) of recent charges (the funding poller reads back an hour). */
+  recentFunding: readonly string[]
+}

@@ -36,6 +36,9 @@ import {
   journalAccountRecords,
   journalAlertSink,
   journalBatchRecorder,
+  journalHealthAlerts,
+  journalOrderStates,
+  journalPnlBaseline,
   journalStateStore,
   reconcileJournalAtStart,
   startPnlSnapshots,
@@ -112,6 +115,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     extraSinks: [...(o.alertSinks ?? []), ...(journal ? [journalAlertSink(journal)] : [])],
   })
+  // The journal's database lost mid-run is an alert episode (trading goes on).
+  const journalHealth = journal && journalHealthAlerts({ journal, alerts, clock })
   const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts, metrics })
   const { limiter } = bl
   metrics.watchLimiter(limiter)
@@ -168,7 +173,14 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     settings.orders.foreign === 'leave'
       ? (x: { coid?: string | undefined }): boolean => isOwnOrder(x.coid, orderTag)
       : undefined
-  const openOrders = createOpenOrderBook({ perps, clock, instrumentIds, isOurs, logger: log })
+  const openOrders = createOpenOrderBook({
+    perps,
+    clock,
+    instrumentIds,
+    isOurs,
+    logger: log,
+    record: journal && journalOrderStates(journal),
+  })
   const orderIds = createClientOrderIds({ tag: orderTag, epoch: fleetPart?.epoch ?? 0, startMs: clock.now() })
   const orders = createOrderDesk({
     perps,
@@ -226,7 +238,9 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     journal: !o.selfProvision,
     store:
       journal && (await journalStateStore(journal, [`account-watch-${conn.proxyAddress.toLowerCase()}`])),
-    records: journal && journalAccountRecords(journal),
+    records: journal && journalAccountRecords(journal, clock),
+    // PnL across restarts: the account's journaled record (a self-provisioned account is new each start).
+    pnlBaseline: journal && !o.selfProvision ? await journalPnlBaseline(journal, clock, log) : undefined,
     instruments: actors.instruments,
     inputGates: gates,
   })
@@ -344,6 +358,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
             () => actors.stop(),
             () => repeated.stop(),
             async () => snapshots?.stop(),
+            async () => journalHealth?.stop(),
           ],
         }),
       })

@@ -82,6 +82,8 @@ export interface Journal {
   /** The newest journaled fill and funding times (reconcile starts there). */
   lastRecordTimes(): Promise<{ fill: number | undefined; funding: number | undefined }>
   stats(): JournalStats
+  /** Told of each change of the database's state (ok → failing and back); returns the unsubscribe. */
+  watchState(listener: (state: WriterState, stats: JournalStats) => void): () => void
   /** Values for /metrics: queue depth, write latency, rows written and dropped, the database's size. */
   metrics(): Promise<JournalMetrics>
   /** Deletes commands, order events and snapshots past their retention (at start, then daily). */
@@ -245,6 +247,7 @@ export function createJournal(o: OpenJournalOptions): Journal {
   const invalid: Record<string, number> = {}
   let lastInvalid: string | undefined
   let seq = 0
+  const watchers = new Set<(state: WriterState, stats: JournalStats) => void>()
   const runRow: RunsTable = {
     run_id: runId,
     started_at: o.clock.now(),
@@ -270,7 +273,17 @@ export function createJournal(o: OpenJournalOptions): Journal {
     category: (p) => p.t,
     isBulk: (p) => BULK_TABLES.has(p.t),
     timeOf,
-    onStateChange: o.onStateChange && ((state) => o.onStateChange?.(state, stats())),
+    onStateChange: (state) => {
+      const s = stats()
+      o.onStateChange?.(state, s)
+      for (const w of watchers) {
+        try {
+          w(state, s)
+        } catch {
+          // A watcher's bug must not stop the writer.
+        }
+      }
+    },
     async write(items) {
       const rows: JournalRow[] = []
       for (const p of items) {
@@ -322,6 +335,12 @@ export function createJournal(o: OpenJournalOptions): Journal {
       return { fill: n(f?.t), funding: n(g?.t) }
     },
     stats,
+    watchState(listener) {
+      watchers.add(listener)
+      return () => {
+        watchers.delete(listener)
+      }
+    },
     async metrics() {
       const s = stats()
       let sizeBytes = 0

@@ -11,6 +11,7 @@ import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import type { StopReport } from '../bot/startup/stopSequence.ts'
 import type { Clock } from '../clock.ts'
 import type { FleetPart } from '../fleet/fleetPart.ts'
+import type { Journal } from '../journal/journal.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { FAULT_HEADER } from '../mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.ts'
@@ -55,6 +56,8 @@ export interface BotOnMockOptions {
   env?: Record<string, string> | undefined
   /** Fleet mode: the account's lease already held (see src/fleet/fleetPart.ts). */
   fleet?: FleetPart | undefined
+  /** A journal the bot writes to (the caller opens and closes it). Default none. */
+  journal?: Journal | undefined
 }
 
 export interface BotOnMock {
@@ -128,7 +131,7 @@ export async function startLoopbackMock(o: LoopbackMockOptions): Promise<Loopbac
 export interface BotAgainstOptions
   extends Pick<
     BotOnMockOptions,
-    'overrides' | 'logLevel' | 'onLogLine' | 'onAlert' | 'botSeed' | 'ops' | 'env' | 'fleet'
+    'overrides' | 'logLevel' | 'onLogLine' | 'onAlert' | 'botSeed' | 'ops' | 'env' | 'fleet' | 'journal'
   > {
   /** The mock's (or venue's) HTTP base URL, e.g. `http://127.0.0.1:{port}`. */
   perpsUrl: string
@@ -171,6 +174,7 @@ export async function startBotAgainst(
     ops: o.ops ?? false,
     alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
     fleet: o.fleet,
+    journal: o.journal,
   })
   return { bot, secrets }
 }

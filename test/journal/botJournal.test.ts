@@ -3,15 +3,26 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import type { Alert } from '../../src/alerts/alert.ts'
+import { createBatcher } from '../../src/bot/orders/batcher.ts'
+import type { BatchSettled } from '../../src/bot/orders/batching/batchTypes.ts'
+import { createOpenOrderBook } from '../../src/bot/orders/openOrderBook.ts'
 import {
+  journalAccountRecords,
   journalAlertSink,
+  journalBatchRecorder,
+  journalHealthAlerts,
+  journalOrderStates,
   journalStateStore,
   modeOf,
   startPnlSnapshots,
 } from '../../src/bot/startup/botJournal.ts'
+import { RequestRejectedError } from '../../src/errors.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
-import { createJournal } from '../../src/journal/journal.ts'
+import { createJournal, type Journal, type JournalStats } from '../../src/journal/journal.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
+import type { Order } from '../../src/perps/schemas/orders.ts'
+import { flushMicrotasks, ManualClock } from '../bot/limiter/helpers.ts'
 
 describe('the bot side of the journal', () => {
   it('maps instrument machine states to report modes', () => {
@@ -114,6 +125,268 @@ describe('the bot side of the journal', () => {
       expect(await journal.loadState('instruments')).toEqual({ 1: 'BTC-USDC', 2: 'ETH-USDC' })
       expect(await db.db.selectFrom('alerts').select(['key', 'severity', 'resolved']).execute()).toEqual([
         { key: 'margin', severity: 'critical', resolved: 0 },
+      ])
+      await journal.close('done')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("each command with the venue's answer per item, its latency and weight", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-botjournal-'))
+    try {
+      const clock = new ManualClock(1_000_000)
+      const db = await openJournalDb({ kind: 'sqlite', path: join(dir, 'j.sqlite') })
+      const journal = createJournal({
+        db,
+        clock,
+        settings: JournalSettings.parse({}),
+        run: { version: 't', mode: 'live', configHash: 'h' },
+      })
+      const counted: string[] = []
+      const recorder = journalBatchRecorder(journal, clock, {
+        recordBatch: (b) => counted.push(`${b.command} ${b.size} ${b.outcome}`),
+      })
+      const settled: BatchSettled[] = []
+      let answer: (() => void) | undefined
+      const batcher = createBatcher({
+        clock,
+        windowMs: 10,
+        reconcile: async () => undefined,
+        onBatchSettled: (b) => {
+          settled.push(b)
+          recorder.recordBatch({ command: b.type, size: b.size, outcome: b.outcome, settled: b })
+        },
+        send: {
+          async createOrders(items, o) {
+            await o.onAdmitted()
+            await new Promise<void>((r) => {
+              answer = r
+            })
+            return items.map((it, i) =>
+              i === 1
+                ? { status: 'err' as const, error: 'post-only would cross' }
+                : { status: 'ok' as const, oid: 70 + i, coid: it.coid },
+            )
+          },
+          modifyOrders: async () => [],
+          async cancelOrders(_oids, o) {
+            await o.onAdmitted()
+            throw new RequestRejectedError('/v1/trade/orders', 400, 'invalid signature')
+          },
+        },
+      })
+      const a = batcher.submit({
+        type: 'createOrders',
+        order: { iid: 3, buy: true, p: '10.5', qty: '2', coid: 'a'.repeat(32) },
+      })
+      const b = batcher.submit({ type: 'createOrders', order: { iid: 4, buy: false, p: '11', qty: '1' } })
+      await clock.advance(10)
+      await flushMicrotasks()
+      await clock.advance(7) // the venue answers 7 ms after the request left
+      answer?.()
+      expect((await a).status).toBe('ok')
+      expect(await b).toEqual({ status: 'err', error: 'post-only would cross' })
+      expect((await batcher.submit({ type: 'cancelOrders', iid: 3, oid: 70 })).status).toBe('failed')
+      await batcher.stop()
+      expect(settled.map((s) => [s.type, s.latencyMs, s.weight, s.items.length])).toEqual([
+        ['createOrders', 7, 1, 2],
+        ['cancelOrders', 0, 1, 1],
+      ])
+      expect(counted).toEqual(['createOrders 2 ok', 'cancelOrders 1 error'])
+      await journal.flush()
+      const rows = await db.db
+        .selectFrom('commands')
+        .select(['kind', 'outcome', 'error', 'latency_ms', 'weight', 'item_count', 'items', 'pid'])
+        .orderBy('seq')
+        .execute()
+      expect(rows.map((r) => ({ ...r, items: JSON.parse(r.items) }))).toEqual([
+        {
+          kind: 'createOrders',
+          outcome: 'ok',
+          error: null,
+          latency_ms: 7,
+          weight: 1,
+          item_count: 2,
+          pid: process.pid,
+          items: [
+            {
+              op: 'create',
+              iid: 3,
+              side: 'buy',
+              qty: '2',
+              price: '10.5',
+              coid: 'a'.repeat(32),
+              answer: 'ok',
+              oid: 70,
+            },
+            {
+              op: 'create',
+              iid: 4,
+              side: 'sell',
+              qty: '1',
+              price: '11',
+              answer: 'rejected',
+              error: 'post-only would cross',
+            },
+          ],
+        },
+        {
+          kind: 'cancelOrders',
+          outcome: 'rejected',
+          error: 'RequestRejectedError: /v1/trade/orders rejected with 400 invalid signature',
+          latency_ms: 0,
+          weight: 1,
+          item_count: 1,
+          pid: process.pid,
+          items: [{ op: 'cancel', iid: 3, oid: 70, answer: 'rejected' }],
+        },
+      ])
+      await journal.close('done')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('the journal database lost mid-run', () => {
+  it('raises one `journal` alert episode and resolves it once, however the state flaps', () => {
+    type Listener = Parameters<Journal['watchState']>[0]
+    let listener: Listener | undefined
+    let state: 'ok' | 'failing' = 'failing'
+    const stats = (): JournalStats => ({
+      state,
+      depth: 40,
+      capacity: 100,
+      written: 7,
+      batches: 2,
+      failures: 1,
+      dropped: { commands: 3 },
+      droppedTotal: 3,
+      earliestEssentialDropAt: undefined,
+      lastError: 'SQLITE_READONLY',
+      failingSince: 1,
+      lastWriteMs: 1,
+      maxWriteMs: 1,
+      totalWriteMs: 2,
+      invalid: {},
+      lastInvalid: undefined,
+      where: '/tmp/j.sqlite',
+      kind: 'sqlite',
+    })
+    const alerts: Alert[] = []
+    const clock = new ManualClock(5_000)
+    const h = journalHealthAlerts({
+      journal: {
+        stats,
+        watchState: (l) => {
+          listener = l
+          return () => {
+            listener = undefined
+          }
+        },
+      },
+      alerts: { send: (a) => void alerts.push(a) },
+      clock,
+    })
+    // Already failing when the bot starts: raised at once; repeats of `failing` add nothing.
+    listener?.('failing', stats())
+    state = 'ok'
+    listener?.('ok', stats())
+    listener?.('ok', stats())
+    h.stop()
+    listener?.('failing', stats())
+    expect(alerts.map((a) => [a.key, a.resolved === true, a.at])).toEqual([
+      ['journal', false, 5_000],
+      ['journal', true, 5_000],
+    ])
+    expect(alerts[0]?.message).toContain('/tmp/j.sqlite (SQLITE_READONLY)')
+    expect(alerts[1]?.message).toContain('3 row(s) could not be kept')
+  })
+})
+
+describe('order states and withdrawals into the journal', () => {
+  it("records the venue's order changes (pushes, and what a read found new, changed or gone) and withdrawals", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-botjournal-'))
+    try {
+      const clock = new ManualClock(2_000_000)
+      const db = await openJournalDb({ kind: 'sqlite', path: join(dir, 'j.sqlite') })
+      const journal = createJournal({
+        db,
+        clock,
+        settings: JournalSettings.parse({}),
+        run: { version: 't', mode: 'live', configHash: 'h' },
+      })
+      const order = (oid: number, over: Partial<Order> = {}): Order => ({
+        oid,
+        iid: 1,
+        buy: true,
+        p: '100',
+        qty: '1',
+        tif: 'gtc',
+        po: true,
+        ro: false,
+        rest: '1',
+        fill: '0',
+        cts: 10,
+        uts: 10,
+        status: 'open',
+        ...over,
+      })
+      let venue: Order[] = [order(1), order(2)]
+      const book = createOpenOrderBook({
+        perps: { getOpenOrders: async () => venue },
+        clock,
+        instrumentIds: [1],
+        record: journalOrderStates(journal),
+      })
+      await book.reconcile() // both new
+      await book.reconcile() // nothing changed: nothing recorded
+      book.observe(order(1, { uts: 20, status: 'partial', fill: '0.4', rest: '0.6' }))
+      book.observe(order(1, { uts: 15, status: 'open' })) // older than what the book holds: not a change
+      venue = [order(1, { uts: 20, status: 'partial', fill: '0.4', rest: '0.6' })]
+      await book.reconcile() // order 2 gone
+      const w = {
+        withdraw_id: 9,
+        asset: 'pUSD',
+        amount: '250',
+        to: `0x${'1'.repeat(40)}`,
+        fee: '1',
+        status: 'pending',
+        hash: '0x',
+        confirmations: 0,
+        required_confirmations: 12,
+        created_timestamp: 1_500_000,
+        confirmed_timestamp: null,
+      }
+      const records = journalAccountRecords(journal, clock)
+      records.withdrawal(w)
+      await clock.advance(5_000)
+      records.withdrawal({ ...w, status: 'confirmed', hash: `0x${'a'.repeat(64)}` })
+      await journal.flush()
+      expect(
+        await db.db
+          .selectFrom('order_events')
+          .select(['oid', 'state', 'filled', 'ts'])
+          .orderBy('seq')
+          .execute(),
+      ).toEqual([
+        { oid: 1, state: 'open', filled: '0', ts: 10 },
+        { oid: 2, state: 'open', filled: '0', ts: 10 },
+        { oid: 1, state: 'partial', filled: '0.4', ts: 20 },
+        { oid: 2, state: 'gone', filled: '0', ts: 2_000_000 },
+      ])
+      expect(await db.db.selectFrom('transfers').selectAll().execute()).toEqual([
+        {
+          kind: 'withdrawal',
+          id: '9',
+          asset: 'pUSD',
+          amount: '250',
+          fee: '1',
+          status: 'confirmed',
+          ts: 1_500_000,
+          updated_at: 2_005_000,
+        },
       ])
       await journal.close('done')
     } finally {

@@ -6,6 +6,8 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import type { Alert } from '../../src/alerts/alert.ts'
+import { journalHealthAlerts } from '../../src/bot/startup/botJournal.ts'
 import type { WriterState } from '../../src/journal/batchWriter.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
 import { createJournal } from '../../src/journal/journal.ts'
@@ -44,6 +46,8 @@ describe.runIf(postgresEnabled())('journal: database lost mid-run (postgres)', (
       run: { version: 't', mode: 'live', configHash: 'h' },
       onStateChange: (s) => states.push(s),
     })
+    const alerts: Alert[] = []
+    const health = journalHealthAlerts({ journal, clock, alerts: { send: (a) => void alerts.push(a) } })
     journal.fill(fill(1), 'stream')
     await journal.flush()
 
@@ -64,6 +68,15 @@ describe.runIf(postgresEnabled())('journal: database lost mid-run (postgres)', (
     expect(journal.stats()).toMatchObject({ state: 'ok', depth: 0, droppedTotal: 0 })
     const rows = await db.db.selectFrom('fills').select('trade_id').execute()
     expect(rows).toHaveLength(50)
+    // One alert episode: raised when the database went away, resolved once when it came back.
+    expect(alerts.map((a) => [a.key, a.resolved === true])).toEqual([
+      ['journal', false],
+      ['journal', true],
+    ])
+    expect(alerts[0]?.message).toContain('Trading goes on')
+    expect(alerts[0]?.message).not.toMatch(/:\/\/[^@\s]*:[^@\s]*@/) // no password in a URL
+    expect(alerts[1]?.message).toContain('nothing was dropped')
+    health.stop()
     await journal.close('done')
   })
 })

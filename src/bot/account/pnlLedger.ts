@@ -14,7 +14,7 @@
  */
 
 import { addDecimal, compareDecimal, divDecimal, mulDecimal, subDecimal } from '../../decimal.ts'
-import type { InstrumentPnl, PnlSnapshot } from '../../pnlTypes.ts'
+import type { InstrumentPnl, PnlBaseline, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** A fill as the venue reports it (REST `/v1/account/fills` and the `fills` channel use these keys). */
 export interface LedgerFill {
@@ -45,7 +45,7 @@ export interface LedgerPosition {
   unrealized_pnl: string
 }
 
-export type { InstrumentPnl, PnlSnapshot } from '../../pnlTypes.ts'
+export type { InstrumentPnl, PnlBaseline, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** How many fill and funding ids are remembered to drop a repeat delivered by a later read or push. */
 const SEEN_KEPT = 20_000
@@ -95,6 +95,12 @@ interface Opening {
 export interface PnlLedgerOptions {
   /** The first positions observed are the opening inventory (the bot's start); default false. */
   sinceStart?: boolean | undefined
+  /**
+   * A restart with a journal: the totals so far (from the account's first journaled record), and the
+   * ids a first read may repeat. With fills in it, the journal's history is the start instead: the
+   * positions those fills built are ours, so no opening inventory is set aside.
+   */
+  baseline?: PnlBaseline | undefined
 }
 
 export class PnlLedger {
@@ -105,11 +111,18 @@ export class PnlLedger {
   /** The venue's unrealized PnL per instrument (the snapshot shows it less the opening's). */
   readonly #venueUnrealized = new Map<number, string>()
 
-  constructor(o: PnlLedgerOptions = {}) {
-    this.#sinceStart = o.sinceStart === true
-  }
   readonly #seen = new Set<string>()
   readonly #recent: LedgerFill[] = []
+
+  constructor(o: PnlLedgerOptions = {}) {
+    const { baseline } = o
+    const history = baseline !== undefined && Object.keys(baseline.instruments).length > 0
+    this.#sinceStart = o.sinceStart === true && !history
+    if (baseline === undefined) return
+    for (const [iid, b] of Object.entries(baseline.instruments)) Object.assign(this.#of(Number(iid)), b)
+    for (const k of baseline.recentFills) this.#firstTime(`fill:${k}`)
+    for (const k of baseline.recentFunding) this.#firstTime(`funding:${k}`)
+  }
 
   #of(iid: number): InstrumentPnl {
     let e = this.#byInstrument.get(iid)
@@ -148,7 +161,8 @@ export class PnlLedger {
 
   /** Applies a funding charge once; returns false for a repeat. */
   applyFunding(c: LedgerFunding): boolean {
-    const key = `funding:${c.id ?? `${c.instrument_id}:${c.timestamp}`}`
+    // The venue's funding key (src/perps/client/getFunding.ts `fundingKey`), as the journal keeps it.
+    const key = `funding:${c.id !== undefined ? `id:${c.id}` : `iid:${c.instrument_id}:${c.timestamp}`}`
     if (!this.#firstTime(key)) return false
     const e = this.#of(c.instrument_id)
     e.funding = addDecimal(e.funding, c.funding)

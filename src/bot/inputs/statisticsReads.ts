@@ -10,7 +10,7 @@ import { ResponseTooLargeError } from '../../errors.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { StatisticsItem } from '../../perps/schemas/info.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
-import { at } from '../shared/at.ts'
+import { itemAt } from '../shared/itemAt.ts'
 
 export interface StatisticsReadsOptions {
   perps: Pick<PerpsClient, 'getStatistics'>
@@ -56,7 +56,7 @@ export function createStatisticsReads(
     }
     const items: StatisticsItem[] = []
     for (let k = 0; k < n && o.ids.length > 0; k++) {
-      const id = at(o.ids, cursor % o.ids.length)
+      const id = itemAt(o.ids, cursor % o.ids.length)
       cursor = (cursor + 1) % o.ids.length
       items.push(
         ...(await o.perps.getStatistics({ instrumentId: id }, { signal, newestKlines: o.klinesKept })),

@@ -23,7 +23,7 @@ import { BotError, InputValidationError, UnknownOutcomeError } from '../../error
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
 import { StoppedError } from '../limiter/limiterErrors.ts'
-import { mustGet } from '../shared/at.ts'
+import { mustGet } from '../shared/itemAt.ts'
 import {
   type AnyResult,
   type Entry,
@@ -51,6 +51,7 @@ import type {
 } from './batching/batchTypes.ts'
 import { createReconcileHold } from './batching/reconcileHold.ts'
 import { sendBatch } from './batching/sendBatch.ts'
+import { settledBatch } from './batching/settledBatch.ts'
 
 export type * from './batching/batchTypes.ts'
 
@@ -281,6 +282,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
     admitted: () => void,
   ): Promise<void> {
     let sent = false
+    let sentAt = 0
     let timer: TimerId | undefined
     const controller = new AbortController()
     let timedOut: (e: Error) => void = () => undefined
@@ -295,6 +297,7 @@ export function createBatcher(options: BatcherOptions): Batcher {
         // Nothing is sent while a reconciliation is pending (a new one may start while we wait).
         while (holding.current !== undefined) await holding.current
         sent = true
+        sentAt = clock.now()
         stats.batchesSent += 1
         stats.itemsSent += batch.length
         stats.batchesBySize[batch.length] = (stats.batchesBySize[batch.length] ?? 0) + 1
@@ -317,18 +320,18 @@ export function createBatcher(options: BatcherOptions): Batcher {
         if (sent) holding.begin(batch)
       })
       const results = matchResults(type, batch.length, await Promise.race([answer, timeout]))
-      settled(type, batch.length, 'ok')
+      settled(type, batch, 'ok', sentAt, results)
       for (const [i, r] of results.entries()) batch[i]?.resolve(r)
     } catch (e) {
       if (sent && isUnknownOutcome(e)) {
-        settled(type, batch.length, 'unknown')
+        settled(type, batch, 'unknown', sentAt)
         stats.unknownBatches += 1
         stats.unknownItems += batch.length
         holding.begin(batch)
         await holding.current
         return
       }
-      if (sent) settled(type, batch.length, 'error', e)
+      if (sent) settled(type, batch, 'error', sentAt, undefined, e ?? new BotError('failed'))
       const cap = sent ? 0 : splitCap(type, e, batch.length)
       if (cap > 0) {
         // The gate can never admit this batch (budgets smaller than maxBatchSize): nothing was
@@ -349,9 +352,17 @@ export function createBatcher(options: BatcherOptions): Batcher {
     }
   }
 
-  function settled(type: BatchType, size: number, outcome: BatchSettled['outcome'], error?: unknown): void {
+  function settled(
+    type: BatchType,
+    batch: readonly Entry[],
+    outcome: BatchSettled['outcome'],
+    sentAt: number,
+    results?: readonly AnyResult[],
+    error?: unknown,
+  ): void {
+    if (options.onBatchSettled === undefined) return
     try {
-      options.onBatchSettled?.(error === undefined ? { type, size, outcome } : { type, size, outcome, error })
+      options.onBatchSettled(settledBatch(type, batch, outcome, clock.now() - sentAt, results, error))
     } catch {
       // A metrics bug must not wedge the batcher.
     }

@@ -35,6 +35,14 @@ export interface OpenOrderBook {
   snapshot(): { orders: readonly Order[]; reconciledAt: number | undefined; foreign: readonly Order[] }
 }
 
+/** Where the venue's order state changes go (the journal): pushed states, and what a read changed. */
+export interface OrderStateRecorder {
+  /** An order's state as the venue reported it (a push, or a read that saw it new or changed). */
+  order(order: Order): void
+  /** A read no longer lists this order (filled, cancelled or expired since the last we knew). */
+  gone(order: Order, at: number): void
+}
+
 /** Per-instrument reads cost 1 each, an all-instrument read 20: below this many, read one by one. */
 const PER_INSTRUMENT_BELOW = 20
 
@@ -47,6 +55,8 @@ export function createOpenOrderBook(o: {
   isOurs?: ((order: Order) => boolean) | undefined
   /** Says which foreign orders rest, when that changes. */
   logger?: Pick<Logger, 'info'> | undefined
+  /** Told of each change the venue made (values only; nothing awaits). */
+  record?: OrderStateRecorder | undefined
 }): OpenOrderBook {
   const isOurs = o.isOurs ?? (() => true)
   /** Orders not ours, by order id (any instrument of the account). */
@@ -109,7 +119,11 @@ export function createOpenOrderBook(o: {
         last = ours
         reconciledAt = receivedAt
       }
-      for (const [id, list] of byInstrument) open.set(id, new Map(list.map((x) => [x.oid, x])))
+      for (const [id, list] of byInstrument) {
+        const next = new Map(list.map((x) => [x.oid, x]))
+        if (o.record) recordRead(o.record, open.get(id), next, receivedAt)
+        open.set(id, next)
+      }
       await publish({ byInstrument, receivedAt })
     },
     observe(order) {
@@ -124,6 +138,7 @@ export function createOpenOrderBook(o: {
       // A push never takes an order back to an older state (a read may have seen a newer one).
       const known = mine.get(order.oid)
       if (known !== undefined && known.uts > order.uts) return
+      o.record?.order(order)
       if (DIFFABLE_ORDER_STATUSES.has(order.status)) mine.set(order.oid, order)
       else if (!mine.delete(order.oid)) return
       const orders = [...mine.values()]
@@ -136,4 +151,20 @@ export function createOpenOrderBook(o: {
     },
     snapshot: () => ({ orders: last, reconciledAt, foreign: [...foreign.values()] }),
   }
+}
+
+/** What a read changed against what the book held: new or changed orders, and those gone. */
+function recordRead(
+  record: OrderStateRecorder,
+  before: ReadonlyMap<number, Order> | undefined,
+  after: ReadonlyMap<number, Order>,
+  at: number,
+): void {
+  for (const x of after.values()) {
+    const prev = before?.get(x.oid)
+    if (prev === undefined || prev.uts !== x.uts || prev.status !== x.status || prev.fill !== x.fill)
+      record.order(x)
+  }
+  if (before === undefined) return
+  for (const x of before.values()) if (!after.has(x.oid)) record.gone(x, at)
 }

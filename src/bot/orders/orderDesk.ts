@@ -11,7 +11,7 @@ import type { BatchOutcome } from '../../ops/metrics.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { Settings } from '../../settings/schema.ts'
-import { type Batcher, type BatchSend, createBatcher } from './batcher.ts'
+import { type Batcher, type BatchSend, type BatchSettled, createBatcher } from './batcher.ts'
 import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import { type CancelById, createOrderGateway, type OrderGateway } from './orderGateway.ts'
@@ -23,9 +23,9 @@ export interface OrderDesk {
   readonly modify: ModifyCapability
 }
 
-/** Where settled batches are counted (the bot's metrics). */
+/** Where settled batches are counted (the bot's metrics) and kept (the journal reads `settled`). */
 export interface BatchRecorder {
-  recordBatch(batch: { command: string; size: number; outcome: BatchOutcome }): void
+  recordBatch(batch: { command: string; size: number; outcome: BatchOutcome; settled?: BatchSettled }): void
 }
 
 export function createOrderDesk(o: {
@@ -57,7 +57,7 @@ export function createOrderDesk(o: {
     },
     onReconcileError: (e, attempt) => o.logger.error({ attempt, err: describeError(e) }, 'reconcile failed'),
     onBatchSettled: (b) => {
-      o.metrics?.recordBatch({ command: b.type, size: b.size, outcome: b.outcome })
+      o.metrics?.recordBatch({ command: b.type, size: b.size, outcome: b.outcome, settled: b })
       const verdict =
         b.outcome === 'ok'
           ? { type: b.type, outcome: 'ok' as const }

@@ -32,7 +32,7 @@ import {
 import type { ModifyOrderInput, Order, TimeInForce } from '../../perps/schemas/orders.ts'
 import { maxBigint } from '../../strategy/quoting.ts'
 import type { DesiredQuote } from '../../strategy/strategy.ts'
-import { at } from '../shared/at.ts'
+import { itemAt } from '../shared/itemAt.ts'
 import { minCostAssignment } from './assignment.ts'
 import type { OrderPlan, PlannedCreate } from './orderPlan.ts'
 
@@ -274,7 +274,7 @@ function pairGroup(
     .sort((a, b) => (a.dist !== b.dist ? (a.dist < b.dist ? -1 : 1) : a.i - b.i || a.j - b.j))
   const distRank = ds.map(() => new Array<number>(ls.length).fill(0))
   ranked.forEach((r, rank) => {
-    at(distRank, r.i)[r.j] = rank
+    itemAt(distRank, r.i)[r.j] = rank
   })
   // Each pair is classified once, for its cost and for the action it becomes.
   const kinds = ds.map((d) => ls.map((l) => classify(d, l, x)))
@@ -288,7 +288,7 @@ function pairGroup(
       const d = ds[r]
       const l = ls[c]
       if (d !== undefined && l !== undefined) {
-        row.push(actionCost(at(at(kinds, r), c)) * weight + at(at(distRank, r), c))
+        row.push(actionCost(itemAt(itemAt(kinds, r), c)) * weight + (distRank[r]?.[c] ?? 0))
       } else if (d !== undefined || l !== undefined) {
         row.push(weight) // create d or cancel l
       } else {
@@ -302,11 +302,11 @@ function pairGroup(
   const unpairedDesired: DesiredItem[] = []
   const pairedLive = new Set<number>()
   ds.forEach((d, r) => {
-    const c = at(assignment, r)
+    const c = assignment[r] ?? -1
     const l = ls[c]
     if (l === undefined) unpairedDesired.push(d)
     else {
-      pairs.push({ d, l, c: at(at(kinds, r), c) })
+      pairs.push({ d, l, c: itemAt(itemAt(kinds, r), c) })
       pairedLive.add(c)
     }
   })

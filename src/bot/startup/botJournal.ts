@@ -11,16 +11,21 @@
 import type { Alert, AlertSink } from '../../alerts/alert.ts'
 import type { Clock, TimerId } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
-import type { Journal } from '../../journal/journal.ts'
+import type { Journal, JournalStats } from '../../journal/journal.ts'
 import { fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
+import { loadPnlBaseline } from '../../journal/pnlBaseline.ts'
 import { reconcileAtStart } from '../../journal/reconcile.ts'
+import type { CommandItem } from '../../journal/records.ts'
 import { SYMBOLS_STATE } from '../../journal/reportQueries.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { Fill, FundingCharge } from '../../perps/schemas/account.ts'
-import type { PnlSnapshot } from '../account/pnlLedger.ts'
+import type { Fill, FundingCharge, Withdrawal } from '../../perps/schemas/account.ts'
+import type { Order } from '../../perps/schemas/orders.ts'
+import type { PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
 import type { StateStore } from '../account/supervision/stateStore.ts'
+import type { BatchSettled } from '../orders/batcher.ts'
+import type { OrderStateRecorder } from '../orders/openOrderBook.ts'
 import type { BatchRecorder } from '../orders/orderDesk.ts'
 
 /** Alerts into the journal: one row per raise and per resolve. */
@@ -37,6 +42,46 @@ export function journalAlertSink(journal: Journal): AlertSink {
       })
     },
   }
+}
+
+/**
+ * The journal's database lost mid-run: one `journal` alert episode, raised when writes start failing
+ * (trading goes on, rows are buffered within a bound) and resolved once when they succeed again.
+ */
+export function journalHealthAlerts(o: {
+  journal: Pick<Journal, 'watchState' | 'stats'>
+  alerts: AlertSink
+  clock: Clock
+}): { stop(): void } {
+  let raised = false
+  const observe = (state: string, s: JournalStats): void => {
+    if (state === 'failing' && !raised) {
+      raised = true
+      o.alerts.send({
+        key: 'journal',
+        severity: 'warning',
+        title: 'Journal database lost',
+        message: `Cannot write the journal at ${s.where} (${s.lastError ?? 'unknown error'}). Trading goes on; up to ${s.capacity} rows are buffered${s.droppedTotal > 0 ? `, ${s.droppedTotal} dropped so far` : ''}.`,
+        details: { where: s.where, capacity: s.capacity, dropped: s.droppedTotal },
+        at: o.clock.now(),
+      })
+    } else if (state === 'ok' && raised) {
+      raised = false
+      o.alerts.send({
+        key: 'journal',
+        severity: 'warning',
+        title: 'Journal database back',
+        message: `The journal at ${s.where} is written again${s.droppedTotal > 0 ? `; ${s.droppedTotal} row(s) could not be kept while it was away` : '; nothing was dropped'}.`,
+        details: { where: s.where, dropped: s.droppedTotal },
+        resolved: true,
+        at: o.clock.now(),
+      })
+    }
+  }
+  const unsubscribe = o.journal.watchState(observe)
+  const now = o.journal.stats()
+  if (now.state === 'failing') observe('failing', now)
+  return { stop: unsubscribe }
 }
 
 /** A `StateStore` over the journal, its named values read once here (the store's `read` is synchronous). */
@@ -56,29 +101,140 @@ export async function journalStateStore(journal: Journal, names: readonly string
 }
 
 /**
- * Every settled batch into the journal beside the metrics: kind, size and outcome. The batcher does not
- * yet hand its items, the venue's per-item answers, latency or weight to this joint (0 = not measured).
+ * Every settled batch into the journal beside the metrics: kind, the items with the venue's answer per
+ * item, latency and weight. Values only (the batch's own objects are read here, copied and validated
+ * by the writer later); nothing awaits.
  */
 export function journalBatchRecorder(journal: Journal, clock: Clock, metrics: BatchRecorder): BatchRecorder {
   return {
     recordBatch(b) {
       metrics.recordBatch(b)
+      const s = b.settled
       journal.command({
         ts: clock.now(),
         kind: b.command.slice(0, 32),
-        items: [],
+        items: s === undefined ? [] : commandItems(s),
         itemCount: b.size,
         outcome: b.outcome === 'error' ? 'rejected' : b.outcome,
+        ...(s?.error === undefined ? {} : { error: describeError(s.error).slice(0, 200) }),
+        ...(s === undefined ? {} : { latencyMs: Math.max(0, s.latencyMs), weight: s.weight }),
       })
     },
   }
 }
 
-/** Fills and funding the ledger saw for the first time (stream or poll), into the journal. */
-export function journalAccountRecords(journal: Journal): AccountRecords {
+/** The venue's answer to one item: ok, its error, or unknown when the batch had no answer. */
+function answerOf(
+  r: BatchSettled['items'][number]['result'],
+  outcome: BatchSettled['outcome'],
+): Pick<CommandItem, 'answer' | 'error'> & { oid?: number } {
+  if (r === undefined) return { answer: outcome === 'error' ? 'rejected' : 'unknown' }
+  if (r.status === 'err') return { answer: 'rejected', error: r.error.slice(0, 200) }
+  const oid = 'oid' in r && typeof r.oid === 'number' ? r.oid : undefined
+  return oid === undefined ? { answer: 'ok' } : { answer: 'ok', oid }
+}
+
+/** A settled batch's items as the journal keeps them (order parameters and answer; nothing signed). */
+export function commandItems(s: BatchSettled): CommandItem[] {
+  switch (s.type) {
+    case 'createOrders':
+      return s.items.map(({ iid, item, result }) => {
+        const a = answerOf(result, s.outcome)
+        return {
+          op: 'create',
+          iid,
+          side: item.buy ? 'buy' : 'sell',
+          qty: item.qty,
+          ...(item.p === undefined ? {} : { price: item.p }),
+          ...(item.coid === undefined ? {} : { coid: item.coid }),
+          ...a,
+        }
+      })
+    case 'modifyOrders':
+      return s.items.map(({ iid, item, result }) => ({
+        op: 'modify',
+        iid,
+        price: item.p,
+        qty: item.qty,
+        ...answerOf(result, s.outcome),
+        oid: item.oid,
+      }))
+    case 'cancelOrders':
+      return s.items.map(({ iid, item, result }) => ({
+        op: 'cancel',
+        iid,
+        ...answerOf(result, s.outcome),
+        oid: item,
+      }))
+  }
+}
+
+/**
+ * Fills and funding the ledger saw for the first time (stream or poll), and each withdrawal new or
+ * changed (the poll and the pushes), into the journal.
+ */
+export function journalAccountRecords(journal: Journal, clock: Clock): AccountRecords {
   return {
     fill: (f: Fill) => journal.fill(fillInput(f), 'live'),
     funding: (c: FundingCharge) => journal.funding(fundingInput(c)),
+    withdrawal: (w: Withdrawal) =>
+      journal.transfer({
+        kind: 'withdrawal',
+        id: String(w.withdraw_id),
+        asset: w.asset.slice(0, 16),
+        amount: w.amount,
+        fee: w.fee,
+        status: String(w.status).slice(0, 32),
+        ts: w.created_timestamp,
+        updatedAt: clock.now(),
+      }),
+  }
+}
+
+/** The venue's order state changes (pushes, and what a read found changed) into the journal. */
+export function journalOrderStates(journal: Journal): OrderStateRecorder {
+  const event = (x: Order, state: string, ts: number): void =>
+    journal.orderEvent({
+      ts,
+      iid: x.iid,
+      oid: x.oid,
+      ...(x.coid === undefined ? {} : { coid: x.coid.slice(0, 64) }),
+      state: state.slice(0, 32),
+      price: x.p,
+      qty: x.qty,
+      filled: x.fill,
+    })
+  return {
+    order: (x) => event(x, String(x.status), x.uts),
+    gone: (x, at) => event(x, 'gone', at),
+  }
+}
+
+/** The pollers' first reads reach back at most an hour (funding): ids of the last two are remembered. */
+const RECENT_IDS_MS = 2 * 3_600_000
+
+/**
+ * The PnL ledger's start at a restart: the account's fills and funding in the journal (after the
+ * reconcile added the time the bot was down). Unreadable: zero, with a warning (PnL since this start).
+ */
+export async function journalPnlBaseline(
+  journal: Journal,
+  clock: Clock,
+  logger: Logger,
+): Promise<PnlBaseline | undefined> {
+  try {
+    const b = await loadPnlBaseline(journal.db, { recentSince: clock.now() - RECENT_IDS_MS })
+    logger.info(
+      { instruments: Object.keys(b.instruments).length },
+      "PnL ledger starts from the journal (fills and funding since the account's first record)",
+    )
+    return b
+  } catch (e) {
+    logger.warn(
+      { err: describeError(e) },
+      'cannot read the PnL baseline from the journal; PnL counts from now',
+    )
+    return undefined
   }
 }
 

@@ -34,6 +34,8 @@ export interface AccountPollersOptions {
   /** Each new fill and funding charge, once, oldest first (the PnL ledger). */
   onFill?: ((fill: Fill) => void) | undefined
   onFunding?: ((charge: FundingCharge) => void) | undefined
+  /** Each withdrawal the first time it is seen and each time its status or hash changes (the journal). */
+  onWithdrawal?: ((w: Withdrawal) => void) | undefined
   health: Pick<PollerHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
   /** Gates of the streamed inputs: these pollers stand down while the stream serves them. */
   gates?: { fills?: InputGate | undefined; withdrawals?: InputGate | undefined } | undefined
@@ -82,6 +84,9 @@ export function startAccountPollers(o: AccountPollersOptions): AccountPollers {
 
   const known = new Map<number, Withdrawal>()
   const remember = (w: Withdrawal): void => {
+    const prev = known.get(w.withdraw_id)
+    if (o.onWithdrawal && (prev === undefined || prev.status !== w.status || prev.hash !== w.hash))
+      o.onWithdrawal(w)
     known.delete(w.withdraw_id)
     known.set(w.withdraw_id, w)
     if (known.size > KNOWN_WITHDRAWALS) {

@@ -9,20 +9,24 @@ import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
 import type { Logger } from '../../../logging/logger.ts'
 import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
-import type { Fill, FundingCharge, Portfolio } from '../../../perps/schemas/account.ts'
+import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../../perps/schemas/account.ts'
 import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates } from '../../inputs/inputGates.ts'
 import type { PollerHealth } from '../../inputs/pollerHealth.ts'
 import { AccountWatch, type AccountWatchSnapshot } from '../accountWatch.ts'
-import { type LedgerFill, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
+import { type LedgerFill, type PnlBaseline, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
 import { startAccountPollers } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
 
-/** Where fills and funding go once the ledger accepted them (the journal, when the bot keeps one). */
+/**
+ * Where fills and funding go once the ledger accepted them, and withdrawals each time one is new or
+ * changes (the journal, when the bot keeps one).
+ */
 export interface AccountRecords {
   fill(f: Fill): void
   funding(c: FundingCharge): void
+  withdrawal(w: Withdrawal): void
 }
 
 export interface AccountSupervision {
@@ -61,6 +65,8 @@ export function createAccountSupervision(o: {
   store?: StateStore | undefined
   /** Fills and funding the ledger accepted, recorded once each. */
   records?: AccountRecords | undefined
+  /** The ledger's start at a restart (the journal's totals for this account); default zero. */
+  pnlBaseline?: PnlBaseline | undefined
   /** Fills and withdrawals stream: their pollers stand down while the stream serves them. */
   inputGates?: InputGates | undefined
 }): AccountSupervision {
@@ -98,8 +104,9 @@ export function createAccountSupervision(o: {
     .getAssets()
     .then((assets) => watch.setAssets(assets))
     .catch((e: unknown) => log.warn({ err: describeError(e) }, 'cannot read the collateral assets'))
-  // PnL since start: a position held before the start is the opening inventory, marked at the start.
-  const ledger = new PnlLedger({ sinceStart: true })
+  // PnL since start: a position held before the start is the opening inventory, marked at the start;
+  // with a journal's history (a restart), the totals continue from it instead.
+  const ledger = new PnlLedger({ sinceStart: true, baseline: o.pnlBaseline })
   const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
   const onFill = (f: Fill): void => {
     if (!ledger.applyFill(f)) return
@@ -130,6 +137,7 @@ export function createAccountSupervision(o: {
     rateLimitCount: o.limits.rateLimitCount,
     openOrderCapCount: o.limits.openOrderCapCount,
     onFill,
+    onWithdrawal: o.records && ((w) => o.records?.withdrawal(w)),
     onFunding: (c) => {
       if (ledger.applyFunding(c)) o.records?.funding(c)
     },

@@ -12,7 +12,7 @@
  */
 
 import { batchRequestWeight, maxBatchForWeight } from '../../../perps/weights.ts'
-import { at } from '../../shared/at.ts'
+import { itemAt } from '../../shared/itemAt.ts'
 
 /** Request weight of one batch of `size` commands (the weight table's `1 + floor(n / 20)`). */
 export const batchWeight = batchRequestWeight
@@ -94,7 +94,7 @@ function fill(n: number, caps: number[]): number[] {
   const sizes = [...caps].sort((a, b) => b - a)
   let spare = sizes.reduce((a, b) => a + b, 0) - n
   for (let i = sizes.length - 1; i >= 0 && spare > 0; i--) {
-    const size = at(sizes, i)
+    const size = itemAt(sizes, i)
     const take = Math.min(spare, size - 1)
     sizes[i] = size - take
     spare -= take

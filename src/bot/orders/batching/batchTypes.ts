@@ -93,11 +93,27 @@ export interface CancelCommand {
 
 export type OrderCommand = ModifyCommand | CreateCommand | CancelCommand
 
-/** How a sent batch ended, for metrics. */
-export interface BatchSettled {
-  type: BatchType
+/** One item of a settled batch: its instrument, the client's parameters and the venue's answer. */
+export interface SettledItem<T extends BatchType> {
+  iid: number
+  item: BatchItem<T>
+  /** The venue's answer for this item; absent when the batch had no per-item answer (unknown, error). */
+  result?: BatchResult<BatchType> | undefined
+}
+
+interface BatchSettledOf<T extends BatchType> {
+  type: T
   size: number
   outcome: 'ok' | 'unknown' | 'error'
   /** The request-level failure of an `error` batch (what the venue refused it with). */
   error?: unknown
+  /** The items in request order, each with the venue's answer (values only: the journal copies them). */
+  items: readonly SettledItem<T>[]
+  /** From the gate's admission (the request signed and sent) to its answer or failure, clock ms. */
+  latencyMs: number
+  /** The request weight the batch was charged. */
+  weight: number
 }
+
+/** How a sent batch ended, for metrics and the journal. */
+export type BatchSettled = { [T in BatchType]: BatchSettledOf<T> }[BatchType]

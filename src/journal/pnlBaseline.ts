@@ -1,0 +1,75 @@
+/**
+ * The PnL ledger's starting point at a restart, from the journal: every fill and funding charge this
+ * journal holds (its account's record since the first one), summed exactly per instrument, and the ids
+ * of recent ones so the pollers' first, overlapping reads are not counted twice.
+ */
+import { sql } from 'kysely'
+import { addDecimal, mulDecimal } from '../decimal.ts'
+import type { PnlBaseline, PnlBaselineLine } from '../pnlTypes.ts'
+import type { JournalDb } from './database.ts'
+
+/** Fills and funding at or after `recentSince` have their ids remembered (bounded by `recentKept`). */
+export async function loadPnlBaseline(
+  db: JournalDb,
+  o: { recentSince: number; recentKept?: number | undefined },
+): Promise<PnlBaseline> {
+  const kept = o.recentKept ?? 10_000
+  const instruments: Record<number, PnlBaselineLine> = {}
+  const line = (iid: number): PnlBaselineLine => {
+    let l = instruments[iid]
+    if (l === undefined) {
+      l = {
+        fills: 0,
+        makerFills: 0,
+        liquidationFills: 0,
+        volume: '0',
+        realizedPnl: '0',
+        fees: '0',
+        funding: '0',
+        lastFillAt: undefined,
+      }
+      instruments[iid] = l
+    }
+    return l
+  }
+  const fills = await db.db
+    .selectFrom('fills')
+    .select(['iid', 'price', 'qty', 'taker', 'fee', 'realized_pnl', 'liquidation', 'ts'])
+    .execute()
+  for (const f of fills) {
+    const l = line(f.iid)
+    l.fills += 1
+    if (Number(f.taker) === 0) l.makerFills += 1
+    if (Number(f.liquidation) !== 0) l.liquidationFills += 1
+    const v = mulDecimal(f.qty, f.price)
+    l.volume = addDecimal(l.volume, v.startsWith('-') ? v.slice(1) : v)
+    l.realizedPnl = addDecimal(l.realizedPnl, f.realized_pnl)
+    l.fees = addDecimal(l.fees, f.fee)
+    const ts = Number(f.ts)
+    l.lastFillAt = Math.max(l.lastFillAt ?? ts, ts)
+  }
+  const funding = await db.db.selectFrom('funding').select(['iid', 'amount']).execute()
+  for (const c of funding) {
+    const l = line(c.iid)
+    l.funding = addDecimal(l.funding, c.amount)
+  }
+  const recentFills = await db.db
+    .selectFrom('fills')
+    .select(['trade_id', 'order_id'])
+    .where('ts', '>=', o.recentSince)
+    .orderBy(sql`ts`, 'desc')
+    .limit(kept)
+    .execute()
+  const recentFunding = await db.db
+    .selectFrom('funding')
+    .select('key')
+    .where('ts', '>=', o.recentSince)
+    .orderBy(sql`ts`, 'desc')
+    .limit(kept)
+    .execute()
+  return {
+    instruments,
+    recentFills: recentFills.map((f) => `${f.trade_id}:${f.order_id}`),
+    recentFunding: recentFunding.map((c) => c.key),
+  }
+}
