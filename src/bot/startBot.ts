@@ -5,16 +5,13 @@
 import type { Alert, AlertSink } from '../alerts/alert.ts'
 import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { Clock } from '../clock.ts'
-import { cancelByEpoch } from '../fleet/epochOrders.ts'
 import type { FleetPart } from '../fleet/fleetPart.ts'
 import type { Journal } from '../journal/journal.ts'
 import type { Logger, SecretBag } from '../logging/logger.ts'
-import { registerJournalMetrics } from '../ops/journalMetrics.ts'
 import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
-import { createClientOrderIds, isOwnOrder, orderTagFor, parseClientOrderId } from '../perps/orderTag.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
@@ -32,25 +29,12 @@ import type { InstrumentState } from './observe/statusView.ts'
 import { armDeadManSwitch } from './orders/deadManSwitch.ts'
 import { createOpenOrderBook } from './orders/openOrderBook.ts'
 import { createOrderDesk } from './orders/orderDesk.ts'
-import {
-  journalAccountRecords,
-  journalAlertSink,
-  journalBatchRecorder,
-  journalHealthAlerts,
-  journalOrderStates,
-  journalPnlBaseline,
-  journalStateStore,
-  reconcileJournalAtStart,
-  startPnlSnapshots,
-} from './startup/botJournal.ts'
-import { type ConnectOptions, connect } from './startup/connect.ts'
+import { createOrderOwnership } from './orders/orderOwnership.ts'
+import { createBotJournal } from './startup/botJournalPart.ts'
+import type { ConnectOptions } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
-import { startStartupWatch } from './startup/startupWatch.ts'
 import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
-
-/** Reconcile at start: pages per kind (weight 10 each), and how far back an empty journal reaches. */
-const JOURNAL_RECONCILE_PAGES = 50
-const JOURNAL_FIRST_LOOKBACK_MS = 7 * 86_400_000
+import { connectWatched } from './startup/watchedConnect.ts'
 
 export interface BotOptions {
   settings: Settings
@@ -101,101 +85,63 @@ export interface RunningBot {
 }
 
 export async function startBot(o: BotOptions): Promise<RunningBot> {
-  const { settings, logger, clock } = o
+  const { settings, logger, clock, fleet } = o
   const startedAt = clock.now()
   const log = logger.child({ component: 'bot' })
 
   const metrics = createBotMetrics({ clock })
   const watchdog = createWatchdog({ clock, stallMs: settings.ops.watchdog.eventLoopStallMs })
   watchdog.start()
-  const journal = o.journal
+  const journal = createBotJournal({ journal: o.journal, clock, logger: log })
   const alerts = createAlertHub({
     ...o,
     logger,
     metrics,
-    extraSinks: [...(o.alertSinks ?? []), ...(journal ? [journalAlertSink(journal)] : [])],
+    extraSinks: [...(o.alertSinks ?? []), ...journal.alertSinks],
   })
-  // The journal's database lost mid-run is an alert episode (trading goes on).
-  const journalHealth = journal && journalHealthAlerts({ journal, alerts, clock })
+  journal.watchHealth(alerts)
   const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts, metrics })
   const { limiter } = bl
   metrics.watchLimiter(limiter)
-  const fleetPart = o.fleet
-  fleetPart?.registerMetrics(metrics.registry)
-  // Our orders carry our tag (and a fleet's lease epoch); others on the account are left alone
-  // unless `orders.foreign: adopt`.
-  const orderTag = orderTagFor(settings.orders.tag)
+  fleet?.registerMetrics(metrics.registry)
+  // Our orders carry our tag (and a fleet's lease epoch); others on the account are left alone.
+  const ownership = createOrderOwnership({ orders: settings.orders, clock, fleet })
   // Lines a hostile venue can make repeat: one per kind per interval (observe/repeatedLog.ts).
   const repeated = createRepeatedLog({ logger, clock })
-  // From the first second: a progress line while the start waits on the venue, and an ops server
-  // whose /readyz says what it waits on (startup/startupWatch.ts); the full ops surface replaces it.
-  const startup = await startStartupWatch({
-    settings,
-    clock,
+  const { startup, conn } = await connectWatched({
+    ...o,
     logger: log,
     metrics,
     serve: o.ops !== false,
-    token: o.secrets.PERPBOT_OPS_TOKEN,
-    secrets: o.secretBag.needles,
+    gate: fleet?.gate(limiter) ?? limiter,
   })
-  const closingStartup = async (e: unknown): Promise<never> => {
-    await startup.close()
-    throw e
-  }
-  startup.step('the venue (clock sync, instruments, credentials)')
-  const conn = await connect({
-    ...o,
-    logger: log,
-    baseClock: clock,
-    gate: fleetPart?.gate(limiter) ?? limiter,
-  }).catch(closingStartup)
   const { perps, venueClock } = conn
-  if (fleetPart !== undefined) {
-    // A predecessor's (a zombie's) orders: ours by tag, an older epoch. Cancelled by id before we quote.
-    const n = await cancelByEpoch(perps, orderTag, (e) => e < fleetPart.epoch)
-    log.info(
-      { account: fleetPart.account, epoch: fleetPart.epoch, cancelled: n },
-      `fleet: holding ${fleetPart.account} at epoch ${fleetPart.epoch}; ${n} order(s) of older epochs cancelled`,
-    )
-  }
+  await fleet?.cancelOlderEpochs(perps, ownership.tag, log)
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
-  // Before quoting: the fills and funding of the time the bot was down (reads pass the limiter).
-  if (journal)
-    await reconcileJournalAtStart({
-      journal,
-      perps,
-      clock: venueClock,
-      logger: log,
-      maxPages: JOURNAL_RECONCILE_PAGES,
-      firstLookbackMs: JOURNAL_FIRST_LOOKBACK_MS,
-    })
-  const isOurs =
-    settings.orders.foreign === 'leave'
-      ? (x: { coid?: string | undefined }): boolean => isOwnOrder(x.coid, orderTag)
-      : undefined
+  await journal.reconcileAtStart(perps, venueClock)
+  const { isOurs } = ownership
   const openOrders = createOpenOrderBook({
     perps,
     clock,
     instrumentIds,
     isOurs,
     logger: log,
-    record: journal && journalOrderStates(journal),
+    record: journal.orderStates,
   })
-  const orderIds = createClientOrderIds({ tag: orderTag, epoch: fleetPart?.epoch ?? 0, startMs: clock.now() })
   const orders = createOrderDesk({
     perps,
     openOrders,
-    orderIds,
+    orderIds: ownership.clientOrderIds(),
     isOurs,
     settings,
     clock,
     logger: log,
-    metrics: journal ? journalBatchRecorder(journal, clock, metrics) : metrics,
+    metrics: journal.batchRecorder(metrics),
     alerts,
   })
   startup.step('the dead-man switch')
   const deadMan = await armDeadManSwitch({
-    settings: fleetPart === undefined ? settings : fleetDeadMan(settings, fleetPart.leaseTtlMs),
+    settings: fleet?.deadManSettings(settings) ?? settings,
     perps,
     clock,
     venueClock,
@@ -236,16 +182,12 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     proxy: conn,
     limits: bl,
     journal: !o.selfProvision,
-    store:
-      journal && (await journalStateStore(journal, [`account-watch-${conn.proxyAddress.toLowerCase()}`])),
-    records: journal && journalAccountRecords(journal, clock),
-    // PnL across restarts: the account's journaled record (a self-provisioned account is new each start).
-    pnlBaseline: journal && !o.selfProvision ? await journalPnlBaseline(journal, clock, log) : undefined,
+    ...(await journal.account(conn.proxyAddress, o.selfProvision)),
     instruments: actors.instruments,
     inputGates: gates,
   })
   registerPnlMetrics(metrics.registry, account, actors.instruments)
-  if (journal) registerJournalMetrics(metrics.registry, journal)
+  journal.registerMetrics(metrics.registry)
   const feeds = startPollers({
     perps,
     catalogue: createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random }),
@@ -307,15 +249,11 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     actors,
     account,
   })
-  const snapshots =
-    journal &&
-    startPnlSnapshots({
-      journal,
-      clock,
-      instruments: actors.instruments,
-      pnl: account.pnl,
-      states: views.instrumentStates,
-    })
+  journal.startSnapshots({
+    instruments: actors.instruments,
+    pnl: account.pnl,
+    states: views.instrumentStates,
+  })
   log.info(
     { instruments: actors.instruments.map((i) => i.symbol), proxy: conn.proxyAddress, ops: ops.url },
     `perpbot ${settings.mode} running with ${actors.instruments.length} instrument(s)`,
@@ -346,35 +284,17 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
           limiter,
           alerts,
           venueClock,
-          // A fleet process that lost its lease cancels only its own epoch's orders, by id; the
-          // switch is left armed (its deadline is within the lease TTL).
-          exitOnly: () =>
-            fleetPart === undefined || fleetPart.canWrite()
-              ? undefined
-              : (x) => parseClientOrderId(x.coid)?.epoch === fleetPart.epoch,
+          exitOnly: ownership.exitOnly,
           close: [
             () => ops.close(),
             () => conn.close(),
             () => actors.stop(),
             () => repeated.stop(),
-            async () => snapshots?.stop(),
-            async () => journalHealth?.stop(),
+            () => journal.stop(),
           ],
         }),
       })
       return stopped
-    },
-  }
-}
-
-/** In a fleet the backstop fires within the lease TTL (never below the venue's 10 s minimum). */
-function fleetDeadMan(settings: Settings, leaseTtlMs: number): Pick<Settings, 'ops'> {
-  const d = settings.ops.deadManSwitch
-  const deadlineMs = Math.min(d.deadlineMs, Math.max(10_000, leaseTtlMs))
-  return {
-    ops: {
-      ...settings.ops,
-      deadManSwitch: { ...d, deadlineMs, refreshMs: Math.min(d.refreshMs, Math.floor(deadlineMs / 3)) },
     },
   }
 }

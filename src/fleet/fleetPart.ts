@@ -5,8 +5,12 @@
  * registers the fleet's metrics.
  */
 import type { Registry } from 'prom-client'
+import type { Logger } from '../logging/logger.ts'
 import type { RequestGate } from '../perps/client/context.ts'
+import type { PerpsClient } from '../perps/client/createPerpsClient.ts'
+import type { Settings } from '../settings/schema.ts'
 import type { AccountLease, LeaseStatus } from './accountLease.ts'
+import { cancelByEpoch } from './epochOrders.ts'
 import { registerFleetMetrics } from './fleetMetrics.ts'
 import { withLeaseFence } from './leaseFence.ts'
 import type { SharedBudget } from './sharedBudget.ts'
@@ -23,6 +27,32 @@ export interface FleetPart {
   canWrite(): boolean
   lease(): LeaseStatus
   registerMetrics(registry: Registry): void
+  /**
+   * At start, before quoting: a predecessor's (a zombie's) orders, ours by tag and of an older epoch,
+   * cancelled by id. Returns how many.
+   */
+  cancelOlderEpochs(
+    perps: Pick<PerpsClient, 'getOpenOrders' | 'cancelOrders'>,
+    tag: string,
+    logger: Pick<Logger, 'info'>,
+  ): Promise<number>
+  /** The dead-man switch's settings kept within the lease TTL. */
+  deadManSettings(settings: Pick<Settings, 'ops'>): Pick<Settings, 'ops'>
+}
+
+/** The venue's minimum dead-man deadline: the fleet's backstop never goes below it. */
+const VENUE_MIN_DEADLINE_MS = 10_000
+
+/** In a fleet the backstop fires within the lease TTL (never below the venue's 10 s minimum). */
+export function fleetDeadMan(settings: Pick<Settings, 'ops'>, leaseTtlMs: number): Pick<Settings, 'ops'> {
+  const d = settings.ops.deadManSwitch
+  const deadlineMs = Math.min(d.deadlineMs, Math.max(VENUE_MIN_DEADLINE_MS, leaseTtlMs))
+  return {
+    ops: {
+      ...settings.ops,
+      deadManSwitch: { ...d, deadlineMs, refreshMs: Math.min(d.refreshMs, Math.floor(deadlineMs / 3)) },
+    },
+  }
 }
 
 export function createFleetPart(o: {
@@ -50,5 +80,14 @@ export function createFleetPart(o: {
         msLeft: () => lease.msLeft(),
         budget: () => budget.state(),
       }),
+    async cancelOlderEpochs(perps, tag, logger) {
+      const n = await cancelByEpoch(perps, tag, (e) => e < epoch)
+      logger.info(
+        { account: lease.account, epoch, cancelled: n },
+        `fleet: holding ${lease.account} at epoch ${epoch}; ${n} order(s) of older epochs cancelled`,
+      )
+      return n
+    },
+    deadManSettings: (settings) => fleetDeadMan(settings, lease.ttlMs),
   }
 }

@@ -1,0 +1,120 @@
+/**
+ * The journal as one part of the bot: built from the bot's `journal` option (a no-op part when there is
+ * none), it gives each later part its joint (alert sink, batch recorder, order states, the account's
+ * store, records and PnL baseline), reconciles at start with its own page and lookback policy, and
+ * starts and stops the minute snapshots and the health alerts. The adapters are in botJournal.ts.
+ */
+import type { Registry } from 'prom-client'
+import type { AlertSink } from '../../alerts/alert.ts'
+import type { Clock } from '../../clock.ts'
+import type { Journal } from '../../journal/journal.ts'
+import type { Logger } from '../../logging/logger.ts'
+import { registerJournalMetrics } from '../../ops/journalMetrics.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
+import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
+import type { StateStore } from '../account/supervision/stateStore.ts'
+import type { OrderStateRecorder } from '../orders/openOrderBook.ts'
+import type { BatchRecorder } from '../orders/orderDesk.ts'
+import {
+  journalAccountRecords,
+  journalAlertSink,
+  journalBatchRecorder,
+  journalHealthAlerts,
+  journalOrderStates,
+  journalPnlBaseline,
+  journalStateStore,
+  reconcileJournalAtStart,
+  startPnlSnapshots,
+} from './botJournal.ts'
+
+/** Reconcile at start: pages per kind (weight 10 each), and how far back an empty journal reaches. */
+const JOURNAL_RECONCILE_PAGES = 50
+const JOURNAL_FIRST_LOOKBACK_MS = 7 * 86_400_000
+
+/** What the account supervision takes from the journal. */
+export interface AccountJournal {
+  store: StateStore | undefined
+  records: AccountRecords | undefined
+  pnlBaseline: PnlBaseline | undefined
+}
+
+export interface BotJournal {
+  /** Sinks for the alert hub (the journal's, when there is one). */
+  readonly alertSinks: readonly AlertSink[]
+  /** The journal's database lost mid-run becomes an alert episode on `alerts` (trading goes on). */
+  watchHealth(alerts: AlertSink): void
+  /** Before quoting: the fills and funding of the time the bot was down (reads pass the limiter). */
+  reconcileAtStart(perps: PerpsClient, venueClock: Clock): Promise<void>
+  /** Settled batches counted by `metrics` and kept in the journal. */
+  batchRecorder(metrics: BatchRecorder): BatchRecorder
+  /** The venue's order state changes into the journal. */
+  readonly orderStates: OrderStateRecorder | undefined
+  /**
+   * The account's restart state, records and PnL baseline (a self-provisioned account is new each
+   * start: no state journal, no baseline).
+   */
+  account(proxyAddress: string, selfProvision: boolean): Promise<AccountJournal>
+  registerMetrics(registry: Registry): void
+  /** A PnL snapshot per instrument per minute, with the instrument's state. */
+  startSnapshots(o: {
+    instruments: readonly { id: number; symbol: string }[]
+    pnl: () => PnlSnapshot
+    states: () => readonly { id: number; state: string }[]
+  }): void
+  /** Takes the last snapshot and stops watching the journal's health. */
+  stop(): void
+}
+
+export function createBotJournal(o: {
+  journal: Journal | undefined
+  clock: Clock
+  logger: Logger
+}): BotJournal {
+  const { journal, clock, logger } = o
+  if (journal === undefined) return noJournal
+  const stops: { stop(): void }[] = []
+  return {
+    alertSinks: [journalAlertSink(journal)],
+    watchHealth(alerts) {
+      stops.push(journalHealthAlerts({ journal, alerts, clock }))
+    },
+    reconcileAtStart: (perps, venueClock) =>
+      reconcileJournalAtStart({
+        journal,
+        perps,
+        clock: venueClock,
+        logger,
+        maxPages: JOURNAL_RECONCILE_PAGES,
+        firstLookbackMs: JOURNAL_FIRST_LOOKBACK_MS,
+      }),
+    batchRecorder: (metrics) => journalBatchRecorder(journal, clock, metrics),
+    orderStates: journalOrderStates(journal),
+    async account(proxyAddress, selfProvision) {
+      const store = await journalStateStore(journal, [`account-watch-${proxyAddress.toLowerCase()}`])
+      const records = journalAccountRecords(journal, clock)
+      const pnlBaseline = selfProvision ? undefined : await journalPnlBaseline(journal, clock, logger)
+      return { store, records, pnlBaseline }
+    },
+    registerMetrics: (registry) => registerJournalMetrics(registry, journal),
+    startSnapshots(s) {
+      // Stopped first (the last snapshot), then the health watch.
+      stops.unshift(startPnlSnapshots({ journal, clock, ...s }))
+    },
+    stop() {
+      for (const s of stops.splice(0)) s.stop()
+    },
+  }
+}
+
+const noJournal: BotJournal = {
+  alertSinks: [],
+  watchHealth() {},
+  reconcileAtStart: async () => {},
+  batchRecorder: (metrics) => metrics,
+  orderStates: undefined,
+  account: async () => ({ store: undefined, records: undefined, pnlBaseline: undefined }),
+  registerMetrics() {},
+  startSnapshots() {},
+  stop() {},
+}
