@@ -18,7 +18,7 @@ import { createAccountSupervision } from './account/supervision/accountSupervisi
 import { createInstrumentActors } from './actors/instrumentActors.ts'
 import { createBotInputGates } from './inputs/inputGates.ts'
 import { createPollerHealth } from './inputs/pollerHealth.ts'
-import { indexPollBudget, startPollers } from './inputs/pollers.ts'
+import { pollerSettings, startPollers } from './inputs/pollers.ts'
 import { startBotStreams } from './inputs/streams/botStreams.ts'
 import { createBotLimiter } from './limiter/botLimiter.ts'
 import { createAlertHub } from './observe/alertHub.ts'
@@ -198,11 +198,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     openOrders,
     account,
     health,
-    polling: settings.polling,
-    indexWeightPerMinute: indexPollBudget(settings.limiter),
-    klinesKept: settings.quoting.klinesKept,
-    staleIndexMs: settings.quoting.staleIndexMs,
-    staleStatisticsMs: settings.quoting.staleStatisticsMs,
+    ...pollerSettings(settings),
     inputGates: gates,
   })
   const streams = startBotStreams({

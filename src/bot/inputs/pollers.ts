@@ -86,6 +86,22 @@ export function indexPollBudget(
   return Math.floor((limiter.requestBudgetPerMinute * limiter.headroom * (1 - limiter.riskReserve)) / 3)
 }
 
+/** The pollers' policy from the settings: intervals, the index polls' share of the budget, staleness. */
+export function pollerSettings(
+  settings: Pick<Settings, 'polling' | 'limiter' | 'quoting'>,
+): Pick<
+  PollersOptions,
+  'polling' | 'indexWeightPerMinute' | 'klinesKept' | 'staleIndexMs' | 'staleStatisticsMs'
+> {
+  return {
+    polling: settings.polling,
+    indexWeightPerMinute: indexPollBudget(settings.limiter),
+    klinesKept: settings.quoting.klinesKept,
+    staleIndexMs: settings.quoting.staleIndexMs,
+    staleStatisticsMs: settings.quoting.staleStatisticsMs,
+  }
+}
+
 export function startPollers(o: PollersOptions): Feeds {
   const { clock } = o
   const { route } = o.actors
