@@ -33,7 +33,7 @@ import { createOrderOwnership } from './orders/orderOwnership.ts'
 import { createBotJournal } from './startup/botJournalPart.ts'
 import type { ConnectOptions } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
-import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
+import { botStop, type StopReport } from './startup/stopSequence.ts'
 import { connectWatched } from './startup/watchedConnect.ts'
 
 export interface BotOptions {
@@ -119,12 +119,11 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   await fleet?.cancelOlderEpochs(perps, ownership.tag, log)
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   await journal.reconcileAtStart(perps, venueClock)
-  const { isOurs } = ownership
   const openOrders = createOpenOrderBook({
     perps,
     clock,
     instrumentIds,
-    isOurs,
+    isOurs: ownership.isOurs,
     logger: log,
     record: journal.orderStates,
   })
@@ -132,7 +131,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     perps,
     openOrders,
     orderIds: ownership.clientOrderIds(),
-    isOurs,
+    isOurs: ownership.isOurs,
     settings,
     clock,
     logger: log,
@@ -255,7 +254,6 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     `perpbot ${settings.mode} running with ${actors.instruments.length} instrument(s)`,
   )
 
-  let stopped: Promise<StopReport> | undefined
   return {
     status: views.status,
     instrumentStates: views.instrumentStates,
@@ -263,34 +261,30 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     opsUrl: ops.url,
     proxyAddress: conn.proxyAddress,
     alerts: alerts.raised,
-    stop(reason) {
-      views.markStopping()
-      watchdog.stop(reason)
-      stopped ??= runStopSequence({
-        reason,
-        exitPolicy: settings.ops.exitPolicy,
-        clock,
-        logger: log,
-        parts: botStopParts({
-          inputs: [streams, feeds, account, ...ops.loops],
-          actors,
-          orders,
-          openOrders,
-          deadMan,
-          limiter,
-          alerts,
-          venueClock,
-          exitOnly: ownership.exitOnly,
-          close: [
-            () => ops.close(),
-            () => conn.close(),
-            () => actors.stop(),
-            () => repeated.stop(),
-            () => journal.stop(),
-          ],
-        }),
-      })
-      return stopped
-    },
+    stop: botStop({
+      views,
+      watchdog,
+      exitPolicy: settings.ops.exitPolicy,
+      clock,
+      logger: log,
+      bot: {
+        inputs: [streams, feeds, account, ...ops.loops],
+        actors,
+        orders,
+        openOrders,
+        deadMan,
+        limiter,
+        alerts,
+        venueClock,
+        exitOnly: ownership.exitOnly,
+        close: [
+          () => ops.close(),
+          () => conn.close(),
+          () => actors.stop(),
+          () => repeated.stop(),
+          () => journal.stop(),
+        ],
+      },
+    }),
   }
 }

@@ -267,3 +267,30 @@ export async function runStopSequence(o: {
   log.info('stopped')
   return { cancelAllFailed, exitClock }
 }
+
+/**
+ * The running bot's `stop(reason)`: the views say stopping and the watchdog stops at once, then the
+ * stop sequence runs over the bot's parts, once (a second call gets the same report).
+ */
+export function botStop(o: {
+  views: { markStopping(): void }
+  watchdog: { stop(reason: string): void }
+  exitPolicy: 'cancel-all' | 'leave-orders'
+  clock: Clock
+  logger: Logger
+  bot: StoppableBot
+}): (reason: string) => Promise<StopReport> {
+  let stopped: Promise<StopReport> | undefined
+  return (reason) => {
+    o.views.markStopping()
+    o.watchdog.stop(reason)
+    stopped ??= runStopSequence({
+      reason,
+      exitPolicy: o.exitPolicy,
+      clock: o.clock,
+      logger: o.logger,
+      parts: botStopParts(o.bot),
+    })
+    return stopped
+  }
+}
