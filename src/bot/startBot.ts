@@ -29,6 +29,7 @@ import { createBotViews } from './observe/botViews.ts'
 import { startOpsSurface } from './observe/opsSurface.ts'
 import { createRepeatedLog } from './observe/repeatedLog.ts'
 import type { InstrumentState } from './observe/statusView.ts'
+import { droppedRowsObserver } from './observe/venueAlerts.ts'
 import { armDeadManSwitch } from './orders/deadManSwitch.ts'
 import { createOpenOrderBook } from './orders/openOrderBook.ts'
 import { createOrderDesk } from './orders/orderDesk.ts'
@@ -143,6 +144,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger: log,
     baseClock: clock,
     gate: fleetPart?.gate(limiter) ?? limiter,
+    observer: droppedRowsObserver({ alerts, now: () => clock.now() }),
   }).catch(closingStartup)
   const { perps, venueClock } = conn
   if (fleetPart !== undefined) {
@@ -261,6 +263,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     actors,
     orders: openOrders,
     account,
+    alerts,
   })
   const views = createBotViews({
     mode: settings.mode,

@@ -4,7 +4,7 @@
  */
 import type { Clock } from '../../clock.ts'
 import type { HttpTransport } from '../../http/transport.ts'
-import type { ProxyCredentials, RequestGate } from '../../perps/client/context.ts'
+import type { PerpsResponseObserver, ProxyCredentials, RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { CommandSigner } from '../../perps/signing/commandSigner.ts'
 import type { Random } from '../../random.ts'
@@ -20,6 +20,8 @@ export function createBotPerpsClient(o: {
   signer: CommandSigner
   /** Every request passes it (the bot's weight limiter). */
   gate?: RequestGate | undefined
+  /** What the venue tells us beside each answer: its rate-limit count, rows it sent that we cannot read. */
+  observer?: PerpsResponseObserver | undefined
 }): PerpsClient {
   return createPerpsClient({
     transport: o.transport,
@@ -30,5 +32,6 @@ export function createBotPerpsClient(o: {
     signer: o.signer,
     defaultExpAfterMs: o.settings.perps.commandExpiryMs,
     gate: o.gate,
+    observer: o.observer,
   })
 }
