@@ -41,6 +41,7 @@ import {
   reconcileJournalAtStart,
   startPnlSnapshots,
 } from './startup/botJournal.ts'
+import { botResponseObserver } from './startup/botPerpsClient.ts'
 import { type ConnectOptions, connect } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { startStartupWatch } from './startup/startupWatch.ts'
@@ -144,7 +145,10 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     logger: log,
     baseClock: clock,
     gate: fleetPart?.gate(limiter) ?? limiter,
-    observer: droppedRowsObserver({ alerts, now: () => clock.now() }),
+    observer: botResponseObserver({
+      limiter,
+      droppedItems: droppedRowsObserver({ alerts, now: () => clock.now() }).droppedItems,
+    }),
   }).catch(closingStartup)
   const { perps, venueClock } = conn
   if (fleetPart !== undefined) {

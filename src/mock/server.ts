@@ -77,6 +77,8 @@ export interface MockRateLimits {
   requestWeightPerMinute?: number | undefined
   /** Catalogue requests per client per minute. Default: not limited. */
   cataloguePerMinute?: number | undefined
+  /** Send `Poly-RateLimit-*` headers on perps answers (requestLimiter.ts). Default off. */
+  headers?: boolean | undefined
 }
 
 export interface MockCatalogueOptions {
@@ -215,6 +217,7 @@ export function composeMock<TExchange, TCatalogue>(
           clock,
           capacityPerMinute: limits?.requestWeightPerMinute,
           catalogueCapacityPerMinute: limits?.cataloguePerMinute,
+          headers: limits?.headers,
         })
   const faulty = faults.wrap(router)
   const limited = limiter === undefined ? faulty : withRequestLimit(faulty, limiter)

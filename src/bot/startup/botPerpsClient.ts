@@ -9,6 +9,7 @@ import { createPerpsClient, type PerpsClient } from '../../perps/client/createPe
 import type { CommandSigner } from '../../perps/signing/commandSigner.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
+import type { WeightLimiter } from '../limiter/weightLimiter.ts'
 
 /** The bot's authenticated perps client (also built by the benchmarks, so both sign and gate alike). */
 export function createBotPerpsClient(o: {
@@ -34,4 +35,19 @@ export function createBotPerpsClient(o: {
     gate: o.gate,
     observer: o.observer,
   })
+}
+
+/**
+ * What the bot does with what the venue says beside its answers: its `Poly-RateLimit-*` count corrects
+ * the limiter's request window (`observeVenueCount`), rows it could not read go to `droppedItems`
+ * (a rate-limited "unreadable rows" warning, observe/venueAlerts.ts).
+ */
+export function botResponseObserver(o: {
+  limiter: Pick<WeightLimiter, 'observeVenueCount'>
+  droppedItems?: PerpsResponseObserver['droppedItems'] | undefined
+}): PerpsResponseObserver {
+  return {
+    rateLimit: (_endpoint, observation) => void o.limiter.observeVenueCount(observation),
+    ...(o.droppedItems === undefined ? {} : { droppedItems: o.droppedItems }),
+  }
 }
