@@ -43,6 +43,7 @@ import {
 } from './startup/botJournal.ts'
 import { botResponseObserver } from './startup/botPerpsClient.ts'
 import { type ConnectOptions, connect } from './startup/connect.ts'
+import { applyInstrumentLeverage } from './startup/instrumentLeverage.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { startStartupWatch } from './startup/startupWatch.ts'
 import { botStopParts, runStopSequence, type StopReport } from './startup/stopSequence.ts'
@@ -159,6 +160,10 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       `fleet: holding ${fleetPart.account} at epoch ${fleetPart.epoch}; ${n} order(s) of older epochs cancelled`,
     )
   }
+  startup.step('leverage and margin mode')
+  await applyInstrumentLeverage({ perps, settings, listed: conn.instruments, logger: log }).catch(
+    closingStartup,
+  )
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   // Before quoting: the fills and funding of the time the bot was down (reads pass the limiter).
   if (journal)
