@@ -3,6 +3,7 @@
  * before it (see docs/architecture.md), and returns a handle whose `stop` applies the exit policy.
  */
 import type { Alert, AlertSink } from '../alerts/alert.ts'
+import { droppedRowsObserver } from '../alerts/venueAlerts.ts'
 import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { Clock } from '../clock.ts'
 import { cancelByEpoch } from '../fleet/epochOrders.ts'
@@ -29,7 +30,6 @@ import { createBotViews } from './observe/botViews.ts'
 import { startOpsSurface } from './observe/opsSurface.ts'
 import { createRepeatedLog } from './observe/repeatedLog.ts'
 import type { InstrumentState } from './observe/statusView.ts'
-import { droppedRowsObserver } from './observe/venueAlerts.ts'
 import { armDeadManSwitch } from './orders/deadManSwitch.ts'
 import { createOpenOrderBook } from './orders/openOrderBook.ts'
 import { createOrderDesk } from './orders/orderDesk.ts'

@@ -40,7 +40,7 @@ export function createBotPerpsClient(o: {
 /**
  * What the bot does with what the venue says beside its answers: its `Poly-RateLimit-*` count corrects
  * the limiter's request window (`observeVenueCount`), rows it could not read go to `droppedItems`
- * (a rate-limited "unreadable rows" warning, observe/venueAlerts.ts).
+ * (a rate-limited "unreadable rows" warning, alerts/venueAlerts.ts).
  */
 export function botResponseObserver(o: {
   limiter: Pick<WeightLimiter, 'observeVenueCount'>

@@ -2,7 +2,7 @@
  * The streams as the bot's inputs: one `StreamPool` (public channels on plain sockets, private ones on
  * one authenticated socket, within the venue's limits), subscribed to `tickers::all`,
  * `statistics::all`, `portfolio`, `orders`, `fills`, `withdrawals` and `notifications` (the venue's own
- * warnings, raised as alerts with a refused `auth`; observe/venueAlerts.ts). Every push goes through the
+ * warnings, raised as alerts with a refused `auth`; alerts/venueAlerts.ts). Every push goes through the
  * routing table (streamRoutes.ts); every freshness change and gap goes to the input gates
  * (inputGates.ts), which stand the REST pollers down or wake them.
  *
@@ -11,6 +11,12 @@
  * every second on the same socket, to be fresh: a stalled private socket is noticed within the
  * silence bound, not after the socket's 65 s idle limit.
  */
+
+import {
+  createStreamAuthAlerts,
+  notificationAlert,
+  type VenueAlertSink,
+} from '../../../alerts/venueAlerts.ts'
 import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
 import type { Logger } from '../../../logging/logger.ts'
@@ -23,7 +29,6 @@ import type { StreamCredentials, StreamState } from '../../../perps/stream/strea
 import { StreamPool } from '../../../perps/stream/streamPool.ts'
 import type { Random } from '../../../random.ts'
 import type { Settings } from '../../../settings/schema.ts'
-import { createStreamAuthAlerts, notificationAlert, type VenueAlertSink } from '../../observe/venueAlerts.ts'
 import type { InputGates, StreamInput } from '../inputGates.ts'
 import { createRouteQueue } from './routeQueue.ts'
 import {

@@ -45,7 +45,7 @@ export interface StreamRouteTargets {
     observeFill(f: Fill): void
     observeWithdrawal(w: WithdrawalPush): void
   }
-  /** The venue's own notifications (observe/venueAlerts.ts turns them into alerts). Default: dropped. */
+  /** The venue's own notifications (alerts/venueAlerts.ts turns them into alerts). Default: dropped. */
   notify?: ((n: VenueNotification) => void) | undefined
 }
 

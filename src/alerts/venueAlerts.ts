@@ -3,10 +3,11 @@
  * socket will not take, while REST keeps working), the venue's own `notifications`, and rows of a read
  * the client could not parse ("unreadable rows"). Pure translation into alerts; the hub delivers them.
  */
-import type { Alert } from '../../alerts/alert.ts'
-import type { PerpsResponseObserver } from '../../perps/client/context.ts'
-import type { VenueNotification } from '../../perps/stream/pushSchemas.ts'
-import type { StreamAuthStatus } from '../../perps/stream/streamTypes.ts'
+
+import type { PerpsResponseObserver } from '../perps/client/context.ts'
+import type { VenueNotification } from '../perps/stream/pushSchemas.ts'
+import type { StreamAuthStatus } from '../perps/stream/streamTypes.ts'
+import type { Alert } from './alert.ts'
 
 export interface VenueAlertSink {
   send(alert: Alert): void

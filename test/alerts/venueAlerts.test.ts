@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import type { Alert } from '../../../src/alerts/alert.ts'
+import type { Alert } from '../../src/alerts/alert.ts'
 import {
   createStreamAuthAlerts,
   droppedRowsObserver,
   notificationAlert,
-} from '../../../src/bot/observe/venueAlerts.ts'
-import { NotificationsPush } from '../../../src/perps/stream/pushSchemas.ts'
+} from '../../src/alerts/venueAlerts.ts'
+import { NotificationsPush } from '../../src/perps/stream/pushSchemas.ts'
 
 function sink() {
   const sent: Alert[] = []
