@@ -3,6 +3,7 @@
  * before it (see docs/architecture.md), and returns a handle whose `stop` applies the exit policy.
  */
 import type { Alert, AlertSink } from '../alerts/alert.ts'
+import { droppedRowsObserver } from '../alerts/venueAlerts.ts'
 import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { Clock } from '../clock.ts'
 import type { FleetPart } from '../fleet/fleetPart.ts'
@@ -31,7 +32,9 @@ import { createOpenOrderBook } from './orders/openOrderBook.ts'
 import { createOrderDesk } from './orders/orderDesk.ts'
 import { createOrderOwnership } from './orders/orderOwnership.ts'
 import { createBotJournal } from './startup/botJournalPart.ts'
+import { botResponseObserver } from './startup/botPerpsClient.ts'
 import type { ConnectOptions } from './startup/connect.ts'
+import { applyInstrumentLeverage } from './startup/instrumentLeverage.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { botStop, type StopReport } from './startup/stopSequence.ts'
 import { connectWatched } from './startup/watchedConnect.ts'
@@ -114,9 +117,21 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     metrics,
     serve: o.ops !== false,
     gate: fleet?.gate(limiter) ?? limiter,
+    // The venue's own count of our weight corrects the limiter; unreadable rows raise a warning.
+    observer: botResponseObserver({
+      limiter,
+      droppedItems: droppedRowsObserver({ alerts, now: () => clock.now() }).droppedItems,
+    }),
   })
   const { perps, venueClock } = conn
   await fleet?.cancelOlderEpochs(perps, ownership.tag, log)
+  startup.step('leverage and margin mode')
+  await applyInstrumentLeverage({ perps, settings, listed: conn.instruments, logger: log }).catch(
+    async (e: unknown) => {
+      await startup.close()
+      throw e
+    },
+  )
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   await journal.reconcileAtStart(perps, venueClock)
   const openOrders = createOpenOrderBook({
@@ -212,6 +227,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     actors,
     orders: openOrders,
     account,
+    alerts,
   })
   const views = createBotViews({
     mode: settings.mode,

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { deadManOnClockRate } from '../bot/orders/deadManSwitch.ts'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
@@ -226,7 +227,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   // Signals are handled from before the bot starts: a SIGTERM during startup waits for the start to
   // settle and then stops the bot (exit policy included) instead of killing the process with 143.
   const starting = startBot({
-    settings,
+    // On the accelerated mock the switch's deadline is in wall time (deadManSwitch.ts).
+    settings: mock ? deadManOnClockRate(settings, mock.clock.info().rate) : settings,
     secrets,
     logger,
     secretBag,

@@ -77,6 +77,8 @@ export interface MockRateLimits {
   requestWeightPerMinute?: number | undefined
   /** Catalogue requests per client per minute. Default: not limited. */
   cataloguePerMinute?: number | undefined
+  /** Send `Poly-RateLimit-*` headers on perps answers (requestLimiter.ts). Default off. */
+  headers?: boolean | undefined
 }
 
 export interface MockCatalogueOptions {
@@ -199,7 +201,7 @@ export function composeMock<TExchange, TCatalogue>(
     scenario,
     clock: serverClock,
     catalogue: options.catalogue ?? {},
-    exchange: options.exchange ?? {},
+    exchange: { transitAllowanceMs: transitAllowanceMs(clock.info().rate), ...options.exchange },
   })
 
   const router: MockHandler = (req) => {
@@ -215,6 +217,7 @@ export function composeMock<TExchange, TCatalogue>(
           clock,
           capacityPerMinute: limits?.requestWeightPerMinute,
           catalogueCapacityPerMinute: limits?.cataloguePerMinute,
+          headers: limits?.headers,
         })
   const faulty = faults.wrap(router)
   const limited = limiter === undefined ? faulty : withRequestLimit(faulty, limiter)
@@ -401,4 +404,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 export function assertScenario(name: string, known: readonly string[]): void {
   if (!known.includes(name))
     throw new InputValidationError(`unknown scenario '${name}' (known: ${known.join(', ')})`)
+}
+
+/** Wall ms a signed command may take from signing to receipt on a loaded machine. */
+export const WALL_TRANSIT_MS = 500
+
+/**
+ * The exchange's transit allowance on a clock running `rate` times wall time: 0 at real time (the
+ * venue's own rules), else the extra virtual ms that `WALL_TRANSIT_MS` of wall time becomes.
+ */
+export function transitAllowanceMs(rate: number): number {
+  return rate > 1 ? Math.ceil((rate - 1) * WALL_TRANSIT_MS) : 0
 }

@@ -27,6 +27,7 @@ import {
 import { SaltSource } from '../perps/signing/salt.ts'
 import type { Random } from '../random.ts'
 import type { Settings } from '../settings/schema.ts'
+import { deadManLine, leverageLine } from './accountSettingsCheck.ts'
 import { foreignOrdersLine, summarizeForeignOrders } from './foreignOrders.ts'
 import { openOrderCapacity } from './openOrderCapacity.ts'
 import { checkPortFree } from './portCheck.ts'
@@ -144,6 +145,8 @@ async function venueChecks(
     'account readable',
     'instruments listed',
     'foreign orders',
+    'leverage and margin mode',
+    'dead-man switch',
     'open-order capacity',
     'weight tier',
     'signed self-test: modifyOrders',
@@ -273,6 +276,24 @@ async function venueChecks(
     add(...foreignOrdersLine(summary, o.settings.ops.deadManSwitch.enabled, o.settings.orders.foreign))
   } catch (e) {
     add('foreign orders', 'warn', `open orders unreadable: ${describeError(e)}`)
+  }
+
+  try {
+    const ids = new Map([...symbols].map(([id, sym]) => [sym, id]))
+    add(...leverageLine(o.settings, ids, await again('account config', () => perps.getAccountConfig())))
+  } catch (e) {
+    add('leverage and margin mode', 'warn', `account config unreadable: ${describeError(e)}`)
+  }
+  try {
+    add(
+      ...deadManLine(
+        o.settings,
+        await again('dead-man switch', () => perps.getAutoCancel()),
+        venueClock.now(),
+      ),
+    )
+  } catch (e) {
+    add('dead-man switch', 'warn', `status unreadable: ${describeError(e)}`)
   }
 
   const capacity = openOrderCapacity(

@@ -36,6 +36,10 @@ export const InstrumentSettings = z.strictObject({
   strategy: z.string().min(1),
   /** Validated against the strategy's own schema once strategies are loaded. */
   params: z.record(z.string(), z.unknown()).default({}),
+  /** Leverage the account should have on this instrument, set at start (`updateLeverage`). Absent: left as it is. */
+  leverage: z.number().int().positive().max(1_000).optional(),
+  /** Margin mode set at start with the leverage. Absent: left as it is. */
+  marginMode: z.enum(['cross', 'isolated']).optional(),
 })
 export type InstrumentSettings = z.infer<typeof InstrumentSettings>
 

@@ -6,6 +6,7 @@
  */
 
 import type { Alert } from '../alerts/alert.ts'
+import { deadManOnClockRate } from '../bot/orders/deadManSwitch.ts'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import type { StopReport } from '../bot/startup/stopSequence.ts'
@@ -137,6 +138,8 @@ export interface BotAgainstOptions
   perpsUrl: string
   streamUrl: string | undefined
   clock: Clock
+  /** Virtual ms per wall ms of `clock` (the accelerated mock's speed): the dead-man timings scale by it. Default 1. */
+  clockRate?: number | undefined
 }
 
 /** The shipped dry-run bot against a mock at `perpsUrl` (in this process or another). */
@@ -160,7 +163,7 @@ export async function startBotAgainst(
   for (const k of SECRET_ENV_NAMES) secrets.add(env[k])
   const strategies = await resolveStrategies(settings)
   const bot = await startBot({
-    settings,
+    settings: deadManOnClockRate(settings, o.clockRate ?? 1),
     secrets: env,
     logger,
     secretBag: secrets,
@@ -188,6 +191,7 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
       perpsUrl: server.url,
       streamUrl: loop.streamUrl,
       clock: mock.clock,
+      clockRate: mock.clock.info().rate,
     })
     return {
       mock,

@@ -64,6 +64,8 @@ describe('preflight against the mock over loopback', () => {
       'account readable',
       'instruments listed',
       'foreign orders',
+      'leverage and margin mode',
+      'dead-man switch',
       'open-order capacity',
       'weight tier',
       'signed self-test: modifyOrders',
@@ -71,11 +73,23 @@ describe('preflight against the mock over loopback', () => {
       'ops port free',
     ])
     expect(lines.filter((l) => l.status !== 'ok').map((l) => l.check)).toEqual(['weight tier'])
+    expect(byCheck(lines)['dead-man switch']?.detail).toMatch(
+      /not armed; triggered 0 of \d+ today, next reset /,
+    )
     expect(byCheck(lines)['signed self-test: cancelOrders']?.detail).toContain('signature verified')
     expect(byCheck(lines)['open-order capacity']?.detail).toContain(
       'up to 4 resting order(s) over 1 instrument(s)',
     )
     expect(preflightFailed(lines)).toBe(false)
+  })
+
+  it('compares the leverage the account has with the config, and says what the start will set', async () => {
+    const want = settings({
+      instruments: [{ symbol: 'BTC-USDC', strategy: 'index-peg', leverage: 3, marginMode: 'isolated' }],
+    })
+    const line = byCheck(await run({ settings: want }))['leverage and margin mode']
+    expect(line?.status).toBe('warn')
+    expect(line?.detail).toMatch(/the bot's start sets BTC-USDC: .* → 3x isolated/)
   })
 
   it('warns when the strategies could rest more orders than the account cap or an instrument allows', async () => {

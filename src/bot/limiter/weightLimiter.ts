@@ -26,6 +26,7 @@
 import { z } from 'zod'
 import { type Clock, systemClock, type TimerId } from '../../clock.ts'
 import { ConfigError, InputValidationError, RateLimitError } from '../../errors.ts'
+import type { RateLimitObservation } from '../../http/rateLimitHeaders.ts'
 import type { GatedRequest, RequestGate } from '../../perps/client/context.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../../perps/weights.ts'
 import { type Random, systemRandom } from '../../random.ts'
@@ -117,6 +118,8 @@ export interface WeightJob {
 }
 
 export interface WeightLimiterState {
+  /** Request weight charged because the venue's `Poly-RateLimit-*` count was ahead of ours (total). */
+  venueCharged: number
   request: WindowBudgetState
   action: WindowBudgetState
   /** Jobs scheduled and not yet started. */
@@ -154,6 +157,11 @@ export interface WeightLimiter extends RequestGate {
    * error object counts once.
    */
   onRateLimited(err: RateLimitError, priority?: JobPriority | undefined): void
+  /**
+   * The venue's `Poly-RateLimit-*` count of an answer (per IP: the request budget): when fewer remain
+   * than we think, the difference counts as used until the venue's reset. Returns the weight charged.
+   */
+  observeVenueCount(o: RateLimitObservation): number
   state(): WeightLimiterState
   /** Rejects queued jobs with `StoppedError`; running jobs finish. */
   stop(): Promise<void>
@@ -208,7 +216,14 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
   const seen = new WeakSet<RateLimitError>()
   const queued: Record<JobPriority, number> = { risk: 0, read: 0, quote: 0 }
   const started: Record<JobPriority, number> = { risk: 0, read: 0, quote: 0 }
-  const counters = { running: 0, rejectedTooHeavy: 0, rateLimited: 0, openOrdersLimited: 0, exitSent: 0 }
+  const counters = {
+    running: 0,
+    rejectedTooHeavy: 0,
+    rateLimited: 0,
+    openOrdersLimited: 0,
+    exitSent: 0,
+    venueCharged: 0,
+  }
   let stopped = false
 
   const quiet =
@@ -439,11 +454,20 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
   }
 
   const until = (scope: PauseScope, cls: PauseClass): number | undefined => pausedUntil.get(`${scope}:${cls}`)
+  const observeVenueCount = (o: RateLimitObservation): number => {
+    if (o.remaining === undefined || stopped) return 0
+    const venueUsed = (o.limit ?? s.requestBudget) - o.remaining
+    const charged = budgets.request.chargeObserved(venueUsed, o.resetMs ?? s.windowMs)
+    counters.venueCharged += charged
+    return charged
+  }
   return {
     schedule,
     run,
     onRateLimited,
+    observeVenueCount,
     state: () => ({
+      venueCharged: counters.venueCharged,
       request: budgets.request.state(),
       action: budgets.action.state(),
       queued: { ...queued },

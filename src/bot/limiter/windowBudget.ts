@@ -240,6 +240,30 @@ export class WindowBudget {
     }
   }
 
+  /**
+   * The venue's own count (its `Poly-RateLimit-*` headers): when it says `venueUsed` of its window is
+   * gone and we count less, the difference is charged as shared weight until its window resets
+   * (`resetMs`, at most our window), so we slow down before a 429 instead of after. Returns the weight
+   * charged (0 when our count is already at or above the venue's).
+   */
+  chargeObserved(venueUsed: number, resetMs: number): number {
+    if (this.#stopped) return 0
+    const extra = Math.min(Math.floor(venueUsed - this.#used), this.limit - this.#used)
+    if (extra <= 0) return 0
+    this.#used += extra
+    this.#sharedUsed += extra
+    const due = this.#clock.now() + Math.max(0, Math.min(resetMs, this.windowMs))
+    // Credits are kept in due order (the timer serves the head).
+    let at = this.#credits.length
+    while (at > 0 && (this.#credits[at - 1]?.due ?? 0) > due) at--
+    this.#credits.splice(at, 0, { due, weight: extra, source: 'shared' })
+    if (at === 0) {
+      if (this.#creditTimer !== undefined) this.#clock.clearTimeout(this.#creditTimer)
+      this.#armCreditTimer()
+    }
+    return extra
+  }
+
   /** Rejects queued jobs with `StoppedError`, drops their Bottleneck jobs and cancels pending credits. */
   async stop(): Promise<void> {
     if (this.#stopped) return

@@ -238,3 +238,22 @@ export async function armDeadManSwitch(o: {
     o.logger.warn('dead-man switch not armed yet; quoting starts without it')
   return deadMan
 }
+
+/** Longest deadline the settings accept (`ops.deadManSwitch.deadlineMs`). */
+const MAX_DEADLINE_MS = 3_600_000
+
+/**
+ * The switch's timings on a clock running `rate` times wall time (a dry run on the accelerated mock):
+ * the deadline and refresh are meant in wall time (how long a stalled or dead process may leave
+ * orders resting), so they are multiplied by the rate. Otherwise a half-second stall of a loaded
+ * machine at 30× outlasts a 15 s deadline and the dry run shows lapses no live run would.
+ */
+export function deadManOnClockRate<
+  S extends { ops: { deadManSwitch: { deadlineMs: number; refreshMs: number } } },
+>(settings: S, rate: number): S {
+  if (!(rate > 1)) return settings
+  const d = settings.ops.deadManSwitch
+  const deadlineMs = Math.min(MAX_DEADLINE_MS, Math.ceil(d.deadlineMs * rate))
+  const refreshMs = Math.floor((d.refreshMs * deadlineMs) / d.deadlineMs)
+  return { ...settings, ops: { ...settings.ops, deadManSwitch: { ...d, deadlineMs, refreshMs } } }
+}

@@ -1,6 +1,6 @@
 /**
- * The order path: the batcher (weight-optimal batches, risk first, reconcile on an unknown outcome)
- * and the order gateway the instrument actors submit their plans to. Each batch is sent by the perps
+ * The order path: the batcher (weight-optimal batches, risk first, reconcile on an unknown outcome),
+ * the venue's passing conditions in front of it (venueConditions.ts) and the order gateway the instrument actors submit their plans to. Each batch is sent by the perps
  * client endpoint of its type; the client's request gate (the limiter) admits it before it is signed.
  */
 import type { AlertSink } from '../../alerts/alert.ts'
@@ -15,6 +15,7 @@ import { type Batcher, type BatchSend, type BatchSettled, createBatcher } from '
 import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import { type CancelById, createOrderGateway, type OrderGateway } from './orderGateway.ts'
+import { withVenueConditions } from './venueConditions.ts'
 
 export interface OrderDesk {
   readonly batcher: Batcher
@@ -45,7 +46,7 @@ export function createOrderDesk(o: {
   alerts?: AlertSink | undefined
 }): OrderDesk {
   const modify = new ModifyCapability()
-  const batcher = createBatcher({
+  const batched = createBatcher({
     clock: o.clock,
     windowMs: o.settings.batcher.windowMs,
     lazyWindowMs: o.settings.batcher.lazyWindowMs,
@@ -80,6 +81,8 @@ export function createOrderDesk(o: {
       }
     },
   })
+  // 425 holds, 503 post-only mode and `order_in_flight` cancels handled in front of the batcher.
+  const batcher = withVenueConditions(batched, { clock: o.clock, logger: o.logger, alerts: o.alerts })
   const { snapshot } = o.openOrders
   const gateway = createOrderGateway({
     batcher,

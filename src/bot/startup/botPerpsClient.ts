@@ -4,11 +4,12 @@
  */
 import type { Clock } from '../../clock.ts'
 import type { HttpTransport } from '../../http/transport.ts'
-import type { ProxyCredentials, RequestGate } from '../../perps/client/context.ts'
+import type { PerpsResponseObserver, ProxyCredentials, RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { CommandSigner } from '../../perps/signing/commandSigner.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
+import type { WeightLimiter } from '../limiter/weightLimiter.ts'
 
 /** The bot's authenticated perps client (also built by the benchmarks, so both sign and gate alike). */
 export function createBotPerpsClient(o: {
@@ -20,6 +21,8 @@ export function createBotPerpsClient(o: {
   signer: CommandSigner
   /** Every request passes it (the bot's weight limiter). */
   gate?: RequestGate | undefined
+  /** What the venue tells us beside each answer: its rate-limit count, rows it sent that we cannot read. */
+  observer?: PerpsResponseObserver | undefined
 }): PerpsClient {
   return createPerpsClient({
     transport: o.transport,
@@ -30,5 +33,21 @@ export function createBotPerpsClient(o: {
     signer: o.signer,
     defaultExpAfterMs: o.settings.perps.commandExpiryMs,
     gate: o.gate,
+    observer: o.observer,
   })
+}
+
+/**
+ * What the bot does with what the venue says beside its answers: its `Poly-RateLimit-*` count corrects
+ * the limiter's request window (`observeVenueCount`), rows it could not read go to `droppedItems`
+ * (a rate-limited "unreadable rows" warning, alerts/venueAlerts.ts).
+ */
+export function botResponseObserver(o: {
+  limiter: Pick<WeightLimiter, 'observeVenueCount'>
+  droppedItems?: PerpsResponseObserver['droppedItems'] | undefined
+}): PerpsResponseObserver {
+  return {
+    rateLimit: (_endpoint, observation) => void o.limiter.observeVenueCount(observation),
+    ...(o.droppedItems === undefined ? {} : { droppedItems: o.droppedItems }),
+  }
 }

@@ -9,7 +9,7 @@ import { ConfigError, describeError, RateLimitError, UnexpectedResponseError } f
 import { retryTransient } from '../../http/retryTransient.ts'
 import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
-import { ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
+import { type PerpsResponseObserver, ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import { syncClock } from '../../perps/client/syncClock.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
@@ -39,6 +39,8 @@ export interface ConnectOptions {
   selfProvision: boolean
   /** Wraps every perps request (the bot's weight limiter). */
   gate: RequestGate
+  /** The venue's rate-limit headers and unreadable rows (botPerpsClient.ts). */
+  observer?: PerpsResponseObserver | undefined
   /** Ready transports instead of HTTP pools for the URLs (the simulator's in-process mock). */
   transports?: { perps: HttpTransport; catalogue: HttpTransport } | undefined
 }
@@ -85,6 +87,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       clock: venueClock,
       random: o.random,
       gate: o.gate,
+      observer: o.observer,
     })
     // The client already retried 5xx and timeouts; a malformed body or a 429 gets a few more tries
     // here, as the instruments read below does (chaos: one malformed time body ended a restart).

@@ -455,7 +455,8 @@ export class PerpsExchange {
   async setAutoCancel(body: unknown): Promise<{ status: 'ok'; deadline: number }> {
     const v = await verifyAutoCancel(this.#s, body)
     const { account, commit } = admitSigner(this.#s, v.signer, v.stamp)
-    checkAutoCancel(account, v.time, nowOf(this.#s))
+    // The 5 s lead is counted from when the command was sent (less an accelerated clock's transit).
+    checkAutoCancel(account, v.time, nowOf(this.#s) - this.#s.o.transitAllowanceMs)
     takeActionWeight(account, AUTO_CANCEL_ACTION_WEIGHT)
     commit()
     return setAutoCancel(this.#s, account, v.time)

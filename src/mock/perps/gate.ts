@@ -80,7 +80,7 @@ export async function verifyCommand(
   const op = parsed.built.op
   if (op.type !== type) throw badRequest(`invalid request body: op.type must be ${type}`)
   if (Array.isArray(op.args) && op.args.length === 0) throw badRequest(TEXT.noOrders)
-  checkFreshness(parsed.stamp.ts, parsed.exp, received)
+  checkFreshness(parsed.stamp.ts, parsed.exp, received, s.o.transitAllowanceMs)
   const signer = recoverOpSigner(s, signedOpOf(s, parsed), parsed.stamp, parsed.sig)
   return { parsed, signer }
 }
@@ -100,7 +100,7 @@ export async function verifyAutoCancel(s: ExchangeState, body: unknown): Promise
     )
   }
   const { op, sig, salt, ts, exp } = parsed.data
-  checkFreshness(ts, exp, received)
+  checkFreshness(ts, exp, received, s.o.transitAllowanceMs)
   const stamp = { salt, ts }
   const signer = recoverOpSigner(s, ['autoCancel', [op.args.time]], stamp, sig)
   return { time: op.args.time, stamp, signer }
@@ -149,11 +149,14 @@ function soleLiveProxy(s: ExchangeState): string | undefined {
   return undefined
 }
 
-/** ts inside the signature window; `exp`, when given, in the future and at most 5 s ahead. */
-function checkFreshness(ts: number, exp: number | undefined, received: number): void {
+/**
+ * ts inside the signature window; `exp`, when given, in the future (less the transit allowance of an
+ * accelerated clock, options.ts) and at most 5 s ahead.
+ */
+function checkFreshness(ts: number, exp: number | undefined, received: number, transitMs: number): void {
   checkTimestamp(ts, received)
   if (exp !== undefined) {
-    if (exp <= received) throw badRequest(TEXT.commandExpired)
+    if (exp <= received - transitMs) throw badRequest(TEXT.commandExpired)
     if (exp > received + MAX_EXP_AHEAD_MS) throw badRequest(TEXT.expiryTooFar)
   }
 }

@@ -73,6 +73,13 @@ export interface PerpsExchangeOptions {
   startingCollateral?: string | undefined
   /** Leverage setting of an account on an instrument it has not configured (capped by the instrument). Default 10. */
   defaultLeverage?: number | undefined
+  /**
+   * Virtual ms a signed command may spend between its signing and its receipt beyond the venue's own
+   * rules (`exp` not passed, an auto-cancel time 5 s ahead). Default 0. The mock server sets it on an
+   * accelerated clock: a request's wall-time transit there counts `speed` times over, so a command
+   * signed with a 4 s `exp` (133 ms of wall time at 30×) would expire in flight on a busy machine.
+   */
+  transitAllowanceMs?: number | undefined
   /** Per-account action tokens per minute. Default 5,000. */
   actionBudgetPerMinute?: number | undefined
   /** Resting orders per account across instruments. Default 1,000. */
@@ -127,6 +134,7 @@ export interface Resolved {
   seed: number
   startingCollateral: bigint
   defaultLeverage: number
+  transitAllowanceMs: number
   actionBudget: number
   accountOpenOrderLimit: number
   domain: PerpsDomain
@@ -167,6 +175,7 @@ export function resolveOptions(o: PerpsExchangeOptions): Resolved {
     seed: (o.seed ?? 1) >>> 0,
     startingCollateral: parseUsd(o.startingCollateral ?? '100000'),
     defaultLeverage: positiveInt(o.defaultLeverage, 10, 'defaultLeverage'),
+    transitAllowanceMs: positiveInt(o.transitAllowanceMs, 0, 'transitAllowanceMs', 0),
     actionBudget: positiveInt(
       o.actionBudgetPerMinute,
       DEFAULT_ACTION_BUDGET_PER_MINUTE,

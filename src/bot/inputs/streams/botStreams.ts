@@ -1,7 +1,8 @@
 /**
  * The streams as the bot's inputs: one `StreamPool` (public channels on plain sockets, private ones on
  * one authenticated socket, within the venue's limits), subscribed to `tickers::all`,
- * `statistics::all`, `portfolio`, `orders`, `fills` and `withdrawals`. Every push goes through the
+ * `statistics::all`, `portfolio`, `orders`, `fills`, `withdrawals` and `notifications` (the venue's own
+ * warnings, raised as alerts with a refused `auth`; alerts/venueAlerts.ts). Every push goes through the
  * routing table (streamRoutes.ts); every freshness change and gap goes to the input gates
  * (inputGates.ts), which stand the REST pollers down or wake them.
  *
@@ -10,6 +11,12 @@
  * every second on the same socket, to be fresh: a stalled private socket is noticed within the
  * silence bound, not after the socket's 65 s idle limit.
  */
+
+import {
+  createStreamAuthAlerts,
+  notificationAlert,
+  type VenueAlertSink,
+} from '../../../alerts/venueAlerts.ts'
 import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
 import type { Logger } from '../../../logging/logger.ts'
@@ -79,6 +86,8 @@ export interface StreamsOptions {
   routes?: StreamRouteTable | undefined
   /** Default: undici's WebSocket (tests inject fakes). */
   socketFactory?: SocketFactory | undefined
+  /** Where a refused private `auth` and the venue's notifications are raised. Default: logged only. */
+  alerts?: VenueAlertSink | undefined
   /** Runs deferred routes and frames on a later turn (routeQueue.ts, inbox.ts). Default: setImmediate, `afterNextWrite` for frames. */
   schedule?: ((fn: () => void) => void) | undefined
 }
@@ -157,6 +166,8 @@ export function startStreams(o: StreamsOptions): BotStreams {
         INPUT_CHANNELS[input].every((ch) => pool.isFresh(ch)),
       )
   }
+  const alerts = o.alerts
+  if (alerts !== undefined) pool.on('auth', createStreamAuthAlerts({ alerts, now: () => o.clock.now() }))
   // Urgent inputs at once, the rest after the pushes in hand (routeQueue.ts).
   const queue = createRouteQueue({ route: o.targets.route, schedule: o.schedule })
   const targets: StreamRouteTargets = {
@@ -166,6 +177,9 @@ export function startStreams(o: StreamsOptions): BotStreams {
       queue.now(ids, event)
     },
     defer: queue.later,
+    notify:
+      o.targets.notify ??
+      (alerts === undefined ? undefined : (n) => alerts.send(notificationAlert(n, o.clock.now()))),
   }
   pool.on('push', (push) => {
     if (!routePush(routes, push, targets)) unrouted[push.kind] = (unrouted[push.kind] ?? 0) + 1
@@ -203,6 +217,8 @@ export function startStreams(o: StreamsOptions): BotStreams {
 
   // Only the inputs in use: a statistics push nobody reads would still cost the venue's message budget.
   const inputChannels = [...new Set(inputs.flatMap((i) => INPUT_CHANNELS[i]))]
+  // The venue's own warnings ride the private socket we open anyway (no freshness bound: silent when all is well).
+  if (inputChannels.some((ch) => parseChannel(ch)?.private === true)) inputChannels.push('notifications')
   pool.subscribe([...inputChannels, ...bboChannels(o.settings, o.targets.traded, inputChannels, log)])
   pool.start()
   log.info({ url: o.url }, 'streams started')
@@ -249,6 +265,7 @@ export function startBotStreams(o: {
   actors: { readonly instruments: readonly { id: number }[]; route: StreamRouteTargets['route'] }
   orders: StreamRouteTargets['orders']
   account: StreamRouteTargets['account']
+  alerts?: VenueAlertSink | undefined
 }): BotStreams | undefined {
   if (o.url === undefined) return undefined
   const { clock } = o
@@ -261,6 +278,7 @@ export function startBotStreams(o: {
     logger: o.logger,
     repeated: o.repeated,
     inputGates: o.gates,
+    alerts: o.alerts,
     targets: {
       now: () => clock.now(),
       traded: new Set(o.actors.instruments.map((i) => i.id)),

@@ -7,7 +7,12 @@
 import type { Fill, Portfolio } from '../../../perps/schemas/account.ts'
 import type { Order } from '../../../perps/schemas/orders.ts'
 import type { ChannelKind } from '../../../perps/stream/channels.ts'
-import type { StatisticsPush, TickerPush, WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
+import type {
+  StatisticsPush,
+  TickerPush,
+  VenueNotification,
+  WithdrawalPush,
+} from '../../../perps/stream/pushSchemas.ts'
 import type { StreamPush } from '../../../perps/stream/schemas.ts'
 import { bboForStrategy, marginForStrategy, positionForStrategy } from '../../../strategy/snapshot.ts'
 import type { StrategyIndex, StrategyStatistics } from '../../../strategy/strategy.ts'
@@ -40,6 +45,8 @@ export interface StreamRouteTargets {
     observeFill(f: Fill): void
     observeWithdrawal(w: WithdrawalPush): void
   }
+  /** The venue's own notifications (alerts/venueAlerts.ts turns them into alerts). Default: dropped. */
+  notify?: ((n: VenueNotification) => void) | undefined
 }
 
 type PushOf<K extends ChannelKind> = Extract<StreamPush, { kind: K }>
@@ -123,6 +130,9 @@ export const STREAM_ROUTES: StreamRouteTable = {
     for (const f of [...p.data].sort((a, b) => a.ts - b.ts)) t.account.observeFill(f)
   },
   withdrawals: (p, t) => t.account.observeWithdrawal(p.data),
+  notifications: (p, t) => {
+    for (const n of p.data) t.notify?.(n)
+  },
 }
 
 /** `createChangeFilter`'s answer: the boolean form, and `classify` telling a new value from a refresh. */

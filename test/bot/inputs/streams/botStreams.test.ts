@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import type { Alert } from '../../../../src/alerts/alert.ts'
 import { createInputGates, STREAM_INPUTS, type StreamInput } from '../../../../src/bot/inputs/inputGates.ts'
 import { startStreams } from '../../../../src/bot/inputs/streams/botStreams.ts'
 import type { StreamRouteTargets } from '../../../../src/bot/inputs/streams/streamRoutes.ts'
@@ -69,6 +70,7 @@ const portfolio = {
 }
 
 async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
+  const alerts: Alert[] = []
   const clock = new SimulatedClock()
   const lines: string[] = []
   const venue = fakeVenue()
@@ -95,6 +97,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
     inputGates: sources,
     targets,
     socketFactory: venue.factory,
+    alerts: { send: (a) => void alerts.push(a) },
   })
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 20; i++) await Promise.resolve()
@@ -108,7 +111,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
   /** A completed REST read of `input` (what its poller does behind the gate). */
   const read = (input: Parameters<typeof sources.gate>[0]): void => sources.gate(input).begin()()
   await settle()
-  return { clock, venue, sources, streams, routed, settle, advance, read, lines }
+  return { clock, venue, sources, streams, routed, settle, advance, read, lines, alerts }
 }
 
 describe('stream inputs', () => {
@@ -118,10 +121,21 @@ describe('stream inputs', () => {
     expect(channels).toEqual(
       expect.arrayContaining([
         ['bbo::1', 'statistics::all', 'tickers::all'],
-        ['fills', 'orders', 'portfolio', 'withdrawals'],
+        ['fills', 'notifications', 'orders', 'portfolio', 'withdrawals'],
       ]),
     )
     expect(t.streams.health().state).toBe('open')
+    await t.streams.stop()
+  })
+
+  it("routes the venue's notifications (one item or several) to the alerts with their severity", async () => {
+    const t = await setup()
+    t.venue.push('notifications', { id: 1, level: 'critical', message: 'liquidation engine paused' })
+    t.venue.push('notifications', [{ id: 2, type: 'info', text: 'funding rate changed' }])
+    expect(t.alerts.map((a) => [a.key, a.severity, a.message])).toEqual([
+      ['venue-notification:1', 'critical', 'liquidation engine paused'],
+      ['venue-notification:2', 'info', 'funding rate changed'],
+    ])
     await t.streams.stop()
   })
 
@@ -151,7 +165,7 @@ describe('stream inputs', () => {
     expect(channels).toEqual(
       expect.arrayContaining([
         ['bbo::1', 'tickers::all'],
-        ['fills', 'orders', 'portfolio', 'withdrawals'],
+        ['fills', 'notifications', 'orders', 'portfolio', 'withdrawals'],
       ]),
     )
     expect(Object.keys(t.sources.snapshot()).sort()).toEqual([
