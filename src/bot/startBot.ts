@@ -139,6 +139,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     clock,
     instrumentIds,
     isOurs: ownership.isOurs,
+    cancelForeign: ownership.cancelForeign(perps),
     logger: log,
     record: journal.orderStates,
   })

@@ -53,11 +53,17 @@ export function summarizeForeignOrders(
   return { count, own, lines }
 }
 
+const POLICY_TEXT = {
+  leave: 'The bot leaves them alone (orders.foreign: leave) and its exit policy cancels only its own',
+  adopt: 'orders.foreign is adopt: the bot manages them as its own and may reprice or cancel them',
+  cancel: 'orders.foreign is cancel: the bot cancels them by id as soon as it starts',
+} as const
+
 /** The preflight line: ok when every open order is ours, a warning naming the others otherwise. */
 export function foreignOrdersLine(
   s: ForeignSummary,
   deadManSwitch: boolean,
-  policy: 'leave' | 'adopt' = 'leave',
+  policy: 'leave' | 'adopt' | 'cancel' = 'leave',
 ): [string, 'ok' | 'warn', string] {
   const check = 'foreign orders'
   if (s.count === 0)
@@ -67,6 +73,6 @@ export function foreignOrdersLine(
   return [
     check,
     'warn',
-    `${s.count} open order(s) were not placed by perpbot (${shown}${more}). ${policy === 'leave' ? 'The bot leaves them alone (orders.foreign: leave) and its exit policy cancels only its own' : 'orders.foreign is adopt: the bot manages them as its own and may reprice or cancel them'}${deadManSwitch ? "; but if the bot dies, the venue's dead-man switch (ops.deadManSwitch) cancels every order of the account at its deadline, these included" : ''} (see docs/going-live.md)`,
+    `${s.count} open order(s) were not placed by perpbot (${shown}${more}). ${POLICY_TEXT[policy]}${deadManSwitch ? "; but if the bot dies, the venue's dead-man switch (ops.deadManSwitch) cancels every order of the account at its deadline, these included" : ''} (see docs/going-live.md)`,
   ]
 }

@@ -195,9 +195,10 @@ export const OrdersSettings = z.strictObject({
   tag: z.string().min(1).max(64).default(DEFAULT_ORDER_TAG_NAME),
   /**
    * Open orders the bot did not place: `leave` (default) never reprices or cancels them (halts and
-   * the exit policy cancel ours by id while they rest); `adopt` manages them as its own.
+   * the exit policy cancel ours by id while they rest); `adopt` manages them as its own; `cancel`
+   * cancels them by id as soon as a read or a push shows them (and says so).
    */
-  foreign: z.enum(['leave', 'adopt']).default('leave'),
+  foreign: z.enum(['leave', 'adopt', 'cancel']).default('leave'),
 })
 
 export const WebhookSettings = z.strictObject({

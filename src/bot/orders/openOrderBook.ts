@@ -54,7 +54,12 @@ export function createOpenOrderBook(o: {
   /** Which orders are the bot's own; absent: every order is (`orders.foreign: adopt`). */
   isOurs?: ((order: Order) => boolean) | undefined
   /** Says which foreign orders rest, when that changes. */
-  logger?: Pick<Logger, 'info'> | undefined
+  logger?: Pick<Logger, 'info' | 'warn'> | undefined
+  /**
+   * `orders.foreign: cancel`: the foreign orders a read or push shows are cancelled by id (at risk
+   * priority, once per order id); absent, they are left alone.
+   */
+  cancelForeign?: ((oids: readonly number[]) => Promise<unknown>) | undefined
   /** Told of each change the venue made (values only; nothing awaits). */
   record?: OrderStateRecorder | undefined
 }): OpenOrderBook {
@@ -62,7 +67,27 @@ export function createOpenOrderBook(o: {
   /** Orders not ours, by order id (any instrument of the account). */
   const foreign = new Map<number, Order>()
   let foreignSaid = ''
+  /** Foreign order ids a cancel was sent for (once each). */
+  const cancelSent = new Set<number>()
+  const cancelForeign = (): void => {
+    if (o.cancelForeign === undefined) return
+    const oids = [...foreign.keys()].filter((oid) => !cancelSent.has(oid))
+    if (oids.length === 0) return
+    for (const oid of oids) cancelSent.add(oid)
+    o.logger?.warn(
+      { foreignOrders: oids },
+      `foreign orders: cancelling ${oids.length} order(s) the bot did not place (orders.foreign: cancel)`,
+    )
+    void o.cancelForeign(oids).catch((e: unknown) => {
+      for (const oid of oids) cancelSent.delete(oid)
+      o.logger?.warn(
+        { err: String(e) },
+        'foreign orders: the cancel failed; trying again after the next read',
+      )
+    })
+  }
   const sayForeign = (): void => {
+    cancelForeign()
     const list = [...foreign.values()]
     const said = list
       .map((x) => `${x.oid}:${x.rest}`)
@@ -78,7 +103,9 @@ export function createOpenOrderBook(o: {
       },
       list.length === 0
         ? 'foreign orders: none rest now'
-        : `foreign orders: leaving ${list.length} order(s) the bot did not place alone (${[...perInstrument].map(([iid, n]) => `instrument ${iid}: ${n}`).join(', ')}); they are never repriced or cancelled by the bot`,
+        : o.cancelForeign !== undefined
+          ? `foreign orders: ${list.length} order(s) the bot did not place rest; cancelling them (orders.foreign: cancel)`
+          : `foreign orders: leaving ${list.length} order(s) the bot did not place alone (${[...perInstrument].map(([iid, n]) => `instrument ${iid}: ${n}`).join(', ')}); they are never repriced or cancelled by the bot`,
     )
   }
   const listeners = new Set<(update: OpenOrdersUpdate) => Promise<void> | void>()

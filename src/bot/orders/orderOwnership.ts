@@ -1,9 +1,10 @@
 /**
  * Which orders on the account are ours: our tag (from `orders.tag`) in the client order id, with the
  * fleet's lease epoch; the generator of those ids; what the exit may cancel. Others' orders are left
- * alone unless `orders.foreign: adopt`.
+ * alone unless `orders.foreign` is `adopt` (managed as ours) or `cancel` (cancelled by id).
  */
 import type { Clock } from '../../clock.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import {
   type ClientOrderIds,
   createClientOrderIds,
@@ -35,6 +36,10 @@ export interface OrderOwnership {
    * id (the switch is left armed: its deadline is within the lease TTL); otherwise undefined.
    */
   exitOnly(): ((order: Order) => boolean) | undefined
+  /** `orders.foreign: cancel`: how the open-order book cancels foreign orders by id; else undefined. */
+  cancelForeign(
+    perps: Pick<PerpsClient, 'cancelOrders'>,
+  ): ((oids: readonly number[]) => Promise<unknown>) | undefined
 }
 
 export function createOrderOwnership(o: {
@@ -47,10 +52,14 @@ export function createOrderOwnership(o: {
   return {
     tag,
     isOurs:
-      o.orders.foreign === 'leave'
+      o.orders.foreign !== 'adopt'
         ? (x: { coid?: string | undefined }): boolean => isOwnOrder(x.coid, tag)
         : undefined,
     clientOrderIds: () => createClientOrderIds({ tag, epoch: fleet?.epoch ?? 0, startMs: o.clock.now() }),
+    cancelForeign: (perps) =>
+      o.orders.foreign === 'cancel'
+        ? (oids) => perps.cancelOrders([...oids], { priority: 'risk' })
+        : undefined,
     exitOnly: () =>
       fleet === undefined || fleet.canWrite()
         ? undefined

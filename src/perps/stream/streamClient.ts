@@ -585,7 +585,7 @@ export class StreamClient {
   #setState(state: StreamState): void {
     if (this.#state === state) return
     this.#state = state
-    this.#log?.info({ state }, 'stream state')
+    this.#log?.info({ state }, `stream state: ${state}`)
     this.#emit('state', state)
   }
 
