@@ -12,6 +12,7 @@ import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isDecimalString } from '../decimal.ts'
 import { BotError, type BotErrorOptions, ConfigError } from '../errors.ts'
+import { fieldOf } from '../guards.ts'
 import { positionCapProblems, validateQuotes } from './quoting.ts'
 import {
   type CatalogueQuery,
@@ -260,7 +261,7 @@ export async function loadStrategyListing(
     ])
   }
   const entries = listed.map((raw: unknown, i) => {
-    const module = (raw as { module?: unknown } | null)?.module
+    const module = fieldOf(raw, 'module')
     const full = typeof module === 'string' ? resolvePath(dir, module) : undefined
     if (
       typeof module !== 'string' ||
@@ -272,7 +273,7 @@ export async function loadStrategyListing(
         `got ${JSON.stringify(module) ?? 'undefined'}`,
       ])
     }
-    const strategy = validateStrategyExport((raw as { strategy?: unknown }).strategy, full)
+    const strategy = validateStrategyExport(fieldOf(raw, 'strategy'), full)
     return { file: full, strategy }
   })
   return { file, entries }
@@ -395,7 +396,7 @@ export function createStrategyRegistry(entries: readonly RegistryEntry[]): Strat
 /** The `positionCap` of parsed params, when it is a decimal string. */
 export function positionCapOf(params: unknown): string | undefined {
   if (params === null || typeof params !== 'object') return undefined
-  const cap = (params as { positionCap?: unknown }).positionCap
+  const cap = fieldOf(params, 'positionCap')
   return typeof cap === 'string' && isDecimalString(cap) ? cap : undefined
 }
 

@@ -5,6 +5,7 @@
  * as absent, unknown params ignored. Pure: no store access.
  */
 import { type EventOrderField, isEventOrderField } from '../../catalogue/schemas/event.ts'
+import { isOneOf } from '../../guards.ts'
 
 export const LIMIT_MIN = 1
 export const LIMIT_MAX = 500
@@ -160,7 +161,7 @@ function oneOf<const T extends readonly string[]>(
 ): T[number] | undefined {
   const v = scalar(q, name)
   if (v === undefined) return undefined
-  if ((allowed as readonly string[]).includes(v)) return v as T[number]
+  if (isOneOf(allowed, v)) return v
   throw new BadParam(`${name} is invalid: expected one of ${allowed.join(', ')}`)
 }
 

@@ -1,0 +1,31 @@
+/**
+ * Narrowing helpers that replace casts: membership in a literal list, the fields of an unknown thrown
+ * value, and a typed-array read. Each checks at run time what a cast would only assert.
+ */
+
+/** `v` is one of `list` (a readonly tuple of literals): narrows to the list's element type. */
+export function isOneOf<T extends string>(list: readonly T[], v: unknown): v is T {
+  return list.some((x) => x === v)
+}
+
+/** The `message` of an Error, else the thrown value as text. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** A field of an unknown value (a thrown error's `code`, a module's export), when it is an object. */
+export function fieldOf(e: unknown, key: string): unknown {
+  return typeof e === 'object' && e !== null ? Reflect.get(e, key) : undefined
+}
+
+/** `a[i]` of a zero-filled typed array: in range it is always a number. */
+export function slotOf(a: Float64Array, i: number): number {
+  return a[i] ?? 0
+}
+
+/** The port of a server listening on TCP (`server.address()` after `listen`); a pipe or a closed server is an error. */
+export function tcpPort(address: { port: number } | string | null): number {
+  if (address === null || typeof address === 'string')
+    throw new Error(`not listening on a TCP port: ${address}`)
+  return address.port
+}
