@@ -29,3 +29,11 @@ export function tcpPort(address: { port: number } | string | null): number {
     throw new Error(`not listening on a TCP port: ${address}`)
   return address.port
 }
+
+/**
+ * `Object.entries` of a record whose keys are exactly `K` (a literal object typed by a mapped type): the
+ * one place that asserts what `Object.entries` cannot know.
+ */
+export function entriesOf<K extends string, V>(o: Readonly<Record<K, V>>): [K, V][] {
+  return Object.entries(o) as [K, V][]
+}

@@ -12,7 +12,7 @@ import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isDecimalString } from '../decimal.ts'
 import { BotError, type BotErrorOptions, ConfigError } from '../errors.ts'
-import { fieldOf } from '../guards.ts'
+import { fieldOf, isOneOf } from '../guards.ts'
 import { positionCapProblems, validateQuotes } from './quoting.ts'
 import {
   type CatalogueQuery,
@@ -155,8 +155,7 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
     problems.push('name must be a non-empty string of letters, digits, ".", "_" or "-"')
   }
   if (typeof v.description !== 'string') problems.push('description must be a string')
-  const schema = v.paramsSchema as { safeParse?: unknown } | null | undefined
-  if (schema === null || typeof schema !== 'object' || typeof schema.safeParse !== 'function') {
+  if (typeof fieldOf(v.paramsSchema, 'safeParse') !== 'function') {
     problems.push('paramsSchema must be a zod schema (an object with safeParse)')
   }
   if (typeof v.quote !== 'function')
@@ -172,7 +171,7 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
   }
   if (
     v.reads !== undefined &&
-    !(Array.isArray(v.reads) && v.reads.every((r) => (OPTIONAL_INPUTS as readonly unknown[]).includes(r)))
+    !(Array.isArray(v.reads) && v.reads.every((r) => isOneOf(OPTIONAL_INPUTS, r)))
   ) {
     problems.push(
       `reads, when present, must be an array of ${OPTIONAL_INPUTS.map((i) => `'${i}'`).join(', ')}`,
