@@ -37,3 +37,9 @@ export function tcpPort(address: { port: number } | string | null): number {
 export function entriesOf<K extends string, V>(o: Readonly<Record<K, V>>): [K, V][] {
   return Object.entries(o) as [K, V][]
 }
+
+/** Lets the process exit with this timer pending, when the handle is Node's (an injected clock's may not be). */
+export function unrefTimer(handle: unknown): void {
+  const unref = fieldOf(handle, 'unref')
+  if (typeof unref === 'function') unref.call(handle)
+}

@@ -43,12 +43,12 @@ const KLINES = /^klines::(\d{1,10})::(1m|5m|15m|1h|4h|1d|1w)$/
 export function parseChannel(ch: string): ParsedChannel | undefined {
   if (isOneOf(PRIVATE_CHANNELS, ch)) return { kind: ch, iid: undefined, interval: undefined, private: true }
   let m = PER_INSTRUMENT.exec(ch)
-  if (m !== null) return publicChannel(m[1] as PublicChannelKind, Number(m[2]), undefined)
+  if (m !== null && isOneOf(PUBLIC_CHANNEL_KINDS, m[1])) return publicChannel(m[1], Number(m[2]), undefined)
   m = ALL_OR_ONE.exec(ch)
-  if (m !== null)
-    return publicChannel(m[1] as PublicChannelKind, m[2] === 'all' ? undefined : Number(m[2]), undefined)
+  if (m !== null && isOneOf(PUBLIC_CHANNEL_KINDS, m[1]))
+    return publicChannel(m[1], m[2] === 'all' ? undefined : Number(m[2]), undefined)
   m = KLINES.exec(ch)
-  if (m !== null) return publicChannel('klines', Number(m[1]), m[2] as KlineInterval)
+  if (m !== null && isOneOf(KLINE_INTERVALS, m[2])) return publicChannel('klines', Number(m[1]), m[2])
   return undefined
 }
 
