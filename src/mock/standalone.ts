@@ -117,7 +117,7 @@ export function parseStandaloneArgs(argv: readonly string[]): StandaloneOptions 
     scenario,
     clock,
     speed,
-    faults: faultsText as FaultPresetName | undefined,
+    faults: faultsText,
     events,
     controls: values.controls === true,
   }
