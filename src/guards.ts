@@ -43,3 +43,8 @@ export function unrefTimer(handle: unknown): void {
   const unref = fieldOf(handle, 'unref')
   if (typeof unref === 'function') unref.call(handle)
 }
+
+/** `0x`-prefixed text: all that viem's `Hex` type (`0x${string}`) states; the digits are checked where they matter. */
+export function isHexText(v: unknown): v is `0x${string}` {
+  return typeof v === 'string' && v.startsWith('0x')
+}

@@ -8,6 +8,7 @@
 import { encode } from '@msgpack/msgpack'
 import { type Address, type Hex, hashStruct, hashTypedData, hexToBytes, keccak256, toHex } from 'viem'
 import { InputValidationError } from '../../errors.ts'
+import { isHexText } from '../../guards.ts'
 import { type PerpsDomain, perpsDomainSeparator } from './domain.ts'
 import { keccak256Bytes, keccak256Hex } from './keccak.ts'
 
@@ -168,10 +169,11 @@ export function createProxyDigest(domain: PerpsDomain, msg: CreateProxyMessage, 
  * mixed-case string with a bad checksum; lower-casing only for hashing keeps the body verbatim.
  */
 function toAddressForHashing(value: string, field: string): Address {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
+  const lower = typeof value === 'string' ? value.toLowerCase() : undefined
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value) || !isHexText(lower)) {
     throw new InputValidationError(`${field} must be a 0x-prefixed 20-byte hex address`)
   }
-  return value.toLowerCase() as Address
+  return lower
 }
 
 /** salt/ts/exp travel as JSON numbers; the struct wants uint64, which viem takes as bigint. */
