@@ -15,6 +15,11 @@ import { keccak256Bytes, keccak256Hex } from './keccak.ts'
 /** A value that may appear in a positional signed op. `undefined` marks an omitted optional slot. */
 export type SignableValue = boolean | number | string | undefined | readonly SignableValue[]
 
+/** The list member of `SignableValue` (`Array.isArray` does not narrow a readonly array type). */
+function isSignableList(value: SignableValue): value is readonly SignableValue[] {
+  return Array.isArray(value)
+}
+
 /** `[type, args]` or `[type, args, group]`, before compaction. */
 export type SignedOp = readonly [type: string, args: readonly SignableValue[], ...rest: SignableValue[]]
 
@@ -50,10 +55,8 @@ const MAX_UINT64 = (1n << 64n) - 1n
 
 /** Removes `undefined` elements from arrays, recursively (the official client's `compactSignableValue`). */
 export function compactSignableValue(value: SignableValue): SignableValue {
-  if (Array.isArray(value)) {
-    return (value as readonly SignableValue[])
-      .filter((item) => item !== undefined)
-      .map((item) => compactSignableValue(item))
+  if (isSignableList(value)) {
+    return value.filter((item) => item !== undefined).map((item) => compactSignableValue(item))
   }
   return value
 }
@@ -192,8 +195,8 @@ function assertIntegersOnly(value: SignableValue, path: string): void {
     if (!Number.isSafeInteger(value)) throw new InputValidationError(`${path} must be a safe integer`)
     return
   }
-  if (Array.isArray(value)) {
-    ;(value as readonly SignableValue[]).forEach((item, i) => {
+  if (isSignableList(value)) {
+    value.forEach((item, i) => {
       assertIntegersOnly(item, `${path}[${i}]`)
     })
   }
