@@ -205,7 +205,7 @@ async function importModule(
     timer.unref?.()
   })
   try {
-    return (await Promise.race([import(pathToFileURL(abs).href), late])) as Record<string, unknown>
+    return await Promise.race([import(pathToFileURL(abs).href), late]) // a module namespace object
   } catch (e) {
     if (e instanceof StrategyLoadError) throw e
     throw new StrategyLoadError(
