@@ -2,14 +2,14 @@
  * Type assertions (`x as T`, `<T>x`) in src/ stay within a budget, so casts cannot creep back. `as const`
  * is not a cast and `satisfies` is not counted; xstate's documented `types: {} as X` idiom is counted.
  * Read from the source text with comments, strings and import/export renames removed, so this needs no
- * TypeScript. Lower BUDGET as casts are removed (the target is 40); never raise it.
+ * TypeScript. Issue 22 sets the budget at 40; lower it as casts are removed, never raise it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const ROOT = resolve(import.meta.dirname, '../..')
-const BUDGET = 41
+const BUDGET = 40
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = []

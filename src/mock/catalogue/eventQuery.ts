@@ -169,9 +169,10 @@ function orderFields(q: URLSearchParams): EventOrderField[] | undefined {
   const raw = scalar(q, 'order')
   if (raw === undefined) return undefined
   const fields = raw.split(',').map((f) => f.trim())
+  const valid = fields.filter(isEventOrderField)
   const bad = fields.filter((f) => !isEventOrderField(f))
   if (bad.length > 0) throw new BadParam(`order fields are not valid: ${bad.map((f) => `"${f}"`).join(', ')}`)
-  return fields as EventOrderField[]
+  return valid
 }
 
 /** Validates the listing query. `offset` (any value) is the first thing rejected. */
