@@ -5,6 +5,7 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { InputValidationError } from '../errors.ts'
+import { isOneOf } from '../guards.ts'
 import { generateInstruments } from '../mock/perps/instruments.ts'
 import { DatasetError } from '../research/dataset/format.ts'
 import { DatasetStore } from '../research/dataset/store.ts'
@@ -61,7 +62,7 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
   }
   if (from >= to) throw new UsageError(`--from must be before --to`)
   const kinds = values.what.split(',').map((k) => k.trim())
-  const bad = kinds.filter((k) => !(HISTORY_KINDS as readonly string[]).includes(k))
+  const bad = kinds.filter((k) => !isOneOf(HISTORY_KINDS, k))
   if (bad.length > 0)
     throw new UsageError(`--what: unknown kind(s) ${bad.join(', ')} (known: ${HISTORY_KINDS.join(', ')})`)
   const n = Number(values['mock-instruments'])

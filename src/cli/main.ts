@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
 import { BotError, ConfigError, describeError } from '../errors.ts'
+import { errorMessage, fieldOf } from '../guards.ts'
 import { runStandaloneMock } from '../mock/standalone.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
 import { configCommand } from './configExplain.ts'
@@ -114,12 +115,12 @@ function report(e: unknown, command: string, stderr: (line: string) => void): nu
     for (const issue of e.issues) stderr(`  - ${issue}`)
     return 2
   }
-  if (e instanceof UsageError || (e as { code?: unknown })?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-    stderr(`perpbot ${command}: ${(e as Error).message} (see 'perpbot ${command} --help')`)
+  if (e instanceof UsageError || fieldOf(e, 'code') === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    stderr(`perpbot ${command}: ${errorMessage(e)} (see 'perpbot ${command} --help')`)
     return 2
   }
-  if ((e as { code?: unknown })?.code?.toString().startsWith('ERR_PARSE_ARGS')) {
-    stderr(`perpbot ${command}: ${(e as Error).message}`)
+  if (String(fieldOf(e, 'code') ?? '').startsWith('ERR_PARSE_ARGS')) {
+    stderr(`perpbot ${command}: ${errorMessage(e)}`)
     return 2
   }
   if (e instanceof BotError) {
@@ -128,7 +129,7 @@ function report(e: unknown, command: string, stderr: (line: string) => void): nu
     return 1
   }
   stderr(`perpbot ${command}: ${describeError(e)}`)
-  if (process.env.PERPBOT_DEBUG) stderr(String((e as Error)?.stack ?? ''))
+  if (process.env.PERPBOT_DEBUG) stderr(String(fieldOf(e, 'stack') ?? ''))
   return 1
 }
 

@@ -12,6 +12,7 @@ import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import { joinFleet } from '../fleet/joinFleet.ts'
 import { amount, percent } from '../format/units.ts'
+import { fieldOf } from '../guards.ts'
 import { journalTarget, openJournalDb } from '../journal/database.ts'
 import { createJournal } from '../journal/journal.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
@@ -213,7 +214,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       .map(
         (i) =>
           `${i.symbol} ${i.state} orders=${i.openOrders} reprices=${i.stats?.submitted ?? 0} index=${String(
-            (i.details as { indexPrice?: unknown } | undefined)?.indexPrice ?? '-',
+            fieldOf(i.details, 'indexPrice') ?? '-',
           )}`,
       )
       .join(' | ')

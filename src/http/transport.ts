@@ -7,6 +7,7 @@
  */
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import { BotError, InputValidationError, ResponseTooLargeError, TransportError } from '../errors.ts'
+import { errorMessage, fieldOf } from '../guards.ts'
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -240,14 +241,11 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function isInvalidArgument(e: unknown): boolean {
-  return (
-    e instanceof undiciErrors.InvalidArgumentError ||
-    (e as { code?: unknown } | null)?.code === 'UND_ERR_INVALID_ARG'
-  )
+  return e instanceof undiciErrors.InvalidArgumentError || fieldOf(e, 'code') === 'UND_ERR_INVALID_ARG'
 }
 
 function toTransportError(path: string, e: unknown, gotHeaders: boolean): TransportError {
-  const code = (e as { code?: unknown } | null)?.code
+  const code = fieldOf(e, 'code')
   // Before the socket was connected, or refused by the client itself, the request did not go out.
   const neverSent =
     e instanceof undiciErrors.ConnectTimeoutError ||
@@ -259,13 +257,13 @@ function toTransportError(path: string, e: unknown, gotHeaders: boolean): Transp
     e instanceof undiciErrors.HeadersTimeoutError ||
     e instanceof undiciErrors.BodyTimeoutError ||
     e instanceof undiciErrors.ConnectTimeoutError
-  const aborted = (e as { name?: unknown } | null)?.name === 'AbortError'
+  const aborted = fieldOf(e, 'name') === 'AbortError'
   const reason = aborted
     ? 'aborted'
     : timedOut
-      ? `timed out (${(e as Error).name})`
+      ? `timed out (${String(fieldOf(e, 'name'))})`
       : isInvalidArgument(e)
-        ? `refused by the HTTP client before sending (${(e as Error).message})`
+        ? `refused by the HTTP client before sending (${errorMessage(e)})`
         : typeof code === 'string'
           ? code
           : e instanceof Error

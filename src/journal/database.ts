@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
+import { fieldOf } from '../guards.ts'
 import { JournalConfigError, redactUrl } from './errors.ts'
 import { migrate } from './migrations.ts'
 import type { JournalDatabase } from './tables.ts'
@@ -77,7 +78,7 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
       fileMustExist: options.readonly === true,
     })
   } catch (e) {
-    const missing = options.readonly && (e as { code?: unknown }).code === 'SQLITE_CANTOPEN'
+    const missing = options.readonly && fieldOf(e, 'code') === 'SQLITE_CANTOPEN'
     throw new JournalConfigError(
       missing
         ? `no journal at ${path} (the bot writes it when it runs)`

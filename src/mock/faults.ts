@@ -11,6 +11,7 @@
 import { z } from 'zod'
 import type { Clock, TimerId } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
+import { entriesOf } from '../guards.ts'
 import { formatZodIssues } from '../http/callJson.ts'
 import { endpointFor } from '../perps/weights.ts'
 import type { Random } from '../random.ts'
@@ -104,7 +105,7 @@ export const FAULT_PRESETS: Readonly<Record<FaultPresetName, FaultConfig>> = {
   skewed: { rules: [], clockOffsetMs: 30_000 },
 }
 
-export const FAULT_PRESET_NAMES = Object.keys(FAULT_PRESETS) as FaultPresetName[]
+export const FAULT_PRESET_NAMES = entriesOf(FAULT_PRESETS).map(([name]) => name)
 
 export function isFaultPresetName(name: string): name is FaultPresetName {
   return Object.hasOwn(FAULT_PRESETS, name)

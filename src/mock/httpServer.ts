@@ -7,8 +7,8 @@
  * `{status, error}`, an array on batch routes; catalogue `{type, error}`).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
+import { tcpPort } from '../guards.ts'
 import type { MockHandler, MockRequest, MockResponse } from './mockHttp.ts'
 import { catalogueError, isCatalogueRoute, perpsError } from './requestLimiter.ts'
 
@@ -89,7 +89,7 @@ export async function startMockHttpServer(options: MockServerOptions): Promise<R
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
   })
-  const { port } = server.address() as AddressInfo
+  const port = tcpPort(server.address())
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -159,9 +159,10 @@ async function toMockRequest(req: IncomingMessage): Promise<MockRequest | Refusa
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
-    size += (chunk as Buffer).length
+    const buf: Buffer = chunk // an IncomingMessage without setEncoding yields Buffers
+    size += buf.length
     if (size > MAX_BODY_BYTES) return TOO_LARGE
-    chunks.push(chunk as Buffer)
+    chunks.push(buf)
   }
   const text = Buffer.concat(chunks).toString('utf8')
   let body: unknown

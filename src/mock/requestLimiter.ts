@@ -7,6 +7,7 @@
  * limits are not the perps gateway's, and the spec states none.
  */
 import type { Clock } from '../clock.ts'
+import { fieldOf } from '../guards.ts'
 import { DEFAULT_REQUEST_BUDGET_PER_MINUTE, endpointFor, PERPS_WEIGHTS } from '../perps/weights.ts'
 import type { MockHandler, MockRequest, MockResponse } from './mockHttp.ts'
 import { TokenBucket } from './tokenBucket.ts'
@@ -87,7 +88,7 @@ export function catalogueError(
 export function requestWeight(req: MockRequest): number {
   const endpoint = endpointFor(req.method, req.path)
   if (endpoint === undefined) return 1
-  const args = (req.body as { op?: { args?: unknown } } | null | undefined)?.op?.args
+  const args = fieldOf(fieldOf(req.body, 'op'), 'args')
   const n = Array.isArray(args) ? args.length : undefined
   const rawIid = req.query.get('instrument_id')
   const iid = rawIid === null || rawIid.trim() === '' ? undefined : Number(rawIid)

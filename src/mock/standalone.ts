@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { describeError } from '../errors.ts'
+import { isOneOf } from '../guards.ts'
 import { FAULT_PRESET_NAMES, type FaultPresetName, isFaultPresetName } from './faults.ts'
 import { SCENARIO_NAMES } from './perps/scenarios.ts'
 import type { RunningMock } from './server.ts'
@@ -100,9 +101,9 @@ export function parseStandaloneArgs(argv: readonly string[]): StandaloneOptions 
   if (speed !== undefined && !(Number.isFinite(speed) && speed > 0))
     throw new UsageError(`--speed must be a positive number (got '${speedText}')`)
   const clockText = str('clock') ?? (speed !== undefined ? 'accelerated' : 'real')
-  if (!(CLOCK_MODES as readonly string[]).includes(clockText))
+  if (!isOneOf(CLOCK_MODES, clockText))
     throw new UsageError(`unknown clock '${clockText}' (known: ${CLOCK_MODES.join(', ')})`)
-  const clock = clockText as ClockMode
+  const clock = clockText
   if (speed !== undefined && clock !== 'accelerated')
     throw new UsageError(`--speed applies only to --clock accelerated (got --clock ${clock})`)
   const faultsText = str('faults')
@@ -116,7 +117,7 @@ export function parseStandaloneArgs(argv: readonly string[]): StandaloneOptions 
     scenario,
     clock,
     speed,
-    faults: faultsText as FaultPresetName | undefined,
+    faults: faultsText,
     events,
     controls: values.controls === true,
   }

@@ -11,6 +11,7 @@
  */
 import { type Clock, systemClock, type TimerId } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
+import { unrefTimer } from '../guards.ts'
 
 export type ClockMode = 'real' | 'accelerated' | 'stepped'
 
@@ -228,8 +229,7 @@ export class VirtualClock implements Clock {
       this.#schedule()
     }, wallDelay)
     // A pending mock timer must not keep the process alive on its own (the server socket does).
-    const handle = this.#wallTimer as { unref?: () => void } | null
-    if (handle !== null && typeof handle === 'object' && typeof handle.unref === 'function') handle.unref()
+    unrefTimer(this.#wallTimer)
   }
 
   #clearWallTimer(): void {

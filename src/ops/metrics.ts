@@ -303,8 +303,9 @@ export type StateValueLike = string | { readonly [key: string]: StateValueLike |
 export function formatStatePath(value: StateValueLike, ignoreRegions: readonly string[] = []): string {
   if (typeof value === 'string') return value
   const entries = Object.entries(value).filter((e): e is [string, StateValueLike] => e[1] !== undefined)
-  if (entries.length === 1) {
-    const [key, child] = entries[0] as [string, StateValueLike]
+  const only = entries[0]
+  if (entries.length === 1 && only !== undefined) {
+    const [key, child] = only
     const rest = formatStatePath(child, ignoreRegions)
     return rest === '' ? key : `${key}.${rest}`
   }

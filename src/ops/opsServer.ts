@@ -7,9 +7,9 @@
  * it also serves the dashboard: `GET /` (one page), `/assets/uplot.{js,css}` and `/events` (SSE).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { Registry } from 'prom-client'
 import { ConfigError, describeError } from '../errors.ts'
+import { tcpPort } from '../guards.ts'
 import type { Logger } from '../logging/logger.ts'
 import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
 import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
@@ -198,7 +198,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     })
   })
   server.on('error', (e) => log.error({ error: describeError(e) }, 'ops server error'))
-  const { port } = server.address() as AddressInfo
+  const port = tcpPort(server.address())
   const url = `http://${reachableHost(host)}:${port}`
   log.info(
     { host, port, url, auth: options.token ? 'bearer' : 'none', dashboard: events !== undefined },

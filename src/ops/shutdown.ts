@@ -12,6 +12,7 @@
 import { constants } from 'node:os'
 import { type Clock, systemClock } from '../clock.ts'
 import { describeError, InputValidationError } from '../errors.ts'
+import { isOneOf } from '../guards.ts'
 import type { Logger } from '../logging/logger.ts'
 
 type Listener = (...args: unknown[]) => void
@@ -158,7 +159,7 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
     // After the exit request the process is leaving: keep absorbing signals until it is gone.
     for (const [event, fn] of listeners) if (!exited || !isSignal(event)) proc.removeListener(event, fn)
   }
-  const isSignal = (event: string): boolean => (signals as readonly string[]).includes(event)
+  const isSignal = (event: string): boolean => isOneOf(signals, event)
   return Object.assign(uninstall, { trigger })
 }
 

@@ -113,8 +113,8 @@ export function sanitizeForJson(value: unknown, options: SanitizeOptions = {}): 
       case 'symbol':
         return undefined
     }
-    if (v === null) return null
-    const obj = v as object
+    if (v === null || typeof v !== 'object') return null // every other typeof is handled above
+    const obj = v
     if (seen.has(obj) || depth > MAX_DEPTH) return undefined
     seen.add(obj)
     try {

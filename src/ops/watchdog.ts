@@ -11,6 +11,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { Clock, TimerId } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
+import { unrefTimer } from '../guards.ts'
 
 /** Measures event-loop delay; the default wraps `perf_hooks.monitorEventLoopDelay`. */
 export interface LoopDelayProbe {
@@ -99,7 +100,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
   // The sampling timer must never keep the process alive on its own (Node timers have `unref`).
   const arm = (): void => {
     timer = clock.setTimeout(sample, sampleMs)
-    ;(timer as { unref?: () => void } | undefined)?.unref?.()
+    unrefTimer(timer)
   }
   const delayMs = (): number => (started ? Math.max(lastWindowMaxMs, probe.maxDelayMs()) : 0)
 

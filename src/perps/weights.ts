@@ -1,3 +1,4 @@
+import { entriesOf } from '../guards.ts'
 /**
  * The one table of request and action weights per perps endpoint. The client's limiter, the bot's
  * budgets and the mock's rate limiter all read it, so they cannot disagree.
@@ -344,7 +345,7 @@ export const isCommand = (endpoint: PerpsEndpoint): boolean => PERPS_WEIGHTS[end
 
 /** Looks an endpoint up by method and path (the mock's rate limiter keys requests this way). */
 export function endpointFor(method: string, path: string): PerpsEndpoint | undefined {
-  for (const [name, w] of Object.entries(PERPS_WEIGHTS) as [PerpsEndpoint, EndpointWeights][]) {
+  for (const [name, w] of entriesOf(PERPS_WEIGHTS)) {
     if (w.method === method && w.path === path) return name
   }
   return undefined

@@ -6,6 +6,8 @@
  * Polling other than the index (which stretches itself into its own third of the budget) must fit in
  * what the index leaves.
  */
+
+import { entriesOf } from '../guards.ts'
 import {
   DEFAULT_ACTION_BUDGET_PER_MINUTE,
   DEFAULT_REQUEST_BUDGET_PER_MINUTE,
@@ -63,7 +65,7 @@ export const POLLING_FLOOR_MS: Readonly<Record<PollingKey, number>> = Object.fro
 /** Request weight per minute the pollers other than the index send at these intervals. */
 export function pollingWeightPerMinute(polling: Readonly<Record<PollingKey, number>>): number {
   let total = 0
-  for (const [key, weight] of Object.entries(POLLED_READ_WEIGHT) as [PollingKey, number][]) {
+  for (const [key, weight] of entriesOf(POLLED_READ_WEIGHT)) {
     if (key === 'indexMs') continue
     total += (weight * 60_000) / Math.max(1, polling[key])
   }

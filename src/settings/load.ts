@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { ConfigError } from '../errors.ts'
+import { errorMessage } from '../guards.ts'
 import { formatZodIssues } from '../http/callJson.ts'
 import { isLoopbackHost, OPS_TOKEN_ENV } from '../ops/opsAuth.ts'
 import { pollingAllowancePerMinute, pollingWeightPerMinute } from './limits.ts'
@@ -67,7 +68,7 @@ export function mergeSettingsSources(options: LoadSettingsOptions): MergedSource
       sources.push(path)
       return value
     } catch (e) {
-      issues.push(`${path}: invalid JSON (${(e as Error).message})`)
+      issues.push(`${path}: invalid JSON (${errorMessage(e)})`)
       return {}
     }
   }

@@ -12,6 +12,7 @@ import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import type { StopReport } from '../bot/startup/stopSequence.ts'
 import type { Clock } from '../clock.ts'
 import type { FleetPart } from '../fleet/fleetPart.ts'
+import { fieldOf } from '../guards.ts'
 import type { Journal } from '../journal/journal.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { FAULT_HEADER } from '../mock/faults.ts'
@@ -213,6 +214,7 @@ export async function startBotOnMock(o: BotOnMockOptions): Promise<BotOnMock> {
 
 /** The error code of a 429 body (a single error or a one-item array), or ''. */
 export function rateLimitCode(res: MockResponse): string {
-  const body = res.body as { error?: string } | { error?: string }[] | undefined
-  return Array.isArray(body) ? (body[0]?.error ?? '') : (body?.error ?? '')
+  const body: unknown = res.body
+  const code = fieldOf(Array.isArray(body) ? body[0] : body, 'error')
+  return typeof code === 'string' ? code : ''
 }

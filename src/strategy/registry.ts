@@ -12,6 +12,7 @@ import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isDecimalString } from '../decimal.ts'
 import { BotError, type BotErrorOptions, ConfigError } from '../errors.ts'
+import { fieldOf, isOneOf } from '../guards.ts'
 import { positionCapProblems, validateQuotes } from './quoting.ts'
 import {
   type CatalogueQuery,
@@ -154,8 +155,7 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
     problems.push('name must be a non-empty string of letters, digits, ".", "_" or "-"')
   }
   if (typeof v.description !== 'string') problems.push('description must be a string')
-  const schema = v.paramsSchema as { safeParse?: unknown } | null | undefined
-  if (schema === null || typeof schema !== 'object' || typeof schema.safeParse !== 'function') {
+  if (typeof fieldOf(v.paramsSchema, 'safeParse') !== 'function') {
     problems.push('paramsSchema must be a zod schema (an object with safeParse)')
   }
   if (typeof v.quote !== 'function')
@@ -171,7 +171,7 @@ export function validateStrategyExport(value: unknown, file: string | undefined)
   }
   if (
     v.reads !== undefined &&
-    !(Array.isArray(v.reads) && v.reads.every((r) => (OPTIONAL_INPUTS as readonly unknown[]).includes(r)))
+    !(Array.isArray(v.reads) && v.reads.every((r) => isOneOf(OPTIONAL_INPUTS, r)))
   ) {
     problems.push(
       `reads, when present, must be an array of ${OPTIONAL_INPUTS.map((i) => `'${i}'`).join(', ')}`,
@@ -205,7 +205,7 @@ async function importModule(
     timer.unref?.()
   })
   try {
-    return (await Promise.race([import(pathToFileURL(abs).href), late])) as Record<string, unknown>
+    return await Promise.race([import(pathToFileURL(abs).href), late]) // a module namespace object
   } catch (e) {
     if (e instanceof StrategyLoadError) throw e
     throw new StrategyLoadError(
@@ -260,7 +260,7 @@ export async function loadStrategyListing(
     ])
   }
   const entries = listed.map((raw: unknown, i) => {
-    const module = (raw as { module?: unknown } | null)?.module
+    const module = fieldOf(raw, 'module')
     const full = typeof module === 'string' ? resolvePath(dir, module) : undefined
     if (
       typeof module !== 'string' ||
@@ -272,7 +272,7 @@ export async function loadStrategyListing(
         `got ${JSON.stringify(module) ?? 'undefined'}`,
       ])
     }
-    const strategy = validateStrategyExport((raw as { strategy?: unknown }).strategy, full)
+    const strategy = validateStrategyExport(fieldOf(raw, 'strategy'), full)
     return { file: full, strategy }
   })
   return { file, entries }
@@ -395,7 +395,7 @@ export function createStrategyRegistry(entries: readonly RegistryEntry[]): Strat
 /** The `positionCap` of parsed params, when it is a decimal string. */
 export function positionCapOf(params: unknown): string | undefined {
   if (params === null || typeof params !== 'object') return undefined
-  const cap = (params as { positionCap?: unknown }).positionCap
+  const cap = fieldOf(params, 'positionCap')
   return typeof cap === 'string' && isDecimalString(cap) ? cap : undefined
 }
 

@@ -21,12 +21,7 @@ import { allocateOrderSlots, type SlotDemand } from '../quoting/orderSlots.ts'
 import { inChunks } from '../shared/chunks.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
 import { createInstrumentSupervisor, instrumentDeps, type PlanSink } from './actorWiring.ts'
-import {
-  childId,
-  type InstrumentActor,
-  routeToInstruments,
-  type SupervisedInstrument,
-} from './supervisor.machine.ts'
+import { childId, routeToInstruments, type SupervisedInstrument } from './supervisor.machine.ts'
 
 /** An instrument as configured, with its strategy and params resolved (start-up resolves them). */
 export interface ResolvedInstrumentConfig {
@@ -207,7 +202,7 @@ export function createInstrumentActors(o: {
     restarted,
     route,
     snapshotOf(id) {
-      const child = supervisor.getSnapshot().children[childId(id)] as InstrumentActor | undefined
+      const child = supervisor.getSnapshot().children[childId(id)]
       return child?.getSnapshot()
     },
     stopAll: () => supervisor.send({ type: 'STOP_ALL' }),

@@ -56,7 +56,7 @@ export type SupervisorEmitted =
   | { type: 'gaveUp'; id: number }
   | InstrumentEmitted
 
-export const childId = (instrumentId: number): string => `instrument-${instrumentId}`
+export const childId = (instrumentId: number) => `instrument-${instrumentId}` as const
 
 export const supervisorMachine = setup({
   types: {
@@ -64,6 +64,7 @@ export const supervisorMachine = setup({
     input: {} as SupervisorInput,
     events: {} as SupervisorEvent,
     emitted: {} as SupervisorEmitted,
+    children: {} as { [id: `instrument-${number}`]: 'instrument' },
   },
   actors: { instrument: instrumentMachine },
   actions: {
@@ -142,5 +143,5 @@ export function routeToInstruments(
   const { children, status, context } = supervisor.getSnapshot()
   if (status !== 'active') return
   const targets = ids ?? context.instruments.map((i) => i.id)
-  for (const id of targets) (children[childId(id)] as InstrumentActor | undefined)?.send(event)
+  for (const id of targets) children[childId(id)]?.send(event)
 }

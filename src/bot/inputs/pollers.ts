@@ -76,7 +76,7 @@ export function toKeysetParams(q: CatalogueQuery): ListEventsKeysetParams {
     ...(q.order ? { order: [...q.order] as ListEventsKeysetParams['order'] } : {}),
     ...(q.ascending !== undefined ? { ascending: q.ascending } : {}),
     limit: q.limit ?? 20,
-  } as ListEventsKeysetParams
+  }
 }
 
 /** The request weight per minute the index polls may use: a third of the usable request budget. */

@@ -72,7 +72,7 @@ export function applyOutcome(
   const rejected: string[] = []
   const domain: string[] = []
   let accepted = 0
-  const creates = { tried: 0, accepted: 0, domain: [] as string[] }
+  const creates: { tried: number; accepted: number; domain: string[] } = { tried: 0, accepted: 0, domain: [] }
   const reject = (what: string, r: { error: string; request?: boolean | undefined }): void => {
     rejected.push(`${what}: ${r.error}`)
     if (r.request !== true) domain.push(r.error)

@@ -4,6 +4,7 @@
  */
 import { resolve as resolvePath } from 'node:path'
 import { ConfigError, describeError } from '../../errors.ts'
+import { fieldOf } from '../../guards.ts'
 import {
   type LoadedSettings,
   type LoadSettingsOptions,
@@ -32,6 +33,16 @@ interface RawInstrument {
   strategy?: unknown
   params?: unknown
   enabled?: unknown
+}
+
+/** An unvalidated instrument entry's fields (anything that is not an object has none). */
+function rawInstrument(v: unknown): RawInstrument {
+  return {
+    symbol: fieldOf(v, 'symbol'),
+    strategy: fieldOf(v, 'strategy'),
+    params: fieldOf(v, 'params'),
+    enabled: fieldOf(v, 'enabled'),
+  }
 }
 
 /** Resolves what can be resolved and lists the rest; works on unvalidated instrument entries too. */
@@ -83,7 +94,7 @@ export async function loadAndResolve(
   }
   if (loaded) return { ...loaded, strategies: await resolveStrategies(loaded.settings) }
   const { merged } = mergeSettingsSources(options)
-  const raw = Array.isArray(merged.instruments) ? (merged.instruments as RawInstrument[]) : []
+  const raw = Array.isArray(merged.instruments) ? merged.instruments.map(rawInstrument) : []
   const dir = typeof merged.strategiesDir === 'string' ? merged.strategiesDir : 'strategies'
   const extra = await checkStrategies(raw, dir)
   const all = [...issues, ...extra.issues]

@@ -7,6 +7,7 @@
  * @see spec "Catalogue: GET /events/keyset"
  */
 import { z } from 'zod'
+import { entriesOf } from '../../guards.ts'
 import { type CallContext, callJson } from '../../http/callJson.ts'
 import { EVENT_ORDER_FIELDS, type Event, type EventOrderField, isEventOrderField } from '../schemas/event.ts'
 import { EventsKeysetResponseSchema } from '../schemas/responses.ts'
@@ -222,11 +223,11 @@ const WIRE_NAMES: { readonly [K in keyof ValidParams]-?: string } = {
 export function toKeysetQuery(params: ListEventsKeysetParams): URLSearchParams {
   const p = parseInput('listEventsKeyset', ListEventsKeysetParamsSchema, params)
   const query = new URLSearchParams()
-  for (const [key, wire] of Object.entries(WIRE_NAMES) as [keyof ValidParams, string][]) {
+  for (const [key, wire] of entriesOf(WIRE_NAMES)) {
     const value = p[key]
     if (value === undefined) continue
-    if (key === 'order') query.append(wire, (value as readonly string[]).join(','))
-    else if (Array.isArray(value)) for (const v of value as readonly string[]) query.append(wire, v)
+    if (key === 'order') query.append(wire, (p.order ?? []).join(','))
+    else if (Array.isArray(value)) for (const v of value) query.append(wire, String(v))
     else query.append(wire, String(value))
   }
   return query

@@ -5,6 +5,7 @@
  * as absent, unknown params ignored. Pure: no store access.
  */
 import { type EventOrderField, isEventOrderField } from '../../catalogue/schemas/event.ts'
+import { isOneOf } from '../../guards.ts'
 
 export const LIMIT_MIN = 1
 export const LIMIT_MAX = 500
@@ -160,7 +161,7 @@ function oneOf<const T extends readonly string[]>(
 ): T[number] | undefined {
   const v = scalar(q, name)
   if (v === undefined) return undefined
-  if ((allowed as readonly string[]).includes(v)) return v as T[number]
+  if (isOneOf(allowed, v)) return v
   throw new BadParam(`${name} is invalid: expected one of ${allowed.join(', ')}`)
 }
 
@@ -168,9 +169,10 @@ function orderFields(q: URLSearchParams): EventOrderField[] | undefined {
   const raw = scalar(q, 'order')
   if (raw === undefined) return undefined
   const fields = raw.split(',').map((f) => f.trim())
+  const valid = fields.filter(isEventOrderField)
   const bad = fields.filter((f) => !isEventOrderField(f))
   if (bad.length > 0) throw new BadParam(`order fields are not valid: ${bad.map((f) => `"${f}"`).join(', ')}`)
-  return fields as EventOrderField[]
+  return valid
 }
 
 /** Validates the listing query. `offset` (any value) is the first thing rejected. */

@@ -24,7 +24,9 @@ export function pickTopic(g: EventGenerator): Topic {
     u -= t.weight
     if (u < 0) return t
   }
-  return topics[topics.length - 1] as Topic
+  const last = topics.at(-1)
+  if (last === undefined) throw new RangeError('the catalogue universe has no topics')
+  return last
 }
 
 /** Allocates the next event id (ids grow with small random gaps, like the real catalogue's). */

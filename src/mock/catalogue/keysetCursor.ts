@@ -47,8 +47,8 @@ export function encodeCursor(secret: Buffer, payload: CursorPayload): string {
 /** The payload of a genuine cursor, or undefined for anything forged, altered or malformed. */
 export function decodeCursor(secret: Buffer, cursor: string): CursorPayload | undefined {
   const parts = cursor.split('.')
-  if (parts.length !== 2) return undefined
-  const [body, sig] = parts as [string, string]
+  const [body, sig] = parts
+  if (parts.length !== 2 || body === undefined || sig === undefined) return undefined
   if (!BASE64URL.test(body) || !BASE64URL.test(sig)) return undefined
   // Compare the encoded text, not decoded bytes: base64url has spare bits in its last character,
   // so byte comparison would accept a cursor with one character changed.

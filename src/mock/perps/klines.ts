@@ -3,6 +3,7 @@
  * volumes are stored as integer ticks in typed arrays and turned into wire tuples on demand.
  */
 import { fromTicks } from '../../decimal.ts'
+import { slotOf } from '../../guards.ts'
 import type { Kline } from '../../perps/schemas/info.ts'
 
 export const MINUTE_MS = 60_000
@@ -71,28 +72,28 @@ export class KlineRing {
       this.#push(bucket, priceTicks)
     } else {
       const lastSlot = this.#slot(this.#count - 1)
-      const lastOpen = this.#openTime[lastSlot] as number
+      const lastOpen = slotOf(this.#openTime, lastSlot)
       if (bucket < lastOpen) return
       if (bucket > lastOpen) {
-        const prevClose = this.#close[lastSlot] as number
+        const prevClose = slotOf(this.#close, lastSlot)
         const first = Math.max(lastOpen + MINUTE_MS, bucket - (this.capacity - 1) * MINUTE_MS)
         for (let t = first; t <= bucket; t += MINUTE_MS) this.#push(t, prevClose)
       }
     }
     const slot = this.#slot(this.#count - 1)
-    this.#high[slot] = Math.max(this.#high[slot] as number, priceTicks)
-    this.#low[slot] = Math.min(this.#low[slot] as number, priceTicks)
+    this.#high[slot] = Math.max(slotOf(this.#high, slot), priceTicks)
+    this.#low[slot] = Math.min(slotOf(this.#low, slot), priceTicks)
     this.#close[slot] = priceTicks
-    this.#volume[slot] = (this.#volume[slot] as number) + volumeTicks
-    this.#trades[slot] = (this.#trades[slot] as number) + trades
+    this.#volume[slot] = slotOf(this.#volume, slot) + volumeTicks
+    this.#trades[slot] = slotOf(this.#trades, slot) + trades
   }
 
   /** Adds volume to the current minute without moving the price (fills of account orders). */
   addVolume(volumeTicks: number, trades: number): void {
     if (this.#count === 0) return
     const slot = this.#slot(this.#count - 1)
-    this.#volume[slot] = (this.#volume[slot] as number) + volumeTicks
-    this.#trades[slot] = (this.#trades[slot] as number) + trades
+    this.#volume[slot] = slotOf(this.#volume, slot) + volumeTicks
+    this.#trades[slot] = slotOf(this.#trades, slot) + trades
   }
 
   /**
@@ -110,7 +111,7 @@ export class KlineRing {
     const first = newest === undefined ? 0 : Math.max(0, this.#count - newest)
     for (let i = first; i < this.#count; i++) {
       const s = this.#slot(i)
-      const t = this.#openTime[s] as number
+      const t = slotOf(this.#openTime, s)
       if (t < fromMs) continue
       const cached = this.#wire[s]
       if (cached !== undefined && i < last) {
@@ -119,12 +120,12 @@ export class KlineRing {
       }
       const k: Kline = [
         t,
-        fromTicks(BigInt(this.#open[s] as number), pd),
-        fromTicks(BigInt(this.#high[s] as number), pd),
-        fromTicks(BigInt(this.#low[s] as number), pd),
-        fromTicks(BigInt(this.#close[s] as number), pd),
-        fromTicks(BigInt(this.#volume[s] as number), qd),
-        this.#trades[s] as number,
+        fromTicks(BigInt(slotOf(this.#open, s)), pd),
+        fromTicks(BigInt(slotOf(this.#high, s)), pd),
+        fromTicks(BigInt(slotOf(this.#low, s)), pd),
+        fromTicks(BigInt(slotOf(this.#close, s)), pd),
+        fromTicks(BigInt(slotOf(this.#volume, s)), qd),
+        slotOf(this.#trades, s),
       ]
       // Only a closed kline is final (the newest one still takes trades and volume).
       if (i < last) this.#wire[s] = k
@@ -139,9 +140,9 @@ export class KlineRing {
     let openTicks: number | undefined
     for (let i = 0; i < this.#count; i++) {
       const s = this.#slot(i)
-      if ((this.#openTime[s] as number) < fromMs) continue
-      if (openTicks === undefined) openTicks = this.#open[s] as number
-      volumeTicks += this.#volume[s] as number
+      if (slotOf(this.#openTime, s) < fromMs) continue
+      if (openTicks === undefined) openTicks = slotOf(this.#open, s)
+      volumeTicks += slotOf(this.#volume, s)
     }
     return { volumeTicks, openTicks }
   }

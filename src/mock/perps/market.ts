@@ -100,8 +100,9 @@ const NO_BOUNDARIES: readonly number[] = Object.freeze([])
  * the step's simulated trades into the klines. Returns the funding boundaries crossed in (t − dt, t].
  */
 export function stepMarket(m: Market, t: number, dtMs: number, k: StepConstants): readonly number[] {
-  while (m.schedule.length > 0 && (m.schedule[0] as ScheduledRegime).at <= t) {
-    m.regime = (m.schedule.shift() as ScheduledRegime).regime
+  for (let next = m.schedule[0]; next !== undefined && next.at <= t; next = m.schedule[0]) {
+    m.schedule.shift()
+    m.regime = next.regime
   }
   const regime = REGIME_PARAMS[m.regime]
   const dt = k.dt

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
+import { isOneOf } from '../../guards.ts'
 import type { FeeSchedule } from '../../perps/schemas/info.ts'
 import { DEFAULT_PERPS_DOMAIN, type PerpsDomain } from '../../perps/signing/domain.ts'
 import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP, DEFAULT_ACTION_BUDGET_PER_MINUTE } from '../../perps/weights.ts'
@@ -34,7 +35,7 @@ export const MODIFY_ORDERS_LAYOUTS = ['oid-p-qty', 'oid-qty-p'] as const
 export type ModifyOrdersLayout = (typeof MODIFY_ORDERS_LAYOUTS)[number]
 
 export function isModifyOrdersLayout(v: string): v is ModifyOrdersLayout {
-  return (MODIFY_ORDERS_LAYOUTS as readonly string[]).includes(v)
+  return isOneOf(MODIFY_ORDERS_LAYOUTS, v)
 }
 
 export interface ProxySeed {

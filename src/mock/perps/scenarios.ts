@@ -3,6 +3,8 @@
  * becomes active and seeds every account (the existing ones on activation, new ones as they appear).
  * `flaky` is a calm market whose faults the mock's infrastructure layer applies.
  */
+
+import { isOneOf } from '../../guards.ts'
 import type { InstrumentSpec } from './instruments.ts'
 import type { RegimeName } from './priceProcess.ts'
 import type { WithdrawalOutcome } from './withdrawals.ts'
@@ -11,7 +13,7 @@ export const SCENARIO_NAMES = ['calm', 'trending', 'liquidation', 'withdrawal-fa
 export type ScenarioName = (typeof SCENARIO_NAMES)[number]
 
 export function isScenarioName(name: string): name is ScenarioName {
-  return (SCENARIO_NAMES as readonly string[]).includes(name)
+  return isOneOf(SCENARIO_NAMES, name)
 }
 
 /** What a scenario may do to the exchange (implemented by the exchange core). */

@@ -5,6 +5,7 @@
  */
 import { toTicks } from '../../decimal.ts'
 import { InputValidationError } from '../../errors.ts'
+import { isOneOf } from '../../guards.ts'
 import { progressWithdrawals } from './accountWithdrawals.ts'
 import { fireAutoCancels } from './autoCancel.ts'
 import { settleFunding } from './funding.ts'
@@ -98,8 +99,7 @@ export function setIndexPrice(s: ExchangeState, asset: string, price: string): v
 
 /** Sets an asset's regime now and drops its scheduled switches (`frozen` stops the price). */
 export function setRegime(s: ExchangeState, asset: string, regime: RegimeName): void {
-  if (!(REGIMES as readonly string[]).includes(regime))
-    throw new InputValidationError(`unknown regime ${JSON.stringify(regime)}`)
+  if (!isOneOf(REGIMES, regime)) throw new InputValidationError(`unknown regime ${JSON.stringify(regime)}`)
   syncState(s)
   const m = marketForAsset(s, asset)
   m.regime = regime

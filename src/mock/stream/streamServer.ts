@@ -13,7 +13,8 @@ import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { type WebSocket, WebSocketServer } from 'ws'
 import type { Clock, TimerId } from '../../clock.ts'
-import type { PrivateChannel } from '../../perps/stream/channels.ts'
+import { isOneOf } from '../../guards.ts'
+import { PRIVATE_CHANNELS, type PrivateChannel } from '../../perps/stream/channels.ts'
 import { MessageWindow } from '../../perps/stream/messageWindow.ts'
 import type { Random } from '../../random.ts'
 import type { PerpsExchange } from '../perps/exchange.ts'
@@ -203,7 +204,8 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     for (const owner of owners()) {
       const want = new Set<PrivateChannel>()
       for (const s of live)
-        if (s.owner === owner) for (const ch of s.privateChannels()) want.add(ch as PrivateChannel)
+        if (s.owner === owner)
+          for (const ch of s.privateChannels()) if (isOneOf(PRIVATE_CHANNELS, ch)) want.add(ch)
       publishPrivate(owner, publisher.account(owner, want, now), now)
     }
   }

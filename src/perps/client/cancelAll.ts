@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import { InstrumentId, OkAck } from '../schemas/common.ts'
-import { buildCancelAll } from '../signing/ops.ts'
+import { buildCancelAll, type CancelAllInput } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
 import {
   expOptions,
@@ -17,10 +17,12 @@ import {
   requireSigner,
   validateCommandOptions,
 } from './perpsCall.ts'
+import type { SameShape } from './sameShape.ts'
 
 export const CancelAllParams = z.strictObject({ iid: InstrumentId.optional() })
 export type CancelAllParams = z.input<typeof CancelAllParams>
 export type CancelAllResult = z.infer<typeof OkAck>
+true satisfies SameShape<z.output<typeof CancelAllParams>, CancelAllInput>
 
 /**
  * Cancels all open orders (of `iid` when given).

@@ -8,7 +8,7 @@
 import { z } from 'zod'
 import { OrderId } from '../schemas/common.ts'
 import { type CancelResult, CancelResults } from '../schemas/orders.ts'
-import { buildCancelOrders } from '../signing/ops.ts'
+import { buildCancelOrders, type CancelOrdersInput } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
 import {
   checkBatchLength,
@@ -19,8 +19,10 @@ import {
   requireSigner,
   validateCommandOptions,
 } from './perpsCall.ts'
+import type { SameShape } from './sameShape.ts'
 
 export const CancelOrdersParams = z.array(OrderId).min(1, 'at least one order id is required')
+true satisfies SameShape<z.output<typeof CancelOrdersParams>[number], CancelOrdersInput['oids'][number]>
 
 /**
  * Sends one cancel batch.

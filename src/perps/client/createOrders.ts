@@ -21,6 +21,7 @@ import {
   requireSigner,
   validateCommandOptions,
 } from './perpsCall.ts'
+import type { SameShape } from './sameShape.ts'
 
 export const CreateOrderParams = z
   .strictObject({
@@ -49,6 +50,7 @@ export const CreateOrderParams = z
     path: ['p'],
   })
 export const CreateOrdersParams = z.array(CreateOrderParams).min(1, 'at least one order is required')
+true satisfies SameShape<z.output<typeof CreateOrderParams>, CreateOrderInput>
 
 export interface CreateOrdersOptions extends PerpsCommandOptions {
   /** TP/SL grouping of the batch. */

@@ -10,7 +10,7 @@
 import { z } from 'zod'
 import { OrderId } from '../schemas/common.ts'
 import { type ModifyResult, ModifyResults } from '../schemas/orders.ts'
-import { buildModifyOrders } from '../signing/ops.ts'
+import { buildModifyOrders, type ModifyOrdersInput } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
 import {
   checkBatchLength,
@@ -22,6 +22,7 @@ import {
   requireSigner,
   validateCommandOptions,
 } from './perpsCall.ts'
+import type { SameShape } from './sameShape.ts'
 
 export const ModifyOrderParams = z.strictObject({
   oid: OrderId,
@@ -32,6 +33,7 @@ export const ModifyOrderParams = z.strictObject({
 })
 export const ModifyOrdersParams = z.array(ModifyOrderParams).min(1, 'at least one modification is required')
 export type ModifyOrderParams = z.input<typeof ModifyOrderParams>
+true satisfies SameShape<z.output<typeof ModifyOrderParams>, ModifyOrdersInput['orders'][number]>
 
 /**
  * Sends one modify batch.

@@ -15,6 +15,7 @@ import {
   TransportError,
   UnexpectedResponseError,
 } from '../../errors.ts'
+import { fieldOf } from '../../guards.ts'
 import {
   type CallObserver,
   callJson,
@@ -351,7 +352,7 @@ export function checkBatchLength<R extends { status: string }>(
   const path = PERPS_WEIGHTS[endpoint].path
   const only = results[0]
   if (results.length === 1 && only !== undefined && only.status === 'err') {
-    const code = (only as { error?: unknown }).error
+    const code = fieldOf(only, 'error')
     throw new RequestRejectedError(path, 200, typeof code === 'string' ? code : 'http_200')
   }
   throw new UnexpectedResponseError(path, [`(root): expected ${n} results, got ${results.length}`])

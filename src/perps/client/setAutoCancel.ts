@@ -10,7 +10,7 @@
 import { z } from 'zod'
 import { InputValidationError } from '../../errors.ts'
 import { TimestampMs } from '../schemas/common.ts'
-import { buildAutoCancel } from '../signing/ops.ts'
+import { type AutoCancelOp, buildAutoCancel } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
 import {
   expOptions,
@@ -20,11 +20,13 @@ import {
   requireSigner,
   validateCommandOptions,
 } from './perpsCall.ts'
+import type { SameShape } from './sameShape.ts'
 
 export const SetAutoCancelParams = z.strictObject({ time: z.number().int().nonnegative() })
 export type SetAutoCancelParams = z.input<typeof SetAutoCancelParams>
 export const AutoCancelAck = z.looseObject({ status: z.literal('ok'), deadline: TimestampMs.optional() })
 export type AutoCancelAck = z.infer<typeof AutoCancelAck>
+true satisfies SameShape<z.output<typeof SetAutoCancelParams>, AutoCancelOp['args']>
 
 /** The venue refuses a deadline less than 5 s ahead (protocol-notes d); checked here first. */
 export const MIN_AUTO_CANCEL_LEAD_MS = 5_000

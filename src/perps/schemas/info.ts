@@ -134,10 +134,13 @@ export const Instrument = z.looseObject({
 export type Instrument = z.infer<typeof Instrument>
 export const Instruments = tolerantArray(Instrument)
 
+const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
 /** Parses a funding interval such as "1h", "8h", "30m" to milliseconds. */
 export function fundingIntervalMs(s: string): number | undefined {
   const m = /^(\d+)(s|m|h|d)$/.exec(s)
   if (!m) return undefined
-  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd']
+  const unit = UNIT_MS[m[2] ?? '']
+  if (unit === undefined) return undefined // unreachable: the pattern admits only these units
   return Number(m[1]) * unit
 }

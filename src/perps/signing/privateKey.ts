@@ -6,6 +6,7 @@
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { SigningError } from '../../errors.ts'
+import { isHexText } from '../../guards.ts'
 
 /** The secp256k1 group order n: a private key must be in [1, n-1]. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -33,8 +34,8 @@ export function parsePrivateKey(value: unknown, label = 'private key'): Hex {
       problem === 'private key is missing' ? `${label} is missing` : `invalid ${label}: ${problem}`,
     )
   }
-  const trimmed = (value as string).trim()
-  return (trimmed.startsWith('0x') ? trimmed : `0x${trimmed}`) as Hex
+  const trimmed = String(value).trim() // a string: privateKeyProblem checked it
+  return isHexText(trimmed) ? trimmed : (`0x${trimmed}` as const)
 }
 
 /**

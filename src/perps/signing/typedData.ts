@@ -8,11 +8,17 @@
 import { encode } from '@msgpack/msgpack'
 import { type Address, type Hex, hashStruct, hashTypedData, hexToBytes, keccak256, toHex } from 'viem'
 import { InputValidationError } from '../../errors.ts'
+import { isHexText } from '../../guards.ts'
 import { type PerpsDomain, perpsDomainSeparator } from './domain.ts'
 import { keccak256Bytes, keccak256Hex } from './keccak.ts'
 
 /** A value that may appear in a positional signed op. `undefined` marks an omitted optional slot. */
 export type SignableValue = boolean | number | string | undefined | readonly SignableValue[]
+
+/** The list member of `SignableValue` (`Array.isArray` does not narrow a readonly array type). */
+function isSignableList(value: SignableValue): value is readonly SignableValue[] {
+  return Array.isArray(value)
+}
 
 /** `[type, args]` or `[type, args, group]`, before compaction. */
 export type SignedOp = readonly [type: string, args: readonly SignableValue[], ...rest: SignableValue[]]
@@ -49,10 +55,8 @@ const MAX_UINT64 = (1n << 64n) - 1n
 
 /** Removes `undefined` elements from arrays, recursively (the official client's `compactSignableValue`). */
 export function compactSignableValue(value: SignableValue): SignableValue {
-  if (Array.isArray(value)) {
-    return (value as readonly SignableValue[])
-      .filter((item) => item !== undefined)
-      .map((item) => compactSignableValue(item))
+  if (isSignableList(value)) {
+    return value.filter((item) => item !== undefined).map((item) => compactSignableValue(item))
   }
   return value
 }
@@ -168,10 +172,11 @@ export function createProxyDigest(domain: PerpsDomain, msg: CreateProxyMessage, 
  * mixed-case string with a bad checksum; lower-casing only for hashing keeps the body verbatim.
  */
 function toAddressForHashing(value: string, field: string): Address {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
+  const lower = typeof value === 'string' ? value.toLowerCase() : undefined
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value) || !isHexText(lower)) {
     throw new InputValidationError(`${field} must be a 0x-prefixed 20-byte hex address`)
   }
-  return value.toLowerCase() as Address
+  return lower
 }
 
 /** salt/ts/exp travel as JSON numbers; the struct wants uint64, which viem takes as bigint. */
@@ -190,8 +195,8 @@ function assertIntegersOnly(value: SignableValue, path: string): void {
     if (!Number.isSafeInteger(value)) throw new InputValidationError(`${path} must be a safe integer`)
     return
   }
-  if (Array.isArray(value)) {
-    ;(value as readonly SignableValue[]).forEach((item, i) => {
+  if (isSignableList(value)) {
+    value.forEach((item, i) => {
       assertIntegersOnly(item, `${path}[${i}]`)
     })
   }

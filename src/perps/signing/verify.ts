@@ -6,6 +6,7 @@
 import { type Address, type Hex, recoverTypedDataAddress } from 'viem'
 import { z } from 'zod'
 import { InputValidationError } from '../../errors.ts'
+import { isOneOf } from '../../guards.ts'
 import type { PerpsDomain } from './domain.ts'
 import {
   type BuiltOp,
@@ -121,7 +122,7 @@ export function parseSignedCommand(body: unknown): ParsedSignedCommand {
   const env = EnvelopeSchema.safeParse(body)
   if (!env.success) throw malformed('malformed signed command', env.error)
   const type = env.data.op.type
-  if (!(SUPPORTED_OP_TYPES as readonly string[]).includes(type)) {
+  if (!isOneOf(SUPPORTED_OP_TYPES, type)) {
     throw new InputValidationError(`unsupported op type: ${type}`)
   }
   const op = BodyOpSchema.safeParse(env.data.op)

@@ -4,6 +4,7 @@
  * listed: the bot places no TP/SL orders, so nothing would read it (docs/contract.md). One parser for the client
  * (which data schema a push gets) and the mock (which subscriptions it accepts).
  */
+import { isOneOf } from '../../guards.ts'
 
 export const PUBLIC_CHANNEL_KINDS = ['tickers', 'statistics', 'bbo', 'book', 'klines', 'trades'] as const
 export const PRIVATE_CHANNELS = [
@@ -40,15 +41,14 @@ const KLINES = /^klines::(\d{1,10})::(1m|5m|15m|1h|4h|1d|1w)$/
 
 /** Parses a channel name; undefined when it is not one of the venue's (ws-protocol §5 regexes). */
 export function parseChannel(ch: string): ParsedChannel | undefined {
-  if ((PRIVATE_CHANNELS as readonly string[]).includes(ch))
-    return { kind: ch as PrivateChannel, iid: undefined, interval: undefined, private: true }
+  if (isOneOf(PRIVATE_CHANNELS, ch)) return { kind: ch, iid: undefined, interval: undefined, private: true }
   let m = PER_INSTRUMENT.exec(ch)
-  if (m !== null) return publicChannel(m[1] as PublicChannelKind, Number(m[2]), undefined)
+  if (m !== null && isOneOf(PUBLIC_CHANNEL_KINDS, m[1])) return publicChannel(m[1], Number(m[2]), undefined)
   m = ALL_OR_ONE.exec(ch)
-  if (m !== null)
-    return publicChannel(m[1] as PublicChannelKind, m[2] === 'all' ? undefined : Number(m[2]), undefined)
+  if (m !== null && isOneOf(PUBLIC_CHANNEL_KINDS, m[1]))
+    return publicChannel(m[1], m[2] === 'all' ? undefined : Number(m[2]), undefined)
   m = KLINES.exec(ch)
-  if (m !== null) return publicChannel('klines', Number(m[1]), m[2] as KlineInterval)
+  if (m !== null && isOneOf(KLINE_INTERVALS, m[2])) return publicChannel('klines', Number(m[1]), m[2])
   return undefined
 }
 

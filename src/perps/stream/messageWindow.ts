@@ -21,7 +21,7 @@ export class MessageWindow {
 
   #prune(now: number): void {
     let i = 0
-    while (i < this.#times.length && (this.#times[i] as number) <= now - this.#windowMs) i++
+    while (i < this.#times.length && (this.#times[i] ?? now) <= now - this.#windowMs) i++
     if (i > 0) this.#times = this.#times.slice(i)
   }
 
@@ -37,7 +37,7 @@ export class MessageWindow {
   nextFreeAt(now: number): number {
     this.#prune(now)
     if (this.#times.length < this.#limit) return now
-    return (this.#times[0] as number) + this.#windowMs
+    return (this.#times[0] ?? now) + this.#windowMs
   }
 
   used(now: number): number {

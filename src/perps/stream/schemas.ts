@@ -105,8 +105,8 @@ export const PushEnvelope = z.looseObject({
 })
 export type PushEnvelope = z.infer<typeof PushEnvelope>
 
-/** A push typed by its channel kind: narrowing on `kind` types `data`. */
-export type StreamPush = {
+/** The push of each channel kind (indexed by a generic kind, it keeps the kind and the push correlated). */
+export type StreamPushByKind = {
   [K in ChannelKind]: {
     kind: K
     ch: string
@@ -116,7 +116,10 @@ export type StreamPush = {
     sq: number
     data: PushDataByKind[K]
   }
-}[ChannelKind]
+}
+
+/** A push typed by its channel kind: narrowing on `kind` types `data`. */
+export type StreamPush = StreamPushByKind[ChannelKind]
 
 export type PushParseResult =
   /** `dropped`: rows of a list push that could not be read (the caller treats them as a gap). */

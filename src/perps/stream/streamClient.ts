@@ -496,7 +496,7 @@ export class StreamClient {
       { channel: gap.channel, reason: gap.reason, previous: gap.previous, sq: gap.sq, gaps: this.#gaps },
       'stream gap',
     )
-    const hold = { pending: undefined as StreamGap | undefined, timer: undefined as unknown }
+    const hold: { pending: StreamGap | undefined; timer: unknown } = { pending: undefined, timer: undefined }
     hold.timer = this.#clock.setTimeout(() => {
       this.#gapHeld.delete(gap.channel)
       if (hold.pending !== undefined && this.#desired.has(gap.channel)) this.#emitGap(hold.pending)

@@ -6,13 +6,14 @@
  */
 import { z } from 'zod'
 import { BotError } from '../../errors.ts'
+import { isOneOf } from '../../guards.ts'
 
 export const DATASET_FORMAT = 'perpbot-dataset/1'
 export const HOUR_MS = 3_600_000
 export const DATA_KINDS = ['klines', 'trades', 'funding', 'tickers', 'bbo'] as const
 export type DataKind = (typeof DATA_KINDS)[number]
 export function isDataKind(v: string): v is DataKind {
-  return (DATA_KINDS as readonly string[]).includes(v)
+  return isOneOf(DATA_KINDS, v)
 }
 
 const dec = z.string().regex(/^-?\d+(\.\d+)?$/)

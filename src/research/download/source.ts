@@ -4,12 +4,14 @@
  * downloader knows only this; the embedded mock (mockSource.ts) and the live venue (liveSource.ts)
  * implement it.
  */
+
+import { isOneOf } from '../../guards.ts'
 import type { DatasetInstrument, RowOf } from '../dataset/format.ts'
 
 export const HISTORY_KINDS = ['klines', 'trades', 'funding'] as const
 export type HistoryKind = (typeof HISTORY_KINDS)[number]
 export function isHistoryKind(v: string): v is HistoryKind {
-  return (HISTORY_KINDS as readonly string[]).includes(v)
+  return isOneOf(HISTORY_KINDS, v)
 }
 
 /** Rows per call the venue serves (protocol notes: klines 1,000; trades and funding 100). */

@@ -2,13 +2,15 @@
  * What a sweep point scored: metrics of one backtest from its record (pure), and the objectives
  * ranking points (higher is better for each).
  */
+
+import { isOneOf } from '../../guards.ts'
 import type { SimRecord } from '../../sim/simulate/model.ts'
 import { maxDrawdown, summarize } from '../../sim/simulate/summary.ts'
 
 export const OBJECTIVES = ['net-pnl', 'sharpe', 'drawdown'] as const
 export type Objective = (typeof OBJECTIVES)[number]
 export function isObjective(v: string): v is Objective {
-  return (OBJECTIVES as readonly string[]).includes(v)
+  return isOneOf(OBJECTIVES, v)
 }
 
 export interface PointMetrics {
@@ -25,7 +27,7 @@ export function metricsOf(record: SimRecord): PointMetrics {
   const s = summarize(record)
   const pnl = record.account.map((p) => p.v[0]).filter((v): v is number => typeof v === 'number')
   const d: number[] = []
-  for (let i = 1; i < pnl.length; i++) d.push((pnl[i] as number) - (pnl[i - 1] as number))
+  for (const [i, v] of pnl.entries()) if (i > 0) d.push(v - (pnl[i - 1] ?? v))
   const mean = d.reduce((a, b) => a + b, 0) / Math.max(1, d.length)
   const sd = Math.sqrt(d.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, d.length - 1))
   return {

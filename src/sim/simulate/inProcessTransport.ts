@@ -75,7 +75,7 @@ export function createInProcessTransport(
       const headers: Record<string, string> = { accept: 'application/json' }
       for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v
       // As on the wire: what JSON cannot carry does not arrive.
-      const body = req.body === undefined ? undefined : (JSON.parse(JSON.stringify(req.body)) as unknown)
+      const body: unknown = req.body === undefined ? undefined : JSON.parse(JSON.stringify(req.body))
       if (body !== undefined) headers['content-type'] = 'application/json'
       const mockReq: MockRequest = {
         method: req.method,

@@ -73,7 +73,12 @@ export function haltReasonKey(reason: string | undefined): string {
  */
 export class StateTimer {
   #last: { t: number; state: string; reason: string | undefined } | undefined
-  #times = { quotingMs: 0, haltedMs: 0, otherMs: 0, haltedBy: {} as Record<string, number> }
+  #times: { quotingMs: number; haltedMs: number; otherMs: number; haltedBy: Record<string, number> } = {
+    quotingMs: 0,
+    haltedMs: 0,
+    otherMs: 0,
+    haltedBy: {},
+  }
 
   observe(t: number, state: string, reason: string | undefined): void {
     this.#close(t)

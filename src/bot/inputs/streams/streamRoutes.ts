@@ -13,7 +13,7 @@ import type {
   VenueNotification,
   WithdrawalPush,
 } from '../../../perps/stream/pushSchemas.ts'
-import type { StreamPush } from '../../../perps/stream/schemas.ts'
+import type { StreamPush, StreamPushByKind } from '../../../perps/stream/schemas.ts'
 import { bboForStrategy, marginForStrategy, positionForStrategy } from '../../../strategy/snapshot.ts'
 import type { StrategyIndex, StrategyStatistics } from '../../../strategy/strategy.ts'
 import type { InstrumentEvent } from '../../instrument/context.ts'
@@ -49,7 +49,7 @@ export interface StreamRouteTargets {
   notify?: ((n: VenueNotification) => void) | undefined
 }
 
-type PushOf<K extends ChannelKind> = Extract<StreamPush, { kind: K }>
+type PushOf<K extends ChannelKind> = StreamPushByKind[K]
 export type StreamRoute<K extends ChannelKind> = (push: PushOf<K>, t: StreamRouteTargets) => void
 export type StreamRouteTable = { readonly [K in ChannelKind]?: StreamRoute<K> }
 
@@ -182,8 +182,17 @@ export function botChangeFilter(now: () => number, quoting: { staleIndexMs: numb
 
 /** Runs the push's route; false when the table has none for its kind. */
 export function routePush(table: StreamRouteTable, push: StreamPush, targets: StreamRouteTargets): boolean {
-  // The entry under `push.kind` takes exactly that kind's push (the table's mapped type).
-  const route = table[push.kind] as StreamRoute<ChannelKind> | undefined
+  return runRoute(table, push.kind, push, targets)
+}
+
+/** Generic in the kind, so the table's entry and the push stay correlated (no cast at the lookup). */
+function runRoute<K extends ChannelKind>(
+  table: StreamRouteTable,
+  kind: K,
+  push: StreamPushByKind[K],
+  targets: StreamRouteTargets,
+): boolean {
+  const route: StreamRoute<K> | undefined = table[kind]
   if (route === undefined) return false
   route(push, targets)
   return true

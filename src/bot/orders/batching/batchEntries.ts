@@ -3,6 +3,7 @@
  * (priority, type) flushed in a fixed order.
  */
 import { InputValidationError } from '../../../errors.ts'
+import { fieldOf } from '../../../guards.ts'
 import type {
   CancelResult,
   CreateOrderAck,
@@ -105,6 +106,6 @@ export function entryOf(
         resolve,
       }
     default:
-      return new InputValidationError(`unknown command type ${String((command as { type: unknown }).type)}`)
+      return new InputValidationError(`unknown command type ${String(fieldOf(command, 'type'))}`)
   }
 }
