@@ -16,7 +16,8 @@ clock.set(KILL_T0)
 const journal = createJournal({
   db: await openJournalDb({ kind: 'sqlite', path }),
   clock,
-  settings: JournalSettings.parse({ flushMs: 10, batchRows: 40 }),
+  // Flushes every ~20 ms of real time, ~140 rows each: a kill nearly always lands with rows in flight.
+  settings: JournalSettings.parse({ flushMs: 200, batchRows: 400 }),
   run: { version: 'kill', mode: 'live', configHash: 'k' },
 })
 // The writer's timers run on the simulated clock: move it with real time.

@@ -17,7 +17,7 @@ import { createBotMetrics } from '../../src/ops/metrics.ts'
 import { type RunningOpsServer, startOpsServer } from '../../src/ops/opsServer.ts'
 import type { SimRecord } from '../../src/sim/simulate/model.ts'
 import { renderReport } from '../../src/sim/simulate/report.ts'
-import { CHROMIUM_ARGS, chromiumPath } from '../helpers/chromium.ts'
+import { CHROMIUM_ARGS, chromiumPath, waitInPage } from '../helpers/chromium.ts'
 
 const T0 = Date.UTC(2026, 10, 27, 9, 0, 0)
 const N = 120
@@ -217,7 +217,8 @@ describe('chart axes in headless Chromium', () => {
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
     await page.goto(`${server.url}/`)
-    await page.waitForFunction(
+    await waitInPage(
+      page,
       `(() => window.perpbotCharts && window.perpbotCharts.margin && window.perpbotCharts.i2)()`,
     )
 
@@ -291,7 +292,7 @@ describe('chart axes in headless Chromium', () => {
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
     await page.setContent(html)
-    await page.waitForFunction(`(() => window.perpbotCharts && window.perpbotCharts.weights)()`)
+    await waitInPage(page, `(() => window.perpbotCharts && window.perpbotCharts.weights)()`)
     const price = await axes(page, 'price:BTC-USDC')
     expectPriceAxis(yAxis(price))
     expectNoOverlap(yAxis(price, 2))

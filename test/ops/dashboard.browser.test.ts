@@ -7,7 +7,7 @@
 import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type BotOnMock, startBotOnMock } from '../../src/sim/botOnMock.ts'
-import { CHROMIUM_ARGS, chromiumPath } from '../helpers/chromium.ts'
+import { CHROMIUM_ARGS, chromiumPath, waitInPage } from '../helpers/chromium.ts'
 
 /** ops.shutdownTimeoutMs of the shipped configuration. */
 const STOP_BUDGET_MS = 8_000
@@ -66,10 +66,10 @@ describe('dashboard in headless Chromium', () => {
     // A chart per instrument plus the account's, each a drawn canvas of non-zero size.
     // (A string predicate: it runs in the page; this project's types have no DOM.)
     const charts = symbols.length + 3
-    await page.waitForFunction(
+    await waitInPage(
+      page,
       `(() => { const c = [...document.querySelectorAll('.chart canvas')]; return c.length >= ${charts} && c.every((x) => x.width > 0 && x.height > 0) })()`,
-      undefined,
-      { timeout: 15_000 },
+      15_000,
     )
     for (const symbol of symbols) {
       const id = run.bot.status().instruments.find((i) => i.symbol === symbol)?.id
