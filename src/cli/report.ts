@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util'
 import { describeTarget, journalTarget, openJournalDb } from '../journal/database.ts'
 import { buildReport, type ReportBy } from '../journal/report.ts'
-import { loadReportInput } from '../journal/reportQueries.ts'
+import { loadReportInput, newestRecordAt } from '../journal/reportQueries.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { formatCsv, formatJson, formatTable } from './reportFormat.ts'
@@ -19,7 +19,7 @@ export const REPORT_USAGE = `usage: perpbot report [--live] [--since SPAN|DATE] 
   --live          the live journal (DATABASE_URL when set, else ops.stateDir/journal-live.sqlite);
                   default: the dry run's (ops.stateDir/journal-dry-run.sqlite), as 'run' picks them
   --since S       a span back from now (30m, 24h, 7d) or a date/time (2026-11-20, ISO 8601); default 7d
-  --until D       end of the window (date/time); default now
+  --until D       end of the window (date/time); default now (a dry run: or its mock's clock, if ahead)
   --by K          day (default) or instrument
   --format F      table (default; amounts to the cent), csv or json (exact decimals)`
 
@@ -61,7 +61,7 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
     throw new UsageError(`--format must be table, csv or json, got '${format}'`)
   const t = now()
   const since = parseWhen(values.since, t, 'since')
-  const until = values.until === undefined ? t : parseWhen(values.until, t, 'until')
+  let until = values.until === undefined ? t : parseWhen(values.until, t, 'until')
   if (since > until) throw new UsageError('--since must be before --until')
   const mode = values.live ? 'live' : 'dry-run'
   const { settings } = loadSettings({
@@ -74,6 +74,9 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
   const target = journalTarget({ stateDir: settings.ops.stateDir, mode, env: ctx.env })
   const db = await openJournalDb(target, { readonly: true })
   try {
+    // A dry run journals on its mock's clock, which an accelerated mock runs ahead of the wall.
+    const newest = mode === 'dry-run' && values.until === undefined ? await newestRecordAt(db) : undefined
+    if (newest !== undefined && newest > until) until = newest
     const rows = buildReport(await loadReportInput(db, since, until), by satisfies ReportBy)
     if (format === 'json')
       ctx.stdout(formatJson(rows, { since, until, by, database: describeTarget(target) }))

@@ -110,7 +110,10 @@ export async function reconcileJournal(o: {
   venue: VenueHistory
   plan: ReconcilePlan
   maxPages: number
+  /** The journal's venue key (`Journal.venue`); '' the real venue. */
+  venueKey?: string | undefined
 }): Promise<ReconcileResult> {
+  const venueKey = o.venueKey ?? ''
   const fills = await walk(
     o.plan.fills,
     o.maxPages,
@@ -120,7 +123,7 @@ export async function reconcileJournal(o: {
       const out: JournalRow[] = []
       for (const r of rows) {
         const parsed = FillRecord.safeParse(r)
-        if (parsed.success) out.push(fillRow(parsed.data, 'reconcile'))
+        if (parsed.success) out.push(fillRow(parsed.data, 'reconcile', venueKey))
         else invalid += 1
       }
       return {
@@ -149,6 +152,7 @@ export async function reconcileJournal(o: {
         out.push({
           table: 'funding',
           row: {
+            venue: venueKey,
             key: f.key,
             iid: f.iid,
             size: f.size,
@@ -161,9 +165,9 @@ export async function reconcileJournal(o: {
       }
       let inserted = 0
       if (out.length > 0) {
-        const before = await countFunding(o.db, keys)
+        const before = await countFunding(o.db, venueKey, keys)
         await writeRows(o.db.db, out)
-        inserted = (await countFunding(o.db, keys)) - before
+        inserted = (await countFunding(o.db, venueKey, keys)) - before
       }
       return { inserted, invalid, times: rows.map((r) => r.ts) }
     },
@@ -171,11 +175,12 @@ export async function reconcileJournal(o: {
   return { fills, funding }
 }
 
-async function countFunding(db: JournalDb, keys: readonly string[]): Promise<number> {
+async function countFunding(db: JournalDb, venue: string, keys: readonly string[]): Promise<number> {
   const unique = [...new Set(keys)]
   const r = await db.db
     .selectFrom('funding')
     .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('venue', '=', venue)
     .where('key', 'in', unique)
     .executeTakeFirst()
   return Number(r?.n ?? 0)
@@ -246,11 +251,15 @@ export async function reconcileAtStart(o: {
   firstLookbackMs: number
   overlapMs?: number | undefined
   earliestDropAt?: number | undefined
+  /** The journal's venue key (`Journal.venue`): only its rows say where the history ends. */
+  venueKey?: string | undefined
 }): Promise<ReconcileResult & { plan: ReconcilePlan }> {
+  const venueKey = o.venueKey ?? ''
   const max = async (table: 'fills' | 'funding'): Promise<number | undefined> => {
     const r = await o.db.db
       .selectFrom(table)
       .select((eb) => eb.fn.max('ts').as('t'))
+      .where('venue', '=', venueKey)
       .executeTakeFirst()
     return r?.t === null || r?.t === undefined ? undefined : Number(r.t)
   }
@@ -281,7 +290,7 @@ export async function reconcileAtStart(o: {
     ])
   // Everything planned is pending until read: a kill mid-walk leaves the windows for the next start.
   await savePending(plan.fills, plan.funding)
-  const result = await reconcileJournal({ db: o.db, venue: o.venue, plan, maxPages: o.maxPages })
+  const result = await reconcileJournal({ db: o.db, venue: o.venue, plan, maxPages: o.maxPages, venueKey })
   await savePending(result.fills.pending, result.funding.pending)
   return { ...result, plan }
 }

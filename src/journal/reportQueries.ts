@@ -28,7 +28,7 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
     .execute()
   const snapshots = await d
     .selectFrom('pnl_snapshots')
-    .select(['minute', 'iid', 'unrealized_pnl', 'mode'])
+    .select(['venue', 'minute', 'iid', 'unrealized_pnl', 'mode'])
     .where('minute', '>=', since - BASELINE_MS)
     .where('minute', '<=', until)
     .orderBy('minute')
@@ -64,6 +64,7 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
     })),
     funding: funding.map((f) => ({ ts: Number(f.ts), iid: f.iid, amount: f.amount })),
     snapshots: snapshots.map((s) => ({
+      venue: s.venue,
       minute: Number(s.minute),
       iid: s.iid,
       unrealizedPnl: s.unrealized_pnl,
@@ -72,4 +73,29 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
     alerts: alerts.map((a) => ({ at: Number(a.at), resolved: Number(a.resolved) === 1 })),
     symbols,
   }
+}
+
+/**
+ * The newest moment the journal holds (a run's start or stop, a fill, a snapshot's minute). A dry run
+ * on an accelerated mock journals on the mock's clock, ahead of the wall: the report's default end
+ * reaches it, so a dry run just finished is in its window.
+ */
+export async function newestRecordAt(db: JournalDb): Promise<number | undefined> {
+  const d = db.db
+  const runs = await d
+    .selectFrom('runs')
+    .select((eb) => [eb.fn.max('started_at').as('a'), eb.fn.max('stopped_at').as('b')])
+    .executeTakeFirst()
+  const fills = await d
+    .selectFrom('fills')
+    .select((eb) => eb.fn.max('ts').as('t'))
+    .executeTakeFirst()
+  const snaps = await d
+    .selectFrom('pnl_snapshots')
+    .select((eb) => eb.fn.max('minute').as('t'))
+    .executeTakeFirst()
+  const times = [runs?.a, runs?.b, fills?.t, snaps?.t]
+    .filter((v) => v !== null && v !== undefined)
+    .map(Number)
+  return times.length === 0 ? undefined : Math.max(...times)
 }

@@ -223,7 +223,10 @@ export async function journalPnlBaseline(
   logger: Logger,
 ): Promise<PnlBaseline | undefined> {
   try {
-    const b = await loadPnlBaseline(journal.db, { recentSince: clock.now() - RECENT_IDS_MS })
+    const b = await loadPnlBaseline(journal.db, {
+      recentSince: clock.now() - RECENT_IDS_MS,
+      venue: journal.venue,
+    })
     logger.info(
       { instruments: Object.keys(b.instruments).length },
       "PnL ledger starts from the journal (fills and funding since the account's first record)",
@@ -256,6 +259,7 @@ export async function reconcileJournalAtStart(o: {
       maxPages: o.maxPages,
       firstLookbackMs: o.firstLookbackMs,
       earliestDropAt: o.journal.stats().earliestEssentialDropAt,
+      venueKey: o.journal.venue,
     })
     o.logger.info(
       { fills: r.fills, funding: r.funding },
