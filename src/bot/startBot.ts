@@ -260,6 +260,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     views,
     actors,
     account,
+    history: journal.history,
   })
   journal.startSnapshots({
     instruments: actors.instruments,

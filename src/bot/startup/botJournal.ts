@@ -11,13 +11,15 @@
 import type { Alert, AlertSink } from '../../alerts/alert.ts'
 import type { Clock, TimerId } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
+import { loadJournalHistory } from '../../journal/history.ts'
 import type { Journal, JournalStats } from '../../journal/journal.ts'
 import { fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
 import { loadPnlBaseline } from '../../journal/pnlBaseline.ts'
 import { reconcileAtStart } from '../../journal/reconcile.ts'
 import type { CommandItem } from '../../journal/records.ts'
-import { SYMBOLS_STATE } from '../../journal/reportQueries.ts'
+import { newestRecordAt, SYMBOLS_STATE } from '../../journal/reportQueries.ts'
 import type { Logger } from '../../logging/logger.ts'
+import { HISTORY_DEFAULT_SPAN_MS, type HistorySource } from '../../ops/dashboard/history.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Fill, FundingCharge, Withdrawal } from '../../perps/schemas/account.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
@@ -335,6 +337,22 @@ export function startPnlSnapshots(o: {
       stopped = true
       if (timer !== undefined) o.clock.clearTimeout(timer)
       take()
+    },
+  }
+}
+
+/**
+ * The dashboard's `/history` over the journal: a span back from the bot's now (or from a given
+ * start) to the newest record, which a previous dry run on an accelerated mock may have left ahead of
+ * this run's clock.
+ */
+export function journalHistory(journal: Journal, clock: Clock): HistorySource {
+  return {
+    async read(q) {
+      const now = clock.now()
+      const until = Math.max(now, (await newestRecordAt(journal.db)) ?? now)
+      const since = q.since ?? now - (q.spanMs ?? HISTORY_DEFAULT_SPAN_MS)
+      return loadJournalHistory(journal.db, { since, until })
     },
   }
 }
