@@ -5,17 +5,18 @@
  */
 import { parseArgs } from 'node:util'
 import { describeTarget, journalTarget, openJournalDb } from '../journal/database.ts'
-import { buildReport, type ReportBy } from '../journal/report.ts'
+import { buildReport, type ReportBy, summarizeTransfers } from '../journal/report.ts'
 import { loadReportInput, newestRecordAt } from '../journal/reportQueries.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
-import { formatCsv, formatJson, formatTable } from './reportFormat.ts'
+import { formatCsv, formatJson, formatTable, formatTransfers } from './reportFormat.ts'
 
 export const REPORT_USAGE = `usage: perpbot report [--live] [--since SPAN|DATE] [--until DATE] [--by day|instrument]
                       [--format table|csv|json] [--config FILE]
   The journal's numbers per UTC day or per instrument, and in total: net PnL (realized + change of
   unrealized − fees − funding), fees, funding, volume, fills, maker share, max drawdown, hours
-  quoting and halted, alerts raised and resolved. Works while the bot runs.
+  quoting and halted, alerts raised and resolved; deposits and withdrawals per status. Works while
+  the bot runs.
   --live          the live journal (DATABASE_URL when set, else ops.stateDir/journal-live.sqlite);
                   default: the dry run's (ops.stateDir/journal-dry-run.sqlite), as 'run' picks them
   --since S       a span back from now (30m, 24h, 7d) or a date/time (2026-11-20, ISO 8601); default 7d
@@ -77,15 +78,18 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
     // A dry run journals on its mock's clock, which an accelerated mock runs ahead of the wall.
     const newest = mode === 'dry-run' && values.until === undefined ? await newestRecordAt(db) : undefined
     if (newest !== undefined && newest > until) until = newest
-    const rows = buildReport(await loadReportInput(db, since, until), by satisfies ReportBy)
+    const input = await loadReportInput(db, since, until)
+    const rows = buildReport(input, by satisfies ReportBy)
+    const transfers = summarizeTransfers(input)
     if (format === 'json')
-      ctx.stdout(formatJson(rows, { since, until, by, database: describeTarget(target) }))
+      ctx.stdout(formatJson(rows, { since, until, by, database: describeTarget(target) }, transfers))
     else if (format === 'csv') for (const l of formatCsv(rows)) ctx.stdout(l)
     else {
       ctx.stdout(
         `journal ${describeTarget(target)}, ${new Date(since).toISOString()} → ${new Date(until).toISOString()}`,
       )
       for (const l of formatTable(rows)) ctx.stdout(l)
+      for (const l of formatTransfers(transfers)) ctx.stdout(l)
     }
     return 0
   } finally {

@@ -11,7 +11,7 @@
 import type { z } from 'zod'
 import type { JournalDb } from './database.ts'
 import { fillRow } from './journal.ts'
-import { FillRecord, FundingRecord } from './records.ts'
+import { FillRecord, FundingRecord, type TransferInput, TransferRecord } from './records.ts'
 import { type JournalRow, writeRows } from './rows.ts'
 
 export type FillInput = z.input<typeof FillRecord>
@@ -33,6 +33,11 @@ export interface VenueHistory {
     window: HistoryWindow,
     maxPages: number,
   ): AsyncIterable<{ rows: readonly FundingInput[]; more: boolean }>
+  /** Deposits (as transfers) created in the window; absent where the venue has none to read. */
+  depositPages?(
+    window: HistoryWindow,
+    maxPages: number,
+  ): AsyncIterable<{ rows: readonly TransferInput[]; more: boolean }>
 }
 
 export interface ReconcilePlanInput {
@@ -94,6 +99,8 @@ export interface ReconcileCounts {
 export interface ReconcileResult {
   fills: ReconcileCounts
   funding: ReconcileCounts
+  /** Deposits read (new ones and status changes are upserted on their hash). */
+  deposits?: { pages: number; seen: number } | undefined
 }
 
 export const RECONCILE_STATE = 'journal:reconcile-pending'
@@ -292,5 +299,63 @@ export async function reconcileAtStart(o: {
   await savePending(plan.fills, plan.funding)
   const result = await reconcileJournal({ db: o.db, venue: o.venue, plan, maxPages: o.maxPages, venueKey })
   await savePending(result.fills.pending, result.funding.pending)
-  return { ...result, plan }
+  const deposits =
+    o.venue.depositPages === undefined
+      ? undefined
+      : await reconcileDeposits(o.db, o.venue.depositPages.bind(o.venue), venueKey, o)
+  return { ...result, deposits, plan }
+}
+
+/**
+ * Deposits since the oldest one still pending in the journal (its status may have moved), else since
+ * the newest journaled one less the overlap (or the first lookback): upserted on their hash, so a
+ * status change while the bot was down is kept and a repeat changes nothing.
+ */
+async function reconcileDeposits(
+  db: JournalDb,
+  pages: NonNullable<VenueHistory['depositPages']>,
+  venueKey: string,
+  o: { now: number; maxPages: number; firstLookbackMs: number; overlapMs?: number | undefined },
+): Promise<{ pages: number; seen: number }> {
+  const row = await db.db
+    .selectFrom('transfers')
+    .select((eb) => [
+      eb.fn.max('ts').as('newest'),
+      eb.fn.min(eb.case().when('status', '=', 'pending').then(eb.ref('ts')).end()).as('pending'),
+    ])
+    .where('venue', '=', venueKey)
+    .where('kind', '=', 'deposit')
+    .executeTakeFirst()
+  const num = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v))
+  const newest = num(row?.newest)
+  const pending = num(row?.pending)
+  const base = newest === undefined ? o.now - o.firstLookbackMs : newest - (o.overlapMs ?? 60_000)
+  const since = Math.max(0, Math.min(base, pending ?? Number.POSITIVE_INFINITY))
+  let count = 0
+  let seen = 0
+  for await (const page of pages({ since, until: o.now }, o.maxPages)) {
+    count += 1
+    seen += page.rows.length
+    const out: JournalRow[] = []
+    for (const r of page.rows) {
+      const t = TransferRecord.safeParse(r)
+      if (t.success)
+        out.push({
+          table: 'transfers',
+          row: {
+            venue: venueKey,
+            kind: t.data.kind,
+            id: t.data.id,
+            asset: t.data.asset,
+            amount: t.data.amount,
+            fee: t.data.fee,
+            status: t.data.status,
+            ts: t.data.ts,
+            updated_at: t.data.updatedAt,
+          },
+        })
+    }
+    if (out.length > 0) await writeRows(db.db, out)
+  }
+  return { pages: count, seen }
 }

@@ -6,7 +6,7 @@
  * before it). Net = realized + unrealized change − fees − funding. The drawdown walks the equity curve
  * (cumulative flows + unrealized, minute by minute) and reports the largest fall from a peak.
  */
-import { addDecimal, compareDecimal, mulDecimal, subDecimal } from '../decimal.ts'
+import { addDecimal, compareDecimal, fromTicks, mulDecimal, subDecimal } from '../decimal.ts'
 
 export interface ReportFill {
   ts: number
@@ -35,7 +35,18 @@ export interface ReportAlert {
   resolved: boolean
 }
 
+/** A withdrawal or deposit in the window (amount in the asset's base units, as the venue sends it). */
+export interface ReportTransfer {
+  kind: string
+  status: string
+  asset: string
+  amount: string
+}
+
 export interface ReportInput {
+  /** Withdrawals and deposits created in the window; asset decimals to read their amounts. */
+  transfers?: readonly ReportTransfer[] | undefined
+  assetDecimals?: ReadonlyMap<string, number> | undefined
   since: number
   until: number
   fills: readonly ReportFill[]
@@ -223,4 +234,43 @@ function maxDrawdown(
     if (compareDecimal(fall, worst) > 0) worst = fall
   }
   return worst
+}
+
+export interface TransferSummary {
+  /** `deposit` | `withdrawal`. */
+  kind: string
+  status: string
+  asset: string
+  count: number
+  /** Exact, in the asset's units when its decimals are known, else in base units. */
+  amount: string
+  unit: string
+}
+
+/** Withdrawals and deposits per kind, status and asset: how many and how much (exact). */
+export function summarizeTransfers(input: ReportInput): TransferSummary[] {
+  const groups = new Map<string, TransferSummary & { raw: bigint }>()
+  for (const t of input.transfers ?? []) {
+    const key = `${t.kind}|${t.status}|${t.asset}`
+    const g = groups.get(key) ?? {
+      kind: t.kind,
+      status: t.status,
+      asset: t.asset,
+      count: 0,
+      amount: '0',
+      unit: t.asset,
+      raw: 0n,
+    }
+    g.count += 1
+    if (/^\d+$/.test(t.amount)) g.raw += BigInt(t.amount)
+    groups.set(key, g)
+  }
+  return [...groups.values()]
+    .sort((a, b) => a.kind.localeCompare(b.kind) || a.status.localeCompare(b.status))
+    .map(({ raw, ...g }) => {
+      const decimals = input.assetDecimals?.get(g.asset)
+      return decimals === undefined
+        ? { ...g, amount: raw.toString(), unit: `${g.asset} base units` }
+        : { ...g, amount: fromTicks(raw, decimals) }
+    })
 }

@@ -9,6 +9,8 @@ const BASELINE_MS = 86_400_000
 
 /** The state row where the bot keeps its instruments' symbols (`{ "12": "BTC-PERP" }`). */
 export const SYMBOLS_STATE = 'instruments'
+/** The state row where the bot keeps its collateral assets' decimals (`{ "pUSD": 6 }`). */
+export const ASSETS_STATE = 'assets'
 
 export async function loadReportInput(db: JournalDb, since: number, until: number): Promise<ReportInput> {
   const d = db.db
@@ -39,6 +41,24 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
     .where('at', '>=', since)
     .where('at', '<=', until)
     .execute()
+  const transfers = await d
+    .selectFrom('transfers')
+    .select(['kind', 'status', 'asset', 'amount'])
+    .where('ts', '>=', since)
+    .where('ts', '<=', until)
+    .execute()
+  const assetsRow = await d
+    .selectFrom('state')
+    .select('value')
+    .where('name', '=', ASSETS_STATE)
+    .executeTakeFirst()
+  const assetDecimals = new Map<string, number>()
+  if (assetsRow !== undefined) {
+    const parsed: unknown = JSON.parse(assetsRow.value)
+    if (parsed !== null && typeof parsed === 'object')
+      for (const [k, v] of Object.entries(parsed))
+        if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 36) assetDecimals.set(k, v)
+  }
   const symbolsRow = await d
     .selectFrom('state')
     .select('value')
@@ -53,6 +73,8 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
   return {
     since,
     until,
+    transfers,
+    assetDecimals,
     fills: fills.map((f) => ({
       ts: Number(f.ts),
       iid: f.iid,
