@@ -27,6 +27,7 @@ import { systemClock } from '../src/clock.ts'
 import { openJournalDb } from '../src/journal/database.ts'
 import type { FaultKind } from '../src/mock/faults.ts'
 import type { MockRequest, MockResponse } from '../src/mock/mockHttp.ts'
+import { DEFAULT_INSTRUMENTS } from '../src/mock/perps/instruments.ts'
 import { createMockServerHandler, serveMock } from '../src/mock/server.ts'
 import { createMockStreamServer } from '../src/mock/stream/streamServer.ts'
 import { createPerpsClient } from '../src/perps/client/createPerpsClient.ts'
@@ -81,6 +82,9 @@ const instance = createMockServerHandler({
   // Faults go on once the proxy is registered (the registration is the operator's, not the bot's).
   faults: 'none',
   catalogue: { eventCount: 120 },
+  // Funding every minute (the venue settles hourly): a run of a few minutes crosses several funding
+  // times, so the journal's funding is compared with the mock's record, not only its fills.
+  exchange: { instruments: DEFAULT_INSTRUMENTS.map((i) => ({ ...i, fundingInterval: '1m' })) },
 })
 const wire = {
   commands: 0,
@@ -481,14 +485,38 @@ async function compareJournal(path: string): Promise<{ pass: boolean; figure: st
     }
     const venueTids = new Set(venueFills.map((v) => String(v.trade_id)))
     const foreign = fills.filter((f) => !venueTids.has(f.trade_id)).length
-    const fundingKeys = new Set(funding.map((f) => f.key))
-    const fundingMissing = venueFunding.filter(
-      (c) => c.timestamp <= reconcileUntil && !fundingKeys.has(fundingKey(c)),
-    ).length
+    const fundingByKey = new Map(funding.map((f) => [f.key, f]))
+    let fundingMissing = 0
+    let fundingTorn = 0
+    for (const c of venueFunding) {
+      const j = fundingByKey.get(fundingKey(c))
+      if (j === undefined) {
+        if (c.timestamp <= reconcileUntil) fundingMissing += 1
+        continue
+      }
+      const same =
+        j.iid === c.instrument_id &&
+        j.size === c.size &&
+        j.rate === c.funding_rate &&
+        j.amount === c.funding &&
+        Number(j.ts) === c.timestamp
+      if (!same) fundingTorn += 1
+    }
+    const venueFundingKeys = new Set(venueFunding.map(fundingKey))
+    const fundingForeign = funding.filter((f) => !venueFundingKeys.has(f.key)).length
     const killed = runs.filter((r) => r.stopped_at === null).length
     return {
-      pass: missing === 0 && duplicates === 0 && torn === 0 && foreign === 0 && fundingMissing === 0,
-      figure: `${venueFills.length} venue fills, ${fills.length} journaled: ${missing} missing, ${duplicates} duplicate, ${torn} torn, ${foreign} not the venue's (${lateMissing} made after the last start's reconcile, during its stop, not required); funding ${venueFunding.length} venue, ${funding.length} journaled, ${fundingMissing} missing; ${runs.length} runs journaled, ${killed} without a stop (killed)`,
+      // At least one funding charge: the run must cross a funding time with a position to compare them.
+      pass:
+        missing === 0 &&
+        duplicates === 0 &&
+        torn === 0 &&
+        foreign === 0 &&
+        venueFunding.length > 0 &&
+        fundingMissing === 0 &&
+        fundingTorn === 0 &&
+        fundingForeign === 0,
+      figure: `${venueFills.length} venue fills, ${fills.length} journaled: ${missing} missing, ${duplicates} duplicate, ${torn} torn, ${foreign} not the venue's (${lateMissing} made after the last start's reconcile, during its stop, not required); funding (every minute) ${venueFunding.length} venue, ${funding.length} journaled: ${fundingMissing} missing, ${fundingTorn} torn, ${fundingForeign} not the venue's; ${runs.length} runs journaled, ${killed} without a stop (killed)`,
     }
   } finally {
     await db.close()
