@@ -205,6 +205,12 @@ interface Child {
   lastLines: string[]
   /** The first failed preflight check it logged, if any. */
   preflightFail: string | undefined
+  /**
+   * The bot said it runs (`perpbot live running with …`): its start is over (journal reconciled,
+   * orders reconciled, quoting). The live preflight reads open orders and signs self-tests first, so
+   * the mock's wire alone cannot tell a start still under way from a bot quoting.
+   */
+  running: boolean
 }
 const logLevels = new Map<string, number>()
 let generation = 0
@@ -237,6 +243,7 @@ function startBot(): Child {
     generation: gen,
     lastLines: [],
     preflightFail: undefined,
+    running: false,
   }
   child.exited = new Promise((resolve) =>
     // 'close' comes after the process's output has been read (its last lines say why it ended).
@@ -267,8 +274,10 @@ function startBot(): Child {
         if (child.lastLines.length > 4) child.lastLines.shift()
         if (child.preflightFail === undefined && /"status":"fail".*"msg":"preflight/.test(line))
           child.preflightFail = /"msg":"preflight fail\s*([^"]{0,160})/.exec(line)?.[1] ?? 'a check failed'
-        if (child.opsUrl === undefined && line.includes('ops server listening'))
-          child.opsUrl = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(line)?.[1]
+        if (/"msg":"perpbot live running with/.test(line)) child.running = true
+        // The start-up's early server first, then the bot's own (the one to probe): the last one wins.
+        if (line.includes('ops server listening'))
+          child.opsUrl = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(line)?.[1] ?? child.opsUrl
       }
     })
   }
@@ -346,7 +355,7 @@ for (let r = 1; r <= ROUNDS; r++) {
     for (;;) {
       if (child.exitCode !== undefined) break
       if (wire.openOrderReads > 0) result.reconciled = true
-      if (result.reconciled && wire.accepted > 0) {
+      if (result.reconciled && wire.accepted > 0 && child.running) {
         result.quoted = true
         result.toQuoteMs = performance.now() - spawnedAt
         break
@@ -418,7 +427,12 @@ const reconcileUntil = instance.serverClock.now()
   wire.openOrderReads = 0
   const last = startBot()
   const t0 = performance.now()
-  while (last.exitCode === undefined && wire.openOrderReads === 0 && performance.now() - t0 < QUOTE_WAIT_MS)
+  // Its start over (the journal reconciled with the venue), it is stopped cleanly.
+  while (
+    last.exitCode === undefined &&
+    !(wire.openOrderReads > 0 && last.running) &&
+    performance.now() - t0 < QUOTE_WAIT_MS
+  )
     await sleep(100)
   if (last.exitCode === undefined) last.proc.kill('SIGTERM')
   await last.exited
