@@ -32,6 +32,7 @@
 import type { Clock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
+import { createRateLimitedLog, type RateLimitedLog } from '../../logging/rateLimitedLog.ts'
 import type { Random } from '../../random.ts'
 import { parseChannel } from './channels.ts'
 import { defaultStaleAfterMs } from './freshness.ts'
@@ -39,7 +40,6 @@ import { Inbox } from './inbox.ts'
 import { KeyedTimers } from './keyedTimers.ts'
 import { Outbox } from './outbox.ts'
 import { PushDataCache } from './pushDataCache.ts'
-import { RateLimitedLog } from './rateLimitedLog.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
 import {
   ackItems,
@@ -78,6 +78,8 @@ export * from './streamTypes.ts'
 type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect'
 /** What the stream logs, each kind at most once per interval. */
 type LogKind = 'gap' | 'malformed' | 'reconnect' | 'auth' | 'server_error' | 'foreign_instrument'
+/** One line per log kind per this interval, unless `logIntervalMs` says otherwise. */
+const DEFAULT_LOG_INTERVAL_MS = 10_000
 
 const DEFAULT_GAP_HOLD_MS = 5_000
 
@@ -157,7 +159,11 @@ export class StreamClient {
       this.#drop(reason),
     )
     this.#yieldAfter = options.yieldAfter
-    this.#logs = new RateLimitedLog<LogKind>(this.#log, this.#clock, options.logIntervalMs)
+    this.#logs = createRateLimitedLog<LogKind>({
+      logger: this.#log,
+      clock: this.#clock,
+      intervalMs: options.logIntervalMs ?? DEFAULT_LOG_INTERVAL_MS,
+    })
     this.#acceptInstrument = options.acceptInstrument
     this.#gapHoldMs = options.gapHoldMs ?? DEFAULT_GAP_HOLD_MS
     this.#inbox = new Inbox((text) => this.#onMessage(text), options.schedule)
@@ -326,8 +332,8 @@ export class StreamClient {
           const err = new StreamAuthError(refused.error ?? 'unauthorized')
           this.#authRefusals++
           this.#logs.log(
-            'auth',
             'warn',
+            'auth',
             { code: err.code, definite: err.definite, refusals: this.#authRefusals },
             `stream authentication refused (${err.code}); retrying with back-off`,
           )
@@ -409,7 +415,7 @@ export class StreamClient {
         return
       case 'error': {
         const err = new StreamServerError(frame.frame.error)
-        if (this.#logs.log('server_error', 'warn', { code: err.code }, err.message)) this.#emit('error', err)
+        if (this.#logs.log('warn', 'server_error', { code: err.code }, err.message)) this.#emit('error', err)
         return
       }
       case 'unknown':
@@ -419,7 +425,7 @@ export class StreamClient {
 
   /** A frame we cannot read: logged and reported at most once per interval (a venue can send many). */
   #malformed(err: StreamProtocolError): void {
-    if (this.#logs.log('malformed', 'warn', { details: err.details }, err.message)) this.#emit('error', err)
+    if (this.#logs.log('warn', 'malformed', { details: err.details }, err.message)) this.#emit('error', err)
   }
 
   /** Drops a push on a shared channel for an instrument the caller does not trade, before any parsing. */
@@ -430,8 +436,8 @@ export class StreamClient {
     if (typeof iid !== 'number' || this.#acceptInstrument(iid)) return false
     this.#foreignDropped++
     this.#logs.log(
-      'foreign_instrument',
       'info',
+      'foreign_instrument',
       { channel: ch },
       `stream: pushes for instruments not traded are dropped (${this.#foreignDropped} so far)`,
     )
@@ -491,8 +497,8 @@ export class StreamClient {
 
   #emitGap(gap: StreamGap): void {
     this.#logs.log(
-      'gap',
       'warn',
+      'gap',
       { channel: gap.channel, reason: gap.reason, previous: gap.previous, sq: gap.sq, gaps: this.#gaps },
       'stream gap',
     )
@@ -543,8 +549,8 @@ export class StreamClient {
   #onLost(reason: string): void {
     if (this.#state === 'closed' || this.#state === 'down') return
     this.#logs.log(
-      'reconnect',
       'warn',
+      'reconnect',
       { reason, reconnects: this.#reconnects + 1 },
       'stream connection lost',
     )
@@ -576,7 +582,7 @@ export class StreamClient {
     this.#resetSocket()
     this.#timers.clear('reconnect')
     for (const ch of [...this.#gapHeld.keys()]) this.#releaseGapHold(ch)
-    this.#logs.flush()
+    this.#logs.stop()
     this.#setState('closed')
   }
 
