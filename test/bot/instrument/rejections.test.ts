@@ -10,7 +10,7 @@ import {
   MAX_REJECT_BACKOFF_MS,
   rejectBackoff,
   resultsStep,
-} from '../../../src/bot/instrument/steps.ts'
+} from '../../../src/bot/instrument/results.ts'
 import type { OrderPlan, PlanOutcome } from '../../../src/bot/quoting/orderPlan.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
 import { restingOrder } from '../../helpers/orders.ts'

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Alert } from '../../../src/alerts/alert.ts'
-import { applyOutcome } from '../../../src/bot/instrument/instrument.machine.ts'
+import { applyOutcome } from '../../../src/bot/instrument/results.ts'
 import type { BatchSend } from '../../../src/bot/orders/batcher.ts'
 import { isSignatureRejection, ModifyCapability } from '../../../src/bot/orders/modifyCapability.ts'
 import { createOrderDesk } from '../../../src/bot/orders/orderDesk.ts'
