@@ -3,13 +3,26 @@
  * `resultsStep` turns the applied plan into the actor's next state (stats, the exponential back-off
  * after rejections, the `rejections` episode); `submitFailedStep` when the gateway failed as a whole.
  */
-import type { Order } from '../../perps/schemas/orders.ts'
-import type { OrderPlan, PlanOutcome } from '../quoting/orderPlan.ts'
+import type { BatchRejected, ModifyOrderInput, Order } from '../../perps/schemas/orders.ts'
+import type { OrderPlan, PlanOutcome, Replaced } from '../quoting/orderPlan.ts'
 import type { InstrumentContext } from './context.ts'
 import { observe } from './health.ts'
 import { type LogEntry, NONE, type Step } from './step.ts'
 
-/** Applies per-order results to the live order set. */
+/** A refusal: its code or message, and whether the whole request was refused (nothing applied). */
+function refusal(r: BatchRejected | { status: 'failed'; error: Error }): { error: string; request: boolean } {
+  return r.status === 'failed'
+    ? { error: r.error.message, request: true }
+    : { error: r.error, request: false }
+}
+
+/** Orders the venue no longer has (filled or cancelled since we last looked): not a rejection. */
+const isGone = (error: string): boolean => error === 'order_not_found' || error.includes('not found')
+
+/**
+ * Applies each item's outcome (the batcher's `ItemOutcome`, handed on unchanged by the gateway) to
+ * the live order set. A create enters it as it was asked for (its own time in force and post-only).
+ */
 export function applyOutcome(
   orders: readonly Order[],
   plan: OrderPlan,
@@ -22,34 +35,31 @@ export function applyOutcome(
   const domain: string[] = []
   let accepted = 0
   const creates: { tried: number; accepted: number; domain: string[] } = { tried: 0, accepted: 0, domain: [] }
-  const reject = (what: string, r: { error: string; request?: boolean | undefined }): void => {
+  const reject = (what: string, r: { error: string; request: boolean }): void => {
     rejected.push(`${what}: ${r.error}`)
-    if (r.request !== true) domain.push(r.error)
+    if (!r.request) domain.push(r.error)
   }
-  // Orders the venue no longer has: filled or cancelled since we last looked. Not a rejection.
   const gone: number[] = []
   let unknown = 0
-  const isGone = (error: string): boolean => error === 'order_not_found' || error.includes('not found')
-  plan.modify.forEach((m, i) => {
-    const r = outcome.modify[i]
-    if (!r || r.status === 'unknown') unknown++
-    else if (r.status === 'ok' && r.order?.status === 'post_only_rejected') {
-      // Accepted as a request, but the modified post-only order crossed and left the book.
+  /** A modify replaced by cancel + create: the old order left the book; its replacement as it fared. */
+  const replaced = (m: ModifyOrderInput, c: Replaced['create']): void => {
+    if (c === undefined) {
       byOid.delete(m.oid)
-      reject(`modify ${m.oid}`, { error: 'post_only_rejected' })
-    } else if (r.status === 'ok') {
+      reject(`modify ${m.oid}`, {
+        error: `order ${m.oid} unknown to the actor: cancelled, not recreated`,
+        request: false,
+      })
+    } else if (c.status === 'unknown') unknown++
+    else if (c.status === 'ok') {
       accepted++
       const prev = byOid.get(m.oid)
-      if (r.order) {
-        byOid.delete(m.oid)
-        byOid.set(r.order.oid, r.order)
-      } else if (r.oid !== undefined && r.oid !== m.oid) {
-        // Repriced by cancel + create: the old order is gone, a fresh one rests at the new price.
+      if (c.oid !== m.oid) {
+        // The old order is gone, a fresh one rests at the new price.
         byOid.delete(m.oid)
         if (prev)
-          byOid.set(r.oid, {
+          byOid.set(c.oid, {
             ...prev,
-            oid: r.oid,
+            oid: c.oid,
             p: m.p,
             qty: m.qty,
             rest: m.qty,
@@ -58,19 +68,38 @@ export function applyOutcome(
             uts: now,
           })
       } else if (prev) byOid.set(m.oid, { ...prev, p: m.p, qty: m.qty, uts: now })
-    } else if (r.status === 'err') {
-      if (r.cancelled === true) byOid.delete(m.oid)
-      if (isGone(r.error)) {
+    } else if (c.status === 'err' || c.status === 'failed') {
+      const r = refusal(c)
+      byOid.delete(m.oid)
+      if (isGone(r.error)) gone.push(m.oid)
+      else reject(`modify ${m.oid}`, r)
+    }
+  }
+  plan.modify.forEach((m, i) => {
+    const r = outcome.modify[i]
+    if (!r || r.status === 'unknown') unknown++
+    else if (r.status === 'ok' && r.order.status === 'post_only_rejected') {
+      // Accepted as a request, but the modified post-only order crossed and left the book.
+      byOid.delete(m.oid)
+      reject(`modify ${m.oid}`, { error: 'post_only_rejected', request: false })
+    } else if (r.status === 'ok') {
+      accepted++
+      byOid.delete(m.oid)
+      byOid.set(r.order.oid, r.order)
+    } else if (r.status === 'replaced') replaced(m, r.create)
+    else if (r.status === 'err' || r.status === 'failed') {
+      const f = refusal(r)
+      if (isGone(f.error)) {
         byOid.delete(m.oid)
         gone.push(m.oid)
-      } else reject(`modify ${m.oid}`, r)
+      } else reject(`modify ${m.oid}`, f)
     }
   })
   plan.create.forEach((c, i) => {
     const r = outcome.create[i]
     creates.tried++
     if (!r || r.status === 'unknown') unknown++
-    else if (r.status === 'ok' && r.oid !== undefined) {
+    else if (r.status === 'ok') {
       accepted++
       creates.accepted++
       byOid.set(r.oid, {
@@ -89,9 +118,10 @@ export function applyOutcome(
         uts: now,
         status: 'open',
       })
-    } else if (r.status === 'err') {
-      reject(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}`, r)
-      if (r.request !== true) creates.domain.push(r.error)
+    } else if (r.status === 'err' || r.status === 'failed') {
+      const f = refusal(r)
+      reject(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}`, f)
+      if (!f.request) creates.domain.push(f.error)
     }
   })
   plan.cancel.forEach((oid, i) => {
@@ -100,9 +130,10 @@ export function applyOutcome(
     else if (r.status === 'ok') {
       accepted++
       byOid.delete(oid)
-    } else if (r.status === 'err') {
-      if (isGone(r.error)) byOid.delete(oid)
-      else reject(`cancel ${oid}`, r)
+    } else if (r.status === 'err' || r.status === 'failed') {
+      const f = refusal(r)
+      if (isGone(f.error)) byOid.delete(oid)
+      else reject(`cancel ${oid}`, f)
     }
   })
   return { orders: [...byOid.values()], rejected, domain, accepted, gone, unknown, creates }
