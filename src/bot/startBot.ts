@@ -126,13 +126,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   registerPnlMetrics(metrics.registry, account, actors.instruments)
   journal.registerMetrics(metrics.registry)
   const feeds = startBotPollers({ ...inputs, account })
-  const streams = startBotStreams({
-    ...inputs,
-    url: streamUrl,
-    credentials: conn.credentials,
-    orders: openOrders,
-    account,
-  })
+  const streams = startBotStreams({ ...inputs, url: streamUrl, account })
   const parts = { ...inputs, orders, deadMan, account, feeds, streams, limiter: limits.limiter }
   const views = createBotViews({
     ...parts,
