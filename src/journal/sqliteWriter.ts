@@ -8,6 +8,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import type { JournalRow } from './rows.ts'
+import { sqlitePackage } from './sqliteDriver.ts'
 
 export interface SqliteWriterThread {
   /** Writes one batch in one transaction on the worker; resolves with the number of new fills. */
@@ -19,7 +20,10 @@ export interface SqliteWriterThread {
 type Reply = { id: number; newFills?: number; error?: string; closed?: boolean }
 
 export function startSqliteWriterThread(path: string): SqliteWriterThread {
-  const worker = new Worker(new URL('./sqliteWriter.worker.mjs', import.meta.url), { workerData: { path } })
+  // The same build of better-sqlite3 as the main handle (sqliteDriver.ts: 13.x on Node 22+, 12.x on 20).
+  const worker = new Worker(new URL('./sqliteWriter.worker.mjs', import.meta.url), {
+    workerData: { path, driver: sqlitePackage() },
+  })
   // The journal's writer waits on it; the process need not.
   worker.unref()
   const waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>()

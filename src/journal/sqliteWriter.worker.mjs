@@ -4,8 +4,11 @@
 // in one transaction with the same conflict rules as rows.ts (kept in step by the journal tests,
 // which run the same cases through this worker on SQLite and through rows.ts on PostgreSQL).
 // Plain JavaScript: a worker thread does not inherit the TypeScript loader under every runner.
+import { createRequire } from 'node:module'
 import { parentPort, workerData } from 'node:worker_threads'
-import Database from 'better-sqlite3'
+
+// The package the main thread chose for this Node (sqliteDriver.ts).
+const Database = createRequire(import.meta.url)(workerData.driver)
 
 /** Per table: the conflict target, and the columns an upsert moves (none: do nothing). */
 const CONFLICT = {

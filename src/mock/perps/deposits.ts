@@ -10,10 +10,13 @@ import { createHash } from 'node:crypto'
 import { isDecimalString } from '../../decimal.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { Deposit } from '../../perps/schemas/accountState.ts'
+import type { DepositRecord } from './depositRecord.ts'
 import { parseUsd, rescaleTicks, USD_DECIMALS } from './money.ts'
 import type { Account, ExchangeState } from './state.ts'
 import { nowOf } from './state.ts'
 import { type HistoryWindowFilter, page } from './wire.ts'
+
+export type { DepositRecord }
 
 export interface DepositRequest {
   /** Amount in collateral units (decimal string, e.g. `"250"`). */
@@ -23,23 +26,6 @@ export interface DepositRequest {
   blockMs?: number | undefined
   /** `remove`: a reorg drops it after its first confirmation. */
   outcome?: 'confirm' | 'remove' | undefined
-}
-
-export interface DepositRecord {
-  hash: string
-  asset: string
-  /** Raw token units (collateral decimals). */
-  amountRaw: bigint
-  amountMicros: bigint
-  from: string
-  to: string
-  status: 'pending' | 'confirmed' | 'removed'
-  confirmations: number
-  requiredConfirmations: number
-  blockMs: number
-  outcome: 'confirm' | 'remove'
-  createdAt: number
-  confirmedAt: number | undefined
 }
 
 export interface DepositFilter extends HistoryWindowFilter {

@@ -10,7 +10,7 @@ import type { Instrument } from '../../perps/schemas/info.ts'
 import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { type Random, seededRandom } from '../../random.ts'
 import type { TokenBucket } from '../tokenBucket.ts'
-import type { DepositRecord } from './deposits.ts'
+import type { DepositRecord } from './depositRecord.ts'
 import { DEFAULT_INSTRUMENTS } from './instruments.ts'
 import { createMarket, type Market } from './market.ts'
 import {
