@@ -9,7 +9,7 @@
  * holder's epoch arrived after the successor's first.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseClientOrderId } from '../src/perps/orderTag.ts'
@@ -26,6 +26,8 @@ const SECONDS = arg('seconds', 45)
 const WINDOW_MS = arg('window', 10) * 1000
 const BUDGET = arg('budget', 120)
 const TTL_MS = 3_000
+/** `--logs DIR`: every bot's stdout kept as DIR/<bot>.log (the hand-over's timeline). */
+const LOGS = ((i) => (i > 0 ? process.argv[i + 1] : undefined))(process.argv.indexOf('--logs'))
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 interface Arrival {
@@ -73,6 +75,8 @@ interface Bot {
   name: string
   proc: ChildProcess
   holding: { account: string; epoch: number; at: number }[]
+  /** When the bot logged that it runs (its start-up done). */
+  running: number[]
   exited: Promise<number | null>
 }
 function startBot(name: string): Bot {
@@ -111,15 +115,24 @@ function startBot(name: string): Bot {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   )
-  const bot: Bot = { name, proc, holding: [], exited: new Promise((r) => proc.once('close', (c) => r(c))) }
+  const bot: Bot = {
+    name,
+    proc,
+    holding: [],
+    running: [],
+    exited: new Promise((r) => proc.once('close', (c) => r(c))),
+  }
   let buf = ''
+  if (LOGS !== undefined) mkdirSync(LOGS, { recursive: true })
   proc.stdout?.on('data', (d: Buffer) => {
+    if (LOGS !== undefined) appendFileSync(join(LOGS, `${name}.log`), d)
     buf += d.toString()
     for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i)
       buf = buf.slice(i + 1)
       const m = /fleet: holding (\S+) \(epoch (\d+)\)/.exec(line)
       if (m) bot.holding.push({ account: m[1] ?? '', epoch: Number(m[2]), at: Date.now() })
+      if (/perpbot live running/.test(line)) bot.running.push(Date.now())
       if (/"level":(50|60)/.test(line)) process.stderr.write(`${name}: ${line.slice(0, 300)}\n`)
     }
   })
@@ -132,10 +145,12 @@ function startBot(name: string): Bot {
 const t0 = Date.now()
 const bots = ['bot-1', 'bot-2', 'bot-3'].map(startBot)
 try {
-  // Bounded: until two bots hold and trade, at most 90 s (tsx start-up on a loaded machine).
-  for (let i = 0; i < 900 && bots.filter((b) => b.holding.length > 0).length < 2; i++) await sleep(100)
+  // Bounded: until two bots hold and run, at most 120 s (tsx start-up on a loaded machine).
+  for (let i = 0; i < 1200 && bots.filter((b) => b.running.length > 0).length < 2; i++) await sleep(100)
   const started = Date.now() - t0
-  await sleep((SECONDS * 1000) / 2)
+  // The kill comes in steady state: at least one window after the start-ups (the preflights of
+  // every candidate account weigh a few hundred), so the hand-over does not wait for their weight.
+  await sleep(Math.max((SECONDS * 1000) / 2, WINDOW_MS + 2_000))
   const victim = bots.find((b) => b.holding.at(-1)?.account === 'acct-a')
   if (victim === undefined) throw new Error('no holder of acct-a')
   const oldEpoch = victim.holding.at(-1)?.epoch ?? 0
@@ -175,16 +190,22 @@ try {
   for (const a of worst) byEndpoint.set(a.endpoint, (byEndpoint.get(a.endpoint) ?? 0) + a.weight)
   const worstWindow = [...byEndpoint].map(([e, w]) => `${e} ${w}`).join(', ')
   const steady = maxWindow(t0 + started, killedAt)
-  const orders = sorted.flatMap((a) => a.coids.map((c) => ({ at: a.at, id: parseClientOrderId(c) })))
+  const orders = sorted.flatMap((a) =>
+    a.coids.map((c) => ({ at: a.at, proxy: a.proxy, id: parseClientOrderId(c) })),
+  )
   const newEpoch = successor?.epoch
   const firstNew = orders.find((o) => o.id?.epoch === newEpoch)
+  // Epochs come from Redis's clock in seconds: two accounts taken in one second share one, so the
+  // old epoch's orders are counted on acct-a's proxy only.
   const lateOld =
-    firstNew === undefined ? [] : orders.filter((o) => o.at >= firstNew.at && o.id?.epoch === oldEpoch)
+    firstNew === undefined
+      ? []
+      : orders.filter((o) => o.at >= firstNew.at && o.id?.epoch === oldEpoch && o.proxy === firstNew.proxy)
   const allCoids = sorted.flatMap((a) => a.coids)
   console.log(
     `# fleet run: 3 bots (ACCOUNT=auto) on 2 accounts, one mock, budget ${BUDGET} per ${WINDOW_MS / 1000} s window, lease TTL ${TTL_MS / 1000} s`,
   )
-  console.log(`start-up until two bots held an account: ${(started / 1000).toFixed(1)} s`)
+  console.log(`start-up until two bots held an account and ran: ${(started / 1000).toFixed(1)} s`)
   console.log(
     `requests at the mock: ${arrivals.length}, weight ${arrivals.reduce((s, a) => s + a.weight, 0)}`,
   )
@@ -197,6 +218,14 @@ try {
   console.log(`  from one window after the successor's first order to the end: ${tail} of ${BUDGET}`)
   console.log(
     `kill -9 of acct-a's holder (epoch ${oldEpoch}): standby held it after ${successor ? successor.at - killedAt : 'never'} ms (epoch ${newEpoch}); first order of the new epoch ${firstNew ? firstNew.at - killedAt : 'never'} ms after the kill`,
+  )
+  const succ = bots.find((b) => b !== victim && b.holding.some((h) => h === successor))
+  const ranAt = succ?.running.find((t) => t > killedAt)
+  console.log(
+    `  the successor: held ${successor ? successor.at - killedAt : '-'} ms, running ${ranAt === undefined ? 'never' : `${ranAt - killedAt} ms`} after the kill; its requests until its first order: ${sorted
+      .filter((a) => a.proxy === firstNew?.proxy && a.at > killedAt && a.at <= (firstNew?.at ?? 0))
+      .map((a) => `${a.endpoint}+${a.at - killedAt}`)
+      .join(' ')}`,
   )
   console.log(
     `orders of the old epoch after the new epoch's first: ${lateOld.length}; duplicate coids: ${allCoids.length - new Set(allCoids).size}`,

@@ -33,7 +33,7 @@ import { createOrderDesk } from './orders/orderDesk.ts'
 import { createOrderOwnership } from './orders/orderOwnership.ts'
 import { createBotJournal } from './startup/botJournalPart.ts'
 import { botResponseObserver } from './startup/botPerpsClient.ts'
-import type { ConnectOptions } from './startup/connect.ts'
+import type { ConnectOptions, VenueLink } from './startup/connect.ts'
 import { applyInstrumentLeverage } from './startup/instrumentLeverage.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { botStop, type StopReport } from './startup/stopSequence.ts'
@@ -72,6 +72,8 @@ export interface BotOptions {
    * older epoch's orders are cancelled at start; the dead-man switch stays within the lease TTL.
    */
   fleet?: FleetPart | undefined
+  /** The venue already linked (a fleet's warm standby, `linkVenue`): the start does only the account's part. */
+  venue?: VenueLink | undefined
 }
 
 export interface RunningBot {

@@ -10,7 +10,7 @@ import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError, describeError } from '../errors.ts'
-import { joinFleet } from '../fleet/joinFleet.ts'
+import { openFleet } from '../fleet/joinFleet.ts'
 import { amount, percent } from '../format/units.ts'
 import { fieldOf } from '../guards.ts'
 import { journalTarget, openJournalDb } from '../journal/database.ts'
@@ -26,6 +26,7 @@ import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
+import { venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
@@ -90,38 +91,28 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   if (values.fleet && !values.live)
     throw new UsageError('--fleet needs --live (each dry run embeds its own mock)')
 
-  // Fleet: hold an account first (standby until one is free); its keys come from its files.
+  // Fleet: the environment and every candidate account's keys are read first; the account is held
+  // only after the warm-up (fleetStart.ts), so a standby's hand-over is the account's part alone.
   const standby = new AbortController()
   const abortStandby = (): void => standby.abort(new BotError('stopped while standing by'))
-  if (values.fleet) {
-    process.once('SIGTERM', abortStandby)
-    process.once('SIGINT', abortStandby)
-  }
-  const joined = values.fleet
-    ? await joinFleet({
-        env: ctx.env,
-        logger: createLogger({ level: 'info', isTty: ctx.isTty }),
-        signal: standby.signal,
-        // The ops address from the flags (a port set only in a config file is not known yet).
-        probe: { host: values['ops-host'] ?? '127.0.0.1', port: num('ops-port', values['ops-port']) ?? 9464 },
-      }).finally(() => {
-        process.off('SIGTERM', abortStandby)
-        process.off('SIGINT', abortStandby)
-      })
+  const session = values.fleet
+    ? openFleet({ env: ctx.env, logger: createLogger({ level: 'info', isTty: ctx.isTty }) })
     : undefined
+  const firstKeys = session?.candidates[0]?.env
 
   // Every setting, secret and strategy param is checked before anything starts or is sent.
-  const { settings, secrets, strategies } = await loadAndResolve({
+  const loaded = await loadAndResolve({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
     file: values.config,
     overrides,
-    env: joined === undefined ? ctx.env : { ...ctx.env, ...joined.accountEnv },
+    env: firstKeys === undefined ? ctx.env : { ...ctx.env, ...firstKeys },
   }).catch(async (e: unknown) => {
-    await joined?.close()
+    await session?.close()
     throw e
   })
-  const secretBag = new SecretBag(SECRET_ENV_NAMES.map((k) => secrets[k]))
+  const { settings, strategies } = loaded
+  const secretBag = new SecretBag(SECRET_ENV_NAMES.map((k) => loaded.secrets[k]))
   const logger = createLogger({
     level: settings.logging.level,
     pretty: settings.logging.pretty,
@@ -130,19 +121,30 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   })
   // Nothing is started or sent before the ops port is known to be free (dry run) or every preflight
   // check holds (live): a refusal names what to fix.
-  if (settings.mode === 'live') {
+  let warm: WarmFleetStart | undefined
+  if (session !== undefined) {
+    process.once('SIGTERM', abortStandby)
+    process.once('SIGINT', abortStandby)
+    warm = await warmFleetStart({ session, ...loaded, secretBag, logger, signal: standby.signal })
+      .catch(async (e: unknown) => {
+        await session.close()
+        throw e
+      })
+      .finally(() => {
+        process.off('SIGTERM', abortStandby)
+        process.off('SIGINT', abortStandby)
+      })
+  } else if (settings.mode === 'live') {
     const lines = await runPreflight({
       settings,
       maxOrders: new Map(strategies.map((i) => [i.symbol, i.strategy.maxOrders])),
-      perpsUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',
-      proxyPrivateKey: secrets.PERPS_PROXY_PRIVATE_KEY,
-      proxySecret: secrets.PERPS_PROXY_SECRET,
-      streamUrl: secrets.PERPS_WS_URL,
+      perpsUrl: venueUrls(settings, loaded.secrets).perpsUrl,
+      proxyPrivateKey: loaded.secrets.PERPS_PROXY_PRIVATE_KEY,
+      proxySecret: loaded.secrets.PERPS_PROXY_SECRET,
+      streamUrl: loaded.secrets.PERPS_WS_URL,
       checkStream: true,
       clock: systemClock,
       random: systemRandom,
-      // A fleet bot's checks spend the shared IP budget too (no local limiter before the bot starts).
-      gate: joined?.part.gate({ run: (_request, send) => send() }),
     })
     for (const l of lines)
       logger[checkLogLevel(l)]({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
@@ -159,6 +161,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
         `ops.port: ${settings.ops.host}:${settings.ops.port} ${busy}; choose another with --ops-port N or the config key ops.port`,
       ])
   }
+  const joined = warm?.joined
+  const secrets = warm?.secrets ?? loaded.secrets
   const heap = applyHeapPolicy(settings.ops.heapGrowthPercent)
   logger.info(
     heap,
@@ -243,6 +247,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     selfProvision: mock !== undefined,
     journal,
     fleet: joined?.part,
+    venue: warm?.venue,
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
   let recorder: StreamRecorder | undefined

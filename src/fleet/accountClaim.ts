@@ -88,6 +88,22 @@ export interface ClaimOptions {
  * reason). Losing a race for a free account just looks again.
  */
 export async function claimFirstFree(o: ClaimOptions): Promise<AccountLease> {
+  const lease = await claimLoop(o, false)
+  if (lease === undefined) throw new TypeError('claim loop ended without a lease')
+  return lease
+}
+
+/**
+ * One look, no standby: the first free account's lease, or undefined when every account is held
+ * (a lost race for a free account looks once more).
+ */
+export function claimIfFree(
+  o: Omit<ClaimOptions, 'onStandby' | 'pollMs'>,
+): Promise<AccountLease | undefined> {
+  return claimLoop(o, true)
+}
+
+async function claimLoop(o: ClaimOptions, once: boolean): Promise<AccountLease | undefined> {
   const clock = o.clock ?? systemClock
   const pollMs = o.pollMs ?? 1_000
   const retryMs = o.retryMs ?? 250
@@ -118,7 +134,10 @@ export async function claimFirstFree(o: ClaimOptions): Promise<AccountLease> {
     try {
       const view = await peekLeases(o.client, o.accounts, o.keyPrefix)
       step = nextClaim(view, pollMs)
-      if ('waitMs' in step) o.onStandby?.(view, step.waitMs)
+      if ('waitMs' in step) {
+        if (once) return undefined
+        o.onStandby?.(view, step.waitMs)
+      }
     } catch (e) {
       if (e instanceof TypeError) throw e
       step = { waitMs: retryMs }

@@ -60,6 +60,8 @@ export interface SharedBudgetState {
   /** New Redis generations seen (data lost) and the admissions this process restored into them. */
   readonly generations: number
   readonly restored: number
+  /** This process's own weight among the window's admissions (as of its last admission). */
+  readonly ownWindowWeight: number
 }
 
 export interface SharedBudgetOptions {
@@ -252,6 +254,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
       blocked,
       generations: c.generations,
       restored: c.restored,
+      ownWindowWeight: mine.reduce((sum, g) => sum + g.weight, 0),
     }),
     stop() {
       stopped = true

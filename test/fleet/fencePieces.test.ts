@@ -125,6 +125,7 @@ describe('fleet metrics', () => {
         blocked: false,
         generations: 0,
         restored: 0,
+        ownWindowWeight: 7,
       }),
     })
     const text = await registry.metrics()
