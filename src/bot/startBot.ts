@@ -262,6 +262,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     views,
     actors,
     account,
+    fleet,
   })
   journal.startSnapshots({
     instruments: actors.instruments,

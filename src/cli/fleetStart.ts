@@ -10,8 +10,10 @@ import { linkVenue, type VenueLink } from '../bot/startup/connect.ts'
 import type { ResolvedInstrumentConfig } from '../bot/startup/resolveConfig.ts'
 import { systemClock } from '../clock.ts'
 import { ConfigError, describeError } from '../errors.ts'
+import { type BotReportBody, statesPhrase } from '../fleet/fleetReport.ts'
 import type { FleetSession, JoinedFleet } from '../fleet/joinFleet.ts'
 import type { Logger, SecretBag } from '../logging/logger.ts'
+import type { BotStatus } from '../ops/status.ts'
 import type { RequestGate } from '../perps/client/context.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
@@ -152,6 +154,15 @@ export async function warmFleetStart(o: WarmFleetOptions): Promise<WarmFleetStar
     throw e
   } finally {
     clearInterval(resync)
+  }
+}
+
+/** What a holder reports to the fleet's view from its bot's status (fleetReport.ts). */
+export function botReportOf(s: BotStatus): BotReportBody {
+  return {
+    state: statesPhrase(s.instruments.map((i) => i.state)),
+    ...(s.account.pnl === undefined ? {} : { netPnl: s.account.pnl.netPnl }),
+    ...(s.account.currency === undefined ? {} : { currency: s.account.currency }),
   }
 }
 

@@ -10,6 +10,7 @@ import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError, describeError } from '../errors.ts'
+import type { HolderReports } from '../fleet/fleetReport.ts'
 import { openFleet } from '../fleet/joinFleet.ts'
 import { amount, percent } from '../format/units.ts'
 import { fieldOf } from '../guards.ts'
@@ -26,7 +27,7 @@ import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
-import { venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
+import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
@@ -121,8 +122,19 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   })
   // Nothing is started or sent before the ops port is known to be free (dry run) or every preflight
   // check holds (live): a refusal names what to fix.
+  const openJournal = () =>
+    settings.journal.enabled
+      ? openJournalDb(journalTarget({ stateDir: settings.ops.stateDir, mode: settings.mode, env: ctx.env }))
+      : Promise.resolve(undefined)
+  // A fleet process opens its journal before the lease (nothing in it depends on the account), so a
+  // hand-over does not wait for it; a single process opens it after its preflight.
+  const earlyJournalDb = session !== undefined ? openJournal() : Promise.resolve(undefined)
   let warm: WarmFleetStart | undefined
   if (session !== undefined) {
+    await earlyJournalDb.catch(async (e: unknown) => {
+      await session.close()
+      throw e
+    })
     process.once('SIGTERM', abortStandby)
     process.once('SIGINT', abortStandby)
     warm = await warmFleetStart({ session, ...loaded, secretBag, logger, signal: standby.signal })
@@ -171,11 +183,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       : `heap: full collection once the heap grows ${heap.growthPercent}% past the live data (${heap.source})`,
   )
   // The journal opens before anything starts: an unreachable or read-only database is exit 2.
-  const journalDb = settings.journal.enabled
-    ? await openJournalDb(
-        journalTarget({ stateDir: settings.ops.stateDir, mode: settings.mode, env: ctx.env }),
-      )
-    : undefined
+  const journalDb = (await earlyJournalDb) ?? (await openJournal())
   if (journalDb) logger.info({ journal: journalDb.where }, `journal: ${journalDb.kind} at ${journalDb.where}`)
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
   if (mock) {
@@ -250,6 +258,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     venue: warm?.venue,
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
+  let reports: HolderReports | undefined
   let recorder: StreamRecorder | undefined
   let stopTimer: unknown
   let settle: ((code: number) => void) | undefined
@@ -263,6 +272,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       // The start settles first (the main flow awaited it earlier), so its timers exist by now.
       const bot = await starting.catch(() => undefined)
       clearInterval(statusTimer)
+      reports?.stop()
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
       if (bot) summary(bot)
       const recorded = await recorder?.stop()
@@ -317,6 +327,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   } else if (values.record !== undefined)
     logger.warn('--record needs a stream address (PERPS_WS_URL); not recording')
 
+  // A fleet holder's line in the fleet's view (status --fleet, /fleet): its state and PnL, every 2 s.
+  reports = joined?.startReports(() => botReportOf(running.status()))
   statusTimer = setInterval(() => summary(running), 10_000)
   statusTimer.unref()
   if (duration !== undefined) {

@@ -13,6 +13,8 @@ import { claimFirstFree, claimIfFree } from './accountClaim.ts'
 import { AccountLease } from './accountLease.ts'
 import { accountSecretFiles, type FleetConfig, loadFleetConfig } from './fleetEnv.ts'
 import { createFleetPart, type FleetPart } from './fleetPart.ts'
+import { type BotReportBody, type HolderReports, startHolderReports } from './fleetReport.ts'
+import { readFleetView } from './fleetView.ts'
 import { connectFleetRedis } from './redisConnection.ts'
 import { createSharedBudget, type SharedBudget } from './sharedBudget.ts'
 import { withSharedBudget } from './sharedGate.ts'
@@ -33,6 +35,8 @@ export interface JoinedFleet {
   readonly part: FleetPart
   /** The held account's keys. */
   readonly accountEnv: AccountEnv
+  /** Writes this holder's report (bot state, PnL, its weight) for the fleet's view while held. */
+  startReports(read: () => BotReportBody): HolderReports
   /** Releases the lease (if still held) and closes the connection. */
   close(): Promise<void>
 }
@@ -131,7 +135,18 @@ export function openFleet(o: {
   function joinedOf(lease: AccountLease, pool: readonly CandidateAccount[]): JoinedFleet {
     const accountEnv = pool.find((a) => a.account === lease.account)?.env
     if (accountEnv === undefined) throw new TypeError(`claimed ${lease.account}, not a candidate`)
-    const part = createFleetPart({ lease, budget, egressId: config.egressId })
+    const part = createFleetPart({
+      lease,
+      budget,
+      egressId: config.egressId,
+      view: () =>
+        readFleetView(redis, {
+          accounts: config.accounts,
+          egressId: config.egressId,
+          budget: config.budget,
+          windowMs: config.windowMs,
+        }),
+    })
     log.info(
       { account: lease.account, epoch: lease.epoch, holder: config.holderId, egress: config.egressId },
       `fleet: holding ${lease.account} (epoch ${lease.epoch})`,
@@ -142,6 +157,16 @@ export function openFleet(o: {
       budget,
       part,
       accountEnv,
+      startReports: (read) =>
+        startHolderReports({
+          client: redis,
+          account: lease.account,
+          holder: config.holderId,
+          epoch: part.epoch,
+          held: () => lease.canWrite(),
+          ownWeight: () => budget.state().ownWindowWeight,
+          read,
+        }),
       async close() {
         await lease.release()
         lease.stop()

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
+import type { FleetView } from '../../fleet/fleetView.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
@@ -47,6 +48,8 @@ export async function startOpsSurface(o: {
     snapshot(): { marginRatio: number | undefined; inLiquidation: boolean }
     recentFills(): readonly LedgerFill[]
   }
+  /** A fleet process: the `/fleet` page reads the fleet's view. */
+  fleet?: { view(): Promise<FleetView> } | undefined
 }): Promise<OpsSurface> {
   if (!o.enabled) return { url: undefined, loops: [], close: async () => undefined }
   const { clock, actors, account, metrics } = o
@@ -90,6 +93,7 @@ export async function startOpsSurface(o: {
     logger: o.logger.child({ component: 'ops' }),
     secrets: o.secrets,
     timeline,
+    fleet: o.fleet,
   })
   return { url: server.url, loops: [gauges, timeline], close: () => server.close() }
 }
