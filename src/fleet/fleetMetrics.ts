@@ -97,5 +97,10 @@ export function registerFleetMetrics(registry: Registry, s: FleetMetricsSource):
     "New fleet Redis generations seen (its data was lost; this process restored its window's admissions)",
     (b) => b.generations,
   )
+  budget(
+    'perpbot_fleet_restamped',
+    'Admissions sent late (a starved process) and stamped again at the send (cumulative)',
+    (b) => b.restamped,
+  )
   budget('perpbot_fleet_waiting', 'Requests of this process waiting for the shared budget', (b) => b.waiting)
 }

@@ -126,6 +126,7 @@ describe('fleet metrics', () => {
         generations: 0,
         restored: 0,
         ownWindowWeight: 7,
+        restamped: 0,
       }),
     })
     const text = await registry.metrics()

@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { systemClock } from '../../src/clock.ts'
 import { RateLimitError } from '../../src/errors.ts'
 import { peekLeases } from '../../src/fleet/accountClaim.ts'
 import { ACQUIRE_LUA, leaseKeys, RELEASE_LUA, RENEW_LUA } from '../../src/fleet/leaseScripts.ts'
@@ -51,6 +52,42 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
     expect(waited).toBeGreaterThanOrEqual(900)
     expect(waited).toBeLessThan(1_500)
     expect(budget.state().refused).toBeGreaterThanOrEqual(1)
+  })
+
+  it('a send long after its admission re-stamps the entry: it counts from the send, not the admission', async () => {
+    let now = 0
+    const clock = { ...systemClock, now: () => now }
+    const budget = createSharedBudget({
+      client: redis,
+      egressId: 'w-late',
+      graceMs: 50,
+      budget: 10,
+      windowMs: 1_000,
+      riskReserve: 0,
+      clock,
+    })
+    await budget.acquire(1, 'read') // opens the generation
+    await new Promise((r) => setTimeout(r, 80))
+    const onTime = await budget.acquire(4, 'read')
+    budget.sent(onTime) // sent at once: no re-stamp
+    const late = await budget.acquire(6, 'read')
+    // Starved for 600 ms of a 1 s window before the send.
+    await new Promise((r) => setTimeout(r, 600))
+    now += 600
+    budget.sent(late)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(budget.state().restamped).toBe(1)
+    const scores = await redis.zrange('perpbot:ip:{w-late}:log', '0', '-1', 'WITHSCORES')
+    const stampOf = (member: string): number => Number(scores[scores.indexOf(member) + 1])
+    expect(stampOf(onTime.member)).toBe(onTime.atUs)
+    expect(stampOf(late.member) - late.atUs).toBeGreaterThanOrEqual(590_000)
+    // 450 ms on, the on-time entry (and the first) has left the window; the late one still counts
+    // (the venue saw it arrive 450 ms ago), so 6 of 10 are taken and 5 more must wait.
+    await new Promise((r) => setTimeout(r, 450))
+    const t0 = performance.now()
+    await budget.acquire(5, 'read')
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(400)
+    budget.stop()
   })
 
   it('reads and quotes stop short of the risk reserve; risk work may use it', async () => {
