@@ -3,8 +3,9 @@
  * [--window 10] [--budget 120] [--logs DIR]`. Real `perpbot run --live --fleet` processes (three
  * bots, two accounts, ACCOUNT=auto: one warm standby) against one loopback mock that counts the
  * request weight of every process on its single IP, with a real redis-server. The budget window is
- * compressed so a short run spans several windows. Once both holders run and one window has passed
- * since (the start-ups' weight has left it), the holder of acct-a is killed with SIGKILL.
+ * compressed so a short run spans several windows. Once both holders run, the third stands by, and
+ * one window has passed since (the start-ups' weight has left it), the holder of acct-a is killed
+ * with SIGKILL.
  * Prints: the most weight that ARRIVED at the mock in any window (against the fleet budget), the
  * hand-over (kill → the standby holds the lease → runs → its first order on acct-a), and whether any
  * order of the dead holder's epoch was placed after the successor's first.
@@ -32,6 +33,8 @@ interface Watched {
   bot: FleetBot
   holding: { account: string; epoch: number; at: number }[]
   running: number[]
+  /** When it logged that it stands by (its warm-up done). */
+  standing: number[]
 }
 
 const redis = await startRedis()
@@ -54,23 +57,27 @@ try {
   if (LOGS !== undefined) mkdirSync(LOGS, { recursive: true })
   const t0 = Date.now()
   const bots: Watched[] = ['bot-1', 'bot-2', 'bot-3'].map((name) => {
-    const w: Watched = { bot: rig.start(name, {}), holding: [], running: [] }
+    const w: Watched = { bot: rig.start(name, {}), holding: [], running: [], standing: [] }
     w.bot.proc.stdout?.on('data', (d: Buffer) => {
       if (LOGS !== undefined) appendFileSync(join(LOGS, `${name}.log`), d)
       for (const line of d.toString().split('\n')) {
         const m = /fleet: holding (\S+) \(epoch (\d+)\)/.exec(line)
         if (m) w.holding.push({ account: m[1] ?? '', epoch: Number(m[2]), at: Date.now() })
         if (line.includes('perpbot live running')) w.running.push(Date.now())
+        if (line.includes('fleet: standing by')) w.standing.push(Date.now())
         if (/"level":(50|60)/.test(line)) process.stderr.write(`${name}: ${line.slice(0, 300)}\n`)
       }
     })
     return w
   })
-  // Bounded: until two bots hold and run, at most 120 s (tsx start-up on a loaded machine).
-  for (let i = 0; i < 1200 && bots.filter((b) => b.running.length > 0).length < 2; i++) await sleep(100)
+  // Bounded: until two bots hold and run and the third stands by (warm: its preflight of every
+  // candidate done), at most 120 s (tsx start-ups on a loaded machine).
+  const settled = (): boolean =>
+    bots.filter((b) => b.running.length > 0).length >= 2 && bots.some((b) => b.standing.length > 0)
+  for (let i = 0; i < 1200 && !settled(); i++) await sleep(100)
   const started = Date.now() - t0
-  // Steady state: one window after the start-ups (the standby's preflight of every candidate weighs a
-  // few hundred), so the hand-over does not wait for their weight.
+  // Steady state: one window after the start-ups (the standby's preflight of every candidate weighs
+  // about 130), so the hand-over does not wait for their weight.
   await sleep(Math.max((SECONDS * 1000) / 2, WINDOW_MS + 2_000))
   const victim = bots.find((b) => b.holding.at(-1)?.account === 'acct-a')
   if (victim === undefined) throw new Error('no holder of acct-a')
@@ -106,7 +113,7 @@ try {
   console.log(
     `# fleet run: 3 bots (ACCOUNT=auto) on 2 accounts, one mock, budget ${BUDGET} per ${WINDOW_MS / 1000} s window, lease TTL ${TTL_MS / 1000} s; load average ${load0.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
   )
-  console.log(`start-up until two bots held an account and ran: ${(started / 1000).toFixed(1)} s`)
+  console.log(`start-up until two bots ran and the third stood by: ${(started / 1000).toFixed(1)} s`)
   console.log(
     `requests at the mock: ${mock.arrivals.length}, weight ${mock.arrivals.reduce((s, a) => s + a.weight, 0)}`,
   )

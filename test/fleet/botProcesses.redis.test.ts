@@ -4,10 +4,12 @@
  * the budget's window compressed to 2 s. Redis is killed mid-run for 1.5 s (data and scripts lost):
  * nothing reaches the venue while it is down (quoting pauses), every process reloads the scripts and
  * sees the new generation, trading resumes on every account, and no 2 s window at the venue holds more
- * than it allows. The fleet budget is 80 % of the venue's limit: on a window compressed 30× a process
+ * than it allows. A fourth process stands by, warm, answering /livez on the ops port of its config
+ * file (not only one given by --ops-port). The fleet budget is 80 % of the venue's limit: on a window compressed 30× a process
  * admitted by Redis and starved of CPU for a few hundred ms before its send is a large share of the
  * window (docs/fleet.md, "Start-up overshoot"); production keeps 10 % of a 60 s window.
  */
+import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisServer, redisSkipReason, startRedis } from '../helpers/redis.ts'
 import { type CountingMock, fleetRig, gaugeOf, maxWindowWeight, startCountingMock } from './fleetBots.ts'
@@ -17,6 +19,13 @@ const WINDOW_MS = 2_000
 const VENUE_LIMIT = 300
 const BUDGET = 240
 const ACCOUNTS = ['acct-1', 'acct-2', 'acct-3']
+async function freePort(): Promise<number> {
+  const srv = createServer()
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
+  const addr = srv.address()
+  await new Promise((resolve) => srv.close(resolve))
+  return typeof addr === 'object' && addr !== null ? addr.port : 0
+}
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 async function until(what: string, ok: () => boolean, ms: number, detail = (): string => ''): Promise<void> {
@@ -62,6 +71,14 @@ describe.skipIf(skip !== undefined)(`three bot processes, one IP, one Redis ${sk
           n.set(`${o.account} ${o.status}`, (n.get(`${o.account} ${o.status}`) ?? 0) + 1)
         return `(order events: ${[...n].join(', ') || 'none'})`
       }
+      // A fourth process stands by (every account held): warm, it answers /livez (and /readyz 503) on
+      // the ops port of its config file, not only one given by --ops-port.
+      const standbyPort = await freePort()
+      const standby = rig.start('bot-4', { ACCOUNT: 'auto' }, { opsPort: standbyPort })
+      await standby.waitFor(/fleet: standing by/, 60_000)
+      const live = await fetch(`http://127.0.0.1:${standbyPort}/livez`)
+      expect(live.status).toBe(200)
+      expect((await fetch(`http://127.0.0.1:${standbyPort}/readyz`)).status).toBe(503)
       await until('every account quoting', () => ACCOUNTS.every((a) => mock.tradedAfter(a, 0)), 20_000, seen)
 
       const downAt = Date.now()
@@ -82,9 +99,11 @@ describe.skipIf(skip !== undefined)(`three bot processes, one IP, one Redis ${sk
           return (await fetch(`${url}/metrics`)).text()
         }),
       )
-      for (const b of bots) b.proc.kill('SIGTERM')
-      const codes = await Promise.all(bots.map((b) => b.exited(20_000)))
-      expect(codes).toEqual([0, 0, 0])
+      for (const b of [...bots, standby]) b.proc.kill('SIGTERM')
+      const codes = await Promise.all([...bots, standby].map((b) => b.exited(20_000)))
+      expect(codes.slice(0, 3)).toEqual([0, 0, 0])
+      // The standby never started a bot: every account stayed with its holder.
+      expect(standby.lines.some((l) => l.includes('perpbot live running'))).toBe(false)
 
       // The venue never saw more than it allows in any window, start-ups and the restart included.
       const worst = maxWindowWeight(mock.arrivals, WINDOW_MS)

@@ -151,7 +151,8 @@ const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 export interface FleetRig {
   readonly dir: string
   readonly secretsDir: string
-  start(name: string, env: Record<string, string>): FleetBot
+  /** `opsPort`: the ops port in the bot's config file (no `--ops-port` flag); default: the flag, 0. */
+  start(name: string, env: Record<string, string>, o?: { opsPort?: number | undefined }): FleetBot
   /** Kills every bot still running and removes the directory. */
   close(): void
 }
@@ -163,21 +164,15 @@ export function fleetRig(o: { mock: CountingMock; redisUrl: string; env: Record<
   return {
     dir,
     secretsDir,
-    start(name, env) {
+    start(name, env, opts) {
       const overlay = join(dir, `${name}.json`)
-      writeFileSync(overlay, JSON.stringify({ mode: 'live', ops: { stateDir: join(dir, `${name}-state`) } }))
-      const args = [
-        '--import',
-        'tsx',
-        MAIN,
-        'run',
-        '--live',
-        '--fleet',
-        '--config',
-        overlay,
-        '--ops-port',
-        '0',
-      ]
+      const ops = {
+        stateDir: join(dir, `${name}-state`),
+        ...(opts?.opsPort === undefined ? {} : { port: opts.opsPort }),
+      }
+      writeFileSync(overlay, JSON.stringify({ mode: 'live', ops }))
+      const args = ['--import', 'tsx', MAIN, 'run', '--live', '--fleet', '--config', overlay]
+      if (opts?.opsPort === undefined) args.push('--ops-port', '0')
       const proc = spawn(process.execPath, args, {
         env: {
           PATH: process.env.PATH ?? '',
