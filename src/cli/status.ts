@@ -210,7 +210,12 @@ async function fleetStatus(ctx: CliContext, json: boolean): Promise<number> {
     for (let i = 0; i < 15 && redis.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 200))
     if (redis.status !== 'ready')
       throw new UsageError(`the fleet Redis at ${where} does not answer (FLEET_REDIS_URL)`)
-    const view = await readFleetView(redis, { accounts: c.accounts, egressId: c.egressId, budget: c.budget })
+    const view = await readFleetView(redis, {
+      accounts: c.accounts,
+      egressId: c.egressId,
+      budget: c.budget,
+      windowMs: c.windowMs,
+    })
     ctx.stdout(json ? JSON.stringify(view, null, 2) : formatFleetView(view))
     return 0
   } finally {

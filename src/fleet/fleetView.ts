@@ -22,6 +22,8 @@ export interface FleetAccountView {
 export interface FleetView {
   readonly egressId: string
   readonly budget: number
+  /** The budget's window (ms): the venue's minute unless compressed (FLEET_WINDOW_MS). */
+  readonly windowMs?: number | undefined
   readonly windowWeight: number
   readonly pausedMs: number
   readonly accounts: readonly FleetAccountView[]
@@ -47,6 +49,7 @@ export async function readFleetView(
   return {
     egressId: o.egressId,
     budget: o.budget,
+    windowMs: o.windowMs ?? 60_000,
     windowWeight: intAt(b, 0),
     pausedMs: intAt(b, 1),
     accounts: leases.map((l) => {
@@ -86,7 +89,7 @@ export function formatFleetView(v: FleetView): string {
   const pct = share(v.windowWeight, v.budget)
   const held = v.accounts.filter((a) => a.state === 'held').length
   return [
-    `egress ${v.egressId}: request weight ${v.windowWeight} of ${v.budget} in the last minute (${pct} %)${v.pausedMs > 0 ? `; paused ${Math.ceil(v.pausedMs / 1000)} s after a 429` : ''}`,
+    `egress ${v.egressId}: request weight ${v.windowWeight} of ${v.budget} in the last ${v.windowMs === undefined || v.windowMs === 60_000 ? 'minute' : `${v.windowMs / 1000} s`} (${pct} %)${v.pausedMs > 0 ? `; paused ${Math.ceil(v.pausedMs / 1000)} s after a 429` : ''}`,
     `accounts: ${held} of ${v.accounts.length} held`,
     line(head),
     ...rows.map(line),
