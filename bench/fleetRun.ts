@@ -124,6 +124,10 @@ try {
   console.log(
     `kill -9 of acct-a's holder (epoch ${oldEpoch}): the standby held the lease after ${ms(successor?.held)} (epoch ${successor?.epoch}), ran after ${ms(ranAt)}, first order on acct-a after ${ms(firstNew?.at)}`,
   )
+  const between = mock.arrivals.filter((a) => a.at > (successor?.held ?? 0) && a.at <= (firstNew?.at ?? 0))
+  console.log(
+    `  weight that arrived between the lease and that first order (all processes): ${between.reduce((n, a) => n + a.weight, 0)} in ${between.length} requests; in the window before the lease: ${maxWindowWeight(mock.arrivals, WINDOW_MS, (successor?.held ?? 0) - WINDOW_MS, successor?.held ?? 0)}`,
+  )
   console.log(
     `orders of the old epoch placed after the new epoch's first: ${lateOld.length}; duplicate coids: ${coids.length - new Set(coids).size}`,
   )
