@@ -36,8 +36,9 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
   Dry run (default): trades the embedded mock; no keys needed.
   --live             trade the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
   --fleet            (with --live) one of many processes: hold an account's lease in FLEET_REDIS_URL
-                     (ACCOUNT=auto|ordinal|NAME of FLEET_ACCOUNTS; standby while none is free),
-                     read its keys from FLEET_SECRETS_DIR, share FLEET_EGRESS_ID's request budget;
+                     (ACCOUNT=auto|ordinal|NAME of FLEET_ACCOUNTS; a warm standby while none is
+                     free: venue linked and every candidate preflighted before the lease), read the
+                     keys from FLEET_SECRETS_DIR, share FLEET_EGRESS_ID's request budget;
                      exits 75 when the lease is lost (restart it to stand by). See docs/fleet.md
   --scenario NAME    mock scenario: calm, trending, liquidation, withdrawal-failure, flaky
   --speed F          run the mock's clock F times faster than wall time

@@ -19,8 +19,9 @@ import { type CliContext, UsageError } from './context.ts'
 export const STATUS_USAGE = `usage: perpbot status [--live] [--bot URL] [--json] [--fleet]
   One-shot view of the running bot (its ops server's /status), or with --live of the venue account
   directly (needs PERPS_URL, PERPS_PROXY_PRIVATE_KEY, PERPS_PROXY_SECRET).
-  --fleet     every account of FLEET_ACCOUNTS (holder, epoch, lease left) and FLEET_EGRESS_ID's
-              request weight in the window, read from FLEET_REDIS_URL (docs/fleet.md)
+  --fleet     every account of FLEET_ACCOUNTS (holder, epoch, lease left; the holder's bot state,
+              net PnL and weight) and FLEET_EGRESS_ID's request weight in the window, read from
+              FLEET_REDIS_URL (docs/fleet.md; the same view: /fleet on a fleet bot's ops server)
   --bot URL   the bot's ops server (default http://127.0.0.1:<ops.port>)
   --json      print JSON instead of a table`
 
