@@ -203,6 +203,8 @@ export function openFleet(o: {
         accounts: names,
         signal: c.signal,
         lease: newLease,
+        // Two of the holders' renew periods (AccountLease renews every TTL / 5).
+        dataLossDeferMs: 2 * Math.floor(config.leaseTtlMs / 5),
         onStandby: (view) => {
           if (standbyLogged) return
           standbyLogged = true
