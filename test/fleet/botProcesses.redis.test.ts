@@ -1,7 +1,7 @@
 /**
  * Three real `perpbot run --live --fleet` processes (one account each) against one loopback mock that
  * counts the request weight of every process arriving on its single IP, with a real redis-server and
- * the budget's window compressed to 2 s. Redis is killed mid-run for 1.5 s (data and scripts lost):
+ * the budget's window compressed to 2 s. Redis is killed mid-run for 2.5 s (data and scripts lost):
  * nothing reaches the venue while it is down (quoting pauses), every process reloads the scripts and
  * sees the new generation, trading resumes on every account, and no 2 s window at the venue holds more
  * than it allows. A fourth process stands by, warm, answering /livez on the ops port of its config
@@ -93,7 +93,7 @@ describe.skipIf(skip !== undefined)(`three bot processes, one IP, one Redis ${sk
 
       const downAt = Date.now()
       await redis.kill()
-      await sleep(1_500)
+      await sleep(2_500)
       await redis.start()
       const upAt = Date.now()
       await until(
@@ -124,11 +124,14 @@ describe.skipIf(skip !== undefined)(`three bot processes, one IP, one Redis ${sk
       // Quoting paused: nothing arrived while Redis was away (500 ms for what was admitted before).
       expect(mock.arrivals.filter((a) => a.at > downAt + 500 && a.at < upAt)).toEqual([])
       for (const m of metrics) {
-        // Every process saw the new generation (and restored its window into it).
+        // Every process saw the new generation (each traded after the restart) and kept its lease.
         expect(gaugeOf(m, 'perpbot_fleet_generations')).toBeGreaterThanOrEqual(1)
-        expect(gaugeOf(m, 'perpbot_fleet_redis_errors')).toBeGreaterThan(0)
         expect(gaugeOf(m, 'perpbot_fleet_lease_held')).toBe(1)
       }
+      // Someone asked while Redis was down and was refused (a bot at rest on its streams may ask
+      // nothing for a while, so the sum, not each).
+      const errors = metrics.reduce((n, m) => n + (gaugeOf(m, 'perpbot_fleet_redis_errors') ?? 0), 0)
+      expect(errors).toBeGreaterThan(0)
       // The new server had no scripts: at least one process sent one again (EVAL caches it for all).
       const reloads = metrics.reduce((n, m) => n + (gaugeOf(m, 'perpbot_fleet_script_reloads') ?? 0), 0)
       expect(reloads).toBeGreaterThanOrEqual(1)
