@@ -1,209 +1,138 @@
 /**
- * Fleet run (standalone, not in `npm test`): `node --import tsx bench/fleetRun.ts [--seconds 45]`.
- * Real `perpbot run --live --fleet` processes (three bots, two accounts, ACCOUNT=auto: one warm
- * standby) against one loopback mock that counts the request weight of every process on its single
- * IP, with a real redis-server. The budget window is compressed (FLEET_WINDOW_MS 10 s) so a short run
- * spans several windows. Midway the holder of acct-a is killed with SIGKILL.
+ * Fleet run (standalone, not in `npm test`): `node --import tsx bench/fleetRun.ts [--seconds 30]
+ * [--window 10] [--budget 120] [--logs DIR]`. Real `perpbot run --live --fleet` processes (three
+ * bots, two accounts, ACCOUNT=auto: one warm standby) against one loopback mock that counts the
+ * request weight of every process on its single IP, with a real redis-server. The budget window is
+ * compressed so a short run spans several windows. Once both holders run, the third stands by, and
+ * one window has passed since (the start-ups' weight has left it), the holder of acct-a is killed
+ * with SIGKILL.
  * Prints: the most weight that ARRIVED at the mock in any window (against the fleet budget), the
- * hand-over time (kill → the standby's first order for acct-a), and whether any order of the dead
- * holder's epoch arrived after the successor's first.
+ * hand-over (kill → the standby holds the lease → runs → its first order on acct-a), and whether any
+ * order of the dead holder's epoch was placed after the successor's first.
+ * `--logs DIR` keeps every bot's stdout as DIR/<bot>.log (the hand-over's timeline).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, mkdirSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { parseClientOrderId } from '../src/perps/orderTag.ts'
-import { endpointFor, PERPS_WEIGHTS } from '../src/perps/weights.ts'
-import { startLoopbackMock } from '../src/sim/botOnMock.ts'
-import { registerMockProxy } from '../test/helpers/mockAccount.ts'
+import { type FleetBot, fleetRig, maxWindowWeight, startCountingMock } from '../test/fleet/fleetBots.ts'
 import { startRedis } from '../test/helpers/redis.ts'
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(`--${name}`)
   return i > 0 ? Number(process.argv[i + 1]) : dflt
 }
-const SECONDS = arg('seconds', 45)
+const SECONDS = arg('seconds', 30)
 const WINDOW_MS = arg('window', 10) * 1000
 const BUDGET = arg('budget', 120)
 const TTL_MS = 3_000
+const LOGS = ((i) => (i > 0 ? process.argv[i + 1] : undefined))(process.argv.indexOf('--logs'))
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+const ACCOUNTS = ['acct-a', 'acct-b']
 
-interface Arrival {
-  endpoint: string
-  at: number
-  weight: number
-  proxy: string
-  coids: string[]
+interface Watched {
+  bot: FleetBot
+  holding: { account: string; epoch: number; at: number }[]
+  running: number[]
+  /** When it logged that it stands by (its warm-up done). */
+  standing: number[]
 }
-const arrivals: Arrival[] = []
+
 const redis = await startRedis()
-const loop = await startLoopbackMock({
-  mock: { seed: 5, scenario: 'calm', clock: 'real', catalogue: { eventCount: 20 }, rateLimits: false },
-  onRequest: (req) => {
-    const ep = endpointFor(req.method, req.path)
-    if (ep === undefined) return
-    const body = req.body as { op?: { args?: unknown } } | undefined
-    const args = Array.isArray(body?.op?.args) ? (body.op.args as { c?: unknown }[]) : []
-    const q = (k: string): number | undefined => (req.query.has(k) ? Number(req.query.get(k)) : undefined)
-    const weight = PERPS_WEIGHTS[ep].request({
-      n: args.length || undefined,
-      instrumentId: q('instrument_id'),
-      orderId: q('order_id'),
-    })
-    arrivals.push({
-      endpoint: ep,
-      at: Date.now(),
-      weight,
-      proxy: req.headers['polymarket-proxy'] ?? '',
-      coids: ep === 'createOrders' ? args.flatMap((a) => (typeof a.c === 'string' ? [a.c] : [])) : [],
-    })
+const mock = await startCountingMock()
+const rig = fleetRig({
+  mock,
+  redisUrl: redis.url,
+  env: {
+    FLEET_ACCOUNTS: ACCOUNTS.join(','),
+    ACCOUNT: 'auto',
+    FLEET_EGRESS_ID: 'bench',
+    FLEET_BUDGET: String(BUDGET),
+    FLEET_WINDOW_MS: String(WINDOW_MS),
+    FLEET_LEASE_TTL_MS: String(TTL_MS),
   },
 })
-const dir = mkdtempSync(join(tmpdir(), 'perpbot-fleet-run-'))
-const secrets = join(dir, 'secrets')
-mkdirSync(secrets)
-const accounts = ['acct-a', 'acct-b']
-for (const a of accounts) {
-  const acct = await registerMockProxy(loop.server.url, a)
-  writeFileSync(join(secrets, `${a}.proxy-private-key`), acct.key)
-  writeFileSync(join(secrets, `${a}.proxy-secret`), acct.credentials.secret)
-}
-
-interface Bot {
-  name: string
-  proc: ChildProcess
-  holding: { account: string; epoch: number; at: number }[]
-  exited: Promise<number | null>
-}
-function startBot(name: string): Bot {
-  const overlay = join(dir, `${name}.json`)
-  writeFileSync(overlay, JSON.stringify({ mode: 'live', ops: { stateDir: join(dir, `${name}-state`) } }))
-  const proc = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'run',
-      '--live',
-      '--fleet',
-      '--config',
-      overlay,
-      '--ops-port',
-      '0',
-    ],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOSTNAME: name,
-        PERPS_URL: loop.server.url,
-        PERPS_WS_URL: loop.streamUrl,
-        CATALOGUE_URL: loop.server.url,
-        FLEET_REDIS_URL: redis.url,
-        FLEET_ACCOUNTS: accounts.join(','),
-        ACCOUNT: 'auto',
-        FLEET_EGRESS_ID: 'bench',
-        FLEET_BUDGET: String(BUDGET),
-        FLEET_WINDOW_MS: String(WINDOW_MS),
-        FLEET_LEASE_TTL_MS: String(TTL_MS),
-        FLEET_SECRETS_DIR: secrets,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  const bot: Bot = { name, proc, holding: [], exited: new Promise((r) => proc.once('close', (c) => r(c))) }
-  let buf = ''
-  proc.stdout?.on('data', (d: Buffer) => {
-    buf += d.toString()
-    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-      const line = buf.slice(0, i)
-      buf = buf.slice(i + 1)
-      const m = /fleet: holding (\S+) \(epoch (\d+)\)/.exec(line)
-      if (m) bot.holding.push({ account: m[1] ?? '', epoch: Number(m[2]), at: Date.now() })
-      if (/"level":(50|60)/.test(line)) process.stderr.write(`${name}: ${line.slice(0, 300)}\n`)
-    }
-  })
-  proc.stderr?.on('data', (d: Buffer) =>
-    process.stderr.write(`${name} stderr: ${d.toString().slice(0, 300)}`),
-  )
-  return bot
-}
-
-const t0 = Date.now()
-const bots = ['bot-1', 'bot-2', 'bot-3'].map(startBot)
+const load0 = loadavg()[0] ?? 0
 try {
-  // Bounded: until two bots hold and trade, at most 90 s (tsx start-up on a loaded machine).
-  for (let i = 0; i < 900 && bots.filter((b) => b.holding.length > 0).length < 2; i++) await sleep(100)
+  await mock.accounts(ACCOUNTS, rig.secretsDir)
+  if (LOGS !== undefined) mkdirSync(LOGS, { recursive: true })
+  const t0 = Date.now()
+  const bots: Watched[] = ['bot-1', 'bot-2', 'bot-3'].map((name) => {
+    const w: Watched = { bot: rig.start(name, {}), holding: [], running: [], standing: [] }
+    w.bot.proc.stdout?.on('data', (d: Buffer) => {
+      if (LOGS !== undefined) appendFileSync(join(LOGS, `${name}.log`), d)
+      for (const line of d.toString().split('\n')) {
+        const m = /fleet: holding (\S+) \(epoch (\d+)\)/.exec(line)
+        if (m) w.holding.push({ account: m[1] ?? '', epoch: Number(m[2]), at: Date.now() })
+        if (line.includes('perpbot live running')) w.running.push(Date.now())
+        if (line.includes('fleet: standing by')) w.standing.push(Date.now())
+        if (/"level":(50|60)/.test(line)) process.stderr.write(`${name}: ${line.slice(0, 300)}\n`)
+      }
+    })
+    return w
+  })
+  // Bounded: until two bots hold and run and the third stands by (warm: its preflight of every
+  // candidate done), at most 120 s (tsx start-ups on a loaded machine).
+  const settled = (): boolean =>
+    bots.filter((b) => b.running.length > 0).length >= 2 && bots.some((b) => b.standing.length > 0)
+  for (let i = 0; i < 1200 && !settled(); i++) await sleep(100)
   const started = Date.now() - t0
-  await sleep((SECONDS * 1000) / 2)
+  // Steady state: one window after the start-ups (the standby's preflight of every candidate weighs
+  // about 130), so the hand-over does not wait for their weight.
+  await sleep(Math.max((SECONDS * 1000) / 2, WINDOW_MS + 2_000))
   const victim = bots.find((b) => b.holding.at(-1)?.account === 'acct-a')
   if (victim === undefined) throw new Error('no holder of acct-a')
   const oldEpoch = victim.holding.at(-1)?.epoch ?? 0
   const killedAt = Date.now()
-  victim.proc.kill('SIGKILL')
-  let successor: { account: string; epoch: number; at: number } | undefined
+  victim.bot.proc.kill('SIGKILL')
+  let successor: { w: Watched; held: number; epoch: number } | undefined
   for (let i = 0; i < 300 && successor === undefined; i++) {
     await sleep(100)
-    successor = bots
-      .flatMap((b) => (b === victim ? [] : b.holding))
-      .find((h) => h.account === 'acct-a' && h.at > killedAt)
+    for (const w of bots) {
+      const h = w === victim ? undefined : w.holding.find((x) => x.account === 'acct-a' && x.at > killedAt)
+      if (h !== undefined) successor = { w, held: h.at, epoch: h.epoch }
+    }
   }
   await sleep((SECONDS * 1000) / 2)
-  for (const b of bots) b.proc.kill('SIGTERM')
-  await Promise.all(bots.map((b) => Promise.race([b.exited, sleep(20_000)])))
+  for (const b of bots) b.bot.proc.kill('SIGTERM')
+  await Promise.all(bots.map((b) => b.bot.exited(20_000)))
 
-  // Weight that arrived at the mock in every window (each window ending at an arrival, from `from`).
-  const sorted = [...arrivals].sort((a, b) => a.at - b.at)
-  let worst: Arrival[] = []
-  const maxWindow = (from: number, to: number): number => {
-    let max = 0
-    let sum = 0
-    let lo = 0
-    const inRange = sorted.filter((a) => a.at >= from && a.at <= to)
-    for (const a of inRange) {
-      sum += a.weight
-      while ((inRange[lo]?.at ?? a.at) <= a.at - WINDOW_MS) sum -= inRange[lo++]?.weight ?? 0
-      if (sum > max) {
-        max = sum
-        worst = inRange.slice(lo, inRange.indexOf(a) + 1)
-      }
-    }
-    return max
-  }
-  const max = maxWindow(0, Number.POSITIVE_INFINITY)
-  const byEndpoint = new Map<string, number>()
-  for (const a of worst) byEndpoint.set(a.endpoint, (byEndpoint.get(a.endpoint) ?? 0) + a.weight)
-  const worstWindow = [...byEndpoint].map(([e, w]) => `${e} ${w}`).join(', ')
-  const steady = maxWindow(t0 + started, killedAt)
-  const orders = sorted.flatMap((a) => a.coids.map((c) => ({ at: a.at, id: parseClientOrderId(c) })))
-  const newEpoch = successor?.epoch
-  const firstNew = orders.find((o) => o.id?.epoch === newEpoch)
-  const lateOld =
-    firstNew === undefined ? [] : orders.filter((o) => o.at >= firstNew.at && o.id?.epoch === oldEpoch)
-  const allCoids = sorted.flatMap((a) => a.coids)
+  const ranAt = successor?.w.running.find((t) => t > killedAt)
+  // The first order the successor placed on acct-a (the mock's own order events, keyed by owner).
+  const acctA = mock.orders.filter((o) => o.account === 'acct-a')
+  const firstNew = acctA.find((o) => o.epoch === successor?.epoch && o.at > killedAt)
+  const created = new Set<number>()
+  const lateOld = acctA.filter((o) => {
+    const isNew = !created.has(o.oid)
+    created.add(o.oid)
+    return isNew && o.epoch === oldEpoch && firstNew !== undefined && o.at >= firstNew.at
+  })
+  const coids = mock.arrivals.flatMap((a) => a.coids)
+  const worst = maxWindowWeight(mock.arrivals, WINDOW_MS)
+  const steady = maxWindowWeight(mock.arrivals, WINDOW_MS, t0 + started + WINDOW_MS, killedAt)
+  const ms = (t: number | undefined): string => (t === undefined ? 'never' : `${t - killedAt} ms`)
   console.log(
-    `# fleet run: 3 bots (ACCOUNT=auto) on 2 accounts, one mock, budget ${BUDGET} per ${WINDOW_MS / 1000} s window, lease TTL ${TTL_MS / 1000} s`,
+    `# fleet run: 3 bots (ACCOUNT=auto) on 2 accounts, one mock, budget ${BUDGET} per ${WINDOW_MS / 1000} s window, lease TTL ${TTL_MS / 1000} s; load average ${load0.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
   )
-  console.log(`start-up until two bots held an account: ${(started / 1000).toFixed(1)} s`)
+  console.log(`start-up until two bots ran and the third stood by: ${(started / 1000).toFixed(1)} s`)
   console.log(
-    `requests at the mock: ${arrivals.length}, weight ${arrivals.reduce((s, a) => s + a.weight, 0)}`,
+    `requests at the mock: ${mock.arrivals.length}, weight ${mock.arrivals.reduce((s, a) => s + a.weight, 0)}`,
   )
   console.log(
-    `most weight arrived in any ${WINDOW_MS / 1000} s window, whole run (start-ups included): ${max} of ${BUDGET}`,
+    `most weight arrived in any ${WINDOW_MS / 1000} s window, start-ups included: ${worst} of ${BUDGET}`,
   )
-  console.log(`  its weight by endpoint: ${worstWindow}`)
-  console.log(`  from two bots holding to the kill (no start-up in it): ${steady} of ${BUDGET}`)
-  const tail = firstNew === undefined ? 0 : maxWindow(firstNew.at + WINDOW_MS, Number.POSITIVE_INFINITY)
-  console.log(`  from one window after the successor's first order to the end: ${tail} of ${BUDGET}`)
+  console.log(`  from one window after the start-ups to the kill: ${steady} of ${BUDGET}`)
   console.log(
-    `kill -9 of acct-a's holder (epoch ${oldEpoch}): standby held it after ${successor ? successor.at - killedAt : 'never'} ms (epoch ${newEpoch}); first order of the new epoch ${firstNew ? firstNew.at - killedAt : 'never'} ms after the kill`,
+    `kill -9 of acct-a's holder (epoch ${oldEpoch}): the standby held the lease after ${ms(successor?.held)} (epoch ${successor?.epoch}), ran after ${ms(ranAt)}, first order on acct-a after ${ms(firstNew?.at)}`,
+  )
+  const between = mock.arrivals.filter((a) => a.at > (successor?.held ?? 0) && a.at <= (firstNew?.at ?? 0))
+  console.log(
+    `  weight that arrived between the lease and that first order (all processes): ${between.reduce((n, a) => n + a.weight, 0)} in ${between.length} requests; in the window before the lease: ${maxWindowWeight(mock.arrivals, WINDOW_MS, (successor?.held ?? 0) - WINDOW_MS, successor?.held ?? 0)}`,
   )
   console.log(
-    `orders of the old epoch after the new epoch's first: ${lateOld.length}; duplicate coids: ${allCoids.length - new Set(allCoids).size}`,
+    `orders of the old epoch placed after the new epoch's first: ${lateOld.length}; duplicate coids: ${coids.length - new Set(coids).size}`,
   )
 } finally {
-  for (const b of bots) b.proc.kill('SIGKILL')
-  await loop.close()
+  rig.close()
+  await mock.close()
   await redis.stop()
-  rmSync(dir, { recursive: true, force: true })
 }

@@ -30,7 +30,7 @@ import { createBotOpenOrderBook } from './orders/openOrderBook.ts'
 import { createBotOrderDesk } from './orders/orderDesk.ts'
 import { createOrderOwnership } from './orders/orderOwnership.ts'
 import { createBotJournal } from './startup/botJournalPart.ts'
-import type { ConnectOptions } from './startup/connect.ts'
+import type { ConnectOptions, VenueLink } from './startup/connect.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { botStopFor, type StopReport } from './startup/stopSequence.ts'
 import { connectBot } from './startup/watchedConnect.ts'
@@ -68,6 +68,8 @@ export interface BotOptions {
    * older epoch's orders are cancelled at start; the dead-man switch stays within the lease TTL.
    */
   fleet?: FleetPart | undefined
+  /** The venue already linked (a fleet's warm standby, `linkVenue`): the start does only the account's part. */
+  venue?: VenueLink | undefined
 }
 
 export interface RunningBot {

@@ -10,7 +10,8 @@ import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError, describeError } from '../errors.ts'
-import { joinFleet } from '../fleet/joinFleet.ts'
+import type { HolderReports } from '../fleet/fleetReport.ts'
+import { openFleet } from '../fleet/joinFleet.ts'
 import { amount, percent } from '../format/units.ts'
 import { fieldOf } from '../guards.ts'
 import { journalTarget, openJournalDb } from '../journal/database.ts'
@@ -26,6 +27,7 @@ import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
+import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
@@ -34,8 +36,9 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
   Dry run (default): trades the embedded mock; no keys needed.
   --live             trade the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
   --fleet            (with --live) one of many processes: hold an account's lease in FLEET_REDIS_URL
-                     (ACCOUNT=auto|ordinal|NAME of FLEET_ACCOUNTS; standby while none is free),
-                     read its keys from FLEET_SECRETS_DIR, share FLEET_EGRESS_ID's request budget;
+                     (ACCOUNT=auto|ordinal|NAME of FLEET_ACCOUNTS; a warm standby while none is
+                     free: venue linked and every candidate preflighted before the lease), read the
+                     keys from FLEET_SECRETS_DIR, share FLEET_EGRESS_ID's request budget;
                      exits 75 when the lease is lost (restart it to stand by). See docs/fleet.md
   --scenario NAME    mock scenario: calm, trending, liquidation, withdrawal-failure, flaky
   --speed F          run the mock's clock F times faster than wall time
@@ -90,38 +93,28 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   if (values.fleet && !values.live)
     throw new UsageError('--fleet needs --live (each dry run embeds its own mock)')
 
-  // Fleet: hold an account first (standby until one is free); its keys come from its files.
+  // Fleet: the environment and every candidate account's keys are read first; the account is held
+  // only after the warm-up (fleetStart.ts), so a standby's hand-over is the account's part alone.
   const standby = new AbortController()
   const abortStandby = (): void => standby.abort(new BotError('stopped while standing by'))
-  if (values.fleet) {
-    process.once('SIGTERM', abortStandby)
-    process.once('SIGINT', abortStandby)
-  }
-  const joined = values.fleet
-    ? await joinFleet({
-        env: ctx.env,
-        logger: createLogger({ level: 'info', isTty: ctx.isTty }),
-        signal: standby.signal,
-        // The ops address from the flags (a port set only in a config file is not known yet).
-        probe: { host: values['ops-host'] ?? '127.0.0.1', port: num('ops-port', values['ops-port']) ?? 9464 },
-      }).finally(() => {
-        process.off('SIGTERM', abortStandby)
-        process.off('SIGINT', abortStandby)
-      })
+  const session = values.fleet
+    ? openFleet({ env: ctx.env, logger: createLogger({ level: 'info', isTty: ctx.isTty }) })
     : undefined
+  const firstKeys = session?.candidates[0]?.env
 
   // Every setting, secret and strategy param is checked before anything starts or is sent.
-  const { settings, secrets, strategies } = await loadAndResolve({
+  const loaded = await loadAndResolve({
     configDir: ctx.configDir,
     mode: values.live ? 'live' : 'dry-run',
     file: values.config,
     overrides,
-    env: joined === undefined ? ctx.env : { ...ctx.env, ...joined.accountEnv },
+    env: firstKeys === undefined ? ctx.env : { ...ctx.env, ...firstKeys },
   }).catch(async (e: unknown) => {
-    await joined?.close()
+    await session?.close()
     throw e
   })
-  const secretBag = new SecretBag(SECRET_ENV_NAMES.map((k) => secrets[k]))
+  const { settings, strategies } = loaded
+  const secretBag = new SecretBag(SECRET_ENV_NAMES.map((k) => loaded.secrets[k]))
   const logger = createLogger({
     level: settings.logging.level,
     pretty: settings.logging.pretty,
@@ -130,19 +123,41 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   })
   // Nothing is started or sent before the ops port is known to be free (dry run) or every preflight
   // check holds (live): a refusal names what to fix.
-  if (settings.mode === 'live') {
+  const openJournal = () =>
+    settings.journal.enabled
+      ? openJournalDb(journalTarget({ stateDir: settings.ops.stateDir, mode: settings.mode, env: ctx.env }))
+      : Promise.resolve(undefined)
+  // A fleet process opens its journal before the lease (nothing in it depends on the account), so a
+  // hand-over does not wait for it; a single process opens it after its preflight.
+  const earlyJournalDb = session !== undefined ? openJournal() : Promise.resolve(undefined)
+  let warm: WarmFleetStart | undefined
+  if (session !== undefined) {
+    await earlyJournalDb.catch(async (e: unknown) => {
+      await session.close()
+      throw e
+    })
+    process.once('SIGTERM', abortStandby)
+    process.once('SIGINT', abortStandby)
+    warm = await warmFleetStart({ session, ...loaded, secretBag, logger, signal: standby.signal })
+      .catch(async (e: unknown) => {
+        await session.close()
+        throw e
+      })
+      .finally(() => {
+        process.off('SIGTERM', abortStandby)
+        process.off('SIGINT', abortStandby)
+      })
+  } else if (settings.mode === 'live') {
     const lines = await runPreflight({
       settings,
       maxOrders: new Map(strategies.map((i) => [i.symbol, i.strategy.maxOrders])),
-      perpsUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',
-      proxyPrivateKey: secrets.PERPS_PROXY_PRIVATE_KEY,
-      proxySecret: secrets.PERPS_PROXY_SECRET,
-      streamUrl: secrets.PERPS_WS_URL,
+      perpsUrl: venueUrls(settings, loaded.secrets).perpsUrl,
+      proxyPrivateKey: loaded.secrets.PERPS_PROXY_PRIVATE_KEY,
+      proxySecret: loaded.secrets.PERPS_PROXY_SECRET,
+      streamUrl: loaded.secrets.PERPS_WS_URL,
       checkStream: true,
       clock: systemClock,
       random: systemRandom,
-      // A fleet bot's checks spend the shared IP budget too (no local limiter before the bot starts).
-      gate: joined?.part.gate({ run: (_request, send) => send() }),
     })
     for (const l of lines)
       logger[checkLogLevel(l)]({ check: l.check, status: l.status }, `preflight ${formatCheckLine(l)}`)
@@ -159,6 +174,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
         `ops.port: ${settings.ops.host}:${settings.ops.port} ${busy}; choose another with --ops-port N or the config key ops.port`,
       ])
   }
+  const joined = warm?.joined
+  const secrets = warm?.secrets ?? loaded.secrets
   const heap = applyHeapPolicy(settings.ops.heapGrowthPercent)
   logger.info(
     heap,
@@ -167,11 +184,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       : `heap: full collection once the heap grows ${heap.growthPercent}% past the live data (${heap.source})`,
   )
   // The journal opens before anything starts: an unreachable or read-only database is exit 2.
-  const journalDb = settings.journal.enabled
-    ? await openJournalDb(
-        journalTarget({ stateDir: settings.ops.stateDir, mode: settings.mode, env: ctx.env }),
-      )
-    : undefined
+  const journalDb = (await earlyJournalDb) ?? (await openJournal())
   if (journalDb) logger.info({ journal: journalDb.where }, `journal: ${journalDb.kind} at ${journalDb.where}`)
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
   if (mock) {
@@ -245,8 +258,10 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     selfProvision: mock !== undefined,
     journal,
     fleet: joined?.part,
+    venue: warm?.venue,
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
+  let reports: HolderReports | undefined
   let recorder: StreamRecorder | undefined
   let stopTimer: unknown
   let settle: ((code: number) => void) | undefined
@@ -260,6 +275,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       // The start settles first (the main flow awaited it earlier), so its timers exist by now.
       const bot = await starting.catch(() => undefined)
       clearInterval(statusTimer)
+      reports?.stop()
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
       if (bot) summary(bot)
       const recorded = await recorder?.stop()
@@ -314,6 +330,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   } else if (values.record !== undefined)
     logger.warn('--record needs a stream address (PERPS_WS_URL); not recording')
 
+  // A fleet holder's line in the fleet's view (status --fleet, /fleet): its state and PnL, every 2 s.
+  reports = joined?.startReports(() => botReportOf(running.status()))
   statusTimer = setInterval(() => summary(running), 10_000)
   statusTimer.unref()
   if (duration !== undefined) {

@@ -19,8 +19,9 @@ import { type CliContext, UsageError } from './context.ts'
 export const STATUS_USAGE = `usage: perpbot status [--live] [--bot URL] [--json] [--fleet]
   One-shot view of the running bot (its ops server's /status), or with --live of the venue account
   directly (needs PERPS_URL, PERPS_PROXY_PRIVATE_KEY, PERPS_PROXY_SECRET).
-  --fleet     every account of FLEET_ACCOUNTS (holder, epoch, lease left) and FLEET_EGRESS_ID's
-              request weight in the window, read from FLEET_REDIS_URL (docs/fleet.md)
+  --fleet     every account of FLEET_ACCOUNTS (holder, epoch, lease left; the holder's bot state,
+              net PnL and weight) and FLEET_EGRESS_ID's request weight in the window, read from
+              FLEET_REDIS_URL (docs/fleet.md; the same view: /fleet on a fleet bot's ops server)
   --bot URL   the bot's ops server (default http://127.0.0.1:<ops.port>)
   --json      print JSON instead of a table`
 
@@ -210,7 +211,12 @@ async function fleetStatus(ctx: CliContext, json: boolean): Promise<number> {
     for (let i = 0; i < 15 && redis.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 200))
     if (redis.status !== 'ready')
       throw new UsageError(`the fleet Redis at ${where} does not answer (FLEET_REDIS_URL)`)
-    const view = await readFleetView(redis, { accounts: c.accounts, egressId: c.egressId, budget: c.budget })
+    const view = await readFleetView(redis, {
+      accounts: c.accounts,
+      egressId: c.egressId,
+      budget: c.budget,
+      windowMs: c.windowMs,
+    })
     ctx.stdout(json ? JSON.stringify(view, null, 2) : formatFleetView(view))
     return 0
   } finally {

@@ -15,6 +15,8 @@ export interface LeaseView {
   readonly holder: string | undefined
   /** Ms until the lease lapses unless renewed (undefined when free). */
   readonly ttlMs: number | undefined
+  /** Whether the account's epoch counter exists (false: never held, or Redis lost its data). */
+  readonly known: boolean
 }
 
 export type ClaimStep = { readonly try: string } | { readonly waitMs: number }
@@ -59,12 +61,17 @@ export async function peekLeases(
     accounts.map((a) => leaseKeys(keyPrefix, a).lease),
     [],
   )
-  if (!Array.isArray(r) || r.length !== accounts.length * 2) throw new TypeError('unexpected peek reply')
+  if (!Array.isArray(r) || r.length !== accounts.length * 3) throw new TypeError('unexpected peek reply')
   return accounts.map((account, i) => {
-    const token: unknown = r[2 * i]
-    const ttl = Number(r[2 * i + 1])
+    const token: unknown = r[3 * i]
+    const ttl = Number(r[3 * i + 1])
     const held = typeof token === 'string' && token !== ''
-    return { account, holder: held ? token : undefined, ttlMs: held && ttl >= 0 ? ttl : undefined }
+    return {
+      account,
+      holder: held ? token : undefined,
+      ttlMs: held && ttl >= 0 ? ttl : undefined,
+      known: Number(r[3 * i + 2]) === 1,
+    }
   })
 }
 
@@ -81,6 +88,36 @@ export interface ClaimOptions {
   signal?: AbortSignal | undefined
   /** Each standby wait (for status and logs). */
   onStandby?: ((view: readonly LeaseView[], waitMs: number) => void) | undefined
+  /**
+   * An account this standby saw held that is now free *and* without its epoch counter lost it with
+   * Redis's data (a restart): its holder re-asserts it at its next renewal, so the standby leaves it
+   * alone this long (about two of the holders' renew periods) before trying. 0: no deferral.
+   */
+  dataLossDeferMs?: number | undefined
+}
+
+/**
+ * The view a standby acts on: an account it saw held, now free without its counter (Redis lost its
+ * data), counts as held until `deferMs` after that was first seen, so its holder can re-assert it.
+ * `lostAt` (account → when first seen so) is updated in place.
+ */
+export function deferDataLoss(
+  view: readonly LeaseView[],
+  seenHeld: ReadonlySet<string>,
+  lostAt: Map<string, number>,
+  now: number,
+  deferMs: number,
+): LeaseView[] {
+  return view.map((v) => {
+    if (v.holder !== undefined || v.known || !seenHeld.has(v.account) || deferMs <= 0) {
+      lostAt.delete(v.account)
+      return v
+    }
+    const since = lostAt.get(v.account) ?? now
+    lostAt.set(v.account, since)
+    const left = since + deferMs - now
+    return left > 0 ? { ...v, holder: '(lost with Redis data)', ttlMs: left } : v
+  })
 }
 
 /**
@@ -88,10 +125,28 @@ export interface ClaimOptions {
  * reason). Losing a race for a free account just looks again.
  */
 export async function claimFirstFree(o: ClaimOptions): Promise<AccountLease> {
+  const lease = await claimLoop(o, false)
+  if (lease === undefined) throw new TypeError('claim loop ended without a lease')
+  return lease
+}
+
+/**
+ * One look, no standby: the first free account's lease, or undefined when every account is held
+ * (a lost race for a free account looks once more).
+ */
+export function claimIfFree(
+  o: Omit<ClaimOptions, 'onStandby' | 'pollMs'>,
+): Promise<AccountLease | undefined> {
+  return claimLoop(o, true)
+}
+
+async function claimLoop(o: ClaimOptions, once: boolean): Promise<AccountLease | undefined> {
   const clock = o.clock ?? systemClock
   const pollMs = o.pollMs ?? 1_000
   const retryMs = o.retryMs ?? 250
   const leases = new Map<string, AccountLease>()
+  const seenHeld = new Set<string>()
+  const lostAt = new Map<string, number>()
   const leaseFor = (a: string): AccountLease => {
     let l = leases.get(a)
     if (l === undefined) {
@@ -116,9 +171,14 @@ export async function claimFirstFree(o: ClaimOptions): Promise<AccountLease> {
     if (o.signal?.aborted) throw o.signal.reason
     let step: ClaimStep
     try {
-      const view = await peekLeases(o.client, o.accounts, o.keyPrefix)
+      const seen = await peekLeases(o.client, o.accounts, o.keyPrefix)
+      const view = deferDataLoss(seen, seenHeld, lostAt, clock.now(), o.dataLossDeferMs ?? 0)
+      for (const v of seen) if (v.holder !== undefined) seenHeld.add(v.account)
       step = nextClaim(view, pollMs)
-      if ('waitMs' in step) o.onStandby?.(view, step.waitMs)
+      if ('waitMs' in step) {
+        if (once) return undefined
+        o.onStandby?.(view, step.waitMs)
+      }
     } catch (e) {
       if (e instanceof TypeError) throw e
       step = { waitMs: retryMs }

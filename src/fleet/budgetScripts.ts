@@ -33,7 +33,7 @@ export function budgetKeys(prefix: string, egress: string): BudgetKeys {
  * KEYS: log, sum, seq, blocked, gen. ARGV: weight, limit (this caller's share of the budget), windowMs,
  * graceMs (the pause that opens a new generation).
  * Reply: { admitted 0|1, waitMs, weight in the window (after this admission), blocked 0|1,
- * Redis time in µs, generation start in µs }.
+ * Redis time in µs, generation start in µs, the entry's member when admitted (for RESTAMP_LUA) }.
  * An entry admitted at s counts while now - s < window; the wait names when enough entries will
  * have left the window for this weight to fit (at least 1 ms).
  */
@@ -104,7 +104,31 @@ else
   wait = math.max(1, math.ceil(wait / 1000))
 end
 if changed then redis.call('SET', KEYS[2], sum, 'PX', ttl) end
-return { admitted, wait, sum, blocked > now and 1 or 0, now, tonumber(gen) }
+local member = ''
+if admitted == 1 then member = redis.call('GET', KEYS[3]) .. ':' .. weight end
+return { admitted, wait, sum, blocked > now and 1 or 0, now, tonumber(gen), member }
+`
+
+/**
+ * An admission sent late (its process was starved between Redis's answer and the send): its entry
+ * is stamped again with Redis's clock now, so it counts in the log as long as the venue counts its
+ * arrival. Only ever later (ZADD GT). An entry no longer in the log (it expired while the request
+ * waited, or Redis lost it) is added back and its weight counted again.
+ * KEYS: log, sum. ARGV: windowMs, member, weight. Reply: the new stamp in µs.
+ */
+export const RESTAMP_LUA = `
+local window = tonumber(ARGV[1]) * 1000
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local ttl = math.floor(window / 1000) + 1000
+if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  local stored = redis.call('GET', KEYS[2])
+  -- Without a stored sum the next admission rebuilds it from the log, this entry included.
+  if stored then redis.call('SET', KEYS[2], tonumber(stored) + tonumber(ARGV[3]), 'PX', ttl) end
+end
+redis.call('ZADD', KEYS[1], 'GT', string.format('%.0f', now), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl)
+return now
 `
 
 /**

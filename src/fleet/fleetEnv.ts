@@ -130,12 +130,14 @@ export function loadFleetStatusConfig(env: Readonly<Record<string, string | unde
   accounts: string[]
   egressId: string
   budget: number
+  windowMs: number
 } {
   const parsed = FleetEnv.pick({
     FLEET_REDIS_URL: true,
     FLEET_ACCOUNTS: true,
     FLEET_EGRESS_ID: true,
     FLEET_BUDGET: true,
+    FLEET_WINDOW_MS: true,
   }).safeParse(env)
   if (!parsed.success)
     throw new ConfigError(
@@ -154,5 +156,6 @@ export function loadFleetStatusConfig(env: Readonly<Record<string, string | unde
     accounts,
     egressId: parsed.data.FLEET_EGRESS_ID,
     budget: parsed.data.FLEET_BUDGET,
+    windowMs: parsed.data.FLEET_WINDOW_MS,
   }
 }

@@ -87,5 +87,20 @@ export function registerFleetMetrics(registry: Registry, s: FleetMetricsSource):
     'Fleet Redis errors seen by this process (cumulative)',
     (b) => b.redisErrors,
   )
+  budget(
+    'perpbot_fleet_script_reloads',
+    'Admission scripts sent again after NOSCRIPT (a restarted Redis; cumulative)',
+    (b) => b.scriptReloads,
+  )
+  budget(
+    'perpbot_fleet_generations',
+    "New fleet Redis generations seen (its data was lost; this process restored its window's admissions)",
+    (b) => b.generations,
+  )
+  budget(
+    'perpbot_fleet_restamped',
+    'Admissions sent late (a starved process) and stamped again at the send (cumulative)',
+    (b) => b.restamped,
+  )
   budget('perpbot_fleet_waiting', 'Requests of this process waiting for the shared budget', (b) => b.waiting)
 }

@@ -12,6 +12,7 @@ import type { Settings } from '../settings/schema.ts'
 import type { AccountLease, LeaseStatus } from './accountLease.ts'
 import { cancelByEpoch } from './epochOrders.ts'
 import { registerFleetMetrics } from './fleetMetrics.ts'
+import type { FleetView } from './fleetView.ts'
 import { withLeaseFence } from './leaseFence.ts'
 import type { SharedBudget } from './sharedBudget.ts'
 import { withSharedBudget } from './sharedGate.ts'
@@ -38,6 +39,8 @@ export interface FleetPart {
   ): Promise<number>
   /** The dead-man switch's settings kept within the lease TTL. */
   deadManSettings(settings: Pick<Settings, 'ops'>): Pick<Settings, 'ops'>
+  /** Every account of the fleet as Redis has it now (the ops server's `/fleet` page). */
+  view(): Promise<FleetView>
 }
 
 /** The venue's minimum dead-man deadline: the fleet's backstop never goes below it. */
@@ -59,6 +62,8 @@ export function createFleetPart(o: {
   lease: AccountLease
   budget: SharedBudget
   egressId: string
+  /** The fleet's view (joinFleet reads it from Redis). */
+  view: () => Promise<FleetView>
 }): FleetPart {
   const { lease, budget } = o
   const epoch = lease.epoch
@@ -89,5 +94,6 @@ export function createFleetPart(o: {
       return n
     },
     deadManSettings: (settings) => fleetDeadMan(settings, lease.ttlMs),
+    view: o.view,
   }
 }

@@ -1,27 +1,70 @@
 /**
- * `perpbot run --fleet`, before the bot starts: read the fleet's environment, connect to Redis, hold
- * an account (standby until one is free), and read that account's keys from its files. The bot then
- * starts with the returned part; `close` releases the lease and the connection after its stop.
+ * `perpbot run --fleet`, before the bot starts. `openFleet` reads the fleet's environment, connects
+ * to Redis and reads the keys of every account this process may hold; the CLI then does all that
+ * needs no account ownership (config, preflight of each candidate, the venue link: a warm standby).
+ * `claim` holds an account (standby until one is free) and returns the bot's fleet part; `close`
+ * releases the lease and the connection after the bot's stop.
  */
 import { readFileSync } from 'node:fs'
 import { ConfigError } from '../errors.ts'
 import type { Logger } from '../logging/logger.ts'
-import { claimFirstFree } from './accountClaim.ts'
+import type { RequestGate } from '../perps/client/context.ts'
+import { claimFirstFree, claimIfFree } from './accountClaim.ts'
 import { AccountLease } from './accountLease.ts'
 import { accountSecretFiles, type FleetConfig, loadFleetConfig } from './fleetEnv.ts'
 import { createFleetPart, type FleetPart } from './fleetPart.ts'
+import { type BotReportBody, type HolderReports, startHolderReports } from './fleetReport.ts'
+import { readFleetView } from './fleetView.ts'
 import { connectFleetRedis } from './redisConnection.ts'
 import { createSharedBudget, type SharedBudget } from './sharedBudget.ts'
+import { withSharedBudget } from './sharedGate.ts'
 import { type StandbyProbe, startStandbyProbe } from './standbyProbe.ts'
+
+/** An account's keys, as the variables the bot's settings read. */
+export type AccountEnv = Readonly<Record<'PERPS_PROXY_PRIVATE_KEY' | 'PERPS_PROXY_SECRET', string>>
+
+export interface CandidateAccount {
+  readonly account: string
+  readonly env: AccountEnv
+}
 
 export interface JoinedFleet {
   readonly config: FleetConfig
   readonly lease: AccountLease
   readonly budget: SharedBudget
   readonly part: FleetPart
-  /** The held account's keys, as the variables the bot's settings read. */
-  readonly accountEnv: Readonly<Record<'PERPS_PROXY_PRIVATE_KEY' | 'PERPS_PROXY_SECRET', string>>
+  /** The held account's keys. */
+  readonly accountEnv: AccountEnv
+  /** Writes this holder's report (bot state, PnL, its weight) for the fleet's view while held. */
+  startReports(read: () => BotReportBody): HolderReports
   /** Releases the lease (if still held) and closes the connection. */
+  close(): Promise<void>
+}
+
+export interface FleetSession {
+  readonly config: FleetConfig
+  /** Every account this process may hold, with its keys (read before any lease). */
+  readonly candidates: readonly CandidateAccount[]
+  /**
+   * The gate of what is sent before a lease is held (the preflight, the venue link): the shared IP
+   * budget only, with no fence, since nothing sent then writes for an account.
+   */
+  readonly standbyGate: RequestGate
+  /**
+   * Holds the first free candidate (standby while none is free; `signal` ends the wait). `probe`:
+   * where to answer /livez while standing by. A candidate left out by `exclude` is never claimed.
+   */
+  claim(o: {
+    signal?: AbortSignal | undefined
+    probe?: { host: string; port: number } | undefined
+    exclude?: ReadonlySet<string> | undefined
+  }): Promise<JoinedFleet>
+  /** One look: holds the first free candidate, or undefined when every one is held (no standby). */
+  claimNow(o: {
+    signal?: AbortSignal | undefined
+    exclude?: ReadonlySet<string> | undefined
+  }): Promise<JoinedFleet | undefined>
+  /** Closes the connection (a session whose claim never succeeded). */
   close(): Promise<void>
 }
 
@@ -37,15 +80,25 @@ function readKey(path: string, what: string): string {
   }
 }
 
-export async function joinFleet(o: {
+function accountEnvOf(config: FleetConfig, account: string): AccountEnv {
+  const files = accountSecretFiles(config.secretsDir, account)
+  return {
+    PERPS_PROXY_PRIVATE_KEY: readKey(files.proxyPrivateKey, `${account} proxy private key`),
+    PERPS_PROXY_SECRET: readKey(files.proxySecret, `${account} proxy secret`),
+  }
+}
+
+/** A gate that sends at once: before the bot exists there is no local limiter to queue in. */
+const SEND_AT_ONCE: RequestGate = { run: (_request, send) => send() }
+
+export function openFleet(o: {
   env: Readonly<Record<string, string | undefined>>
   logger: Logger
-  /** Aborts the standby wait (SIGTERM while no account is free). */
-  signal?: AbortSignal | undefined
-  /** Where to answer /livez while standing by (the ops address); absent: no probe. */
-  probe?: { host: string; port: number } | undefined
-}): Promise<JoinedFleet> {
+}): FleetSession {
   const config = loadFleetConfig(o.env)
+  const accounts = config.choice.mode === 'auto' ? config.accounts : [config.choice.account]
+  // Every candidate's keys are read now: a standby must not find a missing key file at hand-over.
+  const candidates = accounts.map((account) => ({ account, env: accountEnvOf(config, account) }))
   const log = o.logger.child({ component: 'fleet' })
   let redisDown = false
   const redis = connectFleetRedis(config.redisUrl, {
@@ -58,50 +111,42 @@ export async function joinFleet(o: {
     if (redisDown) log.info('fleet Redis reachable again')
     redisDown = false
   })
-  const accounts = config.choice.mode === 'auto' ? config.accounts : [config.choice.account]
-  let standbyLogged = false
-  let held: AccountLease | undefined
-  let probe: Promise<StandbyProbe | undefined> | undefined
-  const closeProbe = async (): Promise<void> => {
-    const p = probe
-    probe = undefined
-    await (await p)?.close()
+  const budget = createSharedBudget({
+    client: redis,
+    egressId: config.egressId,
+    budget: config.budget,
+    windowMs: config.windowMs,
+  })
+  const closeAll = async (): Promise<void> => {
+    budget.stop()
+    redis.disconnect()
   }
-  try {
-    const lease = await claimFirstFree({
-      client: redis,
-      accounts,
-      signal: o.signal,
-      lease: (account) =>
-        new AccountLease({ client: redis, account, holderId: config.holderId, ttlMs: config.leaseTtlMs }),
-      onStandby: (view) => {
-        if (standbyLogged) return
-        standbyLogged = true
-        if (o.probe !== undefined)
-          probe = startStandbyProbe(o.probe.host, o.probe.port).catch((e: unknown) => {
-            log.warn({ err: String(e) }, 'fleet: standby probe not served')
-            return undefined
-          })
-        log.info(
-          { holders: view.map((v) => ({ account: v.account, holder: v.holder })) },
-          `fleet: standing by, no free account among ${accounts.join(', ')}`,
-        )
-      },
-    })
-    held = lease
-    await closeProbe()
-    const files = accountSecretFiles(config.secretsDir, lease.account)
-    const accountEnv = {
-      PERPS_PROXY_PRIVATE_KEY: readKey(files.proxyPrivateKey, `${lease.account} proxy private key`),
-      PERPS_PROXY_SECRET: readKey(files.proxySecret, `${lease.account} proxy secret`),
-    }
-    const budget = createSharedBudget({
-      client: redis,
+
+  const newLease = (account: string): AccountLease =>
+    new AccountLease({ client: redis, account, holderId: config.holderId, ttlMs: config.leaseTtlMs })
+  const poolOf = (exclude: ReadonlySet<string> | undefined): CandidateAccount[] => {
+    const pool = candidates.filter((a) => !exclude?.has(a.account))
+    if (pool.length === 0)
+      throw new ConfigError('no fleet account can be held', [
+        `every account this process may hold failed its checks: ${accounts.join(', ')}`,
+      ])
+    return pool
+  }
+  function joinedOf(lease: AccountLease, pool: readonly CandidateAccount[]): JoinedFleet {
+    const accountEnv = pool.find((a) => a.account === lease.account)?.env
+    if (accountEnv === undefined) throw new TypeError(`claimed ${lease.account}, not a candidate`)
+    const part = createFleetPart({
+      lease,
+      budget,
       egressId: config.egressId,
-      budget: config.budget,
-      windowMs: config.windowMs,
+      view: () =>
+        readFleetView(redis, {
+          accounts: config.accounts,
+          egressId: config.egressId,
+          budget: config.budget,
+          windowMs: config.windowMs,
+        }),
     })
-    const part = createFleetPart({ lease, budget, egressId: config.egressId })
     log.info(
       { account: lease.account, epoch: lease.epoch, holder: config.holderId, egress: config.egressId },
       `fleet: holding ${lease.account} (epoch ${lease.epoch})`,
@@ -112,19 +157,102 @@ export async function joinFleet(o: {
       budget,
       part,
       accountEnv,
+      startReports: (read) =>
+        startHolderReports({
+          client: redis,
+          account: lease.account,
+          holder: config.holderId,
+          epoch: part.epoch,
+          held: () => lease.canWrite(),
+          ownWeight: () => budget.state().ownWindowWeight,
+          read,
+        }),
       async close() {
-        budget.stop()
         await lease.release()
         lease.stop()
-        redis.disconnect()
+        await closeAll()
       },
     }
+  }
+
+  async function claimNow(c: Parameters<FleetSession['claimNow']>[0]): Promise<JoinedFleet | undefined> {
+    const pool = poolOf(c.exclude)
+    const lease = await claimIfFree({
+      client: redis,
+      accounts: pool.map((a) => a.account),
+      signal: c.signal,
+      lease: newLease,
+    })
+    return lease === undefined ? undefined : joinedOf(lease, pool)
+  }
+
+  async function claim(c: Parameters<FleetSession['claim']>[0]): Promise<JoinedFleet> {
+    const pool = poolOf(c.exclude)
+    const names = pool.map((a) => a.account)
+    let standbyLogged = false
+    let probe: Promise<StandbyProbe | undefined> | undefined
+    const closeProbe = async (): Promise<void> => {
+      const p = probe
+      probe = undefined
+      await (await p)?.close()
+    }
+    let held: AccountLease | undefined
+    try {
+      const lease = await claimFirstFree({
+        client: redis,
+        accounts: names,
+        signal: c.signal,
+        lease: newLease,
+        // Two of the holders' renew periods (AccountLease renews every TTL / 5).
+        dataLossDeferMs: 2 * Math.floor(config.leaseTtlMs / 5),
+        onStandby: (view) => {
+          if (standbyLogged) return
+          standbyLogged = true
+          if (c.probe !== undefined)
+            probe = startStandbyProbe(c.probe.host, c.probe.port).catch((e: unknown) => {
+              log.warn({ err: String(e) }, 'fleet: standby probe not served')
+              return undefined
+            })
+          log.info(
+            { holders: view.map((v) => ({ account: v.account, holder: v.holder })) },
+            `fleet: standing by, no free account among ${names.join(', ')}`,
+          )
+        },
+      })
+      held = lease
+      await closeProbe()
+      return joinedOf(lease, pool)
+    } catch (e) {
+      await closeProbe()
+      // Nothing started: give the account back at once rather than after its TTL.
+      await held?.release()
+      held?.stop()
+      throw e
+    }
+  }
+
+  return {
+    config,
+    candidates,
+    standbyGate: withSharedBudget(SEND_AT_ONCE, budget),
+    claim,
+    claimNow,
+    close: closeAll,
+  }
+}
+
+/** Opens the fleet and holds an account at once (the tests' and simple callers' path). */
+export async function joinFleet(o: {
+  env: Readonly<Record<string, string | undefined>>
+  logger: Logger
+  signal?: AbortSignal | undefined
+  probe?: { host: string; port: number } | undefined
+}): Promise<JoinedFleet> {
+  const session = openFleet(o)
+  try {
+    return await session.claim({ signal: o.signal, probe: o.probe })
   } catch (e) {
-    await closeProbe()
-    // Nothing started: give the account back at once rather than after its TTL.
-    await held?.release()
-    held?.stop()
-    redis.disconnect()
+    await session.close()
     throw e
   }
 }

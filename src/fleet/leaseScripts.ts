@@ -68,14 +68,17 @@ return 0
 `
 
 /**
- * KEYS: the leases of every account. Reply: per key { token or '', PTTL } flattened (PTTL -2 = free).
- * One round trip for a standby's look at the whole list.
+ * KEYS: the leases of every account. Reply: per key { token or '', PTTL, 1 when its epoch counter
+ * exists } flattened (PTTL -2 = free). One round trip for a standby's look at the whole list. A free
+ * lease without its counter is an account never held, or one whose Redis lost its data (then its
+ * holder re-asserts it at its next renewal).
  */
 export const PEEK_LUA = `
 local out = {}
 for i, k in ipairs(KEYS) do
   out[#out + 1] = redis.call('GET', k) or ''
   out[#out + 1] = redis.call('PTTL', k)
+  out[#out + 1] = redis.call('EXISTS', k .. ':epoch')
 end
 return out
 `

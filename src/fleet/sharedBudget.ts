@@ -14,7 +14,14 @@
  */
 import { type Clock, systemClock, type TimerId } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
-import { ADMIT_LUA, BLOCK_LUA, type BudgetKeys, budgetKeys, RESTORE_LUA } from './budgetScripts.ts'
+import {
+  ADMIT_LUA,
+  BLOCK_LUA,
+  type BudgetKeys,
+  budgetKeys,
+  RESTAMP_LUA,
+  RESTORE_LUA,
+} from './budgetScripts.ts'
 import { SharedBudgetAbortedError, SharedBudgetTimeoutError } from './errors.ts'
 import { intAt, LuaScript, type ScriptClient } from './redisScript.ts'
 
@@ -28,6 +35,12 @@ export interface SharedBudget {
    * @throws {@link SharedBudgetTimeoutError} not admitted within `maxWaitMs`.
    */
   acquire(weight: number, priority: SharedPriority, signal?: AbortSignal): Promise<SharedGrant>
+  /**
+   * The admitted request is being sent now. Sent more than `lateMs` after its admission was asked
+   * (a process starved of CPU in between), its log entry is stamped again on Redis's clock, so the
+   * log counts it as long as the venue counts its arrival (fire and forget).
+   */
+  sent(grant: SharedGrant): void
   /** A 429 from the venue: every process pauses for `pauseMs` (best effort; errors are counted). */
   reportRateLimited(pauseMs: number): Promise<void>
   state(): SharedBudgetState
@@ -39,6 +52,17 @@ export interface SharedBudget {
 export interface SharedGrant {
   readonly atUs: number
   readonly weight: number
+  /** Its entry in the log (for a re-stamp). */
+  readonly member: string
+  /** Local clock (ms) when the admission was asked. */
+  readonly askedAt: number
+}
+
+/** This process's admission in the log (restored into a new generation; re-stamped when sent late). */
+interface OwnEntry {
+  atUs: number
+  readonly weight: number
+  readonly member: string
 }
 
 export interface SharedBudgetState {
@@ -60,6 +84,10 @@ export interface SharedBudgetState {
   /** New Redis generations seen (data lost) and the admissions this process restored into them. */
   readonly generations: number
   readonly restored: number
+  /** This process's own weight among the window's admissions (as of its last admission). */
+  readonly ownWindowWeight: number
+  /** Admissions sent late and stamped again (cumulative). */
+  readonly restamped: number
 }
 
 export interface SharedBudgetOptions {
@@ -77,6 +105,8 @@ export interface SharedBudgetOptions {
   maxWaitMs?: number | undefined
   /** Pause that opens a new generation, long enough for every process to restore (≥ 4 × retryMs). */
   graceMs?: number | undefined
+  /** An admission sent this long after it was asked is stamped again at the send (default 20 ms). */
+  lateMs?: number | undefined
   keyPrefix?: string | undefined
   clock?: Clock | undefined
 }
@@ -98,6 +128,8 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
   const admitScript = new LuaScript(ADMIT_LUA)
   const restoreScript = new LuaScript(RESTORE_LUA)
   const blockScript = new LuaScript(BLOCK_LUA)
+  const restampScript = new LuaScript(RESTAMP_LUA)
+  const lateMs = o.lateMs ?? 20
   const shared = Math.max(1, Math.floor(o.budget * (1 - riskReserve)))
   const c = {
     admitted: 0,
@@ -108,9 +140,10 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     waiting: 0,
     generations: 0,
     restored: 0,
+    restamped: 0,
   }
   // This process's own admissions within the last window (Redis µs), for a new generation.
-  const mine: SharedGrant[] = []
+  const mine: OwnEntry[] = []
   let generation: number | undefined
   let restoring: Promise<void> | undefined
   let redisUp = true
@@ -188,6 +221,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
             cause: signal?.reason,
           })
         let waitMs: number
+        const askedAt = clock.now()
         try {
           const r = await admitScript.run(
             o.client,
@@ -202,10 +236,10 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
           if (intAt(r, 0) === 1) {
             c.admitted += 1
             c.admittedWeight += weight
-            const grant = { atUs: nowUs, weight }
+            const member = String(Array.isArray(r) ? r[6] : '')
             forget(nowUs)
-            mine.push(grant)
-            return grant
+            mine.push({ atUs: nowUs, weight, member })
+            return { atUs: nowUs, weight, member, askedAt }
           }
           if (pending !== undefined) await pending
           c.refused += 1
@@ -227,8 +261,24 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     }
   }
 
+  function sent(grant: SharedGrant): void {
+    if (stopped || clock.now() - grant.askedAt < lateMs || grant.member === '') return
+    c.restamped += 1
+    restampScript
+      .run(o.client, [keys.log, keys.sum], [windowMs, grant.member, grant.weight])
+      .then((r) => {
+        const entry = mine.find((e) => e.member === grant.member)
+        if (entry !== undefined) entry.atUs = Math.max(entry.atUs, Number(r))
+      })
+      .catch(() => {
+        // Unstamped, the entry counts from its admission: the venue may then count it a little longer.
+        c.redisErrors += 1
+      })
+  }
+
   return {
     acquire,
+    sent,
     async reportRateLimited(pauseMs) {
       const ms = Math.max(1, Math.ceil(pauseMs))
       try {
@@ -245,13 +295,16 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
       admittedWeight: c.admittedWeight,
       refused: c.refused,
       redisErrors: c.redisErrors,
-      scriptReloads: admitScript.reloads + blockScript.reloads + restoreScript.reloads,
+      scriptReloads:
+        admitScript.reloads + blockScript.reloads + restoreScript.reloads + restampScript.reloads,
       windowWeight: c.windowWeight,
       budget: o.budget,
       waiting: c.waiting,
       blocked,
       generations: c.generations,
       restored: c.restored,
+      ownWindowWeight: mine.reduce((sum, g) => sum + g.weight, 0),
+      restamped: c.restamped,
     }),
     stop() {
       stopped = true

@@ -24,10 +24,15 @@ export function withSharedBudget(
         // The exit's own commands (stop sequence) wait on nothing of ours, shared or local: the
         // venue's answer is their only limit (issue 24); everything else asks Redis first.
         const priority = request.priority ?? 'read'
-        if (request.requestWeight > 0 && priority !== 'exit')
-          await budget.acquire(request.requestWeight, priority, request.signal)
+        const grant =
+          request.requestWeight > 0 && priority !== 'exit'
+            ? await budget.acquire(request.requestWeight, priority, request.signal)
+            : undefined
         try {
-          return await send()
+          const sending = send()
+          // A send long after its admission (a starved process) is stamped again: see SharedBudget.sent.
+          if (grant !== undefined) budget.sent(grant)
+          return await sending
         } catch (e) {
           if (e instanceof RateLimitError && !NOT_IP_WIDE.has(e.code)) {
             await budget.reportRateLimited(e.retryAfterMs ?? defaultPauseMs)

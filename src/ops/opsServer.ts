@@ -10,10 +10,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Registry } from 'prom-client'
 import { ConfigError, describeError } from '../errors.ts'
+import type { FleetView } from '../fleet/fleetView.ts'
 import { tcpPort } from '../guards.ts'
 import type { Logger } from '../logging/logger.ts'
 import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
 import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
+import { FLEET_PAGE_CSP, renderFleetPage } from './dashboard/fleetPage.ts'
 import { type HistorySource, parseHistoryQuery } from './dashboard/history.ts'
 import type { TimelineSource } from './dashboard/timelineTypes.ts'
 import {
@@ -72,6 +74,8 @@ export interface OpsServerOptions {
   maxDashboardBacklogBytes?: number | undefined
   /** The event stream's wall clock for its stall and serve bounds (tests); default Date.now. */
   dashboardNow?: (() => number) | undefined
+  /** A fleet process: serves `/fleet` (the page) and `/fleet.json` from the fleet's view (Redis). */
+  fleet?: { view(): Promise<FleetView> } | undefined
 }
 
 export interface RunningOpsServer {
@@ -131,12 +135,18 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     const path = url.pathname
     const history = path === '/history' && events !== undefined
     const dashboard = events !== undefined && (isDashboardPath(path) || history)
+    const fleet = options.fleet !== undefined && (path === '/fleet' || path === '/fleet.json')
     const known =
-      path === '/livez' || path === '/readyz' || path === '/metrics' || path === '/status' || dashboard
+      path === '/livez' ||
+      path === '/readyz' ||
+      path === '/metrics' ||
+      path === '/status' ||
+      dashboard ||
+      fleet
     const allowed =
       path === '/livez' ||
       authorized(req.headers.authorization) ||
-      (dashboard && tokenMatches(tokenFromCookie(req.headers.cookie)))
+      ((dashboard || fleet) && tokenMatches(tokenFromCookie(req.headers.cookie)))
     // The page opened with `?token=`: keep it as a cookie and drop it from the address bar.
     const queryToken = url.searchParams.get('token') ?? undefined
     if (options.token && dashboard && path === '/' && queryToken !== undefined && tokenMatches(queryToken))
@@ -162,6 +172,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
       if ('error' in q) return json(400, { error: 'bad_request', message: q.error })
       return json(200, await options.history.read(q))
     }
+    if (fleet && options.fleet !== undefined) return fleetReply(path, await options.fleet.view())
     switch (path) {
       case '/livez': {
         const live = await liveness(options)
@@ -231,6 +242,17 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
       })()
       return closing
     },
+  }
+}
+
+/** `/fleet` (the page, its own script-free policy) or `/fleet.json`. */
+function fleetReply(path: string, view: FleetView): Reply {
+  if (path === '/fleet.json') return json(200, view)
+  return {
+    status: 200,
+    contentType: 'text/html; charset=utf-8',
+    body: renderFleetPage(view, Date.now()),
+    headers: { 'content-security-policy': FLEET_PAGE_CSP, 'referrer-policy': 'no-referrer' },
   }
 }
 

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AccountLease, type LeaseStatus } from '../../src/fleet/accountLease.ts'
 import { createFleetPart } from '../../src/fleet/fleetPart.ts'
+import { readFleetView } from '../../src/fleet/fleetView.ts'
 import { ACQUIRE_LUA, leaseKeys } from '../../src/fleet/leaseScripts.ts'
 import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
 import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
@@ -51,7 +52,12 @@ describe.skipIf(skip !== undefined)(`bot in fleet mode ${skip ?? ''}`, () => {
     })
     expect((await lease.tryAcquire()).acquired).toBe(true)
     const budget = createSharedBudget({ client: redis, egressId: 'it', budget: 900, graceMs: 50 })
-    const part = createFleetPart({ lease, budget, egressId: 'it' })
+    const part = createFleetPart({
+      lease,
+      budget,
+      egressId: 'it',
+      view: () => readFleetView(redis, { accounts: ['acct-1'], egressId: 'it', budget: 900 }),
+    })
     const statuses: LeaseStatus[] = []
     lease.onChange((s) => statuses.push(s))
     const wire: (WireExchange & { at: number })[] = []

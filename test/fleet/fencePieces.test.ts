@@ -125,6 +125,8 @@ describe('fleet metrics', () => {
         blocked: false,
         generations: 0,
         restored: 0,
+        ownWindowWeight: 7,
+        restamped: 0,
       }),
     })
     const text = await registry.metrics()

@@ -5,8 +5,10 @@
  */
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { systemClock } from '../../src/clock.ts'
 import { RateLimitError } from '../../src/errors.ts'
-import { peekLeases } from '../../src/fleet/accountClaim.ts'
+import { claimFirstFree, peekLeases } from '../../src/fleet/accountClaim.ts'
+import { AccountLease } from '../../src/fleet/accountLease.ts'
 import { ACQUIRE_LUA, leaseKeys, RELEASE_LUA, RENEW_LUA } from '../../src/fleet/leaseScripts.ts'
 import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
 import { intAt, LuaScript, stringAt } from '../../src/fleet/redisScript.ts'
@@ -51,6 +53,42 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
     expect(waited).toBeGreaterThanOrEqual(900)
     expect(waited).toBeLessThan(1_500)
     expect(budget.state().refused).toBeGreaterThanOrEqual(1)
+  })
+
+  it('a send long after its admission re-stamps the entry: it counts from the send, not the admission', async () => {
+    let now = 0
+    const clock = { ...systemClock, now: () => now }
+    const budget = createSharedBudget({
+      client: redis,
+      egressId: 'w-late',
+      graceMs: 50,
+      budget: 10,
+      windowMs: 1_000,
+      riskReserve: 0,
+      clock,
+    })
+    await budget.acquire(1, 'read') // opens the generation
+    await new Promise((r) => setTimeout(r, 80))
+    const onTime = await budget.acquire(4, 'read')
+    budget.sent(onTime) // sent at once: no re-stamp
+    const late = await budget.acquire(6, 'read')
+    // Starved for 600 ms of a 1 s window before the send.
+    await new Promise((r) => setTimeout(r, 600))
+    now += 600
+    budget.sent(late)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(budget.state().restamped).toBe(1)
+    const scores = await redis.zrange('perpbot:ip:{w-late}:log', '0', '-1', 'WITHSCORES')
+    const stampOf = (member: string): number => Number(scores[scores.indexOf(member) + 1])
+    expect(stampOf(onTime.member)).toBe(onTime.atUs)
+    expect(stampOf(late.member) - late.atUs).toBeGreaterThanOrEqual(590_000)
+    // 450 ms on, the on-time entry (and the first) has left the window; the late one still counts
+    // (the venue saw it arrive 450 ms ago), so 6 of 10 are taken and 5 more must wait.
+    await new Promise((r) => setTimeout(r, 450))
+    const t0 = performance.now()
+    await budget.acquire(5, 'read')
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(400)
+    budget.stop()
   })
 
   it('reads and quotes stop short of the risk reserve; risk work may use it', async () => {
@@ -121,6 +159,36 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
     await expect(p).rejects.toThrow(/aborted/)
   })
 
+  it('a standby leaves an account lost with Redis data to its holder, which re-asserts it', async () => {
+    const a = new AccountLease({ client: redis, account: 'rs', holderId: 'holder-a', ttlMs: 3_000 })
+    const got = await a.tryAcquire()
+    expect(got.acquired).toBe(true)
+    let claimed: AccountLease | undefined
+    const claim = claimFirstFree({
+      client: redis,
+      accounts: ['rs'],
+      pollMs: 100,
+      dataLossDeferMs: 1_200,
+      lease: (account) => new AccountLease({ client: redis, account, holderId: 'standby-b', ttlMs: 3_000 }),
+    }).then((l) => {
+      claimed = l
+      return l
+    })
+    await new Promise((r) => setTimeout(r, 300))
+    // Redis loses its data: the lease and its counter are gone; a renews every 600 ms.
+    await redis.flushall()
+    await new Promise((r) => setTimeout(r, 2_000))
+    expect(claimed).toBeUndefined()
+    expect(a.status().state).toBe('held')
+    expect(await redis.get(leaseKeys('perpbot', 'rs').lease)).toMatch(/:holder-a$/)
+    // A clean release (the counter stays): the standby takes it at once.
+    await a.release()
+    a.stop()
+    const b = await claim
+    expect(b.status().state).toBe('held')
+    b.stop()
+  })
+
   it('lease: one holder, CAS renew and release, epochs above Redis seconds and minEpoch', async () => {
     const acquire = new LuaScript(ACQUIRE_LUA)
     const renew = new LuaScript(RENEW_LUA)
@@ -147,7 +215,8 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
     expect(await renew.run(redis, keys, [tokenC, 5_000, epochA + 1_001])).toBe(2)
     const view = await peekLeases(redis, ['acct-x', 'acct-free'])
     expect(view[0]).toMatchObject({ account: 'acct-x', holder: tokenC })
-    expect(view[1]).toEqual({ account: 'acct-free', holder: undefined, ttlMs: undefined })
+    expect(view[1]).toEqual({ account: 'acct-free', holder: undefined, ttlMs: undefined, known: false })
+    expect(view[0]?.known).toBe(true)
     // ...and the next epoch is above the re-asserted one.
     await release.run(redis, [k.lease], [tokenC])
     const d = await acquire.run(redis, keys, ['pd', 5_000, 0])

@@ -2,8 +2,9 @@
  * The shared IP budget across real OS processes and a real redis-server: four workers hammer one
  * egress's budget on a compressed window (2 s, 200). From the granted admissions (stamped with
  * Redis's own clock): the weight in every window never exceeds the budget, and use stays above 90 %.
- * Then Redis is restarted mid-run (data and scripts gone): nothing is admitted while it is down,
- * scripts reload, every worker restores its window, and admission resumes with no overspend.
+ * Then Redis is restarted mid-run (data and scripts gone, down longer than a window): nothing is
+ * admitted while it is down, scripts reload, every worker sees the new generation, and admission
+ * resumes with no overspend.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RedisServer, redisSkipReason, startRedis } from '../helpers/redis.ts'
@@ -77,7 +78,7 @@ describe.skipIf(skip !== undefined)(`shared IP budget across processes ${skip ??
     await redis?.stop()
   })
 
-  it('4 processes: no window above the budget, use above 90 %; Redis restarted mid-run: pause, scripts reload, windows restored, no overspend', {
+  it('4 processes: no window above the budget, use above 90 %; Redis restarted mid-run (longer than a window): pause, scripts reload, new generation, no overspend', {
     timeout: 40_000,
   }, async () => {
     let goAt = 0
@@ -88,7 +89,9 @@ describe.skipIf(skip !== undefined)(`shared IP budget across processes ${skip ??
       await new Promise((r) => setTimeout(r, 2_800))
       downFrom = Date.now()
       await redis.kill()
-      await new Promise((r) => setTimeout(r, 500))
+      // Longer than a window: refused workers all sleep until the same entry leaves the window, so a
+      // shorter outage can fall between their asks under load; this one every worker meets.
+      await new Promise((r) => setTimeout(r, 1_200))
       await redis.start()
       upAt = Date.now()
     })
@@ -113,6 +116,7 @@ describe.skipIf(skip !== undefined)(`shared IP budget across processes ${skip ??
       if (after) expect(states[i]?.generations).toBe(1)
     })
     expect(states.reduce((n, s) => n + Number(s.redisErrors), 0)).toBeGreaterThan(0)
-    expect(states.reduce((n, s) => n + Number(s.restored), 0)).toBeGreaterThan(0)
+    // Restoring the window's admissions into the new generation is checked deterministically in
+    // scripts.redis.test.ts (FLUSHALL); after an outage longer than the window nothing is left to restore.
   })
 })

@@ -1,11 +1,13 @@
 /**
  * `perpbot status --fleet` against a real redis-server: every account with its holder, epoch and
- * lease time left, and the egress's weight in the window; bad settings name their variable.
+ * lease time left, the holder's report (bot state, net PnL, its weight), and the egress's weight in
+ * the window; bad settings name their variable.
  */
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { statusCommand } from '../../src/cli/status.ts'
 import { AccountLease } from '../../src/fleet/accountLease.ts'
+import { startHolderReports, statesPhrase } from '../../src/fleet/fleetReport.ts'
 import { formatFleetView } from '../../src/fleet/fleetView.ts'
 import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
 import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
@@ -51,17 +53,42 @@ describe.skipIf(skip !== undefined)(`perpbot status --fleet ${skip ?? ''}`, () =
     const budget = createSharedBudget({ client: redis, egressId: 'nat-1', budget: 900, graceMs: 1 })
     await budget.acquire(7, 'read')
     await budget.acquire(5, 'risk')
+    // The holder's own report: its bot's state, PnL and weight (a report of an older epoch is not shown).
+    const reports = startHolderReports({
+      client: redis,
+      account: 'main',
+      holder: 'perpbot-0.42',
+      epoch: r.acquired ? r.epoch : -1,
+      held: () => true,
+      ownWeight: () => 12,
+      read: () => ({
+        state: statesPhrase(['active.normal.quoting', 'active.normal.quoting', 'halted']),
+        netPnl: '-3.25',
+        currency: 'USDC',
+      }),
+    })
+    await redis.set(
+      'perpbot:report:hedge',
+      JSON.stringify({ account: 'hedge', holder: 'old', epoch: 1, state: 'quoting 1', ownWeight: 1, at: 0 }),
+    )
     const env = { FLEET_REDIS_URL: server.url, FLEET_ACCOUNTS: 'main,hedge', FLEET_EGRESS_ID: 'nat-1' }
     const { code, out } = await run(env)
+    reports.stop()
     expect(code).toBe(0)
     expect(out).toContain('egress nat-1: request weight 12 of 900 in the last minute (1 %)')
     expect(out).toContain('accounts: 1 of 2 held')
     expect(out).toMatch(
       new RegExp(`main\\s+held\\s+perpbot-0\\.42\\s+${r.acquired ? r.epoch : -1}\\s+\\d+\\.\\d s`),
     )
-    expect(out).toMatch(/hedge\s+free\s+-\s+-\s+-/)
+    expect(out).toMatch(/main\s+held.*quoting 2, halted 1\s+-3\.25 USDC\s+12 \(1 %\)/)
+    expect(out).toMatch(/hedge\s+free\s+-\s+-\s+-\s+-\s+-\s+-$/m)
     const json = JSON.parse((await run(env, ['--fleet', '--json'])).out)
-    expect(json.accounts[0]).toMatchObject({ account: 'main', state: 'held', holder: 'perpbot-0.42' })
+    expect(json.accounts[0]).toMatchObject({
+      account: 'main',
+      state: 'held',
+      holder: 'perpbot-0.42',
+      report: { netPnl: '-3.25', ownWeight: 12, state: 'quoting 2, halted 1' },
+    })
     lease.stop()
     budget.stop()
   })

@@ -12,6 +12,8 @@ export interface MockAccount {
   key: `0x${string}`
   credentials: ProxyCredentials
   domain: PerpsDomain
+  /** The owner wallet's address (the mock keys the account's orders by it). */
+  owner: string
 }
 
 export async function registerMockProxy(url: string, label = 'test'): Promise<MockAccount> {
@@ -29,7 +31,7 @@ export async function registerMockProxy(url: string, label = 'test'): Promise<Mo
       { proxy: privateKeyToAccount(key).address, expiry: Date.now() + 30 * 86_400_000, label },
       { owner },
     )
-    return { key, credentials, domain }
+    return { key, credentials, domain, owner: owner.address }
   } finally {
     await pub.close()
   }

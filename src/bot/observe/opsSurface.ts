@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
+import type { FleetView } from '../../fleet/fleetView.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { HistorySource } from '../../ops/dashboard/history.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
@@ -50,6 +51,8 @@ export async function startOpsSurface(o: {
   }
   /** The journal's long history for the dashboard (`/history`), when the bot keeps one. */
   history?: HistorySource | undefined
+  /** A fleet process: the `/fleet` page reads the fleet's view. */
+  fleet?: { view(): Promise<FleetView> } | undefined
 }): Promise<OpsSurface> {
   if (!o.enabled) return { url: undefined, loops: [], close: async () => undefined }
   const { clock, actors, account, metrics } = o
@@ -94,6 +97,7 @@ export async function startOpsSurface(o: {
     secrets: o.secrets,
     timeline,
     history: o.history,
+    fleet: o.fleet,
   })
   return { url: server.url, loops: [gauges, timeline], close: () => server.close() }
 }

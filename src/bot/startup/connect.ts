@@ -43,6 +43,8 @@ export interface ConnectOptions {
   observer?: PerpsResponseObserver | undefined
   /** Ready transports instead of HTTP pools for the URLs (the simulator's in-process mock). */
   transports?: { perps: HttpTransport; catalogue: HttpTransport } | undefined
+  /** The venue already linked (a fleet's warm standby): only the account's part is done here. */
+  venue?: VenueLink | undefined
 }
 
 export interface Connections {
@@ -60,7 +62,38 @@ export interface Connections {
   close(): Promise<void>
 }
 
-export async function connect(o: ConnectOptions): Promise<Connections> {
+/**
+ * The venue, before any account: transports, the clock synchronised, the EIP-712 domain and every
+ * listed instrument, all from public reads. A fleet's warm standby builds it before it holds a lease
+ * (`ConnectOptions.venue`), so a hand-over only does the account's part.
+ */
+export interface VenueLink {
+  readonly perpsTransport: HttpTransport
+  readonly catalogueTransport: HttpTransport
+  /** The base clock corrected by the venue's time. */
+  readonly venueClock: OffsetClock
+  readonly domain: PerpsDomain
+  /** Every instrument the venue listed, by symbol. */
+  readonly listed: ReadonlyMap<string, Instrument>
+  /** Measures the clock offset again (a standby that waited long). */
+  resync(): Promise<number | undefined>
+  close(): Promise<void>
+}
+
+export type VenueLinkOptions = Pick<
+  ConnectOptions,
+  | 'settings'
+  | 'logger'
+  | 'baseClock'
+  | 'random'
+  | 'perpsUrl'
+  | 'catalogueUrl'
+  | 'gate'
+  | 'observer'
+  | 'transports'
+>
+
+export async function linkVenue(o: VenueLinkOptions): Promise<VenueLink> {
   const { settings, logger } = o
   const venueClock = new OffsetClock(o.baseClock, { maxOffsetMs: settings.perps.maxClockSkewMs })
   const http = {
@@ -78,7 +111,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       ...http,
       maxBodyBytes: settings.catalogue.maxResponseBytes,
     })
-  const closeAll = async (): Promise<void> => {
+  const close = async (): Promise<void> => {
     await Promise.allSettled([perpsTransport.close(), catalogueTransport.close()])
   }
   try {
@@ -91,16 +124,18 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
     })
     // The client already retried 5xx and timeouts; a malformed body or a 429 gets a few more tries
     // here, as the instruments read below does (chaos: one malformed time body ended a restart).
-    const offset = await retryTransient(
-      'synchronising the clock',
-      () => syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 }),
-      {
-        clock: o.baseClock,
-        logger,
-        attempts: 4,
-        transient: (e) => e instanceof UnexpectedResponseError || e instanceof RateLimitError,
-      },
-    )
+    const resync = (): Promise<number | undefined> =>
+      retryTransient(
+        'synchronising the clock',
+        () => syncClock(publicClient, o.baseClock, venueClock, { samples: 3, maxRttMs: 5_000 }),
+        {
+          clock: o.baseClock,
+          logger,
+          attempts: 4,
+          transient: (e) => e instanceof UnexpectedResponseError || e instanceof RateLimitError,
+        },
+      )
+    const offset = await resync()
     logger.info({ offsetMs: offset }, 'clock synchronised with the venue')
 
     let domain: PerpsDomain
@@ -113,7 +148,62 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
         'cannot read /v1/info/exchange; using the configured EIP-712 domain',
       )
     }
+    // A restarted bot meeting a busy venue (429) should start, not exit (the preflight's reads
+    // retry the same way; the clock sync already retried 5xx and timeouts inside the client).
+    const all = await retryTransient('reading the instruments', () => publicClient.getInstruments(), {
+      clock: o.baseClock,
+      logger,
+    })
+    return {
+      perpsTransport,
+      catalogueTransport,
+      venueClock,
+      domain,
+      listed: new Map(all.map((i) => [i.symbol, i])),
+      resync,
+      close,
+    }
+  } catch (e) {
+    await close()
+    throw e
+  }
+}
 
+/** The configured (enabled) instruments among the listed ones; an unlisted one is a config error. */
+function configuredInstruments(
+  settings: Settings,
+  bySymbol: ReadonlyMap<string, Instrument>,
+): Map<string, Instrument> {
+  const instruments = new Map<string, Instrument>()
+  const missing: string[] = []
+  settings.instruments.forEach((inst, i) => {
+    if (!inst.enabled) return
+    const found = bySymbol.get(inst.symbol)
+    if (found) instruments.set(inst.symbol, found)
+    else missing.push(`instruments.${i}.symbol: "${inst.symbol}" is not listed by the venue`)
+  })
+  if (missing.length > 0) {
+    const known = [...bySymbol.keys()].slice(0, 20).join(', ')
+    throw new ConfigError('unknown instruments', [
+      ...missing,
+      `the venue lists: ${known}${bySymbol.size > 20 ? ', …' : ''}`,
+    ])
+  }
+  return instruments
+}
+
+export async function connect(o: ConnectOptions): Promise<Connections> {
+  const { settings, logger } = o
+  const venue = o.venue ?? (await linkVenue(o))
+  const { venueClock, domain, perpsTransport, catalogueTransport } = venue
+  try {
+    const publicClient = createPerpsClient({
+      transport: perpsTransport,
+      clock: venueClock,
+      random: o.random,
+      gate: o.gate,
+      observer: o.observer,
+    })
     const salts = new SaltSource(o.random)
     let proxyKey: `0x${string}`
     let credentials: ProxyCredentials
@@ -156,28 +246,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       gate: o.gate,
     })
 
-    // A restarted bot meeting a busy venue (429) should start, not exit (the preflight's reads
-    // retry the same way; the clock sync already retried 5xx and timeouts inside the client).
-    const all = await retryTransient('reading the instruments', () => perps.getInstruments(), {
-      clock: o.baseClock,
-      logger,
-    })
-    const bySymbol = new Map(all.map((i) => [i.symbol, i]))
-    const instruments = new Map<string, Instrument>()
-    const missing: string[] = []
-    settings.instruments.forEach((inst, i) => {
-      if (!inst.enabled) return
-      const found = bySymbol.get(inst.symbol)
-      if (found) instruments.set(inst.symbol, found)
-      else missing.push(`instruments.${i}.symbol: "${inst.symbol}" is not listed by the venue`)
-    })
-    if (missing.length > 0) {
-      const known = [...bySymbol.keys()].slice(0, 20).join(', ')
-      throw new ConfigError('unknown instruments', [
-        ...missing,
-        `the venue lists: ${known}${bySymbol.size > 20 ? ', …' : ''}`,
-      ])
-    }
+    const instruments = configuredInstruments(settings, venue.listed)
     return {
       perps,
       catalogueTransport,
@@ -188,10 +257,10 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       proxyExpiry,
       domain,
       instruments,
-      close: closeAll,
+      close: () => venue.close(),
     }
   } catch (e) {
-    await closeAll()
+    await venue.close()
     throw e
   }
 }
