@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path'
 import { InputValidationError } from '../errors.ts'
+import { DEFAULT_ENGINE, ENGINES, type Engine, isEngine } from '../research/backtest/engine.ts'
 import { DatasetError } from '../research/dataset/format.ts'
 import { DEFAULT_FILL_MODEL, type FillTier } from '../research/replay/fillModel.ts'
 import { type PreparedReplay, prepareReplay } from '../research/replay/prepareReplay.ts'
@@ -21,12 +22,6 @@ export const REPLAY_OPTIONS = {
   'feed-latency': { type: 'string', default: '0' },
   engine: { type: 'string' },
 } as const
-
-/** `--engine`: the fast backtest engine (src/research/backtest/) or the real bot against the mock. */
-export const ENGINES = ['fast', 'bot'] as const
-export type Engine = (typeof ENGINES)[number]
-/** docs/decisions.md: the fast engine by default (same decisions, a fraction of the time). */
-export const DEFAULT_ENGINE: Engine = 'fast'
 
 export interface ReplayFlags {
   dir: string
@@ -62,8 +57,7 @@ export function parseReplayFlags(v: ReplayValues): ReplayFlags | undefined {
   if (tier !== undefined && tier !== 'trades' && tier !== 'klines')
     throw new UsageError(`--fill-model must be trades or klines, got '${tier}'`)
   const engine = v.engine ?? DEFAULT_ENGINE
-  if (engine !== 'fast' && engine !== 'bot')
-    throw new UsageError(`--engine must be ${ENGINES.join(' or ')}, got '${engine}'`)
+  if (!isEngine(engine)) throw new UsageError(`--engine must be ${ENGINES.join(' or ')}, got '${engine}'`)
   const num = (s: string | undefined, name: string, max: number, min = 0): number => {
     const x = Number(s)
     if (!Number.isFinite(x) || x < min || x > max)
