@@ -90,11 +90,14 @@ export class InstrumentRunner {
 
   /** The machine's `step` action: assign the update, and the deferred plan's or time's due moment. */
   #apply(s: Step, now: number): void {
-    const after = s.update === undefined ? this.#ctx : { ...this.#ctx, ...s.update }
+    // One copy of the context per step (it is large, and this runs for every input).
+    const after: InstrumentContext = { ...this.#ctx, ...s.update }
     const timeDue = nextTimeDue(after, now)
     let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
     if (due !== undefined && due < now) due = now
-    this.#ctx = { ...after, deferredAt: s.due, planDueAt: due }
+    after.deferredAt = s.due
+    after.planDueAt = due
+    this.#ctx = after
   }
 
   #enterMode(mode: RiskMode, now: number): void {
