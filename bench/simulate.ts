@@ -62,6 +62,8 @@ interface Row {
   fast: boolean
   /** Peak resident set size during the run (sampled), MB. */
   peakRssMb: number
+  /** Resident set size at each quarter of the run, MB (flat while the dataset streams). */
+  rssQuartersMb: number[]
   wallS: number
   /** Wall seconds to the bot's start; wall and CPU seconds per virtual hour after it. */
   startS: number
@@ -100,14 +102,16 @@ for (const c of CASES) {
     : undefined
   let peakRss = process.memoryUsage().rss
   let calls = 0
+  const quarters: number[] = []
   const r = await (c.fast ? runBacktest : runSimulation)({
     replay,
     onAnswer: (method, path) => {
       if (method !== 'GET' && path.startsWith('/v1/trade/')) commands += 1
     },
-    onProgress: (doneMs) => {
+    onProgress: (doneMs, totalMs) => {
       first ??= { wall: performance.now(), cpu: process.cpuUsage(), doneMs }
       if (++calls % 500 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss)
+      if (doneMs >= ((quarters.length + 1) * totalMs) / 4) quarters.push(process.memoryUsage().rss / 1e6)
     },
     strategy: 'index-peg',
     scenario: 'calm',
@@ -137,6 +141,7 @@ for (const c of CASES) {
     speed: (c.hours * 3600) / wallS,
     heapMb: process.memoryUsage().heapUsed / 1e6,
     peakRssMb: Math.max(peakRss, process.memoryUsage().rss) / 1e6,
+    rssQuartersMb: quarters,
   }
   rows.push(row)
   console.log(JSON.stringify(row))
@@ -191,7 +196,7 @@ const lines = [
     ? `Replay (\`simulate --data\`, 1 s data downloaded from the mock, fill model trades): a day of 10 instruments ${replay10.hours === 24 ? 'measured' : `extrapolated linearly from ${replay10.hours} h:`} ${(replay10.startS + replay10.wallPerHourS * 24).toFixed(0)} s wall, ${(replay10.cpuPerHourS * 24).toFixed(0)} s CPU after the start; target under 20 s — ${replay10.startS + replay10.wallPerHourS * 24 < 20 ? 'met' : 'MISSED'} (the bot's own cost per virtual hour is the same as on the invented market).`
     : '',
   fast10
-    ? `Fast engine (\`simulate --data --engine fast\`, the same data and fill model): a day of 10 instruments ${fast10.hours === 24 ? 'measured' : `extrapolated linearly from ${fast10.hours} h:`} ${(fast10.cpuPerHourS * 24).toFixed(0)} s of CPU on one core after the start (${(fast10.startS + fast10.wallPerHourS * 24).toFixed(0)} s wall on this shared machine), peak RSS ${fast10.peakRssMb.toFixed(0)} MB while streaming the day; target under 20 s of CPU — ${fast10.cpuPerHourS * 24 < 20 ? 'met' : 'MISSED'}.${replay10 ? ` Baseline in the same run, the whole bot on the same data (${replay10.hours} h, scaled): ${(replay10.cpuPerHourS * 24).toFixed(0)} s of CPU a day, ${(replay10.cpuPerHourS / fast10.cpuPerHourS).toFixed(1)}× the fast engine's.` : ''}`
+    ? `Fast engine (\`simulate --data --engine fast\`, the same data and fill model): a day of 10 instruments ${fast10.hours === 24 ? 'measured' : `extrapolated linearly from ${fast10.hours} h:`} ${(fast10.cpuPerHourS * 24).toFixed(0)} s of CPU on one core after the start (${(fast10.startS + fast10.wallPerHourS * 24).toFixed(0)} s wall on this shared machine), peak RSS ${fast10.peakRssMb.toFixed(0)} MB (at each quarter of the run: ${fast10.rssQuartersMb.map((m) => m.toFixed(0)).join(', ')} MB, the dataset streamed an hour per instrument at a time); target under 20 s of CPU — ${fast10.cpuPerHourS * 24 < 20 ? 'met' : 'MISSED'}.${replay10 ? ` Baseline in the same run, the whole bot on the same data (${replay10.hours} h, scaled): ${(replay10.cpuPerHourS * 24).toFixed(0)} s of CPU a day, ${(replay10.cpuPerHourS / fast10.cpuPerHourS).toFixed(1)}× the fast engine's.` : ''}`
     : '',
   hour100
     ? `1 hour of 100 instruments: ${hour100.hours === 1 ? 'measured' : `extrapolated linearly from ${hour100.hours} h:`} ${(hour100.startS + hour100.wallPerHourS).toFixed(0)} s wall, ${hour100.cpuPerHourS.toFixed(0)} s CPU after the start.`
