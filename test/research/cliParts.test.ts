@@ -44,9 +44,11 @@ describe('counted progress', () => {
 
 describe('replay engine flag', () => {
   it('runs the fast engine unless --engine bot; refuses others, and --engine without --data', () => {
-    expect(parseReplayFlags({ data: 'd' })?.engine).toBe('fast')
-    expect(parseReplayFlags({ data: 'd', engine: 'bot' })?.engine).toBe('bot')
-    expect(() => parseReplayFlags({ data: 'd', engine: 'turbo' })).toThrow(/--engine must be fast or bot/)
+    // parseArgs's defaults for the other flags.
+    const base = { data: 'd', participation: '100', 'order-latency': '0', 'feed-latency': '0' }
+    expect(parseReplayFlags(base)?.engine).toBe('fast')
+    expect(parseReplayFlags({ ...base, engine: 'bot' })?.engine).toBe('bot')
+    expect(() => parseReplayFlags({ ...base, engine: 'turbo' })).toThrow(/--engine must be fast or bot/)
     expect(() => parseReplayFlags({ engine: 'bot' })).toThrow(/--engine needs --data/)
   })
 })
