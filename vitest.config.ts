@@ -1,7 +1,5 @@
 import { defineConfig } from 'vitest/config'
 
-const NODE_MAJOR = Number(process.versions.node.split('.')[0])
-
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -19,20 +17,5 @@ export default defineConfig({
     isolate: false,
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // Under Node 24 a test fork that loaded better-sqlite3 can abort as it exits, after its files
-    // passed: the addon's Statement/Database destructors call RemoveEnvironmentCleanupHook once the
-    // environment is gone ("Assertion failed: (env) != nullptr"). A plain process or worker thread
-    // exits cleanly (checked), so it is the fork's teardown, not the bot's. Only that exit is let
-    // through, and it is said; a fork dying mid-file still fails that file's tests.
-    onUnhandledError(error) {
-      const cause = 'cause' in error && error.cause instanceof Error ? error.cause.message : ''
-      const text = `${error.message} ${cause}`
-      if (NODE_MAJOR >= 24 && /Worker forks emitted error/.test(text) && /exited unexpectedly/.test(text)) {
-        console.warn(
-          `vitest: a test fork aborted at exit after its files ran (${text}); see vitest.config.ts`,
-        )
-        return false
-      }
-    },
   },
 })
