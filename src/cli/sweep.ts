@@ -157,6 +157,12 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
         ? ''
         : `; best in-sample ${axes.map((a) => `${a.key}=${best.point[a.key]}`).join(' ')}: ${objective} ${best.isScore.toFixed(2)} in-sample, ${best.oosScore.toFixed(2)} out-of-sample`),
   )
+  const loads = results.map((r) => r.timing.loadMs).filter((ms) => ms > 0)
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length) / 1000
+  ctx.stdout(
+    `a point took ${mean(results.map((r) => r.timing.runMs)).toFixed(2)} s on average (${mean(results.map((r) => r.timing.cpuMs)).toFixed(2)} s of its thread's CPU)` +
+      (loads.length > 0 ? `; each worker loaded the task once in ${mean(loads).toFixed(1)} s` : ''),
+  )
   ctx.stdout(`wrote ${join(out, 'sweep.csv')} and ${join(out, 'sweep.html')}`)
   return 0
 }
