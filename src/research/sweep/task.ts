@@ -77,6 +77,8 @@ async function window(t: SweepTask, from: number, to: number): Promise<PointMetr
     // One thread per point: the pool spreads points over the cores (the report is the same either way).
     signatures: 'inline',
   })
+  // A corrupt file met mid-run held the market still from there: the point's figures would be wrong.
+  if (replay.driver.failure !== undefined) throw replay.driver.failure
   return metricsOf(r.record)
 }
 
