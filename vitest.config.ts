@@ -1,8 +1,14 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+/**
+ * Files that drive a stepped virtual clock through `settle` (src/sim/simulate/steppedRun.ts), which
+ * reads what the whole process has pending: a wall-clock timer another file left behind would keep
+ * it from ever idling. They run in a process of their own.
+ */
+const OWN_PROCESS = ['test/{sim,research}/**/*.integration.test.ts']
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Under Node 20, names the tests that need Node 24 (the official packages) and are skipped.
     globalSetup: ['test/setup/nodeVersion.ts'],
     environment: 'node',
@@ -10,12 +16,23 @@ export default defineConfig({
     // Vitest's default is one worker on a 2-core machine; most integration files wait on the mock's
     // clock or on loopback I/O, so two forks halve the wall time without starving either.
     maxWorkers: 2,
-    // Each fork keeps its module cache across the files it runs. Isolation re-imported the tree for
-    // every file: ~130 s of import and transform CPU per run on 2 cores, more than the tests themselves
-    // (measured: 3 min 54 s of CPU isolated against 1 min 41 s shared, same tree). Test files own their
-    // state (servers, clocks, stores are built per test), so sharing modules changes no outcome.
-    isolate: false,
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...OWN_PROCESS],
+          // Each fork keeps its module cache across the files it runs. Isolation re-imported the tree
+          // for every file: ~130 s of import and transform CPU per run on 2 cores, more than the tests
+          // themselves (measured: 3 min 54 s of CPU isolated against 1 min 41 s shared, same tree).
+          // Test files own their state (servers, clocks, stores are built per test).
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
+    ],
   },
 })

@@ -6,7 +6,7 @@
  * orders, statistics) comes from the same core the mock's endpoints read.
  */
 
-import type { ItemResult, OrderPlan, PlannedCreate, PlanOutcome } from '../../bot/quoting/orderPlan.ts'
+import type { ItemOutcome, OrderPlan, PlannedCreate, PlanOutcome } from '../../bot/quoting/orderPlan.ts'
 import { createPerpsExchange, type PerpsExchange } from '../../mock/perps/index.ts'
 import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
 import type { MarketDriver } from '../../mock/perps/marketDriver.ts'
@@ -19,7 +19,7 @@ import {
 } from '../../mock/perps/matching.ts'
 import type { Account, ExchangeState } from '../../mock/perps/state.ts'
 import { orderWire } from '../../mock/perps/wire.ts'
-import type { Order } from '../../perps/schemas/orders.ts'
+import type { CreateOrderAck, Order } from '../../perps/schemas/orders.ts'
 import type { CreateOrderBody } from '../../perps/signing/ops.ts'
 
 /** The account the fast engine trades (any fixed address: nothing is signed). */
@@ -70,26 +70,18 @@ export function createBacktestVenue(o: {
       const s = state()
       const a = account(s)
       const now = o.clock.now()
-      const cancel = plan.cancel.map((oid): ItemResult => {
-        const r = cancelOrder(s, a, oid, now)
-        return r.status === 'ok' ? { status: 'ok' } : { status: 'err', error: r.error }
-      })
-      const modify = plan.modify.map((m): ItemResult => {
-        const r = modifyOrder(s, a, m, now)
-        return r.status === 'ok' ? { status: 'ok', order: r.order } : { status: 'err', error: r.error }
-      })
-      let create: ItemResult[]
+      // The venue's own per-item answers, as the perps client parses them.
+      const cancel = plan.cancel.map((oid) => cancelOrder(s, a, oid, now))
+      const modify = plan.modify.map((m) => modifyOrder(s, a, m, now))
+      let create: ItemOutcome<CreateOrderAck>[]
       const bodies = plan.create.map(createBody)
       try {
         checkOpenOrderCap(s, a, bodies)
-        create = bodies.map((b): ItemResult => {
-          const r = placeOrder(s, a, b, now)
-          return r.status === 'ok' ? { status: 'ok', oid: r.oid } : { status: 'err', error: r.error }
-        })
+        create = bodies.map((b) => placeOrder(s, a, b, now))
       } catch (e) {
         // The cap refuses the whole request (a 429 on the venue): nothing was placed.
-        const error = e instanceof Error ? e.message : String(e)
-        create = bodies.map((): ItemResult => ({ status: 'err', error, request: true }))
+        const error = e instanceof Error ? e : new Error(String(e))
+        create = bodies.map((): ItemOutcome<CreateOrderAck> => ({ status: 'failed', error }))
       }
       return { modify, create, cancel }
     },

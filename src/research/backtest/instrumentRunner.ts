@@ -1,7 +1,7 @@
 /**
  * One instrument of the fast engine: the bot's instrument actor without xstate. The decisions are the
  * actor's own pure steps (src/bot/instrument/steps.ts: store, assess risk, plan with the strategy,
- * quote diff and price guard; apply the venue's answer); this file only does what the machine's
+ * quote diff and price guard; results.ts: apply the venue's answer); this file only does what the machine's
  * transitions do around them (instrument.machine.ts), synchronously:
  *
  * - syncing until every input has arrived, then active;
@@ -12,21 +12,17 @@
  */
 
 import type { RiskMode } from '../../bot/instrument/assessRisk.ts'
-import { assess, hasAllInputs, initialContext } from '../../bot/instrument/context.ts'
 import {
-  applyOutcome,
+  assess,
+  hasAllInputs,
   type InstrumentContext,
   type InstrumentEvent,
   type InstrumentInput,
-} from '../../bot/instrument/instrument.machine.ts'
-import {
-  type InputEvent,
-  inputStep,
-  planStep,
-  resultsStep,
-  type Step,
-  wakeStep,
-} from '../../bot/instrument/steps.ts'
+  initialContext,
+} from '../../bot/instrument/context.ts'
+import { applyOutcome, resultsStep } from '../../bot/instrument/results.ts'
+import type { Step } from '../../bot/instrument/step.ts'
+import { type InputEvent, inputStep, planStep, wakeStep } from '../../bot/instrument/steps.ts'
 import { nextTimeDue } from '../../bot/instrument/timeDue.ts'
 import type { OrderPlan, PlanOutcome } from '../../bot/quoting/orderPlan.ts'
 
