@@ -7,7 +7,8 @@
  * Each case is INSTRUMENTSxHOURS; a case shorter than the target's duration is extrapolated linearly
  * to it (and says so), since the cost per virtual hour is flat after the start (bounded recorder).
  * A trailing `i` runs the mock with inline signature recovery, the baseline for the deferred check
- * (the default; `src/mock/perps/deferredSignerCheck.ts`).
+ * (the default; `src/mock/perps/deferredSignerCheck.ts`). A trailing `r` replays the benchmarks' dataset with the
+ * whole bot (`simulate --data --engine bot`), a trailing `f` with the fast engine (`--engine fast`).
  * The shipped configuration as it is: index-peg reads no statistics, so no case needs the body cap
  * raised for `/v1/info/statistics` (100 instruments' answer passes the default 8 MiB).
  */
@@ -20,6 +21,7 @@ import { SignerRecovery } from '../src/mock/perps/signerRecovery.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'
 import { opTypedData } from '../src/perps/signing/typedData.ts'
 import { seededRandom } from '../src/random.ts'
+import { runBacktest } from '../src/research/backtest/runBacktest.ts'
 import { DEFAULT_FILL_MODEL } from '../src/research/replay/fillModel.ts'
 import { prepareReplay } from '../src/research/replay/prepareReplay.ts'
 import { runSimulation } from '../src/sim/simulate/runSimulation.ts'
@@ -31,9 +33,11 @@ import { flag, numberFlag } from './stats.ts'
 const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- simulate:begin -->'
 const END = '<!-- simulate:end -->'
-const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1,10x1r').split(',').map((c) => {
-  // A trailing `r` replays a dataset downloaded from the mock (`simulate --data`, docs/research.md).
-  const replay = c.endsWith('r')
+const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1,10x1r,10x24f').split(',').map((c) => {
+  // A trailing `r` replays a dataset downloaded from the mock with the whole bot (`simulate --data
+  // --engine bot`, docs/research.md); a trailing `f` replays it with the fast engine (`--engine fast`).
+  const fast = c.endsWith('f')
+  const replay = c.endsWith('r') || fast
   const body = replay ? c.slice(0, -1) : c
   const inline = body.endsWith('i')
   const [n, h] = (inline ? body.slice(0, -1) : body).split('x').map(Number)
@@ -44,6 +48,7 @@ const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1,10x1r').split(',').map
     hours: h as number,
     signatures: inline ? ('inline' as const) : ('deferred' as const),
     replay,
+    fast,
   }
 })
 const SEED = numberFlag('seed', 1)
@@ -53,6 +58,12 @@ interface Row {
   hours: number
   signatures: 'deferred' | 'inline'
   replay: boolean
+  /** The fast backtest engine (src/research/backtest/) instead of the whole bot. */
+  fast: boolean
+  /** Peak resident set size during the run (sampled), MB. */
+  peakRssMb: number
+  /** Resident set size at each quarter of the run, MB (flat while the dataset streams). */
+  rssQuartersMb: number[]
   wallS: number
   /** Wall seconds to the bot's start; wall and CPU seconds per virtual hour after it. */
   startS: number
@@ -89,13 +100,18 @@ for (const c of CASES) {
         model: { ...DEFAULT_FILL_MODEL },
       })
     : undefined
-  const r = await runSimulation({
+  let peakRss = process.memoryUsage().rss
+  let calls = 0
+  const quarters: number[] = []
+  const r = await (c.fast ? runBacktest : runSimulation)({
     replay,
     onAnswer: (method, path) => {
       if (method !== 'GET' && path.startsWith('/v1/trade/')) commands += 1
     },
-    onProgress: (doneMs) => {
+    onProgress: (doneMs, totalMs) => {
       first ??= { wall: performance.now(), cpu: process.cpuUsage(), doneMs }
+      if (++calls % 500 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss)
+      if (doneMs >= ((quarters.length + 1) * totalMs) / 4) quarters.push(process.memoryUsage().rss / 1e6)
     },
     strategy: 'index-peg',
     scenario: 'calm',
@@ -124,6 +140,8 @@ for (const c of CASES) {
     quoting: summarize(r.record).quotingShare,
     speed: (c.hours * 3600) / wallS,
     heapMb: process.memoryUsage().heapUsed / 1e6,
+    peakRssMb: Math.max(peakRss, process.memoryUsage().rss) / 1e6,
+    rssQuartersMb: quarters,
   }
   rows.push(row)
   console.log(JSON.stringify(row))
@@ -154,7 +172,8 @@ async function cryptoCost(n: number): Promise<{ signMs: number; recoverMs: numbe
 const crypto = await cryptoCost(300)
 
 const day10 = rows.find((r) => r.instruments === 10 && r.signatures === 'deferred' && !r.replay)
-const replay10 = rows.find((r) => r.instruments === 10 && r.replay)
+const replay10 = rows.find((r) => r.instruments === 10 && r.replay && !r.fast)
+const fast10 = rows.find((r) => r.instruments === 10 && r.fast)
 const hour100 = rows.find((r) => r.instruments === 100)
 const lines = [
   BEGIN,
@@ -164,7 +183,7 @@ const lines = [
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.instruments} | ${r.hours} | ${r.signatures === 'inline' ? 'inline (baseline)' : `deferred (${r.deferred} on the worker)`}${r.replay ? ', replayed data' : ''} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
+      `| ${r.instruments} | ${r.hours} | ${r.fast ? 'none (fast engine)' : r.signatures === 'inline' ? 'inline (baseline)' : `deferred (${r.deferred} on the worker)`}${r.replay ? ', replayed data' : ''} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
   ),
   '',
   day10
@@ -175,6 +194,9 @@ const lines = [
     : '',
   replay10
     ? `Replay (\`simulate --data\`, 1 s data downloaded from the mock, fill model trades): a day of 10 instruments ${replay10.hours === 24 ? 'measured' : `extrapolated linearly from ${replay10.hours} h:`} ${(replay10.startS + replay10.wallPerHourS * 24).toFixed(0)} s wall, ${(replay10.cpuPerHourS * 24).toFixed(0)} s CPU after the start; target under 20 s — ${replay10.startS + replay10.wallPerHourS * 24 < 20 ? 'met' : 'MISSED'} (the bot's own cost per virtual hour is the same as on the invented market).`
+    : '',
+  fast10
+    ? `Fast engine (\`simulate --data --engine fast\`, the same data and fill model): a day of 10 instruments ${fast10.hours === 24 ? 'measured' : `extrapolated linearly from ${fast10.hours} h:`} ${(fast10.cpuPerHourS * 24).toFixed(0)} s of CPU on one core after the start (${(fast10.startS + fast10.wallPerHourS * 24).toFixed(0)} s wall on this shared machine), peak RSS ${fast10.peakRssMb.toFixed(0)} MB (at each quarter of the run: ${fast10.rssQuartersMb.map((m) => m.toFixed(0)).join(', ')} MB, the dataset streamed an hour per instrument at a time); target under 20 s of CPU — ${fast10.cpuPerHourS * 24 < 20 ? 'met' : 'MISSED'}.${replay10 ? ` Baseline in the same run, the whole bot on the same data (${replay10.hours} h, scaled): ${(replay10.cpuPerHourS * 24).toFixed(0)} s of CPU a day, ${(replay10.cpuPerHourS / fast10.cpuPerHourS).toFixed(1)}× the fast engine's.` : ''}`
     : '',
   hour100
     ? `1 hour of 100 instruments: ${hour100.hours === 1 ? 'measured' : `extrapolated linearly from ${hour100.hours} h:`} ${(hour100.startS + hour100.wallPerHourS).toFixed(0)} s wall, ${hour100.cpuPerHourS.toFixed(0)} s CPU after the start.`

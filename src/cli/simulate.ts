@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util'
 import { amount, percent } from '../format/units.ts'
 import { openJournalDb } from '../journal/database.ts'
 import { MOCK_SCENARIOS } from '../mock/server.ts'
+import { runBacktest } from '../research/backtest/runBacktest.ts'
 import { createProgress } from '../sim/simulate/progress.ts'
 import { DEFAULT_REPORT_CURRENCY, type ReportAssets, renderReport } from '../sim/simulate/report.ts'
 import { runSimulation } from '../sim/simulate/runSimulation.ts'
@@ -36,6 +37,9 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
   --fill-model M     trades (default when the data has trades) or klines (fills only through by ≥ 1 tick)
   --participation P  share of each print our orders may take, percent (default 100)
   --order-latency MS / --feed-latency MS   order and feed latency, virtual ms (default 0)
+  --engine E         fast (default): the bot's strategy, quote diff and price guard driven straight
+                     by the dataset against the mock's core, no HTTP, signing or actors; bot: the
+                     whole bot against the mock over the in-process transport (slower, end to end)
   Progress goes to stderr; the summary to stdout.`
 
 export const MAX_SIM_INSTRUMENTS = 500
@@ -145,6 +149,8 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     ? (text: string) => void process.stderr.write(text)
     : (text: string) => ctx.stderr(text.replace(/\n$/, ''))
   const progress = createProgress({ write, isTty: tty, now: () => performance.now() })
+  if (flags.replay?.engine === 'fast' && flags.journal !== undefined)
+    throw new UsageError('--journal needs --engine bot (the fast engine keeps no journal)')
   const replay = flags.replay === undefined ? undefined : startReplay(flags.replay, ctx)
   if (replay === 'failed') return 2
   const stop = new AbortController()
@@ -155,7 +161,8 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   // A bad journal path is a configuration error before anything runs.
   const journalDb =
     flags.journal === undefined ? undefined : await openJournalDb({ kind: 'sqlite', path: flags.journal })
-  const result = await runSimulation({
+  const run = replay !== undefined && flags.replay?.engine === 'fast' ? runBacktest : runSimulation
+  const result = await run({
     journal: journalDb,
     strategy: flags.strategy,
     instruments: replay?.instruments.length ?? flags.instruments,
@@ -196,7 +203,7 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   const s = summarize(result.record)
   const wallS = (performance.now() - started) / 1000
   ctx.stdout(
-    `${stopped ? `stopped after ${(done / 3_600_000).toFixed(2)} of ${Number(hours.toFixed(3))} h` : `simulated ${Number(hours.toFixed(3))} h`} of ${replay?.instruments.length ?? flags.instruments} instrument(s)${replay === undefined ? '' : ' (replayed)'} in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
+    `${stopped ? `stopped after ${(done / 3_600_000).toFixed(2)} of ${Number(hours.toFixed(3))} h` : `simulated ${Number(hours.toFixed(3))} h`} of ${replay?.instruments.length ?? flags.instruments} instrument(s)${replay === undefined ? '' : ` (replayed, engine ${flags.replay?.engine})`} in ${wallS.toFixed(1)} s (${result.steps} clock steps): ` +
       `net PnL ${amount(s.netPnl, result.record.currency ?? DEFAULT_REPORT_CURRENCY)}, ${s.fills} fills, maker share ${percent(s.makerShare)}, ` +
       `quoting ${percent(s.quotingShare)} of the time, ${s.alerts} alert(s)`,
   )

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path'
 import { InputValidationError } from '../errors.ts'
+import { DEFAULT_ENGINE, ENGINES, type Engine, isEngine } from '../research/backtest/engine.ts'
 import { DatasetError } from '../research/dataset/format.ts'
 import { DEFAULT_FILL_MODEL, type FillTier } from '../research/replay/fillModel.ts'
 import { type PreparedReplay, prepareReplay } from '../research/replay/prepareReplay.ts'
@@ -19,6 +20,7 @@ export const REPLAY_OPTIONS = {
   participation: { type: 'string', default: '100' },
   'order-latency': { type: 'string', default: '0' },
   'feed-latency': { type: 'string', default: '0' },
+  engine: { type: 'string' },
 } as const
 
 export interface ReplayFlags {
@@ -30,6 +32,7 @@ export interface ReplayFlags {
   participationPct: number
   orderLatencyMs: number
   feedLatencyMs: number
+  engine: Engine
 }
 
 interface ReplayValues {
@@ -41,17 +44,20 @@ interface ReplayValues {
   participation?: string | undefined
   'order-latency'?: string | undefined
   'feed-latency'?: string | undefined
+  engine?: string | undefined
 }
 
 export function parseReplayFlags(v: ReplayValues): ReplayFlags | undefined {
   if (v.data === undefined) {
-    const stray = (['symbols', 'from', 'to', 'fill-model'] as const).find((k) => v[k] !== undefined)
+    const stray = (['symbols', 'from', 'to', 'fill-model', 'engine'] as const).find((k) => v[k] !== undefined)
     if (stray !== undefined) throw new UsageError(`--${stray} needs --data DIR`)
     return undefined
   }
   const tier = v['fill-model']
   if (tier !== undefined && tier !== 'trades' && tier !== 'klines')
     throw new UsageError(`--fill-model must be trades or klines, got '${tier}'`)
+  const engine = v.engine ?? DEFAULT_ENGINE
+  if (!isEngine(engine)) throw new UsageError(`--engine must be ${ENGINES.join(' or ')}, got '${engine}'`)
   const num = (s: string | undefined, name: string, max: number, min = 0): number => {
     const x = Number(s)
     if (!Number.isFinite(x) || x < min || x > max)
@@ -67,6 +73,7 @@ export function parseReplayFlags(v: ReplayValues): ReplayFlags | undefined {
     participationPct: num(v.participation, 'participation', 100, 0.0001),
     orderLatencyMs: Math.round(num(v['order-latency'], 'order-latency', 60_000)),
     feedLatencyMs: Math.round(num(v['feed-latency'], 'feed-latency', 60_000)),
+    engine,
   }
 }
 

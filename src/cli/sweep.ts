@@ -34,7 +34,8 @@ export const SWEEP_USAGE = `usage: perpbot sweep --data DIR --grid KEY=V1,V2,...
   --out DIR          writes sweep.csv and sweep.html (default sweep/)
   --seed S           seed of the mock and the bot (default 1)
   Replay flags as in 'perpbot simulate': --data DIR, --symbols, --from, --to, --fill-model,
-  --participation, --order-latency, --feed-latency.`
+  --participation, --order-latency, --feed-latency, --engine (fast by default; bot runs the whole
+  bot against the mock for every point, end to end and much slower).`
 
 export async function sweepCommand(ctx: CliContext, version: string): Promise<number> {
   const { values } = parseArgs({
@@ -123,6 +124,7 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
     seed,
     configDir: ctx.configDir,
     perpbotVersion: version,
+    engine: replay.engine,
   }))
   const tty = process.stderr.isTTY === true
   const write = tty
@@ -150,10 +152,16 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
   )
   const best = rows[0]
   ctx.stdout(
-    `swept ${rows.length} point(s) on ${workers === 0 ? 'this thread' : `${workers} worker(s)`} in ${((performance.now() - started) / 1000).toFixed(1)} s` +
+    `swept ${rows.length} point(s) with the ${replay.engine} engine on ${workers === 0 ? 'this thread' : `${workers} worker(s)`} in ${((performance.now() - started) / 1000).toFixed(1)} s` +
       (best === undefined
         ? ''
         : `; best in-sample ${axes.map((a) => `${a.key}=${best.point[a.key]}`).join(' ')}: ${objective} ${best.isScore.toFixed(2)} in-sample, ${best.oosScore.toFixed(2)} out-of-sample`),
+  )
+  const loads = results.map((r) => r.timing.loadMs).filter((ms) => ms > 0)
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length) / 1000
+  ctx.stdout(
+    `a point took ${mean(results.map((r) => r.timing.runMs)).toFixed(2)} s on average (${mean(results.map((r) => r.timing.cpuMs)).toFixed(2)} s of its thread's CPU)` +
+      (loads.length > 0 ? `; each worker loaded the task once in ${mean(loads).toFixed(1)} s` : ''),
   )
   ctx.stdout(`wrote ${join(out, 'sweep.csv')} and ${join(out, 'sweep.html')}`)
   return 0

@@ -1,5 +1,9 @@
-/** The research commands' small parts: time arguments and the counted progress line with its estimate. */
+/**
+ * The research commands' small parts: time arguments, the counted progress line with its estimate,
+ * the replay flags' engine.
+ */
 import { describe, expect, it } from 'vitest'
+import { parseReplayFlags } from '../../src/cli/simulateReplay.ts'
 import { countLine, createCountProgress } from '../../src/research/progress.ts'
 import { parseTimeArg } from '../../src/research/timeArg.ts'
 
@@ -35,5 +39,16 @@ describe('counted progress', () => {
     expect(out).toHaveLength(2)
     expect(out[0]?.startsWith('\r')).toBe(true)
     expect(out[1]?.endsWith('\n')).toBe(true)
+  })
+})
+
+describe('replay engine flag', () => {
+  it('runs the fast engine unless --engine bot; refuses others, and --engine without --data', () => {
+    // parseArgs's defaults for the other flags.
+    const base = { data: 'd', participation: '100', 'order-latency': '0', 'feed-latency': '0' }
+    expect(parseReplayFlags(base)?.engine).toBe('fast')
+    expect(parseReplayFlags({ ...base, engine: 'bot' })?.engine).toBe('bot')
+    expect(() => parseReplayFlags({ ...base, engine: 'turbo' })).toThrow(/--engine must be fast or bot/)
+    expect(() => parseReplayFlags({ engine: 'bot' })).toThrow(/--engine needs --data/)
   })
 })

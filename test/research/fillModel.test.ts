@@ -1,6 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { toTicks } from '../../src/decimal.ts'
 import { barPrints, matchPrint, type QueuedOrder } from '../../src/research/replay/fillModel.ts'
-import { queueOnJoin } from '../../src/research/replay/replayDriver.ts'
+import { queueOnJoin, ticksOf } from '../../src/research/replay/replayDriver.ts'
 
 const trades = { tier: 'trades' as const, participationPpm: 1_000_000n }
 const klines = { tier: 'klines' as const, participationPpm: 1_000_000n }
@@ -97,5 +99,31 @@ describe('queue ahead on joining, from the recorded touch', () => {
     expect(queueOnJoin(touch, false, 101n)).toBe(0n)
     expect(queueOnJoin(touch, true, 99n)).toBeUndefined()
     expect(queueOnJoin(undefined, true, 100n)).toBeUndefined()
+  })
+})
+
+describe('dataset decimals to ticks', () => {
+  it('gives what toTicks gives, half-even beyond the decimals', () => {
+    for (const [s, d] of [
+      ['12', 2],
+      ['-0.5', 1],
+      ['0.125', 2],
+      ['0.135', 2],
+      ['-1.005', 2],
+      ['007.10', 3],
+    ] as const)
+      expect(ticksOf(s, d)).toBe(toTicks(s, d, 'half-even'))
+    const decimal = fc
+      .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 0, max: 10 }))
+      .map(([neg, units, scale]) => {
+        const digits = units.toString().padStart(scale + 1, '0')
+        const body = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`
+        return neg ? `-${body}` : body
+      })
+    fc.assert(
+      fc.property(decimal, fc.integer({ min: 0, max: 10 }), (s, d) => {
+        expect(ticksOf(s, d)).toBe(toTicks(s, d, 'half-even'))
+      }),
+    )
   })
 })

@@ -4,7 +4,7 @@
  * The replay's fills and net PnL must match what the mock actually did, within the stated tolerance;
  * with a realistic latency (250 ms feed and order) the bot quotes on stale prices and the replay
  * shows it. (3 virtual minutes at a 2 bps half-spread: mock 59 fills, net −11.13; replay at latency 0
- * 51 fills, −10.32; at 250 ms 47 fills, −11.50.)
+ * 51 fills, −10.32 (the fast engine 52, −10.42); at 250 ms 47 fills, −11.50.)
  * Tolerance: fill count within 15 % (at least ±2 fills: a few-minute run has a few dozen), net PnL
  * within 25 % of the truth's or 1 bp of the traded volume, whichever is larger (a net PnL near zero
  * makes a pure ratio meaningless).
@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { runBacktest } from '../../src/research/backtest/runBacktest.ts'
 import { createMarketRecorder } from '../../src/research/record/marketRecorder.ts'
 import { DEFAULT_FILL_MODEL } from '../../src/research/replay/fillModel.ts'
 import { prepareReplay } from '../../src/research/replay/prepareReplay.ts'
@@ -54,18 +55,22 @@ describe('fill model vs the mock (ground truth), 3 virtual minutes, 2 instrument
     const truth = summarize(truthRun.record)
     expect(truth.fills).toBeGreaterThan(5)
 
-    const replay = async (latencyMs: number) => {
+    const replay = async (latencyMs: number, engine: 'bot' | 'fast' = 'bot') => {
       const p = prepareReplay({
         dir,
         model: { ...DEFAULT_FILL_MODEL, orderLatencyMs: latencyMs, feedLatencyMs: latencyMs },
       })
-      const r = await runSimulation({ ...base, replay: p })
+      const r = await (engine === 'fast' ? runBacktest : runSimulation)({ ...base, replay: p })
       expect(r.record.meta.data).toContain('fill model trades')
       return summarize(r.record)
     }
     const zero = await replay(0)
     if (process.env.PERPBOT_GT_PRINT) console.log({ truth, zero })
     expect(within(zero, truth)).toEqual({ fills: true, pnl: true })
+    // The fast engine (the bot's decisions against the mock's core) holds to the truth as well.
+    const fast = await replay(0, 'fast')
+    if (process.env.PERPBOT_GT_PRINT) console.log({ fast })
+    expect(within(fast, truth)).toEqual({ fills: true, pnl: true })
 
     const slow = await replay(250)
     if (process.env.PERPBOT_GT_PRINT) console.log({ slow })

@@ -14,6 +14,8 @@ const m = (netPnl: number, drawdown = 0): PointMetrics => ({
   volume: 100,
 })
 
+const timing = { runMs: 1, cpuMs: 1, loadMs: 0, thread: 0 }
+
 describe('sweep', () => {
   it('expands every combination, first axis slowest; refuses a bad or repeated axis', () => {
     const axes = [parseAxis('halfSpreadBps=5,10'), parseAxis('skewBps=0,2.5,x')]
@@ -32,8 +34,8 @@ describe('sweep', () => {
 
   it('ranks on the in-sample score only, and the drawdown objective prefers the smallest', () => {
     const results = [
-      { index: 0, point: { a: 1 }, inSample: m(1, 5), outOfSample: m(9) },
-      { index: 1, point: { a: 2 }, inSample: m(3, 1), outOfSample: m(-4) },
+      { index: 0, point: { a: 1 }, inSample: m(1, 5), outOfSample: m(9), timing },
+      { index: 1, point: { a: 2 }, inSample: m(3, 1), outOfSample: m(-4), timing },
     ]
     expect(rank(results, 'net-pnl').map((r) => r.point.a)).toEqual([2, 1])
     expect(rank(results, 'net-pnl')[0]?.oosScore).toBe(-4)
@@ -48,6 +50,7 @@ describe('sweep', () => {
       point,
       inSample: m(index),
       outOfSample: m(-index),
+      timing,
     }))
     const rows = rank(results, 'net-pnl')
     const csv = sweepCsv(rows, axes)

@@ -4,7 +4,7 @@
  * closes when there are none, as of t − feed latency; what fills our orders comes from trades rows
  * (tier `trades`), or from klines turned into prints (tier `klines`), through the fill model.
  */
-import { toTicks } from '../../decimal.ts'
+import { pow10, toTicks } from '../../decimal.ts'
 import type { Market } from '../../mock/perps/market.ts'
 import type {
   MarketDriver,
@@ -192,27 +192,27 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
     // What the bot reads, as of t − feed latency.
     if (f.tickers.present) {
       for (let r = f.tickers.takeUntil(seen); r !== undefined; r = f.tickers.takeUntil(seen)) {
-        f.index = toTicks(r.i, f.pd, 'half-even')
-        f.mark = toTicks(r.m, f.pd, 'half-even')
+        f.index = ticksOf(r.i, f.pd)
+        f.mark = ticksOf(r.m, f.pd)
       }
     }
     // Exchange side: the touch and the prints of (t − dt, t]; klines close at open + interval.
     for (let r = f.bbo.takeUntil(t); r !== undefined; r = f.bbo.takeUntil(t))
       f.touch = {
-        bp: toTicks(r.bp, f.pd, 'half-even'),
-        bq: toTicks(r.bq, f.qd, 'half-even'),
-        ap: toTicks(r.ap, f.pd, 'half-even'),
-        aq: toTicks(r.aq, f.qd, 'half-even'),
+        bp: ticksOf(r.bp, f.pd),
+        bq: ticksOf(r.bq, f.qd),
+        ap: ticksOf(r.ap, f.pd),
+        aq: ticksOf(r.aq, f.qd),
       }
     f.prints = []
     let volume = 0n
     let trades = 0
     if (model.tier === 'trades' || !f.klines.present) {
       for (let r = f.trades.takeUntil(t); r !== undefined; r = f.trades.takeUntil(t)) {
-        const qty = toTicks(r.q, f.qd, 'half-even')
+        const qty = ticksOf(r.q, f.qd)
         f.prints.push({
           t: r.t,
-          price: toTicks(r.p, f.pd, 'half-even'),
+          price: ticksOf(r.p, f.pd),
           qty,
           buyAggressor: r.s === undefined ? undefined : r.s === 'long',
         })
@@ -222,18 +222,11 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
       }
     }
     for (let r = f.klines.takeUntil(t - interval); r !== undefined; r = f.klines.takeUntil(t - interval)) {
-      const close = toTicks(r.c, f.pd, 'half-even')
+      const close = ticksOf(r.c, f.pd)
       if (model.tier === 'klines') {
-        const v = toTicks(r.v, f.qd, 'half-even')
+        const v = ticksOf(r.v, f.qd)
         f.prints.push(
-          ...barPrints(
-            r.t + interval,
-            toTicks(r.o, f.pd, 'half-even'),
-            toTicks(r.h, f.pd, 'half-even'),
-            toTicks(r.l, f.pd, 'half-even'),
-            close,
-            v,
-          ),
+          ...barPrints(r.t + interval, ticksOf(r.o, f.pd), ticksOf(r.h, f.pd), ticksOf(r.l, f.pd), close, v),
         )
         volume += v
         trades += r.n
@@ -249,7 +242,7 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
     }
     let fundingRate: bigint | undefined
     for (let r = f.funding.takeUntil(t); r !== undefined; r = f.funding.takeUntil(t))
-      fundingRate = toTicks(r.r, 8, 'half-even')
+      fundingRate = ticksOf(r.r, 8)
     const mark = f.mark ?? m.markTicks
     return {
       indexTicks: f.index ?? mark,
@@ -284,4 +277,17 @@ function shownAt(
 ): bigint | undefined {
   if (touch === undefined) return undefined
   return buy ? (price === touch.bp ? touch.bq : undefined) : price === touch.ap ? touch.aq : undefined
+}
+
+/**
+ * A dataset decimal (checked when its chunk was read) in ticks of `d` decimals, half-even beyond
+ * them, as `toTicks` gives it. Parsed here rather than through decimal.ts's cache of spellings: a
+ * day of rows would evict the bot's own prices from it at every step.
+ */
+export function ticksOf(s: string, d: number): bigint {
+  const dot = s.indexOf('.')
+  if (dot < 0) return BigInt(s) * pow10(d)
+  const places = s.length - dot - 1
+  if (places > d) return toTicks(s, d, 'half-even')
+  return BigInt(s.slice(0, dot) + s.slice(dot + 1)) * pow10(d - places)
 }

@@ -4,11 +4,15 @@
  * gives the same metrics on any thread. Runs on a pool worker (sweepWorker.mjs) or inline.
  */
 
+import { performance } from 'node:perf_hooks'
 import { runSimulation } from '../../sim/simulate/runSimulation.ts'
+import type { Engine } from '../backtest/engine.ts'
+import { runBacktest } from '../backtest/runBacktest.ts'
 import type { FillModelConfig, FillTier } from '../replay/fillModel.ts'
 import { prepareReplay } from '../replay/prepareReplay.ts'
 import type { GridPoint } from './grid.ts'
 import { metricsOf, type PointMetrics } from './objective.ts'
+import { threadCpuMs } from './threadCpu.ts'
 
 export interface SweepTask {
   index: number
@@ -27,6 +31,8 @@ export interface SweepTask {
   seed: number
   configDir: string
   perpbotVersion: string
+  /** `fast` (the sweep's default) or `bot` (the whole bot against the mock). */
+  engine: Engine
 }
 
 export interface SweepResult {
@@ -34,6 +40,19 @@ export interface SweepResult {
   point: GridPoint
   inSample: PointMetrics
   outOfSample: PointMetrics
+  /** Where the time went: this point's run, and the worker's one-time load of the task module. */
+  timing: PointTiming
+}
+
+export interface PointTiming {
+  /** Wall ms of both windows' backtests. */
+  runMs: number
+  /** CPU ms of the thread that ran the point (threadCpu.ts): the same on 1 or 2 workers unless they contend. */
+  cpuMs: number
+  /** Wall ms the worker spent loading the task module before its first point (0 after the first). */
+  loadMs: number
+  /** The worker thread (0: the main thread). */
+  thread: number
 }
 
 async function window(t: SweepTask, from: number, to: number): Promise<PointMetrics> {
@@ -44,7 +63,8 @@ async function window(t: SweepTask, from: number, to: number): Promise<PointMetr
     to,
     model: { ...t.model, participationPpm: BigInt(t.model.participationPpm) },
   })
-  const r = await runSimulation({
+  const run = t.engine === 'fast' ? runBacktest : runSimulation
+  const r = await run({
     strategy: t.strategy,
     instruments: replay.instruments.length,
     hours: (to - from) / 3_600_000,
@@ -57,14 +77,26 @@ async function window(t: SweepTask, from: number, to: number): Promise<PointMetr
     // One thread per point: the pool spreads points over the cores (the report is the same either way).
     signatures: 'inline',
   })
+  // A corrupt file met mid-run held the market still from there: the point's figures would be wrong.
+  if (replay.driver.failure !== undefined) throw replay.driver.failure
   return metricsOf(r.record)
 }
 
 export async function runPoint(t: SweepTask): Promise<SweepResult> {
+  const started = performance.now()
+  const cpu = threadCpuMs()
+  const inSample = await window(t, t.from, t.cut)
+  const outOfSample = await window(t, t.cut, t.to)
   return {
     index: t.index,
     point: t.point,
-    inSample: await window(t, t.from, t.cut),
-    outOfSample: await window(t, t.cut, t.to),
+    inSample,
+    outOfSample,
+    timing: {
+      runMs: performance.now() - started,
+      cpuMs: threadCpuMs() - cpu,
+      loadMs: 0,
+      thread: 0,
+    },
   }
 }

@@ -39,6 +39,12 @@ interface Tracked {
   timer: StateTimer
 }
 
+/** What the recorder reads of the bot's status (`BotStatus` has it; the fast backtest engine builds its own). */
+export interface RecordedStatus {
+  limiter: Pick<BotStatus['limiter'], 'budgets'>
+  instruments: readonly InstrumentState[]
+}
+
 export interface Recorder {
   /** The account to follow, once the bot has registered it (events before are buffered). */
   follow(owner: string): void
@@ -46,9 +52,9 @@ export interface Recorder {
    * Samples what is due at `now` (call after every clock step): instrument states every
    * `STATE_SAMPLE_MS` from `states` (cheap), the charts' series from `status` (whole).
    */
-  sample(now: number, read: { states: () => readonly InstrumentState[]; status: () => BotStatus }): void
+  sample(now: number, read: { states: () => readonly InstrumentState[]; status: () => RecordedStatus }): void
   alert(a: Alert): void
-  finish(now: number, status: BotStatus): SimRecord
+  finish(now: number, status: RecordedStatus): SimRecord
   dispose(): void
 }
 
@@ -154,7 +160,7 @@ export function createRecorder(o: {
     for (const i of states) tracked.get(i.id)?.timer.observe(now, i.state, i.reason)
   }
 
-  const sampleSeries = (now: number, status: BotStatus, force = false): void => {
+  const sampleSeries = (now: number, status: RecordedStatus, force = false): void => {
     const view = owner === undefined ? undefined : exchange.accountOf(owner)
     readFunding()
     const positions = new Map<number, number>()

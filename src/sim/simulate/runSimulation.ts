@@ -15,6 +15,7 @@ import { generateInstruments, type InstrumentSpec } from '../../mock/perps/instr
 import type { MarketDriver, MarketTap } from '../../mock/perps/marketDriver.ts'
 import { seededRandom } from '../../random.ts'
 import { loadSettings } from '../../settings/load.ts'
+import type { Settings } from '../../settings/schema.ts'
 import { generatedInstrumentConfig } from '../generatedInstruments.ts'
 import type { SimRecord } from './model.ts'
 import { createRecorder } from './recorder.ts'
@@ -65,10 +66,12 @@ export interface SimulationResult {
   journal?: JournalMetrics | undefined
 }
 
-export async function runSimulation(o: SimulateOptions): Promise<SimulationResult> {
-  const specs = o.replay?.instruments ?? generateInstruments(o.instruments, o.seed)
-  const startMs = o.replay?.startMs ?? SIM_START_MS
-  const { settings } = loadSettings({
+/** The shipped dry-run configuration with the strategy on every instrument (also the fast backtest engine's). */
+export function simulationSettings(
+  o: Pick<SimulateOptions, 'configDir' | 'strategy' | 'strategyParams' | 'overrides'>,
+  specs: readonly InstrumentSpec[],
+): Settings {
+  return loadSettings({
     configDir: o.configDir,
     mode: 'dry-run',
     overrides: {
@@ -80,7 +83,13 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       ...o.overrides,
     },
     env: {},
-  })
+  }).settings
+}
+
+export async function runSimulation(o: SimulateOptions): Promise<SimulationResult> {
+  const specs = o.replay?.instruments ?? generateInstruments(o.instruments, o.seed)
+  const startMs = o.replay?.startMs ?? SIM_START_MS
+  const settings = simulationSettings(o, specs)
   const strategies = await resolveStrategies(settings)
   const assembly = createSteppedAssembly({
     seed: o.seed,
