@@ -57,7 +57,8 @@ describe('perpbot download --live against the mock over loopback', () => {
     const r = await perpbot(['download', '--live', mock.url, '--out', dir, ...window])
     expect(r.err).not.toMatch(/failed/)
     expect(r.code).toBe(0)
-    expect(r.out).toMatch(/downloaded 18 chunk\(s\).*and kept 0 already present.*request weight \d+/)
+    // Instruments 2, klines 6 pages × 5, trades and funding 6 pages × 10 each: all through the limiter.
+    expect(r.out).toMatch(/downloaded 18 chunk\(s\).*and kept 0 already present.*\(request weight 152\)/)
     const store = DatasetStore.open(dir)
     expect(store.manifest.source).toBe(`live:${mock.url}:klines=1m`)
     expect(store.manifest.klineIntervalMs).toBe(60_000)

@@ -60,7 +60,8 @@ export class LiveHistorySource implements HistorySource {
   readonly name: string
   readonly klineIntervalMs: number
   readonly #o: LiveSourceOptions
-  #ids: Map<string, number> | undefined
+  /** The instrument list, read once per source. */
+  #list: Promise<DatasetInstrument[]> | undefined
 
   constructor(o: LiveSourceOptions) {
     this.#o = o
@@ -69,13 +70,15 @@ export class LiveHistorySource implements HistorySource {
     this.name = `live:${o.baseUrl}:klines=${o.interval}`
   }
 
-  async instruments(): Promise<DatasetInstrument[]> {
-    const rows = await this.#read('the instrument list', () =>
+  instruments(): Promise<DatasetInstrument[]> {
+    this.#list ??= this.#read('the instrument list', () =>
       this.#o.client.getInstruments(undefined, { signal: this.#o.signal }),
-    )
-    const out = rows.map(instrumentOfVenue)
-    this.#ids = new Map(out.map((i) => [i.symbol, i.id]))
-    return out
+    ).then((rows) => rows.map(instrumentOfVenue))
+    // A failed read is not kept: the next call asks again.
+    this.#list.catch(() => {
+      this.#list = undefined
+    })
+    return this.#list
   }
 
   async page<K extends HistoryKind>(
@@ -84,8 +87,7 @@ export class LiveHistorySource implements HistorySource {
     from: number,
     to: number,
   ): Promise<HistoryPage<K>> {
-    const ids = this.#ids ?? new Map((await this.instruments()).map((i) => [i.symbol, i.id]))
-    const instrumentId = ids.get(symbol)
+    const instrumentId = (await this.instruments()).find((i) => i.symbol === symbol)?.id
     if (instrumentId === undefined) throw new DatasetError(`the venue has no instrument ${symbol}`)
     const what = `${kind} of ${symbol} from ${new Date(from).toISOString()}`
     // One reader per kind, indexed by the generic kind (TypeScript correlates the result with K).
