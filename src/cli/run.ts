@@ -43,7 +43,7 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
                      env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
   --duration S       stop by itself after S seconds (of the bot's clock)
   --record DIR       also record the public stream into a dataset folder (as 'perpbot record';
-                     its own socket, rotated hourly, at most 1 GB)`
+                     its own sockets, rotated hourly, at most 1 GB)`
 
 export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<number> {
   const { values } = parseArgs({
@@ -307,7 +307,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       clock,
       maxBytes: 1e9,
       flushMs: 60_000,
-      trades: mock === undefined,
+      onError: (m) => logger.warn(m),
     })
   } else if (values.record !== undefined)
     logger.warn('--record needs a stream address (PERPS_WS_URL); not recording')

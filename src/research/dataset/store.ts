@@ -2,8 +2,20 @@
  * Reading and writing a dataset folder. Each chunk is written whole to a temporary file and renamed
  * into place, and only then entered in the manifest (also written by rename), so a crash loses at most
  * the chunk being written and never leaves a half file that the manifest vouches for.
+ * Recordings also append: a gzip member per flush (gzip readers take concatenated members), after
+ * which the manifest's byte count grows; bytes past the count (an append a crash cut) are not read
+ * and are cut off before the next append.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import {
@@ -100,12 +112,55 @@ export class DatasetStore {
     rows: readonly RowOf[K][],
   ): ChunkEntry {
     const body = rows.map((r) => JSON.stringify(r)).join('\n')
-    const gz = gzipSync(rows.length > 0 ? `${body}\n` : '', { level: 6 })
+    return this.writeChunkBytes(
+      path,
+      entry,
+      gzipSync(rows.length > 0 ? `${body}\n` : '', { level: 6 }),
+      rows.length,
+    )
+  }
+
+  /** Writes a chunk's compressed bytes whole (temp file + rename), then lists it in the manifest. */
+  writeChunkBytes(
+    path: string,
+    entry: Omit<ChunkEntry, 'rows' | 'bytes'>,
+    gz: Uint8Array,
+    rows: number,
+  ): ChunkEntry {
     const file = join(this.dir, path)
     mkdirSync(dirname(file), { recursive: true })
     writeFileSync(`${file}.tmp`, gz)
     renameSync(`${file}.tmp`, file)
-    const full: ChunkEntry = { ...entry, rows: rows.length, bytes: gz.length }
+    const full: ChunkEntry = { ...entry, rows, bytes: gz.length }
+    this.#manifest.chunks[path] = full
+    this.#save()
+    return full
+  }
+
+  /**
+   * Appends a gzip member of `rows` rows to a chunk (creating it), then counts it in the manifest;
+   * the entry's window widens to cover `entry`'s.
+   */
+  appendChunk(
+    path: string,
+    entry: Omit<ChunkEntry, 'rows' | 'bytes'>,
+    gz: Uint8Array,
+    rows: number,
+  ): ChunkEntry {
+    const file = join(this.dir, path)
+    const listed = this.#manifest.chunks[path]
+    mkdirSync(dirname(file), { recursive: true })
+    // Bytes the manifest does not vouch for (a cut append, or a file it never listed) go first.
+    const size = existsSync(file) ? statSync(file).size : 0
+    if (size > (listed?.bytes ?? 0)) truncateSync(file, listed?.bytes ?? 0)
+    appendFileSync(file, gz)
+    const full: ChunkEntry = {
+      ...entry,
+      from: Math.min(entry.from, listed?.from ?? entry.from),
+      to: Math.max(entry.to, listed?.to ?? entry.to),
+      rows: (listed?.rows ?? 0) + rows,
+      bytes: (listed?.bytes ?? 0) + gz.length,
+    }
     this.#manifest.chunks[path] = full
     this.#save()
     return full
@@ -124,9 +179,14 @@ export class DatasetStore {
    */
   readChunk<K extends DataKind>(path: string, kind: K): RowOf[K][] {
     const file = join(this.dir, path)
+    const listedBytes = this.#manifest.chunks[path]?.bytes
     let text: string
     try {
-      text = gunzipSync(readFileSync(file)).toString('utf8')
+      const raw = readFileSync(file)
+      // Only what the manifest counts: an append cut by a crash lies past it.
+      text = gunzipSync(
+        listedBytes !== undefined && raw.length > listedBytes ? raw.subarray(0, listedBytes) : raw,
+      ).toString('utf8')
     } catch (e) {
       throw new CorruptChunkError(file, e instanceof Error ? e.message : String(e))
     }
