@@ -6,16 +6,8 @@
  * which the manifest's byte count grows; bytes past the count (an append a crash cut) are not read
  * and are cut off before the next append.
  */
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { appendFile, mkdir, rename, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import {
@@ -138,32 +130,57 @@ export class DatasetStore {
   }
 
   /**
-   * Appends a gzip member of `rows` rows to a chunk (creating it), then counts it in the manifest;
-   * the entry's window widens to cover `entry`'s.
+   * Appends a gzip member of `rows` rows to a chunk (creating it) with non-blocking file calls, and
+   * counts it in the manifest in memory; the entry's window widens to cover `entry`'s. The manifest
+   * is written by `saveManifest` (once per batch of appends: a recording appends to hundreds of
+   * chunks at a flush).
    */
-  appendChunk(
+  async appendChunkAsync(
     path: string,
     entry: Omit<ChunkEntry, 'rows' | 'bytes'>,
     gz: Uint8Array,
     rows: number,
-  ): ChunkEntry {
+  ): Promise<void> {
     const file = join(this.dir, path)
     const listed = this.#manifest.chunks[path]
-    mkdirSync(dirname(file), { recursive: true })
+    const vouched = listed?.bytes ?? 0
+    await mkdir(dirname(file), { recursive: true })
     // Bytes the manifest does not vouch for (a cut append, or a file it never listed) go first.
-    const size = existsSync(file) ? statSync(file).size : 0
-    if (size > (listed?.bytes ?? 0)) truncateSync(file, listed?.bytes ?? 0)
-    appendFileSync(file, gz)
-    const full: ChunkEntry = {
+    const size = await stat(file).then(
+      (st) => st.size,
+      () => 0,
+    )
+    if (size > vouched) await truncate(file, vouched)
+    await appendFile(file, gz)
+    this.#manifest.chunks[path] = {
       ...entry,
       from: Math.min(entry.from, listed?.from ?? entry.from),
       to: Math.max(entry.to, listed?.to ?? entry.to),
       rows: (listed?.rows ?? 0) + rows,
-      bytes: (listed?.bytes ?? 0) + gz.length,
+      bytes: vouched + gz.length,
     }
-    this.#manifest.chunks[path] = full
+  }
+
+  /**
+   * Replaces a chunk's bytes whole (temp file + rename, non-blocking) when the manifest still counts
+   * `expectBytes` for it; the manifest entry changes in memory (written by `saveManifest`).
+   */
+  async replaceChunkAsync(path: string, expectBytes: number, gz: Uint8Array): Promise<boolean> {
+    const file = join(this.dir, path)
+    await writeFile(`${file}.tmp`, gz)
+    const listed = this.#manifest.chunks[path]
+    if (listed === undefined || listed.bytes !== expectBytes) {
+      await rm(`${file}.tmp`, { force: true })
+      return false
+    }
+    await rename(`${file}.tmp`, file)
+    this.#manifest.chunks[path] = { ...listed, bytes: gz.length }
+    return true
+  }
+
+  /** Writes the manifest (after `appendChunkAsync` / `replaceChunkAsync` / `forget(path, false)`). */
+  saveManifest(): void {
     this.#save()
-    return full
   }
 
   /** Chunks of one kind and instrument overlapping [from, to), oldest first. */
@@ -223,9 +240,9 @@ export class DatasetStore {
   }
 
   /** Drops a chunk from the manifest (a corrupt one, so the next download fetches it again). */
-  forget(path: string): void {
+  forget(path: string, save = true): void {
     delete this.#manifest.chunks[path]
-    this.#save()
+    if (save) this.#save()
   }
 
   #save(): void {

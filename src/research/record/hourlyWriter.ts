@@ -40,6 +40,13 @@ interface Write {
   compact: boolean
 }
 
+/** zlib's thread pool has 4 threads by default: more at once only queue. */
+const PARALLEL = 4
+
+async function inBatches<T>(items: readonly T[], f: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += PARALLEL) await Promise.all(items.slice(i, i + PARALLEL).map(f))
+}
+
 export interface HourlyWriter {
   add<K extends DataKind>(kind: K, symbol: string, row: RowOf[K]): void
   /** Appends what arrived since the last flush (compressed off the loop), then trims to the disk bound. */
@@ -73,27 +80,25 @@ export function createHourlyWriter(store: DatasetStore, maxBytes: number): Hourl
     return w
   }
 
-  async function write(w: Write): Promise<void> {
-    if (w.rows > 0)
-      store.appendChunk(
-        w.path,
-        { kind: w.kind, symbol: w.symbol, from: w.from, to: w.to },
-        await gzipAsync(w.body, { level: 6 }),
-        w.rows,
-      )
-    if (!w.compact) return
-    const entry = store.manifest.chunks[w.path]
+  /** Compresses one write on the thread pool and appends it. */
+  async function append(w: Write): Promise<void> {
+    if (w.rows === 0) return
+    const gz = await gzipAsync(w.body, { level: 6 })
+    await store.appendChunkAsync(
+      w.path,
+      { kind: w.kind, symbol: w.symbol, from: w.from, to: w.to },
+      gz,
+      w.rows,
+    )
+  }
+
+  /** Whole-hour compression: one member compresses about twice as well as a minute's members. */
+  async function compact(path: string): Promise<void> {
+    const entry = store.manifest.chunks[path]
     if (entry === undefined) return
-    // Whole-hour compression: one member compresses about twice as well as a minute's members.
-    const members = (await readFile(join(store.dir, w.path))).subarray(0, entry.bytes)
+    const members = (await readFile(join(store.dir, path))).subarray(0, entry.bytes)
     const whole = await gzipAsync(await gunzipAsync(members), { level: 6 })
-    if (store.manifest.chunks[w.path]?.bytes === entry.bytes)
-      store.writeChunkBytes(
-        w.path,
-        { kind: entry.kind, symbol: entry.symbol, from: entry.from, to: entry.to },
-        whole,
-        entry.rows,
-      )
+    await store.replaceChunkAsync(path, entry.bytes, whole)
   }
 
   async function trim(): Promise<void> {
@@ -105,7 +110,7 @@ export function createHourlyWriter(store: DatasetStore, maxBytes: number): Hourl
       .sort((a, b) => a[1].from - b[1].from || (a[0] < b[0] ? -1 : 1))
     for (const [path, c] of old) {
       if (total <= maxBytes) break
-      store.forget(path)
+      store.forget(path, false)
       await rm(join(store.dir, path), { force: true })
       total -= c.bytes
       dropped++
@@ -118,12 +123,24 @@ export function createHourlyWriter(store: DatasetStore, maxBytes: number): Hourl
     return n
   }
 
+  /**
+   * One flush: appends (compressed a few at a time on the thread pool), recompresses the hours that
+   * closed, trims to the bound, then writes the manifest once.
+   */
   async function flushNow(): Promise<void> {
     const writes = closed
     closed = []
     for (const o of open.values()) if (o.lines.length > 0) writes.push(take(o, false))
-    for (const w of writes) await write(w)
-    await trim()
+    try {
+      await inBatches(writes, append)
+      await inBatches(
+        writes.filter((w) => w.compact),
+        (w) => compact(w.path),
+      )
+      await trim()
+    } finally {
+      store.saveManifest()
+    }
   }
 
   return {
