@@ -108,6 +108,15 @@ const JOBS: Job[] = [
       }),
     ),
   ),
+  // What a recording flush holds the event loop for late in the hour, against the earlier writer's
+  // whole-hour rewrite (the 30 s pairs above never reach minute 59).
+  {
+    name: 'record flush, 100 instruments, minute 59 of the hour',
+    script: 'bench/recordFlush.bench.ts',
+    args: ['--instruments', '100', '--minute', '59'],
+    nodeFlags: [],
+    timeoutMs: 240_000,
+  },
   // The rss baseline: the same 1,000-instrument stream case under V8's own heap growth policy (what
   // `ops.heapGrowthPercent` replaces; src/cli/heapPolicy.ts).
   {
@@ -328,6 +337,9 @@ if (recordCases.length > 0) {
     `median of pairs: off p50 ${ms(med(off.map((d) => d.p50)))} p99 ${ms(med(off.map((d) => d.p99)))} · on p50 ${ms(med(on.map((d) => d.p50)))} p99 ${ms(med(on.map((d) => d.p99)))} ms`,
   )
 }
+
+const flushOut = outcomes.find((o) => o.job.script.endsWith('recordFlush.bench.ts'))
+for (const l of flushOut?.lines.filter((x) => x.startsWith('record flush')) ?? []) console.log(`\n${l}`)
 
 const limiterOut = outcomes.find((o) => o.job.script.endsWith('limiter.bench.ts'))
 if (limiterOut) {

@@ -18,8 +18,9 @@
  * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
  * does; without it, none. The same case with and without it shows the journal's cost on the order path.
  *
- * `--record`: the bot's process also records the public stream as `perpbot run --record` does (its
- * own sockets: tickers, bbo, trades and books of every instrument into a temp folder), flushed every
+ * `--record`: the bot's process also records the public stream as `perpbot run --record` does (on a
+ * worker thread with its own sockets: tickers, bbo, trades and books of every instrument into a temp
+ * folder), flushed every
  * `--record-flush-s` seconds (default 5, twelve times `run`'s cadence, so the window holds several
  * flushes). The same case with and without it shows the recording's cost on the order path.
  *
@@ -59,7 +60,7 @@ import { JournalSettings } from '../src/journal/settings.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { STREAM_PATH } from '../src/mock/stream/streamServer.ts'
 import { instrumentOfSpec } from '../src/research/download/mockSource.ts'
-import { startStreamRecorder } from '../src/research/record/streamRecorder.ts'
+import { clockImage, startRecorderThread } from '../src/research/record/recorderThread.ts'
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
@@ -226,12 +227,12 @@ if (RECORD && mock.streamUrl === undefined) throw new Error('--record needs the 
 const recorder =
   recordDir === undefined || mock.streamUrl === undefined
     ? undefined
-    : startStreamRecorder({
+    : await startRecorderThread({
         url: mock.streamUrl,
         dir: recordDir,
         source: 'record:bench',
         instruments: specs.map(instrumentOfSpec),
-        clock: systemClock,
+        clock: clockImage(systemClock),
         maxBytes: 1e9,
         flushMs: RECORD_FLUSH_S * 1000,
       })

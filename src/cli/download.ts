@@ -122,6 +122,10 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
     )
     return ctx.signal.aborted ? 1 : 0
   } catch (e) {
+    if (e instanceof VenueReadError && ctx.signal.aborted) {
+      ctx.stderr(`perpbot download: interrupted; ${saved} chunk(s) saved this run stay in ${out}`)
+      return 1
+    }
     if (e instanceof VenueReadError) {
       ctx.stderr(
         `perpbot download: ${e.message}\n  ${saved} chunk(s) saved this run stay in ${out}; run the same command again to fetch only what is missing`,

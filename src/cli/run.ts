@@ -21,6 +21,7 @@ import { checkPortFree } from '../preflight/portCheck.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { instrumentOfSpec } from '../research/download/mockSource.ts'
+import { clockImage, startRecorderThread } from '../research/record/recorderThread.ts'
 import { type StreamRecorder, startStreamRecorder } from '../research/record/streamRecorder.ts'
 import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
@@ -297,18 +298,29 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
 
   const wsUrl = mock?.wsUrl ?? secrets.PERPS_WS_URL
   if (values.record !== undefined && wsUrl !== undefined) {
-    recorder = startStreamRecorder({
-      url: wsUrl,
-      dir: resolve(values.record),
-      source: mock ? `record:mock:seed=${settings.mock.seed}` : `record:${wsUrl}`,
-      instruments: mock
-        ? mock.exchange.instrumentSpecs().map(instrumentOfSpec)
-        : await venueInstruments(secrets.PERPS_URL ?? settings.perps.url ?? ''),
-      clock,
-      maxBytes: 1e9,
-      flushMs: 60_000,
-      onError: (m) => logger.warn(m),
-    })
+    // On a thread of its own (recorderThread.ts): the bot's event loop never parses or writes for it.
+    // A recording that cannot start is reported and the bot trades on: the recording serves research.
+    try {
+      const options = {
+        url: wsUrl,
+        dir: resolve(values.record),
+        source: mock ? `record:mock:seed=${settings.mock.seed}` : `record:${wsUrl}`,
+        instruments: mock
+          ? mock.exchange.instrumentSpecs().map(instrumentOfSpec)
+          : await venueInstruments(secrets.PERPS_URL ?? settings.perps.url ?? ''),
+        maxBytes: 1e9,
+        flushMs: 60_000,
+        onError: (m: string) => logger.warn(m),
+      }
+      const image = clockImage(mock?.clock ?? systemClock)
+      recorder =
+        image.rate > 0
+          ? await startRecorderThread({ ...options, clock: image })
+          : startStreamRecorder({ ...options, clock })
+      logger.info(`recording the public stream into ${recorder.dir}`)
+    } catch (e) {
+      logger.error({ err: describeError(e) }, `--record: not recording (${describeError(e)})`)
+    }
   } else if (values.record !== undefined)
     logger.warn('--record needs a stream address (PERPS_WS_URL); not recording')
 

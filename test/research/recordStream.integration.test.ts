@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningMock } from '../../src/mock/server.ts'
+import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { createPerpsClient } from '../../src/perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../../src/perps/signing/commandSigner.ts'
 import { SaltSource } from '../../src/perps/signing/salt.ts'
@@ -16,8 +16,17 @@ import { ChunkCursor } from '../../src/research/dataset/cursor.ts'
 import type { DataKind } from '../../src/research/dataset/format.ts'
 import { DatasetStore } from '../../src/research/dataset/store.ts'
 import { instrumentOfSpec } from '../../src/research/download/mockSource.ts'
+import { clockImage, startRecorderThread } from '../../src/research/record/recorderThread.ts'
 import { recorderConnections, startStreamRecorder } from '../../src/research/record/streamRecorder.ts'
-import { advance, PROXY, PROXY_PK, SECRET, startStreamMock, T0 } from '../perps/stream/streamHarness.ts'
+import {
+  advance,
+  PROXY,
+  PROXY_PK,
+  SECRET,
+  startStreamMock,
+  T0,
+  until,
+} from '../perps/stream/streamHarness.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'perpbot-rec-ws-'))
 let mock: RunningMock
@@ -95,5 +104,55 @@ describe('recording the mock stream over loopback', () => {
     expect(recorderConnections(33)).toBe(1)
     expect(recorderConnections(34)).toBe(2)
     expect(recorderConnections(100)).toBe(4)
+  })
+})
+
+describe('recording on a thread of its own', () => {
+  it('records an accelerated mock from a worker thread, stamped on the mock clock image', async () => {
+    const fast = await startMockServer({ port: 0, seed: 3, clock: 'accelerated', speed: 50 })
+    try {
+      const instruments = fast.exchange.instrumentSpecs().slice(0, 2).map(instrumentOfSpec)
+      const dir = join(root, 'thread')
+      let flushedRows = 0
+      const recorder = await startRecorderThread({
+        url: fast.wsUrl,
+        dir,
+        source: 'record:mock:seed=3',
+        instruments,
+        clock: clockImage(fast.clock),
+        maxBytes: 1e8,
+        flushMs: 50,
+        onFlush: (_pushes, rows) => {
+          flushedRows = rows
+        },
+      })
+      // Bounded wait for the thread's own report (the mock ticks every 20 ms of wall time at 50×).
+      await until(() => flushedRows >= 20, 'the recorder thread to flush rows', 10_000)
+      const startedAt = fast.clock.now()
+      const r = await recorder.stop()
+      expect(r.rows).toBeGreaterThanOrEqual(20)
+      const store = DatasetStore.open(dir)
+      const symbol = instruments[0]?.symbol ?? ''
+      const c = new ChunkCursor(store, 'tickers', symbol, 0, Number.MAX_SAFE_INTEGER)
+      const first = c.peek()
+      // Receive times are the mock's virtual time (within a few virtual seconds), not wall time.
+      expect(Math.abs((first?.t ?? 0) - startedAt)).toBeLessThan(60_000)
+    } finally {
+      await fast.close()
+    }
+  })
+
+  it('refuses a stepped clock (it cannot be followed from another thread)', async () => {
+    await expect(
+      startRecorderThread({
+        url: mock.wsUrl,
+        dir: join(root, 'never'),
+        source: 's',
+        instruments: [],
+        clock: clockImage(mock.clock),
+        maxBytes: 1,
+        flushMs: 1_000,
+      }),
+    ).rejects.toThrow(/stepped clock/)
   })
 })

@@ -116,7 +116,9 @@ export class LiveHistorySource implements HistorySource {
       .filter((k) => k[0] >= from && k[0] < to)
       .map(([t, o, h, l, c, v, n]) => ({ t, o, h, l, c, v, n }))
     const last = rows.at(-1)
-    const next = res.more && last !== undefined && last.t + step < to ? last.t + step : undefined
+    // A full page is read as "more" even if the flag says otherwise: a missed page is a silent gap.
+    const more = res.more || res.data.length >= KLINES_PAGE
+    const next = more && last !== undefined && last.t + step < to ? last.t + step : undefined
     return { rows, next }
   }
 
@@ -195,3 +197,5 @@ export class LiveHistorySource implements HistorySource {
  * hour of one instrument; a walk that long is stopped (the walker ends) rather than run away.
  */
 const MAX_WALK_PAGES = 2_000
+/** Candles per klines page (protocol notes c.1). */
+const KLINES_PAGE = 1_000
