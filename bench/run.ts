@@ -114,7 +114,7 @@ const JOBS: Job[] = [
     name: 'record flush, 100 instruments, minute 59 of the hour',
     script: 'bench/recordFlush.bench.ts',
     args: ['--instruments', '100', '--minute', '59'],
-    nodeFlags: [],
+    nodeFlags: ['--expose-gc'],
     timeoutMs: 240_000,
   },
   // The rss baseline: the same 1,000-instrument stream case under V8's own heap growth policy (what
@@ -333,8 +333,12 @@ if (recordCases.length > 0) {
       `pair ${i + 1}: off p50 ${ms(off[i]?.p50 ?? Number.NaN)} p99 ${ms(off[i]?.p99 ?? Number.NaN)} · on p50 ${ms(on[i]?.p50 ?? Number.NaN)} p99 ${ms(on[i]?.p99 ?? Number.NaN)} ms`,
     )
   const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
+  const pairs = off.flatMap((o, i) => {
+    const x = on[i]
+    return x === undefined ? [] : [{ p50: x.p50 - o.p50, p99: x.p99 - o.p99 }]
+  })
   console.log(
-    `median of pairs: off p50 ${ms(med(off.map((d) => d.p50)))} p99 ${ms(med(off.map((d) => d.p99)))} · on p50 ${ms(med(on.map((d) => d.p50)))} p99 ${ms(med(on.map((d) => d.p99)))} ms`,
+    `on − off, pair by pair: p50 ${pairs.map((d) => d.p50.toFixed(2)).join(' / ')} ms, p99 ${pairs.map((d) => d.p99.toFixed(2)).join(' / ')} ms; median p50 ${med(pairs.map((d) => d.p50)).toFixed(2)} ms, p99 ${med(pairs.map((d) => d.p99)).toFixed(2)} ms (the off runs alone spread p50 ${Math.min(...off.map((d) => d.p50)).toFixed(2)}–${Math.max(...off.map((d) => d.p50)).toFixed(2)}, p99 ${Math.min(...off.map((d) => d.p99)).toFixed(2)}–${Math.max(...off.map((d) => d.p99)).toFixed(2)} ms)`,
   )
 }
 

@@ -6,10 +6,20 @@
  * which the manifest's byte count grows; bytes past the count (an append a crash cut) are not read
  * and are cut off before the next append.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { appendFile, mkdir, rename, rm, stat, truncate, writeFile } from 'node:fs/promises'
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { appendFile, mkdir, rename, rm, stat, truncate } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { gunzipSync, gzipSync } from 'node:zlib'
+import { pipeline } from 'node:stream/promises'
+import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib'
 import {
   type ChunkEntry,
   CorruptChunkError,
@@ -162,23 +172,32 @@ export class DatasetStore {
   }
 
   /**
-   * Replaces a chunk's bytes whole (temp file + rename, non-blocking) when the manifest still counts
-   * `expectBytes` for it; the manifest entry changes in memory (written by `saveManifest`).
+   * Recompresses a chunk's members as one gzip member, streamed in small pieces (nothing of the hour
+   * is held whole), into a temp file renamed into place; the manifest entry changes in memory
+   * (written by `saveManifest`). False when the chunk changed meanwhile or is empty.
    */
-  async replaceChunkAsync(path: string, expectBytes: number, gz: Uint8Array): Promise<boolean> {
-    const file = join(this.dir, path)
-    await writeFile(`${file}.tmp`, gz)
+  async recompressChunkAsync(path: string): Promise<boolean> {
     const listed = this.#manifest.chunks[path]
-    if (listed === undefined || listed.bytes !== expectBytes) {
-      await rm(`${file}.tmp`, { force: true })
+    if (listed === undefined || listed.bytes === 0) return false
+    const file = join(this.dir, path)
+    const tmp = `${file}.tmp`
+    await pipeline(
+      createReadStream(file, { start: 0, end: listed.bytes - 1 }),
+      createGunzip(),
+      createGzip({ level: 6 }),
+      createWriteStream(tmp),
+    )
+    if (this.#manifest.chunks[path]?.bytes !== listed.bytes) {
+      await rm(tmp, { force: true })
       return false
     }
-    await rename(`${file}.tmp`, file)
-    this.#manifest.chunks[path] = { ...listed, bytes: gz.length }
+    const { size } = await stat(tmp)
+    await rename(tmp, file)
+    this.#manifest.chunks[path] = { ...listed, bytes: size }
     return true
   }
 
-  /** Writes the manifest (after `appendChunkAsync` / `replaceChunkAsync` / `forget(path, false)`). */
+  /** Writes the manifest (after `appendChunkAsync` / `recompressChunkAsync` / `forget(path, false)`). */
   saveManifest(): void {
     this.#save()
   }
