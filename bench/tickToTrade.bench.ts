@@ -18,11 +18,11 @@
  * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
  * does; without it, none. The same case with and without it shows the journal's cost on the order path.
  *
- * `--record`: the bot's process also records the public stream as `perpbot run --record` does (on a
- * worker thread with its own sockets: tickers, bbo, trades and books of every instrument into a temp
- * folder), flushed every
- * `--record-flush-s` seconds (default 5, twelve times `run`'s cadence, so the window holds several
- * flushes). The same case with and without it shows the recording's cost on the order path.
+ * `--record`: the public stream is also recorded as `perpbot run --record` does (in a child process
+ * at a lower priority, with its own sockets: tickers, bbo, trades and books of every instrument into a
+ * temp folder), flushed every `--record-flush-s` seconds (default 5, twelve times `run`'s cadence, so
+ * the window holds several flushes). The same case with and without it shows the recording's cost on
+ * the order path.
  *
  * `--layout process` (the default at `--speed 1`) runs the mock in a child process (bench/
  * tickToTradeMock.ts, steered over IPC; node flags for it in `TICK_TO_TRADE_MOCK_FLAGS`, e.g.
@@ -60,7 +60,7 @@ import { JournalSettings } from '../src/journal/settings.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { STREAM_PATH } from '../src/mock/stream/streamServer.ts'
 import { instrumentOfSpec } from '../src/research/download/mockSource.ts'
-import { clockImage, startRecorderThread } from '../src/research/record/recorderThread.ts'
+import { clockImage, startRecorderProcess } from '../src/research/record/recorderProcess.ts'
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
@@ -227,7 +227,7 @@ if (RECORD && mock.streamUrl === undefined) throw new Error('--record needs the 
 const recorder =
   recordDir === undefined || mock.streamUrl === undefined
     ? undefined
-    : await startRecorderThread({
+    : await startRecorderProcess({
         url: mock.streamUrl,
         dir: recordDir,
         source: 'record:bench',

@@ -21,7 +21,7 @@ import { checkPortFree } from '../preflight/portCheck.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { instrumentOfSpec } from '../research/download/mockSource.ts'
-import { clockImage, startRecorderThread } from '../research/record/recorderThread.ts'
+import { clockImage, startRecorderProcess } from '../research/record/recorderProcess.ts'
 import { type StreamRecorder, startStreamRecorder } from '../research/record/streamRecorder.ts'
 import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
@@ -298,7 +298,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
 
   const wsUrl = mock?.wsUrl ?? secrets.PERPS_WS_URL
   if (values.record !== undefined && wsUrl !== undefined) {
-    // On a thread of its own (recorderThread.ts): the bot's event loop never parses or writes for it.
+    // In a child process of its own at a lower priority (recorderProcess.ts): the bot's event loop
+    // never parses or writes for it, and on a busy machine the bot is served first.
     // A recording that cannot start is reported and the bot trades on: the recording serves research.
     try {
       const options = {
@@ -315,7 +316,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       const image = clockImage(mock?.clock ?? systemClock)
       recorder =
         image.rate > 0
-          ? await startRecorderThread({ ...options, clock: image })
+          ? await startRecorderProcess({ ...options, clock: image })
           : startStreamRecorder({ ...options, clock })
       logger.info(`recording the public stream into ${recorder.dir}`)
     } catch (e) {

@@ -16,7 +16,7 @@ import { ChunkCursor } from '../../src/research/dataset/cursor.ts'
 import type { DataKind } from '../../src/research/dataset/format.ts'
 import { DatasetStore } from '../../src/research/dataset/store.ts'
 import { instrumentOfSpec } from '../../src/research/download/mockSource.ts'
-import { clockImage, startRecorderThread } from '../../src/research/record/recorderThread.ts'
+import { clockImage, startRecorderProcess } from '../../src/research/record/recorderProcess.ts'
 import { recorderConnections, startStreamRecorder } from '../../src/research/record/streamRecorder.ts'
 import {
   advance,
@@ -107,14 +107,14 @@ describe('recording the mock stream over loopback', () => {
   })
 })
 
-describe('recording on a thread of its own', () => {
-  it('records an accelerated mock from a worker thread, stamped on the mock clock image', async () => {
+describe('recording in a process of its own', () => {
+  it('records an accelerated mock from a niced child process, stamped on the mock clock image', async () => {
     const fast = await startMockServer({ port: 0, seed: 3, clock: 'accelerated', speed: 50 })
     try {
       const instruments = fast.exchange.instrumentSpecs().slice(0, 2).map(instrumentOfSpec)
-      const dir = join(root, 'thread')
+      const dir = join(root, 'child')
       let flushedRows = 0
-      const recorder = await startRecorderThread({
+      const recorder = await startRecorderProcess({
         url: fast.wsUrl,
         dir,
         source: 'record:mock:seed=3',
@@ -126,8 +126,8 @@ describe('recording on a thread of its own', () => {
           flushedRows = rows
         },
       })
-      // Bounded wait for the thread's own report (the mock ticks every 20 ms of wall time at 50×).
-      await until(() => flushedRows >= 20, 'the recorder thread to flush rows', 10_000)
+      // Bounded wait for the child's own report (the mock ticks every 20 ms of wall time at 50×).
+      await until(() => flushedRows >= 20, 'the recorder process to flush rows', 10_000)
       const startedAt = fast.clock.now()
       const r = await recorder.stop()
       expect(r.rows).toBeGreaterThanOrEqual(20)
@@ -142,9 +142,9 @@ describe('recording on a thread of its own', () => {
     }
   })
 
-  it('refuses a stepped clock (it cannot be followed from another thread)', async () => {
+  it('refuses a stepped clock (it cannot be followed from another process)', async () => {
     await expect(
-      startRecorderThread({
+      startRecorderProcess({
         url: mock.wsUrl,
         dir: join(root, 'never'),
         source: 's',
