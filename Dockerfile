@@ -8,9 +8,10 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: full install + type check; ships the checked sources and the production modules ----
 FROM ${NODE_IMAGE} AS build
-# better-sqlite3 12 is a native addon: npm ci downloads its prebuilt binary for this Node ABI and
-# glibc when one is published, and otherwise compiles it with node-gyp, which needs these tools.
-# They stay in this stage; the runtime stage gets the built module, not the compiler.
+# The journal's SQLite driver on Node 24 is better-sqlite3 13 (npm alias better-sqlite3-napi; Node-API,
+# prebuilt binaries in the package). better-sqlite3 12 stays in the tree for Node 20 and compiles with
+# node-gyp at npm ci (no prebuilt download for every ABI), which needs these tools. They stay in this
+# stage; the runtime stage gets the built modules, not the compiler.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
@@ -23,7 +24,7 @@ COPY . .
 RUN mkdir -p bin && npx tsc --noEmit -p tsconfig.json
 # Production modules only, native addons already built against this very image's Node.
 RUN npm prune --omit=dev --no-audit --no-fund && npm cache clean --force \
-  && node -e "require('better-sqlite3')(':memory:').close()"
+  && node -e "require('better-sqlite3-napi')(':memory:').close()"
 
 # ---- runtime ----
 FROM ${NODE_IMAGE} AS runtime

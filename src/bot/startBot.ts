@@ -3,8 +3,6 @@
  * before it (see docs/architecture.md), and returns a handle whose `stop` applies the exit policy.
  */
 import type { Alert, AlertSink } from '../alerts/alert.ts'
-import { droppedRowsObserver } from '../alerts/venueAlerts.ts'
-import { createCatalogueClient } from '../catalogue/client/createCatalogueClient.ts'
 import type { Clock } from '../clock.ts'
 import type { FleetPart } from '../fleet/fleetPart.ts'
 import type { Journal } from '../journal/journal.ts'
@@ -15,29 +13,27 @@ import type { BotStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
-import { createAccountSupervision } from './account/supervision/accountSupervision.ts'
-import { createInstrumentActors } from './actors/instrumentActors.ts'
+import { createBotAccountSupervision } from './account/supervision/accountSupervision.ts'
+import { createBotInstrumentActors } from './actors/instrumentActors.ts'
 import { createBotInputGates } from './inputs/inputGates.ts'
 import { createPollerHealth } from './inputs/pollerHealth.ts'
-import { pollerSettings, startPollers } from './inputs/pollers.ts'
+import { startBotPollers } from './inputs/pollers.ts'
 import { startBotStreams } from './inputs/streams/botStreams.ts'
 import { createBotLimiter } from './limiter/botLimiter.ts'
-import { createAlertHub } from './observe/alertHub.ts'
+import { createBotAlertHub } from './observe/alertHub.ts'
 import { createBotViews } from './observe/botViews.ts'
 import { startOpsSurface } from './observe/opsSurface.ts'
 import { createRepeatedLog } from './observe/repeatedLog.ts'
 import type { InstrumentState } from './observe/statusView.ts'
-import { armDeadManSwitch } from './orders/deadManSwitch.ts'
-import { createOpenOrderBook } from './orders/openOrderBook.ts'
-import { createOrderDesk } from './orders/orderDesk.ts'
+import { armBotDeadManSwitch } from './orders/deadManSwitch.ts'
+import { createBotOpenOrderBook } from './orders/openOrderBook.ts'
+import { createBotOrderDesk } from './orders/orderDesk.ts'
 import { createOrderOwnership } from './orders/orderOwnership.ts'
 import { createBotJournal } from './startup/botJournalPart.ts'
-import { botResponseObserver } from './startup/botPerpsClient.ts'
 import type { ConnectOptions } from './startup/connect.ts'
-import { applyInstrumentLeverage } from './startup/instrumentLeverage.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
-import { botStop, type StopReport } from './startup/stopSequence.ts'
-import { connectWatched } from './startup/watchedConnect.ts'
+import { botStopFor, type StopReport } from './startup/stopSequence.ts'
+import { connectBot } from './startup/watchedConnect.ts'
 
 export interface BotOptions {
   settings: Settings
@@ -88,96 +84,33 @@ export interface RunningBot {
 }
 
 export async function startBot(o: BotOptions): Promise<RunningBot> {
-  const { settings, logger, clock, fleet } = o
+  const { settings, clock } = o
   const startedAt = clock.now()
-  const log = logger.child({ component: 'bot' })
+  const log = o.logger.child({ component: 'bot' })
 
   const metrics = createBotMetrics({ clock })
   const watchdog = createWatchdog({ clock, stallMs: settings.ops.watchdog.eventLoopStallMs })
   watchdog.start()
   const journal = createBotJournal({ journal: o.journal, clock, logger: log })
-  const alerts = createAlertHub({
-    ...o,
-    logger,
-    metrics,
-    extraSinks: [...(o.alertSinks ?? []), ...journal.alertSinks],
-  })
-  journal.watchHealth(alerts)
-  const bl = createBotLimiter({ settings, clock, random: o.random, logger: log, alerts, metrics })
-  const { limiter } = bl
-  metrics.watchLimiter(limiter)
-  fleet?.registerMetrics(metrics.registry)
+  const alerts = createBotAlertHub({ ...o, metrics, journal })
+  const limits = createBotLimiter({ ...o, logger: log, alerts, metrics })
+  metrics.watchLimiter(limits.limiter)
+  o.fleet?.registerMetrics(metrics.registry)
   // Our orders carry our tag (and a fleet's lease epoch); others on the account are left alone.
-  const ownership = createOrderOwnership({ orders: settings.orders, clock, fleet })
+  const ownership = createOrderOwnership({ orders: settings.orders, clock, fleet: o.fleet })
   // Lines a hostile venue can make repeat: one per kind per interval (observe/repeatedLog.ts).
-  const repeated = createRepeatedLog({ logger, clock })
-  const { startup, conn } = await connectWatched({
-    ...o,
-    logger: log,
-    metrics,
-    serve: o.ops !== false,
-    gate: fleet?.gate(limiter) ?? limiter,
-    // The venue's own count of our weight corrects the limiter; unreadable rows raise a warning.
-    observer: botResponseObserver({
-      limiter,
-      droppedItems: droppedRowsObserver({ alerts, now: () => clock.now() }).droppedItems,
-    }),
-  })
+  const repeated = createRepeatedLog({ logger: o.logger, clock })
+  const base = { ...o, log, metrics, watchdog, journal, alerts, limits, ownership, repeated }
+  const { startup, conn } = await connectBot(base)
   const { perps, venueClock } = conn
-  await fleet?.cancelOlderEpochs(perps, ownership.tag, log)
-  startup.step('leverage and margin mode')
-  await applyInstrumentLeverage({ perps, settings, listed: conn.instruments, logger: log }).catch(
-    async (e: unknown) => {
-      await startup.close()
-      throw e
-    },
-  )
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
   await journal.reconcileAtStart(perps, venueClock)
-  const openOrders = createOpenOrderBook({
-    perps,
-    clock,
-    instrumentIds,
-    isOurs: ownership.isOurs,
-    cancelForeign: ownership.cancelForeign(perps),
-    logger: log,
-    record: journal.orderStates,
-  })
-  const orders = createOrderDesk({
-    perps,
-    openOrders,
-    orderIds: ownership.clientOrderIds(),
-    isOurs: ownership.isOurs,
-    settings,
-    clock,
-    logger: log,
-    metrics: journal.batchRecorder(metrics),
-    alerts,
-  })
+  const venue = { ...base, conn, perps, venueClock, instrumentIds }
+  const openOrders = createBotOpenOrderBook(venue)
+  const orders = createBotOrderDesk({ ...venue, openOrders })
   startup.step('the dead-man switch')
-  const deadMan = await armDeadManSwitch({
-    settings: fleet?.deadManSettings(settings) ?? settings,
-    perps,
-    clock,
-    venueClock,
-    logger: log,
-    alerts,
-    pauses: bl.pauses,
-    openOrders,
-  })
-  const actors = createInstrumentActors({
-    settings,
-    strategies: o.strategies,
-    listed: conn.instruments,
-    gateway: orders.gateway,
-    openOrders,
-    breaker: bl.breaker,
-    alerts,
-    clock,
-    venueClock,
-    logger,
-    repeated,
-  })
+  const deadMan = await armBotDeadManSwitch({ ...venue, openOrders })
+  const actors = createBotInstrumentActors({ ...venue, orders, openOrders })
   const health = createPollerHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   // Which inputs come from the streams right now; the pollers stand down behind these gates.
   const { gates, streamUrl } = createBotInputGates({
@@ -187,79 +120,28 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     readsStatistics: actors.instruments.some((i) => i.readsStatistics),
     logger: log,
   })
-  const account = createAccountSupervision({
-    settings,
-    perps,
-    clock,
-    logger,
-    alerts,
-    health,
-    proxy: conn,
-    limits: bl,
-    journal: !o.selfProvision,
-    ...(await journal.account(conn.proxyAddress, o.selfProvision)),
-    instruments: actors.instruments,
-    inputGates: gates,
-  })
+  const records = await journal.account(conn.proxyAddress, o.selfProvision)
+  const inputs = { ...venue, actors, openOrders, health, gates, instruments: actors.instruments }
+  const account = createBotAccountSupervision({ ...inputs, ...records })
   registerPnlMetrics(metrics.registry, account, actors.instruments)
   journal.registerMetrics(metrics.registry)
-  const feeds = startPollers({
-    perps,
-    catalogue: createCatalogueClient({ transport: conn.catalogueTransport, clock, random: o.random }),
-    clock,
-    venueClock,
-    logger: logger.child({ component: 'pollers' }),
-    actors,
-    openOrders,
-    account,
-    health,
-    ...pollerSettings(settings),
-    inputGates: gates,
-  })
-  const streams = startBotStreams({
-    url: streamUrl,
-    credentials: conn.credentials,
-    settings,
-    clock,
-    random: o.random,
-    logger,
-    repeated,
-    gates,
-    actors,
-    orders: openOrders,
-    account,
-    alerts,
-  })
+  const feeds = startBotPollers({ ...inputs, account })
+  const streams = startBotStreams({ ...inputs, url: streamUrl, account })
+  const parts = { ...inputs, orders, deadMan, account, feeds, streams, limiter: limits.limiter }
   const views = createBotViews({
+    ...parts,
     mode: settings.mode,
     startedAt,
     proxyAddress: conn.proxyAddress,
-    clock,
-    venueClock,
-    actors,
-    account,
-    openOrders,
-    deadMan,
-    limiter,
-    orders,
     pollerHealth: health,
-    gates,
-    streams,
-    alerts,
   })
   await startup.close()
   const ops = await startOpsSurface({
+    ...parts,
+    views,
     enabled: o.ops !== false,
-    settings,
     token: o.secrets.PERPBOT_OPS_TOKEN,
     secrets: o.secretBag.needles,
-    clock,
-    logger,
-    metrics,
-    watchdog,
-    views,
-    actors,
-    account,
   })
   journal.startSnapshots({
     instruments: actors.instruments,
@@ -278,30 +160,6 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     opsUrl: ops.url,
     proxyAddress: conn.proxyAddress,
     alerts: alerts.raised,
-    stop: botStop({
-      views,
-      watchdog,
-      exitPolicy: settings.ops.exitPolicy,
-      clock,
-      logger: log,
-      bot: {
-        inputs: [streams, feeds, account, ...ops.loops],
-        actors,
-        orders,
-        openOrders,
-        deadMan,
-        limiter,
-        alerts,
-        venueClock,
-        exitOnly: ownership.exitOnly,
-        close: [
-          () => ops.close(),
-          () => conn.close(),
-          () => actors.stop(),
-          () => repeated.stop(),
-          () => journal.stop(),
-        ],
-      },
-    }),
+    stop: botStopFor({ ...parts, views, ops }),
   }
 }

@@ -6,12 +6,12 @@
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import Database from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
 import { fieldOf } from '../guards.ts'
 import { JournalConfigError, redactUrl } from './errors.ts'
 import { migrate } from './migrations.ts'
+import { type SqliteHandle, sqliteDriver } from './sqliteDriver.ts'
 import type { JournalDatabase } from './tables.ts'
 
 export type JournalTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
@@ -67,38 +67,13 @@ export async function openJournalDb(target: JournalTarget, options: OpenOptions 
   return target.kind === 'sqlite' ? openSqlite(target.path, options) : openPostgres(target.url, options)
 }
 
-/**
- * SQLite handles still open, closed when the process exits. Node 24 aborts the process ("Assertion
- * failed: (env) != nullptr") when better-sqlite3 removes its cleanup hook after the environment is
- * gone, which happens to a handle still open at exit; closing them on 'exit' (synchronous, while the
- * environment lives) keeps an exit after an unclosed journal clean. A journal closed normally leaves.
- */
-const openHandles = new Set<Database.Database>()
-let exitHookInstalled = false
-function trackHandle(handle: Database.Database): () => void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true
-    process.once('exit', () => {
-      for (const h of openHandles) {
-        try {
-          h.close()
-        } catch {
-          // Closing at exit is best effort: a handle the driver closed concurrently is fine.
-        }
-      }
-      openHandles.clear()
-    })
-  }
-  openHandles.add(handle)
-  return () => void openHandles.delete(handle)
-}
-
 async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb> {
   if (options.readonly && !existsSync(path))
     throw new JournalConfigError(`no journal at ${path} (the bot writes it when it runs)`)
-  let handle: Database.Database
+  let handle: SqliteHandle
   try {
     if (!options.readonly) mkdirSync(dirname(path), { recursive: true })
+    const Database = sqliteDriver()
     handle = new Database(path, {
       readonly: options.readonly === true,
       fileMustExist: options.readonly === true,
@@ -112,7 +87,6 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
       e,
     )
   }
-  const untrack = trackHandle(handle)
   const db = new Kysely<JournalDatabase>({ dialect: new SqliteDialect({ database: handle }) })
   try {
     handle.pragma('busy_timeout = 5000')
@@ -128,7 +102,6 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
     }
   } catch (e) {
     await db.destroy().catch(() => undefined)
-    untrack()
     if (e instanceof JournalConfigError) throw e
     throw new JournalConfigError(`cannot use the journal at ${path} (read-only or not a database?)`, e)
   }
@@ -146,10 +119,7 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
       }
       return size(path) + size(`${path}-wal`)
     },
-    close: async () => {
-      await db.destroy()
-      untrack()
-    },
+    close: () => db.destroy(),
   }
 }
 

@@ -38,19 +38,8 @@
  * Test-only: imports fast-check (a devDependency).
  */
 import fc from 'fast-check'
-import { createPlanFn } from '../bot/quoting/planFunction.ts'
-import { guardPlan, priceBand } from '../bot/quoting/priceGuard.ts'
-import {
-  addDecimal,
-  compareDecimal,
-  fromTicks,
-  mulDecimal,
-  parseDecimal,
-  subDecimal,
-  toTicks,
-} from '../decimal.ts'
+import { addDecimal, compareDecimal, mulDecimal, parseDecimal, subDecimal } from '../decimal.ts'
 import { BotError } from '../errors.ts'
-import { capExcess, orderSizeProblem } from '../strategy/orderSize.ts'
 import { positionCapProblems, validateQuotes } from '../strategy/quoting.ts'
 import { formatIssues, positionCapOf } from '../strategy/registry.ts'
 import {
@@ -60,6 +49,9 @@ import {
   type StrategySnapshot,
 } from '../strategy/strategy.ts'
 import { type SnapshotArbitraryOptions, snapshotArbitrary } from './arbitraries.ts'
+import type { CaseOptions, CheckContext, ConformanceCheck } from './checkContext.ts'
+import { guardChecks } from './guardChecks.ts'
+import { deepFreeze, guarded } from './purity.ts'
 
 export class ConformanceError extends BotError {
   override name = 'ConformanceError' as const
@@ -104,10 +96,7 @@ export interface ConformanceOptions<P> {
     | undefined
 }
 
-export interface ConformanceCheck {
-  readonly name: string
-  run(): void
-}
+export type { ConformanceCheck } from './checkContext.ts'
 
 /** The conformance properties for one strategy, ready to hand to `it(name, run)`. */
 export function conformanceChecks<P>(
@@ -131,7 +120,7 @@ export function conformanceChecks<P>(
   const bboAgeOf = (p: P): number | undefined => (options.bboMaxAgeOf ?? maxBboAgeOf)(p)
 
   /** Snapshots for these params: positions relative to their cap, their catalogue events, BBO ages. */
-  const snapshotsFor = (params: P, snap: CaseOptions = {}) => {
+  const snapshotsFor = (params: P, snap: CaseOptions = {}): fc.Arbitrary<StrategySnapshot> => {
     const age = bboAgeOf(params)
     return snapshotArbitrary({
       ...options.snapshot,
@@ -152,7 +141,7 @@ export function conformanceChecks<P>(
     name: string,
     arb: fc.Arbitrary<T>,
     check: (...args: T) => void,
-  ) => ({
+  ): ConformanceCheck => ({
     name,
     run(): void {
       const details = fc.check(
@@ -175,6 +164,14 @@ export function conformanceChecks<P>(
     throw new Error(`${msg}\n  quotes: ${JSON.stringify(quotes)}`)
   }
 
+  const ctx: CheckContext<P> = {
+    params: paramsArb,
+    snapshotsFor,
+    capOf,
+    quote,
+    fail,
+    property: assertProperty,
+  }
   const checks: ConformanceCheck[] = [
     assertProperty('returns valid quotes for the instrument and mode', cases(), (p, s) => {
       const quotes = quote(s, p)
@@ -381,131 +378,11 @@ export function conformanceChecks<P>(
       ),
     )
   }
-  if (options.checkPriceGuard ?? true) {
-    checks.push(
-      assertProperty(
-        'lets nothing outside the price bounds through the price guard, whatever it quotes',
-        paramsArb.chain((params) =>
-          fc.tuple(
-            fc.constant(params),
-            snapshotsFor(params, { index: 'always' }),
-            fc.array(priceFactorArbitrary, { minLength: 1, maxLength: 4 }),
-          ),
-        ),
-        (p, s, factors) => {
-          const quotes = scaleQuotes(quote(s, p), factors, s.instrument.priceDecimals)
-          const plan = createPlanFn(
-            { quote: () => quotes },
-            { priceTicks: 0, priceBps: 0, maxOrderAgeMs: 120_000 },
-          )(s)
-          const index = s.index?.price
-          const guarded = guardPlan(plan, index, s.instrument.priceBounds).plan
-          const band = index === undefined ? undefined : priceBand(index, s.instrument.priceBounds)
-          const inside = (price: string | undefined): boolean =>
-            price !== undefined &&
-            index !== undefined &&
-            compareDecimal(price, '0') > 0 &&
-            (band === undefined ||
-              (compareDecimal(price, band.low) >= 0 && compareDecimal(price, band.high) <= 0))
-          for (const item of [...guarded.create, ...guarded.modify]) {
-            if (!inside(item.p)) fail(`price ${item.p} got through the guard (index ${index})`, quotes)
-          }
-          const keptCreates = plan.create.filter((c) => inside(c.p)).length
-          const keptModifies = plan.modify.filter((m) => inside(m.p)).length
-          if (guarded.create.length !== keptCreates || guarded.modify.length !== keptModifies) {
-            fail('the guard dropped a price inside the bounds', quotes)
-          }
-        },
-      ),
-    )
-  }
-  if (options.checkSizeGuard ?? true) {
-    checks.push(
-      assertProperty(
-        'lets no size beyond the venue rules or the position cap through the size guard, whatever it quotes',
-        paramsArb.chain((params) =>
-          fc.tuple(
-            fc.constant(params),
-            snapshotsFor(params, { index: 'always' }),
-            fc.array(qtyFactorArbitrary, { minLength: 1, maxLength: 4 }),
-            fc.constantFrom(undefined, '0', '1000', '1000000'),
-          ),
-        ),
-        (p, s0, factors, maxLimitNotional) => {
-          const s = { ...s0, instrument: { ...s0.instrument, maxLimitNotional } }
-          const quotes = scaleQuantities(quote(s0, p), factors, s.instrument.quantityDecimals)
-          const plan = createPlanFn(
-            { quote: () => quotes },
-            { priceTicks: 0, priceBps: 0, maxOrderAgeMs: 120_000 },
-          )(s)
-          const index = s.index?.price
-          const cap = capOf(p)
-          const sizes = {
-            limits: s.instrument,
-            positionCap: cap,
-            position: s.position?.size,
-            live: s.openOrders,
-          }
-          const guarded = guardPlan(plan, index, s.instrument.priceBounds, sizes).plan
-          for (const c of guarded.create) {
-            const why = orderSizeProblem(c.qty, c.p, index, s.instrument, c.ro === true)
-            if (why !== undefined) fail(`create ${c.qty}@${c.p} got through the size guard: ${why}`, quotes)
-          }
-          for (const m of guarded.modify) {
-            const ro = s.openOrders.find((o) => o.oid === m.oid)?.ro === true
-            const why = orderSizeProblem(m.qty, m.p, index, s.instrument, ro)
-            if (why !== undefined) fail(`modify ${m.qty}@${m.p} got through the size guard: ${why}`, quotes)
-          }
-          if (cap !== undefined) {
-            const cancelled = new Set(guarded.cancel)
-            const modified = new Map(guarded.modify.map((m) => [m.oid, m.qty]))
-            const resting = [
-              ...s.openOrders
-                .filter((o) => !cancelled.has(o.oid))
-                .map((o) => ({ buy: o.buy, qty: modified.get(o.oid) ?? o.rest })),
-              ...guarded.create.map((c) => ({ buy: c.buy, qty: c.qty })),
-            ]
-            const x = capExcess(s.position?.size, cap, resting)
-            const before = capExcess(
-              s.position?.size,
-              cap,
-              s.openOrders.map((o) => ({ buy: o.buy, qty: o.rest })),
-            )
-            // Orders already resting past the cap that the plan leaves alone are not the guard's doing.
-            if ((x.buys && !before.buys) || (x.sells && !before.sells))
-              fail(`the orders resting after the guard could pass the cap ${cap}`, quotes)
-          }
-        },
-      ),
-    )
-  }
+  checks.push(
+    ...guardChecks(ctx, { price: options.checkPriceGuard ?? true, size: options.checkSizeGuard ?? true }),
+  )
   return checks
 }
-
-/** Quantity factors: mostly none, also tiny (finer than any instrument) and absurd (10^42). */
-const qtyFactorArbitrary: fc.Arbitrary<string> = fc.oneof(
-  { arbitrary: fc.constant('1'), weight: 3 },
-  { arbitrary: fc.constantFrom('0.00001', '0.5', '3', '1000', `1${'0'.repeat(42)}`), weight: 2 },
-)
-
-/**
- * The quotes with the i-th quantity scaled by factors[i mod n], rounded down to the quantity decimals
- * (the plan's diff takes no finer quantity; zero quantities dropped).
- */
-function scaleQuantities(
-  quotes: readonly DesiredQuote[],
-  factors: readonly string[],
-  quantityDecimals: number,
-): DesiredQuote[] {
-  const out: DesiredQuote[] = []
-  quotes.forEach((q, i) => {
-    const ticks = toTicks(mulDecimal(q.qty, factors[i % factors.length] ?? '1'), quantityDecimals, 'down')
-    if (ticks > 0n) out.push({ ...q, qty: fromTicks(ticks, quantityDecimals) })
-  })
-  return out
-}
-
-type CaseOptions = Pick<SnapshotArbitraryOptions, 'modes' | 'index' | 'bbo'>
 
 /** The params' `maxBboAgeMs` when it is a number (the shared ladder param), else undefined. */
 export function maxBboAgeOf(params: unknown): number | undefined {
@@ -514,58 +391,7 @@ export function maxBboAgeOf(params: unknown): number | undefined {
   return typeof age === 'number' && Number.isFinite(age) && age >= 0 ? age : undefined
 }
 
-/** Price factors: mostly mild, also ×0.5, ×3 and absurd (31 digits). */
-const priceFactorArbitrary: fc.Arbitrary<string> = fc.oneof(
-  { arbitrary: fc.constant('1'), weight: 2 },
-  { arbitrary: fc.constantFrom('0.5', '3', '0.9', '1.1', '0.999', '1.001', `1${'0'.repeat(30)}`), weight: 2 },
-  {
-    arbitrary: fc.integer({ min: -9_999, max: 30_000 }).map((bps) => fromTicks(10_000n + BigInt(bps), 4)),
-    weight: 3,
-  },
-)
-
-/** The quotes with the i-th price scaled by factors[i mod n], rounded down to the price decimals (zero prices dropped). */
-function scaleQuotes(
-  quotes: readonly DesiredQuote[],
-  factors: readonly string[],
-  priceDecimals: number,
-): DesiredQuote[] {
-  const out: DesiredQuote[] = []
-  quotes.forEach((q, i) => {
-    const f = factors[i % factors.length] ?? '1'
-    const ticks = toTicks(mulDecimal(q.price, f), priceDecimals, 'down')
-    if (ticks > 0n) out.push({ ...q, price: fromTicks(ticks, priceDecimals) })
-  })
-  return out
-}
-
 /** Runs every conformance check; throws the first `ConformanceError`. */
 export function runConformance<P>(strategy: Strategy<P>, options: ConformanceOptions<P> = {}): void {
   for (const check of conformanceChecks(strategy, options)) check.run()
-}
-
-/** Runs `fn` with `Date.now` and `Math.random` replaced by throwing stubs (synchronous calls only). */
-function guarded<T>(fn: () => T): T {
-  const now = Date.now
-  const random = Math.random
-  Date.now = () => {
-    throw new Error('strategy called Date.now(); use snapshot.now')
-  }
-  Math.random = () => {
-    throw new Error('strategy called Math.random(); strategies must be deterministic')
-  }
-  try {
-    return fn()
-  } finally {
-    Date.now = now
-    Math.random = random
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const v of Object.values(value)) deepFreeze(v)
-  }
-  return value
 }

@@ -9,6 +9,8 @@
  * run out with events still unreported (a summary line each, so nothing is silently lost). The number
  * of kinds held is bounded: kinds beyond `maxKinds` share one `other` slot, so a hostile stream of
  * ever-new kinds cannot grow it. `createRateLimitedLog` binds a gate to a pino logger and a clock.
+ * The one rate-limited log of the code base: the bot's repeated lines (bot/observe/repeatedLog.ts) and
+ * the stream client's (perps/stream/streamClient.ts) both go through it.
  */
 import type { Clock } from '../clock.ts'
 import type { Logger } from './logger.ts'
@@ -103,13 +105,14 @@ export class RateLimitedGate {
 
 export type RateLimitedLevel = 'debug' | 'info' | 'warn' | 'error'
 
-export interface RateLimitedLog {
+export interface RateLimitedLog<K extends string = string> {
   /**
    * Logs `msg` under `kind` unless a line of that kind went out within the interval (then it is
-   * counted). A line written after suppressed ones carries `suppressed: n`.
+   * counted). A line written after suppressed ones carries `suppressed: n`. True when a line was
+   * written (the caller may do once per interval what goes with it, e.g. emit an error event).
    */
-  log(level: RateLimitedLevel, kind: string, fields: Record<string, unknown>, msg: string): void
-  warn(kind: string, fields: Record<string, unknown>, msg: string): void
+  log(level: RateLimitedLevel, kind: K, fields: Record<string, unknown>, msg: string): boolean
+  warn(kind: K, fields: Record<string, unknown>, msg: string): boolean
   /** Writes a summary line for kinds with suppressed events whose interval ran out (all with `force`). */
   flush(force?: boolean): void
   /** Stops the flush timer and writes what is still pending. */
@@ -121,17 +124,18 @@ export interface RateLimitedLog {
  * A `RateLimitedGate` over a pino logger. A timer on `clock` flushes summaries every interval while
  * something is pending (none runs while all is quiet), so the count of a burst's tail is reported too.
  */
-export function createRateLimitedLog(o: {
-  logger: Logger
-  clock: Clock
+export function createRateLimitedLog<K extends string = string>(o: {
+  /** Absent: nothing is written, events are still counted. */
+  logger: Pick<Logger, RateLimitedLevel> | undefined
+  clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>
   intervalMs: number
   maxKinds?: number | undefined
-}): RateLimitedLog {
+}): RateLimitedLog<K> {
   const gate = new RateLimitedGate({ intervalMs: o.intervalMs, maxKinds: o.maxKinds })
   let timer: unknown
   let stopped = false
   const write = (level: RateLimitedLevel, fields: Record<string, unknown>, msg: string): void => {
-    o.logger[level](fields, msg)
+    o.logger?.[level](fields, msg)
   }
   const flush = (force = false): void => {
     for (const v of gate.drain(o.clock.now(), force))
@@ -149,7 +153,7 @@ export function createRateLimitedLog(o: {
       if (gate.size > 0) arm()
     }, o.intervalMs)
   }
-  const log: RateLimitedLog['log'] = (level, kind, fields, msg) => {
+  const log: RateLimitedLog<K>['log'] = (level, kind, fields, msg) => {
     const v = gate.note(kind, o.clock.now())
     if (v !== undefined)
       write(
@@ -160,6 +164,7 @@ export function createRateLimitedLog(o: {
         msg,
       )
     arm()
+    return v !== undefined
   }
   return {
     log,

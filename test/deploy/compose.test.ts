@@ -89,7 +89,7 @@ describe('Dockerfile', () => {
     expect(build).toMatch(/apt-get install[^\n]*python3 make g\+\+/)
     expect(build).toMatch(/npm ci/)
     expect(build).toMatch(/npm prune --omit=dev/)
-    expect(build).toMatch(/require\('better-sqlite3'\)/)
+    expect(build).toMatch(/require\('better-sqlite3-napi'\)/)
     expect(runtime).toMatch(/COPY --from=build \/app\/node_modules \.\/node_modules/)
     expect(runtime).not.toMatch(/npm (ci|install)/)
     expect(runtime).not.toMatch(/g\+\+/)

@@ -243,3 +243,19 @@ function shareOrderSlots(o: {
   }
   return plan.trimmed
 }
+
+/** The bot's instrument actors, from the parts before them: plans go to the order desk's gateway. */
+export function createBotInstrumentActors(
+  o: Omit<Parameters<typeof createInstrumentActors>[0], 'listed' | 'gateway' | 'breaker'> & {
+    conn: { readonly instruments: ReadonlyMap<string, Instrument> }
+    orders: { readonly gateway: PlanSink }
+    limits: { readonly breaker: Pick<Signal<BreakerState>, 'subscribe'> }
+  },
+): InstrumentActors {
+  return createInstrumentActors({
+    ...o,
+    listed: o.conn.instruments,
+    gateway: o.orders.gateway,
+    breaker: o.limits.breaker,
+  })
+}

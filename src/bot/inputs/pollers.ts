@@ -4,16 +4,18 @@
  * events routed to the actors of the instruments concerned. The streamed inputs' pollers stand
  * down behind their gates (inputGates.ts) while the stream serves them.
  */
-import type { CatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
+import { type CatalogueClient, createCatalogueClient } from '../../catalogue/client/createCatalogueClient.ts'
 import type { ListEventsKeysetParams } from '../../catalogue/client/listEventsKeyset.ts'
 import type { Clock, OffsetClock } from '../../clock.ts'
 import { ClockSkewError } from '../../errors.ts'
+import type { HttpTransport } from '../../http/transport.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import { syncClock } from '../../perps/client/syncClock.ts'
 import type { Portfolio } from '../../perps/schemas/account.ts'
 import type { Ticker } from '../../perps/schemas/tickers.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
+import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
 import {
   catalogueEventToSignal,
@@ -267,4 +269,27 @@ export function startPollers(o: PollersOptions): Feeds {
       await Promise.all(pollers.map((p) => p.stop()))
     },
   }
+}
+
+/** The bot's pollers, from the parts before them: the catalogue client on the connection's transport. */
+export function startBotPollers(
+  o: Omit<PollersOptions, 'catalogue' | 'logger' | 'inputGates' | keyof ReturnType<typeof pollerSettings>> & {
+    settings: Settings
+    random: Random
+    logger: Logger
+    conn: { readonly catalogueTransport: HttpTransport }
+    gates: InputGates
+  },
+): Feeds {
+  return startPollers({
+    ...o,
+    catalogue: createCatalogueClient({
+      transport: o.conn.catalogueTransport,
+      clock: o.clock,
+      random: o.random,
+    }),
+    logger: o.logger.child({ component: 'pollers' }),
+    ...pollerSettings(o.settings),
+    inputGates: o.gates,
+  })
 }

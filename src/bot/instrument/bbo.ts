@@ -4,7 +4,7 @@
  */
 import type { StrategyBookLevel, StrategySnapshotBbo } from '../../strategy/strategy.ts'
 import { type InstrumentContext, type InstrumentEvent, reads } from './context.ts'
-import type { Step } from './steps.ts'
+import type { Step } from './step.ts'
 
 const NONE: readonly never[] = []
 

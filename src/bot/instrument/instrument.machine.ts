@@ -17,8 +17,7 @@
  * in tests).
  */
 import { assign, enqueueActions, fromPromise, setup } from 'xstate'
-import type { Order } from '../../perps/schemas/orders.ts'
-import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
+import type { PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
 import type { RiskMode } from './assessRisk.ts'
 import { bboStep } from './bbo.ts'
 import {
@@ -31,17 +30,9 @@ import {
   initialContext,
 } from './context.ts'
 import type { HealthChange } from './health.ts'
-import {
-  type AppliedPlan,
-  type InputEvent,
-  inputStep,
-  type LogEntry,
-  planStep,
-  resultsStep,
-  type Step,
-  submitFailedStep,
-  wakeStep,
-} from './steps.ts'
+import { applyOutcome, resultsStep, submitFailedStep } from './results.ts'
+import type { LogEntry, Step } from './step.ts'
+import { type InputEvent, inputStep, planStep, wakeStep } from './steps.ts'
 import { nextTimeDue } from './timeDue.ts'
 
 export type {
@@ -55,109 +46,6 @@ export type {
 } from './context.ts'
 export { buildSnapshot } from './context.ts'
 export { type DegradeCause, degradations } from './health.ts'
-
-// ---------------------------------------------------------------------------------------------------
-// Plans and results
-// ---------------------------------------------------------------------------------------------------
-
-/** Applies per-order results to the live order set. */
-export function applyOutcome(
-  orders: readonly Order[],
-  plan: OrderPlan,
-  outcome: PlanOutcome,
-  instrumentId: number,
-  now: number,
-): AppliedPlan {
-  const byOid = new Map(orders.map((o) => [o.oid, o]))
-  const rejected: string[] = []
-  const domain: string[] = []
-  let accepted = 0
-  const creates: { tried: number; accepted: number; domain: string[] } = { tried: 0, accepted: 0, domain: [] }
-  const reject = (what: string, r: { error: string; request?: boolean | undefined }): void => {
-    rejected.push(`${what}: ${r.error}`)
-    if (r.request !== true) domain.push(r.error)
-  }
-  // Orders the venue no longer has: filled or cancelled since we last looked. Not a rejection.
-  const gone: number[] = []
-  let unknown = 0
-  const isGone = (error: string): boolean => error === 'order_not_found' || error.includes('not found')
-  plan.modify.forEach((m, i) => {
-    const r = outcome.modify[i]
-    if (!r || r.status === 'unknown') unknown++
-    else if (r.status === 'ok' && r.order?.status === 'post_only_rejected') {
-      // Accepted as a request, but the modified post-only order crossed and left the book.
-      byOid.delete(m.oid)
-      reject(`modify ${m.oid}`, { error: 'post_only_rejected' })
-    } else if (r.status === 'ok') {
-      accepted++
-      const prev = byOid.get(m.oid)
-      if (r.order) {
-        byOid.delete(m.oid)
-        byOid.set(r.order.oid, r.order)
-      } else if (r.oid !== undefined && r.oid !== m.oid) {
-        // Repriced by cancel + create: the old order is gone, a fresh one rests at the new price.
-        byOid.delete(m.oid)
-        if (prev)
-          byOid.set(r.oid, {
-            ...prev,
-            oid: r.oid,
-            p: m.p,
-            qty: m.qty,
-            rest: m.qty,
-            fill: '0',
-            cts: now,
-            uts: now,
-          })
-      } else if (prev) byOid.set(m.oid, { ...prev, p: m.p, qty: m.qty, uts: now })
-    } else if (r.status === 'err') {
-      if (r.cancelled === true) byOid.delete(m.oid)
-      if (isGone(r.error)) {
-        byOid.delete(m.oid)
-        gone.push(m.oid)
-      } else reject(`modify ${m.oid}`, r)
-    }
-  })
-  plan.create.forEach((c, i) => {
-    const r = outcome.create[i]
-    creates.tried++
-    if (!r || r.status === 'unknown') unknown++
-    else if (r.status === 'ok' && r.oid !== undefined) {
-      accepted++
-      creates.accepted++
-      byOid.set(r.oid, {
-        oid: r.oid,
-        iid: instrumentId,
-        buy: c.buy,
-        p: c.p,
-        qty: c.qty,
-        // What the create asked for; absent fields are the wire's defaults (ops.ts: GTC, not post-only).
-        tif: c.tif ?? 'gtc',
-        po: c.po ?? false,
-        ro: c.ro ?? false,
-        rest: c.qty,
-        fill: '0',
-        cts: now,
-        uts: now,
-        status: 'open',
-      })
-    } else if (r.status === 'err') {
-      reject(`create ${c.buy ? 'buy' : 'sell'} ${c.qty}@${c.p}`, r)
-      if (r.request !== true) creates.domain.push(r.error)
-    }
-  })
-  plan.cancel.forEach((oid, i) => {
-    const r = outcome.cancel[i]
-    if (!r || r.status === 'unknown') unknown++
-    else if (r.status === 'ok') {
-      accepted++
-      byOid.delete(oid)
-    } else if (r.status === 'err') {
-      if (isGone(r.error)) byOid.delete(oid)
-      else reject(`cancel ${oid}`, r)
-    }
-  })
-  return { orders: [...byOid.values()], rejected, domain, accepted, gone, unknown, creates }
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Machine

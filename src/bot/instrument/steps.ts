@@ -2,9 +2,8 @@
  * The instrument actor's decisions as pure steps: given the context, an input and the time, what to
  * store, what to log, which degradation episodes open or close, and when a deferred plan is due. The
  * machine turns a step into xstate actions (assign, a log action, emit, a delayed `WAKE` with cancel);
- * nothing here has side effects (the strategy's plan function is pure).
+ * nothing here has side effects (the strategy's plan function is pure). A plan's results: results.ts.
  */
-import type { Order } from '../../perps/schemas/orders.ts'
 import type {
   OptionalInput,
   StrategyIndex,
@@ -15,29 +14,9 @@ import type { OrderPlan, WorkPriority } from '../quoting/orderPlan.ts'
 import { guardPlan, screenIndex } from '../quoting/priceGuard.ts'
 import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent, reads } from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
+import { type LogEntry, NONE, type Step } from './step.ts'
 import { nextExpiry, planTimeReached } from './timeDue.ts'
 
-export interface LogEntry {
-  level: 'debug' | 'info' | 'warn' | 'error'
-  fields: Record<string, unknown>
-  msg: string
-  /** A line that repeats under a hostile venue: one per kind per interval (the bot's rate-limited log). */
-  kind?: string | undefined
-}
-
-export interface Step {
-  /** Context fields to assign (undefined = none). */
-  update: Partial<InstrumentContext> | undefined
-  logs: readonly LogEntry[]
-  changes: readonly HealthChange[]
-  /**
-   * When a deferred plan is due (undefined = none): the machine schedules its `WAKE` for then, or for
-   * the next moment time alone matters (`nextTimeDue`) when that comes first.
-   */
-  due: number | undefined
-}
-
-const NONE: readonly never[] = []
 const quiet = (due: number | undefined): Step => ({ update: undefined, logs: NONE, changes: NONE, due })
 const earliest = (a: number | undefined, b: number | undefined): number | undefined =>
   a === undefined ? b : b === undefined ? a : Math.min(a, b)
@@ -356,139 +335,6 @@ export function indexStep(
       },
     ],
     changes,
-    due: ctx.deferredAt,
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Results
-
-/**
- * A plan's results applied: the order set, every rejection (for logs), the venue's domain rejection
- * codes among them (not request-level refusals), how many items the venue accepted, orders found gone,
- * and items with an unknown outcome.
- */
-export interface AppliedPlan {
-  orders: Order[]
-  rejected: string[]
-  domain: string[]
-  accepted: number
-  gone: number[]
-  unknown: number
-  /** The plan's creates: how many went, how many the venue accepted, and its domain codes for the rest. */
-  creates?: { tried: number; accepted: number; domain: string[] } | undefined
-}
-
-/** Longest pause after rejected plans. */
-export const MAX_REJECT_BACKOFF_MS = 30_000
-/**
- * Longest pause while the venue rejects every create (after a liquidation: insufficient margin on
- * each, however its cancels fare): doomed orders are not worth a try every 30 s.
- */
-export const MAX_CREATE_REJECT_BACKOFF_MS = 300_000
-
-/** The pause after the `streak`-th rejected plan in a row: `baseMs · 2^(streak − 1)`, capped; 0 for none. */
-export function rejectBackoff(baseMs: number, streak: number, maxMs = MAX_REJECT_BACKOFF_MS): number {
-  if (streak <= 0) return 0
-  return Math.min(maxMs, baseMs * 2 ** Math.min(streak - 1, 30))
-}
-
-/** `insufficient_margin ×3, price_outside_bounds` for the alert and status. */
-function summarize(codes: readonly string[]): string {
-  const counts = new Map<string, number>()
-  for (const c of codes) counts.set(c, (counts.get(c) ?? 0) + 1)
-  return [...counts].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', ')
-}
-
-/**
- * After the gateway answered: the applied order set (see `applyOutcome`), stats, the exponential
- * backoff, and the `rejections` episode: a plan whose items the venue all rejected on its domain rules
- * (no item accepted) is a bad observation, a plan with an accepted item a good one; a plan with
- * neither (only unknown, superseded, gone or request-level failures) says nothing.
- */
-export function resultsStep(ctx: InstrumentContext, r: AppliedPlan, now: number): Step {
-  const quietNow = ctx.health.rejections.since !== undefined
-  const logs: LogEntry[] = r.rejected.map((msg) => ({
-    level: quietNow ? 'debug' : 'warn',
-    fields: { rejection: msg },
-    msg: `order rejected: ${msg}`,
-    kind: 'order rejected',
-  }))
-  if (r.gone.length > 0) {
-    logs.push({
-      level: 'info',
-      fields: { oids: r.gone },
-      msg: `order(s) ${r.gone.join(', ')} no longer on the book (filled or cancelled)`,
-    })
-  }
-  const rejectedNow = r.rejected.length > 0
-  const streak = rejectedNow ? ctx.rejectStreak + 1 : 0
-  // Every create refused on the venue's rules (cancels may still go through): the doomed creates back
-  // off longer, and the episode opens whatever else was accepted.
-  const c = r.creates
-  const createsRefused = c !== undefined && c.tried > 0 && c.accepted === 0 && c.domain.length > 0
-  const pause = rejectBackoff(
-    ctx.deps.rejectBackoffMs,
-    streak,
-    createsRefused ? MAX_CREATE_REJECT_BACKOFF_MS : MAX_REJECT_BACKOFF_MS,
-  )
-  if (rejectedNow) {
-    logs.push({
-      level: quietNow ? 'debug' : 'info',
-      fields: { backoffMs: pause, streak },
-      msg: `backing off ${pause} ms after ${streak} rejected plan(s) in a row`,
-      kind: 'reject backoff',
-    })
-  }
-  const bad =
-    r.accepted === 0 && r.domain.length > 0
-      ? `the venue rejected every order of the plan: ${summarize(r.domain)}`
-      : createsRefused
-        ? `the venue rejected every create of the plan: ${summarize(c.domain)}; backing off ${Math.round(pause / 1000)} s`
-        : undefined
-  const obs =
-    r.accepted > 0 || bad !== undefined
-      ? observe(ctx.health, 'rejections', bad, now, ctx.deps.guard.degradeAfter)
-      : { health: ctx.health, change: undefined }
-  return {
-    update: {
-      openOrders: r.orders,
-      pendingPlan: undefined,
-      dirty: true,
-      backoffMs: pause,
-      rejectStreak: streak,
-      backoffUntil: rejectedNow ? now + pause : 0,
-      ...(obs.health === ctx.health ? {} : { health: obs.health }),
-      stats: {
-        ...ctx.stats,
-        submitted: ctx.stats.submitted + 1,
-        rejected: ctx.stats.rejected + r.rejected.length,
-        gone: ctx.stats.gone + r.gone.length,
-        unknown: ctx.stats.unknown + r.unknown,
-        lastSubmitAt: now,
-      },
-    },
-    logs,
-    changes: obs.change ? [obs.change] : NONE,
-    due: ctx.deferredAt,
-  }
-}
-
-/** The gateway failed as a whole: the outcome is unknown, wait for reconciliation and back off. */
-export function submitFailedStep(ctx: InstrumentContext, error: unknown, now: number): Step {
-  const streak = ctx.rejectStreak + 1
-  const pause = rejectBackoff(ctx.deps.rejectBackoffMs, streak)
-  return {
-    update: {
-      pendingPlan: undefined,
-      dirty: true,
-      backoffUntil: now + pause,
-      backoffMs: pause,
-      rejectStreak: streak,
-      stats: { ...ctx.stats, unknown: ctx.stats.unknown + 1 },
-    },
-    logs: [{ level: 'warn', fields: { err: error }, msg: 'order submission failed; waiting for reconcile' }],
-    changes: NONE,
     due: ctx.deferredAt,
   }
 }

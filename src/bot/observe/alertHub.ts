@@ -84,3 +84,18 @@ export function webhookSinkSettings(w: Settings['alerts']['webhook']) {
     timeoutMs: w.timeoutMs,
   }
 }
+
+/**
+ * The bot's alert hub, from the parts before it: the extra sinks (tests) and the journal's beside the
+ * log, metrics and webhook; the journal's own health is then watched through the hub.
+ */
+export function createBotAlertHub(
+  o: Omit<Parameters<typeof createAlertHub>[0], 'extraSinks'> & {
+    alertSinks?: readonly AlertSink[] | undefined
+    journal: { readonly alertSinks: readonly AlertSink[]; watchHealth(alerts: AlertSink): void }
+  },
+): AlertHub {
+  const alerts = createAlertHub({ ...o, extraSinks: [...(o.alertSinks ?? []), ...o.journal.alertSinks] })
+  o.journal.watchHealth(alerts)
+  return alerts
+}

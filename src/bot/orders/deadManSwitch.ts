@@ -14,6 +14,7 @@ import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { Settings } from '../../settings/schema.ts'
 import type { LimiterPause } from '../limiter/weightLimiter.ts'
 import { type Poller, startPoller } from '../shared/poller.ts'
 
@@ -256,4 +257,24 @@ export function deadManOnClockRate<
   const deadlineMs = Math.min(MAX_DEADLINE_MS, Math.ceil(d.deadlineMs * rate))
   const refreshMs = Math.floor((d.refreshMs * deadlineMs) / d.deadlineMs)
   return { ...settings, ops: { ...settings.ops, deadManSwitch: { ...d, deadlineMs, refreshMs } } }
+}
+
+/**
+ * The bot's dead-man switch, from the parts before it: the settings (a fleet's keep the deadline
+ * within its lease TTL), the limiter's long pauses, the open-order book re-read after a lapse.
+ */
+export function armBotDeadManSwitch(
+  o: Omit<Parameters<typeof armDeadManSwitch>[0], 'settings' | 'logger' | 'pauses'> & {
+    settings: Pick<Settings, 'ops'>
+    log: Logger
+    limits: { readonly pauses: { subscribe(listener: (pause: LimiterPause) => void): () => void } }
+    fleet?: { deadManSettings(settings: Pick<Settings, 'ops'>): Pick<Settings, 'ops'> } | undefined
+  },
+): Promise<DeadManSwitch | undefined> {
+  return armDeadManSwitch({
+    ...o,
+    settings: o.fleet?.deadManSettings(o.settings) ?? o.settings,
+    logger: o.log,
+    pauses: o.limits.pauses,
+  })
 }

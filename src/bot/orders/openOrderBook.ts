@@ -13,6 +13,7 @@ import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import { DIFFABLE_ORDER_STATUSES } from '../quoting/quoteDiff.ts'
+import type { OrderOwnership } from './orderOwnership.ts'
 
 /** The open orders of some instruments, read at `receivedAt` (clock ms). */
 export interface OpenOrdersUpdate {
@@ -194,4 +195,27 @@ function recordRead(
   }
   if (before === undefined) return
   for (const x of before.values()) if (!after.has(x.oid)) record.gone(x, at)
+}
+
+/**
+ * The bot's open-order book, from the parts before it: the traded instruments, which orders are ours
+ * (and, with `orders.foreign: cancel`, the others cancelled by id), the journal's order states.
+ */
+export function createBotOpenOrderBook(o: {
+  perps: Pick<PerpsClient, 'getOpenOrders' | 'cancelOrders'>
+  clock: Pick<Clock, 'now'>
+  instrumentIds: readonly number[]
+  ownership: Pick<OrderOwnership, 'isOurs' | 'cancelForeign'>
+  log: Pick<Logger, 'info' | 'warn'>
+  journal: { readonly orderStates: OrderStateRecorder | undefined }
+}): OpenOrderBook {
+  return createOpenOrderBook({
+    perps: o.perps,
+    clock: o.clock,
+    instrumentIds: o.instrumentIds,
+    isOurs: o.ownership.isOurs,
+    cancelForeign: o.ownership.cancelForeign(o.perps),
+    logger: o.log,
+    record: o.journal.orderStates,
+  })
 }

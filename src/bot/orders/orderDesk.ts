@@ -15,6 +15,7 @@ import { type Batcher, type BatchSend, type BatchSettled, createBatcher } from '
 import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import { type CancelById, createOrderGateway, type OrderGateway } from './orderGateway.ts'
+import type { OrderOwnership } from './orderOwnership.ts'
 import { withVenueConditions } from './venueConditions.ts'
 
 export interface OrderDesk {
@@ -93,4 +94,28 @@ export function createOrderDesk(o: {
     isOurs: o.isOurs,
   })
   return { batcher, modify, gateway }
+}
+
+/**
+ * The bot's order desk, from the parts before it: our client order ids and which orders are ours
+ * (order ownership), the settled batches counted in the metrics through the journal's recorder.
+ */
+export function createBotOrderDesk(o: {
+  perps: Parameters<typeof createOrderDesk>[0]['perps']
+  openOrders: OpenOrderBook
+  ownership: Pick<OrderOwnership, 'isOurs' | 'clientOrderIds'>
+  settings: Settings
+  clock: Clock
+  log: Logger
+  metrics: BatchRecorder
+  journal: { batchRecorder(metrics: BatchRecorder): BatchRecorder }
+  alerts: AlertSink
+}): OrderDesk {
+  return createOrderDesk({
+    ...o,
+    orderIds: o.ownership.clientOrderIds(),
+    isOurs: o.ownership.isOurs,
+    logger: o.log,
+    metrics: o.journal.batchRecorder(o.metrics),
+  })
 }

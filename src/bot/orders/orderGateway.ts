@@ -1,13 +1,13 @@
 /**
  * Connects instrument actors to the batcher: a plan's modifies, creates and cancels go to the batcher
  * unchanged (the client's own parameters; each resolved with its own per-order outcome), and a halted
- * actor's cancel-all goes to the client as risk work (its request gate charges it). Outcomes are
- * mapped to the actor's `ItemResult` vocabulary.
+ * actor's cancel-all goes to the client as risk work (its request gate charges it). Each item's
+ * outcome is the batcher's own `ItemOutcome` (quoting/orderPlan.ts), handed to the actor unchanged.
  *
  * When the venue refuses our modify signature (see `ModifyCapability`), each modify is sent as a
  * cancel of the order and then, once the cancel went through, a create of the same side and flags at
- * the new price and quantity; the pair is reported as the modify's one result, so the actor's plan
- * contract is unchanged.
+ * the new price and quantity; the pair is reported as the modify's one outcome: the cancel's when it
+ * did not go through, else `replaced` with the create's.
  *
  * Every create carries our client order id (`orderIds`, src/perps/orderTag.ts), so a restarted or
  * crashed run's orders are still recognised as ours. While orders the bot did not place rest (the
@@ -16,17 +16,9 @@
  */
 
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type {
-  BatchRejected,
-  CancelResult,
-  CreateOrderAck,
-  CreateOrderInput,
-  ModifyOrderInput,
-  ModifyResult,
-  Order,
-} from '../../perps/schemas/orders.ts'
-import type { ItemResult, PlanOutcome, SubmitPlanInput, WorkPriority } from '../quoting/orderPlan.ts'
-import type { Batcher, ItemOutcome } from './batcher.ts'
+import type { CancelResult, CreateOrderInput, ModifyOrderInput, Order } from '../../perps/schemas/orders.ts'
+import type { ModifyOutcome, PlanOutcome, SubmitPlanInput, WorkPriority } from '../quoting/orderPlan.ts'
+import type { Batcher } from './batcher.ts'
 import type { ModifyCapability } from './modifyCapability.ts'
 
 export interface OrderGateway {
@@ -46,27 +38,6 @@ export interface OrderGateway {
     },
   ): Promise<void>
 }
-
-type NotOk = Exclude<ItemOutcome<BatchRejected>, { status: 'ok' }>
-
-/** Everything but a venue `ok`: the same for the three command types. */
-function notOk(o: NotOk): ItemResult {
-  switch (o.status) {
-    case 'unknown':
-    case 'superseded':
-      return { status: o.status }
-    case 'failed':
-      // The request as a whole was refused: not one of the venue's per-order domain rejections.
-      return { status: 'err', error: o.error.message, request: true }
-    default:
-      return { status: 'err', error: o.error }
-  }
-}
-
-const modifyResult = (o: ItemOutcome<ModifyResult>): ItemResult =>
-  o.status === 'ok' ? { status: 'ok', order: o.order } : notOk(o)
-const ackResult = (o: ItemOutcome<CreateOrderAck | CancelResult>): ItemResult =>
-  o.status === 'ok' ? { status: 'ok', oid: o.oid } : notOk(o)
 
 /** What the gateway needs to cancel by id (the perps client's `cancelOrders`, at any priority). */
 export interface CancelById {
@@ -106,17 +77,12 @@ export function createOrderGateway(deps: {
     m: ModifyOrderInput,
     order: Order | undefined,
     priority: WorkPriority,
-  ): Promise<ItemResult> {
+  ): Promise<ModifyOutcome> {
     const cancel = await batcher.submit({ type: 'cancelOrders', iid, oid: m.oid, priority: 'risk' })
-    // Not cancelled (gone, refused, unknown): report it as the modify's outcome; nothing is created.
-    if (cancel.status !== 'ok') return notOk(cancel)
-    if (order === undefined)
-      return {
-        status: 'err',
-        error: `order ${m.oid} unknown to the actor: cancelled, not recreated`,
-        cancelled: true,
-      }
-    const created = await batcher.submit({
+    // Not cancelled (gone, refused, unknown): the cancel's outcome is the modify's; nothing is created.
+    if (cancel.status !== 'ok') return cancel
+    if (order === undefined) return { status: 'replaced', create: undefined }
+    const create = await batcher.submit({
       type: 'createOrders',
       order: tagged<CreateOrderInput>({
         iid,
@@ -129,9 +95,7 @@ export function createOrderGateway(deps: {
       }),
       priority: order.ro ? 'risk' : priority,
     })
-    if (created.status === 'ok') return { status: 'ok', oid: created.oid }
-    const r = notOk(created)
-    return r.status === 'err' ? { ...r, cancelled: true } : r
+    return { status: 'replaced', create }
   }
 
   return {
@@ -143,9 +107,7 @@ export function createOrderGateway(deps: {
           ? Promise.all(plan.modify.map((m) => replace(instrumentId, m, byOid.get(m.oid), priority)))
           : Promise.all(
               plan.modify.map((order) =>
-                batcher
-                  .submit({ type: 'modifyOrders', iid: instrumentId, order, priority, lazy })
-                  .then(modifyResult),
+                batcher.submit({ type: 'modifyOrders', iid: instrumentId, order, priority, lazy }),
               ),
             ),
         Promise.all(
@@ -165,11 +127,7 @@ export function createOrderGateway(deps: {
           ),
         ),
       ])
-      return {
-        modify,
-        create: create.map(ackResult),
-        cancel: cancel.map(ackResult),
-      }
+      return { modify, create, cancel }
     },
     async cancelAll(instrumentId, options = {}) {
       const foreign =

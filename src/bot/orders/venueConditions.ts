@@ -90,7 +90,7 @@ export function withVenueConditions(
     return false
   }
 
-  async function run<R extends { status: string }>(
+  async function run<R extends { status: 'ok' | 'err' }>(
     send: () => Promise<ItemOutcome<R>>,
     retryItem: (r: ItemOutcome<R>) => boolean,
   ) {

@@ -1,9 +1,17 @@
 /**
  * The one order shape from the quote diff to the perps client: a plan's items ARE the client's own
  * parameters (`createOrders` / `modifyOrders` inputs, client order id as `coid`), passed on unchanged
- * by the gateway and the batcher and parsed once, by the client, before signing.
+ * by the gateway and the batcher and parsed once, by the client, before signing; and the one outcome
+ * vocabulary coming back (`ItemOutcome`: the client's parsed per-item result, or the batcher's verdict).
  */
-import type { CreateOrderInput, ModifyOrderInput, Order } from '../../perps/schemas/orders.ts'
+import type {
+  CancelResult,
+  CreateOrderAck,
+  CreateOrderInput,
+  ModifyOrderInput,
+  ModifyResult,
+  Order,
+} from '../../perps/schemas/orders.ts'
 
 /** A create item: the client's `createOrders` parameter, priced (quotes are limit orders). */
 export type PlannedCreate = CreateOrderInput & { p: string }
@@ -17,30 +25,39 @@ export interface OrderPlan {
 }
 
 /**
- * A modify's `ok` carries the changed order, or (repriced by cancel + create) the new order's `oid`
- * when it differs from the modified one; a create's `ok` carries its `oid`.
+ * What became of one order item: the ONE vocabulary from the batcher to the actor (the batcher
+ * resolves it, the gateway hands it on, `applyOutcome` reads it). Either the venue's own per-item
+ * answer `R` (`ok`, or `err` for a refusal by its per-order rules), or one of the batcher's verdicts:
+ * - `unknown`: the batch may or may not have been applied; the batcher reconciled the instruments
+ *   before resolving this, so re-diff from the reconciled orders (nothing is resent);
+ * - `superseded`: a later submission for the same order replaced this one before it was sent;
+ * - `failed`: the request as a whole was refused or never sent (429, 4xx, a bad signature, invalid
+ *   input, stopped): definitely not applied.
  */
-export type ItemResult =
-  | { status: 'ok'; order?: Order | undefined; oid?: number | undefined }
-  /**
-   * The venue refused the item. `request` marks a refusal of the whole request (a 4xx, a 429, a bad
-   * signature: nothing was applied) as opposed to the venue's per-order domain rules.
-   */
-  | {
-      status: 'err'
-      error: string
-      request?: boolean | undefined
-      /** A modify replaced by cancel + create whose cancel went through: the order left the book. */
-      cancelled?: boolean | undefined
-    }
+export type ItemOutcome<R extends { status: 'ok' | 'err' }> =
+  | R
   | { status: 'unknown' }
   | { status: 'superseded' }
+  | { status: 'failed'; error: Error }
 
-/** Results aligned index by index with the plan's arrays. */
+/**
+ * A modify repriced by cancel + create (the venue refuses our modify signature): the cancel went
+ * through, so the order left the book; `create` is how its replacement fared (undefined: the actor
+ * did not know the order, so nothing was created).
+ */
+export interface Replaced {
+  status: 'replaced'
+  create: ItemOutcome<CreateOrderAck> | undefined
+}
+
+/** A modify's outcome: the venue's answer to the modify, or to the cancel + create that replaced it. */
+export type ModifyOutcome = ItemOutcome<ModifyResult> | Replaced
+
+/** Outcomes aligned index by index with the plan's arrays. */
 export interface PlanOutcome {
-  modify: ItemResult[]
-  create: ItemResult[]
-  cancel: ItemResult[]
+  modify: ModifyOutcome[]
+  create: ItemOutcome<CreateOrderAck>[]
+  cancel: ItemOutcome<CancelResult>[]
 }
 
 export type WorkPriority = 'risk' | 'quote'

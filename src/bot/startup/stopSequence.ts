@@ -294,3 +294,50 @@ export function botStop(o: {
     return stopped
   }
 }
+
+/**
+ * The bot's stop, from every part as the stop reaches it: the inputs first (streams, pollers, the
+ * account's pollers, the ops loops), then the orders as `botStopParts` says, the exit's narrowing from
+ * order ownership, and the parts closed in order (the ops server, the connection, the actors, the
+ * repeated-line log, the journal's part last).
+ */
+export function botStopFor(
+  p: Omit<StoppableBot, 'inputs' | 'limiter' | 'exitOnly' | 'close'> & {
+    views: { markStopping(): void }
+    watchdog: { stop(reason: string): void }
+    settings: { ops: { exitPolicy: 'cancel-all' | 'leave-orders' } }
+    clock: Clock
+    log: Logger
+    streams: { stop(): Promise<void> } | undefined
+    feeds: { stop(): Promise<void> }
+    account: { stop(): Promise<void> }
+    ops: { readonly loops: readonly { stop(): Promise<void> }[]; close(): Promise<void> | void }
+    limits: { readonly limiter: { stop(): Promise<void> } }
+    ownership: { exitOnly(): ((order: Order) => boolean) | undefined }
+    conn: { close(): Promise<void> | void }
+    actors: { stop(): Promise<void> | void }
+    repeated: { stop(): void }
+    journal: { stop(): void }
+  },
+): (reason: string) => Promise<StopReport> {
+  return botStop({
+    views: p.views,
+    watchdog: p.watchdog,
+    exitPolicy: p.settings.ops.exitPolicy,
+    clock: p.clock,
+    logger: p.log,
+    bot: {
+      ...p,
+      inputs: [p.streams, p.feeds, p.account, ...p.ops.loops],
+      limiter: p.limits.limiter,
+      exitOnly: () => p.ownership.exitOnly(),
+      close: [
+        () => p.ops.close(),
+        () => p.conn.close(),
+        () => p.actors.stop(),
+        () => p.repeated.stop(),
+        () => p.journal.stop(),
+      ],
+    },
+  })
+}

@@ -3,9 +3,16 @@
  * second, startupWatch.ts), then the connection to the venue under it. A failed connect closes the
  * watch before the error goes on; otherwise the watch is handed on for the later steps to name.
  */
+import { droppedRowsObserver, type VenueAlertSink } from '../../alerts/venueAlerts.ts'
 import type { Clock } from '../../clock.ts'
+import type { Logger } from '../../logging/logger.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
+import type { RequestGate } from '../../perps/client/context.ts'
+import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import type { WeightLimiter } from '../limiter/weightLimiter.ts'
+import { botResponseObserver } from './botPerpsClient.ts'
 import { type Connections, type ConnectOptions, connect } from './connect.ts'
+import { applyInstrumentLeverage } from './instrumentLeverage.ts'
 import { type StartupWatch, startStartupWatch } from './startupWatch.ts'
 
 export interface WatchedConnection {
@@ -38,4 +45,54 @@ export async function connectWatched(
     await startup.close()
     throw e
   }
+}
+
+/**
+ * The bot's connect, from the parts before it: every request through the limiter (or the fleet's
+ * gate around it); the venue's own count of our weight corrects the limiter and unreadable rows raise
+ * a warning. Then, before anything quotes: a fleet predecessor's orders cancelled (older epochs), and
+ * the instruments' leverage and margin mode applied (a failure closes the watch).
+ */
+export async function connectBot(
+  o: Omit<ConnectOptions, 'baseClock' | 'gate' | 'observer' | 'logger'> & {
+    clock: Clock
+    metrics: Pick<BotMetrics, 'registry'>
+    /** The bot's `ops` option: serve the early ops server unless false. */
+    ops?: boolean | undefined
+    log: Logger
+    limits: { readonly limiter: WeightLimiter }
+    alerts: VenueAlertSink
+    ownership: { readonly tag: string }
+    fleet?:
+      | {
+          gate(limiter: RequestGate): RequestGate
+          cancelOlderEpochs(perps: PerpsClient, tag: string, logger: Pick<Logger, 'info'>): Promise<number>
+        }
+      | undefined
+  },
+): Promise<WatchedConnection> {
+  const { limiter } = o.limits
+  const watched = await connectWatched({
+    ...o,
+    logger: o.log,
+    serve: o.ops !== false,
+    gate: o.fleet?.gate(limiter) ?? limiter,
+    observer: botResponseObserver({
+      limiter,
+      droppedItems: droppedRowsObserver({ alerts: o.alerts, now: () => o.clock.now() }).droppedItems,
+    }),
+  })
+  const { startup, conn } = watched
+  await o.fleet?.cancelOlderEpochs(conn.perps, o.ownership.tag, o.log)
+  startup.step('leverage and margin mode')
+  await applyInstrumentLeverage({
+    perps: conn.perps,
+    settings: o.settings,
+    listed: conn.instruments,
+    logger: o.log,
+  }).catch(async (e: unknown) => {
+    await startup.close()
+    throw e
+  })
+  return watched
 }

@@ -10,67 +10,57 @@
  *   is treated as gone (the socket is dropped), so nothing waits forever.
  * - Gaps: a push whose `sq` is not previous + 1, a push whose data fails its schema, and every
  *   resubscription after a reconnect are reported as `gap` events; the caller resyncs over REST. The
- *   client itself never refetches. One resync per gap episode: further gaps on a channel within
- *   `gapHoldMs` of the last reported one are folded into one trailing gap when the hold ends.
+ *   client itself never refetches. One resync per gap episode (gapHolds.ts): further gaps on a
+ *   channel within `gapHoldMs` of the last reported one are folded into one trailing gap.
  * - Auth: a refused `auth` is reported (`auth` event, `StreamAuthError` with `definite` when the code
  *   names bad credentials) and retried with the reconnect back-off, as the official client does.
- * - Bounded memory: pushes on shared channels for instruments outside `acceptInstrument` are dropped
- *   at the door; the per-key push cache is capped and cleared on every reconnect.
- * - Logging: gaps, malformed frames, reconnects and auth refusals go through a rate-limited log (one
- *   line per kind per interval, with the count suppressed); a malformed frame's `error` event is
- *   emitted only with its log line, so listeners cannot be flooded either.
- * - Freshness: a channel is `fresh` from its first push until it has been silent for its bound
- *   (freshness.ts: 15 s for tickers/bbo/book/portfolio, 150 s for statistics/klines) or the socket
- *   goes down, then `stale`; event channels (orders, fills, ...) are fresh while subscribed on a live
- *   socket. Both edges are events, so the caller can switch between pushes and polling.
- * - Limits: at most `maxSubscriptions` channels (venue: 100 per connection), and at most
+ * - Bounded memory (pushIntake.ts): pushes on shared channels for instruments outside
+ *   `acceptInstrument` are dropped at the door; the push cache is capped and cleared on reconnect.
+ * - Logging: gaps, malformed frames, reconnects and auth refusals go through the rate-limited log
+ *   (logging/rateLimitedLog.ts); a malformed frame's `error` event is emitted only with its log line.
+ * - Freshness (channelFreshness.ts): `fresh` from a channel's first push until silent for its bound
+ *   or the socket goes down, then `stale`; both edges are events (the caller switches to polling).
+ * - Limits (subscriptions.ts): at most `maxSubscriptions` channels (venue: 100 per connection), at most
  *   `maxMessagesPerMinute` frames sent (venue: 1,000 per IP for every socket together); frames over
  *   the budget wait for the window, pings are skipped.
  *
  * Every timer runs on the injected clock, every jitter draw on the injected random.
  */
 import type { Clock } from '../../clock.ts'
-import { InputValidationError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
-import type { Random } from '../../random.ts'
-import { parseChannel } from './channels.ts'
-import { defaultStaleAfterMs } from './freshness.ts'
+import { createRateLimitedLog, type RateLimitedLog } from '../../logging/rateLimitedLog.ts'
+import { ChannelFreshness } from './channelFreshness.ts'
+import { GapHolds } from './gapHolds.ts'
 import { Inbox } from './inbox.ts'
 import { KeyedTimers } from './keyedTimers.ts'
 import { Outbox } from './outbox.ts'
-import { PushDataCache } from './pushDataCache.ts'
-import { RateLimitedLog } from './rateLimitedLog.ts'
-import { type BackoffPolicy, DEFAULT_BACKOFF, reconnectDelay } from './reconnectBackoff.ts'
+import { PushIntake } from './pushIntake.ts'
+import { reconnectDelay } from './reconnectBackoff.ts'
 import {
   ackItems,
   authFrame,
   classifyFrame,
   PING_FRAME,
   type PushEnvelope,
-  type PushParseResult,
-  parsePushData,
   type StreamPush,
   subscribeFrame,
 } from './schemas.ts'
-import { SequenceTracker } from './sequenceTracker.ts'
-import { type SocketFactory, type StreamSocket, undiciSocketFactory } from './socket.ts'
+import type { StreamSocket } from './socket.ts'
 import {
   StreamAuthError,
-  StreamLimitError,
   StreamProtocolError,
   StreamServerError,
   StreamSubscriptionError,
 } from './streamErrors.ts'
-import {
-  DEFAULT_STREAM_LIMITS,
-  type StreamClientOptions,
-  type StreamCredentials,
-  type StreamEventMap,
-  type StreamGap,
-  type StreamHealth,
-  type StreamLimits,
-  type StreamState,
+import { type StreamSettings, streamSettings } from './streamSettings.ts'
+import type {
+  StreamClientOptions,
+  StreamEventMap,
+  StreamGap,
+  StreamHealth,
+  StreamState,
 } from './streamTypes.ts'
+import { Subscriptions } from './subscriptions.ts'
 import { TypedEvents } from './typedEvents.ts'
 
 export * from './streamTypes.ts'
@@ -79,40 +69,23 @@ type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect'
 /** What the stream logs, each kind at most once per interval. */
 type LogKind = 'gap' | 'malformed' | 'reconnect' | 'auth' | 'server_error' | 'foreign_instrument'
 
-const DEFAULT_GAP_HOLD_MS = 5_000
-
 export class StreamClient {
-  readonly #url: string
-  readonly #credentials: StreamCredentials | undefined
+  readonly #o: StreamSettings
   readonly #clock: Clock
-  readonly #random: Random
-  readonly #factory: SocketFactory
-  readonly #heartbeatMs: number
-  readonly #idleTimeoutMs: number
-  readonly #watchdogMs: number
-  readonly #staleAfter: (channel: string) => number
-  readonly #ackTimeoutMs: number
-  readonly #closeTimeoutMs: number
-  readonly #backoff: BackoffPolicy
-  readonly #limits: StreamLimits
   readonly #log: Logger | undefined
   readonly #events: TypedEvents<StreamEventMap>
   readonly #outbox: Outbox
-  readonly #sequences = new SequenceTracker()
-  readonly #accepted = new PushDataCache<StreamPush>()
+  readonly #intake: PushIntake
   readonly #inbox: Inbox<string>
-  readonly #yieldAfter: ((push: StreamPush) => boolean) | undefined
-  readonly #desired = new Set<string>()
-  readonly #acked = new Set<string>()
-  readonly #fresh = new Set<string>()
-  readonly #lastPushAt = new Map<string, number>()
+  readonly #subs: Subscriptions
+  /** The channels wanted (subscribed, or to be subscribed on the next open). */
+  readonly #desired: Set<string>
+  /** The channels the current socket acknowledged. */
+  readonly #acked: Set<string>
+  readonly #freshness: ChannelFreshness
   readonly #logs: RateLimitedLog<LogKind>
-  readonly #acceptInstrument: ((iid: number) => boolean) | undefined
-  readonly #gapHoldMs: number
-  /** Channels inside a gap hold: whether another gap came during it (bounded by the wanted channels). */
-  readonly #gapHeld = new Map<string, { pending: StreamGap | undefined; timer: unknown }>()
+  readonly #gapHolds: GapHolds
   #authRefusals = 0
-  #foreignDropped = 0
   #state: StreamState = 'idle'
   #socket: StreamSocket | undefined
   /** Socket generation: callbacks of a replaced socket are ignored. */
@@ -121,46 +94,55 @@ export class StreamClient {
   #everOpened = false
   #lastInboundAt: number | undefined
   #reconnects = 0
-  #gaps = 0
-  #pushes = 0
   readonly #timers: KeyedTimers<TimerKey>
   #closing: Promise<void> | undefined
   #onSocketClosed: (() => void) | undefined
 
   /** @throws {InputValidationError} for a URL that is not ws:// or wss://. */
   constructor(options: StreamClientOptions) {
-    let url: URL
-    try {
-      url = new URL(options.url)
-    } catch {
-      throw new InputValidationError('stream URL is not a valid URL')
-    }
-    if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
-      throw new InputValidationError(`stream URL must be ws:// or wss://, got ${url.protocol}`)
-    this.#url = url.toString()
-    this.#credentials = options.credentials
-    this.#clock = options.clock
+    const o = streamSettings(options)
+    this.#o = o
+    this.#clock = o.clock
+    this.#log = o.logger
     this.#timers = new KeyedTimers(this.#clock)
-    this.#random = options.random
-    this.#factory = options.socketFactory ?? undiciSocketFactory()
-    this.#heartbeatMs = options.heartbeatMs ?? 25_000
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? 65_000
-    this.#watchdogMs = options.watchdogMs ?? 1_000
-    const stale = options.staleAfterMs ?? defaultStaleAfterMs
-    this.#staleAfter = typeof stale === 'number' ? () => stale : stale
-    this.#ackTimeoutMs = options.ackTimeoutMs ?? 10_000
-    this.#closeTimeoutMs = options.closeTimeoutMs ?? 2_000
-    this.#backoff = options.backoff ?? DEFAULT_BACKOFF
-    this.#limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits }
-    this.#log = options.logger
-    this.#outbox = new Outbox(this.#clock, this.#limits.maxMessagesPerMinute, this.#ackTimeoutMs, (reason) =>
+    this.#freshness = new ChannelFreshness(o.staleAfter)
+    this.#intake = new PushIntake(o.acceptInstrument)
+    this.#subs = new Subscriptions({
+      maxSubscriptions: o.limits.maxSubscriptions,
+      hasCredentials: o.credentials !== undefined,
+    })
+    this.#desired = this.#subs.wanted
+    this.#acked = this.#subs.acked
+    this.#outbox = new Outbox(this.#clock, o.limits.maxMessagesPerMinute, o.ackTimeoutMs, (reason) =>
       this.#drop(reason),
     )
-    this.#yieldAfter = options.yieldAfter
-    this.#logs = new RateLimitedLog<LogKind>(this.#log, this.#clock, options.logIntervalMs)
-    this.#acceptInstrument = options.acceptInstrument
-    this.#gapHoldMs = options.gapHoldMs ?? DEFAULT_GAP_HOLD_MS
-    this.#inbox = new Inbox((text) => this.#onMessage(text), options.schedule)
+    this.#logs = createRateLimitedLog<LogKind>({
+      logger: this.#log,
+      clock: this.#clock,
+      intervalMs: o.logIntervalMs,
+    })
+    this.#gapHolds = new GapHolds({
+      clock: this.#clock,
+      holdMs: o.gapHoldMs,
+      report: {
+        log: (gap) =>
+          this.#logs.log(
+            'warn',
+            'gap',
+            {
+              channel: gap.channel,
+              reason: gap.reason,
+              previous: gap.previous,
+              sq: gap.sq,
+              gaps: this.#gapHolds.count,
+            },
+            'stream gap',
+          ),
+        emit: (gap) => this.#emit('gap', gap),
+      },
+      wanted: (ch) => this.#desired.has(ch),
+    })
+    this.#inbox = new Inbox((text) => this.#onMessage(text), o.schedule)
     // A listener's bug must not break the socket's bookkeeping.
     this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))
   }
@@ -201,33 +183,19 @@ export class StreamClient {
    * @throws {StreamLimitError} more than `maxSubscriptions` channels in all.
    */
   subscribe(channels: readonly string[]): void {
-    for (const ch of channels) {
-      const parsed = parseChannel(ch)
-      if (parsed === undefined) throw new InputValidationError(`unknown stream channel '${ch}'`)
-      if (parsed.private && this.#credentials === undefined)
-        throw new InputValidationError(`channel '${ch}' is private: the stream needs credentials`)
-    }
-    const added = [...new Set(channels)].filter((ch) => !this.#desired.has(ch))
-    if (this.#desired.size + added.length > this.#limits.maxSubscriptions)
-      throw new StreamLimitError(
-        `${this.#desired.size + added.length} channels exceed ${this.#limits.maxSubscriptions} per connection`,
-      )
-    for (const ch of added) this.#desired.add(ch)
+    const added = this.#subs.add(channels)
     if (this.#state === 'open' && added.length > 0) this.#sendSubscribe(added)
   }
 
   unsubscribe(channels: readonly string[]): void {
-    const removed = channels.filter((ch) => this.#desired.delete(ch))
-    const live = removed.filter((ch) => this.#acked.delete(ch))
+    const { removed, live } = this.#subs.remove(channels)
     for (const ch of removed) {
-      this.#fresh.delete(ch)
-      this.#lastPushAt.delete(ch)
-      this.#sequences.forget(ch)
-      this.#accepted.forget(ch)
-      this.#releaseGapHold(ch)
+      this.#freshness.forget(ch)
+      this.#intake.forget(ch)
+      this.#gapHolds.release(ch)
     }
     if (this.#state === 'open' && live.length > 0)
-      for (const chunk of chunks(live, this.#limits.maxSubscriptions))
+      for (const chunk of this.#subs.chunks(live))
         this.#outbox.request(
           (id) => subscribeFrame(id, 'unsub', chunk),
           () => {},
@@ -236,25 +204,25 @@ export class StreamClient {
 
   /** True when the channel has had a push within its staleness bound. */
   isFresh(channel: string): boolean {
-    return this.#fresh.has(channel)
+    return this.#freshness.isFresh(channel)
   }
 
   health(): StreamHealth {
     return {
       state: this.#state,
       reconnects: this.#reconnects,
-      gaps: this.#gaps,
-      pushes: this.#pushes,
+      gaps: this.#gapHolds.count,
+      pushes: this.#intake.pushes,
       lastInboundAt: this.#lastInboundAt,
       messagesSentLastMinute: this.#outbox.used(),
       authRefusals: this.#authRefusals,
-      foreignDropped: this.#foreignDropped,
+      foreignDropped: this.#intake.foreignDropped,
       channels: [...this.#desired].map((channel) => ({
         channel,
         subscribed: this.#acked.has(channel),
-        fresh: this.#fresh.has(channel),
-        lastPushAt: this.#lastPushAt.get(channel),
-        lastSq: this.#sequences.last(channel),
+        fresh: this.#freshness.isFresh(channel),
+        lastPushAt: this.#freshness.lastPushAt(channel),
+        lastSq: this.#intake.sequences.last(channel),
       })),
     }
   }
@@ -268,7 +236,7 @@ export class StreamClient {
         resolve()
         return
       }
-      const bound = this.#clock.setTimeout(resolve, this.#closeTimeoutMs)
+      const bound = this.#clock.setTimeout(resolve, this.#o.closeTimeoutMs)
       this.#onSocketClosed = () => {
         this.#clock.clearTimeout(bound)
         resolve()
@@ -285,7 +253,7 @@ export class StreamClient {
     this.#setState('connecting')
     const current = (): boolean => gen === this.#gen
     try {
-      this.#socket = this.#factory(this.#url, {
+      this.#socket = this.#o.factory(this.#o.url, {
         onOpen: () => current() && this.#onOpen(),
         onMessage: (text) => current() && this.#inbox.push(text),
         onClose: (code, reason) => {
@@ -300,7 +268,7 @@ export class StreamClient {
       this.#onLost(`cannot open: ${e instanceof Error ? e.message : String(e)}`)
       return
     }
-    this.#timers.schedule('open', this.#ackTimeoutMs, () => {
+    this.#timers.schedule('open', this.#o.ackTimeoutMs, () => {
       if (current()) this.#drop('open timed out')
     })
   }
@@ -309,9 +277,9 @@ export class StreamClient {
     this.#timers.clear('open')
     if (this.#socket !== undefined) this.#outbox.attach(this.#socket)
     this.#lastInboundAt = this.#clock.now()
-    this.#timers.schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
-    this.#timers.schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
-    const creds = this.#credentials
+    this.#timers.schedule('heartbeat', this.#o.heartbeatMs, () => this.#heartbeat())
+    this.#timers.schedule('watchdog', this.#o.watchdogMs, () => this.#watchdog())
+    const creds = this.#o.credentials
     if (creds === undefined) {
       this.#onReady()
       return
@@ -326,8 +294,8 @@ export class StreamClient {
           const err = new StreamAuthError(refused.error ?? 'unauthorized')
           this.#authRefusals++
           this.#logs.log(
-            'auth',
             'warn',
+            'auth',
             { code: err.code, definite: err.definite, refusals: this.#authRefusals },
             `stream authentication refused (${err.code}); retrying with back-off`,
           )
@@ -354,7 +322,7 @@ export class StreamClient {
   #onReady(): void {
     const reconnected = this.#everOpened
     this.#everOpened = true
-    this.#sequences.reset()
+    this.#intake.sequences.reset()
     this.#setState('open')
     if (this.#desired.size === 0) {
       this.#attempt = 0
@@ -364,7 +332,7 @@ export class StreamClient {
   }
 
   #sendSubscribe(channels: readonly string[], afterReconnect = false): void {
-    for (const chunk of chunks(channels, this.#limits.maxSubscriptions)) {
+    for (const chunk of this.#subs.chunks(channels)) {
       this.#outbox.request(
         (id) => subscribeFrame(id, 'sub', chunk),
         (items) => {
@@ -381,7 +349,7 @@ export class StreamClient {
             this.#acked.add(ch)
             if (afterReconnect) this.#gap({ channel: ch, reason: 'reconnect' })
             // Event channels are silent when nothing happens: subscribed on a live socket is fresh.
-            if (this.#staleAfter(ch) === Number.POSITIVE_INFINITY) this.#markFresh(ch)
+            if (this.#freshness.staleAfter(ch) === Number.POSITIVE_INFINITY) this.#markFresh(ch)
           })
         },
       )
@@ -409,7 +377,7 @@ export class StreamClient {
         return
       case 'error': {
         const err = new StreamServerError(frame.frame.error)
-        if (this.#logs.log('server_error', 'warn', { code: err.code }, err.message)) this.#emit('error', err)
+        if (this.#logs.log('warn', 'server_error', { code: err.code }, err.message)) this.#emit('error', err)
         return
       }
       case 'unknown':
@@ -419,118 +387,56 @@ export class StreamClient {
 
   /** A frame we cannot read: logged and reported at most once per interval (a venue can send many). */
   #malformed(err: StreamProtocolError): void {
-    if (this.#logs.log('malformed', 'warn', { details: err.details }, err.message)) this.#emit('error', err)
+    if (this.#logs.log('warn', 'malformed', { details: err.details }, err.message)) this.#emit('error', err)
   }
 
-  /** Drops a push on a shared channel for an instrument the caller does not trade, before any parsing. */
-  #foreign(ch: string, data: unknown): boolean {
-    if (this.#acceptInstrument === undefined || !ch.endsWith('::all')) return false
-    if (typeof data !== 'object' || data === null) return false
-    const iid: unknown = Reflect.get(data, 'iid')
-    if (typeof iid !== 'number' || this.#acceptInstrument(iid)) return false
-    this.#foreignDropped++
-    this.#logs.log(
-      'foreign_instrument',
-      'info',
-      { channel: ch },
-      `stream: pushes for instruments not traded are dropped (${this.#foreignDropped} so far)`,
-    )
-    return true
-  }
-
+  /** One push on a channel: read (pushIntake.ts), then logged and emitted in the reading's order. */
   #onPush(env: PushEnvelope): void {
-    const { ch, sq } = env
+    const { ch } = env
     if (!this.#desired.has(ch)) return // an unsubscribed channel's last frames
-    const check = this.#sequences.observe(ch, sq)
-    if (check.gap) this.#gap({ channel: ch, reason: 'sequence_gap', previous: check.previous, sq })
-    if (this.#foreign(ch, env.data)) return
-    // An unchanged entry (field for field) reuses the value its schema accepted last time.
-    const known = this.#accepted.lookup(ch, env.data)
-    const parsed: PushParseResult =
-      known === undefined ? parsePushData(env) : { ok: true, push: { ...known, ts: env.ts, sq } }
-    if (parsed.ok && known === undefined) this.#accepted.remember(ch, env.data, parsed.push)
-    if (!parsed.ok) {
-      this.#malformed(new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues }))
-      this.#gap({ channel: ch, reason: 'invalid_push', sq })
+    const r = this.#intake.read(env)
+    if (r.sequenceGap !== undefined) this.#gap(r.sequenceGap)
+    if (r.foreign !== undefined) {
+      this.#logs.log(
+        'info',
+        'foreign_instrument',
+        { channel: ch },
+        `stream: pushes for instruments not traded are dropped (${r.foreign} so far)`,
+      )
       return
     }
-    if (parsed.dropped !== undefined) {
-      // Rows we could not read: the rest is delivered, and a gap asks for the REST read that settles it.
-      this.#malformed(
-        new StreamProtocolError(`unreadable rows dropped on ${ch}`, { details: parsed.dropped }),
-      )
-      this.#gap({ channel: ch, reason: 'invalid_push', sq })
+    if (r.invalid !== undefined) {
+      this.#malformed(r.invalid.error)
+      this.#gap(r.invalid.gap)
     }
-    this.#pushes++
-    this.#lastPushAt.set(ch, this.#clock.now())
-    this.#markFresh(ch)
-    this.#emit('push', parsed.push)
-    if (known === undefined && this.#yieldAfter?.(parsed.push)) this.#inbox.yieldNow()
+    if (r.push === undefined) return
+    if (this.#freshness.pushed(ch, this.#clock.now())) this.#emit('fresh', ch)
+    this.#emit('push', r.push)
+    if (r.changed && this.#o.yieldAfter?.(r.push)) this.#inbox.yieldNow()
   }
 
   #markFresh(ch: string): void {
-    if (this.#fresh.has(ch)) return
-    this.#fresh.add(ch)
-    this.#emit('fresh', ch)
+    if (this.#freshness.mark(ch)) this.#emit('fresh', ch)
   }
 
-  /**
-   * Reports a gap once per episode: the first gap on a channel is emitted at once and opens a hold;
-   * gaps during the hold are folded into one trailing gap when it ends (so the last one is resynced
-   * too), which opens the next hold. A gap on every push costs one resync per hold, not one per push.
-   */
+  /** A gap, reported once per episode (gapHolds.ts): the caller resyncs over REST. */
   #gap(gap: StreamGap): void {
-    this.#gaps++
-    const held = this.#gapHeld.get(gap.channel)
-    if (held !== undefined) {
-      held.pending = gap
-      return
-    }
-    this.#emitGap(gap)
-  }
-
-  #emitGap(gap: StreamGap): void {
-    this.#logs.log(
-      'gap',
-      'warn',
-      { channel: gap.channel, reason: gap.reason, previous: gap.previous, sq: gap.sq, gaps: this.#gaps },
-      'stream gap',
-    )
-    const hold: { pending: StreamGap | undefined; timer: unknown } = { pending: undefined, timer: undefined }
-    hold.timer = this.#clock.setTimeout(() => {
-      this.#gapHeld.delete(gap.channel)
-      if (hold.pending !== undefined && this.#desired.has(gap.channel)) this.#emitGap(hold.pending)
-    }, this.#gapHoldMs)
-    this.#gapHeld.set(gap.channel, hold)
-    this.#emit('gap', gap)
-  }
-
-  #releaseGapHold(ch: string): void {
-    const held = this.#gapHeld.get(ch)
-    if (held === undefined) return
-    this.#clock.clearTimeout(held.timer)
-    this.#gapHeld.delete(ch)
+    this.#gapHolds.note(gap)
   }
 
   #heartbeat(): void {
     this.#outbox.sendSkippable(PING_FRAME)
-    this.#timers.schedule('heartbeat', this.#heartbeatMs, () => this.#heartbeat())
+    this.#timers.schedule('heartbeat', this.#o.heartbeatMs, () => this.#heartbeat())
   }
 
   #watchdog(): void {
     const now = this.#clock.now()
-    if (this.#lastInboundAt !== undefined && now - this.#lastInboundAt > this.#idleTimeoutMs) {
+    if (this.#lastInboundAt !== undefined && now - this.#lastInboundAt > this.#o.idleTimeoutMs) {
       this.#drop(`silent for ${now - this.#lastInboundAt} ms`)
       return
     }
-    for (const ch of this.#fresh) {
-      const last = this.#lastPushAt.get(ch) ?? 0
-      if (now - last > this.#staleAfter(ch)) {
-        this.#fresh.delete(ch)
-        this.#emit('stale', ch)
-      }
-    }
-    this.#timers.schedule('watchdog', this.#watchdogMs, () => this.#watchdog())
+    this.#freshness.expire(now, (ch) => this.#emit('stale', ch))
+    this.#timers.schedule('watchdog', this.#o.watchdogMs, () => this.#watchdog())
   }
 
   /** Drops the current socket without waiting for it, then reconnects. */
@@ -543,14 +449,14 @@ export class StreamClient {
   #onLost(reason: string): void {
     if (this.#state === 'closed' || this.#state === 'down') return
     this.#logs.log(
-      'reconnect',
       'warn',
+      'reconnect',
       { reason, reconnects: this.#reconnects + 1 },
       'stream connection lost',
     )
     this.#resetSocket()
     this.#setState('down')
-    const delay = reconnectDelay(this.#attempt++, this.#backoff, this.#random)
+    const delay = reconnectDelay(this.#attempt++, this.#o.backoff, this.#o.random)
     this.#reconnects++
     this.#timers.schedule('reconnect', delay, () => this.#connect())
   }
@@ -564,19 +470,17 @@ export class StreamClient {
     this.#outbox.detach()
     this.#acked.clear()
     // Scoped to the socket: a new connection starts with an empty push cache.
-    this.#accepted.clear()
+    this.#intake.clearCache()
     this.#lastInboundAt = undefined
-    const wasFresh = [...this.#fresh]
-    this.#fresh.clear()
-    for (const ch of wasFresh) this.#emit('stale', ch)
+    for (const ch of this.#freshness.clear()) this.#emit('stale', ch)
   }
 
   /** Ends for good (the caller closes the socket). */
   #stop(): void {
     this.#resetSocket()
     this.#timers.clear('reconnect')
-    for (const ch of [...this.#gapHeld.keys()]) this.#releaseGapHold(ch)
-    this.#logs.flush()
+    this.#gapHolds.releaseAll()
+    this.#logs.stop()
     this.#setState('closed')
   }
 
@@ -592,10 +496,4 @@ export class StreamClient {
   #emit<K extends keyof StreamEventMap>(event: K, value: StreamEventMap[K]): void {
     this.#events.emit(event, value)
   }
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
 }

@@ -1,6 +1,6 @@
 /** `applyOutcome`: an accepted create enters the actor's order set as it was asked for. */
 import { describe, expect, it } from 'vitest'
-import { applyOutcome } from '../../../src/bot/instrument/instrument.machine.ts'
+import { applyOutcome } from '../../../src/bot/instrument/results.ts'
 import type { OrderPlan, PlanOutcome } from '../../../src/bot/quoting/orderPlan.ts'
 
 describe('applyOutcome', () => {

@@ -7,7 +7,9 @@ import {
 } from '../../../src/bot/instrument/instrument.machine.ts'
 import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/quoting/orderPlan.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
+import type { Order } from '../../../src/perps/schemas/orders.ts'
 import type { OptionalInput, StrategyMargin, StrategySnapshot } from '../../../src/strategy/strategy.ts'
+import { restingOrder } from '../../helpers/orders.ts'
 
 export const risk: RiskConfig = {
   widenAtMarginRatio: 0.5,
@@ -42,14 +44,21 @@ export interface Harness {
   /** Events the actor emitted (alerts). */
   emitted: InstrumentEmitted[]
   /** Resolves the oldest pending submission with the given outcome builder. */
-  resolveSubmit(outcome?: (p: OrderPlan) => PlanOutcome): Promise<void>
+  resolveSubmit(outcome?: (p: OrderPlan, open: readonly Order[], now: number) => PlanOutcome): Promise<void>
   rejectSubmit(error: unknown): Promise<void>
   feedAll(opts?: { ratio?: number; inLiquidation?: boolean }): void
   value(): unknown
 }
 
-const okAll = (p: OrderPlan): PlanOutcome => ({
-  modify: p.modify.map(() => ({ status: 'ok' as const })),
+/** The venue accepts every item: a modified order comes back changed, as the venue answers it. */
+const okAll = (p: OrderPlan, open: readonly Order[], now: number): PlanOutcome => ({
+  modify: p.modify.map((m) => {
+    const prev = open.find((o) => o.oid === m.oid)
+    const order: Order = prev
+      ? { ...prev, p: m.p, qty: m.qty, uts: now }
+      : restingOrder(m.oid, { p: m.p, qty: m.qty, rest: m.qty, cts: now, uts: now })
+    return { status: 'ok' as const, order }
+  }),
   create: p.create.map((_, i) => ({ status: 'ok' as const, oid: 1000 + i })),
   cancel: p.cancel.map(() => ({ status: 'ok' as const })),
 })
@@ -143,7 +152,7 @@ export function harness(
     async resolveSubmit(outcome = okAll) {
       const p = pending.shift()
       if (!p) throw new Error('no pending submission')
-      p.resolve(outcome(p.input.plan))
+      p.resolve(outcome(p.input.plan, p.input.openOrders ?? [], clock.now()))
       await flush()
     },
     async rejectSubmit(error) {

@@ -10,19 +10,20 @@ import {
   MAX_REJECT_BACKOFF_MS,
   rejectBackoff,
   resultsStep,
-} from '../../../src/bot/instrument/steps.ts'
+} from '../../../src/bot/instrument/results.ts'
 import type { OrderPlan, PlanOutcome } from '../../../src/bot/quoting/orderPlan.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
 import { restingOrder } from '../../helpers/orders.ts'
 import { type Harness, harness, margin, oneBid } from './helpers.ts'
 
+/** Every item refused: by the venue's per-order rules (`err`), or the whole request (`failed`). */
 const rejectAll =
   (error: string, request = false) =>
-  (p: OrderPlan): PlanOutcome => ({
-    modify: p.modify.map(() => ({ status: 'err' as const, error, ...(request ? { request } : {}) })),
-    create: p.create.map(() => ({ status: 'err' as const, error, ...(request ? { request } : {}) })),
-    cancel: p.cancel.map(() => ({ status: 'err' as const, error, ...(request ? { request } : {}) })),
-  })
+  (p: OrderPlan): PlanOutcome => {
+    const refused = () =>
+      request ? { status: 'failed' as const, error: new Error(error) } : { status: 'err' as const, error }
+    return { modify: p.modify.map(refused), create: p.create.map(refused), cancel: p.cancel.map(refused) }
+  }
 
 /** Advances to exactly `at` in steps of at most 1 s, refreshing index and margin every 5 s. */
 function advanceTo(h: Harness, at: number): void {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Alert } from '../../../src/alerts/alert.ts'
-import { applyOutcome } from '../../../src/bot/instrument/instrument.machine.ts'
+import { applyOutcome } from '../../../src/bot/instrument/results.ts'
 import type { BatchSend } from '../../../src/bot/orders/batcher.ts'
 import { isSignatureRejection, ModifyCapability } from '../../../src/bot/orders/modifyCapability.ts'
 import { createOrderDesk } from '../../../src/bot/orders/orderDesk.ts'
@@ -182,17 +182,9 @@ describe('the order path with a venue that refuses our modify signature', () => 
       priority: 'quote',
       openOrders: orders,
     })
-    expect(refused.modify).toEqual([
-      {
-        status: 'err',
-        error: '/v1/trade/orders rejected with 400 account not found for proxy',
-        request: true,
-      },
-      {
-        status: 'err',
-        error: '/v1/trade/orders rejected with 400 account not found for proxy',
-        request: true,
-      },
+    expect(refused.modify.map((r) => [r.status, r.status === 'failed' ? r.error.message : ''])).toEqual([
+      ['failed', '/v1/trade/orders rejected with 400 account not found for proxy'],
+      ['failed', '/v1/trade/orders rejected with 400 account not found for proxy'],
     ])
     expect(p.modify.state().mode).toBe('cancel+create')
     expect(p.alerts.map((a) => a.key)).toEqual(['modify-fallback'])
@@ -209,8 +201,8 @@ describe('the order path with a venue that refuses our modify signature', () => 
       })
       const base = 102 + 2 * n
       expect(outcome.modify).toEqual([
-        { status: 'ok', oid: base },
-        { status: 'ok', oid: base + 1 },
+        { status: 'replaced', create: { status: 'ok', oid: base } },
+        { status: 'replaced', create: { status: 'ok', oid: base + 1 } },
       ])
       expect(venue.sent.slice(before).map((s) => s.type)).toEqual(['cancelOrders', 'createOrders'])
       expect(venue.sent.at(-1)?.items).toEqual([
@@ -260,7 +252,7 @@ describe('the order path with a venue that refuses our modify signature', () => 
       openOrders: orders,
     })
     expect(outcome.modify).toEqual([
-      { status: 'err', error: 'insufficient_margin', cancelled: true },
+      { status: 'replaced', create: { status: 'err', error: 'insufficient_margin' } },
       { status: 'err', error: 'order_not_found' },
     ])
     // Only the cancelled order was recreated (and refused); nothing for the gone one.

@@ -57,9 +57,10 @@ describe('the order path keeps a strategy client order id', () => {
     expect(body.op.args.some((a) => 'coid' in a)).toBe(false)
     // The client order id is inside the signed op, not just in the body.
     expect(await recoverOpSigner(DEFAULT_PERPS_DOMAIN, body)).toBe(PROXY_ADDRESS)
+    // The venue's own acks, as the client parsed them (the client order id echoed back).
     expect(outcome.create).toEqual([
-      { status: 'ok', oid: 500 },
-      { status: 'ok', oid: 501 },
+      { status: 'ok', oid: 500, coid: COID_BID },
+      { status: 'ok', oid: 501, coid: COID_ASK },
       { status: 'ok', oid: 502 },
     ])
     // One request, charged once by the gate: weight 1 for 3 orders, 3 actions.

@@ -170,3 +170,25 @@ export function createAccountSupervision(o: {
     },
   }
 }
+
+/**
+ * The bot's account supervision, from the parts before it: the proxy of the connection, the limiter's
+ * recent counts, the journal's store, records and baseline (`journal.account`), and the input gates.
+ * A self-provisioned account is new each start: its alert episodes are not kept.
+ */
+export function createBotAccountSupervision(
+  o: Omit<Parameters<typeof createAccountSupervision>[0], 'proxy' | 'limits' | 'journal' | 'inputGates'> & {
+    selfProvision: boolean
+    conn: { readonly proxyAddress: string; readonly proxyExpiry: number | undefined }
+    limits: { rateLimitCount(): number; openOrderCapCount(): number }
+    gates: InputGates
+  },
+): AccountSupervision {
+  return createAccountSupervision({
+    ...o,
+    proxy: o.conn,
+    limits: o.limits,
+    journal: !o.selfProvision,
+    inputGates: o.gates,
+  })
+}

@@ -255,7 +255,8 @@ export function startStreams(o: StreamsOptions): BotStreams {
  */
 export function startBotStreams(o: {
   url: string | undefined
-  credentials: StreamCredentials
+  /** The connection: the proxy's credentials for the private sockets' `auth`. */
+  conn: { readonly credentials: StreamCredentials }
   settings: Pick<Settings, 'streams' | 'quoting'>
   clock: Clock
   random: Random
@@ -263,7 +264,7 @@ export function startBotStreams(o: {
   repeated?: Pick<RateLimitedLog, 'log'> | undefined
   gates: InputGates
   actors: { readonly instruments: readonly { id: number }[]; route: StreamRouteTargets['route'] }
-  orders: StreamRouteTargets['orders']
+  openOrders: StreamRouteTargets['orders']
   account: StreamRouteTargets['account']
   alerts?: VenueAlertSink | undefined
 }): BotStreams | undefined {
@@ -271,7 +272,7 @@ export function startBotStreams(o: {
   const { clock } = o
   return startStreams({
     url: o.url,
-    credentials: o.credentials,
+    credentials: o.conn.credentials,
     settings: o.settings.streams,
     clock,
     random: o.random,
@@ -285,7 +286,7 @@ export function startBotStreams(o: {
       route: o.actors.route,
       klinesKept: o.settings.quoting.klinesKept,
       changed: botChangeFilter(() => clock.now(), o.settings.quoting),
-      orders: o.orders,
+      orders: o.openOrders,
       account: o.account,
     },
   })

@@ -51,18 +51,8 @@ export interface BatchSend {
 /** Reads the venue's open orders for these instruments and updates the bot's view. */
 export type Reconcile = (instrumentIds: readonly number[]) => Promise<void>
 
-/**
- * What a submitter gets back: the venue's per-order result (`ok`/`err`), or
- * - `unknown`: the batch may or may not have been applied; the batcher reconciled the instruments
- *   before resolving this, so re-diff from the reconciled orders (nothing is resent);
- * - `superseded`: a later submission for the same order replaced this one before it was sent;
- * - `failed`: the batch was definitely not applied (429, 4xx, invalid input, never sent, stopped).
- */
-export type ItemOutcome<R> =
-  | R
-  | { status: 'unknown' }
-  | { status: 'superseded' }
-  | { status: 'failed'; error: Error }
+/** What a submitter gets back: the one outcome vocabulary of an order item (quoting/orderPlan.ts). */
+export type { ItemOutcome } from '../../quoting/orderPlan.ts'
 
 export interface ModifyCommand {
   type: 'modifyOrders'

@@ -1,0 +1,94 @@
+/**
+ * What a stream client makes of one push on a wanted channel, before anyone sees it: its sequence
+ * checked (a gap is reported first), a push for an instrument not traded dropped at the door (before
+ * parsing or any per-key cache), its data parsed by the push schemas (an entry unchanged field for
+ * field reuses the value accepted last time), and rows that fail their schema reported as a gap.
+ * The client applies the reading (logs, events) in that order. Pure bookkeeping, no I/O.
+ */
+import { PushDataCache } from './pushDataCache.ts'
+import { type PushEnvelope, type PushParseResult, parsePushData, type StreamPush } from './schemas.ts'
+import { SequenceTracker } from './sequenceTracker.ts'
+import { StreamProtocolError } from './streamErrors.ts'
+import type { StreamGap } from './streamTypes.ts'
+
+export interface PushReading {
+  /** The push skipped sequence numbers. */
+  sequenceGap?: StreamGap | undefined
+  /** Dropped at the door (an instrument not traded): pushes dropped so far. */
+  foreign?: number | undefined
+  /** The data failed its schema (nothing delivered), or some rows did (the rest delivered). */
+  invalid?: { error: StreamProtocolError; gap: StreamGap } | undefined
+  /** What the listeners get. */
+  push?: StreamPush | undefined
+  /** The data differs from the channel's last accepted push. */
+  changed: boolean
+}
+
+export class PushIntake {
+  readonly sequences = new SequenceTracker()
+  readonly #accepted = new PushDataCache<StreamPush>()
+  readonly #acceptInstrument: ((iid: number) => boolean) | undefined
+  #foreignDropped = 0
+  #pushes = 0
+
+  constructor(acceptInstrument: ((iid: number) => boolean) | undefined) {
+    this.#acceptInstrument = acceptInstrument
+  }
+
+  get pushes(): number {
+    return this.#pushes
+  }
+
+  get foreignDropped(): number {
+    return this.#foreignDropped
+  }
+
+  read(env: PushEnvelope): PushReading {
+    const { ch, sq } = env
+    const check = this.sequences.observe(ch, sq)
+    const sequenceGap: StreamGap | undefined = check.gap
+      ? { channel: ch, reason: 'sequence_gap', previous: check.previous, sq }
+      : undefined
+    if (this.#foreign(ch, env.data)) return { sequenceGap, foreign: this.#foreignDropped, changed: false }
+    const known = this.#accepted.lookup(ch, env.data)
+    const parsed: PushParseResult =
+      known === undefined ? parsePushData(env) : { ok: true, push: { ...known, ts: env.ts, sq } }
+    if (parsed.ok && known === undefined) this.#accepted.remember(ch, env.data, parsed.push)
+    const gap: StreamGap = { channel: ch, reason: 'invalid_push', sq }
+    if (!parsed.ok) {
+      const error = new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues })
+      return { sequenceGap, invalid: { error, gap }, changed: false }
+    }
+    // Rows we could not read: the rest is delivered, and a gap asks for the REST read that settles it.
+    const invalid =
+      parsed.dropped === undefined
+        ? undefined
+        : {
+            error: new StreamProtocolError(`unreadable rows dropped on ${ch}`, { details: parsed.dropped }),
+            gap,
+          }
+    this.#pushes++
+    return { sequenceGap, invalid, push: parsed.push, changed: known === undefined }
+  }
+
+  /** The channel is no longer wanted. */
+  forget(channel: string): void {
+    this.sequences.forget(channel)
+    this.#accepted.forget(channel)
+  }
+
+  /** A new socket: the push cache starts empty. */
+  clearCache(): void {
+    this.#accepted.clear()
+  }
+
+  /** A push on a shared channel for an instrument the caller does not trade. */
+  #foreign(ch: string, data: unknown): boolean {
+    if (this.#acceptInstrument === undefined || !ch.endsWith('::all')) return false
+    if (typeof data !== 'object' || data === null) return false
+    const iid: unknown = Reflect.get(data, 'iid')
+    if (typeof iid !== 'number' || this.#acceptInstrument(iid)) return false
+    this.#foreignDropped++
+    return true
+  }
+}
