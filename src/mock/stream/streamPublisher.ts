@@ -42,7 +42,10 @@ export class StreamPublisher {
   #statsMinute = Number.NaN
   readonly #unhook: (() => void)[]
   /** Instruments someone takes `trades::` of, with the open time of the last minute printed. */
-  readonly #tape = new Map<number, { lastMinute: number | undefined; prints: PublicPrint[] }>()
+  readonly #tape = new Map<
+    number,
+    { lastMinute: number | undefined; checkedMinute: number; prints: PublicPrint[] }
+  >()
 
   /** `onActivity` is called (at most once per burst, by the caller's scheduling) when orders or fills queue up. */
   constructor(exchange: PerpsExchange, onActivity: () => void) {
@@ -168,7 +171,11 @@ export class StreamPublisher {
       if (!ch.startsWith('trades::')) continue
       const iid = Number(ch.slice('trades::'.length))
       if (!this.#tape.has(iid))
-        this.#tape.set(iid, { lastMinute: this.#closedMinutes(iid, now).at(-1)?.[0], prints: [] })
+        this.#tape.set(iid, {
+          lastMinute: this.#closedMinutes(iid, now).at(-1)?.[0],
+          checkedMinute: Math.floor(now / MINUTE_MS),
+          prints: [],
+        })
     }
   }
 
@@ -181,8 +188,12 @@ export class StreamPublisher {
   #minutePrints(wanted: ReadonlySet<string>, now: number): StreamOut[] {
     this.followTrades(wanted, now)
     const out: StreamOut[] = []
+    const minute = Math.floor(now / MINUTE_MS)
     for (const [iid, tape] of this.#tape) {
-      for (const k of this.#closedMinutes(iid, now)) {
+      // A minute closes only at a minute boundary: the candles are read once a minute, not each tick.
+      const closed = tape.checkedMinute === minute ? [] : this.#closedMinutes(iid, now)
+      tape.checkedMinute = minute
+      for (const k of closed) {
         if (tape.lastMinute !== undefined && k[0] <= tape.lastMinute) continue
         tape.lastMinute = k[0]
         const p = printOfMinute(iid, k)
