@@ -27,6 +27,7 @@ import { systemClock } from '../src/clock.ts'
 import { openJournalDb } from '../src/journal/database.ts'
 import type { FaultKind } from '../src/mock/faults.ts'
 import type { MockRequest, MockResponse } from '../src/mock/mockHttp.ts'
+import { DEFAULT_INSTRUMENTS } from '../src/mock/perps/instruments.ts'
 import { createMockServerHandler, serveMock } from '../src/mock/server.ts'
 import { createMockStreamServer } from '../src/mock/stream/streamServer.ts'
 import { createPerpsClient } from '../src/perps/client/createPerpsClient.ts'
@@ -81,6 +82,9 @@ const instance = createMockServerHandler({
   // Faults go on once the proxy is registered (the registration is the operator's, not the bot's).
   faults: 'none',
   catalogue: { eventCount: 120 },
+  // Funding every minute (the venue settles hourly): a run of a few minutes crosses several funding
+  // times, so the journal's funding is compared with the mock's record, not only its fills.
+  exchange: { instruments: DEFAULT_INSTRUMENTS.map((i) => ({ ...i, fundingInterval: '1m' })) },
 })
 const wire = {
   commands: 0,
@@ -201,6 +205,12 @@ interface Child {
   lastLines: string[]
   /** The first failed preflight check it logged, if any. */
   preflightFail: string | undefined
+  /**
+   * The bot said it runs (`perpbot live running with …`): its start is over (journal reconciled,
+   * orders reconciled, quoting). The live preflight reads open orders and signs self-tests first, so
+   * the mock's wire alone cannot tell a start still under way from a bot quoting.
+   */
+  running: boolean
 }
 const logLevels = new Map<string, number>()
 let generation = 0
@@ -233,6 +243,7 @@ function startBot(): Child {
     generation: gen,
     lastLines: [],
     preflightFail: undefined,
+    running: false,
   }
   child.exited = new Promise((resolve) =>
     // 'close' comes after the process's output has been read (its last lines say why it ended).
@@ -263,8 +274,10 @@ function startBot(): Child {
         if (child.lastLines.length > 4) child.lastLines.shift()
         if (child.preflightFail === undefined && /"status":"fail".*"msg":"preflight/.test(line))
           child.preflightFail = /"msg":"preflight fail\s*([^"]{0,160})/.exec(line)?.[1] ?? 'a check failed'
-        if (child.opsUrl === undefined && line.includes('ops server listening'))
-          child.opsUrl = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(line)?.[1]
+        if (/"msg":"perpbot live running with/.test(line)) child.running = true
+        // The start-up's early server first, then the bot's own (the one to probe): the last one wins.
+        if (line.includes('ops server listening'))
+          child.opsUrl = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(line)?.[1] ?? child.opsUrl
       }
     })
   }
@@ -342,7 +355,7 @@ for (let r = 1; r <= ROUNDS; r++) {
     for (;;) {
       if (child.exitCode !== undefined) break
       if (wire.openOrderReads > 0) result.reconciled = true
-      if (result.reconciled && wire.accepted > 0) {
+      if (result.reconciled && wire.accepted > 0 && child.running) {
         result.quoted = true
         result.toQuoteMs = performance.now() - spawnedAt
         break
@@ -414,7 +427,12 @@ const reconcileUntil = instance.serverClock.now()
   wire.openOrderReads = 0
   const last = startBot()
   const t0 = performance.now()
-  while (last.exitCode === undefined && wire.openOrderReads === 0 && performance.now() - t0 < QUOTE_WAIT_MS)
+  // Its start over (the journal reconciled with the venue), it is stopped cleanly.
+  while (
+    last.exitCode === undefined &&
+    !(wire.openOrderReads > 0 && last.running) &&
+    performance.now() - t0 < QUOTE_WAIT_MS
+  )
     await sleep(100)
   if (last.exitCode === undefined) last.proc.kill('SIGTERM')
   await last.exited
@@ -481,14 +499,38 @@ async function compareJournal(path: string): Promise<{ pass: boolean; figure: st
     }
     const venueTids = new Set(venueFills.map((v) => String(v.trade_id)))
     const foreign = fills.filter((f) => !venueTids.has(f.trade_id)).length
-    const fundingKeys = new Set(funding.map((f) => f.key))
-    const fundingMissing = venueFunding.filter(
-      (c) => c.timestamp <= reconcileUntil && !fundingKeys.has(fundingKey(c)),
-    ).length
+    const fundingByKey = new Map(funding.map((f) => [f.key, f]))
+    let fundingMissing = 0
+    let fundingTorn = 0
+    for (const c of venueFunding) {
+      const j = fundingByKey.get(fundingKey(c))
+      if (j === undefined) {
+        if (c.timestamp <= reconcileUntil) fundingMissing += 1
+        continue
+      }
+      const same =
+        j.iid === c.instrument_id &&
+        j.size === c.size &&
+        j.rate === c.funding_rate &&
+        j.amount === c.funding &&
+        Number(j.ts) === c.timestamp
+      if (!same) fundingTorn += 1
+    }
+    const venueFundingKeys = new Set(venueFunding.map(fundingKey))
+    const fundingForeign = funding.filter((f) => !venueFundingKeys.has(f.key)).length
     const killed = runs.filter((r) => r.stopped_at === null).length
     return {
-      pass: missing === 0 && duplicates === 0 && torn === 0 && foreign === 0 && fundingMissing === 0,
-      figure: `${venueFills.length} venue fills, ${fills.length} journaled: ${missing} missing, ${duplicates} duplicate, ${torn} torn, ${foreign} not the venue's (${lateMissing} made after the last start's reconcile, during its stop, not required); funding ${venueFunding.length} venue, ${funding.length} journaled, ${fundingMissing} missing; ${runs.length} runs journaled, ${killed} without a stop (killed)`,
+      // At least one funding charge: the run must cross a funding time with a position to compare them.
+      pass:
+        missing === 0 &&
+        duplicates === 0 &&
+        torn === 0 &&
+        foreign === 0 &&
+        venueFunding.length > 0 &&
+        fundingMissing === 0 &&
+        fundingTorn === 0 &&
+        fundingForeign === 0,
+      figure: `${venueFills.length} venue fills, ${fills.length} journaled: ${missing} missing, ${duplicates} duplicate, ${torn} torn, ${foreign} not the venue's (${lateMissing} made after the last start's reconcile, during its stop, not required); funding (every minute) ${venueFunding.length} venue, ${funding.length} journaled: ${fundingMissing} missing, ${fundingTorn} torn, ${fundingForeign} not the venue's; ${runs.length} runs journaled, ${killed} without a stop (killed)`,
     }
   } finally {
     await db.close()

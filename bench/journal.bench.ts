@@ -7,7 +7,9 @@
  *  3. a simulated week of 10 instruments at the bot's rates (docs/benchmarks.md: 60,472 signed
  *     commands a day, 4.8 orders each (what command() builds), 1,597 fills a day; 2 order state changes per order; funding
  *     hourly per instrument; a snapshot per instrument per minute): write time and size on disk,
- *     and what retention (30 days of commands) keeps.
+ *     and what retention (30 days of commands) keeps;
+ *  4. how long a flush of 200 rows holds the bot's thread (the event loop's longest stall while the
+ *     batch is written), SQLite writes on the bot's thread (the baseline) and on the writer thread.
  *
  *   node --import tsx bench/journal.bench.ts [--days 7] [--pg-days 1] [--no-pg]
  */
@@ -223,6 +225,48 @@ async function week(db: JournalDb, label: string, days: number): Promise<void> {
   )
 }
 
+/** 4: the longest the event loop cannot turn while a batch of 200 rows of the mix is written, per flush. */
+async function loopHold(db: JournalDb, label: string): Promise<void> {
+  const clock = new SimulatedClock()
+  clock.set(T0)
+  const j = openJournal(db, clock, 200)
+  await j.flush()
+  const stalls: number[] = []
+  let seq = 0
+  for (let b = 0; b < 40; b++) {
+    for (let i = 0; i < 200; i++) {
+      const k = seq++
+      if (k % 20 === 0) j.fill(fill(k + 9_000_000, T0 + k), 'stream')
+      else if (k % 2 === 0)
+        j.orderEvent({ ts: T0 + k, iid: 1 + (k % 10), oid: k, state: 'open', price: '65000.5', qty: '0.012' })
+      else j.command(command(k, T0 + k))
+    }
+    // The longest span the loop could not turn: the gap between two consecutive `setImmediate`s.
+    let last = performance.now()
+    let longest = 0
+    let probing = true
+    const probe = (): void => {
+      const now = performance.now()
+      longest = Math.max(longest, now - last)
+      last = now
+      if (probing) setImmediate(probe)
+    }
+    setImmediate(probe)
+    await j.flush()
+    // The probe's next turn measures the span that ended with the flush.
+    await new Promise((r) => setImmediate(r))
+    await new Promise((r) => setImmediate(r))
+    probing = false
+    stalls.push(longest)
+  }
+  stalls.sort((a, b) => a - b)
+  const at = (q: number) =>
+    (stalls[Math.min(stalls.length - 1, Math.floor(q * stalls.length))] ?? 0).toFixed(2)
+  console.log(
+    `${label.padEnd(34)} longest event-loop stall per flush of 200 rows: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms`,
+  )
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-journal-bench-'))
 const withDb = async (target: JournalTarget, f: (db: JournalDb) => Promise<void>): Promise<void> => {
   const db = await openJournalDb(target)
@@ -243,6 +287,17 @@ try {
         batches(db, 'postgres'),
       )
     else console.log('postgres   skipped (no server binaries, or --no-pg)')
+    for (const writerThread of [false, true]) {
+      const db = await openJournalDb(
+        { kind: 'sqlite', path: join(dir, `hold-${writerThread}.sqlite`) },
+        { writerThread },
+      )
+      try {
+        await loopHold(db, `sqlite, writes ${writerThread ? 'on the writer thread' : "on the bot's thread"}`)
+      } finally {
+        await db.close()
+      }
+    }
     await withDb({ kind: 'sqlite', path: join(dir, 'week.sqlite') }, (db) => week(db, 'sqlite', DAYS))
     if (pg)
       await withDb({ kind: 'postgres', url: await pg.createDatabase('week') }, (db) =>

@@ -142,6 +142,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     enabled: o.ops !== false,
     token: o.secrets.PERPBOT_OPS_TOKEN,
     secrets: o.secretBag.needles,
+    history: journal.history,
   })
   journal.startSnapshots({
     instruments: actors.instruments,

@@ -5,21 +5,22 @@
  */
 import { parseArgs } from 'node:util'
 import { describeTarget, journalTarget, openJournalDb } from '../journal/database.ts'
-import { buildReport, type ReportBy } from '../journal/report.ts'
-import { loadReportInput } from '../journal/reportQueries.ts'
+import { buildReport, type ReportBy, summarizeTransfers } from '../journal/report.ts'
+import { loadReportInput, newestRecordAt } from '../journal/reportQueries.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
-import { formatCsv, formatJson, formatTable } from './reportFormat.ts'
+import { formatCsv, formatJson, formatTable, formatTransfers } from './reportFormat.ts'
 
 export const REPORT_USAGE = `usage: perpbot report [--live] [--since SPAN|DATE] [--until DATE] [--by day|instrument]
                       [--format table|csv|json] [--config FILE]
   The journal's numbers per UTC day or per instrument, and in total: net PnL (realized + change of
   unrealized − fees − funding), fees, funding, volume, fills, maker share, max drawdown, hours
-  quoting and halted, alerts raised and resolved. Works while the bot runs.
+  quoting and halted, alerts raised and resolved; deposits and withdrawals per status. Works while
+  the bot runs.
   --live          the live journal (DATABASE_URL when set, else ops.stateDir/journal-live.sqlite);
                   default: the dry run's (ops.stateDir/journal-dry-run.sqlite), as 'run' picks them
   --since S       a span back from now (30m, 24h, 7d) or a date/time (2026-11-20, ISO 8601); default 7d
-  --until D       end of the window (date/time); default now
+  --until D       end of the window (date/time); default now (a dry run: or its mock's clock, if ahead)
   --by K          day (default) or instrument
   --format F      table (default; amounts to the cent), csv or json (exact decimals)`
 
@@ -61,7 +62,7 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
     throw new UsageError(`--format must be table, csv or json, got '${format}'`)
   const t = now()
   const since = parseWhen(values.since, t, 'since')
-  const until = values.until === undefined ? t : parseWhen(values.until, t, 'until')
+  let until = values.until === undefined ? t : parseWhen(values.until, t, 'until')
   if (since > until) throw new UsageError('--since must be before --until')
   const mode = values.live ? 'live' : 'dry-run'
   const { settings } = loadSettings({
@@ -74,15 +75,21 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
   const target = journalTarget({ stateDir: settings.ops.stateDir, mode, env: ctx.env })
   const db = await openJournalDb(target, { readonly: true })
   try {
-    const rows = buildReport(await loadReportInput(db, since, until), by satisfies ReportBy)
+    // A dry run journals on its mock's clock, which an accelerated mock runs ahead of the wall.
+    const newest = mode === 'dry-run' && values.until === undefined ? await newestRecordAt(db) : undefined
+    if (newest !== undefined && newest > until) until = newest
+    const input = await loadReportInput(db, since, until)
+    const rows = buildReport(input, by satisfies ReportBy)
+    const transfers = summarizeTransfers(input)
     if (format === 'json')
-      ctx.stdout(formatJson(rows, { since, until, by, database: describeTarget(target) }))
+      ctx.stdout(formatJson(rows, { since, until, by, database: describeTarget(target) }, transfers))
     else if (format === 'csv') for (const l of formatCsv(rows)) ctx.stdout(l)
     else {
       ctx.stdout(
         `journal ${describeTarget(target)}, ${new Date(since).toISOString()} → ${new Date(until).toISOString()}`,
       )
       for (const l of formatTable(rows)) ctx.stdout(l)
+      for (const l of formatTransfers(transfers)) ctx.stdout(l)
     }
     return 0
   } finally {

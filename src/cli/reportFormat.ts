@@ -1,6 +1,6 @@
 /** `perpbot report` output, pure: an aligned table (amounts to the cent), CSV and JSON (exact decimals). */
 import { toTicks } from '../decimal.ts'
-import type { ReportRow } from '../journal/report.ts'
+import type { ReportRow, TransferSummary } from '../journal/report.ts'
 
 const COLUMNS: readonly { head: string; csv: string; get: (r: ReportRow, exact: boolean) => string }[] = [
   { head: '', csv: 'key', get: (r) => r.key },
@@ -61,6 +61,7 @@ export function formatCsv(rows: readonly ReportRow[]): string[] {
 export function formatJson(
   rows: readonly ReportRow[],
   meta: { since: number; until: number; by: string; database: string },
+  transfers: readonly TransferSummary[] = [],
 ): string {
   return JSON.stringify(
     {
@@ -70,8 +71,24 @@ export function formatJson(
       database: meta.database,
       rows: rows.filter((r) => r.key !== 'total'),
       total: rows.find((r) => r.key === 'total'),
+      transfers,
     },
     null,
     2,
+  )
+}
+
+/** Under the table: deposits and withdrawals of the window, per status (`deposits: 2 confirmed 300.00 pUSD`). */
+export function formatTransfers(summary: readonly TransferSummary[]): string[] {
+  if (summary.length === 0) return ['deposits and withdrawals: none in the window']
+  const kinds = [...new Set(summary.map((t) => t.kind))]
+  return kinds.map(
+    (kind) =>
+      `${kind}s: ${summary
+        .filter((t) => t.kind === kind)
+        .map(
+          (t) => `${t.count} ${t.status} ${t.unit === t.asset ? money(t.amount, false) : t.amount} ${t.unit}`,
+        )
+        .join(', ')}`,
   )
 }

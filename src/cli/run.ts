@@ -193,6 +193,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       db: journalDb,
       clock,
       settings: settings.journal,
+      // The embedded mock numbers trades from 1 in every dry run: its rows are keyed by this run.
+      venue: mock ? 'per-run' : '',
       run: {
         version,
         mode: settings.mode,

@@ -12,6 +12,7 @@ import { fieldOf } from '../guards.ts'
 import { JournalConfigError, redactUrl } from './errors.ts'
 import { migrate } from './migrations.ts'
 import { type SqliteHandle, sqliteDriver } from './sqliteDriver.ts'
+import { type SqliteWriterThread, startSqliteWriterThread } from './sqliteWriter.ts'
 import type { JournalDatabase } from './tables.ts'
 
 export type JournalTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
@@ -47,6 +48,11 @@ export interface JournalDb {
   readonly where: string
   /** Bytes on disk (SQLite: the file and its WAL) or the database's size (PostgreSQL). */
   sizeBytes(): Promise<number>
+  /**
+   * SQLite: the journal's batches written on a worker thread (off the bot's event loop); undefined
+   * where the main handle writes them (PostgreSQL's I/O is asynchronous already, or `writerThread: false`).
+   */
+  readonly writeThread?: SqliteWriterThread | undefined
   close(): Promise<void>
 }
 
@@ -57,6 +63,8 @@ export interface OpenOptions {
   migrateTo?: string | undefined
   /** Connection timeout for PostgreSQL, ms. */
   connectTimeoutMs?: number | undefined
+  /** SQLite: write the journal's batches on a worker thread (default true; never for a reader). */
+  writerThread?: boolean | undefined
 }
 
 /** int8 as a number: our int8 columns are Unix ms and order ids, well inside 2^53. */
@@ -105,10 +113,13 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
     if (e instanceof JournalConfigError) throw e
     throw new JournalConfigError(`cannot use the journal at ${path} (read-only or not a database?)`, e)
   }
+  const writeThread =
+    options.readonly !== true && options.writerThread !== false ? startSqliteWriterThread(path) : undefined
   return {
     db,
     kind: 'sqlite',
     where: path,
+    writeThread,
     async sizeBytes() {
       const size = (p: string): number => {
         try {
@@ -119,7 +130,10 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
       }
       return size(path) + size(`${path}-wal`)
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await writeThread?.close()
+      await db.destroy()
+    },
   }
 }
 

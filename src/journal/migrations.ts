@@ -4,7 +4,14 @@
  * Column types are ones both databases read alike (text, integer/bigint, no autoincrement: every row's
  * key is chosen by the writer, so a retried batch is idempotent).
  */
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import {
+  type CreateTableBuilder,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from 'kysely'
 import { JournalConfigError } from './errors.ts'
 import type { JournalDatabase } from './tables.ts'
 
@@ -134,14 +141,101 @@ async function v2AlertsAndState(db: AnyDb): Promise<void> {
     .execute()
 }
 
+/**
+ * Migration 3: the venue that numbered a row's ids (`venue`, '' for the real venue, whose trade ids,
+ * order ids and withdrawal ids are global) joins the keys of fills, funding, transfers and snapshots.
+ * Each dry run's embedded mock numbers from 1 again, so its rows carry `mock:<run id>` and a second
+ * dry run's trade 1 no longer collides with the first's. SQLite cannot change a primary key in place:
+ * each table is copied into a new one (rows kept, venue '') and renamed, the same on both databases.
+ */
+async function v3Venue(db: AnyDb): Promise<void> {
+  const tables: { name: string; key: [string, ...string[]]; ts: string | undefined }[] = [
+    { name: 'fills', key: ['venue', 'trade_id', 'order_id'], ts: 'ts' },
+    { name: 'funding', key: ['venue', 'key'], ts: 'ts' },
+    { name: 'transfers', key: ['venue', 'kind', 'id'], ts: undefined },
+    { name: 'pnl_snapshots', key: ['venue', 'minute', 'iid'], ts: undefined },
+  ]
+  for (const t of tables) {
+    const next = `${t.name}_v3`
+    const columns = V3_COLUMNS[t.name] ?? []
+    let create: CreateTableBuilder<string, string> = db.schema.createTable(next)
+    for (const [name, type, notNull] of columns)
+      create = create.addColumn(name, type, (c) => (notNull ? c.notNull() : c))
+    await create
+      .addColumn('venue', 'text', (c) => c.notNull().defaultTo(''))
+      .addPrimaryKeyConstraint(`${t.name}_pk3`, t.key)
+      .execute()
+    const list = sql.join(columns.map(([name]) => sql.ref(name)))
+    await sql`insert into ${sql.table(next)} (${list}) select ${list} from ${sql.table(t.name)}`.execute(db)
+    await db.schema.dropTable(t.name).execute()
+    await db.schema.alterTable(next).renameTo(t.name).execute()
+    if (t.ts !== undefined)
+      await db.schema.createIndex(`${t.name}_ts`).ifNotExists().on(t.name).column(t.ts).execute()
+  }
+  await db.schema.createIndex('pnl_snapshots_minute').on('pnl_snapshots').column('minute').execute()
+}
+
+type ColumnType = 'text' | 'bigint' | 'integer'
+/** The columns of migration 1's tables, as migration 3 copies them (name, type, not null). */
+const V3_COLUMNS: Record<string, readonly [string, ColumnType, boolean][]> = {
+  fills: [
+    ['trade_id', 'text', true],
+    ['order_id', 'bigint', true],
+    ['iid', 'integer', true],
+    ['side', 'text', true],
+    ['price', 'text', true],
+    ['qty', 'text', true],
+    ['taker', 'integer', true],
+    ['fee', 'text', true],
+    ['fee_asset', 'text', true],
+    ['realized_pnl', 'text', true],
+    ['liquidation', 'integer', true],
+    ['ts', 'bigint', true],
+    ['coid', 'text', false],
+    ['source', 'text', true],
+  ],
+  funding: [
+    ['key', 'text', true],
+    ['iid', 'integer', true],
+    ['size', 'text', true],
+    ['rate', 'text', true],
+    ['asset', 'text', true],
+    ['amount', 'text', true],
+    ['ts', 'bigint', true],
+  ],
+  transfers: [
+    ['kind', 'text', true],
+    ['id', 'text', true],
+    ['asset', 'text', true],
+    ['amount', 'text', true],
+    ['fee', 'text', true],
+    ['status', 'text', true],
+    ['ts', 'bigint', true],
+    ['updated_at', 'bigint', true],
+  ],
+  pnl_snapshots: [
+    ['minute', 'bigint', true],
+    ['iid', 'integer', true],
+    ['position', 'text', true],
+    ['realized_pnl', 'text', true],
+    ['unrealized_pnl', 'text', true],
+    ['fees', 'text', true],
+    ['funding', 'text', true],
+    ['volume', 'text', true],
+    ['fills', 'integer', true],
+    ['mode', 'text', true],
+  ],
+}
+
 const up = (fn: (db: AnyDb) => Promise<void>): Migration => ({ up: fn })
 
 /** In order; names sort as they apply. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_core': up(v1Core),
   '0002_alerts_and_state': up(v2AlertsAndState),
+  '0003_venue': up(v3Venue),
 }
-export const LATEST_MIGRATION = '0002_alerts_and_state'
+export const LATEST_MIGRATION = '0003_venue'
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) }
 

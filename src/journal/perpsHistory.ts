@@ -5,7 +5,9 @@
 import type { PerpsClient } from '../perps/client/createPerpsClient.ts'
 import { fundingKey } from '../perps/client/getFunding.ts'
 import type { FundingCharge } from '../perps/schemas/account.ts'
+import type { Deposit } from '../perps/schemas/accountState.ts'
 import type { FillInput, FundingInput, VenueHistory } from './reconcile.ts'
+import type { TransferInput } from './records.ts'
 
 type VenueFill = Parameters<typeof fillInput>[0]
 
@@ -54,7 +56,23 @@ export function fundingInput(c: FundingCharge): FundingInput {
   }
 }
 
-export function perpsHistory(perps: Pick<PerpsClient, 'paginateFills' | 'paginateFunding'>): VenueHistory {
+/** A deposit (REST row) as the journal's transfer: unique on its hash; amounts in base units, as on the wire. */
+export function depositTransfer(d: Deposit, updatedAt: number): TransferInput {
+  return {
+    kind: 'deposit',
+    id: d.hash.slice(0, 80),
+    asset: d.asset.slice(0, 16),
+    amount: d.amount,
+    fee: '0',
+    status: String(d.status).slice(0, 32),
+    ts: d.created_timestamp,
+    updatedAt,
+  }
+}
+
+export function perpsHistory(
+  perps: Pick<PerpsClient, 'paginateFills' | 'paginateFunding' | 'paginateDeposits'>,
+): VenueHistory {
   return {
     async *fillPages(w, maxPages) {
       for await (const page of perps.paginateFills(
@@ -69,6 +87,13 @@ export function perpsHistory(perps: Pick<PerpsClient, 'paginateFills' | 'paginat
         { maxPages },
       ))
         yield { rows: page.data.map(fundingInput), more: page.more }
+    },
+    async *depositPages(w, maxPages) {
+      for await (const page of perps.paginateDeposits(
+        { startTimestamp: w.since, endTimestamp: w.until },
+        { maxPages },
+      ))
+        yield { rows: page.data.map((d) => depositTransfer(d, w.until)), more: page.more }
     },
   }
 }

@@ -11,9 +11,15 @@ import type { JournalDb } from './database.ts'
 /** Fills and funding at or after `recentSince` have their ids remembered (bounded by `recentKept`). */
 export async function loadPnlBaseline(
   db: JournalDb,
-  o: { recentSince: number; recentKept?: number | undefined },
+  o: {
+    recentSince: number
+    recentKept?: number | undefined
+    /** The journal's venue key: only this venue's rows (a dry run's mock is another account). */
+    venue?: string | undefined
+  },
 ): Promise<PnlBaseline> {
   const kept = o.recentKept ?? 10_000
+  const venue = o.venue ?? ''
   const instruments: Record<number, PnlBaselineLine> = {}
   const line = (iid: number): PnlBaselineLine => {
     let l = instruments[iid]
@@ -35,6 +41,7 @@ export async function loadPnlBaseline(
   const fills = await db.db
     .selectFrom('fills')
     .select(['iid', 'price', 'qty', 'taker', 'fee', 'realized_pnl', 'liquidation', 'ts'])
+    .where('venue', '=', venue)
     .execute()
   for (const f of fills) {
     const l = line(f.iid)
@@ -48,7 +55,11 @@ export async function loadPnlBaseline(
     const ts = Number(f.ts)
     l.lastFillAt = Math.max(l.lastFillAt ?? ts, ts)
   }
-  const funding = await db.db.selectFrom('funding').select(['iid', 'amount']).execute()
+  const funding = await db.db
+    .selectFrom('funding')
+    .select(['iid', 'amount'])
+    .where('venue', '=', venue)
+    .execute()
   for (const c of funding) {
     const l = line(c.iid)
     l.funding = addDecimal(l.funding, c.amount)
@@ -56,6 +67,7 @@ export async function loadPnlBaseline(
   const recentFills = await db.db
     .selectFrom('fills')
     .select(['trade_id', 'order_id'])
+    .where('venue', '=', venue)
     .where('ts', '>=', o.recentSince)
     .orderBy(sql`ts`, 'desc')
     .limit(kept)
@@ -63,6 +75,7 @@ export async function loadPnlBaseline(
   const recentFunding = await db.db
     .selectFrom('funding')
     .select('key')
+    .where('venue', '=', venue)
     .where('ts', '>=', o.recentSince)
     .orderBy(sql`ts`, 'desc')
     .limit(kept)

@@ -11,7 +11,7 @@
 import type { z } from 'zod'
 import type { JournalDb } from './database.ts'
 import { fillRow } from './journal.ts'
-import { FillRecord, FundingRecord } from './records.ts'
+import { FillRecord, FundingRecord, type TransferInput, TransferRecord } from './records.ts'
 import { type JournalRow, writeRows } from './rows.ts'
 
 export type FillInput = z.input<typeof FillRecord>
@@ -33,6 +33,11 @@ export interface VenueHistory {
     window: HistoryWindow,
     maxPages: number,
   ): AsyncIterable<{ rows: readonly FundingInput[]; more: boolean }>
+  /** Deposits (as transfers) created in the window; absent where the venue has none to read. */
+  depositPages?(
+    window: HistoryWindow,
+    maxPages: number,
+  ): AsyncIterable<{ rows: readonly TransferInput[]; more: boolean }>
 }
 
 export interface ReconcilePlanInput {
@@ -94,6 +99,8 @@ export interface ReconcileCounts {
 export interface ReconcileResult {
   fills: ReconcileCounts
   funding: ReconcileCounts
+  /** Deposits read (new ones and status changes are upserted on their hash). */
+  deposits?: { pages: number; seen: number } | undefined
 }
 
 export const RECONCILE_STATE = 'journal:reconcile-pending'
@@ -110,7 +117,10 @@ export async function reconcileJournal(o: {
   venue: VenueHistory
   plan: ReconcilePlan
   maxPages: number
+  /** The journal's venue key (`Journal.venue`); '' the real venue. */
+  venueKey?: string | undefined
 }): Promise<ReconcileResult> {
+  const venueKey = o.venueKey ?? ''
   const fills = await walk(
     o.plan.fills,
     o.maxPages,
@@ -120,7 +130,7 @@ export async function reconcileJournal(o: {
       const out: JournalRow[] = []
       for (const r of rows) {
         const parsed = FillRecord.safeParse(r)
-        if (parsed.success) out.push(fillRow(parsed.data, 'reconcile'))
+        if (parsed.success) out.push(fillRow(parsed.data, 'reconcile', venueKey))
         else invalid += 1
       }
       return {
@@ -149,6 +159,7 @@ export async function reconcileJournal(o: {
         out.push({
           table: 'funding',
           row: {
+            venue: venueKey,
             key: f.key,
             iid: f.iid,
             size: f.size,
@@ -161,9 +172,9 @@ export async function reconcileJournal(o: {
       }
       let inserted = 0
       if (out.length > 0) {
-        const before = await countFunding(o.db, keys)
+        const before = await countFunding(o.db, venueKey, keys)
         await writeRows(o.db.db, out)
-        inserted = (await countFunding(o.db, keys)) - before
+        inserted = (await countFunding(o.db, venueKey, keys)) - before
       }
       return { inserted, invalid, times: rows.map((r) => r.ts) }
     },
@@ -171,11 +182,12 @@ export async function reconcileJournal(o: {
   return { fills, funding }
 }
 
-async function countFunding(db: JournalDb, keys: readonly string[]): Promise<number> {
+async function countFunding(db: JournalDb, venue: string, keys: readonly string[]): Promise<number> {
   const unique = [...new Set(keys)]
   const r = await db.db
     .selectFrom('funding')
     .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('venue', '=', venue)
     .where('key', 'in', unique)
     .executeTakeFirst()
   return Number(r?.n ?? 0)
@@ -246,11 +258,15 @@ export async function reconcileAtStart(o: {
   firstLookbackMs: number
   overlapMs?: number | undefined
   earliestDropAt?: number | undefined
+  /** The journal's venue key (`Journal.venue`): only its rows say where the history ends. */
+  venueKey?: string | undefined
 }): Promise<ReconcileResult & { plan: ReconcilePlan }> {
+  const venueKey = o.venueKey ?? ''
   const max = async (table: 'fills' | 'funding'): Promise<number | undefined> => {
     const r = await o.db.db
       .selectFrom(table)
       .select((eb) => eb.fn.max('ts').as('t'))
+      .where('venue', '=', venueKey)
       .executeTakeFirst()
     return r?.t === null || r?.t === undefined ? undefined : Number(r.t)
   }
@@ -281,7 +297,65 @@ export async function reconcileAtStart(o: {
     ])
   // Everything planned is pending until read: a kill mid-walk leaves the windows for the next start.
   await savePending(plan.fills, plan.funding)
-  const result = await reconcileJournal({ db: o.db, venue: o.venue, plan, maxPages: o.maxPages })
+  const result = await reconcileJournal({ db: o.db, venue: o.venue, plan, maxPages: o.maxPages, venueKey })
   await savePending(result.fills.pending, result.funding.pending)
-  return { ...result, plan }
+  const deposits =
+    o.venue.depositPages === undefined
+      ? undefined
+      : await reconcileDeposits(o.db, o.venue.depositPages.bind(o.venue), venueKey, o)
+  return { ...result, deposits, plan }
+}
+
+/**
+ * Deposits since the oldest one still pending in the journal (its status may have moved), else since
+ * the newest journaled one less the overlap (or the first lookback): upserted on their hash, so a
+ * status change while the bot was down is kept and a repeat changes nothing.
+ */
+async function reconcileDeposits(
+  db: JournalDb,
+  pages: NonNullable<VenueHistory['depositPages']>,
+  venueKey: string,
+  o: { now: number; maxPages: number; firstLookbackMs: number; overlapMs?: number | undefined },
+): Promise<{ pages: number; seen: number }> {
+  const row = await db.db
+    .selectFrom('transfers')
+    .select((eb) => [
+      eb.fn.max('ts').as('newest'),
+      eb.fn.min(eb.case().when('status', '=', 'pending').then(eb.ref('ts')).end()).as('pending'),
+    ])
+    .where('venue', '=', venueKey)
+    .where('kind', '=', 'deposit')
+    .executeTakeFirst()
+  const num = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v))
+  const newest = num(row?.newest)
+  const pending = num(row?.pending)
+  const base = newest === undefined ? o.now - o.firstLookbackMs : newest - (o.overlapMs ?? 60_000)
+  const since = Math.max(0, Math.min(base, pending ?? Number.POSITIVE_INFINITY))
+  let count = 0
+  let seen = 0
+  for await (const page of pages({ since, until: o.now }, o.maxPages)) {
+    count += 1
+    seen += page.rows.length
+    const out: JournalRow[] = []
+    for (const r of page.rows) {
+      const t = TransferRecord.safeParse(r)
+      if (t.success)
+        out.push({
+          table: 'transfers',
+          row: {
+            venue: venueKey,
+            kind: t.data.kind,
+            id: t.data.id,
+            asset: t.data.asset,
+            amount: t.data.amount,
+            fee: t.data.fee,
+            status: t.data.status,
+            ts: t.data.ts,
+            updated_at: t.data.updatedAt,
+          },
+        })
+    }
+    if (out.length > 0) await writeRows(db.db, out)
+  }
+  return { pages: count, seen }
 }

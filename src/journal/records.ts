@@ -123,6 +123,7 @@ export const TransferRecord = z.strictObject({
   updatedAt: Ms,
 })
 export type TransferRecord = z.infer<typeof TransferRecord>
+export type TransferInput = z.input<typeof TransferRecord>
 
 export const AlertRecord = z.strictObject({
   key: z.string().min(1).max(120),

@@ -6,7 +6,7 @@
  * before it). Net = realized + unrealized change − fees − funding. The drawdown walks the equity curve
  * (cumulative flows + unrealized, minute by minute) and reports the largest fall from a peak.
  */
-import { addDecimal, compareDecimal, mulDecimal, subDecimal } from '../decimal.ts'
+import { addDecimal, compareDecimal, fromTicks, mulDecimal, subDecimal } from '../decimal.ts'
 
 export interface ReportFill {
   ts: number
@@ -23,6 +23,8 @@ export interface ReportFunding {
   amount: string
 }
 export interface ReportSnapshot {
+  /** Whose ledger (the journal's venue key); levels are per venue and instrument. */
+  venue?: string | undefined
   minute: number
   iid: number
   unrealizedPnl: string
@@ -33,7 +35,18 @@ export interface ReportAlert {
   resolved: boolean
 }
 
+/** A withdrawal or deposit in the window (amount in the asset's base units, as the venue sends it). */
+export interface ReportTransfer {
+  kind: string
+  status: string
+  asset: string
+  amount: string
+}
+
 export interface ReportInput {
+  /** Withdrawals and deposits created in the window; asset decimals to read their amounts. */
+  transfers?: readonly ReportTransfer[] | undefined
+  assetDecimals?: ReadonlyMap<string, number> | undefined
   since: number
   until: number
   fills: readonly ReportFill[]
@@ -129,6 +142,9 @@ export function buildReport(input: ReportInput, by: ReportBy): ReportRow[] {
   return [...groups, total].map((g) => row(input, g))
 }
 
+/** An unrealized level is one ledger's: per venue (each dry run's mock is its own) and instrument. */
+const levelKey = (s: ReportSnapshot): string => `${s.venue ?? ''}:${s.iid}`
+
 function row(input: ReportInput, g: Group): ReportRow {
   const fills = input.fills.filter(g.fill)
   const funding = input.funding.filter(g.funding)
@@ -146,21 +162,21 @@ function row(input: ReportInput, g: Group): ReportRow {
   }
   for (const f of funding) fundingPaid = addDecimal(fundingPaid, f.amount)
   // Unrealized: the level per instrument before the group and at its end.
-  const before = new Map<number, string>()
-  const last = new Map<number, string>()
+  const before = new Map<string, string>()
+  const last = new Map<string, string>()
   let quotingMinutes = 0
   let haltedMinutes = 0
   for (const s of [...snaps].sort((a, b) => a.minute - b.minute)) {
-    if (s.minute < g.from) before.set(s.iid, s.unrealizedPnl)
+    if (s.minute < g.from) before.set(levelKey(s), s.unrealizedPnl)
     else if (s.minute <= g.to) {
-      last.set(s.iid, s.unrealizedPnl)
+      last.set(levelKey(s), s.unrealizedPnl)
       if (s.mode === 'quoting' || s.mode.startsWith('quoting.')) quotingMinutes += 1
       else if (HALTED.has(s.mode)) haltedMinutes += 1
     }
   }
   let unrealizedChange = '0'
-  for (const [iid, level] of last)
-    unrealizedChange = addDecimal(unrealizedChange, subDecimal(level, before.get(iid) ?? '0'))
+  for (const [key, level] of last)
+    unrealizedChange = addDecimal(unrealizedChange, subDecimal(level, before.get(key) ?? '0'))
   const net = subDecimal(subDecimal(addDecimal(realized, unrealizedChange), fees), fundingPaid)
   const alerts = g.alert === undefined ? [] : input.alerts.filter(g.alert)
   return {
@@ -191,26 +207,26 @@ function maxDrawdown(
   funding: readonly ReportFunding[],
   snaps: readonly ReportSnapshot[],
   g: Group,
-  before: ReadonlyMap<number, string>,
+  before: ReadonlyMap<string, string>,
 ): string {
-  type Ev = { t: number; flow?: string; iid?: number; level?: string }
+  type Ev = { t: number; flow?: string; key?: string; level?: string }
   const events: Ev[] = [
     ...fills.map((f) => ({ t: f.ts, flow: subDecimal(f.realizedPnl, f.fee) })),
     ...funding.map((f) => ({ t: f.ts, flow: subDecimal('0', f.amount) })),
     ...snaps
       .filter((s) => s.minute >= g.from && s.minute <= g.to)
-      .map((s) => ({ t: s.minute, iid: s.iid, level: s.unrealizedPnl })),
+      .map((s) => ({ t: s.minute, key: levelKey(s), level: s.unrealizedPnl })),
   ].sort((a, b) => a.t - b.t)
   let flows = '0'
-  const level = new Map<number, string>(before)
+  const level = new Map<string, string>(before)
   let unrealized = '0'
   let peak = '0'
   let worst = '0'
   for (const e of events) {
     if (e.flow !== undefined) flows = addDecimal(flows, e.flow)
-    if (e.iid !== undefined && e.level !== undefined) {
-      unrealized = addDecimal(unrealized, subDecimal(e.level, level.get(e.iid) ?? '0'))
-      level.set(e.iid, e.level)
+    if (e.key !== undefined && e.level !== undefined) {
+      unrealized = addDecimal(unrealized, subDecimal(e.level, level.get(e.key) ?? '0'))
+      level.set(e.key, e.level)
     }
     const equity = addDecimal(flows, unrealized)
     if (compareDecimal(equity, peak) > 0) peak = equity
@@ -218,4 +234,43 @@ function maxDrawdown(
     if (compareDecimal(fall, worst) > 0) worst = fall
   }
   return worst
+}
+
+export interface TransferSummary {
+  /** `deposit` | `withdrawal`. */
+  kind: string
+  status: string
+  asset: string
+  count: number
+  /** Exact, in the asset's units when its decimals are known, else in base units. */
+  amount: string
+  unit: string
+}
+
+/** Withdrawals and deposits per kind, status and asset: how many and how much (exact). */
+export function summarizeTransfers(input: ReportInput): TransferSummary[] {
+  const groups = new Map<string, TransferSummary & { raw: bigint }>()
+  for (const t of input.transfers ?? []) {
+    const key = `${t.kind}|${t.status}|${t.asset}`
+    const g = groups.get(key) ?? {
+      kind: t.kind,
+      status: t.status,
+      asset: t.asset,
+      count: 0,
+      amount: '0',
+      unit: t.asset,
+      raw: 0n,
+    }
+    g.count += 1
+    if (/^\d+$/.test(t.amount)) g.raw += BigInt(t.amount)
+    groups.set(key, g)
+  }
+  return [...groups.values()]
+    .sort((a, b) => a.kind.localeCompare(b.kind) || a.status.localeCompare(b.status))
+    .map(({ raw, ...g }) => {
+      const decimals = input.assetDecimals?.get(g.asset)
+      return decimals === undefined
+        ? { ...g, amount: raw.toString(), unit: `${g.asset} base units` }
+        : { ...g, amount: fromTicks(raw, decimals) }
+    })
 }

@@ -144,7 +144,7 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
       const r = await tx
         .insertInto('fills')
         .values(c)
-        .onConflict((oc) => oc.columns(['trade_id', 'order_id']).doNothing())
+        .onConflict((oc) => oc.columns(['venue', 'trade_id', 'order_id']).doNothing())
         .executeTakeFirst()
       newFills += Number(r.numInsertedOrUpdatedRows ?? 0n)
     }
@@ -152,14 +152,14 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
       await tx
         .insertInto('funding')
         .values(c)
-        .onConflict((oc) => oc.column('key').doNothing())
+        .onConflict((oc) => oc.columns(['venue', 'key']).doNothing())
         .execute()
-    for (const c of chunks(lastPerKey(g.transfers, (r) => `${r.kind}:${r.id}`)))
+    for (const c of chunks(lastPerKey(g.transfers, (r) => `${r.venue}:${r.kind}:${r.id}`)))
       await tx
         .insertInto('transfers')
         .values(c)
         .onConflict((oc) =>
-          oc.columns(['kind', 'id']).doUpdateSet((eb) => ({
+          oc.columns(['venue', 'kind', 'id']).doUpdateSet((eb) => ({
             status: eb.ref('excluded.status'),
             amount: eb.ref('excluded.amount'),
             fee: eb.ref('excluded.fee'),
@@ -167,12 +167,12 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
           })),
         )
         .execute()
-    for (const c of chunks(lastPerKey(g.pnl_snapshots, (r) => `${r.minute}:${r.iid}`)))
+    for (const c of chunks(lastPerKey(g.pnl_snapshots, (r) => `${r.venue}:${r.minute}:${r.iid}`)))
       await tx
         .insertInto('pnl_snapshots')
         .values(c)
         .onConflict((oc) =>
-          oc.columns(['minute', 'iid']).doUpdateSet((eb) => ({
+          oc.columns(['venue', 'minute', 'iid']).doUpdateSet((eb) => ({
             position: eb.ref('excluded.position'),
             realized_pnl: eb.ref('excluded.realized_pnl'),
             unrealized_pnl: eb.ref('excluded.unrealized_pnl'),

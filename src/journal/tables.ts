@@ -44,6 +44,8 @@ export interface OrderEventsTable {
 }
 
 export interface FillsTable {
+  /** Migration 3: who numbered the ids ('' the real venue, `mock:<run id>` a dry run's mock). */
+  venue: string
   trade_id: string
   order_id: number
   iid: number
@@ -62,6 +64,8 @@ export interface FillsTable {
 }
 
 export interface FundingTable {
+  /** Migration 3: who numbered the ids ('' the real venue, `mock:<run id>` a dry run's mock). */
+  venue: string
   key: string
   iid: number
   size: string
@@ -72,6 +76,8 @@ export interface FundingTable {
 }
 
 export interface TransfersTable {
+  /** Migration 3: who numbered the ids ('' the real venue, `mock:<run id>` a dry run's mock). */
+  venue: string
   kind: string
   id: string
   asset: string
@@ -83,6 +89,8 @@ export interface TransfersTable {
 }
 
 export interface PnlSnapshotsTable {
+  /** Migration 3: who numbered the ids ('' the real venue, `mock:<run id>` a dry run's mock). */
+  venue: string
   minute: number
   iid: number
   position: string

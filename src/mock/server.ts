@@ -70,6 +70,8 @@ export interface MockServerOptions {
   port?: number | undefined
   /** Push tick of the WebSocket on the mock's clock. Default 1,000 ms. */
   streamPushIntervalMs?: number | undefined
+  /** The stream's wall time for its idle bound (tests); default `performance.now`. */
+  streamWallNow?: (() => number) | undefined
 }
 
 export interface MockRateLimits {
@@ -396,6 +398,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     random: seededRandom((instance.seed ^ 0x057e_a11f) >>> 0),
     faults: () => instance.faults.config.stream,
     pushIntervalMs: options.streamPushIntervalMs,
+    wallNow: options.streamWallNow,
   })
   return serveMock(instance, options.port ?? 0, stream)
 }

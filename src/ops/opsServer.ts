@@ -4,7 +4,8 @@
  * (GET and HEAD only) and never lets a secret out of `/status`. `/livez` asks the watchdog (event
  * loop, loop progress) and the runtime's own check. It binds to loopback unless told otherwise; any
  * other address needs a token, then required (Bearer) on every endpoint but `/livez`. Given a timeline,
- * it also serves the dashboard: `GET /` (one page), `/assets/uplot.{js,css}` and `/events` (SSE).
+ * it also serves the dashboard: `GET /` (one page), `/assets/uplot.{js,css}` and `/events` (SSE);
+ * given a history source too, `/history?since=…` (the journal's PnL and fills beyond the timeline).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Registry } from 'prom-client'
@@ -13,6 +14,7 @@ import { tcpPort } from '../guards.ts'
 import type { Logger } from '../logging/logger.ts'
 import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
 import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
+import { type HistorySource, parseHistoryQuery } from './dashboard/history.ts'
 import type { TimelineSource } from './dashboard/timelineTypes.ts'
 import {
   bearerChecker,
@@ -62,6 +64,8 @@ export interface OpsServerOptions {
   secrets?: readonly (string | undefined)[] | undefined
   /** The bot's timeline: serves the dashboard (`/`, `/assets/*`, `/events`) when given. */
   timeline?: TimelineSource | undefined
+  /** The dashboard's long history (`/history`, from the journal) when given. */
+  history?: HistorySource | undefined
   /** Event-stream clients served at once (default 8). */
   maxDashboardClients?: number | undefined
   /** A client further behind than this is dropped (default 1 MiB). */
@@ -125,7 +129,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
   const route = async (req: IncomingMessage, url: URL): Promise<Reply | 'events'> => {
     const method = req.method ?? 'GET'
     const path = url.pathname
-    const dashboard = events !== undefined && isDashboardPath(path)
+    const history = path === '/history' && events !== undefined
+    const dashboard = events !== undefined && (isDashboardPath(path) || history)
     const known =
       path === '/livez' || path === '/readyz' || path === '/metrics' || path === '/status' || dashboard
     const allowed =
@@ -150,6 +155,13 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
       return json(405, { error: 'method_not_allowed' }, { allow: 'GET, HEAD' })
     const file = dashboard ? dashboardFile(path) : undefined
     if (file) return file
+    if (history) {
+      // Without a journal the page says so (a 404 would be an error in its console).
+      if (options.history === undefined) return json(200, { journal: false })
+      const q = parseHistoryQuery(url.searchParams.get('since'))
+      if ('error' in q) return json(400, { error: 'bad_request', message: q.error })
+      return json(200, await options.history.read(q))
+    }
     switch (path) {
       case '/livez': {
         const live = await liveness(options)

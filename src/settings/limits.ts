@@ -30,6 +30,7 @@ export type PollingKey =
   | 'openOrdersMs'
   | 'withdrawalsMs'
   | 'fundingMs'
+  | 'depositsMs'
   | 'fillsMs'
   | 'credentialsMs'
   | 'timeSyncMs'
@@ -43,6 +44,7 @@ export const POLLED_READ_WEIGHT: Readonly<Record<PollingKey, number>> = {
   openOrdersMs: PERPS_WEIGHTS.getOpenOrders.request({}),
   withdrawalsMs: PERPS_WEIGHTS.getWithdrawals.request({}),
   fundingMs: PERPS_WEIGHTS.getFunding.request({}),
+  depositsMs: PERPS_WEIGHTS.getDeposits.request({}),
   fillsMs: PERPS_WEIGHTS.getFills.request({}),
   credentialsMs: PERPS_WEIGHTS.getCredentials.request({}),
   timeSyncMs: PERPS_WEIGHTS.getTime.request({}),

@@ -95,6 +95,8 @@ export const PollingSettings = z.strictObject({
   openOrdersMs: PollMs('openOrdersMs', 30_000),
   withdrawalsMs: PollMs('withdrawalsMs', 30_000),
   fundingMs: PollMs('fundingMs', 60_000),
+  /** Deposits (weight 10): slow, as withdrawals; each new deposit and change of status is journaled. */
+  depositsMs: PollMs('depositsMs', 120_000),
   /** Fills (weight 10): every fill is logged with side, price, size, fee and maker/taker. */
   fillsMs: PollMs('fillsMs', 15_000),
   credentialsMs: PollMs('credentialsMs', 300_000),

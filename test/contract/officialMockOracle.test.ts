@@ -78,6 +78,9 @@ beforeAll(async () => {
       po: true,
     },
   ])
+  // A deposit confirmed at once and one that waits three blocks: REST rows and `deposits` pushes.
+  mock.exchange.deposit(PROXY, '100')
+  mock.exchange.deposit(PROXY, '250', { requiredConfirmations: 3, blockMs: 2_000 })
   await advance(mock, 3_700_000, 60_000)
 }, 60_000)
 
@@ -169,6 +172,9 @@ describe('every mock response and push parses with the official schema', () => {
       'balances',
       'orders',
       'fills',
+      'deposits',
+      // The hour crossed: the charge is pushed (the session is no longer closed as idle on mock time).
+      'funding',
     ])
       expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0)
     expect([...new Set(bad)].slice(0, 10)).toEqual([])

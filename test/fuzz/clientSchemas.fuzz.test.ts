@@ -158,6 +158,14 @@ function perpsCalls(): Record<PerpsMethod, ClientCall> {
     getAccountConfig: { route: 'GET /v1/account/config', run: () => perps.getAccountConfig() },
     getBalances: { route: 'GET /v1/account/balances', run: () => perps.getBalances() },
     getDeposits: { route: 'GET /v1/account/deposits', run: () => perps.getDeposits() },
+    paginateDeposits: {
+      route: 'GET /v1/account/deposits',
+      run: () => drain(perps.paginateDeposits()),
+    },
+    iterateDeposits: {
+      route: 'GET /v1/account/deposits',
+      run: () => drain(perps.iterateDeposits()),
+    },
     getEquityHistory: {
       route: 'GET /v1/account/equity',
       run: () => perps.getEquityHistory({ interval: '1h', startTimestamp: 0 }),

@@ -386,6 +386,7 @@ describe('order states and withdrawals into the journal', () => {
           status: 'confirmed',
           ts: 1_500_000,
           updated_at: 2_005_000,
+          venue: '',
         },
       ])
       await journal.close('done')

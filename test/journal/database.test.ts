@@ -14,32 +14,27 @@ describeBackends('migrations', (backend) => {
   it('a database made by the first schema is migrated forward and keeps its rows', async () => {
     const target = await backend.fresh()
     const old = await openJournalDb(target, { migrateTo: '0001_core' })
-    await old.db
-      .insertInto('fills')
-      .values({
-        trade_id: 'x1',
-        order_id: 5,
-        iid: 1,
-        side: 'long',
-        price: '1',
-        qty: '1',
-        taker: 0,
-        fee: '0',
-        fee_asset: 'USDC',
-        realized_pnl: '0',
-        liquidation: 0,
-        ts: 1,
-        coid: null,
-        source: 'rest',
-      })
-      .execute()
+    // The first schema's columns (no venue yet), as a release of it wrote them.
+    await sql`insert into fills (trade_id, order_id, iid, side, price, qty, taker, fee, fee_asset,
+      realized_pnl, liquidation, ts, coid, source)
+      values ('x1', 5, 1, 'long', '1', '1', 0, '0', 'USDC', '0', 0, 1, null, 'rest')`.execute(old.db)
+    await sql`insert into pnl_snapshots (minute, iid, position, realized_pnl, unrealized_pnl, fees,
+      funding, volume, fills, mode) values (60000, 1, '0', '0', '1', '0', '0', '0', 0, 'quoting')`.execute(
+      old.db,
+    )
     // The first schema has no alerts table yet.
     await expect(old.db.selectFrom('alerts').selectAll().execute()).rejects.toThrow()
     await old.close()
 
     const now = await openJournalDb(target)
     try {
-      expect(await now.db.selectFrom('fills').select('trade_id').execute()).toEqual([{ trade_id: 'x1' }])
+      // Migration 3 kept the rows, under the real venue's key ('').
+      expect(await now.db.selectFrom('fills').select(['trade_id', 'venue']).execute()).toEqual([
+        { trade_id: 'x1', venue: '' },
+      ])
+      expect(await now.db.selectFrom('pnl_snapshots').select(['unrealized_pnl', 'venue']).execute()).toEqual([
+        { unrealized_pnl: '1', venue: '' },
+      ])
       await now.db.insertInto('state').values({ name: 'n', value: '{}', at: 1 }).execute()
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
         now.db,

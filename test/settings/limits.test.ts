@@ -25,6 +25,7 @@ describe('venue limits and polling floors', () => {
       openOrdersMs: 10_000,
       withdrawalsMs: 5_000,
       fundingMs: 5_000,
+      depositsMs: 5_000,
       fillsMs: 5_000,
       credentialsMs: 1_000,
       timeSyncMs: 500,

@@ -141,13 +141,14 @@ describe('loadSettings', () => {
         openOrdersMs: 10_000,
         withdrawalsMs: 5_000,
         fundingMs: 5_000,
+        depositsMs: 5_000,
         credentialsMs: 1_000,
         timeSyncMs: 500,
       }
       const tooMuch = issuesOf(with_({ polling: floors }))
       expect(tooMuch).toHaveLength(1)
       expect(tooMuch[0]).toMatch(
-        /^polling: these intervals need 880 request weight\/min besides the index, more than the 510/,
+        /^polling: these intervals need 1000 request weight\/min besides the index, more than the 510/,
       )
     })
 

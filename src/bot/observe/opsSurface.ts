@@ -6,6 +6,7 @@
 import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
+import type { HistorySource } from '../../ops/dashboard/history.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
 import type { WatchdogCheck } from '../../ops/watchdog.ts'
@@ -47,6 +48,8 @@ export async function startOpsSurface(o: {
     snapshot(): { marginRatio: number | undefined; inLiquidation: boolean }
     recentFills(): readonly LedgerFill[]
   }
+  /** The journal's long history for the dashboard (`/history`), when the bot keeps one. */
+  history?: HistorySource | undefined
 }): Promise<OpsSurface> {
   if (!o.enabled) return { url: undefined, loops: [], close: async () => undefined }
   const { clock, actors, account, metrics } = o
@@ -90,6 +93,7 @@ export async function startOpsSurface(o: {
     logger: o.logger.child({ component: 'ops' }),
     secrets: o.secrets,
     timeline,
+    history: o.history,
   })
   return { url: server.url, loops: [gauges, timeline], close: () => server.close() }
 }

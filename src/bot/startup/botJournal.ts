@@ -11,15 +11,18 @@
 import type { Alert, AlertSink } from '../../alerts/alert.ts'
 import type { Clock, TimerId } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
+import { loadJournalHistory } from '../../journal/history.ts'
 import type { Journal, JournalStats } from '../../journal/journal.ts'
-import { fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
+import { depositTransfer, fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
 import { loadPnlBaseline } from '../../journal/pnlBaseline.ts'
 import { reconcileAtStart } from '../../journal/reconcile.ts'
 import type { CommandItem } from '../../journal/records.ts'
-import { SYMBOLS_STATE } from '../../journal/reportQueries.ts'
+import { ASSETS_STATE, newestRecordAt, SYMBOLS_STATE } from '../../journal/reportQueries.ts'
 import type { Logger } from '../../logging/logger.ts'
+import { HISTORY_DEFAULT_SPAN_MS, type HistorySource } from '../../ops/dashboard/history.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Fill, FundingCharge, Withdrawal } from '../../perps/schemas/account.ts'
+import type { Deposit } from '../../perps/schemas/accountState.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
@@ -170,8 +173,8 @@ export function commandItems(s: BatchSettled): CommandItem[] {
 }
 
 /**
- * Fills and funding the ledger saw for the first time (stream or poll), and each withdrawal new or
- * changed (the poll and the pushes), into the journal.
+ * Fills and funding the ledger saw for the first time (stream or poll), and each withdrawal and deposit
+ * new or changed (the polls and the pushes), into the journal.
  */
 export function journalAccountRecords(journal: Journal, clock: Clock): AccountRecords {
   return {
@@ -188,6 +191,7 @@ export function journalAccountRecords(journal: Journal, clock: Clock): AccountRe
         ts: w.created_timestamp,
         updatedAt: clock.now(),
       }),
+    deposit: (d: Deposit) => journal.transfer(depositTransfer(d, clock.now())),
   }
 }
 
@@ -223,7 +227,10 @@ export async function journalPnlBaseline(
   logger: Logger,
 ): Promise<PnlBaseline | undefined> {
   try {
-    const b = await loadPnlBaseline(journal.db, { recentSince: clock.now() - RECENT_IDS_MS })
+    const b = await loadPnlBaseline(journal.db, {
+      recentSince: clock.now() - RECENT_IDS_MS,
+      venue: journal.venue,
+    })
     logger.info(
       { instruments: Object.keys(b.instruments).length },
       "PnL ledger starts from the journal (fills and funding since the account's first record)",
@@ -256,14 +263,18 @@ export async function reconcileJournalAtStart(o: {
       maxPages: o.maxPages,
       firstLookbackMs: o.firstLookbackMs,
       earliestDropAt: o.journal.stats().earliestEssentialDropAt,
+      venueKey: o.journal.venue,
     })
     o.logger.info(
-      { fills: r.fills, funding: r.funding },
-      `journal reconciled with the venue: ${r.fills.inserted} new fill(s), ${r.funding.inserted} new funding row(s)` +
+      { fills: r.fills, funding: r.funding, deposits: r.deposits },
+      `journal reconciled with the venue: ${r.fills.inserted} new fill(s), ${r.funding.inserted} new funding row(s), ${r.deposits?.seen ?? 0} deposit(s) read` +
         (r.fills.pending.length + r.funding.pending.length > 0
           ? '; older history left for the next start'
           : ''),
     )
+    // The report reads deposit and withdrawal amounts (base units on the wire) with these decimals.
+    const assets = await o.perps.getAssets()
+    o.journal.saveState(ASSETS_STATE, Object.fromEntries(assets.map((a) => [a.asset, a.decimals])))
   } catch (e) {
     // The journal is not on the money path: a failed read is retried at the next start.
     o.logger.warn({ err: describeError(e) }, 'journal reconcile at start failed; the next start tries again')
@@ -331,6 +342,22 @@ export function startPnlSnapshots(o: {
       stopped = true
       if (timer !== undefined) o.clock.clearTimeout(timer)
       take()
+    },
+  }
+}
+
+/**
+ * The dashboard's `/history` over the journal: a span back from the bot's now (or from a given
+ * start) to the newest record, which a previous dry run on an accelerated mock may have left ahead of
+ * this run's clock.
+ */
+export function journalHistory(journal: Journal, clock: Clock): HistorySource {
+  return {
+    async read(q) {
+      const now = clock.now()
+      const until = Math.max(now, (await newestRecordAt(journal.db)) ?? now)
+      const since = q.since ?? now - (q.spanMs ?? HISTORY_DEFAULT_SPAN_MS)
+      return loadJournalHistory(journal.db, { since, until })
     },
   }
 }

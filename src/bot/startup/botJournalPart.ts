@@ -9,6 +9,7 @@ import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import type { Journal } from '../../journal/journal.ts'
 import type { Logger } from '../../logging/logger.ts'
+import type { HistorySource } from '../../ops/dashboard/history.ts'
 import { registerJournalMetrics } from '../../ops/journalMetrics.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
@@ -21,6 +22,7 @@ import {
   journalAlertSink,
   journalBatchRecorder,
   journalHealthAlerts,
+  journalHistory,
   journalOrderStates,
   journalPnlBaseline,
   journalStateStore,
@@ -56,6 +58,8 @@ export interface BotJournal {
    */
   account(proxyAddress: string, selfProvision: boolean): Promise<AccountJournal>
   registerMetrics(registry: Registry): void
+  /** The dashboard's long history (`/history`): PnL per minute and fills from the journal. */
+  readonly history: HistorySource | undefined
   /** A PnL snapshot per instrument per minute, with the instrument's state. */
   startSnapshots(o: {
     instruments: readonly { id: number; symbol: string }[]
@@ -97,6 +101,7 @@ export function createBotJournal(o: {
       return { store, records, pnlBaseline }
     },
     registerMetrics: (registry) => registerJournalMetrics(registry, journal),
+    history: journalHistory(journal, clock),
     startSnapshots(s) {
       // Stopped first (the last snapshot), then the health watch.
       stops.unshift(startPnlSnapshots({ journal, clock, ...s }))
@@ -115,6 +120,7 @@ const noJournal: BotJournal = {
   orderStates: undefined,
   account: async () => ({ store: undefined, records: undefined, pnlBaseline: undefined }),
   registerMetrics() {},
+  history: undefined,
   startSnapshots() {},
   stop() {},
 }

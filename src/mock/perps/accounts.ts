@@ -61,6 +61,7 @@ export function ensureAccount(s: ExchangeState, owner: string, collateral: bigin
     funding: [],
     fills: [],
     withdrawals: [],
+    deposits: [],
     referralCode: randomString(s, REFERRAL_ALPHABET, 8),
     referredBy: undefined,
     proxies: [],

@@ -8,7 +8,6 @@
  * give byte-identical answers. Methods return wire bodies and throw `MockRejection` for error
  * answers; handler.ts maps HTTP onto them. Decisions where the venue is silent say "Decision:".
  */
-import { isDecimalString } from '../../decimal.ts'
 import { InputValidationError } from '../../errors.ts'
 import type {
   CreateProxyResult,
@@ -18,6 +17,7 @@ import type {
   RestFillWire,
   WithdrawalsPage,
 } from '../../perps/schemas/account.ts'
+import type { DepositsPage } from '../../perps/schemas/accountState.ts'
 import type {
   CollateralAsset,
   ExchangeInfo,
@@ -61,6 +61,7 @@ import {
   checkAutoCancel,
   setAutoCancel,
 } from './autoCancel.ts'
+import { type DepositFilter, type DepositRequest, depositsPage, startDeposit } from './deposits.ts'
 import { badRequest } from './errors.ts'
 import {
   admitCommand,
@@ -75,7 +76,7 @@ import { collateralToWire, type InstrumentSpec } from './instruments.ts'
 import { accountRisk } from './margin.ts'
 import { indexToWire, statisticsToWire } from './market.ts'
 import { cancelAllOrders, cancelOrder, checkOpenOrderCap, modifyOrder, placeOrder } from './matching.ts'
-import { parseUsd, usd } from './money.ts'
+import { usd } from './money.ts'
 import {
   type AccountSeed,
   isModifyOrdersLayout,
@@ -199,18 +200,22 @@ export class PerpsExchange {
   }
 
   /**
-   * Credits `amount` USDC to `owner`'s collateral, as a deposit landing from the chain (the soak's
-   * operator tops an account up after a liquidation). Deposits have no REST or push surface here.
+   * A deposit of `amount` collateral landing from the chain for `owner` (the soak's operator tops an
+   * account up after a liquidation; tests and scenarios). Credited at once unless it waits for
+   * confirmations (`requiredConfirmations`, one per `blockMs`); listed by `GET /v1/account/deposits`
+   * and pushed on the `deposits` channel. Returns its transaction hash.
    * @throws {@link InputValidationError} for an unknown account or an amount that is not positive.
    */
-  deposit(owner: string, amount: string): void {
+  deposit(owner: string, amount: string, options: Omit<DepositRequest, 'amount'> = {}): string {
     this.sync()
     const account = findAccount(this.#s, owner)
     if (account === undefined) throw new InputValidationError(`unknown account ${owner}`)
-    const units = isDecimalString(amount) ? parseUsd(amount) : 0n
-    if (units <= 0n)
-      throw new InputValidationError(`deposit amount must be a positive decimal, not ${amount}`)
-    account.collateral += units
+    return startDeposit(this.#s, account, { ...options, amount }).hash
+  }
+
+  /** `GET /v1/account/deposits`: the account's deposits in the window, filtered by status or hash. */
+  deposits(owner: string, filter: DepositFilter = {}): DepositsPage {
+    return depositsPage(this.#s, this.#authed(owner), filter)
   }
 
   /** Sets an account's leverage on an instrument (1..max_leverage). */

@@ -26,6 +26,7 @@ export const AUTH_HEADER_PAIRS = [
 ] as const
 
 const WITHDRAWAL_STATUSES = ['pending', 'confirmed', 'removed', 'failed']
+const DEPOSIT_STATUSES = ['pending', 'confirmed', 'removed']
 const INSTRUMENT_TYPES = ['perpetual']
 const CATEGORIES = ['equity', 'commodity', 'index', 'crypto']
 
@@ -97,11 +98,14 @@ const ROUTES: Readonly<Record<string, Route>> = {
       intParam(r.query, 'instrument_id'),
     ),
   'GET /v1/account/balances': (r, ex) => balancesWire(ex.synced(), authedAccount(ex.synced(), auth(r, ex))),
-  // Decision: the mock records no on-chain deposits (collateral is seeded), so the list is empty.
+  // Deposits land through `exchange.deposit` (scenarios, tests, the soak's operator): deposits.ts.
   'GET /v1/account/deposits': (r, ex) => {
-    auth(r, ex)
-    windowParams(r.query)
-    return { data: [], more: false }
+    const owner = auth(r, ex)
+    return ex.deposits(owner, {
+      status: enumParam(r.query, 'deposit_status', DEPOSIT_STATUSES),
+      hash: r.query.get('hash') ?? undefined,
+      ...windowParams(r.query),
+    })
   },
   'GET /v1/account/equity': (r, ex) => historyPoints(r, ex, 'equity'),
   'GET /v1/account/pnl': (r, ex) => historyPoints(r, ex, 'pnl'),

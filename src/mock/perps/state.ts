@@ -10,6 +10,7 @@ import type { Instrument } from '../../perps/schemas/info.ts'
 import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { type Random, seededRandom } from '../../random.ts'
 import type { TokenBucket } from '../tokenBucket.ts'
+import type { DepositRecord } from './depositRecord.ts'
 import { DEFAULT_INSTRUMENTS } from './instruments.ts'
 import { createMarket, type Market } from './market.ts'
 import {
@@ -94,6 +95,8 @@ export interface Account {
   /** Trades of this account, oldest first, as `GET /v1/account/fills` serves them (bounded). */
   fills: FillRow[]
   withdrawals: WithdrawalRecord[]
+  /** Deposits from the chain, oldest first (deposits.ts). */
+  deposits: DepositRecord[]
   referralCode: string
   referredBy: string | undefined
   proxies: ProxyRecord[]
@@ -141,6 +144,7 @@ export interface ExchangeState {
   /** Resting orders per instrument id. */
   readonly resting: Map<number, Set<OrderState>>
   readonly activeWithdrawals: Map<WithdrawalRecord, Account>
+  readonly activeDeposits: Map<DepositRecord, Account>
   /** Accounts whose dead-man switch is armed. */
   readonly autoCancelArmed: Set<Account>
   readonly replay: ReplayGuard
@@ -154,6 +158,8 @@ export interface ExchangeState {
   nextOid: number
   nextWithdrawId: number
   nextFundingId: number
+  /** Deposits recorded so far (their hashes derive from it). */
+  depositCount: number
   fills: number
   lastTradeAt: number
   constants: StepConstants | undefined
@@ -207,6 +213,7 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     proxies: new Map(),
     resting: new Map(),
     activeWithdrawals: new Map(),
+    activeDeposits: new Map(),
     autoCancelArmed: new Set(),
     replay: new ReplayGuard(signatureWindowMs),
     accountRng: seededRandom(o.seed ^ 0x0acc0acc),
@@ -218,6 +225,7 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     nextOid: FIRST_ORDER_ID,
     nextWithdrawId: 1,
     nextFundingId: 1,
+    depositCount: 0,
     fills: 0,
     lastTradeAt: 0,
     constants: undefined,

@@ -8,6 +8,7 @@ import { InputValidationError } from '../../errors.ts'
 import { isOneOf } from '../../guards.ts'
 import { progressWithdrawals } from './accountWithdrawals.ts'
 import { fireAutoCancels } from './autoCancel.ts'
+import { progressDeposits } from './deposits.ts'
 import { settleFunding } from './funding.ts'
 import { checkLiquidation } from './margin.ts'
 import { setMarketPrice, stepMarket } from './market.ts'
@@ -72,6 +73,7 @@ function step(s: ExchangeState, t: number, dtMs: number): void {
     s.o.marketTap?.(m, t, dtMs)
   }
   progressWithdrawals(s, t)
+  progressDeposits(s, t)
   for (const account of s.accounts.values()) checkLiquidation(s, account, t)
 }
 

@@ -8,7 +8,7 @@
  *   first tick after it (from the subscription on: history is REST's);
  * - private channels per account: `orders` and `fills` as the exchange reports them (its order and
  *   fill hooks; flushed right after the call that made them, so a push does not wait for a tick),
- *   `portfolio` every tick, `balances`, `withdrawals` and `funding` when they change.
+ *   `portfolio` every tick, `balances`, `withdrawals`, `deposits` and `funding` when they change.
  */
 import { toTicks } from '../../decimal.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
@@ -27,6 +27,8 @@ interface AccountMemory {
   fills: FillItem[]
   balance: string | undefined
   withdrawals: Map<number, string>
+  /** Each deposit's last pushed status, by hash. */
+  deposits: Map<string, string>
   fundingSeen: Set<string>
   /** Funding rows at or before this time were seen before the subscription. */
   fundingSince: number | undefined
@@ -82,6 +84,7 @@ export class StreamPublisher {
           fills: [],
           balance: undefined,
           withdrawals: new Map(),
+          deposits: new Map(),
           fundingSeen: new Set(),
           fundingSince: undefined,
         })
@@ -219,7 +222,7 @@ export class StreamPublisher {
     return out
   }
 
-  /** Per-tick private pushes: portfolio, and balances, withdrawals, funding when they change. */
+  /** Per-tick private pushes: portfolio, and balances, withdrawals, deposits, funding when they change. */
   account(owner: string, wanted: ReadonlySet<PrivateChannel>, now: number): StreamOut[] {
     const mem = this.#accounts.get(owner)
     if (mem === undefined) return []
@@ -248,6 +251,16 @@ export class StreamPublisher {
         }
         if (w.hash !== '0x') data.hash = w.hash
         out.push({ ch: 'withdrawals', data })
+      }
+    if (wanted.has('deposits'))
+      // The channel's row (bindings `PerpsDepositUpdateSchema`): hash, asset, base units, status.
+      for (const d of this.#ex.deposits(owner).data) {
+        if (mem.deposits.get(d.hash) === d.status) continue
+        mem.deposits.set(d.hash, d.status)
+        out.push({
+          ch: 'deposits',
+          data: { hash: d.hash, asset: d.asset, amount: d.amount, status: d.status },
+        })
       }
     if (wanted.has('funding')) {
       // Rows from before the subscription are history (REST), not pushes.

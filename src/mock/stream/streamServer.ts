@@ -10,6 +10,7 @@
  * as a slow consumer. Stream faults (streamFaults.ts) are rolled per session on each tick.
  */
 import type { IncomingMessage } from 'node:http'
+import { performance } from 'node:perf_hooks'
 import type { Duplex } from 'node:stream'
 import { type WebSocket, WebSocketServer } from 'ws'
 import type { Clock, TimerId } from '../../clock.ts'
@@ -53,6 +54,13 @@ export interface MockStreamOptions {
   faults?: (() => StreamFaultConfig | undefined) | undefined
   /** Default 1,000 ms (the exchange's step). */
   pushIntervalMs?: number | undefined
+  /**
+   * Wall time, ms (default `performance.now`): a connection is idle only when silent past the bound
+   * on both this and `clock`. On an accelerated or stepped clock a client that pings on its own wall
+   * clock (the official client) would otherwise be closed within a wall second or two, and miss every
+   * push after that (a funding charge at the hour came only by REST).
+   */
+  wallNow?: (() => number) | undefined
   limits?: Partial<MockStreamLimits> | undefined
 }
 
@@ -75,6 +83,9 @@ export interface MockStreamServer {
 export function createMockStreamServer(options: MockStreamOptions): MockStreamServer {
   const { exchange, clock, random } = options
   const serverClock = options.serverClock ?? clock
+  const wallNow = options.wallNow ?? (() => performance.now())
+  /** Wall time of each session's last inbound frame (its virtual time is the session's own). */
+  const lastInboundWall = new Map<StreamSession, number>()
   const limits = { ...DEFAULT_MOCK_STREAM_LIMITS, ...options.limits }
   const interval = options.pushIntervalMs ?? 1_000
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 })
@@ -168,7 +179,8 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     const faults = options.faults?.()
     const live: StreamSession[] = []
     for (const s of sessions) {
-      if (clock.now() - s.lastInboundAt > limits.idleTimeoutMs) {
+      const wallIdle = wallNow() - (lastInboundWall.get(s) ?? Number.NEGATIVE_INFINITY)
+      if (clock.now() - s.lastInboundAt > limits.idleTimeoutMs && wallIdle > limits.idleTimeoutMs) {
         s.close(1001, 'idle')
         continue
       }
@@ -273,10 +285,12 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       clock.now(),
     )
     sessions.add(session)
+    lastInboundWall.set(session, wallNow())
     sockets.set(session, ws)
     raw.set(session, socket)
     ws.on('message', (data, isBinary) => {
       if (isBinary) return
+      lastInboundWall.set(session, wallNow())
       session.onText(data.toString(), clock.now())
     })
     ws.on('close', () => {
@@ -284,6 +298,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       sessions.delete(session)
       sockets.delete(session)
       raw.delete(session)
+      lastInboundWall.delete(session)
       onChanged()
       if (sessions.size === 0 && tickTimer !== undefined) {
         clock.clearTimeout(tickTimer)

@@ -221,7 +221,67 @@ ${CHART_AXES_JS}
   });
   window.addEventListener('resize', function () {
     charts.forEach(function (c) { c.plot.setSize({ width: Math.max(320, c.box.clientWidth), height: H }); });
+    if (history) history.plot.setSize({ width: Math.max(320, history.box.clientWidth), height: H });
   });
+
+  // The journal's history: PnL per minute and fills beyond the 30-minute timeline, across restarts.
+  var history = null;
+  function renderHistory(h) {
+    var note = byId('history-note');
+    var cur = currency || undefined;
+    note.textContent = h.points.length + ' points (every ' + h.stepMinutes + ' min) and ' + h.fillCount +
+      ' fills since ' + new Date(h.since).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+    var data = [h.points.map(function (p) { return p.at / 1000; })].concat(
+      ['netPnl', 'realizedPnl', 'unrealizedPnl', 'fees', 'funding'].map(function (f) {
+        return h.points.map(function (p) { return p[f]; });
+      }));
+    if (history) history.plot.setData(data);
+    else {
+      var box = el('div', { class: 'chart', 'data-chart': 'history' });
+      byId('history-charts').appendChild(box);
+      var plot = new uPlot({
+        title: 'PnL from the journal (' + (currency || 'quote currency') + ')',
+        width: Math.max(320, box.clientWidth),
+        height: H,
+        scales: { x: { time: true }, y: { range: perpbotAxes.range } },
+        series: [{}, { label: 'net', stroke: '#f2c14e', width: 2 }, { label: 'realized', stroke: '#2bb673' },
+          { label: 'unrealized', stroke: '#7fc8f8' }, { label: 'fees', stroke: '#f0605d' }, { label: 'funding', stroke: '#b388eb' }],
+        axes: [perpbotAxes.x(axis), perpbotAxes.y(axis)],
+      }, data, box);
+      window.perpbotCharts.history = plot;
+      history = { plot: plot, box: box };
+    }
+    var rows = h.fills.map(function (f) {
+      var tr = el('tr');
+      tr.appendChild(el('td', null, new Date(f.at).toISOString().replace('T', ' ').slice(0, 19)));
+      tr.appendChild(el('td', null, f.symbol));
+      var side = fillSide(f.side);
+      tr.appendChild(el('td', { class: side === 'buy' ? 'bid' : 'ask' }, side));
+      tr.appendChild(el('td', { class: 'n' }, f.qty));
+      tr.appendChild(el('td', { class: 'n' }, f.price));
+      tr.appendChild(el('td', { class: 'n' }, amount(f.fee, cur)));
+      tr.appendChild(el('td', { class: 'n' }, Number(f.pnl) === 0 ? '' : amount(f.pnl, cur)));
+      tr.appendChild(el('td', null, (f.maker ? 'maker' : 'taker') + (f.liquidation ? ', liquidation' : '')));
+      return tr;
+    });
+    if (!rows.length) { var tr = el('tr'); tr.appendChild(el('td', { colspan: '8', class: 'none' }, 'no fills in the journal')); rows = [tr]; }
+    fill(byId('history-fills').tBodies[0], rows);
+  }
+  function loadHistory() {
+    fetch('history?since=' + encodeURIComponent(byId('history-span').value), { credentials: 'same-origin' })
+      .then(function (r) {
+        if (!r.ok) throw new Error('HTTP ' + r.status);
+        return r.json();
+      })
+      .then(function (h) {
+        if (h.journal === false) byId('history-note').textContent = 'no journal (journal.enabled is off)';
+        else renderHistory(h);
+      })
+      .catch(function (e) { byId('history-note').textContent = 'history unavailable: ' + e.message; });
+  }
+  byId('history-span').addEventListener('change', loadHistory);
+  loadHistory();
+  setInterval(loadHistory, 60000);
 })();
 `
 
@@ -278,6 +338,12 @@ export const DASHBOARD_HTML = `<!doctype html>
 <section class="cols">
 <div><h2>Open alerts</h2><ul id="open-alerts"><li class="none">none</li></ul><h2>Recent alerts</h2><ul id="recent-alerts"><li class="none">none</li></ul></div>
 <div><h2>Recent fills</h2><table id="fills"><thead><tr><th>time</th><th>instrument</th><th>side</th><th class="n">qty</th><th class="n">price</th><th class="n">fee</th><th class="n">PnL</th><th></th></tr></thead><tbody></tbody></table></div>
+</section>
+<section><h2>History from the journal (across restarts)
+<select id="history-span"><option value="24h">24 h</option><option value="7d" selected>7 days</option><option value="30d">30 days</option><option value="90d">90 days</option></select>
+<span id="history-note" class="none">loading…</span></h2>
+<div id="history-charts" class="grid"></div>
+<table id="history-fills"><thead><tr><th>time (UTC)</th><th>instrument</th><th>side</th><th class="n">qty</th><th class="n">price</th><th class="n">fee</th><th class="n">PnL</th><th></th></tr></thead><tbody></tbody></table>
 </section>
 </main>
 <script src="assets/uplot.js"></script>

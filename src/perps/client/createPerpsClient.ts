@@ -15,6 +15,7 @@ import type {
 import type {
   AutoCancelStatus,
   Balance,
+  Deposit,
   DepositsPage,
   HistoryPointsPage,
   InstrumentConfig,
@@ -53,7 +54,7 @@ import { getAutoCancel } from './getAutoCancel.ts'
 import { getBalances } from './getBalances.ts'
 import { type GetBookParams, getBook } from './getBook.ts'
 import { getCredentials } from './getCredentials.ts'
-import { type GetDepositsParams, getDeposits } from './getDeposits.ts'
+import { type GetDepositsParams, getDeposits, iterateDeposits, paginateDeposits } from './getDeposits.ts'
 import { type GetEquityHistoryParams, getEquityHistory } from './getEquityHistory.ts'
 import { getExchange } from './getExchange.ts'
 import { getFees } from './getFees.ts'
@@ -135,6 +136,14 @@ export interface PerpsClient {
   getOrders(params?: GetOrdersParams, options?: PerpsReadOptions): Promise<Order[]>
   getBalances(options?: PerpsReadOptions): Promise<Balance[]>
   getDeposits(params?: GetDepositsParams, options?: PerpsReadOptions): Promise<DepositsPage>
+  paginateDeposits(
+    params?: GetDepositsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<HistoryPage<Deposit>, void, undefined>
+  iterateDeposits(
+    params?: GetDepositsParams,
+    options?: PaginateHistoryOptions,
+  ): AsyncGenerator<Deposit, void, undefined>
   getEquityHistory(params: GetEquityHistoryParams, options?: PerpsReadOptions): Promise<HistoryPointsPage>
   getPnlHistory(params: GetPnlHistoryParams, options?: PerpsReadOptions): Promise<HistoryPointsPage>
   getAccountConfig(params?: GetAccountConfigParams, options?: PerpsReadOptions): Promise<InstrumentConfig[]>
@@ -195,6 +204,8 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     getOrders: (p, o) => getOrders(ctx, p, o),
     getBalances: (o) => getBalances(ctx, o),
     getDeposits: (p, o) => getDeposits(ctx, p, o),
+    paginateDeposits: (p, o) => paginateDeposits(ctx, p, o),
+    iterateDeposits: (p, o) => iterateDeposits(ctx, p, o),
     getEquityHistory: (p, o) => getEquityHistory(ctx, p, o),
     getPnlHistory: (p, o) => getPnlHistory(ctx, p, o),
     getAccountConfig: (p, o) => getAccountConfig(ctx, p, o),

@@ -3,8 +3,10 @@
  * optionally by status or transaction hash. Header-authenticated; weight 10.
  */
 import { z } from 'zod'
-import { type DepositsPage, DepositsPage as Schema } from '../schemas/accountState.ts'
+import { type Deposit, type DepositsPage, DepositsPage as Schema } from '../schemas/accountState.ts'
+import { PERPS_WEIGHTS } from '../weights.ts'
 import type { PerpsClientContext } from './context.ts'
+import { type HistoryPage, type PaginateHistoryOptions, walkHistoryBackwards } from './historyPaging.ts'
 import { type PerpsReadOptions, parseInput, perpsRead } from './perpsCall.ts'
 import { startNotAfterEnd, TimeWindow, WINDOW_ORDER, windowQuery } from './windowQuery.ts'
 
@@ -38,4 +40,34 @@ export async function getDeposits(
     signal: options.signal,
     retry: options.retry,
   })
+}
+
+/**
+ * Yields every page of the window, newest first, each holding only rows not yielded before (the
+ * window is on `created_timestamp`; see historyPaging.ts for the paging contract).
+ * @throws as {@link getDeposits}; validation happens on the first `next()`, before any request.
+ */
+export async function* paginateDeposits(
+  ctx: PerpsClientContext,
+  params: GetDepositsParams = {},
+  options: PaginateHistoryOptions = {},
+): AsyncGenerator<HistoryPage<Deposit>, void, undefined> {
+  const p = parseInput('getDeposits', GetDepositsParams, params)
+  yield* walkHistoryBackwards({
+    path: PERPS_WEIGHTS.getDeposits.path,
+    window: p,
+    fetchPage: (window) => getDeposits(ctx, { ...p, ...window }, options),
+    timestampOf: (d) => d.created_timestamp,
+    keyOf: (d) => d.hash,
+    options,
+  })
+}
+
+/** Yields every deposit of the window once, newest first (see {@link paginateDeposits}). */
+export async function* iterateDeposits(
+  ctx: PerpsClientContext,
+  params: GetDepositsParams = {},
+  options: PaginateHistoryOptions = {},
+): AsyncGenerator<Deposit, void, undefined> {
+  for await (const page of paginateDeposits(ctx, params, options)) yield* page.data
 }

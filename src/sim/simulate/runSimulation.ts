@@ -125,6 +125,8 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       db: o.journal,
       clock,
       settings: settings.journal,
+      // The simulation's own mock numbers trades from 1: its rows are keyed by this run.
+      venue: 'per-run',
       run: { version: o.perpbotVersion, mode: 'simulate', configHash: `seed:${o.seed}` },
     })
   let bot: RunningBot | undefined

@@ -38,7 +38,7 @@ beforeAll(async () => {
     'klines::1::1m',
     'trades::1',
   ]
-  const own = ['portfolio', 'orders', 'fills', 'balances', 'withdrawals', 'funding']
+  const own = ['portfolio', 'orders', 'fills', 'balances', 'withdrawals', 'funding', 'deposits']
   send({ id: 2, req: 'sub', chs: [...chs, ...own] })
   await until(() => frames.some((f) => f.id === 2), 'sub ack')
   const rest = createPerpsClient({
@@ -55,8 +55,11 @@ beforeAll(async () => {
   await rest.createOrders([{ iid: 1, buy: true, qty: '0.01', tif: 'ioc' }])
   await rest.close()
   mock.exchange.requestWithdrawal(OWNER, { amount: '100' })
+  // Pending for two blocks of 1 s, then confirmed: two pushes on `deposits`.
+  mock.exchange.deposit(OWNER, '250', { requiredConfirmations: 2, blockMs: 1_000 })
   for (let i = 0; i < 3; i++) await step(1_000)
   await until(() => frames.some((f) => f.ch === 'withdrawals'), 'pushes')
+  await until(() => frames.filter((f) => f.ch === 'deposits').length >= 2, 'deposit pushes')
 })
 afterAll(async () => {
   ws.close()
@@ -67,8 +70,8 @@ describe('mock WebSocket vs the official schemas', () => {
   it('acks auth and subscriptions in the shapes the official session accepts', () => {
     expect(frames.find((f) => f.id === 1)).toEqual({ id: 1, data: { status: 'ok' } })
     const sub = frames.find((f) => f.id === 2)
-    expect(sub?.data).toHaveLength(13)
-    expect(sub?.data).toEqual(Array.from({ length: 13 }, () => ({ status: 'ok' })))
+    expect(sub?.data).toHaveLength(14)
+    expect(sub?.data).toEqual(Array.from({ length: 14 }, () => ({ status: 'ok' })))
   })
 
   it('every push parses under PerpsMarketDataEventSchema or PerpsSessionUpdateEventSchema', async () => {
@@ -82,6 +85,7 @@ describe('mock WebSocket vs the official schemas', () => {
         'balances',
         'bbo',
         'book',
+        'deposits',
         'fills',
         'klines',
         'orders',
@@ -100,6 +104,22 @@ describe('mock WebSocket vs the official schemas', () => {
         `${p.ch}: ${JSON.stringify(session.error?.issues ?? market.error?.issues)}`,
       ).toBe(true)
     }
+  })
+
+  it('GET /v1/account/deposits parses under the official schema and agrees with the pushes', async () => {
+    const { ListPerpsDepositsResponseSchema } = await import('@polymarket/bindings/perps')
+    const res = await request(`${mock.url}/v1/account/deposits`, {
+      headers: { 'POLYMARKET-PROXY': PROXY, 'POLYMARKET-SECRET': SECRET },
+    })
+    const parsed = ListPerpsDepositsResponseSchema.safeParse(await res.body.json())
+    expect(parsed.error?.issues ?? []).toEqual([])
+    const [d] = parsed.data?.data ?? []
+    expect(d).toMatchObject({ status: 'confirmed', amount: '250000000', confirmations: 2 })
+    const pushed = frames.filter((f) => f.ch === 'deposits').map((f) => f.data)
+    expect(pushed).toEqual([
+      { hash: d?.hash, asset: 'pUSD', amount: '250000000', status: 'pending' },
+      { hash: d?.hash, asset: 'pUSD', amount: '250000000', status: 'confirmed' },
+    ])
   })
 
   it('GET /v1/info/tickers parses under the official schema and matches the push of the tick', async () => {

@@ -10,6 +10,7 @@ import type { Clock } from '../../../clock.ts'
 import type { Logger } from '../../../logging/logger.ts'
 import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
 import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../../perps/schemas/account.ts'
+import type { Deposit } from '../../../perps/schemas/accountState.ts'
 import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import { gatedRun, type InputGate } from '../../inputs/inputGates.ts'
@@ -36,6 +37,11 @@ export interface AccountPollersOptions {
   onFunding?: ((charge: FundingCharge) => void) | undefined
   /** Each withdrawal the first time it is seen and each time its status or hash changes (the journal). */
   onWithdrawal?: ((w: Withdrawal) => void) | undefined
+  /**
+   * Each deposit the first time it is seen and each time its status changes (the journal). Deposits
+   * are polled (`polling.depositsMs`) only when someone takes them.
+   */
+  onDeposit?: ((d: Deposit) => void) | undefined
   health: Pick<PollerHealth, 'failed' | 'succeeded' | 'register' | 'cycled'>
   /** Gates of the streamed inputs: these pollers stand down while the stream serves them. */
   gates?: { fills?: InputGate | undefined; withdrawals?: InputGate | undefined } | undefined
@@ -117,6 +123,39 @@ export function startAccountPollers(o: AccountPollersOptions): AccountPollers {
     },
     o.gates?.withdrawals,
   )
+
+  // Deposits: from the oldest still-pending one (or the last poll, minus an overlap), like withdrawals.
+  const onDeposit = o.onDeposit
+  if (onDeposit !== undefined) {
+    const depositStatus = new Map<string, string>()
+    const pendingDeposits = new Map<string, number>()
+    let lastDepositPoll: number | undefined
+    poll('deposits', o.polling.depositsMs, async (signal) => {
+      const now = o.clock.now()
+      const oldestPending = Math.min(...pendingDeposits.values())
+      const from = Math.min(oldestPending, (lastDepositPoll ?? now - FIRST_LOOKBACK_MS) - OVERLAP_MS)
+      const rows: Deposit[] = []
+      for await (const d of o.perps.iterateDeposits(
+        { startTimestamp: Math.max(0, from) },
+        { maxPages: MAX_PAGES, signal },
+      ))
+        rows.push(d)
+      rows.sort((a, b) => a.created_timestamp - b.created_timestamp)
+      for (const d of rows) {
+        if (d.status === 'pending') pendingDeposits.set(d.hash, d.created_timestamp)
+        else pendingDeposits.delete(d.hash)
+        if (depositStatus.get(d.hash) === d.status) continue
+        depositStatus.delete(d.hash)
+        depositStatus.set(d.hash, d.status)
+        if (depositStatus.size > KNOWN_WITHDRAWALS) {
+          const oldest = depositStatus.keys().next()
+          if (!oldest.done) depositStatus.delete(oldest.value)
+        }
+        onDeposit(d)
+      }
+      lastDepositPoll = now
+    })
+  }
 
   let lastFundingTs: number | undefined
   let fundingCharges = 0

@@ -10,6 +10,7 @@ import { describeError } from '../../../errors.ts'
 import type { Logger } from '../../../logging/logger.ts'
 import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
 import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../../perps/schemas/account.ts'
+import type { Deposit } from '../../../perps/schemas/accountState.ts'
 import type { WithdrawalPush } from '../../../perps/stream/pushSchemas.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates } from '../../inputs/inputGates.ts'
@@ -27,6 +28,8 @@ export interface AccountRecords {
   fill(f: Fill): void
   funding(c: FundingCharge): void
   withdrawal(w: Withdrawal): void
+  /** Each deposit new or changed (polled; the journal keeps it unique on its hash). */
+  deposit(d: Deposit): void
 }
 
 export interface AccountSupervision {
@@ -138,6 +141,7 @@ export function createAccountSupervision(o: {
     openOrderCapCount: o.limits.openOrderCapCount,
     onFill,
     onWithdrawal: o.records && ((w) => o.records?.withdrawal(w)),
+    onDeposit: o.records && ((d) => o.records?.deposit(d)),
     onFunding: (c) => {
       if (ledger.applyFunding(c)) o.records?.funding(c)
     },

@@ -1,0 +1,144 @@
+/**
+ * The dashboard's long history, read from the journal: the account's PnL per minute (the minute
+ * snapshots summed over instruments) and the latest fills, over any window, across restarts. Bounded:
+ * at most `maxPoints` points (one snapshot minute every `step`, chosen so the window fits) and
+ * `maxFills` fills, whatever the window, so a month of history is one small answer. Read-only plain
+ * selects (beside the writer: WAL readers on SQLite, MVCC on PostgreSQL). The sums are floats: the
+ * points are drawn, never sent back to the venue; the exact numbers are `perpbot report`'s.
+ */
+import { sql } from 'kysely'
+import type { JournalDb } from './database.ts'
+import { SYMBOLS_STATE } from './reportQueries.ts'
+
+export interface HistoryPoint {
+  /** Start of the minute, Unix ms. */
+  at: number
+  netPnl: number
+  realizedPnl: number
+  unrealizedPnl: number
+  fees: number
+  funding: number
+}
+
+export interface HistoryFill {
+  at: number
+  symbol: string
+  side: string
+  price: string
+  qty: string
+  fee: string
+  pnl: string
+  maker: boolean
+  liquidation: boolean
+}
+
+export interface JournalHistory {
+  since: number
+  until: number
+  /** Minutes between points (1 = every snapshot). */
+  stepMinutes: number
+  points: HistoryPoint[]
+  /** Newest first, at most `maxFills`. */
+  fills: HistoryFill[]
+  /** Fills in the window (beyond the ones listed when more than `maxFills`). */
+  fillCount: number
+}
+
+export const HISTORY_MAX_POINTS = 1_000
+export const HISTORY_MAX_FILLS = 200
+const MINUTE_MS = 60_000
+
+/** One snapshot minute every `step` minutes keeps the window within `maxPoints` points. */
+export function historyStep(since: number, until: number, maxPoints: number): number {
+  const minutes = Math.max(1, Math.ceil((until - since) / MINUTE_MS))
+  return Math.max(1, Math.ceil(minutes / Math.max(1, maxPoints)))
+}
+
+export async function loadJournalHistory(
+  db: JournalDb,
+  o: { since: number; until: number; maxPoints?: number | undefined; maxFills?: number | undefined },
+): Promise<JournalHistory> {
+  const maxPoints = o.maxPoints ?? HISTORY_MAX_POINTS
+  const maxFills = o.maxFills ?? HISTORY_MAX_FILLS
+  const step = historyStep(o.since, o.until, maxPoints)
+  const stepMs = step * MINUTE_MS
+  const real = (column: string) => sql<number>`sum(cast(${sql.ref(column)} as double precision))`
+  // Minutes are multiples of 60 000: every `step`-th minute of the epoch is one point.
+  const rows = await db.db
+    .selectFrom('pnl_snapshots')
+    .select([
+      'minute',
+      real('realized_pnl').as('realized'),
+      real('unrealized_pnl').as('unrealized'),
+      real('fees').as('fees'),
+      real('funding').as('funding'),
+    ])
+    .where('minute', '>=', o.since)
+    .where('minute', '<=', o.until)
+    .where(sql<boolean>`minute % ${stepMs} = 0`)
+    .groupBy('minute')
+    .orderBy('minute')
+    .limit(maxPoints + 1)
+    .execute()
+  const points = rows.map((r) => {
+    const realized = Number(r.realized)
+    const unrealized = Number(r.unrealized)
+    const fees = Number(r.fees)
+    const funding = Number(r.funding)
+    return {
+      at: Number(r.minute),
+      netPnl: realized + unrealized - fees - funding,
+      realizedPnl: realized,
+      unrealizedPnl: unrealized,
+      fees,
+      funding,
+    }
+  })
+  const fills = await db.db
+    .selectFrom('fills')
+    .select(['ts', 'iid', 'side', 'price', 'qty', 'fee', 'realized_pnl', 'taker', 'liquidation'])
+    .where('ts', '>=', o.since)
+    .where('ts', '<=', o.until)
+    .orderBy('ts', 'desc')
+    .limit(maxFills)
+    .execute()
+  const count = await db.db
+    .selectFrom('fills')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('ts', '>=', o.since)
+    .where('ts', '<=', o.until)
+    .executeTakeFirst()
+  const symbols = await symbolNames(db)
+  return {
+    since: o.since,
+    until: o.until,
+    stepMinutes: step,
+    points: points.slice(-maxPoints),
+    fills: fills.map((f) => ({
+      at: Number(f.ts),
+      symbol: symbols.get(f.iid) ?? `#${f.iid}`,
+      side: f.side,
+      price: f.price,
+      qty: f.qty,
+      fee: f.fee,
+      pnl: f.realized_pnl,
+      maker: Number(f.taker) === 0,
+      liquidation: Number(f.liquidation) !== 0,
+    })),
+    fillCount: Number(count?.n ?? 0),
+  }
+}
+
+async function symbolNames(db: JournalDb): Promise<Map<number, string>> {
+  const row = await db.db
+    .selectFrom('state')
+    .select('value')
+    .where('name', '=', SYMBOLS_STATE)
+    .executeTakeFirst()
+  const out = new Map<number, string>()
+  if (row === undefined) return out
+  const parsed: unknown = JSON.parse(row.value)
+  if (parsed !== null && typeof parsed === 'object')
+    for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') out.set(Number(k), v)
+  return out
+}
