@@ -109,7 +109,7 @@ export async function startCountingMock(seed = 5): Promise<CountingMock> {
 
 /** The most weight that arrived inside any window ending at an arrival in [from, to]. */
 export function maxWindowWeight(
-  arrivals: readonly Arrival[],
+  arrivals: readonly { readonly at: number; readonly weight: number }[],
   windowMs: number,
   from = 0,
   to = Number.POSITIVE_INFINITY,
@@ -157,7 +157,16 @@ export interface FleetRig {
   close(): void
 }
 
-export function fleetRig(o: { mock: CountingMock; redisUrl: string; env: Record<string, string> }): FleetRig {
+/** Where the bots find the mock (a `CountingMock`, or one running in its own process). */
+export interface MockEndpoints {
+  readonly loop: { readonly server: { readonly url: string }; readonly streamUrl: string | undefined }
+}
+
+export function fleetRig(o: {
+  mock: MockEndpoints
+  redisUrl: string
+  env: Record<string, string>
+}): FleetRig {
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-fleet-bots-'))
   const secretsDir = join(dir, 'secrets')
   const bots: FleetBot[] = []
