@@ -245,9 +245,13 @@ try {
   console.log(
     `  the mock's worst window ends ${((w.end - t0) / 1000).toFixed(2)} s after the first bot started: ${w.weight} arrived, Redis stamped ${weightIn(log, w.end - WINDOW_MS, w.end)} in the same span; arrived by endpoint: ${[...byEndpoint].map(([e, n]) => `${e} ${n}`).join(', ')}`,
   )
-  const flow = flowLags(
-    log.filter((a) => a.at <= killedAt),
-    arrivals.filter((a) => a.at <= killedAt),
+  // From the first bot's start (the bench's own account registration arrives before it) to the kill.
+  const runAdmissions = log.filter((a) => a.at >= t0 && a.at <= killedAt)
+  const runArrivals = arrivals.filter((a) => a.at >= t0 && a.at <= killedAt)
+  const flow = flowLags(runAdmissions, runArrivals)
+  const inFlight = (t: number): number => weightIn(runAdmissions, t0, t) - weightIn(runArrivals, t0, t)
+  console.log(
+    `  admitted but not yet arrived (Redis stamp ≤ t, arrival > t) at the worst window's start: ${inFlight(w.end - WINDOW_MS)}, at its end: ${inFlight(w.end)}; most at any admission: ${Math.max(0, ...runAdmissions.map((a) => inFlight(a.at)))}`,
   )
   const lags = flow.map((f) => f.lag).sort((x, y) => x - y)
   const q = (x: number): string => quantile(lags, x).toFixed(0)

@@ -107,12 +107,24 @@ export interface SharedBudgetOptions {
   graceMs?: number | undefined
   /** An admission sent this long after it was asked is stamped again at the send (default 20 ms). */
   lateMs?: number | undefined
+  /**
+   * Each admission counts this much longer than the window (default min(250 ms, window / 40)): the
+   * venue counts a request from its arrival, a little after Redis stamped it, and a refused caller
+   * is admitted the instant the oldest entries leave Redis's window; without this margin a burst
+   * that arrived late and the admissions that replace it fall into one venue window.
+   */
+  arrivalGuardMs?: number | undefined
   keyPrefix?: string | undefined
   clock?: Clock | undefined
 }
 
 export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
   const windowMs = o.windowMs ?? 60_000
+  const guardMs = o.arrivalGuardMs ?? Math.min(250, Math.ceil(windowMs / 40))
+  if (!(Number.isFinite(guardMs) && guardMs >= 0))
+    throw new InputValidationError('fleet arrivalGuardMs must be a non-negative number')
+  // How long an admission counts in the log: the venue's window plus the arrival guard.
+  const countMs = windowMs + guardMs
   const retryMs = o.retryMs ?? 250
   const maxWaitMs = o.maxWaitMs ?? 2 * windowMs
   const riskReserve = o.riskReserve ?? 0.1
@@ -176,7 +188,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     })
 
   const forget = (nowUs: number): void => {
-    while (mine.length > 0 && (mine[0]?.atUs ?? nowUs) <= nowUs - windowMs * 1000) mine.shift()
+    while (mine.length > 0 && (mine[0]?.atUs ?? nowUs) <= nowUs - countMs * 1000) mine.shift()
   }
 
   /** A new generation: put our admissions of the last window back (once, whoever notices first). */
@@ -190,7 +202,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     const entries = mine.flatMap((g) => [g.atUs.toFixed(0), g.weight])
     if (entries.length === 0) return undefined
     restoring = restoreScript
-      .run(o.client, [keys.log, keys.sum, keys.seq], [windowMs, ...entries])
+      .run(o.client, [keys.log, keys.sum, keys.seq], [countMs, ...entries])
       .then(() => {
         c.restored += entries.length / 2
       })
@@ -226,7 +238,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
           const r = await admitScript.run(
             o.client,
             [keys.log, keys.sum, keys.seq, keys.blocked, keys.gen],
-            [weight, limit, windowMs, graceMs],
+            [weight, limit, countMs, graceMs],
           )
           redisUp = true
           c.windowWeight = intAt(r, 2)
@@ -265,7 +277,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     if (stopped || clock.now() - grant.askedAt < lateMs || grant.member === '') return
     c.restamped += 1
     restampScript
-      .run(o.client, [keys.log, keys.sum], [windowMs, grant.member, grant.weight])
+      .run(o.client, [keys.log, keys.sum], [countMs, grant.member, grant.weight])
       .then((r) => {
         const entry = mine.find((e) => e.member === grant.member)
         if (entry !== undefined) entry.atUs = Math.max(entry.atUs, Number(r))
