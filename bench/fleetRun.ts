@@ -1,6 +1,6 @@
 /**
  * Fleet run (standalone, not in `npm test`): `node --import tsx bench/fleetRun.ts [--seconds 30]
- * [--window 10] [--budget 120] [--logs DIR] [--mock-process [--mock-nice -5]]`. Real `perpbot run --live --fleet` processes (three
+ * [--window 10] [--budget 120] [--logs DIR] [--mock-process [--mock-nice -5]] [--guard MS]`. Real `perpbot run --live --fleet` processes (three
  * bots, two accounts, ACCOUNT=auto: one warm standby) against one loopback mock that counts the
  * request weight of every process on its single IP, with a real redis-server. The budget window is
  * compressed so a short run spans several windows. Once both holders run, the third stands by, and
@@ -45,6 +45,8 @@ const TTL_MS = 3_000
 const LOGS = ((i) => (i > 0 ? process.argv[i + 1] : undefined))(process.argv.indexOf('--logs'))
 const MOCK_PROCESS = process.argv.includes('--mock-process')
 const MOCK_NICE = arg('mock-nice', -5)
+/** The same-session baseline: `--guard 0` is the code before the arrival guard. */
+const GUARD = ((i) => (i > 0 ? process.argv[i + 1] : undefined))(process.argv.indexOf('--guard'))
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 const ACCOUNTS = ['acct-a', 'acct-b']
 const EGRESS = 'bench'
@@ -154,6 +156,7 @@ const rig = fleetRig({
     FLEET_EGRESS_ID: EGRESS,
     FLEET_BUDGET: String(BUDGET),
     FLEET_WINDOW_MS: String(WINDOW_MS),
+    ...(GUARD === undefined ? {} : { FLEET_ARRIVAL_GUARD_MS: GUARD }),
     FLEET_LEASE_TTL_MS: String(TTL_MS),
   },
 })
@@ -212,6 +215,11 @@ try {
   const ranAt = successor?.w.running.find((t) => t > killedAt)
   // The first order the successor placed on acct-a (the mock's own order events, keyed by owner).
   const acctA = orders.filter((o) => o.account === 'acct-a')
+  const perAccount = new Map<string, number>()
+  for (const o of orders) perAccount.set(o.account, (perAccount.get(o.account) ?? 0) + 1)
+  console.log(
+    `order events at the mock by account: ${[...perAccount].map(([a, n]) => `${a.slice(0, 12)} ${n}`).join(', ') || 'none'}; acct-a's epochs: ${[...new Set(acctA.map((o) => o.epoch))].join(', ')}`,
+  )
   const firstNew = acctA.find((o) => o.epoch === successor?.epoch && o.at > killedAt)
   const created = new Set<number>()
   const lateOld = acctA.filter((o) => {
@@ -224,7 +232,7 @@ try {
   const steady = maxWindowWeight(arrivals, WINDOW_MS, t0 + started + WINDOW_MS, killedAt)
   const ms = (t: number | undefined): string => (t === undefined ? 'never' : `${t - killedAt} ms`)
   console.log(
-    `# fleet run: 3 bots (ACCOUNT=auto) on 2 accounts, one mock (${MOCK_PROCESS ? `its own process, nice ${MOCK_NICE}` : 'in the bench process'}), budget ${BUDGET} per ${WINDOW_MS / 1000} s window, lease TTL ${TTL_MS / 1000} s; load average ${load0.toFixed(1)} at the start, ${loadMax.toFixed(1)} at most, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
+    `# fleet run: 3 bots (ACCOUNT=auto) on 2 accounts, one mock (${MOCK_PROCESS ? `its own process, nice ${MOCK_NICE}` : 'in the bench process'}), budget ${BUDGET} per ${WINDOW_MS / 1000} s window, lease TTL ${TTL_MS / 1000} s, arrival guard ${GUARD === undefined ? 'default' : `${GUARD} ms`}; load average ${load0.toFixed(1)} at the start, ${loadMax.toFixed(1)} at most, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
   )
   console.log(`start-up until two bots ran and the third stood by: ${(started / 1000).toFixed(1)} s`)
   console.log(

@@ -36,6 +36,8 @@ export const FleetEnv = z.object({
   FLEET_LEASE_TTL_MS: z.coerce.number().int().min(3_000).max(60_000).default(10_000),
   /** The budget's window: the venue's minute; benches compress it. */
   FLEET_WINDOW_MS: z.coerce.number().int().min(1_000).max(60_000).default(60_000),
+  /** How much longer than the window an admission counts (SharedBudgetOptions.arrivalGuardMs). */
+  FLEET_ARRIVAL_GUARD_MS: z.coerce.number().int().min(0).max(5_000).optional(),
   /** The pod's name (Downward API), for ACCOUNT=ordinal and as the lease holder id. */
   POD_NAME: z.string().optional(),
   HOSTNAME: z.string().optional(),
@@ -52,6 +54,8 @@ export interface FleetConfig {
   readonly budget: number
   readonly leaseTtlMs: number
   readonly windowMs: number
+  /** Undefined: the budget's default (min(250 ms, window / 40)). */
+  readonly arrivalGuardMs: number | undefined
   /** Lease holder id: the pod or host name and the pid. */
   readonly holderId: string
 }
@@ -109,6 +113,7 @@ export function loadFleetConfig(
     budget: e.FLEET_BUDGET,
     leaseTtlMs: e.FLEET_LEASE_TTL_MS,
     windowMs: e.FLEET_WINDOW_MS,
+    arrivalGuardMs: e.FLEET_ARRIVAL_GUARD_MS,
     holderId: `${host.replace(/:/g, '_')}.${pid}`,
   }
 }

@@ -116,6 +116,7 @@ export function openFleet(o: {
     egressId: config.egressId,
     budget: config.budget,
     windowMs: config.windowMs,
+    arrivalGuardMs: config.arrivalGuardMs,
   })
   const closeAll = async (): Promise<void> => {
     budget.stop()

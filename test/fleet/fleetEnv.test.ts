@@ -16,6 +16,16 @@ describe('fleet environment', () => {
     expect(c.budget).toBe(900)
     expect(c.leaseTtlMs).toBe(10_000)
   })
+  it('FLEET_ARRIVAL_GUARD_MS: unset leaves the budget its default; a negative or huge guard is refused', () => {
+    expect(loadFleetConfig({ ...base, ACCOUNT: 'auto' }).arrivalGuardMs).toBeUndefined()
+    expect(loadFleetConfig({ ...base, ACCOUNT: 'auto', FLEET_ARRIVAL_GUARD_MS: '0' }).arrivalGuardMs).toBe(0)
+    expect(() => loadFleetConfig({ ...base, ACCOUNT: 'auto', FLEET_ARRIVAL_GUARD_MS: '-1' })).toThrow(
+      /FLEET_ARRIVAL_GUARD_MS/,
+    )
+    expect(() => loadFleetConfig({ ...base, ACCOUNT: 'auto', FLEET_ARRIVAL_GUARD_MS: '9000' })).toThrow(
+      /FLEET_ARRIVAL_GUARD_MS/,
+    )
+  })
   it('ACCOUNT=auto and a named account', () => {
     expect(loadFleetConfig({ ...base, ACCOUNT: 'auto' }).choice).toEqual({ mode: 'auto' })
     expect(loadFleetConfig({ ...base, ACCOUNT: 'hedge' }).choice).toEqual({ mode: 'fixed', account: 'hedge' })
