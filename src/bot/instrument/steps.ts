@@ -12,7 +12,14 @@ import type {
 } from '../../strategy/strategy.ts'
 import type { OrderPlan, WorkPriority } from '../quoting/orderPlan.ts'
 import { guardPlan, screenIndex } from '../quoting/priceGuard.ts'
-import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent, reads } from './context.ts'
+import {
+  assess,
+  buildSnapshot,
+  type InstrumentContext,
+  type InstrumentEvent,
+  reads,
+  withUpdate,
+} from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
 import { type LogEntry, NONE, type Step } from './step.ts'
 import { nextExpiry, planTimeReached } from './timeDue.ts'
@@ -269,7 +276,7 @@ export function wakeStep(ctx: InstrumentContext, now: number): Step {
 /** `first`, then re-assessment and a plan over the context it leaves; one merged step. */
 function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boolean): Step {
   // One copy of the context per input: assessed in place before anything else sees it.
-  const assessed: InstrumentContext = { ...ctx, ...first.update }
+  const assessed = withUpdate(ctx, first.update)
   assessed.assessment = assess(assessed)
   // Time alone may have moved the risk mode (an input turned stale, a dwell ended): plan in the new one.
   const plan = planStep(assessed, now, force || assessed.assessment.mode !== ctx.assessment.mode)

@@ -106,7 +106,6 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
   // Work at scales that hold both the instrument's decimals and any extra digits live orders carry.
   const ps = Math.max(pd, ...live.map((o) => decimalPlaces(o.p)))
   const qs = Math.max(qd, ...live.flatMap((o) => [decimalPlaces(o.rest), decimalPlaces(o.fill)]))
-  const at = (s: string, scale: number): bigint => rescale(parseDecimal(s), scale)
   const priceUnit = pow10(ps - pd)
   const bpsHundredths = BigInt(Math.max(0, Math.floor(tolerance.priceBps * 100)))
   const tickTol = BigInt(Math.max(0, Math.floor(tolerance.priceTicks)))
@@ -121,9 +120,9 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
   }))
   const liveItems: LiveItem[] = live.map((order) => ({
     order,
-    price: at(order.p, ps),
-    rest: at(order.rest, qs),
-    fill: at(order.fill, qs),
+    price: atScale(order.p, ps),
+    rest: atScale(order.rest, qs),
+    fill: atScale(order.fill, qs),
   }))
 
   const scales: DiffScales = {
@@ -183,6 +182,12 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
     cancel: cancels.sort((a, b) => a - b),
   }
 }
+
+/**
+ * A live order's decimal at the diff's scale. Module-level, as every helper on this path: under tsx
+ * (`keepNames`) a named closure costs an `Object.defineProperty` each time it is created.
+ */
+const atScale = (s: string, scale: number): bigint => rescale(parseDecimal(s), scale)
 
 /** The scales and tolerances one diff works at. */
 interface DiffScales {
@@ -267,6 +272,22 @@ function pairGroup(
   const ds = [...desired].sort((a, b) =>
     a.price === b.price ? a.index - b.index : a.price > b.price === buy ? -1 : 1,
   )
+  // The common case, every quote already resting within tolerance: a pairing that keeps every order
+  // costs no action, which no assignment beats, so the group has nothing to do whichever such pairing
+  // the solver would pick. Level by level in price order finds it when it exists in the usual ladder.
+  if (ds.length === live.length) {
+    const byPrice = [...live].sort((a, b) =>
+      a.price === b.price ? a.order.oid - b.order.oid : a.price > b.price === buy ? -1 : 1,
+    )
+    const pairs: { d: DesiredItem; l: LiveItem; c: Classified }[] = []
+    for (let i = 0; i < ds.length; i++) {
+      const d = itemAt(ds, i)
+      const l = itemAt(byPrice, i)
+      if (classify(d, l, x) !== KEEP) break
+      pairs.push({ d, l, c: KEEP })
+    }
+    if (pairs.length === ds.length) return { pairs, unpairedDesired: [], unpairedLive: [] }
+  }
   const ls = [...live].sort((a, b) => a.order.oid - b.order.oid)
   // Secondary cost: the rank of each pair's price distance (ties by level, then oid).
   const ranked = ds
