@@ -92,10 +92,13 @@ export function toTicks(s: string, decimals: number, rounding: Rounding = 'exact
 /** Canonical string of `ticks * 10^-decimals`, trailing zeros trimmed ("100.50" → "100.5", "3.0" → "3"). */
 export function fromTicks(ticks: bigint, decimals: number): string {
   const neg = ticks < 0n
-  const abs = (neg ? -ticks : ticks).toString().padStart(decimals + 1, '0')
-  const intPart = abs.slice(0, abs.length - decimals)
-  const frac = abs.slice(abs.length - decimals).replace(/0+$/, '')
-  const body = frac.length > 0 ? `${intPart}.${frac}` : intPart
+  let abs = (neg ? -ticks : ticks).toString()
+  if (abs.length <= decimals) abs = abs.padStart(decimals + 1, '0')
+  // Trailing zeros of the fraction trimmed by a scan (no regex: this runs for every quote and order).
+  const cut = abs.length - decimals
+  let end = abs.length
+  while (end > cut && abs.charCodeAt(end - 1) === 48) end--
+  const body = end > cut ? `${abs.slice(0, cut)}.${abs.slice(cut, end)}` : abs.slice(0, cut)
   return neg && body !== '0' ? `-${body}` : body
 }
 

@@ -84,10 +84,10 @@ export function assessRisk(
   if (stale.length > 0) {
     // Account-driven halts are not transient even when inputs are also stale.
     return account.mode === 'halted'
-      ? { ...account, reason: `${account.reason}; ${stale.join(', ')}`, transient: false }
+      ? { mode: account.mode, reason: `${account.reason}; ${stale.join(', ')}`, transient: false }
       : { mode: 'halted', reason: stale.join(', '), transient: true }
   }
-  return { ...account, transient: false }
+  return { mode: account.mode, reason: account.reason, transient: false }
 }
 
 /** The modes a step down may hold at, highest first. */
