@@ -22,7 +22,8 @@ export interface Fixed {
 }
 
 export function isDecimalString(s: string): boolean {
-  return DECIMAL_RE.test(s)
+  // A spelling in the parse cache below parsed, so it is one (the same few are checked every plan).
+  return parsed.has(s) || DECIMAL_RE.test(s)
 }
 
 /**
@@ -110,7 +111,8 @@ export function normalizeDecimal(s: string): string {
 
 /** Rescales a fixed value to `scale` digits with the given rounding. */
 export function rescale(f: Fixed, scale: number, rounding: Rounding = 'exact'): bigint {
-  if (scale >= f.scale) return f.units * pow10(scale - f.scale)
+  if (scale === f.scale) return f.units
+  if (scale > f.scale) return f.units * pow10(scale - f.scale)
   const div = pow10(f.scale - scale)
   return divRound(f.units, div, rounding)
 }
@@ -137,6 +139,9 @@ export function divRound(n: bigint, d: bigint, rounding: Rounding): bigint {
 export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
   const fa = parseDecimal(a)
   const fb = parseDecimal(b)
+  // Against zero (the usual "is it positive") or at one scale: no rescaling.
+  if (fb.units === 0n || fa.scale === fb.scale)
+    return fa.units < fb.units ? -1 : fa.units > fb.units ? 1 : 0
   const scale = Math.max(fa.scale, fb.scale)
   const x = rescale(fa, scale)
   const y = rescale(fb, scale)
