@@ -91,6 +91,32 @@ const JOBS: Job[] = [
     nodeFlags: ['--expose-gc'],
     timeoutMs: 180_000,
   },
+  // Recording's cost on the order path (issue 27): the 100-instrument stream case without and with
+  // `--record` (its own sockets in the bot's process, as `run --record`), in alternating pairs so a
+  // load change on the shared machine falls on both sides.
+  ...[1, 2, 3].flatMap((pair) =>
+    [false, true].map(
+      (record): Job => ({
+        name: `tick-to-trade, stream, 100 instruments, recording ${record ? 'on' : 'off'} (pair ${pair})`,
+        script: 'bench/tickToTrade.bench.ts',
+        args: [
+          ...['--transport', 'stream', '--instruments', '100', ...(record ? ['--record'] : [])],
+          ...['--seconds', QUICK ? '15' : '30', '--warmup', '10', '--warmup-max', '60'],
+        ],
+        nodeFlags: ['--expose-gc'],
+        timeoutMs: 180_000,
+      }),
+    ),
+  ),
+  // What a recording flush holds the event loop for late in the hour, against the earlier writer's
+  // whole-hour rewrite (the 30 s pairs above never reach minute 59).
+  {
+    name: 'record flush, 100 instruments, minute 59 of the hour',
+    script: 'bench/recordFlush.bench.ts',
+    args: ['--instruments', '100', '--minute', '59'],
+    nodeFlags: ['--expose-gc'],
+    timeoutMs: 240_000,
+  },
   // The rss baseline: the same 1,000-instrument stream case under V8's own heap growth policy (what
   // `ops.heapGrowthPercent` replaces; src/cli/heapPolicy.ts).
   {
@@ -275,6 +301,8 @@ interface TickToTradeResult {
   layout?: string | undefined
   /** The bot kept its journal (SQLite) during the run. */
   journal?: boolean | undefined
+  /** The bot's process recorded the public stream (`--record`). */
+  record?: boolean | undefined
   virtualMinutes: number
 }
 const ttt = outcomes
@@ -291,15 +319,52 @@ if (ttt.length > 0) {
       : `${r.virtualMinutes.toFixed(1)} virtual min, stale halts ${r.staleHalts}${r.transport === 'stream' ? (r.staleHalts === 0 ? ' ✓' : ' ✗') : ''}`
     const share = (100 * r.marketWeightPerMinute) / 1000
     console.log(
-      `tick-to-trade ${r.transport.padEnd(6)} ${String(r.instruments).padStart(5)} instruments${r.journal ? ' journal on ' : '            '}  ${latency}  index age p99 ${(r.indexAgeMs.p99 / 1000).toFixed(2)} s  market data ${share.toFixed(1)} %${r.transport === 'stream' ? (share < 10 ? ' ✓' : ' ✗') : ''}  rss ${mb(r.rss)}, peak ${r.peakRss === undefined ? '?' : mb(r.peakRss)}${r.instruments === 1000 && r.transport === 'stream' && r.peakRss !== undefined ? (r.peakRss < 300e6 ? ' ✓' : ' ✗') : ''}${r.heapAfterGc === undefined ? '' : `, live heap ${mb(r.heapAfterGc)}`}${r.layout === 'process' ? ' (bot; mock in its own process)' : ' (bot + mock)'}`,
+      `tick-to-trade ${r.transport.padEnd(6)} ${String(r.instruments).padStart(5)} instruments${r.journal ? ' journal on ' : r.record ? ' recording  ' : '            '}  ${latency}  index age p99 ${(r.indexAgeMs.p99 / 1000).toFixed(2)} s  market data ${share.toFixed(1)} %${r.transport === 'stream' ? (share < 10 ? ' ✓' : ' ✗') : ''}  rss ${mb(r.rss)}, peak ${r.peakRss === undefined ? '?' : mb(r.peakRss)}${r.instruments === 1000 && r.transport === 'stream' && r.peakRss !== undefined ? (r.peakRss < 300e6 ? ' ✓' : ' ✗') : ''}${r.heapAfterGc === undefined ? '' : `, live heap ${mb(r.heapAfterGc)}`}${r.layout === 'process' ? ' (bot; mock in its own process)' : ' (bot + mock)'}`,
     )
   }
 }
 
+// Recording on vs off, pair by pair (the pairs' jobs run back to back), and the medians.
+const recordCases = outcomes
+  .filter((o) => o.job.name.includes(', recording '))
+  .map((o) => ({
+    on: o.job.name.includes('recording on'),
+    r: o.results.find((x) => x.bench === 'tickToTrade'),
+  }))
+  .map((c) => ({ on: c.on, lat: (c.r as { latency?: Distribution } | undefined)?.latency }))
+if (recordCases.length > 0) {
+  console.log(
+    '\nRecording the public stream beside the bot (run --record: a child process at nice 10), 100 instruments, streams\n',
+  )
+  const off = recordCases.flatMap((c) => (!c.on && c.lat ? [c.lat] : []))
+  const on = recordCases.flatMap((c) => (c.on && c.lat ? [c.lat] : []))
+  for (let i = 0; i < Math.max(off.length, on.length); i++)
+    console.log(
+      `pair ${i + 1}: off p50 ${ms(off[i]?.p50 ?? Number.NaN)} p99 ${ms(off[i]?.p99 ?? Number.NaN)} · on p50 ${ms(on[i]?.p50 ?? Number.NaN)} p99 ${ms(on[i]?.p99 ?? Number.NaN)} ms`,
+    )
+  const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
+  const pairs = off.flatMap((o, i) => {
+    const x = on[i]
+    return x === undefined ? [] : [{ p50: x.p50 - o.p50, p99: x.p99 - o.p99 }]
+  })
+  console.log(
+    `on − off, pair by pair: p50 ${pairs.map((d) => d.p50.toFixed(2)).join(' / ')} ms, p99 ${pairs.map((d) => d.p99.toFixed(2)).join(' / ')} ms; median p50 ${med(pairs.map((d) => d.p50)).toFixed(2)} ms, p99 ${med(pairs.map((d) => d.p99)).toFixed(2)} ms (the off runs alone spread p50 ${Math.min(...off.map((d) => d.p50)).toFixed(2)}–${Math.max(...off.map((d) => d.p50)).toFixed(2)}, p99 ${Math.min(...off.map((d) => d.p99)).toFixed(2)}–${Math.max(...off.map((d) => d.p99)).toFixed(2)} ms)`,
+  )
+}
+
+const flushOut = outcomes.find((o) => o.job.script.endsWith('recordFlush.bench.ts'))
+for (const l of flushOut?.lines.filter((x) => x.startsWith('record flush')) ?? []) console.log(`\n${l}`)
+
 // Issue 26: the journal off the money path, the two back-to-back runs in one line.
 {
   const at100 = (journal: boolean) =>
-    ttt.find((r) => r.transport === 'stream' && r.instruments === 100 && (r.journal === true) === journal)
+    ttt.find(
+      (r) =>
+        r.transport === 'stream' &&
+        r.instruments === 100 &&
+        r.record !== true &&
+        (r.journal === true) === journal,
+    )
   const off = at100(false)?.latency
   const on = at100(true)?.latency
   if (off && on)

@@ -13,9 +13,16 @@
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
  *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25] [--journal]
+ *        [--record] [--record-flush-s 5]
  *
  * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
  * does; without it, none. The same case with and without it shows the journal's cost on the order path.
+ *
+ * `--record`: the public stream is also recorded as `perpbot run --record` does (in a child process
+ * at a lower priority, with its own sockets: tickers, bbo, trades and books of every instrument into a
+ * temp folder), flushed every `--record-flush-s` seconds (default 5, twelve times `run`'s cadence, so
+ * the window holds several flushes). The same case with and without it shows the recording's cost on
+ * the order path.
  *
  * `--layout process` (the default at `--speed 1`) runs the mock in a child process (bench/
  * tickToTradeMock.ts, steered over IPC; node flags for it in `TICK_TO_TRADE_MOCK_FLAGS`, e.g.
@@ -51,6 +58,9 @@ import { openJournalDb } from '../src/journal/database.ts'
 import { createJournal } from '../src/journal/journal.ts'
 import { JournalSettings } from '../src/journal/settings.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
+import { STREAM_PATH } from '../src/mock/stream/streamServer.ts'
+import { instrumentOfSpec } from '../src/research/download/mockSource.ts'
+import { clockImage, startRecorderProcess } from '../src/research/record/recorderProcess.ts'
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
@@ -68,6 +78,8 @@ const WARMUP_S = numberFlag('warmup', 8)
 const WARMUP_MAX_S = numberFlag('warmup-max', 4 * WARMUP_S)
 const SEED = numberFlag('seed', 3)
 const JOURNAL = process.argv.includes('--journal')
+const RECORD = process.argv.includes('--record')
+const RECORD_FLUSH_S = numberFlag('record-flush-s', 5)
 const journalDir = JOURNAL ? mkdtempSync(join(tmpdir(), 'perpbot-ttt-journal-')) : undefined
 const journal =
   journalDir === undefined
@@ -93,6 +105,8 @@ const overrides = { instruments: indexPegInstruments(specs), 'quoting.accountOpe
 
 /** The mock, wherever it runs: moves, latencies, totals, stop. */
 interface MockSide {
+  /** The mock's WebSocket, when the bot streams. */
+  streamUrl: string | undefined
   move(iid: number, asset: string, up: boolean): void
   take(): Promise<number[]>
   totals(): Promise<ProbeTotals>
@@ -124,6 +138,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
   return {
     bot: run.bot,
     mock: {
+      streamUrl: run.stream && `ws://127.0.0.1:${run.server.port}${STREAM_PATH}`,
       move: p.move,
       take: async () => p.take(),
       totals: async () => p.totals(),
@@ -185,6 +200,7 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
     return {
       bot,
       mock: {
+        streamUrl: ready.streamUrl,
         move: (iid, asset, up) =>
           void child.send({ type: 'move', iid, asset, up } satisfies MockRequestMessage),
         take: async () => (await ask('latencies', { type: 'take' })).latencies,
@@ -205,6 +221,21 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
 }
 
 const { bot, mock } = LAYOUT === 'process' ? await separate() : await inline()
+
+const recordDir = RECORD ? mkdtempSync(join(tmpdir(), 'perpbot-ttt-record-')) : undefined
+if (RECORD && mock.streamUrl === undefined) throw new Error('--record needs the streams (--transport stream)')
+const recorder =
+  recordDir === undefined || mock.streamUrl === undefined
+    ? undefined
+    : await startRecorderProcess({
+        url: mock.streamUrl,
+        dir: recordDir,
+        source: 'record:bench',
+        instruments: specs.map(instrumentOfSpec),
+        clock: clockImage(systemClock),
+        maxBytes: 1e9,
+        flushMs: RECORD_FLUSH_S * 1000,
+      })
 
 const ageSamples: number[] = []
 const staleHalted = new Set<string>()
@@ -274,6 +305,8 @@ const gc = (globalThis as { gc?: () => void }).gc
 gc?.()
 const afterGc = gc ? process.memoryUsage() : undefined
 const quotingAtEnd = quoting()
+const recorded = await recorder?.stop()
+if (recordDir !== undefined) rmSync(recordDir, { recursive: true, force: true })
 await mock.stop()
 const journalStats = await journal?.close('bench over')
 if (journalDir !== undefined) rmSync(journalDir, { recursive: true, force: true })
@@ -284,7 +317,7 @@ const publish = distribution(endTotals.publishMs)
 const latency =
   SPEED === 1 ? `p50 ${lat.p50.toFixed(2)} / p99 ${lat.p99.toFixed(2)} ms` : 'not measured (accelerated)'
 console.log(
-  `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}: ${latency} (${lat.n} of ${moves} moves)` +
+  `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency} (${lat.n} of ${moves} moves)` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
@@ -294,6 +327,9 @@ console.log(
     ` (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
     (journalStats
       ? ` · journal ${journalStats.written} rows in ${journalStats.batches} batches (${journalStats.droppedTotal} dropped)`
+      : '') +
+    (recorded
+      ? ` · recorded ${recorded.rows} rows (${mb(recorded.bytes)} on disk, flushed every ${RECORD_FLUSH_S} s)`
       : '') +
     ` · warm-up ${warmedS.toFixed(0)} s (then ${queuedAtStart} limiter jobs queued) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
 )
@@ -305,6 +341,8 @@ emitResult({
   layout: LAYOUT,
   journal: JOURNAL,
   journalRows: journalStats?.written,
+  record: RECORD,
+  recordedRows: recorded?.rows,
   speed: SPEED,
   latency: SPEED === 1 ? lat : undefined,
   mockPublishMs: publish,

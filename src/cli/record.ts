@@ -1,5 +1,5 @@
 /**
- * `perpbot record`: the public stream (tickers, best bid/offer; trades where the venue serves them)
+ * `perpbot record`: the public stream (tickers, best bid/offer, trades, book snapshots)
  * written to a dataset with receive times, rotated hourly, bounded on disk (src/research/record/).
  * Default target: the embedded mock on 127.0.0.1 (its clock, `--speed` times real time).
  */
@@ -16,10 +16,11 @@ import { type CliContext, UsageError } from './context.ts'
 
 export const RECORD_USAGE = `usage: perpbot record --out DIR [--duration D] [--instruments A,B|all] [--max-mb N]
                       [--url WS_URL --rest HTTP_URL] [--speed F] [--seed S]
-  Records the public stream into a dataset folder (tickers and best bid/offer per instrument, trades
-  where the venue serves them), each row with its receive time; one file per kind, instrument and
-  hour, rewritten every --flush-s seconds (a crash loses at most that), the oldest hours deleted past
-  --max-mb. Readable by 'perpbot simulate --data'.
+  Records the public stream into a dataset folder (tickers, best bid/offer, trades, and book
+  snapshots of 10 levels a side at most once a second per instrument), each row with its receive
+  time; one file per kind, instrument and hour, appended every --flush-s seconds (a crash loses at
+  most that; compression runs off the event loop), the oldest hours deleted past --max-mb.
+  Readable by 'perpbot simulate --data'.
   --out DIR          dataset folder
   --duration D       how long to record, wall time (90s, 10m, 2h; default 10m); Ctrl-C stops early
   --instruments L    symbols, comma-separated, or 'all' (default all)
@@ -95,8 +96,8 @@ export async function recordCommand(ctx: CliContext): Promise<number> {
       clock,
       maxBytes: maxMb * 1e6,
       flushMs: flushS * 1_000,
-      trades: mock === undefined,
       onFlush: (pushes, rows) => ctx.stderr(`recorded ${pushes} pushes, ${rows} rows`),
+      onError: (m) => ctx.stderr(`perpbot record: ${m}`),
     })
     ctx.stderr(
       `recording ${instruments.length} instrument(s) from ${mock ? `the embedded mock (${speed}× real time)` : url} for ${values.duration} into ${recorder.dir}`,

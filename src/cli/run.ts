@@ -22,6 +22,7 @@ import { checkPortFree } from '../preflight/portCheck.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { instrumentOfSpec } from '../research/download/mockSource.ts'
+import { clockImage, startRecorderProcess } from '../research/record/recorderProcess.ts'
 import { type StreamRecorder, startStreamRecorder } from '../research/record/streamRecorder.ts'
 import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
@@ -46,7 +47,7 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
                      env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
   --duration S       stop by itself after S seconds (of the bot's clock)
   --record DIR       also record the public stream into a dataset folder (as 'perpbot record';
-                     its own socket, rotated hourly, at most 1 GB)`
+                     its own sockets, rotated hourly, at most 1 GB)`
 
 export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<number> {
   const { values } = parseArgs({
@@ -315,18 +316,30 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
 
   const wsUrl = mock?.wsUrl ?? secrets.PERPS_WS_URL
   if (values.record !== undefined && wsUrl !== undefined) {
-    recorder = startStreamRecorder({
-      url: wsUrl,
-      dir: resolve(values.record),
-      source: mock ? `record:mock:seed=${settings.mock.seed}` : `record:${wsUrl}`,
-      instruments: mock
-        ? mock.exchange.instrumentSpecs().map(instrumentOfSpec)
-        : await venueInstruments(secrets.PERPS_URL ?? settings.perps.url ?? ''),
-      clock,
-      maxBytes: 1e9,
-      flushMs: 60_000,
-      trades: mock === undefined,
-    })
+    // In a child process of its own at a lower priority (recorderProcess.ts): the bot's event loop
+    // never parses or writes for it, and on a busy machine the bot is served first.
+    // A recording that cannot start is reported and the bot trades on: the recording serves research.
+    try {
+      const options = {
+        url: wsUrl,
+        dir: resolve(values.record),
+        source: mock ? `record:mock:seed=${settings.mock.seed}` : `record:${wsUrl}`,
+        instruments: mock
+          ? mock.exchange.instrumentSpecs().map(instrumentOfSpec)
+          : await venueInstruments(secrets.PERPS_URL ?? settings.perps.url ?? ''),
+        maxBytes: 1e9,
+        flushMs: 60_000,
+        onError: (m: string) => logger.warn(m),
+      }
+      const image = clockImage(mock?.clock ?? systemClock)
+      recorder =
+        image.rate > 0
+          ? await startRecorderProcess({ ...options, clock: image })
+          : startStreamRecorder({ ...options, clock })
+      logger.info(`recording the public stream into ${recorder.dir}`)
+    } catch (e) {
+      logger.error({ err: describeError(e) }, `--record: not recording (${describeError(e)})`)
+    }
   } else if (values.record !== undefined)
     logger.warn('--record needs a stream address (PERPS_WS_URL); not recording')
 

@@ -111,6 +111,22 @@ describe('row checks', () => {
       ['tickers', { t: 1, i: '1', m: 'x' }],
       ['bbo', { t: 1, bp: '1', bq: '1', ap: '2', aq: '1' }],
       ['funding', { t: 1, r: '1e-5' }],
+      [
+        'book',
+        {
+          t: 1,
+          b: [['99.5', '2']],
+          a: [
+            ['100.5', '1'],
+            ['101', '3'],
+          ],
+        },
+      ],
+      ['book', { t: 1, b: [], a: [] }],
+      ['book', { t: 1, b: [['99.5', 2]], a: [] }],
+      ['book', { t: 1, b: [['99.5']], a: [] }],
+      ['book', { t: 1, b: [], a: {} }],
+      ['book', { b: [], a: [] }],
     ] as const
     for (const [kind, row] of cases)
       expect(ROW_CHECKS[kind](row) === undefined, `${kind} ${JSON.stringify(row)}`).toBe(

@@ -1,7 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { toTicks } from '../../src/decimal.ts'
-import { barPrints, matchPrint, type QueuedOrder } from '../../src/research/replay/fillModel.ts'
+import {
+  barPrints,
+  matchPrint,
+  type QueuedOrder,
+  queueAheadFromBook,
+} from '../../src/research/replay/fillModel.ts'
 import { queueOnJoin, ticksOf } from '../../src/research/replay/replayDriver.ts'
 
 const trades = { tier: 'trades' as const, participationPpm: 1_000_000n }
@@ -125,5 +130,33 @@ describe('dataset decimals to ticks', () => {
         expect(ticksOf(s, d)).toBe(toTicks(s, d, 'half-even'))
       }),
     )
+  })
+})
+
+describe('queue ahead from a recorded book', () => {
+  const book = {
+    bids: [
+      [1000n, 5n],
+      [998n, 7n],
+    ],
+    asks: [
+      [1002n, 3n],
+      [1003n, 4n],
+    ],
+  } as const
+  it('is the size shown at our price, on either side', () => {
+    expect(queueAheadFromBook(book, true, 1000n)).toBe(5n)
+    expect(queueAheadFromBook(book, true, 998n)).toBe(7n)
+    expect(queueAheadFromBook(book, false, 1003n)).toBe(4n)
+  })
+  it('is nothing when we improve on the best price or join an empty price inside the depth', () => {
+    expect(queueAheadFromBook(book, true, 1001n)).toBe(0n)
+    expect(queueAheadFromBook(book, false, 1001n)).toBe(0n)
+    expect(queueAheadFromBook(book, true, 999n)).toBe(0n)
+  })
+  it('is the whole level (unknown) past the recorded depth or on an empty side', () => {
+    expect(queueAheadFromBook(book, true, 990n)).toBeUndefined()
+    expect(queueAheadFromBook(book, false, 1010n)).toBeUndefined()
+    expect(queueAheadFromBook({ bids: [], asks: book.asks }, true, 1000n)).toBeUndefined()
   })
 })

@@ -87,42 +87,69 @@ export function klinesWire(s: ExchangeState, iid: number, interval: string, star
   return { data: inWindow.slice(0, 1_000), more: inWindow.length > 1_000 }
 }
 
+/** A public print as `GET /v1/info/trades` serves it. */
+export interface PublicPrint {
+  trade_id: number
+  instrument_id: number
+  /** The taker's side. */
+  side: 'long' | 'short'
+  price: string
+  quantity: string
+  timestamp: number
+  hash: string
+}
+
+/**
+ * Our accounts' fill as the public tape shows it: the taker's side (a resting order of ours was hit
+ * by the market's flow from the other side).
+ */
+export function printOfFill(f: {
+  tid: number | string
+  iid: number
+  side: string
+  taker: boolean
+  p: string
+  qty: string
+  ts: number
+}): PublicPrint {
+  const side = f.side === 'long' ? 'long' : 'short'
+  return {
+    // The mock's trade ids are numbers (the fill schema also admits the venue's strings).
+    trade_id: Number(f.tid),
+    instrument_id: f.iid,
+    side: f.taker ? side : side === 'long' ? 'short' : 'long',
+    price: f.p,
+    quantity: f.qty,
+    timestamp: f.ts,
+    hash: '0x',
+  }
+}
+
+/** A minute of the market's own flow as one print at its close (none for a minute without volume). */
+export function printOfMinute(iid: number, k: Kline): PublicPrint | undefined {
+  if (k[6] <= 0 || Number(k[5]) <= 0) return undefined
+  return {
+    trade_id: SYNTHETIC_TID_BASE + Math.floor(k[0] / MINUTE),
+    instrument_id: iid,
+    side: Number(k[4]) >= Number(k[1]) ? 'long' : 'short',
+    price: k[4],
+    quantity: k[5],
+    timestamp: k[0] + MINUTE - 1,
+    hash: '0x',
+  }
+}
+
 /** `GET /v1/info/trades`: every account's fills on the instrument plus one print per minute of flow. */
 export function tradesWire(s: ExchangeState, iid: number, window: HistoryWindowFilter) {
   const m = marketOf(s, iid)
   const { priceDecimals: pd, quantityDecimals: qd } = m.spec
-  const rows: {
-    trade_id: number
-    instrument_id: number
-    side: string
-    price: string
-    quantity: string
-    timestamp: number
-    hash: string
-  }[] = []
+  const rows: PublicPrint[] = []
   for (const account of s.accounts.values())
-    for (const f of account.fills)
-      if (f.iid === iid)
-        rows.push({
-          trade_id: f.tid,
-          instrument_id: iid,
-          side: f.side,
-          price: f.p,
-          quantity: f.qty,
-          timestamp: f.ts,
-          hash: '0x',
-        })
-  for (const k of m.klines.toWire(0, pd, qd))
-    if (k[6] > 0 && Number(k[5]) > 0)
-      rows.push({
-        trade_id: SYNTHETIC_TID_BASE + Math.floor(k[0] / MINUTE),
-        instrument_id: iid,
-        side: Number(k[4]) >= Number(k[1]) ? 'long' : 'short',
-        price: k[4],
-        quantity: k[5],
-        timestamp: k[0] + MINUTE - 1,
-        hash: '0x',
-      })
+    for (const f of account.fills) if (f.iid === iid) rows.push(printOfFill(f))
+  for (const k of m.klines.toWire(0, pd, qd)) {
+    const p = printOfMinute(iid, k)
+    if (p !== undefined) rows.push(p)
+  }
   rows.sort((a, b) => a.timestamp - b.timestamp || a.trade_id - b.trade_id)
   return page(
     s,

@@ -3,6 +3,9 @@
  * - market channels on every push tick, for the channels someone subscribes: every ticker (index,
  *   mark, funding), bbo and a one-level book each tick; statistics once per virtual minute (and on a
  *   channel's first tick), carrying only the last two 1-minute candles; `klines::{iid}::1m` the last one;
+ * - `trades::{iid}`: the public tape `GET /v1/info/trades` serves, as it happens: our accounts' fills
+ *   (the taker's side) at once, and each closed minute of the market's flow as one print on the
+ *   first tick after it (from the subscription on: history is REST's);
  * - private channels per account: `orders` and `fills` as the exchange reports them (its order and
  *   fill hooks; flushed right after the call that made them, so a push does not wait for a tick),
  *   `portfolio` every tick, `balances`, `withdrawals`, `deposits` and `funding` when they change.
@@ -10,8 +13,9 @@
 import { toTicks } from '../../decimal.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { PrivateChannel } from '../../perps/stream/channels.ts'
-import type { FillItem, TickerPush } from '../../perps/stream/pushSchemas.ts'
+import type { FillItem, TickerPush, TradesPush } from '../../perps/stream/pushSchemas.ts'
 import type { PerpsExchange } from '../perps/exchange.ts'
+import { type PublicPrint, printOfFill, printOfMinute } from '../perps/venueReads.ts'
 
 export interface StreamOut {
   ch: string
@@ -39,6 +43,11 @@ export class StreamPublisher {
   readonly #statsSent = new Set<string>()
   #statsMinute = Number.NaN
   readonly #unhook: (() => void)[]
+  /** Instruments someone takes `trades::` of, with the open time of the last minute printed. */
+  readonly #tape = new Map<
+    number,
+    { lastMinute: number | undefined; checkedMinute: number; prints: PublicPrint[] }
+  >()
 
   /** `onActivity` is called (at most once per burst, by the caller's scheduling) when orders or fills queue up. */
   constructor(exchange: PerpsExchange, onActivity: () => void) {
@@ -52,6 +61,11 @@ export class StreamPublisher {
         onActivity()
       }),
       exchange.onFill((owner, fill) => {
+        const tape = this.#tape.get(fill.iid)
+        if (tape !== undefined) {
+          tape.prints.push(printOfFill(fill))
+          onActivity()
+        }
         const mem = this.#accounts.get(owner.toLowerCase())
         if (mem === undefined) return
         mem.fills.push(fill)
@@ -79,6 +93,7 @@ export class StreamPublisher {
   /** Market pushes of one tick for the wanted public channels. */
   market(wanted: ReadonlySet<string>, now: number): StreamOut[] {
     const out = this.#quotes(wanted, undefined)
+    out.push(...this.#minutePrints(wanted, now))
     const minute = Math.floor(now / MINUTE_MS)
     const newMinute = minute !== this.#statsMinute
     this.#statsMinute = minute
@@ -136,6 +151,62 @@ export class StreamPublisher {
         if (wanted.has(`book::${b.iid}`))
           out.push({ ch: `book::${b.iid}`, data: { b: [[b.bp, b.bq]], a: [[b.ap, b.aq]] } })
       }
+    return out
+  }
+
+  /** Public prints of our fills queued since the last call (pushed as they happen, like `fills`). */
+  trades(): StreamOut[] {
+    const out: StreamOut[] = []
+    for (const [iid, tape] of this.#tape) {
+      if (tape.prints.length > 0) out.push({ ch: `trades::${iid}`, data: tape.prints.map(tradeItem) })
+      tape.prints = []
+    }
+    return out
+  }
+
+  /**
+   * Follows the `trades::` subscriptions (on every subscription change, and each tick): a new one
+   * starts at the current minute, a dropped one is forgotten.
+   */
+  followTrades(wanted: ReadonlySet<string>, now: number): void {
+    for (const iid of this.#tape.keys()) if (!wanted.has(`trades::${iid}`)) this.#tape.delete(iid)
+    for (const ch of wanted) {
+      if (!ch.startsWith('trades::')) continue
+      const iid = Number(ch.slice('trades::'.length))
+      if (!this.#tape.has(iid))
+        this.#tape.set(iid, {
+          lastMinute: this.#closedMinutes(iid, now).at(-1)?.[0],
+          checkedMinute: Math.floor(now / MINUTE_MS),
+          prints: [],
+        })
+    }
+  }
+
+  /** The last two 1-minute candles of the instrument that have closed by `now`. */
+  #closedMinutes(iid: number, now: number) {
+    return (this.#ex.statistics(iid, 2)[0]?.klines ?? []).filter((k) => k[0] + MINUTE_MS <= now)
+  }
+
+  /** Each minute of flow closed since the last tick as one print (with fills not pushed yet), oldest first. */
+  #minutePrints(wanted: ReadonlySet<string>, now: number): StreamOut[] {
+    this.followTrades(wanted, now)
+    const out: StreamOut[] = []
+    const minute = Math.floor(now / MINUTE_MS)
+    for (const [iid, tape] of this.#tape) {
+      // A minute closes only at a minute boundary: the candles are read once a minute, not each tick.
+      const closed = tape.checkedMinute === minute ? [] : this.#closedMinutes(iid, now)
+      tape.checkedMinute = minute
+      for (const k of closed) {
+        if (tape.lastMinute !== undefined && k[0] <= tape.lastMinute) continue
+        tape.lastMinute = k[0]
+        const p = printOfMinute(iid, k)
+        if (p !== undefined) tape.prints.push(p)
+      }
+      if (tape.prints.length === 0) continue
+      tape.prints.sort((a, b) => a.timestamp - b.timestamp || a.trade_id - b.trade_id)
+      out.push({ ch: `trades::${iid}`, data: tape.prints.map(tradeItem) })
+      tape.prints = []
+    }
     return out
   }
 
@@ -217,5 +288,11 @@ export class StreamPublisher {
   dispose(): void {
     for (const unhook of this.#unhook) unhook()
     this.#accounts.clear()
+    this.#tape.clear()
   }
+}
+
+/** A print as the `trades::{iid}` item (the bindings' terse keys; an unknown hash is left out). */
+function tradeItem(p: PublicPrint): TradesPush[number] {
+  return { tid: p.trade_id, iid: p.instrument_id, side: p.side, p: p.price, qty: p.quantity, ts: p.timestamp }
 }

@@ -107,6 +107,11 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
   const flushActivity = (): void => {
     activityScheduled = false
     const ts = serverClock.now()
+    // Public prints of fills go to whoever subscribed their `trades::` channel (push() filters).
+    for (const p of publisher.trades()) {
+      const json = JSON.stringify(p.data)
+      for (const s of sessions) s.push(p.ch, json, ts)
+    }
     for (const owner of owners()) publishPrivate(owner, publisher.activity(owner), ts)
   }
   const publisher = new StreamPublisher(exchange, () => {
@@ -132,6 +137,9 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
 
   const onChanged = (): void => {
     publisher.watch(owners())
+    const wanted = new Set<string>()
+    for (const s of sessions) for (const ch of s.subscriptions) wanted.add(ch)
+    publisher.followTrades(wanted, serverClock.now())
   }
 
   function rollFaults(s: StreamSession, faults: StreamFaultConfig | undefined, now: number): boolean {

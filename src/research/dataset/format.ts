@@ -10,7 +10,7 @@ import { isOneOf } from '../../guards.ts'
 
 export const DATASET_FORMAT = 'perpbot-dataset/1'
 export const HOUR_MS = 3_600_000
-export const DATA_KINDS = ['klines', 'trades', 'funding', 'tickers', 'bbo'] as const
+export const DATA_KINDS = ['klines', 'trades', 'funding', 'tickers', 'bbo', 'book'] as const
 export type DataKind = (typeof DATA_KINDS)[number]
 export function isDataKind(v: string): v is DataKind {
   return isOneOf(DATA_KINDS, v)
@@ -53,17 +53,31 @@ export const bboRowSchema = z.object({
   aq: dec,
 })
 
+/** `[price, quantity]` as the venue's decimal strings. */
+const bookLevel = z.tuple([dec, dec])
+/**
+ * A book snapshot as the stream pushed it, with receive time `t`: bids best first (`b`), asks best
+ * first (`a`), cut to the recorder's depth.
+ */
+export const bookRowSchema = z.object({
+  t: z.number().int(),
+  b: z.array(bookLevel),
+  a: z.array(bookLevel),
+})
+
 export type KlineRow = z.infer<typeof klineRowSchema>
 export type TradeRow = z.infer<typeof tradeRowSchema>
 export type FundingRow = z.infer<typeof fundingRowSchema>
 export type TickerRow = z.infer<typeof tickerRowSchema>
 export type BboRow = z.infer<typeof bboRowSchema>
+export type BookRow = z.infer<typeof bookRowSchema>
 export interface RowOf {
   klines: KlineRow
   trades: TradeRow
   funding: FundingRow
   tickers: TickerRow
   bbo: BboRow
+  book: BookRow
 }
 export const ROW_SCHEMAS: { readonly [K in DataKind]: z.ZodType<RowOf[K]> } = {
   klines: klineRowSchema,
@@ -71,6 +85,7 @@ export const ROW_SCHEMAS: { readonly [K in DataKind]: z.ZodType<RowOf[K]> } = {
   funding: fundingRowSchema,
   tickers: tickerRowSchema,
   bbo: bboRowSchema,
+  book: bookRowSchema,
 }
 
 const DEC_RE = /^-?\d+(\.\d+)?$/
@@ -100,6 +115,17 @@ export const ROW_CHECKS: { readonly [K in DataKind]: Check } = {
     r.ts === undefined || isInt(r.ts) ? undefined : 'ts is not an integer',
   ),
   bbo: need(['t'], ['bp', 'bq', 'ap', 'aq']),
+  book: need([], [], [], (r) =>
+    !isInt(r.t) ? 't is not an integer' : (levelsProblem(r.b, 'b') ?? levelsProblem(r.a, 'a')),
+  ),
+}
+
+function levelsProblem(v: unknown, key: string): string | undefined {
+  if (!Array.isArray(v)) return `${key} is not a list of levels`
+  for (const l of v)
+    if (!Array.isArray(l) || l.length !== 2 || !isDec(l[0]) || !isDec(l[1]))
+      return `${key} holds a level that is not [price, quantity] decimal strings`
+  return undefined
 }
 
 /** What replay needs of an instrument (the mock's instrument spec fields the venue also publishes). */

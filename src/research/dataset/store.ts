@@ -2,10 +2,24 @@
  * Reading and writing a dataset folder. Each chunk is written whole to a temporary file and renamed
  * into place, and only then entered in the manifest (also written by rename), so a crash loses at most
  * the chunk being written and never leaves a half file that the manifest vouches for.
+ * Recordings also append: a gzip member per flush (gzip readers take concatenated members), after
+ * which the manifest's byte count grows; bytes past the count (an append a crash cut) are not read
+ * and are cut off before the next append.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { appendFile, mkdir, rename, rm, stat, truncate } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { gunzipSync, gzipSync } from 'node:zlib'
+import { pipeline } from 'node:stream/promises'
+import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib'
 import {
   type ChunkEntry,
   CorruptChunkError,
@@ -100,15 +114,92 @@ export class DatasetStore {
     rows: readonly RowOf[K][],
   ): ChunkEntry {
     const body = rows.map((r) => JSON.stringify(r)).join('\n')
-    const gz = gzipSync(rows.length > 0 ? `${body}\n` : '', { level: 6 })
+    return this.writeChunkBytes(
+      path,
+      entry,
+      gzipSync(rows.length > 0 ? `${body}\n` : '', { level: 6 }),
+      rows.length,
+    )
+  }
+
+  /** Writes a chunk's compressed bytes whole (temp file + rename), then lists it in the manifest. */
+  writeChunkBytes(
+    path: string,
+    entry: Omit<ChunkEntry, 'rows' | 'bytes'>,
+    gz: Uint8Array,
+    rows: number,
+  ): ChunkEntry {
     const file = join(this.dir, path)
     mkdirSync(dirname(file), { recursive: true })
     writeFileSync(`${file}.tmp`, gz)
     renameSync(`${file}.tmp`, file)
-    const full: ChunkEntry = { ...entry, rows: rows.length, bytes: gz.length }
+    const full: ChunkEntry = { ...entry, rows, bytes: gz.length }
     this.#manifest.chunks[path] = full
     this.#save()
     return full
+  }
+
+  /**
+   * Appends a gzip member of `rows` rows to a chunk (creating it) with non-blocking file calls, and
+   * counts it in the manifest in memory; the entry's window widens to cover `entry`'s. The manifest
+   * is written by `saveManifest` (once per batch of appends: a recording appends to hundreds of
+   * chunks at a flush).
+   */
+  async appendChunkAsync(
+    path: string,
+    entry: Omit<ChunkEntry, 'rows' | 'bytes'>,
+    gz: Uint8Array,
+    rows: number,
+  ): Promise<void> {
+    const file = join(this.dir, path)
+    const listed = this.#manifest.chunks[path]
+    const vouched = listed?.bytes ?? 0
+    await mkdir(dirname(file), { recursive: true })
+    // Bytes the manifest does not vouch for (a cut append, or a file it never listed) go first.
+    const size = await stat(file).then(
+      (st) => st.size,
+      () => 0,
+    )
+    if (size > vouched) await truncate(file, vouched)
+    await appendFile(file, gz)
+    this.#manifest.chunks[path] = {
+      ...entry,
+      from: Math.min(entry.from, listed?.from ?? entry.from),
+      to: Math.max(entry.to, listed?.to ?? entry.to),
+      rows: (listed?.rows ?? 0) + rows,
+      bytes: vouched + gz.length,
+    }
+  }
+
+  /**
+   * Recompresses a chunk's members as one gzip member, streamed in small pieces (nothing of the hour
+   * is held whole), into a temp file renamed into place; the manifest entry changes in memory
+   * (written by `saveManifest`). False when the chunk changed meanwhile or is empty.
+   */
+  async recompressChunkAsync(path: string): Promise<boolean> {
+    const listed = this.#manifest.chunks[path]
+    if (listed === undefined || listed.bytes === 0) return false
+    const file = join(this.dir, path)
+    const tmp = `${file}.tmp`
+    await pipeline(
+      createReadStream(file, { start: 0, end: listed.bytes - 1 }),
+      createGunzip(),
+      createGzip({ level: 6 }),
+      createWriteStream(tmp),
+    )
+    if (this.#manifest.chunks[path]?.bytes !== listed.bytes) {
+      await rm(tmp, { force: true })
+      return false
+    }
+    const { size } = await stat(tmp)
+    await rename(tmp, file)
+    this.#manifest.chunks[path] = { ...listed, bytes: size }
+    return true
+  }
+
+  /** Writes the manifest (after `appendChunkAsync` / `recompressChunkAsync` / `forget(path, false)`). */
+  saveManifest(): void {
+    this.#save()
   }
 
   /** Chunks of one kind and instrument overlapping [from, to), oldest first. */
@@ -124,9 +215,14 @@ export class DatasetStore {
    */
   readChunk<K extends DataKind>(path: string, kind: K): RowOf[K][] {
     const file = join(this.dir, path)
+    const listedBytes = this.#manifest.chunks[path]?.bytes
     let text: string
     try {
-      text = gunzipSync(readFileSync(file)).toString('utf8')
+      const raw = readFileSync(file)
+      // Only what the manifest counts: an append cut by a crash lies past it.
+      text = gunzipSync(
+        listedBytes !== undefined && raw.length > listedBytes ? raw.subarray(0, listedBytes) : raw,
+      ).toString('utf8')
     } catch (e) {
       throw new CorruptChunkError(file, e instanceof Error ? e.message : String(e))
     }
@@ -163,9 +259,9 @@ export class DatasetStore {
   }
 
   /** Drops a chunk from the manifest (a corrupt one, so the next download fetches it again). */
-  forget(path: string): void {
+  forget(path: string, save = true): void {
     delete this.#manifest.chunks[path]
-    this.#save()
+    if (save) this.#save()
   }
 
   #save(): void {

@@ -1,15 +1,22 @@
 /**
- * A recorder on its own public socket: a `StreamClient` subscribed to `tickers::all` and each
- * instrument's `bbo::` (and `trades::` where the venue serves them), written through
- * `startRecording`, flushed every `flushMs`. Used by `perpbot record` and `perpbot run --record`
- * (a separate socket: the bot's own stream inputs are not touched).
+ * A recorder on sockets of its own: a `StreamPool` subscribed to `tickers::all` and each instrument's
+ * `bbo::`, `trades::` and `book::` (spread over as many public sockets as the venue's 100
+ * subscriptions per connection need), written through `startRecording`, flushed every `flushMs`.
+ * Used by `perpbot record` and `perpbot run --record` (separate sockets: the bot's own stream inputs
+ * are not touched).
  */
 import { type Clock, systemClock } from '../../clock.ts'
-import { StreamClient } from '../../perps/stream/streamClient.ts'
+import { describeError } from '../../errors.ts'
+import { StreamPool } from '../../perps/stream/streamPool.ts'
 import { seededRandom } from '../../random.ts'
 import type { DatasetInstrument } from '../dataset/format.ts'
 import { DatasetStore } from '../dataset/store.ts'
-import { startRecording } from './streamRecording.ts'
+import { type RecordingResult, startRecording } from './streamRecording.ts'
+
+/** The venue's subscriptions per connection (protocol notes, WebSocket limits). */
+const PER_CONNECTION = 100
+/** Channels per instrument: bbo, trades, book. */
+const PER_INSTRUMENT = 3
 
 export interface StreamRecorderOptions {
   url: string
@@ -19,44 +26,64 @@ export interface StreamRecorderOptions {
   instruments: readonly DatasetInstrument[]
   /** Stamps receive times (the mock's clock in a dry run). */
   clock: Pick<Clock, 'now'>
+  /** Runs the sockets' heartbeat and reconnects (default wall time; tests pass a stepped clock). */
+  streamClock?: Clock | undefined
   maxBytes: number
   flushMs: number
-  /** Subscribe `trades::{iid}` too (the venue; the mock keeps no public tape). */
-  trades: boolean
+  /** Levels a side of each book snapshot (default 10); at most one per instrument per `bookEveryMs` (default 1,000). */
+  bookDepth?: number | undefined
+  bookEveryMs?: number | undefined
   onFlush?: ((pushes: number, rows: number) => void) | undefined
+  /** A flush that failed (disk full, folder removed): the recording goes on, the rows stay buffered. */
+  onError?: ((message: string) => void) | undefined
 }
 
 export interface StreamRecorder {
   readonly dir: string
-  stop(): Promise<{ rows: number; bytes: number; dropped: number }>
+  stop(): Promise<RecordingResult>
+}
+
+/** Public sockets the recorder needs for `n` instruments (plus `tickers::all`). */
+export function recorderConnections(n: number): number {
+  return Math.ceil((1 + PER_INSTRUMENT * n) / PER_CONNECTION)
 }
 
 export function startStreamRecorder(o: StreamRecorderOptions): StreamRecorder {
   const store = DatasetStore.openOrCreate(o.dir, o.source, 1_000)
-  const client = new StreamClient({ url: o.url, clock: systemClock, random: seededRandom(0x7ec0) })
+  const pool = new StreamPool({
+    url: o.url,
+    clock: o.streamClock ?? systemClock,
+    random: seededRandom(0x7ec0),
+    maxConnections: recorderConnections(o.instruments.length),
+    maxMessagesPerMinute: 100,
+  })
   const recording = startRecording({
-    client,
+    client: { onPush: (listener) => pool.on('push', listener) },
     store,
     clock: o.clock,
     instruments: o.instruments,
     maxBytes: o.maxBytes,
+    bookDepth: o.bookDepth,
+    bookEveryMs: o.bookEveryMs,
   })
-  client.start()
-  client.subscribe([
+  pool.start()
+  pool.subscribe([
     'tickers::all',
-    ...o.instruments.flatMap((i) => [`bbo::${i.id}`, ...(o.trades ? [`trades::${i.id}`] : [])]),
+    ...o.instruments.flatMap((i) => [`bbo::${i.id}`, `trades::${i.id}`, `book::${i.id}`]),
   ])
   const flushes = setInterval(() => {
-    recording.flush()
-    o.onFlush?.(recording.pushes, recording.rows)
+    recording.flush().then(
+      () => o.onFlush?.(recording.pushes, recording.rows),
+      (e: unknown) => o.onError?.(`recording flush failed: ${describeError(e)}`),
+    )
   }, o.flushMs)
   flushes.unref()
   return {
     dir: store.dir,
     async stop() {
       clearInterval(flushes)
-      const r = recording.stop()
-      await client.close()
+      const r = await recording.stop()
+      await pool.close()
       return r
     },
   }

@@ -1,7 +1,9 @@
 /**
- * A recording session: a stream client's public pushes (tickers, best bid/offer, trades where the
- * venue serves them) into a dataset through the hourly writer, stamped with the receive time on the
- * given clock; flushed every `flushMs` and at `stop`. The caller owns the stream client.
+ * A recording session: a stream client's public pushes (tickers, best bid/offer, trades, book
+ * snapshots) into a dataset through the hourly writer, stamped with the receive time on the given
+ * clock. Book snapshots are kept at most one per instrument per `bookEveryMs` (the venue pushes a
+ * book every 100 ms: ten times what a replay needs, and most of the disk), cut to `bookDepth`
+ * levels a side. The caller owns the stream client and calls `flush` on its cadence.
  */
 import type { Clock } from '../../clock.ts'
 import type { StreamClient } from '../../perps/stream/streamClient.ts'
@@ -16,20 +18,34 @@ export interface RecordingOptions {
   clock: Pick<Clock, 'now'>
   instruments: readonly DatasetInstrument[]
   maxBytes: number
+  /** Levels a side kept of each book snapshot. Default 10. */
+  bookDepth?: number | undefined
+  /** At most one book snapshot per instrument this often (ms). Default 1,000. */
+  bookEveryMs?: number | undefined
+}
+
+export interface RecordingResult {
+  rows: number
+  bytes: number
+  dropped: number
 }
 
 export interface Recording {
   /** Pushes and rows recorded so far. */
   readonly pushes: number
   readonly rows: number
-  flush(): void
+  /** Writes what arrived since the last flush (compression off the event loop). */
+  flush(): Promise<void>
   /** Stops listening and writes what is left. */
-  stop(): { rows: number; bytes: number; dropped: number }
+  stop(): Promise<RecordingResult>
 }
 
 export function startRecording(o: RecordingOptions): Recording {
   const writer = createHourlyWriter(o.store, o.maxBytes)
   const byId = new Map(o.instruments.map((i) => [i.id, i]))
+  const bookDepth = o.bookDepth ?? 10
+  const bookEveryMs = o.bookEveryMs ?? 1_000
+  const lastBook = new Map<number, number>()
   for (const i of o.instruments)
     if (o.store.manifest.instruments[i.symbol] === undefined) o.store.setInstrument(i)
   let pushes = 0
@@ -37,13 +53,17 @@ export function startRecording(o: RecordingOptions): Recording {
   const off = o.client.onPush((push) => {
     const at = Math.floor(o.clock.now())
     pushes++
-    for (const r of rowsOfPush(push, at)) {
+    for (const r of rowsOfPush(push, at, bookDepth)) {
       const i = byId.get(r.iid)
       if (i === undefined) continue
-      rows++
-      if (r.kind === 'tickers') writer.add('tickers', i.symbol, r.row)
+      if (r.kind === 'book') {
+        if (at - (lastBook.get(r.iid) ?? Number.NEGATIVE_INFINITY) < bookEveryMs) continue
+        lastBook.set(r.iid, at)
+        writer.add('book', i.symbol, r.row)
+      } else if (r.kind === 'tickers') writer.add('tickers', i.symbol, r.row)
       else if (r.kind === 'bbo') writer.add('bbo', i.symbol, r.row)
       else writer.add('trades', i.symbol, r.row)
+      rows++
     }
   })
   return {
@@ -54,9 +74,9 @@ export function startRecording(o: RecordingOptions): Recording {
       return rows
     },
     flush: () => writer.flush(),
-    stop() {
+    async stop() {
       off()
-      writer.flush()
+      await writer.flush()
       return { rows, bytes: writer.bytes(), dropped: writer.dropped }
     },
   }

@@ -119,3 +119,28 @@ export function barPrints(
 
 const cmp = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0)
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b)
+
+/** A recorded book snapshot in ticks and lots, each side best first (dataset kind `book`). */
+export interface BookLevels {
+  bids: readonly (readonly [price: bigint, qty: bigint])[]
+  asks: readonly (readonly [price: bigint, qty: bigint])[]
+}
+
+/**
+ * Queue ahead of an order joining at `price`, from a recorded book (the deeper sibling of reading
+ * the best bid/offer): the size shown at that price; nothing when it improves on the best price or
+ * falls on an empty price inside the recorded depth; the whole level (undefined) past the depth or
+ * with that side empty.
+ */
+export function queueAheadFromBook(book: BookLevels, buy: boolean, price: bigint): bigint | undefined {
+  const side = buy ? book.bids : book.asks
+  const best = side[0]
+  if (best === undefined) return undefined
+  if (buy ? price > best[0] : price < best[0]) return 0n
+  for (const [p, q] of side) {
+    if (p === price) return q
+    // Past our price without meeting it: an empty price inside the depth.
+    if (buy ? p < price : p > price) return 0n
+  }
+  return undefined
+}

@@ -15,7 +15,15 @@ import type {
 import { ChunkCursor } from '../dataset/cursor.ts'
 import { DatasetError } from '../dataset/format.ts'
 import type { DatasetStore } from '../dataset/store.ts'
-import { barPrints, type FillModelConfig, matchPrint, type Print, type QueuedOrder } from './fillModel.ts'
+import {
+  type BookLevels,
+  barPrints,
+  type FillModelConfig,
+  matchPrint,
+  type Print,
+  type QueuedOrder,
+  queueAheadFromBook,
+} from './fillModel.ts'
 
 /** A stretch with no data for an instrument (prices held, nothing fills). */
 export interface DataGap {
@@ -32,6 +40,9 @@ interface InstrumentFeed {
   funding: ChunkCursor<'funding'>
   tickers: ChunkCursor<'tickers'>
   bbo: ChunkCursor<'bbo'>
+  book: ChunkCursor<'book'>
+  /** The recorded book as of the step (exchange side), when the data has book snapshots. */
+  levels: BookLevels | undefined
   /** The recorded touch as of the step (exchange side), when the data has a book. */
   touch: { bp: bigint; bq: bigint; ap: bigint; aq: bigint } | undefined
   index: bigint | undefined
@@ -83,6 +94,8 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
       funding: new ChunkCursor(store, 'funding', symbol, o.from, o.to),
       tickers: new ChunkCursor(store, 'tickers', symbol, o.from - model.feedLatencyMs, o.to),
       bbo: new ChunkCursor(store, 'bbo', symbol, o.from - 60_000, o.to),
+      book: new ChunkCursor(store, 'book', symbol, o.from - 60_000, o.to),
+      levels: undefined,
       touch: undefined,
       index: undefined,
       mark: undefined,
@@ -132,13 +145,18 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
           price: o.price,
           leaves: o.qty - o.filled,
           activeFrom: (q === undefined ? o.cts : o.uts) + model.orderLatencyMs,
-          queueAhead: queueOnJoin(f.touch, o.buy, o.price),
+          // A recorded book is deeper than the touch: it knows the queue at prices behind the best.
+          queueAhead:
+            f.levels !== undefined
+              ? queueAheadFromBook(f.levels, o.buy, o.price)
+              : queueOnJoin(f.touch, o.buy, o.price),
         }
         f.queue.set(o, q)
       } else {
         q.leaves = o.qty - o.filled
         // Risk-averse: a smaller displayed size at our price caps the queue ahead; growth never moves us.
-        const shown = shownAt(f.touch, o.buy, o.price)
+        const shown =
+          f.levels !== undefined ? shownInBook(f.levels, o.buy, o.price) : shownAt(f.touch, o.buy, o.price)
         if (q.queueAhead !== undefined && shown !== undefined && shown < q.queueAhead) q.queueAhead = shown
       }
       queued.push({ ...q, key: o })
@@ -204,6 +222,11 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
         ap: ticksOf(r.ap, f.pd),
         aq: ticksOf(r.aq, f.qd),
       }
+    for (let r = f.book.takeUntil(t); r !== undefined; r = f.book.takeUntil(t)) {
+      const side = (levels: readonly (readonly [string, string])[]): BookLevels['bids'] =>
+        levels.map(([p, q]) => [ticksOf(p, f.pd), ticksOf(q, f.qd)])
+      f.levels = { bids: side(r.b), asks: side(r.a) }
+    }
     f.prints = []
     let volume = 0n
     let trades = 0
@@ -268,6 +291,12 @@ export function queueOnJoin(
   const best = buy ? touch.bp : touch.ap
   if (price === best) return buy ? touch.bq : touch.aq
   return (buy ? price > best : price < best) ? 0n : undefined
+}
+
+/** The size a recorded book shows at exactly `price` on our side (undefined: not shown). */
+function shownInBook(book: BookLevels, buy: boolean, price: bigint): bigint | undefined {
+  for (const [p, q] of buy ? book.bids : book.asks) if (p === price) return q
+  return undefined
 }
 
 function shownAt(

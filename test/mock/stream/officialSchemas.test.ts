@@ -29,7 +29,15 @@ beforeAll(async () => {
   await new Promise((resolve) => ws.addEventListener('open', resolve, { once: true }))
   send({ id: 1, req: 'post', op: { type: 'auth', args: { proxy: PROXY, secret: SECRET } } })
   await until(() => frames.some((f) => f.id === 1), 'auth ack')
-  const chs = ['tickers::all', 'tickers::2', 'statistics::all', 'bbo::1', 'book::1', 'klines::1::1m']
+  const chs = [
+    'tickers::all',
+    'tickers::2',
+    'statistics::all',
+    'bbo::1',
+    'book::1',
+    'klines::1::1m',
+    'trades::1',
+  ]
   const own = ['portfolio', 'orders', 'fills', 'balances', 'withdrawals', 'funding', 'deposits']
   send({ id: 2, req: 'sub', chs: [...chs, ...own] })
   await until(() => frames.some((f) => f.id === 2), 'sub ack')
@@ -62,8 +70,8 @@ describe('mock WebSocket vs the official schemas', () => {
   it('acks auth and subscriptions in the shapes the official session accepts', () => {
     expect(frames.find((f) => f.id === 1)).toEqual({ id: 1, data: { status: 'ok' } })
     const sub = frames.find((f) => f.id === 2)
-    expect(sub?.data).toHaveLength(13)
-    expect(sub?.data).toEqual(Array.from({ length: 13 }, () => ({ status: 'ok' })))
+    expect(sub?.data).toHaveLength(14)
+    expect(sub?.data).toEqual(Array.from({ length: 14 }, () => ({ status: 'ok' })))
   })
 
   it('every push parses under PerpsMarketDataEventSchema or PerpsSessionUpdateEventSchema', async () => {
@@ -84,6 +92,7 @@ describe('mock WebSocket vs the official schemas', () => {
         'portfolio',
         'statistics',
         'tickers',
+        'trades',
         'withdrawals',
       ].sort(),
     )
@@ -134,6 +143,33 @@ describe('mock WebSocket vs the official schemas', () => {
     )
     const one = await request(`${mock.url}/v1/info/tickers?instrument_id=2`)
     expect(((await one.body.json()) as { instrument_id: number }[]).map((t) => t.instrument_id)).toEqual([2])
+  })
+
+  it('trades::1 carries our fill (taker side) at once, then each closed minute of flow once, as REST serves them', async () => {
+    type Item = { tid: number; iid: number; side: string; p: string; qty: string; ts: number }
+    const items = (): Item[] => frames.filter((f) => f.ch === 'trades::1').flatMap((f) => f.data as Item[])
+    const fill = items()[0]
+    expect(fill).toMatchObject({ iid: 1, side: 'long', qty: '0.01' })
+    const before = items().length
+    // Past the next minute's close: its flow comes as one print, once.
+    for (let i = 0; i < 65; i++) {
+      // A ping now and then: the mock closes a socket silent for 60 s.
+      if (i % 20 === 0) send({ id: 0, req: 'post', op: { type: 'ping' } })
+      await step(1_000)
+    }
+    await until(() => items().length > before, 'a minute print')
+    const pushed = items()
+    expect(new Set(pushed.map((t) => t.tid)).size).toBe(pushed.length)
+    const res = await request(`${mock.url}/v1/info/trades?instrument_id=1&start_timestamp=${pushed[0]?.ts}`)
+    const rest = (
+      (await res.body.json()) as {
+        data: { trade_id: number; side: string; price: string; timestamp: number }[]
+      }
+    ).data
+    for (const t of pushed)
+      expect(rest.find((r) => r.trade_id === t.tid)).toEqual(
+        expect.objectContaining({ side: t.side, price: t.p, timestamp: t.ts }),
+      )
   })
 
   it('a change push carries only the moved instrument, in sequence, and leaves the tick alone', async () => {

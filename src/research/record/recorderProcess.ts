@@ -1,0 +1,122 @@
+/**
+ * The stream recorder in a child process of its own at a lower CPU priority (`run --record`, the
+ * bench): its sockets, the parsing of every push and the writing run off the bot's event loop, and
+ * on a busy machine the scheduler serves the bot first. (On a worker thread the recorder still woke
+ * with every push the bot took and competed with it for the two cores: +0.1 to +0.6 ms at p50 in
+ * three tick-to-trade pairs; see docs/benchmarks.md.) The child stops, writing what it holds, when
+ * the parent goes away.
+ *
+ * Receive times are stamped in the child with an affine image of the caller's clock (its reading,
+ * the wall time of that reading, and its rate: 1 for wall time, the speed of an accelerated mock).
+ * A stepped clock (rate 0) cannot be followed from another process: record in-process then
+ * (`startStreamRecorder`).
+ */
+import { type ChildProcess, fork } from 'node:child_process'
+import { setPriority } from 'node:os'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import { z } from 'zod'
+import type { Clock } from '../../clock.ts'
+import { DatasetError } from '../dataset/format.ts'
+import type { StreamRecorder, StreamRecorderOptions } from './streamRecorder.ts'
+
+/** The caller's clock as the thread rebuilds it: `now + (wall − wallAt) × rate`. */
+export interface ClockImage {
+  now: number
+  /** `performance.timeOrigin + performance.now()` when `now` was read. */
+  wallAt: number
+  rate: number
+}
+
+/** The image of a clock: a wall clock, or one that reports its rate (the mock's `VirtualClock`). */
+export function clockImage(clock: Pick<Clock, 'now'> & { info?: () => { rate: number } }): ClockImage {
+  return {
+    now: clock.now(),
+    wallAt: performance.timeOrigin + performance.now(),
+    rate: clock.info?.().rate ?? 1,
+  }
+}
+
+export type RecorderProcessOptions = Omit<StreamRecorderOptions, 'clock' | 'streamClock'> & {
+  clock: ClockImage
+}
+
+/** The child's niceness: well below the bot, yet not starved by every other process (19 would be). */
+export const RECORDER_NICE = 10
+
+/** What the child posts. */
+export const RecorderMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('started'), dir: z.string() }),
+  z.object({ type: z.literal('flushed'), pushes: z.number(), rows: z.number() }),
+  z.object({ type: z.literal('error'), message: z.string() }),
+  z.object({
+    type: z.literal('stopped'),
+    result: z.object({ rows: z.number(), bytes: z.number(), dropped: z.number() }),
+  }),
+])
+export type RecorderMessage = z.infer<typeof RecorderMessage>
+
+/**
+ * Starts the recorder process; resolves once it has opened the dataset and subscribed.
+ * @throws {@link DatasetError} when the child cannot start the recording (a folder of another source).
+ */
+export async function startRecorderProcess(o: RecorderProcessOptions): Promise<StreamRecorder> {
+  if (o.clock.rate === 0)
+    throw new DatasetError('a stepped clock cannot be followed from the recorder process: record in-process')
+  const { onFlush, onError, ...options } = o
+  const child: ChildProcess = fork(
+    fileURLToPath(new URL('./recorderProcess.child.mjs', import.meta.url)),
+    [],
+    {
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  )
+  try {
+    if (child.pid !== undefined) setPriority(child.pid, RECORDER_NICE)
+  } catch {
+    // A priority we may not set leaves the child at ours: it still runs off the bot's event loop.
+  }
+  let stopped: ((r: Extract<RecorderMessage, { type: 'stopped' }>['result']) => void) | undefined
+  let failed: ((e: Error) => void) | undefined
+  child.on('message', (raw: unknown) => {
+    const m = RecorderMessage.safeParse(raw)
+    if (!m.success) return
+    const msg = m.data
+    if (msg.type === 'flushed') onFlush?.(msg.pushes, msg.rows)
+    else if (msg.type === 'error') {
+      onError?.(msg.message)
+      failed?.(new DatasetError(msg.message))
+    } else if (msg.type === 'stopped') stopped?.(msg.result)
+  })
+  child.on('error', (e) => failed?.(e))
+  child.on('exit', (code) => failed?.(new DatasetError(`the recorder process exited (${code})`)))
+  const dir = await new Promise<string>((resolve, reject) => {
+    failed = reject
+    child.on('message', (raw: unknown) => {
+      const m = RecorderMessage.safeParse(raw)
+      if (m.success && m.data.type === 'started') resolve(m.data.dir)
+    })
+    child.send({ type: 'start', options })
+  }).catch((e: unknown) => {
+    child.kill()
+    throw e
+  })
+  // After the start, an error is a flush's: reported through onError, the recording goes on.
+  failed = undefined
+  return {
+    dir,
+    async stop() {
+      const result = new Promise<Extract<RecorderMessage, { type: 'stopped' }>['result']>(
+        (resolve, reject) => {
+          stopped = resolve
+          failed = reject
+        },
+      )
+      child.send({ type: 'stop' })
+      const r = await result
+      child.disconnect()
+      return r
+    },
+  }
+}
