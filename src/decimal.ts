@@ -140,8 +140,7 @@ export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
   const fa = parseDecimal(a)
   const fb = parseDecimal(b)
   // Against zero (the usual "is it positive") or at one scale: no rescaling.
-  if (fb.units === 0n || fa.scale === fb.scale)
-    return fa.units < fb.units ? -1 : fa.units > fb.units ? 1 : 0
+  if (fb.units === 0n || fa.scale === fb.scale) return fa.units < fb.units ? -1 : fa.units > fb.units ? 1 : 0
   const scale = Math.max(fa.scale, fb.scale)
   const x = rescale(fa, scale)
   const y = rescale(fb, scale)
