@@ -22,7 +22,8 @@ export interface Fixed {
 }
 
 export function isDecimalString(s: string): boolean {
-  return DECIMAL_RE.test(s)
+  // A spelling in the parse cache below parsed, so it is one (the same few are checked every plan).
+  return parsed.has(s) || DECIMAL_RE.test(s)
 }
 
 /**
@@ -92,10 +93,13 @@ export function toTicks(s: string, decimals: number, rounding: Rounding = 'exact
 /** Canonical string of `ticks * 10^-decimals`, trailing zeros trimmed ("100.50" → "100.5", "3.0" → "3"). */
 export function fromTicks(ticks: bigint, decimals: number): string {
   const neg = ticks < 0n
-  const abs = (neg ? -ticks : ticks).toString().padStart(decimals + 1, '0')
-  const intPart = abs.slice(0, abs.length - decimals)
-  const frac = abs.slice(abs.length - decimals).replace(/0+$/, '')
-  const body = frac.length > 0 ? `${intPart}.${frac}` : intPart
+  let abs = (neg ? -ticks : ticks).toString()
+  if (abs.length <= decimals) abs = abs.padStart(decimals + 1, '0')
+  // Trailing zeros of the fraction trimmed by a scan (no regex: this runs for every quote and order).
+  const cut = abs.length - decimals
+  let end = abs.length
+  while (end > cut && abs.charCodeAt(end - 1) === 48) end--
+  const body = end > cut ? `${abs.slice(0, cut)}.${abs.slice(cut, end)}` : abs.slice(0, cut)
   return neg && body !== '0' ? `-${body}` : body
 }
 
@@ -107,7 +111,8 @@ export function normalizeDecimal(s: string): string {
 
 /** Rescales a fixed value to `scale` digits with the given rounding. */
 export function rescale(f: Fixed, scale: number, rounding: Rounding = 'exact'): bigint {
-  if (scale >= f.scale) return f.units * pow10(scale - f.scale)
+  if (scale === f.scale) return f.units
+  if (scale > f.scale) return f.units * pow10(scale - f.scale)
   const div = pow10(f.scale - scale)
   return divRound(f.units, div, rounding)
 }
@@ -134,6 +139,8 @@ export function divRound(n: bigint, d: bigint, rounding: Rounding): bigint {
 export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
   const fa = parseDecimal(a)
   const fb = parseDecimal(b)
+  // Against zero (the usual "is it positive") or at one scale: no rescaling.
+  if (fb.units === 0n || fa.scale === fb.scale) return fa.units < fb.units ? -1 : fa.units > fb.units ? 1 : 0
   const scale = Math.max(fa.scale, fb.scale)
   const x = rescale(fa, scale)
   const y = rescale(fb, scale)

@@ -132,6 +132,9 @@ export function createRateLimitedLog<K extends string = string>(o: {
   maxKinds?: number | undefined
 }): RateLimitedLog<K> {
   const gate = new RateLimitedGate({ intervalMs: o.intervalMs, maxKinds: o.maxKinds })
+  // A kind's summary line keeps the level of its lines (an expected, info-level event stays info).
+  // Bounded like the gate: it is reset past twice the gate's kinds, and summaries then say 'warn'.
+  const levels = new Map<string, RateLimitedLevel>()
   let timer: unknown
   let stopped = false
   const write = (level: RateLimitedLevel, fields: Record<string, unknown>, msg: string): void => {
@@ -140,7 +143,7 @@ export function createRateLimitedLog<K extends string = string>(o: {
   const flush = (force = false): void => {
     for (const v of gate.drain(o.clock.now(), force))
       write(
-        'warn',
+        levels.get(v.kind) ?? 'warn',
         { kind: v.kind, suppressed: v.suppressed },
         `${v.suppressed} more '${v.kind}' event(s) in the last ${Math.round(o.intervalMs / 1000)} s (not logged one by one)`,
       )
@@ -155,6 +158,10 @@ export function createRateLimitedLog<K extends string = string>(o: {
   }
   const log: RateLimitedLog<K>['log'] = (level, kind, fields, msg) => {
     const v = gate.note(kind, o.clock.now())
+    if (v !== undefined) {
+      if (levels.size >= 2 * gate.maxKinds && !levels.has(v.kind)) levels.clear()
+      levels.set(v.kind, level)
+    }
     if (v !== undefined)
       write(
         level,

@@ -137,36 +137,20 @@ export function buildLadder(
   const bounds = priceBoundTicks(input.reference, instrument.priceBounds, pd)
   const book = bookLimitTicks(input.bbo, pd)
 
-  const side = (s: QuoteSide): DesiredQuote[] => {
-    const out: DesiredQuote[] = []
-    let remaining = s === 'buy' ? room.buy : room.sell
-    let lastPrice: bigint | undefined
-    for (let i = 0; i < config.levels && remaining > 0n; i++) {
-      const offset = halfSpread + i * spacing
-      if (offset >= 10_000) break
-      const factor = (BPS + BigInt(shift)) * (s === 'buy' ? BPS - BigInt(offset) : BPS + BigInt(offset))
-      const raw = scaleToTicks(input.centre, factor, BPS * BPS, pd, s === 'buy' ? 'down' : 'up')
-      const price = behindBookTicks(roundPriceTicks(raw, pd, s), s, book, pd)
-      if (price <= 0n || price === lastPrice) continue
-      if (bounds !== undefined && (price < bounds.low || price > bounds.high)) continue
-      const qty = roundQtyTicks(minBigint(sizeTicks, remaining), qd)
-      if (qty <= 0n) break
-      if (!meetsMinNotional(price, qty, instrument)) continue
-      lastPrice = price
-      remaining -= qty
-      out.push({
-        side: s,
-        price: fromTicks(price, pd),
-        qty: fromTicks(qty, qd),
-        ...(snapshot.mode === 'reduce-only' ? { reduceOnly: true } : {}),
-        tag: `${s === 'buy' ? 'bid' : 'ask'}-${i}`,
-      })
-    }
-    return out
+  const sides: LadderSides = {
+    snapshot,
+    config,
+    centre: input.centre,
+    room,
+    halfSpread,
+    spacing,
+    shift,
+    bounds,
+    book,
+    sizeTicks,
   }
-
-  const bids = side('buy')
-  const asks = side('sell')
+  const bids = ladderSide('buy', sides)
+  const asks = ladderSide('sell', sides)
   // Keep within the instrument's order count by dropping the outermost level of the longer side.
   const max = instrument.maxOrderCount
   while (max > 0 && bids.length + asks.length > max) {
@@ -174,6 +158,56 @@ export function buildLadder(
     else bids.pop()
   }
   return [...bids, ...asks]
+}
+
+/** What both sides of one ladder share (one object, not a closure: see `ladderSide`). */
+interface LadderSides {
+  snapshot: StrategySnapshot
+  config: LadderConfig
+  centre: string
+  room: { buy: bigint; sell: bigint }
+  halfSpread: number
+  spacing: number
+  shift: number
+  bounds: { low: bigint; high: bigint } | undefined
+  book: ReturnType<typeof bookLimitTicks>
+  sizeTicks: bigint
+}
+
+/**
+ * One side's levels, inner first. Module-level: under tsx (`keepNames`) a named closure costs an
+ * `Object.defineProperty` each time it is created, and this runs for every plan.
+ */
+function ladderSide(s: QuoteSide, l: LadderSides): DesiredQuote[] {
+  const { snapshot, config, book, bounds, halfSpread, spacing, shift } = l
+  const { instrument } = snapshot
+  const pd = instrument.priceDecimals
+  const qd = instrument.quantityDecimals
+  const out: DesiredQuote[] = []
+  let remaining = s === 'buy' ? l.room.buy : l.room.sell
+  let lastPrice: bigint | undefined
+  for (let i = 0; i < config.levels && remaining > 0n; i++) {
+    const offset = halfSpread + i * spacing
+    if (offset >= 10_000) break
+    const factor = (BPS + BigInt(shift)) * (s === 'buy' ? BPS - BigInt(offset) : BPS + BigInt(offset))
+    const raw = scaleToTicks(l.centre, factor, BPS * BPS, pd, s === 'buy' ? 'down' : 'up')
+    const price = behindBookTicks(roundPriceTicks(raw, pd, s), s, book, pd)
+    if (price <= 0n || price === lastPrice) continue
+    if (bounds !== undefined && (price < bounds.low || price > bounds.high)) continue
+    const qty = roundQtyTicks(minBigint(l.sizeTicks, remaining), qd)
+    if (qty <= 0n) break
+    if (!meetsMinNotional(price, qty, instrument)) continue
+    lastPrice = price
+    remaining -= qty
+    out.push({
+      side: s,
+      price: fromTicks(price, pd),
+      qty: fromTicks(qty, qd),
+      ...(snapshot.mode === 'reduce-only' ? { reduceOnly: true } : {}),
+      tag: `${s === 'buy' ? 'bid' : 'ask'}-${i}`,
+    })
+  }
+  return out
 }
 
 /**

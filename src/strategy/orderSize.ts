@@ -85,6 +85,9 @@ export interface SizedOrder {
   readonly qty: string
 }
 
+/** `f` in units of 10^-scale (scale ≥ f.scale); not a closure: see quoteDiff.ts `atScale`. */
+const atScale = (f: Fixed, scale: number): bigint => f.units * pow10(scale - f.scale)
+
 /**
  * How far the orders resting after a plan could move the position: all buys filled take it up by
  * `buys`, all sells down by `sells`. With |position| ≤ cap the cap holds when position + buys ≤ cap
@@ -102,16 +105,15 @@ export function capExcess(
   const parsed = orders.map((o) => ({ buy: o.buy, q: parseBounded(o.qty) }))
   let scale = Math.max(pos.scale, c.scale)
   for (const o of parsed) if (o.q !== undefined) scale = Math.max(scale, o.q.scale)
-  const at = (f: Fixed): bigint => f.units * pow10(scale - f.scale)
-  const p = at(pos)
-  const capUnits = at(c)
+  const p = atScale(pos, scale)
+  const capUnits = atScale(c, scale)
   let buys = 0n
   let sells = 0n
   for (const o of parsed) {
     // An unparseable quantity counts as unbounded: it is dropped by the size rules anyway.
     if (o.q === undefined) return { buys: o.buy, sells: !o.buy }
-    if (o.buy) buys += at(o.q)
-    else sells += at(o.q)
+    if (o.buy) buys += atScale(o.q, scale)
+    else sells += atScale(o.q, scale)
   }
   const upper = capUnits > p ? capUnits : p
   const lower = -capUnits < p ? -capUnits : p

@@ -119,7 +119,8 @@ export function validateQuotes(snapshot: StrategySnapshot, quotes: readonly Desi
   if (!Array.isArray(quotes)) return ['quote() did not return an array']
   let maxBid: string | undefined
   let minAsk: string | undefined
-  for (const [i, q] of quotes.entries()) {
+  for (let i = 0; i < quotes.length; i++) {
+    const q = quotes[i]
     if (q === null || typeof q !== 'object') {
       issues.push(`quote ${i}: not an object`)
       continue

@@ -74,6 +74,25 @@ describe('RateLimitedGate', () => {
 })
 
 describe('createRateLimitedLog', () => {
+  it("keeps a kind's level in its summary line (an expected info event does not become a warning)", () => {
+    const lines: string[] = []
+    const clock = new SimulatedClock()
+    const logger = createLogger({
+      destination: { write: (s: string) => void lines.push(s) },
+      pretty: 'never',
+    })
+    const log = createRateLimitedLog({ logger, clock, intervalMs: 1_000 })
+    for (let i = 0; i < 5; i++) log.log('info', 'foreign_instrument', {}, 'dropped')
+    log.warn('gap', {}, 'gap')
+    log.warn('gap', {}, 'gap')
+    clock.increment(1_000)
+    const summaries = lines.map((l) => JSON.parse(l)).filter((l) => l.suppressed !== undefined)
+    expect(summaries).toEqual([
+      expect.objectContaining({ kind: 'foreign_instrument', suppressed: 4, level: 30 }),
+      expect.objectContaining({ kind: 'gap', suppressed: 1, level: 40 }),
+    ])
+  })
+
   it('writes a line with the suppressed count, and a summary for the tail on its timer', () => {
     const lines: string[] = []
     const clock = new SimulatedClock()

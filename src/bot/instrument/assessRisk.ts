@@ -84,34 +84,34 @@ export function assessRisk(
   if (stale.length > 0) {
     // Account-driven halts are not transient even when inputs are also stale.
     return account.mode === 'halted'
-      ? { ...account, reason: `${account.reason}; ${stale.join(', ')}`, transient: false }
+      ? { mode: account.mode, reason: `${account.reason}; ${stale.join(', ')}`, transient: false }
       : { mode: 'halted', reason: stale.join(', '), transient: true }
   }
-  return { ...account, transient: false }
+  return { mode: account.mode, reason: account.reason, transient: false }
 }
 
+/** The modes a step down may hold at, highest first. */
+const STEP_DOWN = ['halted', 'reduce-only', 'widened'] as const
+
 function accountRisk(inputs: RiskInputs, current: CurrentMode, cfg: RiskConfig): RiskAssessment {
-  const h = cfg.hysteresis
   const cur = current.transient ? 'normal' : current.mode
   const curRank = RISK_RANK[cur]
   const ratio = inputs.marginRatio ?? 0
   const dist = inputs.liquidationDistance
 
-  // Raw target, ignoring hysteresis.
+  // Raw target, ignoring hysteresis: the highest mode any driver asks for, the first reason for it.
   let target: RiskAssessment = { mode: 'normal', reason: 'margin and liquidation distance within limits' }
-  const raise = (mode: RiskMode, reason: string): void => {
-    if (RISK_RANK[mode] > RISK_RANK[target.mode]) target = { mode, reason }
-  }
-  if (inputs.inLiquidation) raise('halted', 'account in liquidation')
-  if (ratio >= cfg.haltAtMarginRatio) raise('halted', `margin ratio ${fmt(ratio)} ≥ ${cfg.haltAtMarginRatio}`)
+  if (inputs.inLiquidation) target = raised(target, 'halted', 'account in liquidation')
+  if (ratio >= cfg.haltAtMarginRatio)
+    target = raised(target, 'halted', `margin ratio ${fmt(ratio)} ≥ ${cfg.haltAtMarginRatio}`)
   if (ratio >= cfg.reduceOnlyAtMarginRatio)
-    raise('reduce-only', `margin ratio ${fmt(ratio)} ≥ ${cfg.reduceOnlyAtMarginRatio}`)
+    target = raised(target, 'reduce-only', `margin ratio ${fmt(ratio)} ≥ ${cfg.reduceOnlyAtMarginRatio}`)
   if (ratio >= cfg.widenAtMarginRatio)
-    raise('widened', `margin ratio ${fmt(ratio)} ≥ ${cfg.widenAtMarginRatio}`)
+    target = raised(target, 'widened', `margin ratio ${fmt(ratio)} ≥ ${cfg.widenAtMarginRatio}`)
   if (dist !== undefined && dist <= cfg.reduceOnlyAtLiquidationDistance)
-    raise('reduce-only', `liquidation ${(dist * 100).toFixed(1)}% away`)
+    target = raised(target, 'reduce-only', `liquidation ${(dist * 100).toFixed(1)}% away`)
   if (dist !== undefined && dist <= cfg.widenAtLiquidationDistance)
-    raise('widened', `liquidation ${(dist * 100).toFixed(1)}% away`)
+    target = raised(target, 'widened', `liquidation ${(dist * 100).toFixed(1)}% away`)
 
   if (RISK_RANK[target.mode] >= curRank) return target
 
@@ -120,29 +120,39 @@ function accountRisk(inputs: RiskInputs, current: CurrentMode, cfg: RiskConfig):
   if (inputs.now - current.since < cfg.minModeDwellMs) {
     return { mode: cur, reason: `holding ${cur} (minimum dwell)` }
   }
-  const stillAt = (mode: RiskMode): boolean => {
-    switch (mode) {
-      case 'halted':
-        return inputs.inLiquidation || ratio > cfg.haltAtMarginRatio - h
-      case 'reduce-only':
-        return (
-          ratio > cfg.reduceOnlyAtMarginRatio - h ||
-          (dist !== undefined && dist < cfg.reduceOnlyAtLiquidationDistance + h)
-        )
-      case 'widened':
-        return (
-          ratio > cfg.widenAtMarginRatio - h ||
-          (dist !== undefined && dist < cfg.widenAtLiquidationDistance + h)
-        )
-      default:
-        return false
-    }
-  }
   // Step down at most to the highest mode whose band still holds.
-  for (const mode of ['halted', 'reduce-only', 'widened'] as const) {
+  for (const mode of STEP_DOWN) {
     if (RISK_RANK[mode] > curRank) continue
     if (RISK_RANK[mode] <= RISK_RANK[target.mode]) break
-    if (stillAt(mode)) return { mode, reason: `holding ${mode} (inside hysteresis band)` }
+    if (stillAt(mode, inputs, cfg)) return { mode, reason: `holding ${mode} (inside hysteresis band)` }
   }
   return target
+}
+
+/** `target`, or `mode` for `reason` when that is higher (module-level: see quoteDiff.ts `atScale`). */
+function raised(target: RiskAssessment, mode: RiskMode, reason: string): RiskAssessment {
+  return RISK_RANK[mode] > RISK_RANK[target.mode] ? { mode, reason } : target
+}
+
+/** Whether a driver of `mode` is still inside its band widened by the hysteresis. */
+function stillAt(mode: RiskMode, inputs: RiskInputs, cfg: RiskConfig): boolean {
+  const h = cfg.hysteresis
+  const ratio = inputs.marginRatio ?? 0
+  const dist = inputs.liquidationDistance
+  switch (mode) {
+    case 'halted':
+      return inputs.inLiquidation || ratio > cfg.haltAtMarginRatio - h
+    case 'reduce-only':
+      return (
+        ratio > cfg.reduceOnlyAtMarginRatio - h ||
+        (dist !== undefined && dist < cfg.reduceOnlyAtLiquidationDistance + h)
+      )
+    case 'widened':
+      return (
+        ratio > cfg.widenAtMarginRatio - h ||
+        (dist !== undefined && dist < cfg.widenAtLiquidationDistance + h)
+      )
+    default:
+      return false
+  }
 }

@@ -227,6 +227,52 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
   }
 }
 
+/**
+ * A copy of the context with `update` stored over it. Every field is listed so the copy has one shape
+ * (a spread of a 35-field object through a megamorphic site cost more than the plan it feeds on the
+ * input → transport path); adding a field to `InstrumentContext` without copying it fails to compile.
+ */
+export function withUpdate(
+  ctx: InstrumentContext,
+  update: Partial<InstrumentContext> | undefined,
+): InstrumentContext {
+  const c: InstrumentContext = {
+    instrument: ctx.instrument,
+    deps: ctx.deps,
+    index: ctx.index,
+    indexAt: ctx.indexAt,
+    indexCandidate: ctx.indexCandidate,
+    statistics: ctx.statistics,
+    statisticsAt: ctx.statisticsAt,
+    margin: ctx.margin,
+    marginAt: ctx.marginAt,
+    position: ctx.position,
+    openOrders: ctx.openOrders,
+    ordersAt: ctx.ordersAt,
+    catalogue: ctx.catalogue,
+    bbo: ctx.bbo,
+    breakerOpen: ctx.breakerOpen,
+    assessment: ctx.assessment,
+    mode: ctx.mode,
+    dirty: ctx.dirty,
+    pendingPlan: ctx.pendingPlan,
+    pendingPriority: ctx.pendingPriority,
+    pendingLazy: ctx.pendingLazy,
+    lastPlanAt: ctx.lastPlanAt,
+    revisitAt: ctx.revisitAt,
+    bboPendingSince: ctx.bboPendingSince,
+    deferredAt: ctx.deferredAt,
+    planDueAt: ctx.planDueAt,
+    backoffUntil: ctx.backoffUntil,
+    backoffMs: ctx.backoffMs,
+    rejectStreak: ctx.rejectStreak,
+    health: ctx.health,
+    stats: ctx.stats,
+  }
+  if (update !== undefined) Object.assign(c, update)
+  return c
+}
+
 /** Whether the strategy reads this optional input (`InstrumentDeps.reads`; every one when absent). */
 export const reads = (ctx: InstrumentContext, input: OptionalInput): boolean =>
   ctx.deps.reads?.has(input) ?? true

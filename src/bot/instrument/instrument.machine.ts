@@ -28,6 +28,7 @@ import {
   type InstrumentEvent,
   type InstrumentInput,
   initialContext,
+  withUpdate,
 } from './context.ts'
 import type { HealthChange } from './health.ts'
 import { applyOutcome, resultsStep, submitFailedStep } from './results.ts'
@@ -165,7 +166,7 @@ export const instrumentMachine = setup({
       const s = computeStep(context, params, now)
       // The deferred plan, or the next moment time alone matters, whichever comes first. A due time
       // already past (its WAKE was dropped in a state without a handler) is due now.
-      const after = s.update === undefined ? context : { ...context, ...s.update }
+      const after = s.update === undefined ? context : withUpdate(context, s.update)
       const timeDue = nextTimeDue(after, now)
       let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
       if (due !== undefined && due < now) due = now

@@ -12,7 +12,15 @@ import type {
 } from '../../strategy/strategy.ts'
 import type { OrderPlan, WorkPriority } from '../quoting/orderPlan.ts'
 import { guardPlan, screenIndex } from '../quoting/priceGuard.ts'
-import { assess, buildSnapshot, type InstrumentContext, type InstrumentEvent, reads } from './context.ts'
+import {
+  assess,
+  buildSnapshot,
+  type InstrumentContext,
+  type InstrumentEvent,
+  type InstrumentStats,
+  reads,
+  withUpdate,
+} from './context.ts'
 import { type HealthChange, type InstrumentHealth, observe } from './health.ts'
 import { type LogEntry, NONE, type Step } from './step.ts'
 import { nextExpiry, planTimeReached } from './timeDue.ts'
@@ -101,16 +109,22 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
             kind: 'guard dropped',
           },
         ]
-  const stats = {
+  const stats: InstrumentStats = {
     ...ctx.stats,
     plans: ctx.stats.plans + 1,
-    ...(dropped.length > 0 ? { quotesDropped: ctx.stats.quotesDropped + dropped.length } : {}),
+    quotesDropped: ctx.stats.quotesDropped + dropped.length,
   }
-  const health = quotes.health === ctx.health ? {} : { health: quotes.health }
+  // Updates of one shape: the same health stored again changes nothing.
+  const health = quotes.health
   // Nothing to send: the reprice interval throttles orders, not thinking, so it does not start here
   // (else an unrelated input, such as a portfolio push, would delay the next index move's reprice).
   if (plan.modify.length + plan.create.length + plan.cancel.length === 0) {
-    return { update: { dirty: false, stats, ...asked, ...health }, logs, changes, due: undefined }
+    return {
+      update: { dirty: false, stats, revisitAt: asked.revisitAt, bboPendingSince: undefined, health },
+      logs,
+      changes,
+      due: undefined,
+    }
   }
   // Something to send inside the interval: it waits, and is planned anew (forced) at the interval's end.
   if (now < intervalEnds) return quiet(earliest(intervalEnds, ageDue))
@@ -126,8 +140,9 @@ export function planStep(ctx: InstrumentContext, now: number, force: boolean): S
       pendingPriority: priority,
       pendingLazy: lazy,
       stats,
-      ...asked,
-      ...health,
+      revisitAt: asked.revisitAt,
+      bboPendingSince: undefined,
+      health,
     },
     logs,
     changes,
@@ -269,12 +284,16 @@ export function wakeStep(ctx: InstrumentContext, now: number): Step {
 /** `first`, then re-assessment and a plan over the context it leaves; one merged step. */
 function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boolean): Step {
   // One copy of the context per input: assessed in place before anything else sees it.
-  const assessed: InstrumentContext = { ...ctx, ...first.update }
+  const assessed = withUpdate(ctx, first.update)
   assessed.assessment = assess(assessed)
   // Time alone may have moved the risk mode (an input turned stale, a dwell ended): plan in the new one.
   const plan = planStep(assessed, now, force || assessed.assessment.mode !== ctx.assessment.mode)
+  // The update is that copy with the plan's update stored over it: the whole context, so applying it
+  // to `ctx` gives the same context as the fields that changed would, without merging objects of many
+  // shapes (a megamorphic spread cost as much as the risk assessment on every input).
+  if (plan.update !== undefined) Object.assign(assessed, plan.update)
   return {
-    update: { ...first.update, assessment: assessed.assessment, ...plan.update },
+    update: assessed,
     logs: first.logs.length === 0 ? plan.logs : [...first.logs, ...plan.logs],
     changes: first.changes.length === 0 ? plan.changes : [...first.changes, ...plan.changes],
     due: plan.due,
@@ -311,7 +330,8 @@ export function indexStep(
     const changed = ctx.index?.price !== index.price || ctx.index?.mark !== index.mark
     const dirty = ctx.dirty || changed || ctx.assessment.mode === 'halted'
     return {
-      update: { index, indexAt: receivedAt, indexCandidate: undefined, dirty, ...health },
+      // One shape whether or not the health changed (the same health stored again changes nothing).
+      update: { index, indexAt: receivedAt, indexCandidate: undefined, dirty, health: obs.health },
       logs:
         verdict.note === undefined
           ? NONE

@@ -192,11 +192,7 @@ function fixedBand(reference: string, priceBounds: string): FixedBand | undefine
 }
 
 /** Why `p` may not be signed, or undefined when it may. */
-function priceProblem(
-  p: string | undefined,
-  band: FixedBand | undefined,
-  shown: () => PriceBand | undefined,
-): string | undefined {
+function priceProblem(p: string | undefined, band: FixedBand | undefined, g: GuardInput): string | undefined {
   if (p === undefined) return 'no price'
   const f = parseCached(p)
   if (f === undefined || f.units <= 0n) return `price ${show(p)} is not positive`
@@ -205,9 +201,35 @@ function priceProblem(
   const scale = Math.max(f.scale, band.scale)
   const x = f.units * pow10(scale - f.scale)
   const k = pow10(scale - band.scale)
-  if (x < band.low * k) return `price ${show(p)} below ${shown()?.low}`
-  if (x > band.high * k) return `price ${show(p)} above ${shown()?.high}`
+  if (x < band.low * k) return `price ${show(p)} below ${shownBand(g)?.low}`
+  if (x > band.high * k) return `price ${show(p)} above ${shownBand(g)?.high}`
   return undefined
+}
+
+/**
+ * One guard call's inputs. The helpers below take it rather than closing over it: under tsx
+ * (`keepNames`) a named closure costs an `Object.defineProperty` each time it is created.
+ */
+interface GuardInput {
+  reference: string | undefined
+  priceBounds: string
+  sizes: SizeGuard | undefined
+  band: FixedBand | undefined
+}
+
+/** The band as logged (strings), computed only for a message. */
+const shownBand = (g: GuardInput): PriceBand | undefined =>
+  g.reference === undefined ? undefined : priceBand(g.reference, g.priceBounds)
+
+const roOf = (g: GuardInput, oid: number): boolean => g.sizes?.live.find((o) => o.oid === oid)?.ro ?? false
+
+/** Why an order at `p` × `qty` may not be signed, or undefined when it may. */
+function problem(g: GuardInput, p: string | undefined, qty: string, ro: boolean): string | undefined {
+  if (g.reference === undefined) return 'no index to check the price against'
+  return (
+    priceProblem(p, g.band, g) ??
+    (g.sizes === undefined ? undefined : orderSizeProblem(qty, p, g.reference, g.sizes.limits, ro))
+  )
 }
 
 /**
@@ -222,32 +244,29 @@ export function guardPlan(
   sizes?: SizeGuard | undefined,
 ): GuardResult {
   if (plan.create.length + plan.modify.length === 0) return { plan, dropped: [] }
-  const band = reference === undefined ? undefined : fixedBand(reference, priceBounds)
-  const shown = (): PriceBand | undefined =>
-    reference === undefined ? undefined : priceBand(reference, priceBounds)
-  const roOf = (oid: number): boolean => sizes?.live.find((o) => o.oid === oid)?.ro ?? false
-  const problem = (p: string | undefined, qty: string, ro: boolean): string | undefined =>
-    reference === undefined
-      ? 'no index to check the price against'
-      : (priceProblem(p, band, shown) ??
-        (sizes === undefined ? undefined : orderSizeProblem(qty, p, reference, sizes.limits, ro)))
+  const g: GuardInput = {
+    reference,
+    priceBounds,
+    sizes,
+    band: reference === undefined ? undefined : fixedBand(reference, priceBounds),
+  }
   const capped = sizes?.positionCap
   if (
-    plan.create.every((c) => problem(c.p, c.qty, c.ro === true) === undefined) &&
-    plan.modify.every((m) => problem(m.p, m.qty, roOf(m.oid)) === undefined) &&
+    plan.create.every((c) => problem(g, c.p, c.qty, c.ro === true) === undefined) &&
+    plan.modify.every((m) => problem(g, m.p, m.qty, roOf(g, m.oid)) === undefined) &&
     (sizes === undefined || capped === undefined || !overCap(plan, sizes, capped))
   )
     return { plan, dropped: [] }
   const dropped: string[] = []
   const create = plan.create.filter((c) => {
-    const why = problem(c.p, c.qty, c.ro === true)
+    const why = problem(g, c.p, c.qty, c.ro === true)
     if (why !== undefined)
       dropped.push(`create ${c.buy ? 'buy' : 'sell'} ${show(c.qty)}@${c.p ?? '?'}: ${why}`)
     return why === undefined
   })
   const cancel = [...plan.cancel]
   const modify = plan.modify.filter((m) => {
-    const why = problem(m.p, m.qty, roOf(m.oid))
+    const why = problem(g, m.p, m.qty, roOf(g, m.oid))
     if (why !== undefined) {
       dropped.push(`modify ${m.oid} to ${show(m.qty)}@${m.p}: ${why} (cancelled instead)`)
       if (!cancel.includes(m.oid)) cancel.push(m.oid)

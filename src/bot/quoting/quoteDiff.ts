@@ -99,14 +99,18 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
   const { instrument, tolerance, now } = input
   const pd = instrument.priceDecimals
   const qd = instrument.quantityDecimals
-  const live = input.live.filter(
-    (o) =>
-      o.iid === instrument.id && DIFFABLE_ORDER_STATUSES.has(o.status) && parseDecimal(o.rest).units > 0n,
-  )
   // Work at scales that hold both the instrument's decimals and any extra digits live orders carry.
-  const ps = Math.max(pd, ...live.map((o) => decimalPlaces(o.p)))
-  const qs = Math.max(qd, ...live.flatMap((o) => [decimalPlaces(o.rest), decimalPlaces(o.fill)]))
-  const at = (s: string, scale: number): bigint => rescale(parseDecimal(s), scale)
+  // (Loops, not spreads of mapped arrays: this runs for every plan.)
+  const live: Order[] = []
+  let ps = pd
+  let qs = qd
+  for (const o of input.live) {
+    if (o.iid !== instrument.id || !DIFFABLE_ORDER_STATUSES.has(o.status) || parseDecimal(o.rest).units <= 0n)
+      continue
+    live.push(o)
+    ps = Math.max(ps, decimalPlaces(o.p))
+    qs = Math.max(qs, decimalPlaces(o.rest), decimalPlaces(o.fill))
+  }
   const priceUnit = pow10(ps - pd)
   const bpsHundredths = BigInt(Math.max(0, Math.floor(tolerance.priceBps * 100)))
   const tickTol = BigInt(Math.max(0, Math.floor(tolerance.priceTicks)))
@@ -121,9 +125,9 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
   }))
   const liveItems: LiveItem[] = live.map((order) => ({
     order,
-    price: at(order.p, ps),
-    rest: at(order.rest, qs),
-    fill: at(order.fill, qs),
+    price: atScale(order.p, ps),
+    rest: atScale(order.rest, qs),
+    fill: atScale(order.fill, qs),
   }))
 
   const scales: DiffScales = {
@@ -138,7 +142,8 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
     maxOrderAgeMs: tolerance.maxOrderAgeMs,
     now,
   }
-  const groups = new Map<string, { desired: DesiredItem[]; live: LiveItem[] }>()
+  // By (side, reduce-only); the order of the groups does not matter, every output list is sorted.
+  const groups: Group[] = [newGroup(true), newGroup(true), newGroup(false), newGroup(false)]
   for (const d of desired)
     groupOf(groups, d.quote.side === 'buy', d.quote.reduceOnly === true).desired.push(d)
   for (const l of liveItems) groupOf(groups, l.order.buy, l.order.ro).live.push(l)
@@ -146,8 +151,9 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
   const modifies: { index: number; mod: ModifyOrderInput }[] = []
   const creates: DesiredItem[] = []
   const cancels: number[] = []
-  for (const [k, g] of groups) {
-    const pairing = pairGroup(g.desired, g.live, k.startsWith('buy'), scales)
+  for (const g of groups) {
+    if (g.desired.length === 0 && g.live.length === 0) continue
+    const pairing = pairGroup(g.desired, g.live, g.buy, scales)
     for (const { d, l, c } of pairing.pairs) {
       if (c === KEEP) continue
       if (c === REPLACE) {
@@ -184,6 +190,12 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
   }
 }
 
+/**
+ * A live order's decimal at the diff's scale. Module-level, as every helper on this path: under tsx
+ * (`keepNames`) a named closure costs an `Object.defineProperty` each time it is created.
+ */
+const atScale = (s: string, scale: number): bigint => rescale(parseDecimal(s), scale)
+
 /** The scales and tolerances one diff works at. */
 interface DiffScales {
   pd: number
@@ -200,17 +212,13 @@ interface DiffScales {
   now: number
 }
 
-type Group = { desired: DesiredItem[]; live: LiveItem[] }
+type Group = { buy: boolean; desired: DesiredItem[]; live: LiveItem[] }
 
-function groupOf(groups: Map<string, Group>, buy: boolean, ro: boolean): Group {
-  const k = `${buy ? 'buy' : 'sell'}:${ro ? 'ro' : 'plain'}`
-  let g = groups.get(k)
-  if (g === undefined) {
-    g = { desired: [], live: [] }
-    groups.set(k, g)
-  }
-  return g
-}
+const newGroup = (buy: boolean): Group => ({ buy, desired: [], live: [] })
+
+/** The group of (buy, ro) in `newGroup`'s order: buy plain, buy ro, sell plain, sell ro. */
+const groupOf = (groups: readonly Group[], buy: boolean, ro: boolean): Group =>
+  itemAt(groups, (buy ? 0 : 2) + (ro ? 1 : 0))
 
 /** What turning a live order into a desired quote takes: keep, replace, or a modify to this total qty. */
 type Classified = typeof KEEP | typeof REPLACE | string
@@ -267,6 +275,22 @@ function pairGroup(
   const ds = [...desired].sort((a, b) =>
     a.price === b.price ? a.index - b.index : a.price > b.price === buy ? -1 : 1,
   )
+  // The common case, every quote already resting within tolerance: a pairing that keeps every order
+  // costs no action, which no assignment beats, so the group has nothing to do whichever such pairing
+  // the solver would pick. Level by level in price order finds it when it exists in the usual ladder.
+  if (ds.length === live.length) {
+    const byPrice = [...live].sort((a, b) =>
+      a.price === b.price ? a.order.oid - b.order.oid : a.price > b.price === buy ? -1 : 1,
+    )
+    const pairs: { d: DesiredItem; l: LiveItem; c: Classified }[] = []
+    for (let i = 0; i < ds.length; i++) {
+      const d = itemAt(ds, i)
+      const l = itemAt(byPrice, i)
+      if (classify(d, l, x) !== KEEP) break
+      pairs.push({ d, l, c: KEEP })
+    }
+    if (pairs.length === ds.length) return { pairs, unpairedDesired: [], unpairedLive: [] }
+  }
   const ls = [...live].sort((a, b) => a.order.oid - b.order.oid)
   // Secondary cost: the rank of each pair's price distance (ties by level, then oid).
   const ranked = ds
