@@ -2,7 +2,7 @@
  * The dataset format (docs/research.md): a folder with `manifest.json` and one gzip-compressed NDJSON
  * file per kind, instrument and UTC hour, `{kind}/{SYMBOL}/{YYYY-MM-DDTHH}.ndjson.gz`. Rows use terse
  * keys and keep prices and quantities as the venue's decimal strings; times are Unix ms. The manifest
- * lists every complete chunk (a chunk not in it was never finished: downloads resume from there).
+ * lists every complete chunk (a chunk not in it did not finish: downloads resume from there).
  */
 import { z } from 'zod'
 import { BotError } from '../../errors.ts'

@@ -23,6 +23,9 @@ export function createSweepPool(workers: number): Piscina<SweepTask, SweepResult
     maxThreads: workers,
     concurrentTasksPerWorker: 1,
     idleTimeout: 60_000,
+    // A point allocates fast and briefly (contexts, plans, fills): a larger young generation means
+    // fewer scavenges, whose helper threads would otherwise take the other worker's core.
+    resourceLimits: { maxYoungGenerationSizeMb: 128 },
   })
 }
 
