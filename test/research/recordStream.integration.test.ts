@@ -54,7 +54,8 @@ describe('recording the mock stream over loopback', () => {
       maxBytes: 1e8,
       flushMs: 60_000,
     })
-    // Subscriptions reach the mock before the clock moves.
+    // Every channel acknowledged before the clock moves (our fill below is pushed once, at once).
+    await until(() => recorder.subscribed(), 'the recorder subscribed')
     await advance(mock, 2_000)
     const rest = createPerpsClient({
       baseUrl: mock.url,

@@ -43,12 +43,18 @@ export interface StreamRecorder {
   stop(): Promise<RecordingResult>
 }
 
+/** The recorder in this process, which can also tell when its subscriptions are in place. */
+export interface LocalStreamRecorder extends StreamRecorder {
+  /** True once the venue acknowledged every channel the recorder asked for (pushes before are missed). */
+  subscribed(): boolean
+}
+
 /** Public sockets the recorder needs for `n` instruments (plus `tickers::all`). */
 export function recorderConnections(n: number): number {
   return Math.ceil((1 + PER_INSTRUMENT * n) / PER_CONNECTION)
 }
 
-export function startStreamRecorder(o: StreamRecorderOptions): StreamRecorder {
+export function startStreamRecorder(o: StreamRecorderOptions): LocalStreamRecorder {
   const store = DatasetStore.openOrCreate(o.dir, o.source, 1_000)
   const pool = new StreamPool({
     url: o.url,
@@ -67,10 +73,11 @@ export function startStreamRecorder(o: StreamRecorderOptions): StreamRecorder {
     bookEveryMs: o.bookEveryMs,
   })
   pool.start()
-  pool.subscribe([
+  const channels = [
     'tickers::all',
     ...o.instruments.flatMap((i) => [`bbo::${i.id}`, `trades::${i.id}`, `book::${i.id}`]),
-  ])
+  ]
+  pool.subscribe(channels)
   const flushes = setInterval(() => {
     recording.flush().then(
       () => o.onFlush?.(recording.pushes, recording.rows),
@@ -80,6 +87,12 @@ export function startStreamRecorder(o: StreamRecorderOptions): StreamRecorder {
   flushes.unref()
   return {
     dir: store.dir,
+    subscribed() {
+      const acked = pool
+        .health()
+        .connections.flatMap((c) => (c.state === 'open' ? c.channels.filter((ch) => ch.subscribed) : []))
+      return acked.length >= channels.length
+    },
     async stop() {
       clearInterval(flushes)
       const r = await recording.stop()
