@@ -8,10 +8,10 @@
  */
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
 import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
-import { type RedisServer, redisSkipReason, startRedis } from '../helpers/redis.ts'
+import { type RedisServer, redisSkipReason } from '../helpers/redis.ts'
 import { maxWindowWeight } from './fleetBots.ts'
+import { startFleetRedis, stopFleetRedis } from './fleetRedis.ts'
 
 const skip = redisSkipReason()
 const WINDOW_MS = 1_000
@@ -22,16 +22,9 @@ describe.skipIf(skip !== undefined)(`fleet arrival guard on redis-server ${skip 
   let server: RedisServer
   let redis: Redis
   beforeAll(async () => {
-    server = await startRedis()
-    redis = connectFleetRedis(server.url)
-    await redis.ping().catch(async () => {
-      await new Promise((r) => setTimeout(r, 300))
-    })
+    ;({ server, redis } = await startFleetRedis())
   })
-  afterAll(async () => {
-    redis?.disconnect()
-    await server?.stop()
-  })
+  afterAll(() => stopFleetRedis({ server, redis }))
 
   /** A full window's burst arriving LAG_MS late, then a caller that waits for room and arrives at once. */
   async function venueWindows(egressId: string, arrivalGuardMs: number): Promise<number> {

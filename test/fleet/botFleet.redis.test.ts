@@ -10,11 +10,11 @@ import { AccountLease, type LeaseStatus } from '../../src/fleet/accountLease.ts'
 import { createFleetPart } from '../../src/fleet/fleetPart.ts'
 import { readFleetView } from '../../src/fleet/fleetView.ts'
 import { ACQUIRE_LUA, leaseKeys } from '../../src/fleet/leaseScripts.ts'
-import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
 import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
 import { DEFAULT_ORDER_TAG_NAME, orderTagFor, parseClientOrderId } from '../../src/perps/orderTag.ts'
 import { startBotOnMock, type WireExchange } from '../../src/sim/botOnMock.ts'
-import { type RedisServer, redisSkipReason, startRedis } from '../helpers/redis.ts'
+import { type RedisServer, redisSkipReason } from '../helpers/redis.ts'
+import { startFleetRedis, stopFleetRedis } from './fleetRedis.ts'
 
 const skip = redisSkipReason()
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
@@ -30,14 +30,9 @@ describe.skipIf(skip !== undefined)(`bot in fleet mode ${skip ?? ''}`, () => {
   let server: RedisServer
   let redis: Redis
   beforeAll(async () => {
-    server = await startRedis()
-    redis = connectFleetRedis(server.url)
-    await until('redis', () => redis.status === 'ready', 5_000)
+    ;({ server, redis } = await startFleetRedis())
   })
-  afterAll(async () => {
-    redis?.disconnect()
-    await server?.stop()
-  })
+  afterAll(() => stopFleetRedis({ server, redis }))
 
   it('shared budget, epoch in coids, fenced after the lease is taken, own epoch cancelled at stop', {
     timeout: 60_000,

@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AccountLease } from '../../src/fleet/accountLease.ts'
 import { startHolderReports } from '../../src/fleet/fleetReport.ts'
 import { readFleetView } from '../../src/fleet/fleetView.ts'
-import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
 import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { type RunningOpsServer, startOpsServer } from '../../src/ops/opsServer.ts'
 import { CHROMIUM_ARGS, chromiumPath, waitInPage } from '../helpers/chromium.ts'
-import { type RedisServer, redisSkipReason, startRedis } from '../helpers/redis.ts'
+import { type RedisServer, redisSkipReason } from '../helpers/redis.ts'
+import { startFleetRedis, stopFleetRedis } from './fleetRedis.ts'
 
 const skip = redisSkipReason()
 const TOKEN = 'fleet-page-token-0123456789'
@@ -28,9 +28,7 @@ describe.skipIf(skip !== undefined)(`fleet page in headless Chromium ${skip ?? '
   let browser: Browser | undefined
   let ops: RunningOpsServer | undefined
   beforeAll(async () => {
-    server = await startRedis()
-    redis = connectFleetRedis(server.url)
-    for (let i = 0; i < 50 && redis.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50))
+    ;({ server, redis } = await startFleetRedis())
     browser = await chromium.launch({
       executablePath: chromiumPath(),
       headless: true,
@@ -54,8 +52,7 @@ describe.skipIf(skip !== undefined)(`fleet page in headless Chromium ${skip ?? '
   afterAll(async () => {
     await ops?.close()
     await browser?.close()
-    redis?.disconnect()
-    await server?.stop()
+    await stopFleetRedis({ server, redis })
   })
 
   it('lists every account with holder, epoch, state, PnL and weight; a new holder shows on reload', {

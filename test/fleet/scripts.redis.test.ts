@@ -10,12 +10,12 @@ import { RateLimitError } from '../../src/errors.ts'
 import { claimFirstFree, peekLeases } from '../../src/fleet/accountClaim.ts'
 import { AccountLease } from '../../src/fleet/accountLease.ts'
 import { ACQUIRE_LUA, leaseKeys, RELEASE_LUA, RENEW_LUA } from '../../src/fleet/leaseScripts.ts'
-import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
 import { intAt, LuaScript, stringAt } from '../../src/fleet/redisScript.ts'
 import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
 import { withSharedBudget } from '../../src/fleet/sharedGate.ts'
 import type { GatedRequest } from '../../src/perps/client/context.ts'
-import { type RedisServer, redisSkipReason, startRedis } from '../helpers/redis.ts'
+import { type RedisServer, redisSkipReason } from '../helpers/redis.ts'
+import { startFleetRedis, stopFleetRedis } from './fleetRedis.ts'
 
 const skip = redisSkipReason()
 
@@ -23,16 +23,9 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
   let server: RedisServer
   let redis: Redis
   beforeAll(async () => {
-    server = await startRedis()
-    redis = connectFleetRedis(server.url)
-    await redis.ping().catch(async () => {
-      await new Promise((r) => setTimeout(r, 300))
-    })
+    ;({ server, redis } = await startFleetRedis())
   })
-  afterAll(async () => {
-    redis?.disconnect()
-    await server?.stop()
-  })
+  afterAll(() => stopFleetRedis({ server, redis }))
 
   it('admits up to the budget, then names the wait until the oldest weight leaves the window', async () => {
     const budget = createSharedBudget({

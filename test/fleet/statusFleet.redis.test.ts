@@ -9,9 +9,9 @@ import { statusCommand } from '../../src/cli/status.ts'
 import { AccountLease } from '../../src/fleet/accountLease.ts'
 import { startHolderReports, statesPhrase } from '../../src/fleet/fleetReport.ts'
 import { formatFleetView } from '../../src/fleet/fleetView.ts'
-import { connectFleetRedis } from '../../src/fleet/redisConnection.ts'
 import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
-import { type RedisServer, redisSkipReason, startRedis } from '../helpers/redis.ts'
+import { type RedisServer, redisSkipReason } from '../helpers/redis.ts'
+import { startFleetRedis, stopFleetRedis } from './fleetRedis.ts'
 
 const skip = redisSkipReason()
 
@@ -19,14 +19,9 @@ describe.skipIf(skip !== undefined)(`perpbot status --fleet ${skip ?? ''}`, () =
   let server: RedisServer
   let redis: Redis
   beforeAll(async () => {
-    server = await startRedis()
-    redis = connectFleetRedis(server.url)
-    for (let i = 0; i < 50 && redis.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50))
+    ;({ server, redis } = await startFleetRedis())
   })
-  afterAll(async () => {
-    redis?.disconnect()
-    await server?.stop()
-  })
+  afterAll(() => stopFleetRedis({ server, redis }))
 
   const run = async (env: Record<string, string>, argv: string[] = ['--fleet']) => {
     const out: string[] = []
