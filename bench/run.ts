@@ -92,7 +92,7 @@ const JOBS: Job[] = [
     timeoutMs: 180_000,
   },
   // Recording's cost on the order path (issue 27): the 100-instrument stream case without and with
-  // `--record` (its own sockets in the bot's process, as `run --record`), in alternating pairs so a
+  // `--record` (a tap on the bot's own sockets, as `run --record`), in alternating pairs so a
   // load change on the shared machine falls on both sides.
   ...[1, 2, 3].flatMap((pair) =>
     [false, true].map(
@@ -334,7 +334,7 @@ const recordCases = outcomes
   .map((c) => ({ on: c.on, lat: (c.r as { latency?: Distribution } | undefined)?.latency }))
 if (recordCases.length > 0) {
   console.log(
-    '\nRecording the public stream beside the bot (run --record: a child process at nice 10), 100 instruments, streams\n',
+    "\nRecording the public stream the bot receives (run --record: a tap on the bot's own sockets, written by a child process at nice 10), 100 instruments, streams\n",
   )
   const off = recordCases.flatMap((c) => (!c.on && c.lat ? [c.lat] : []))
   const on = recordCases.flatMap((c) => (c.on && c.lat ? [c.lat] : []))

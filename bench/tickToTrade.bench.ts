@@ -18,9 +18,10 @@
  * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
  * does; without it, none. The same case with and without it shows the journal's cost on the order path.
  *
- * `--record`: the public stream is also recorded as `perpbot run --record` does (in a child process
- * at a lower priority, with its own sockets: tickers, bbo, trades and books of every instrument into a
- * temp folder), flushed every `--record-flush-s` seconds (default 5, twelve times `run`'s cadence, so
+ * `--record`: the public stream is also recorded as `perpbot run --record` does (a tap on the bot's
+ * own public sockets: the tickers and bbo it receives plus trades and books of every instrument on
+ * extra sockets, parsed and written by a child process at a lower priority into a temp folder),
+ * flushed every `--record-flush-s` seconds (default 5, twelve times `run`'s cadence, so
  * the window holds several flushes). The same case with and without it shows the recording's cost on
  * the order path.
  *
@@ -60,7 +61,7 @@ import { JournalSettings } from '../src/journal/settings.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { STREAM_PATH } from '../src/mock/stream/streamServer.ts'
 import { instrumentOfSpec } from '../src/research/download/mockSource.ts'
-import { clockImage, startRecorderProcess } from '../src/research/record/recorderProcess.ts'
+import { startRecordingTap } from '../src/research/record/recordingTap.ts'
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
@@ -100,6 +101,20 @@ if (LAYOUT === 'process' && SPEED !== 1) throw new Error('--layout process runs 
 
 const specs = generateInstruments(N)
 const streams = TRANSPORT === 'stream'
+if (RECORD && !streams) throw new Error('--record needs the streams (--transport stream)')
+// As `run --record`: a tap on the bot's own public sockets, written by a nice-10 child process.
+const recordDir = RECORD ? mkdtempSync(join(tmpdir(), 'perpbot-ttt-record-')) : undefined
+const recorder =
+  recordDir === undefined
+    ? undefined
+    : startRecordingTap({
+        dir: recordDir,
+        source: 'record:bench',
+        instruments: specs.map(instrumentOfSpec),
+        maxBytes: 1e9,
+        flushMs: RECORD_FLUSH_S * 1000,
+      })
+if (recorder !== undefined) await recorder.ready
 // The bot is told the mock's cap, as an operator sets it to the account's tier.
 const overrides = { instruments: indexPegInstruments(specs), 'quoting.accountOpenOrderCap': CAP }
 
@@ -128,6 +143,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
     streams,
     logLevel: 'warn',
     journal,
+    streamTap: recorder,
     onRequest: (req) =>
       probe?.onRequest(req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p))),
     onExchange: (x) => probe?.onExchange(x),
@@ -196,6 +212,7 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
       overrides,
       logLevel: 'warn',
       journal,
+      streamTap: recorder,
     })
     return {
       bot,
@@ -221,21 +238,6 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
 }
 
 const { bot, mock } = LAYOUT === 'process' ? await separate() : await inline()
-
-const recordDir = RECORD ? mkdtempSync(join(tmpdir(), 'perpbot-ttt-record-')) : undefined
-if (RECORD && mock.streamUrl === undefined) throw new Error('--record needs the streams (--transport stream)')
-const recorder =
-  recordDir === undefined || mock.streamUrl === undefined
-    ? undefined
-    : await startRecorderProcess({
-        url: mock.streamUrl,
-        dir: recordDir,
-        source: 'record:bench',
-        instruments: specs.map(instrumentOfSpec),
-        clock: clockImage(systemClock),
-        maxBytes: 1e9,
-        flushMs: RECORD_FLUSH_S * 1000,
-      })
 
 const ageSamples: number[] = []
 const staleHalted = new Set<string>()

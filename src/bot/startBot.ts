@@ -11,6 +11,7 @@ import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
+import type { StreamTap } from '../perps/stream/frameTap.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createBotAccountSupervision } from './account/supervision/accountSupervision.ts'
@@ -70,6 +71,11 @@ export interface BotOptions {
   fleet?: FleetPart | undefined
   /** The venue already linked (a fleet's warm standby, `linkVenue`): the start does only the account's part. */
   venue?: VenueLink | undefined
+  /**
+   * Reads the public stream's frames as they arrive, before the bot parses them (`run --record`): the
+   * pushes the bot receives, plus the channels the tap names (trades, books) on extra public sockets.
+   */
+  streamTap?: StreamTap | undefined
 }
 
 export interface RunningBot {

@@ -21,15 +21,12 @@ import { installShutdown } from '../ops/shutdown.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
-import { instrumentOfSpec } from '../research/download/mockSource.ts'
-import { clockImage, startRecorderProcess } from '../research/record/recorderProcess.ts'
-import { type StreamRecorder, startStreamRecorder } from '../research/record/streamRecorder.ts'
-import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
+import { startRunRecording } from './runRecording.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
                    [--faults NAME] [--ops-host ADDR] [--ops-port N] [--log-level LEVEL]
@@ -46,8 +43,9 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
   --ops-host ADDR    bind the ops server here (default 127.0.0.1); any non-loopback address needs
                      env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
   --duration S       stop by itself after S seconds (of the bot's clock)
-  --record DIR       also record the public stream into a dataset folder (as 'perpbot record';
-                     its own sockets, rotated hourly, at most 1 GB)`
+  --record DIR       also record the public stream into a dataset folder (as 'perpbot record'):
+                     the pushes the bot receives plus trades and books, read from the bot's own
+                     sockets, written by a low-priority child process, rotated hourly, at most 1 GB`
 
 export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<number> {
   const { values } = parseArgs({
@@ -241,6 +239,20 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       `status: ${inst} | margin ratio ${percent(s.account.marginRatio)}${money}`,
     )
   }
+  // Before the bot: its tap reads the bot's own public sockets from their first frame.
+  const recording =
+    values.record === undefined
+      ? undefined
+      : startRunRecording({
+          dir: resolve(values.record),
+          wsUrl: mock?.wsUrl ?? secrets.PERPS_WS_URL,
+          botStreams: settings.streams.enabled,
+          mock,
+          mockSeed: settings.mock.seed,
+          restUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',
+          clock,
+          logger,
+        })
   // Signals are handled from before the bot starts: a SIGTERM during startup waits for the start to
   // settle and then stops the bot (exit policy included) instead of killing the process with 143.
   const starting = startBot({
@@ -260,10 +272,10 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     journal,
     fleet: joined?.part,
     venue: warm?.venue,
+    streamTap: recording?.tap,
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
   let reports: HolderReports | undefined
-  let recorder: StreamRecorder | undefined
   let stopTimer: unknown
   let settle: ((code: number) => void) | undefined
   const exitCode = new Promise<number>((resolve) => {
@@ -279,7 +291,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       reports?.stop()
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
       if (bot) summary(bot)
-      const recorded = await recorder?.stop()
+      const recorded = await recording?.stop()
       if (recorded) logger.info(recorded, `recorded ${recorded.rows} rows into ${values.record}`)
       const report = await bot?.stop(reason)
       await joined?.close()
@@ -313,35 +325,6 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     await journal?.close(`start failed: ${describeError(e)}`).catch(() => undefined)
     throw e
   }
-
-  const wsUrl = mock?.wsUrl ?? secrets.PERPS_WS_URL
-  if (values.record !== undefined && wsUrl !== undefined) {
-    // In a child process of its own at a lower priority (recorderProcess.ts): the bot's event loop
-    // never parses or writes for it, and on a busy machine the bot is served first.
-    // A recording that cannot start is reported and the bot trades on: the recording serves research.
-    try {
-      const options = {
-        url: wsUrl,
-        dir: resolve(values.record),
-        source: mock ? `record:mock:seed=${settings.mock.seed}` : `record:${wsUrl}`,
-        instruments: mock
-          ? mock.exchange.instrumentSpecs().map(instrumentOfSpec)
-          : await venueInstruments(secrets.PERPS_URL ?? settings.perps.url ?? ''),
-        maxBytes: 1e9,
-        flushMs: 60_000,
-        onError: (m: string) => logger.warn(m),
-      }
-      const image = clockImage(mock?.clock ?? systemClock)
-      recorder =
-        image.rate > 0
-          ? await startRecorderProcess({ ...options, clock: image })
-          : startStreamRecorder({ ...options, clock })
-      logger.info(`recording the public stream into ${recorder.dir}`)
-    } catch (e) {
-      logger.error({ err: describeError(e) }, `--record: not recording (${describeError(e)})`)
-    }
-  } else if (values.record !== undefined)
-    logger.warn('--record needs a stream address (PERPS_WS_URL); not recording')
 
   // A fleet holder's line in the fleet's view (status --fleet, /fleet): its state and PnL, every 2 s.
   reports = joined?.startReports(() => botReportOf(running.status()))

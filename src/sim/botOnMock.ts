@@ -20,6 +20,7 @@ import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.
 import type { MockRequest, MockResponse } from '../mock/mockHttp.ts'
 import { createMockServerHandler, type MockServer, type MockServerOptions } from '../mock/server.ts'
 import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from '../mock/stream/streamServer.ts'
+import type { StreamTap } from '../perps/stream/frameTap.ts'
 import { seededRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { SECRET_ENV_NAMES } from '../settings/schema.ts'
@@ -39,6 +40,8 @@ export interface WireExchange {
 
 export interface BotOnMockOptions {
   mock: MockServerOptions
+  /** Reads the bot's public stream frames (`run --record`'s recording tap). */
+  streamTap?: StreamTap | undefined
   /** Dotted config overrides on top of the shipped dry-run configuration. */
   overrides?: Record<string, unknown> | undefined
   /** pino level name. Default info. */
@@ -133,7 +136,16 @@ export async function startLoopbackMock(o: LoopbackMockOptions): Promise<Loopbac
 export interface BotAgainstOptions
   extends Pick<
     BotOnMockOptions,
-    'overrides' | 'logLevel' | 'onLogLine' | 'onAlert' | 'botSeed' | 'ops' | 'env' | 'fleet' | 'journal'
+    | 'overrides'
+    | 'logLevel'
+    | 'onLogLine'
+    | 'onAlert'
+    | 'botSeed'
+    | 'ops'
+    | 'env'
+    | 'fleet'
+    | 'journal'
+    | 'streamTap'
   > {
   /** The mock's (or venue's) HTTP base URL, e.g. `http://127.0.0.1:{port}`. */
   perpsUrl: string
@@ -179,6 +191,7 @@ export async function startBotAgainst(
     alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
     fleet: o.fleet,
     journal: o.journal,
+    streamTap: o.streamTap,
   })
   return { bot, secrets }
 }

@@ -43,16 +43,18 @@ describe('recording the public stream', () => {
     let listener: ((p: StreamPush) => void) | undefined
     let now = T0
     const rec = startRecording({
-      client: {
-        onPush: (l) => {
-          listener = l
-          return () => {
-            listener = undefined
-          }
+      listen: {
+        client: {
+          onPush: (l) => {
+            listener = l
+            return () => {
+              listener = undefined
+            }
+          },
         },
+        clock: { now: () => now },
       },
       store,
-      clock: { now: () => now },
       instruments: [BTC],
       maxBytes: 1e9,
     })
@@ -104,14 +106,16 @@ describe('recording book snapshots and trades', () => {
     let listener: ((p: StreamPush) => void) | undefined
     let now = T0
     const rec = startRecording({
-      client: {
-        onPush: (l) => {
-          listener = l
-          return () => undefined
+      listen: {
+        client: {
+          onPush: (l) => {
+            listener = l
+            return () => undefined
+          },
         },
+        clock: { now: () => now },
       },
       store,
-      clock: { now: () => now },
       instruments: [BTC],
       maxBytes: 1e9,
       bookDepth: 2,

@@ -16,20 +16,20 @@
  *   names bad credentials) and retried with the reconnect back-off, as the official client does.
  * - Bounded memory (pushIntake.ts): pushes on shared channels for instruments outside
  *   `acceptInstrument` are dropped at the door; the push cache is capped and cleared on reconnect.
- * - Logging: gaps, malformed frames, reconnects and auth refusals go through the rate-limited log
- *   (logging/rateLimitedLog.ts); a malformed frame's `error` event is emitted only with its log line.
+ * - Logging: gaps, malformed frames, reconnects, auth refusals through the rate-limited log; a
+ *   malformed frame's `error` event is emitted only with its log line.
  * - Freshness (channelFreshness.ts): `fresh` from a channel's first push until silent for its bound
  *   or the socket goes down, then `stale`; both edges are events (the caller switches to polling).
- * - Limits (subscriptions.ts): at most `maxSubscriptions` channels (venue: 100 per connection), at most
- *   `maxMessagesPerMinute` frames sent (venue: 1,000 per IP for every socket together); frames over
- *   the budget wait for the window, pings are skipped.
- *
+ * - Limits (subscriptions.ts): at most `maxSubscriptions` channels (venue: 100 per connection) and
+ *   `maxMessagesPerMinute` frames sent; frames over the budget wait, pings are skipped.
+ * - A tap (frameTap.ts) reads each frame first; pushes on channels only it wanted stop there.
  * Every timer runs on the injected clock, every jitter draw on the injected random.
  */
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import { createRateLimitedLog, type RateLimitedLog } from '../../logging/rateLimitedLog.ts'
 import { ChannelFreshness } from './channelFreshness.ts'
+import { tapFrame } from './frameTap.ts'
 import { GapHolds } from './gapHolds.ts'
 import { Inbox } from './inbox.ts'
 import { KeyedTimers } from './keyedTimers.ts'
@@ -125,19 +125,7 @@ export class StreamClient {
       clock: this.#clock,
       holdMs: o.gapHoldMs,
       report: {
-        log: (gap) =>
-          this.#logs.log(
-            'warn',
-            'gap',
-            {
-              channel: gap.channel,
-              reason: gap.reason,
-              previous: gap.previous,
-              sq: gap.sq,
-              gaps: this.#gapHolds.count,
-            },
-            'stream gap',
-          ),
+        log: (gap) => this.#logs.log('warn', 'gap', { ...gap, gaps: this.#gapHolds.count }, 'stream gap'),
         emit: (gap) => this.#emit('gap', gap),
       },
       wanted: (ch) => this.#desired.has(ch),
@@ -255,7 +243,7 @@ export class StreamClient {
     try {
       this.#socket = this.#o.factory(this.#o.url, {
         onOpen: () => current() && this.#onOpen(),
-        onMessage: (text) => current() && this.#inbox.push(text),
+        onMessage: (text) => current() && this.#receive(text),
         onClose: (code, reason) => {
           this.#onSocketClosed?.()
           if (current()) this.#onLost(`closed (${code}${reason ? ` ${reason}` : ''})`)
@@ -300,12 +288,8 @@ export class StreamClient {
             `stream authentication refused (${err.code}); retrying with back-off`,
           )
           this.#emit('error', err)
-          this.#emit('auth', {
-            ok: false,
-            definite: err.definite,
-            code: err.code,
-            refusals: this.#authRefusals,
-          })
+          const refusals = this.#authRefusals
+          this.#emit('auth', { ok: false, definite: err.definite, code: err.code, refusals })
           this.#drop('authentication refused')
           return
         }
@@ -354,6 +338,13 @@ export class StreamClient {
         },
       )
     }
+  }
+
+  /** A frame as it arrives: to the tap first (a push only it wanted stops there), then the inbox. */
+  #receive(text: string): void {
+    const tap = this.#o.tap
+    if (tap !== undefined && tapFrame(tap, text, this.#clock.now())) this.#lastInboundAt = this.#clock.now()
+    else this.#inbox.push(text)
   }
 
   #onMessage(text: string): void {

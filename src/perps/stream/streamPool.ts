@@ -168,6 +168,8 @@ export class StreamPool {
     const client = new StreamClient({
       ...rest,
       credentials: authenticated ? credentials : undefined,
+      // The private socket's frames carry the account: never handed to a tap.
+      tap: authenticated ? undefined : rest.tap,
       limits: { maxSubscriptions: this.#perConnection, maxMessagesPerMinute: this.#messagesEach },
     })
     for (const event of FORWARDED) client.on(event, (value) => this.#emit(event, value))

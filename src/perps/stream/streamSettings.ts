@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
+import type { FrameTap } from './frameTap.ts'
 import { defaultStaleAfterMs } from './freshness.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './reconnectBackoff.ts'
 import type { StreamPush } from './schemas.ts'
@@ -36,6 +37,7 @@ export interface StreamSettings {
   yieldAfter: ((push: StreamPush) => boolean) | undefined
   schedule: ((fn: () => void) => void) | undefined
   acceptInstrument: ((iid: number) => boolean) | undefined
+  tap: FrameTap | undefined
   gapHoldMs: number
   logIntervalMs: number
 }
@@ -69,6 +71,7 @@ export function streamSettings(options: StreamClientOptions): StreamSettings {
     yieldAfter: options.yieldAfter,
     schedule: options.schedule,
     acceptInstrument: options.acceptInstrument,
+    tap: options.tap,
     gapHoldMs: options.gapHoldMs ?? 5_000,
     logIntervalMs: options.logIntervalMs ?? 10_000,
   }

@@ -2,6 +2,7 @@
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
+import type { FrameTap } from './frameTap.ts'
 import type { BackoffPolicy } from './reconnectBackoff.ts'
 import type { StreamPush } from './schemas.ts'
 import type { SocketFactory } from './socket.ts'
@@ -98,6 +99,8 @@ export interface StreamClientOptions {
    * for any other id is dropped at the door, before parsing or any per-key cache. Default: all.
    */
   acceptInstrument?: ((iid: number) => boolean) | undefined
+  /** Reads every frame as received (frameTap.ts); a push on a channel it owns skips this client. Public sockets only. */
+  tap?: FrameTap | undefined
   /** After a gap on a channel, further gaps on it within this hold are folded into one trailing gap. Default 5 s. */
   gapHoldMs?: number | undefined
   /** Interval of the rate-limited log (one line per kind of event per interval). Default 10 s. */

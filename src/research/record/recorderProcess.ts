@@ -19,6 +19,7 @@ import { z } from 'zod'
 import type { Clock } from '../../clock.ts'
 import { DatasetError } from '../dataset/format.ts'
 import type { StreamRecorder, StreamRecorderOptions } from './streamRecorder.ts'
+import type { RecordingResult } from './streamRecording.ts'
 
 /** The caller's clock as the thread rebuilds it: `now + (wall − wallAt) × rate`. */
 export interface ClockImage {
@@ -56,14 +57,33 @@ export const RecorderMessage = z.discriminatedUnion('type', [
 ])
 export type RecorderMessage = z.infer<typeof RecorderMessage>
 
+/** How the child records: from sockets of its own, or from frames the parent hands it (`recordingTap.ts`). */
+export type RecorderStart =
+  | { type: 'start'; options: Omit<RecorderProcessOptions, 'onFlush' | 'onError'> }
+  | { type: 'start-frames'; options: RecorderFramesOptions }
+
+/** The frames mode's options: no address and no clock (the parent stamps receive times). */
+export type RecorderFramesOptions = Omit<
+  StreamRecorderOptions,
+  'url' | 'clock' | 'streamClock' | 'onFlush' | 'onError'
+>
+
+/** A started child: send it messages, stop it (it writes what it holds first). */
+export interface RecorderChild {
+  readonly dir: string
+  send(message: { type: 'frames'; texts: string[]; times: number[] }): void
+  stop(): Promise<RecordingResult>
+}
+
 /**
- * Starts the recorder process; resolves once it has opened the dataset and subscribed.
+ * Forks the recorder process at `RECORDER_NICE` and starts it; resolves once it has opened the
+ * dataset (and, with sockets, subscribed).
  * @throws {@link DatasetError} when the child cannot start the recording (a folder of another source).
  */
-export async function startRecorderProcess(o: RecorderProcessOptions): Promise<StreamRecorder> {
-  if (o.clock.rate === 0)
-    throw new DatasetError('a stepped clock cannot be followed from the recorder process: record in-process')
-  const { onFlush, onError, ...options } = o
+export async function forkRecorder(
+  start: RecorderStart,
+  hooks: Pick<StreamRecorderOptions, 'onFlush' | 'onError'>,
+): Promise<RecorderChild> {
   const child: ChildProcess = fork(
     fileURLToPath(new URL('./recorderProcess.child.mjs', import.meta.url)),
     [],
@@ -77,15 +97,15 @@ export async function startRecorderProcess(o: RecorderProcessOptions): Promise<S
   } catch {
     // A priority we may not set leaves the child at ours: it still runs off the bot's event loop.
   }
-  let stopped: ((r: Extract<RecorderMessage, { type: 'stopped' }>['result']) => void) | undefined
+  let stopped: ((r: RecordingResult) => void) | undefined
   let failed: ((e: Error) => void) | undefined
   child.on('message', (raw: unknown) => {
     const m = RecorderMessage.safeParse(raw)
     if (!m.success) return
     const msg = m.data
-    if (msg.type === 'flushed') onFlush?.(msg.pushes, msg.rows)
+    if (msg.type === 'flushed') hooks.onFlush?.(msg.pushes, msg.rows)
     else if (msg.type === 'error') {
-      onError?.(msg.message)
+      hooks.onError?.(msg.message)
       failed?.(new DatasetError(msg.message))
     } else if (msg.type === 'stopped') stopped?.(msg.result)
   })
@@ -97,7 +117,7 @@ export async function startRecorderProcess(o: RecorderProcessOptions): Promise<S
       const m = RecorderMessage.safeParse(raw)
       if (m.success && m.data.type === 'started') resolve(m.data.dir)
     })
-    child.send({ type: 'start', options })
+    child.send(start)
   }).catch((e: unknown) => {
     child.kill()
     throw e
@@ -106,17 +126,30 @@ export async function startRecorderProcess(o: RecorderProcessOptions): Promise<S
   failed = undefined
   return {
     dir,
+    send(message) {
+      if (child.connected) child.send(message)
+    },
     async stop() {
-      const result = new Promise<Extract<RecorderMessage, { type: 'stopped' }>['result']>(
-        (resolve, reject) => {
-          stopped = resolve
-          failed = reject
-        },
-      )
+      const result = new Promise<RecordingResult>((resolve, reject) => {
+        stopped = resolve
+        failed = reject
+      })
       child.send({ type: 'stop' })
       const r = await result
       child.disconnect()
       return r
     },
   }
+}
+
+/**
+ * Starts the recorder process with sockets of its own (`run --record` when the bot's streams are off).
+ * @throws {@link DatasetError} when the child cannot start the recording (a folder of another source).
+ */
+export async function startRecorderProcess(o: RecorderProcessOptions): Promise<StreamRecorder> {
+  if (o.clock.rate === 0)
+    throw new DatasetError('a stepped clock cannot be followed from the recorder process: record in-process')
+  const { onFlush, onError, ...options } = o
+  const child = await forkRecorder({ type: 'start', options }, { onFlush, onError })
+  return { dir: child.dir, stop: () => child.stop() }
 }

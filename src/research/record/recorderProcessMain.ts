@@ -1,24 +1,80 @@
-/** Inside the recorder process: the in-process recorder, driven by the parent's messages. */
+/**
+ * Inside the recorder process, driven by the parent's messages: either the in-process recorder on
+ * sockets of its own (`start`), or a recording of the frames the parent's stream tap hands over with
+ * their receive times (`start-frames`, then `frames` batches), parsed here against the push schemas so
+ * the bot's thread never parses them twice.
+ */
 import { performance } from 'node:perf_hooks'
 import { z } from 'zod'
 import { describeError } from '../../errors.ts'
+import { classifyFrame, parsePushData, type StreamPush } from '../../perps/stream/schemas.ts'
 import { datasetInstrumentSchema } from '../dataset/format.ts'
+import { DatasetStore } from '../dataset/store.ts'
 import type { RecorderMessage } from './recorderProcess.ts'
 import { type StreamRecorder, startStreamRecorder } from './streamRecorder.ts'
+import { type RecordingResult, startRecording } from './streamRecording.ts'
 
-const Options = z.object({
-  url: z.string(),
+const Common = {
   dir: z.string(),
   source: z.string(),
   instruments: z.array(datasetInstrumentSchema),
-  clock: z.object({ now: z.number(), wallAt: z.number(), rate: z.number().positive() }),
   maxBytes: z.number().positive(),
   flushMs: z.number().positive(),
   bookDepth: z.number().int().positive().optional(),
   bookEveryMs: z.number().nonnegative().optional(),
+}
+const Start = z.object({
+  type: z.literal('start'),
+  options: z.object({
+    ...Common,
+    url: z.string(),
+    clock: z.object({ now: z.number(), wallAt: z.number(), rate: z.number().positive() }),
+  }),
 })
+const StartFrames = z.object({ type: z.literal('start-frames'), options: z.object(Common) })
+const Frames = z.object({ type: z.literal('frames'), texts: z.array(z.string()), times: z.array(z.number()) })
 
-const Start = z.object({ type: z.literal('start'), options: Options })
+/** A frame's push, or undefined for anything else (a response, a frame that fails its schema). */
+export function pushOfFrame(text: string): StreamPush | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const frame = classifyFrame(value)
+  if (frame.type !== 'push') return undefined
+  const r = parsePushData(frame.frame)
+  return r.ok ? r.push : undefined
+}
+
+/** A recording of handed-in frames, flushed every `flushMs`. */
+function startFramesRecorder(
+  o: z.infer<typeof StartFrames>['options'],
+  post: (m: RecorderMessage) => void,
+): StreamRecorder & { frames(texts: readonly string[], times: readonly number[]): void } {
+  const store = DatasetStore.openOrCreate(o.dir, o.source, 1_000)
+  const recording = startRecording({ ...o, store })
+  const flushes = setInterval(() => {
+    recording.flush().then(
+      () => post({ type: 'flushed', pushes: recording.pushes, rows: recording.rows }),
+      (e: unknown) => post({ type: 'error', message: `recording flush failed: ${describeError(e)}` }),
+    )
+  }, o.flushMs)
+  return {
+    dir: store.dir,
+    frames(texts, times) {
+      texts.forEach((text, i) => {
+        const push = pushOfFrame(text)
+        if (push !== undefined) recording.record(push, times[i] ?? Number.NaN)
+      })
+    },
+    async stop(): Promise<RecordingResult> {
+      clearInterval(flushes)
+      return recording.stop()
+    },
+  }
+}
 
 export function runRecorderProcess(): void {
   const send = process.send?.bind(process)
@@ -27,6 +83,7 @@ export function runRecorderProcess(): void {
     if (process.connected) send(m)
   }
   let recorder: StreamRecorder | undefined
+  let framesRecorder: ReturnType<typeof startFramesRecorder> | undefined
   let stopping: Promise<void> | undefined
   const stop = (): Promise<void> => {
     stopping ??= (recorder?.stop() ?? Promise.resolve(undefined)).then(
@@ -37,24 +94,42 @@ export function runRecorderProcess(): void {
     )
     return stopping
   }
+  const starting = (make: () => StreamRecorder): void => {
+    try {
+      recorder = make()
+      post({ type: 'started', dir: recorder.dir })
+    } catch (e) {
+      post({ type: 'error', message: describeError(e) })
+      process.exitCode = 2
+      process.disconnect()
+    }
+  }
   process.on('message', (m: unknown) => {
-    const start = Start.safeParse(m)
-    if (start.success && recorder === undefined) {
-      try {
-        const o = start.data.options
-        const { now, wallAt, rate } = o.clock
-        recorder = startStreamRecorder({
+    const frames = framesRecorder === undefined ? undefined : Frames.safeParse(m)
+    if (frames?.success) {
+      framesRecorder?.frames(frames.data.texts, frames.data.times)
+      return
+    }
+    const start = recorder === undefined ? Start.safeParse(m) : undefined
+    if (start?.success) {
+      const o = start.data.options
+      const { now, wallAt, rate } = o.clock
+      starting(() =>
+        startStreamRecorder({
           ...o,
           clock: { now: () => now + (performance.timeOrigin + performance.now() - wallAt) * rate },
           onFlush: (pushes, rows) => post({ type: 'flushed', pushes, rows }),
           onError: (message) => post({ type: 'error', message }),
-        })
-        post({ type: 'started', dir: recorder.dir })
-      } catch (e) {
-        post({ type: 'error', message: describeError(e) })
-        process.exitCode = 2
-        process.disconnect()
-      }
+        }),
+      )
+      return
+    }
+    const startFrames = recorder === undefined ? StartFrames.safeParse(m) : undefined
+    if (startFrames?.success) {
+      starting(() => {
+        framesRecorder = startFramesRecorder(startFrames.data.options, post)
+        return framesRecorder
+      })
       return
     }
     if (typeof m === 'object' && m !== null && 'type' in m && m.type === 'stop') void stop()

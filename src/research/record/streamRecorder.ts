@@ -64,9 +64,8 @@ export function startStreamRecorder(o: StreamRecorderOptions): LocalStreamRecord
     maxMessagesPerMinute: 100,
   })
   const recording = startRecording({
-    client: { onPush: (listener) => pool.on('push', listener) },
+    listen: { client: { onPush: (listener) => pool.on('push', listener) }, clock: o.clock },
     store,
-    clock: o.clock,
     instruments: o.instruments,
     maxBytes: o.maxBytes,
     bookDepth: o.bookDepth,

@@ -10,6 +10,9 @@
  * withdrawals) are silent when nothing happens, so they also need the portfolio channel, pushed
  * every second on the same socket, to be fresh: a stalled private socket is noticed within the
  * silence bound, not after the socket's 65 s idle limit.
+ *
+ * A stream tap (`run --record`) reads every public frame as it arrives; the channels it wants that
+ * the bot does not (trades, books) ride extra public sockets, and their pushes go to the tap alone.
  */
 
 import {
@@ -22,12 +25,14 @@ import { describeError } from '../../../errors.ts'
 import type { Logger } from '../../../logging/logger.ts'
 import type { RateLimitedLog } from '../../../logging/rateLimitedLog.ts'
 import { channel, parseChannel } from '../../../perps/stream/channels.ts'
+import type { FrameTap, StreamTap } from '../../../perps/stream/frameTap.ts'
 import { defaultStaleAfterMs } from '../../../perps/stream/freshness.ts'
 import { afterNextWrite } from '../../../perps/stream/inbox.ts'
 import type { SocketFactory } from '../../../perps/stream/socket.ts'
 import type { StreamCredentials, StreamState } from '../../../perps/stream/streamClient.ts'
 import { StreamPool } from '../../../perps/stream/streamPool.ts'
 import type { Random } from '../../../random.ts'
+import { VENUE_STREAM_CONNECTIONS } from '../../../settings/limits.ts'
 import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates, StreamInput } from '../inputGates.ts'
 import { createRouteQueue } from './routeQueue.ts'
@@ -90,6 +95,8 @@ export interface StreamsOptions {
   alerts?: VenueAlertSink | undefined
   /** Runs deferred routes and frames on a later turn (routeQueue.ts, inbox.ts). Default: setImmediate, `afterNextWrite` for frames. */
   schedule?: ((fn: () => void) => void) | undefined
+  /** Reads the public frames as they arrive (`run --record`); its own channels ride extra public sockets. */
+  tap?: StreamTap | undefined
 }
 
 /** Silence bounds: the setting for the per-second channels, the statistics' own, else the default. */
@@ -124,11 +131,44 @@ export function bboChannels(
   return ids.slice(0, room).map((id) => channel.bbo(id))
 }
 
+/**
+ * The channels a tap wants that the bot does not subscribe (its pushes skip the bot's parsing), and
+ * the public sockets they need beyond `streams.maxConnections` (within the venue's 50 per IP).
+ */
+export function tapChannels(
+  s: Settings['streams'],
+  tap: StreamTap,
+  traded: ReadonlySet<number>,
+  botChannels: readonly string[],
+): { only: Set<string>; sockets: number; left: number } {
+  const mine = new Set(botChannels)
+  const wanted = tap.channelsFor([...traded].sort((a, b) => a - b)).filter((ch) => !mine.has(ch))
+  const spare = VENUE_STREAM_CONNECTIONS - s.maxConnections
+  const sockets = Math.min(spare, Math.ceil(wanted.length / s.maxSubscriptionsPerConnection))
+  const only = new Set(wanted.slice(0, sockets * s.maxSubscriptionsPerConnection))
+  return { only, sockets, left: wanted.length - only.size }
+}
+
 export function startStreams(o: StreamsOptions): BotStreams {
   const log = o.logger.child({ component: 'streams' })
   const routes = o.routes ?? STREAM_ROUTES
   /** Set when a push routed an input at once; read (and cleared) right after that push. */
   let routedNow = false
+  const inputs = o.inputGates.inputs
+  // Only the inputs in use: a statistics push nobody reads would still cost the venue's message budget.
+  const inputChannels = [...new Set(inputs.flatMap((i) => INPUT_CHANNELS[i]))]
+  // The venue's own warnings ride the private socket we open anyway (no freshness bound: silent when all is well).
+  if (inputChannels.some((ch) => parseChannel(ch)?.private === true)) inputChannels.push('notifications')
+  const botChannels = [...inputChannels, ...bboChannels(o.settings, o.targets.traded, inputChannels, log)]
+  const streamTap = o.tap
+  const tap = streamTap && tapChannels(o.settings, streamTap, o.targets.traded, botChannels)
+  const frameTap: FrameTap | undefined = streamTap &&
+    tap && { frame: (text, at, ch) => streamTap.frame(text, at, ch), owns: (ch) => tap.only.has(ch) }
+  if (tap !== undefined && tap.left > 0)
+    log.warn(
+      { tapped: tap.only.size, left: tap.left },
+      `stream tap: ${tap.left} of its channels do not fit in the venue's ${VENUE_STREAM_CONNECTIONS} sockets; not tapped`,
+    )
   const pool = new StreamPool({
     url: o.url,
     credentials: o.credentials,
@@ -141,7 +181,8 @@ export function startStreams(o: StreamsOptions): BotStreams {
     staleAfterMs: silenceBound(o.settings),
     // The stop sequence gives every input 1 s; the closing handshake is a courtesy.
     closeTimeoutMs: 500,
-    maxConnections: o.settings.maxConnections,
+    maxConnections: o.settings.maxConnections + (tap?.sockets ?? 0),
+    tap: frameTap,
     maxSubscriptionsPerConnection: o.settings.maxSubscriptionsPerConnection,
     maxMessagesPerMinute: o.settings.maxMessagesPerMinute,
     // A push that routed an input at once (a changed index): the rest of the socket's read waits a
@@ -155,7 +196,6 @@ export function startStreams(o: StreamsOptions): BotStreams {
   })
   const unrouted: Record<string, number> = {}
   const byChannel = new Map<string, StreamInput[]>()
-  const inputs = o.inputGates.inputs
   for (const input of inputs)
     for (const ch of INPUT_CHANNELS[input]) byChannel.set(ch, [...(byChannel.get(ch) ?? []), input])
 
@@ -215,11 +255,7 @@ export function startStreams(o: StreamsOptions): BotStreams {
     else log.info(fields, msg)
   })
 
-  // Only the inputs in use: a statistics push nobody reads would still cost the venue's message budget.
-  const inputChannels = [...new Set(inputs.flatMap((i) => INPUT_CHANNELS[i]))]
-  // The venue's own warnings ride the private socket we open anyway (no freshness bound: silent when all is well).
-  if (inputChannels.some((ch) => parseChannel(ch)?.private === true)) inputChannels.push('notifications')
-  pool.subscribe([...inputChannels, ...bboChannels(o.settings, o.targets.traded, inputChannels, log)])
+  pool.subscribe([...botChannels, ...(tap?.only ?? [])])
   pool.start()
   log.info({ url: o.url }, 'streams started')
 
@@ -267,6 +303,8 @@ export function startBotStreams(o: {
   openOrders: StreamRouteTargets['orders']
   account: StreamRouteTargets['account']
   alerts?: VenueAlertSink | undefined
+  /** `run --record`: reads the public frames as they arrive (frameTap.ts). */
+  streamTap?: StreamTap | undefined
 }): BotStreams | undefined {
   if (o.url === undefined) return undefined
   const { clock } = o
@@ -280,6 +318,7 @@ export function startBotStreams(o: {
     repeated: o.repeated,
     inputGates: o.gates,
     alerts: o.alerts,
+    tap: o.streamTap,
     targets: {
       now: () => clock.now(),
       traded: new Set(o.actors.instruments.map((i) => i.id)),

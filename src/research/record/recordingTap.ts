@@ -1,0 +1,135 @@
+/**
+ * `run --record`: the public stream the bot receives, recorded from the bot's own sockets. The bot's
+ * stream client hands every public frame to this tap as it arrives (perps/stream/frameTap.ts); the tap
+ * keeps the frames of recorded channels with their receive time and passes them in batches to the
+ * recorder process (recorderProcess.ts, nice 10), which parses and writes them. On the bot's thread
+ * that is a channel peek and an array push per frame, and one IPC message per `sendEveryMs`: no
+ * second set of sockets (the venue writes each push once), no second parse, no compression.
+ *
+ * Recorded: `tickers::all` (every listed instrument: the bot receives them all) and, for the traded
+ * instruments, `bbo::`, `trades::` and `book::` (those the bot does not read ride extra public sockets
+ * and skip the bot's parsing). Books are kept at most one per instrument per `bookEveryMs`, dropped
+ * here already, before the IPC.
+ */
+import { channel } from '../../perps/stream/channels.ts'
+import type { StreamTap } from '../../perps/stream/frameTap.ts'
+import type { DatasetInstrument } from '../dataset/format.ts'
+import { forkRecorder, type RecorderChild, type RecorderFramesOptions } from './recorderProcess.ts'
+import type { StreamRecorderOptions } from './streamRecorder.ts'
+import type { RecordingResult } from './streamRecording.ts'
+
+export interface RecordingTapOptions extends Omit<RecorderFramesOptions, 'instruments'> {
+  /** The instruments to record (symbols and decimals); a promise when they are still being read. */
+  instruments: readonly DatasetInstrument[] | Promise<readonly DatasetInstrument[]>
+  /** How often the frames held go to the recorder process. Default 250 ms. */
+  sendEveryMs?: number | undefined
+  /** Frames held while the recorder process starts (beyond them the oldest are dropped). Default 200,000. */
+  maxHeld?: number | undefined
+  onFlush?: StreamRecorderOptions['onFlush']
+  onError?: StreamRecorderOptions['onError']
+}
+
+export interface RecordingTap extends StreamTap {
+  /** The dataset folder once the recorder process runs; rejects when the recording cannot start. */
+  readonly ready: Promise<string>
+  /** Frames of recorded channels kept so far (books thinned), and of those handed to the recorder process. */
+  readonly received: number
+  readonly frames: number
+  /** Hands over what is held, then stops the recorder process (it writes what it holds first). */
+  stop(): Promise<RecordingResult | undefined>
+}
+
+/** The channels recorded for the traded instruments. */
+export function recordedChannels(traded: readonly number[]): string[] {
+  return [
+    channel.tickers('all'),
+    ...traded.flatMap((id) => [channel.bbo(id), channel.trades(id), channel.book(id)]),
+  ]
+}
+
+/**
+ * The tap to give the bot (`streamTap`), at once; the recorder process starts beside it (frames
+ * received meanwhile are held, at most `maxHeld`). A start that fails (a folder of another source,
+ * the instruments unreadable) rejects `ready`, and the tap then drops every frame.
+ */
+export function startRecordingTap(o: RecordingTapOptions): RecordingTap {
+  const { onFlush, onError, sendEveryMs = 250, maxHeld = 200_000, instruments, ...options } = o
+  const bookEveryMs = o.bookEveryMs ?? 1_000
+  let child: RecorderChild | undefined
+  let failed = false
+  let stopped = false
+  let recorded = new Set<string>()
+  const lastBook = new Map<string, number>()
+  let texts: string[] = []
+  let times: number[] = []
+  let frames = 0
+  let received = 0
+  const send = (): void => {
+    if (child === undefined || texts.length === 0) return
+    child.send({ type: 'frames', texts, times })
+    frames += texts.length
+    texts = []
+    times = []
+  }
+  const ready = Promise.resolve(instruments)
+    .then((list) =>
+      forkRecorder(
+        { type: 'start-frames', options: { ...options, instruments: [...list] } },
+        { onFlush, onError },
+      ),
+    )
+    .then(
+      (started) => {
+        child = started
+        send()
+        return started.dir
+      },
+      (e: unknown) => {
+        failed = true
+        texts = []
+        times = []
+        throw e
+      },
+    )
+  // The caller reads `ready` for the outcome; a failure is not unhandled in between.
+  ready.catch(() => undefined)
+  const timer = setInterval(send, sendEveryMs)
+  timer.unref()
+  return {
+    ready,
+    get received() {
+      return received
+    },
+    get frames() {
+      return frames
+    },
+    channelsFor(traded) {
+      const chs = recordedChannels(traded)
+      recorded = new Set(chs)
+      return chs
+    },
+    frame(text, receivedAt, ch) {
+      if (stopped || failed || ch === undefined || !recorded.has(ch)) return
+      if (ch.startsWith('book::')) {
+        const slot = Math.floor(receivedAt / bookEveryMs)
+        if (lastBook.get(ch) === slot) return
+        lastBook.set(ch, slot)
+      }
+      if (child === undefined && texts.length >= maxHeld) {
+        texts.shift()
+        times.shift()
+      }
+      texts.push(text)
+      times.push(receivedAt)
+      received++
+    },
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      const started = await ready.catch(() => undefined)
+      if (started === undefined || child === undefined) return undefined
+      send()
+      return child.stop()
+    },
+  }
+}
