@@ -4,7 +4,8 @@
  * run is bounded: about 20 minutes on 2 cores (the tick-to-trade cases run in wall time, one for 10
  * minutes), `--quick` about 7.
  *
- * `npm run bench [-- --quick] [-- --samples N] [-- --only TEXT]` (`--only`: the jobs whose name contains TEXT)
+ * `npm run bench [-- --quick] [-- --samples N] [-- --only TEXT] [-- --record-pairs N]` (`--only`: the jobs whose
+ * name contains TEXT; `--record-pairs`: off / on / off-again triples of the recording case, default 3)
  */
 import { spawn } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
@@ -15,6 +16,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const QUICK = flag('quick') !== undefined
 const SAMPLES = flag('samples')
 const ONLY = flag('only')
+const RECORD_PAIRS = Number(flag('record-pairs') ?? 3)
 
 interface Job {
   name: string
@@ -92,15 +94,17 @@ const JOBS: Job[] = [
     timeoutMs: 180_000,
   },
   // Recording's cost on the order path (issue 27): the 100-instrument stream case without and with
-  // `--record` (a tap on the bot's own sockets, as `run --record`), in alternating pairs so a
-  // load change on the shared machine falls on both sides.
-  ...[1, 2, 3].flatMap((pair) =>
-    [false, true].map(
-      (record): Job => ({
-        name: `tick-to-trade, stream, 100 instruments, recording ${record ? 'on' : 'off'} (pair ${pair})`,
+  // `--record` (a tap on the bot's own sockets, as `run --record`), in triples off / on / off again
+  // (`--record-pairs N`, default 3): a load change on the shared machine falls on both sides, the
+  // on run is judged against the two off runs around it, and off again − off is the control (what
+  // noise alone gives between two identical runs).
+  ...Array.from({ length: RECORD_PAIRS }, (_, i) => i + 1).flatMap((pair) =>
+    (['off', 'on', 'off again'] as const).map(
+      (mode): Job => ({
+        name: `tick-to-trade, stream, 100 instruments, recording ${mode} (pair ${pair})`,
         script: 'bench/tickToTrade.bench.ts',
         args: [
-          ...['--transport', 'stream', '--instruments', '100', ...(record ? ['--record'] : [])],
+          ...['--transport', 'stream', '--instruments', '100', ...(mode === 'on' ? ['--record'] : [])],
           ...['--seconds', QUICK ? '15' : '30', '--warmup', '10', '--warmup-max', '60'],
         ],
         nodeFlags: ['--expose-gc'],
@@ -324,31 +328,50 @@ if (ttt.length > 0) {
   }
 }
 
-// Recording on vs off, pair by pair (the pairs' jobs run back to back), and the medians.
+// Recording on vs off, triple by triple (off, on, off again, back to back), against the control.
 const recordCases = outcomes
   .filter((o) => o.job.name.includes(', recording '))
   .map((o) => ({
-    on: o.job.name.includes('recording on'),
-    r: o.results.find((x) => x.bench === 'tickToTrade'),
+    mode: /recording (off again|on|off) /.exec(o.job.name)?.[1],
+    lat: (o.results.find((x) => x.bench === 'tickToTrade') as { latency?: Distribution } | undefined)
+      ?.latency,
   }))
-  .map((c) => ({ on: c.on, lat: (c.r as { latency?: Distribution } | undefined)?.latency }))
 if (recordCases.length > 0) {
   console.log(
     "\nRecording the public stream the bot receives (run --record: a tap on the bot's own sockets, written by a child process at nice 10), 100 instruments, streams\n",
   )
-  const off = recordCases.flatMap((c) => (!c.on && c.lat ? [c.lat] : []))
-  const on = recordCases.flatMap((c) => (c.on && c.lat ? [c.lat] : []))
-  for (let i = 0; i < Math.max(off.length, on.length); i++)
-    console.log(
-      `pair ${i + 1}: off p50 ${ms(off[i]?.p50 ?? Number.NaN)} p99 ${ms(off[i]?.p99 ?? Number.NaN)} · on p50 ${ms(on[i]?.p50 ?? Number.NaN)} p99 ${ms(on[i]?.p99 ?? Number.NaN)} ms`,
-    )
+  const of = (mode: string) => recordCases.filter((c) => c.mode === mode).map((c) => c.lat)
+  const [off, on, again] = [of('off'), of('on'), of('off again')]
   const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
-  const pairs = off.flatMap((o, i) => {
+  const rows = off.flatMap((o, i) => {
     const x = on[i]
-    return x === undefined ? [] : [{ p50: x.p50 - o.p50, p99: x.p99 - o.p99 }]
+    const a = again[i]
+    if (o === undefined || x === undefined || a === undefined) return []
+    console.log(
+      `pair ${i + 1}: off p50 ${ms(o.p50)} p99 ${ms(o.p99)} · on p50 ${ms(x.p50)} p99 ${ms(x.p99)} · off again p50 ${ms(a.p50)} p99 ${ms(a.p99)} ms`,
+    )
+    return [
+      {
+        // The on run against the mean of the off runs around it (a linear drift in the load cancels).
+        p50: x.p50 - (o.p50 + a.p50) / 2,
+        p99: x.p99 - (o.p99 + a.p99) / 2,
+        controlP50: a.p50 - o.p50,
+        controlP99: a.p99 - o.p99,
+      },
+    ]
   })
+  const list = (xs: number[]) => xs.map((d) => d.toFixed(2)).join(' / ')
+  const p50 = rows.map((r) => r.p50)
+  const c50 = rows.map((r) => Math.abs(r.controlP50))
   console.log(
-    `on − off, pair by pair: p50 ${pairs.map((d) => d.p50.toFixed(2)).join(' / ')} ms, p99 ${pairs.map((d) => d.p99.toFixed(2)).join(' / ')} ms; median p50 ${med(pairs.map((d) => d.p50)).toFixed(2)} ms, p99 ${med(pairs.map((d) => d.p99)).toFixed(2)} ms (the off runs alone spread p50 ${Math.min(...off.map((d) => d.p50)).toFixed(2)}–${Math.max(...off.map((d) => d.p50)).toFixed(2)}, p99 ${Math.min(...off.map((d) => d.p99)).toFixed(2)}–${Math.max(...off.map((d) => d.p99)).toFixed(2)} ms)`,
+    `on − off (mean of the two off runs around it): p50 ${list(p50)} ms, p99 ${list(rows.map((r) => r.p99))} ms; median p50 ${med(p50).toFixed(2)} ms, p99 ${med(rows.map((r) => r.p99)).toFixed(2)} ms`,
+  )
+  console.log(
+    `control, off again − off: p50 ${list(rows.map((r) => r.controlP50))} ms, p99 ${list(rows.map((r) => r.controlP99))} ms`,
+  )
+  const within = Math.abs(med(p50)) <= Math.max(...c50)
+  console.log(
+    `recording's p50 cost ${within ? 'within' : 'BEYOND'} the noise between two identical runs (|median on − off| ${Math.abs(med(p50)).toFixed(2)} ms vs the control's largest ${Math.max(...c50).toFixed(2)} ms; on slower in ${p50.filter((d) => d > 0).length} of ${p50.length} triples)`,
   )
 }
 

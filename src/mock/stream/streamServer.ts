@@ -240,7 +240,17 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     const corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
     for (const d of corked) d.cork()
     try {
+      // Each channel kind goes out as soon as it is written, as in the tick: the moved ticker does
+      // not wait for the books and best bid/offers of other subscribers.
+      let kind = ''
       for (const p of publisher.changed(wanted, instrumentIds)) {
+        const k = p.ch.slice(0, p.ch.indexOf(':'))
+        if (k !== kind && kind !== '')
+          for (const d of corked) {
+            d.uncork()
+            d.cork()
+          }
+        kind = k
         const json = JSON.stringify(p.data)
         for (const s of live) s.push(p.ch, json, now)
       }
