@@ -17,6 +17,8 @@ const QUICK = flag('quick') !== undefined
 const SAMPLES = flag('samples')
 const ONLY = flag('only')
 const RECORD_PAIRS = Number(flag('record-pairs') ?? 3)
+/** Extra flags for the recording-on runs (e.g. `--record-args=--record-received-only`). */
+const RECORD_ARGS = flag('record-args')?.split(' ') ?? []
 
 interface Job {
   name: string
@@ -104,7 +106,13 @@ const JOBS: Job[] = [
         name: `tick-to-trade, stream, 100 instruments, recording ${mode} (pair ${pair})`,
         script: 'bench/tickToTrade.bench.ts',
         args: [
-          ...['--transport', 'stream', '--instruments', '100', ...(mode === 'on' ? ['--record'] : [])],
+          ...[
+            '--transport',
+            'stream',
+            '--instruments',
+            '100',
+            ...(mode === 'on' ? ['--record', ...RECORD_ARGS] : []),
+          ],
           ...['--seconds', QUICK ? '15' : '30', '--warmup', '10', '--warmup-max', '60'],
         ],
         nodeFlags: ['--expose-gc'],

@@ -13,7 +13,7 @@
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
  *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25] [--journal]
- *        [--record] [--record-flush-s 5]
+ *        [--record] [--record-flush-s 5] [--record-received-only]
  *
  * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
  * does; without it, none. The same case with and without it shows the journal's cost on the order path.
@@ -60,6 +60,7 @@ import { createJournal } from '../src/journal/journal.ts'
 import { JournalSettings } from '../src/journal/settings.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { STREAM_PATH } from '../src/mock/stream/streamServer.ts'
+import type { StreamTap } from '../src/perps/stream/frameTap.ts'
 import { instrumentOfSpec } from '../src/research/download/mockSource.ts'
 import { startRecordingTap } from '../src/research/record/recordingTap.ts'
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
@@ -81,6 +82,8 @@ const SEED = numberFlag('seed', 3)
 const JOURNAL = process.argv.includes('--journal')
 const RECORD = process.argv.includes('--record')
 const RECORD_FLUSH_S = numberFlag('record-flush-s', 5)
+/** `--record-received-only`: the tap records the channels the bot reads (tickers, bbo), no trades or books. */
+const RECORD_RECEIVED_ONLY = process.argv.includes('--record-received-only')
 const journalDir = JOURNAL ? mkdtempSync(join(tmpdir(), 'perpbot-ttt-journal-')) : undefined
 const journal =
   journalDir === undefined
@@ -115,6 +118,13 @@ const recorder =
         flushMs: RECORD_FLUSH_S * 1000,
       })
 if (recorder !== undefined) await recorder.ready
+const streamTap: StreamTap | undefined =
+  recorder && RECORD_RECEIVED_ONLY
+    ? {
+        channelsFor: (ids) => recorder.channelsFor(ids).filter((ch) => !/^(book|trades)::/.test(ch)),
+        frame: (text, at, ch) => recorder.frame(text, at, ch),
+      }
+    : recorder
 // The bot is told the mock's cap, as an operator sets it to the account's tier.
 const overrides = { instruments: indexPegInstruments(specs), 'quoting.accountOpenOrderCap': CAP }
 
@@ -143,7 +153,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
     streams,
     logLevel: 'warn',
     journal,
-    streamTap: recorder,
+    streamTap,
     onRequest: (req) =>
       probe?.onRequest(req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p))),
     onExchange: (x) => probe?.onExchange(x),
@@ -212,7 +222,7 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
       overrides,
       logLevel: 'warn',
       journal,
-      streamTap: recorder,
+      streamTap,
     })
     return {
       bot,

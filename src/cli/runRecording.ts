@@ -76,5 +76,12 @@ export function startRunRecording(o: {
       logger.info(`recording the public stream into ${r.dir} (sockets of its own: the bot's streams are off)`)
       return r
     }, failed)
-  return { tap: undefined, stop: async () => (await recorder)?.stop() }
+  return {
+    tap: undefined,
+    stop: async () =>
+      (await recorder)?.stop().catch((e: unknown) => {
+        logger.warn(`--record: recording stop failed (${describeError(e)})`)
+        return undefined
+      }),
+  }
 }

@@ -92,7 +92,9 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
 
   const trigger = (reason: string, exitCode = 0): Promise<number> => {
     if (running) return running
-    log.warn({ reason, timeoutMs }, 'shutting down')
+    // A planned stop (a signal, --duration) is news, not a warning; a stop that ends in failure is.
+    if (exitCode === 0) log.info({ reason, timeoutMs }, 'shutting down')
+    else log.warn({ reason, timeoutMs }, 'shutting down')
     running = new Promise<number>((resolve) => {
       let settled = false
       const finish = (outcome: number, report: () => void): void => {

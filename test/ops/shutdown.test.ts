@@ -49,6 +49,15 @@ describe('installShutdown', () => {
     expect(t.exit).toHaveBeenCalledTimes(1)
     expect(t.exit).toHaveBeenCalledWith(0)
     expect(t.logged().map((l) => l.msg)).toEqual(['shutting down', 'shutdown complete'])
+    // A planned stop is logged at info (30), not as a warning.
+    expect(t.logged()[0]?.level).toBe(30)
+  })
+
+  it('logs a stop that will exit with a failure code (a lost fleet lease) as a warning', async () => {
+    const t = setup()
+    await t.handle.trigger('fleet lease lost', 75)
+    expect(t.exit).toHaveBeenCalledWith(75)
+    expect(t.logged()[0]).toMatchObject({ msg: 'shutting down', level: 40 })
   })
 
   it('exits 1 at the deadline when onShutdown hangs, not a millisecond before', async () => {

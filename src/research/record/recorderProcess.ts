@@ -1,17 +1,18 @@
 /**
- * The stream recorder in a child process of its own at a lower CPU priority (`run --record`, the
- * bench): its sockets, the parsing of every push and the writing run off the bot's event loop, and
- * on a busy machine the scheduler serves the bot first. (On a worker thread the recorder still woke
- * with every push the bot took and competed with it for the two cores: +0.1 to +0.6 ms at p50 in
- * three tick-to-trade pairs; see docs/benchmarks.md.) The child stops, writing what it holds, when
- * the parent goes away.
+ * The stream recorder in a child process of its own at a lower CPU priority (`run --record`): the
+ * parsing of every push and the writing run off the bot's event loop, and on a busy machine the
+ * scheduler serves the bot first. It records either the frames the bot's stream tap hands it
+ * (`recordingTap.ts`, the default) or from sockets of its own (the bot's streams off). (On a worker
+ * thread the recorder woke with every push the bot took and competed with it for the two cores; see
+ * docs/benchmarks.md.) The child stops, writing what it holds, when the parent goes away; a child
+ * that dies is reported once through `onError`.
  *
  * Receive times are stamped in the child with an affine image of the caller's clock (its reading,
  * the wall time of that reading, and its rate: 1 for wall time, the speed of an accelerated mock).
  * A stepped clock (rate 0) cannot be followed from another process: record in-process then
  * (`startStreamRecorder`).
  */
-import { type ChildProcess, fork } from 'node:child_process'
+import { type ChildProcess, execFile, fork } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -42,8 +43,26 @@ export type RecorderProcessOptions = Omit<StreamRecorderOptions, 'clock' | 'stre
   clock: ClockImage
 }
 
-/** The child's niceness: well below the bot, yet not starved by every other process (19 would be). */
+/** The child's niceness, where its scheduling class cannot be set to idle (no `chrt`). */
 export const RECORDER_NICE = 10
+
+/**
+ * Puts every thread of `pid` in Linux's idle scheduling class (`chrt --idle --all-tasks`, util-linux;
+ * lowering one's own priority needs no privilege). An idle-class thread runs only on a core nothing
+ * else wants and is preempted at once when the bot or anything else wakes; at nice 10 the recorder's
+ * bursts still held a core for a moment now and then (a p99 shift in tick-to-trade, docs/benchmarks.md).
+ * Threads started later inherit the class from the thread that starts them. Best effort: without
+ * `chrt`, or elsewhere than Linux, the child stays at `RECORDER_NICE`.
+ */
+export function idleScheduling(pid: number, done?: (applied: boolean) => void): void {
+  if (process.platform !== 'linux') {
+    done?.(false)
+    return
+  }
+  execFile('chrt', ['--idle', '--all-tasks', '--pid', '0', String(pid)], { timeout: 5_000 }, (e) =>
+    done?.(e === null),
+  )
+}
 
 /** What the child posts. */
 export const RecorderMessage = z.discriminatedUnion('type', [
@@ -71,7 +90,8 @@ export type RecorderFramesOptions = Omit<
 /** A started child: send it messages, stop it (it writes what it holds first). */
 export interface RecorderChild {
   readonly dir: string
-  send(message: { type: 'frames'; texts: string[]; times: number[] }): void
+  /** Queues a batch for the child; `written` runs once the batch is handed to the IPC pipe (or dropped). */
+  send(message: { type: 'frames'; texts: string[]; times: number[] }, written?: () => void): void
   stop(): Promise<RecordingResult>
 }
 
@@ -109,8 +129,16 @@ export async function forkRecorder(
       failed?.(new DatasetError(msg.message))
     } else if (msg.type === 'stopped') stopped?.(msg.result)
   })
+  let stopping = false
+  let exited: string | undefined
   child.on('error', (e) => failed?.(e))
-  child.on('exit', (code) => failed?.(new DatasetError(`the recorder process exited (${code})`)))
+  child.on('exit', (code, signal) => {
+    const why = `the recorder process exited (${signal ?? code})`
+    exited = why
+    failed?.(new DatasetError(why))
+    // Gone on its own after the start: said once; the caller's sends go nowhere from now on.
+    if (failed === undefined && !stopping) hooks.onError?.(`${why}: not recording from now on`)
+  })
   const dir = await new Promise<string>((resolve, reject) => {
     failed = reject
     child.on('message', (raw: unknown) => {
@@ -124,12 +152,18 @@ export async function forkRecorder(
   })
   // After the start, an error is a flush's: reported through onError, the recording goes on.
   failed = undefined
+  // Once started, every thread the child has (V8's, libuv's) exists: all of them go idle-class.
+  if (child.pid !== undefined) idleScheduling(child.pid)
   return {
     dir,
-    send(message) {
-      if (child.connected) child.send(message)
+    send(message, written) {
+      if (child.connected) child.send(message, () => written?.())
+      else written?.()
     },
     async stop() {
+      stopping = true
+      if (exited !== undefined)
+        throw new DatasetError(`${exited} before the stop: the last flush interval is lost`)
       const result = new Promise<RecordingResult>((resolve, reject) => {
         stopped = resolve
         failed = reject

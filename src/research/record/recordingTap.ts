@@ -2,7 +2,7 @@
  * `run --record`: the public stream the bot receives, recorded from the bot's own sockets. The bot's
  * stream client hands every public frame to this tap as it arrives (perps/stream/frameTap.ts); the tap
  * keeps the frames of recorded channels with their receive time and passes them in batches to the
- * recorder process (recorderProcess.ts, nice 10), which parses and writes them. On the bot's thread
+ * recorder process (recorderProcess.ts, idle scheduling class), which parses and writes them. On the bot's thread
  * that is a channel peek and an array push per frame, and one IPC message per `sendEveryMs`: no
  * second set of sockets (the venue writes each push once), no second parse, no compression.
  *
@@ -11,6 +11,7 @@
  * and skip the bot's parsing). Books are kept at most one per instrument per `bookEveryMs`, dropped
  * here already, before the IPC.
  */
+import { describeError } from '../../errors.ts'
 import { channel } from '../../perps/stream/channels.ts'
 import type { StreamTap } from '../../perps/stream/frameTap.ts'
 import type { DatasetInstrument } from '../dataset/format.ts'
@@ -39,6 +40,9 @@ export interface RecordingTap extends StreamTap {
   stop(): Promise<RecordingResult | undefined>
 }
 
+/** Batches waiting to be written to the recorder process, at most (40 × 250 ms: 10 s behind). */
+const MAX_IN_FLIGHT = 40
+
 /** The channels recorded for the traded instruments. */
 export function recordedChannels(traded: readonly number[]): string[] {
   return [
@@ -64,10 +68,20 @@ export function startRecordingTap(o: RecordingTapOptions): RecordingTap {
   let times: number[] = []
   let frames = 0
   let received = 0
+  // Batches handed to the IPC pipe but not yet written: an idle-class child starved by a busy
+  // machine must not make the bot's memory grow; past the bound, batches are dropped and counted.
+  let inFlight = 0
+  let droppedFrames = 0
   const send = (): void => {
     if (child === undefined || texts.length === 0) return
-    child.send({ type: 'frames', texts, times })
-    frames += texts.length
+    if (inFlight >= MAX_IN_FLIGHT) {
+      if (droppedFrames === 0) onError?.('recording falls behind (the machine is busy): frames are dropped')
+      droppedFrames += texts.length
+    } else {
+      inFlight++
+      child.send({ type: 'frames', texts, times }, () => inFlight--)
+      frames += texts.length
+    }
     texts = []
     times = []
   }
@@ -129,7 +143,12 @@ export function startRecordingTap(o: RecordingTapOptions): RecordingTap {
       const started = await ready.catch(() => undefined)
       if (started === undefined || child === undefined) return undefined
       send()
-      return child.stop()
+      if (droppedFrames > 0) onError?.(`recording fell behind: ${droppedFrames} frames dropped in all`)
+      // A recording that fails at its end is reported; the bot's stop goes on.
+      return child.stop().catch((e: unknown) => {
+        onError?.(`recording stop failed: ${describeError(e)}`)
+        return undefined
+      })
     },
   }
 }
