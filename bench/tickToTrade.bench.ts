@@ -62,7 +62,8 @@ import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { STREAM_PATH } from '../src/mock/stream/streamServer.ts'
 import type { StreamTap } from '../src/perps/stream/frameTap.ts'
 import { instrumentOfSpec } from '../src/research/download/mockSource.ts'
-import { startRecordingTap } from '../src/research/record/recordingTap.ts'
+import { clockImage } from '../src/research/record/recorderProcess.ts'
+import { type RecordingTap, startRecordingTap } from '../src/research/record/recordingTap.ts'
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
@@ -82,7 +83,7 @@ const SEED = numberFlag('seed', 3)
 const JOURNAL = process.argv.includes('--journal')
 const RECORD = process.argv.includes('--record')
 const RECORD_FLUSH_S = numberFlag('record-flush-s', 5)
-/** `--record-received-only`: the tap records the channels the bot reads (tickers, bbo), no trades or books. */
+/** `--record-received-only`: only the channels the bot reads (tickers, bbo) are recorded, no trades or books. */
 const RECORD_RECEIVED_ONLY = process.argv.includes('--record-received-only')
 const journalDir = JOURNAL ? mkdtempSync(join(tmpdir(), 'perpbot-ttt-journal-')) : undefined
 const journal =
@@ -105,26 +106,35 @@ if (LAYOUT === 'process' && SPEED !== 1) throw new Error('--layout process runs 
 const specs = generateInstruments(N)
 const streams = TRANSPORT === 'stream'
 if (RECORD && !streams) throw new Error('--record needs the streams (--transport stream)')
-// As `run --record`: a tap on the bot's own public sockets, written by a nice-10 child process.
+// As `run --record`: a tap on the bot's own public sockets for what it receives, trades and books on
+// the recorder process's own sockets (with the mock's address; inline, on extra sockets of the bot's).
 const recordDir = RECORD ? mkdtempSync(join(tmpdir(), 'perpbot-ttt-record-')) : undefined
-const recorder =
-  recordDir === undefined
-    ? undefined
-    : startRecordingTap({
-        dir: recordDir,
-        source: 'record:bench',
-        instruments: specs.map(instrumentOfSpec),
-        maxBytes: 1e9,
-        flushMs: RECORD_FLUSH_S * 1000,
-      })
-if (recorder !== undefined) await recorder.ready
-const streamTap: StreamTap | undefined =
-  recorder && RECORD_RECEIVED_ONLY
+let recorder: RecordingTap | undefined
+async function recording(streamUrl: string | undefined): Promise<StreamTap | undefined> {
+  if (recordDir === undefined) return undefined
+  const tap = startRecordingTap({
+    dir: recordDir,
+    source: 'record:bench',
+    instruments: specs.map(instrumentOfSpec),
+    maxBytes: 1e9,
+    flushMs: RECORD_FLUSH_S * 1000,
+    sockets:
+      streamUrl === undefined || RECORD_RECEIVED_ONLY
+        ? undefined
+        : { url: streamUrl, clock: clockImage(systemClock) },
+  })
+  recorder = tap
+  await tap.ready
+  return RECORD_RECEIVED_ONLY
     ? {
-        channelsFor: (ids) => recorder.channelsFor(ids).filter((ch) => !/^(book|trades)::/.test(ch)),
-        frame: (text, at, ch) => recorder.frame(text, at, ch),
+        attach: (bot) => {
+          tap.attach(bot)
+          return []
+        },
+        frame: (text, at, ch) => tap.frame(text, at, ch),
       }
-    : recorder
+    : tap
+}
 // The bot is told the mock's cap, as an operator sets it to the account's tier.
 const overrides = { instruments: indexPegInstruments(specs), 'quoting.accountOpenOrderCap': CAP }
 
@@ -153,7 +163,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
     streams,
     logLevel: 'warn',
     journal,
-    streamTap,
+    streamTap: await recording(undefined),
     onRequest: (req) =>
       probe?.onRequest(req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p))),
     onExchange: (x) => probe?.onExchange(x),
@@ -222,7 +232,7 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
       overrides,
       logLevel: 'warn',
       journal,
-      streamTap,
+      streamTap: await recording(ready.streamUrl),
     })
     return {
       bot,

@@ -1,9 +1,9 @@
 /**
  * `run --record DIR`: which recorder, started before the bot. With the bot's streams on, a tap on the
- * bot's own public sockets (research/record/recordingTap.ts: what the bot receives, plus trades and
- * books, parsed and written in a nice-10 child process); with them off, the recorder process on
- * sockets of its own. A recording that cannot start is logged as an error and the bot trades on:
- * the recording serves research.
+ * bot's own public sockets for what the bot receives (research/record/recordingTap.ts), and the
+ * trades and books on the recorder process's own sockets, parsed and written there in the idle
+ * scheduling class; with the bot's streams off, the recorder process on sockets of its own. A
+ * recording that cannot start is logged as an error and the bot trades on: it serves research.
  */
 import type { Clock } from '../clock.ts'
 import { describeError } from '../errors.ts'
@@ -57,15 +57,15 @@ export function startRunRecording(o: {
     logger.error({ err: describeError(e) }, `--record: not recording (${describeError(e)})`)
     return undefined
   }
+  const image = clockImage(mock?.clock ?? o.clock)
   if (o.botStreams) {
-    const tap = startRecordingTap({ ...options, instruments })
+    const tap = startRecordingTap({ ...options, instruments, sockets: { url: wsUrl, clock: image } })
     void tap.ready.then(
       (dir) => logger.info(`recording the public stream the bot receives (and trades, books) into ${dir}`),
       failed,
     )
     return { tap, stop: () => tap.stop() }
   }
-  const image = clockImage(mock?.clock ?? o.clock)
   const recorder: Promise<StreamRecorder | undefined> = instruments
     .then((list) =>
       image.rate > 0

@@ -13,10 +13,13 @@ export interface FrameTap {
   owns(channel: string): boolean
 }
 
-/** A tap that names the public channels it wants besides the caller's (`run --record`: trades, books). */
+/** A tap on a client's public sockets that may ask for channels of its own (`run --record`). */
 export interface StreamTap {
-  /** The public channels wanted for these traded instruments (and any shared ones, `tickers::all`). */
-  channelsFor(instrumentIds: readonly number[]): readonly string[]
+  /**
+   * Told once, before subscribing, the caller's public channels and traded instruments; returns the
+   * channels it wants added to the caller's sockets (their pushes then go to the tap alone).
+   */
+  attach(caller: { channels: readonly string[]; traded: readonly number[] }): readonly string[]
   /** Each public frame as received, with its receive time and channel (`peekChannel`). */
   frame(text: string, receivedAt: number, channel: string | undefined): void
 }

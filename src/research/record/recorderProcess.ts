@@ -91,7 +91,12 @@ export type RecorderFramesOptions = Omit<
 export interface RecorderChild {
   readonly dir: string
   /** Queues a batch for the child; `written` runs once the batch is handed to the IPC pipe (or dropped). */
-  send(message: { type: 'frames'; texts: string[]; times: number[] }, written?: () => void): void
+  send(
+    message:
+      | { type: 'frames'; texts: string[]; times: number[] }
+      | { type: 'subscribe'; url: string; clock: ClockImage; channels: string[] },
+    written?: () => void,
+  ): void
   stop(): Promise<RecordingResult>
 }
 

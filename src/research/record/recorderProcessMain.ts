@@ -6,14 +6,18 @@
  */
 import { performance } from 'node:perf_hooks'
 import { z } from 'zod'
+import { systemClock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import { classifyFrame, parsePushData, type StreamPush } from '../../perps/stream/schemas.ts'
+import { StreamPool } from '../../perps/stream/streamPool.ts'
+import { seededRandom } from '../../random.ts'
 import { datasetInstrumentSchema } from '../dataset/format.ts'
 import { DatasetStore } from '../dataset/store.ts'
 import type { RecorderMessage } from './recorderProcess.ts'
-import { type StreamRecorder, startStreamRecorder } from './streamRecorder.ts'
+import { PER_CONNECTION, type StreamRecorder, startStreamRecorder } from './streamRecorder.ts'
 import { type RecordingResult, startRecording } from './streamRecording.ts'
 
+const ClockImage = z.object({ now: z.number(), wallAt: z.number(), rate: z.number().positive() })
 const Common = {
   dir: z.string(),
   source: z.string(),
@@ -28,11 +32,23 @@ const Start = z.object({
   options: z.object({
     ...Common,
     url: z.string(),
-    clock: z.object({ now: z.number(), wallAt: z.number(), rate: z.number().positive() }),
+    clock: ClockImage,
   }),
 })
 const StartFrames = z.object({ type: z.literal('start-frames'), options: z.object(Common) })
 const Frames = z.object({ type: z.literal('frames'), texts: z.array(z.string()), times: z.array(z.number()) })
+const Subscribe = z.object({
+  type: z.literal('subscribe'),
+  url: z.string(),
+  clock: ClockImage,
+  channels: z.array(z.string()),
+})
+
+/** The caller's clock rebuilt from its image: `now + (wall − wallAt) × rate`. */
+function clockOf(image: z.infer<typeof ClockImage>): { now(): number } {
+  const { now, wallAt, rate } = image
+  return { now: () => now + (performance.timeOrigin + performance.now() - wallAt) * rate }
+}
 
 /** A frame's push, or undefined for anything else (a response, a frame that fails its schema). */
 export function pushOfFrame(text: string): StreamPush | undefined {
@@ -52,9 +68,13 @@ export function pushOfFrame(text: string): StreamPush | undefined {
 function startFramesRecorder(
   o: z.infer<typeof StartFrames>['options'],
   post: (m: RecorderMessage) => void,
-): StreamRecorder & { frames(texts: readonly string[], times: readonly number[]): void } {
+): StreamRecorder & {
+  frames(texts: readonly string[], times: readonly number[]): void
+  subscribe(s: z.infer<typeof Subscribe>): void
+} {
   const store = DatasetStore.openOrCreate(o.dir, o.source, 1_000)
   const recording = startRecording({ ...o, store })
+  let pool: StreamPool | undefined
   const flushes = setInterval(() => {
     recording.flush().then(
       () => post({ type: 'flushed', pushes: recording.pushes, rows: recording.rows }),
@@ -69,9 +89,27 @@ function startFramesRecorder(
         if (push !== undefined) recording.record(push, times[i] ?? Number.NaN)
       })
     },
+    subscribe(s) {
+      // The channels the bot does not read (trades, books) on sockets of this process's own.
+      if (pool !== undefined || s.channels.length === 0) return
+      const clock = clockOf(s.clock)
+      pool = new StreamPool({
+        url: s.url,
+        clock: systemClock,
+        random: seededRandom(0x7ec1),
+        maxConnections: Math.ceil(s.channels.length / PER_CONNECTION),
+        maxMessagesPerMinute: 100,
+      })
+      pool.on('push', (push) => recording.record(push, clock.now()))
+      pool.on('error', (e) => post({ type: 'error', message: `recorder stream: ${describeError(e)}` }))
+      pool.subscribe(s.channels)
+      pool.start()
+    },
     async stop(): Promise<RecordingResult> {
       clearInterval(flushes)
-      return recording.stop()
+      const r = await recording.stop()
+      await pool?.close()
+      return r
     },
   }
 }
@@ -110,14 +148,18 @@ export function runRecorderProcess(): void {
       framesRecorder?.frames(frames.data.texts, frames.data.times)
       return
     }
+    const subscribe = framesRecorder === undefined ? undefined : Subscribe.safeParse(m)
+    if (subscribe?.success) {
+      framesRecorder?.subscribe(subscribe.data)
+      return
+    }
     const start = recorder === undefined ? Start.safeParse(m) : undefined
     if (start?.success) {
       const o = start.data.options
-      const { now, wallAt, rate } = o.clock
       starting(() =>
         startStreamRecorder({
           ...o,
-          clock: { now: () => now + (performance.timeOrigin + performance.now() - wallAt) * rate },
+          clock: clockOf(o.clock),
           onFlush: (pushes, rows) => post({ type: 'flushed', pushes, rows }),
           onError: (message) => post({ type: 'error', message }),
         }),

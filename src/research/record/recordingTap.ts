@@ -15,13 +15,25 @@ import { describeError } from '../../errors.ts'
 import { channel } from '../../perps/stream/channels.ts'
 import type { StreamTap } from '../../perps/stream/frameTap.ts'
 import type { DatasetInstrument } from '../dataset/format.ts'
-import { forkRecorder, type RecorderChild, type RecorderFramesOptions } from './recorderProcess.ts'
+import {
+  type ClockImage,
+  forkRecorder,
+  type RecorderChild,
+  type RecorderFramesOptions,
+} from './recorderProcess.ts'
 import type { StreamRecorderOptions } from './streamRecorder.ts'
 import type { RecordingResult } from './streamRecording.ts'
 
 export interface RecordingTapOptions extends Omit<RecorderFramesOptions, 'instruments'> {
   /** The instruments to record (symbols and decimals); a promise when they are still being read. */
   instruments: readonly DatasetInstrument[] | Promise<readonly DatasetInstrument[]>
+  /**
+   * The stream's address and an image of the bot's clock: the channels the bot does not read (trades,
+   * books) are then subscribed by the recorder process on sockets of its own, stamped with the image.
+   * Without it (or on a stepped clock, which another process cannot follow) they ride extra sockets
+   * of the bot's pool and go to the tap alone.
+   */
+  sockets?: { url: string; clock: ClockImage } | undefined
   /** How often the frames held go to the recorder process. Default 250 ms. */
   sendEveryMs?: number | undefined
   /** Frames held while the recorder process starts (beyond them the oldest are dropped). Default 200,000. */
@@ -57,7 +69,9 @@ export function recordedChannels(traded: readonly number[]): string[] {
  * the instruments unreadable) rejects `ready`, and the tap then drops every frame.
  */
 export function startRecordingTap(o: RecordingTapOptions): RecordingTap {
-  const { onFlush, onError, sendEveryMs = 250, maxHeld = 200_000, instruments, ...options } = o
+  const { onFlush, onError, sendEveryMs = 250, maxHeld = 200_000, instruments, sockets, ...options } = o
+  const ownSockets = sockets !== undefined && sockets.clock.rate > 0 ? sockets : undefined
+  let elsewhere: string[] = []
   const bookEveryMs = o.bookEveryMs ?? 1_000
   let child: RecorderChild | undefined
   let failed = false
@@ -95,6 +109,13 @@ export function startRecordingTap(o: RecordingTapOptions): RecordingTap {
     .then(
       (started) => {
         child = started
+        if (ownSockets !== undefined && elsewhere.length > 0)
+          started.send({
+            type: 'subscribe',
+            url: ownSockets.url,
+            clock: ownSockets.clock,
+            channels: elsewhere,
+          })
         send()
         return started.dir
       },
@@ -117,10 +138,19 @@ export function startRecordingTap(o: RecordingTapOptions): RecordingTap {
     get frames() {
       return frames
     },
-    channelsFor(traded) {
-      const chs = recordedChannels(traded)
-      recorded = new Set(chs)
-      return chs
+    attach(bot) {
+      const all = recordedChannels(bot.traded)
+      const mine = new Set(bot.channels)
+      if (ownSockets === undefined) {
+        recorded = new Set(all)
+        return all.filter((ch) => !mine.has(ch))
+      }
+      // What the bot receives is tapped; the rest the recorder process subscribes itself.
+      recorded = new Set(all.filter((ch) => mine.has(ch)))
+      elsewhere = all.filter((ch) => !mine.has(ch))
+      if (child !== undefined && elsewhere.length > 0)
+        child.send({ type: 'subscribe', url: ownSockets.url, clock: ownSockets.clock, channels: elsewhere })
+      return []
     },
     frame(text, receivedAt, ch) {
       if (stopped || failed || ch === undefined || !recorded.has(ch)) return

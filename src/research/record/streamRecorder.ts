@@ -14,7 +14,7 @@ import { DatasetStore } from '../dataset/store.ts'
 import { type RecordingResult, startRecording } from './streamRecording.ts'
 
 /** The venue's subscriptions per connection (protocol notes, WebSocket limits). */
-const PER_CONNECTION = 100
+export const PER_CONNECTION = 100
 /** Channels per instrument: bbo, trades, book. */
 const PER_INSTRUMENT = 3
 

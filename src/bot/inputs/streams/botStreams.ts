@@ -142,7 +142,10 @@ export function tapChannels(
   botChannels: readonly string[],
 ): { only: Set<string>; sockets: number; left: number } {
   const mine = new Set(botChannels)
-  const wanted = tap.channelsFor([...traded].sort((a, b) => a - b)).filter((ch) => !mine.has(ch))
+  const channels = botChannels.filter((ch) => parseChannel(ch)?.private === false)
+  const wanted = tap
+    .attach({ channels, traded: [...traded].sort((a, b) => a - b) })
+    .filter((ch) => !mine.has(ch))
   const spare = VENUE_STREAM_CONNECTIONS - s.maxConnections
   const sockets = Math.min(spare, Math.ceil(wanted.length / s.maxSubscriptionsPerConnection))
   const only = new Set(wanted.slice(0, sockets * s.maxSubscriptionsPerConnection))
