@@ -2,8 +2,9 @@
  * `run --record` over real loopback: the recording tap on the bot's own public sockets
  * (research/record/recordingTap.ts) against an accelerated mock. The dataset gets what the bot
  * receives (tickers, best bid/offer) plus trades and books of the traded instruments, stamped on the
- * bot's clock; the tap's own channels never reach the bot's parsing (no unrouted book or trades
- * push), and frames that arrive while the recorder process starts are kept.
+ * bot's clock: by default the recorder process subscribes those on sockets of its own and the bot's
+ * sockets carry nothing more; without the stream's address they ride extra sockets of the bot's
+ * pool and never reach the bot's parsing. Frames that arrive while the recorder process starts are kept.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,12 +16,29 @@ import { ChunkCursor } from '../../src/research/dataset/cursor.ts'
 import type { DataKind, DatasetInstrument } from '../../src/research/dataset/format.ts'
 import { DatasetStore } from '../../src/research/dataset/store.ts'
 import { instrumentOfSpec } from '../../src/research/download/mockSource.ts'
+import { clockImage } from '../../src/research/record/recorderProcess.ts'
 import { recordedChannels, startRecordingTap } from '../../src/research/record/recordingTap.ts'
-import { startBotOnMock } from '../../src/sim/botOnMock.ts'
+import { startBotAgainst, startBotOnMock, startLoopbackMock } from '../../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../../src/sim/generatedInstruments.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'perpbot-rec-tap-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+/** The rows of one kind and instrument in the dataset at `dir`, through the dataset reader. */
+function rowsOf(dir: string, symbol: string): (kind: DataKind) => { t: number }[] {
+  const store = DatasetStore.open(dir)
+  return (kind) => {
+    const c = new ChunkCursor(store, kind, symbol, 0, Number.MAX_SAFE_INTEGER)
+    const out: { t: number }[] = []
+    for (
+      let x = c.takeUntil(Number.MAX_SAFE_INTEGER);
+      x !== undefined;
+      x = c.takeUntil(Number.MAX_SAFE_INTEGER)
+    )
+      out.push(x)
+    return out
+  }
+}
 
 describe('recording through the bot’s own sockets (run --record)', { timeout: 120_000 }, () => {
   it('names tickers::all and each traded instrument’s bbo, trades and book', () => {
@@ -35,7 +53,65 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
     ])
   })
 
-  it('records the bot’s pushes plus trades and books, which skip the bot’s parsing', async () => {
+  it('as run --record does: the bot’s own pushes tapped, trades and books on the recorder’s sockets', async () => {
+    const specs = generateInstruments(3)
+    const dir = join(root, 'sockets')
+    const loop = await startLoopbackMock({
+      mock: {
+        seed: 5,
+        scenario: 'calm',
+        clock: 'accelerated',
+        speed: 20,
+        catalogue: { eventCount: 20 },
+        exchange: { instruments: specs },
+      },
+    })
+    const started = loop.mock.clock.now()
+    const tap = startRecordingTap({
+      dir,
+      source: 'record:test',
+      instruments: specs.map(instrumentOfSpec),
+      maxBytes: 1e8,
+      flushMs: 500,
+      sockets: { url: loop.streamUrl ?? '', clock: clockImage(loop.mock.clock) },
+    })
+    await tap.ready
+    const { bot } = await startBotAgainst({
+      perpsUrl: loop.server.url,
+      streamUrl: loop.streamUrl,
+      clock: loop.mock.clock,
+      clockRate: loop.mock.clock.info().rate,
+      overrides: { instruments: indexPegInstruments(specs) },
+      logLevel: 'warn',
+      streamTap: tap,
+    })
+    try {
+      // The recorder subscribes its own channels once the bot's streams start: give it 170 virtual s.
+      await vi.waitFor(() => expect(loop.mock.clock.now() - started).toBeGreaterThan(170_000), {
+        timeout: 60_000,
+        interval: 100,
+      })
+      const health = bot.status().details?.stream as StreamsHealth | undefined
+      // Nothing added to the bot's sockets: tickers::all and its 3 bbo channels, as without recording.
+      expect(health?.connections.filter((c) => !c.private).reduce((n, c) => n + c.channels, 0)).toBe(1 + 3)
+      expect(health?.unrouted.book ?? 0).toBe(0)
+      const result = await tap.stop()
+      expect(result?.rows).toBeGreaterThan(0)
+    } finally {
+      await bot.stop('test over')
+      await loop.close()
+    }
+    const read = rowsOf(dir, specs[0]?.symbol ?? '')
+    expect(read('tickers').length).toBeGreaterThanOrEqual(100)
+    expect(read('bbo').length).toBeGreaterThanOrEqual(100)
+    expect(read('book').length).toBeGreaterThanOrEqual(100)
+    expect(read('trades').length).toBeGreaterThanOrEqual(1)
+    // The recorder's own sockets stamp the bot's clock through its image (virtual time, not wall).
+    const book = read('book')
+    expect(Math.abs((book[0]?.t ?? 0) - started)).toBeLessThan(60_000)
+  })
+
+  it('without the stream’s address: trades and books on extra sockets of the bot’s pool, skipping its parsing', async () => {
     const specs = generateInstruments(3)
     const dir = join(root, 'run')
     // The instruments arrive after the bot starts (as the venue's list is read): frames are held meanwhile.
@@ -83,19 +159,7 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
     } finally {
       await run.stop()
     }
-    const store = DatasetStore.open(dir)
-    const symbol = specs[0]?.symbol ?? ''
-    const rows = (kind: DataKind): { t: number }[] => {
-      const c = new ChunkCursor(store, kind, symbol, 0, Number.MAX_SAFE_INTEGER)
-      const out: { t: number }[] = []
-      for (
-        let x = c.takeUntil(Number.MAX_SAFE_INTEGER);
-        x !== undefined;
-        x = c.takeUntil(Number.MAX_SAFE_INTEGER)
-      )
-        out.push(x)
-      return out
-    }
+    const rows = rowsOf(dir, specs[0]?.symbol ?? '')
     // A push a virtual second on each channel (books at most one a second), over 130 virtual s.
     const tickers = rows('tickers')
     expect(tickers.length).toBeGreaterThanOrEqual(100)

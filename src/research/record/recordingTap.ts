@@ -2,14 +2,15 @@
  * `run --record`: the public stream the bot receives, recorded from the bot's own sockets. The bot's
  * stream client hands every public frame to this tap as it arrives (perps/stream/frameTap.ts); the tap
  * keeps the frames of recorded channels with their receive time and passes them in batches to the
- * recorder process (recorderProcess.ts, idle scheduling class), which parses and writes them. On the bot's thread
- * that is a channel peek and an array push per frame, and one IPC message per `sendEveryMs`: no
- * second set of sockets (the venue writes each push once), no second parse, no compression.
+ * recorder process (recorderProcess.ts, idle scheduling class), which parses and writes them. On the
+ * bot's thread that is a channel peek and an array push per frame, and one IPC message per
+ * `sendEveryMs`: no second socket for what the bot receives, no second parse, no compression.
  *
  * Recorded: `tickers::all` (every listed instrument: the bot receives them all) and, for the traded
- * instruments, `bbo::`, `trades::` and `book::` (those the bot does not read ride extra public sockets
- * and skip the bot's parsing). Books are kept at most one per instrument per `bookEveryMs`, dropped
- * here already, before the IPC.
+ * instruments, `bbo::`, `trades::` and `book::`. Those the bot does not read the recorder process
+ * subscribes on sockets of its own (`sockets`), so their frames never reach the bot's process;
+ * without `sockets` they ride extra sockets of the bot's pool and skip the bot's parsing. Books are
+ * kept at most one per instrument per `bookEveryMs` window.
  */
 import { describeError } from '../../errors.ts'
 import { channel } from '../../perps/stream/channels.ts'
