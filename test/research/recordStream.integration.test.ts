@@ -13,7 +13,6 @@ import { CommandSigner } from '../../src/perps/signing/commandSigner.ts'
 import { SaltSource } from '../../src/perps/signing/salt.ts'
 import { seededRandom } from '../../src/random.ts'
 import { ChunkCursor } from '../../src/research/dataset/cursor.ts'
-import type { DataKind } from '../../src/research/dataset/format.ts'
 import { DatasetStore } from '../../src/research/dataset/store.ts'
 import { instrumentOfSpec } from '../../src/research/download/mockSource.ts'
 import { clockImage, startRecorderProcess } from '../../src/research/record/recorderProcess.ts'
@@ -27,6 +26,7 @@ import {
   T0,
   until,
 } from '../perps/stream/streamHarness.ts'
+import { datasetRows } from './datasetRows.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'perpbot-rec-ws-'))
 let mock: RunningMock
@@ -73,18 +73,7 @@ describe('recording the mock stream over loopback', () => {
     await advance(mock, 70_000)
     const r = await recorder.stop()
     expect(r.rows).toBeGreaterThan(0)
-    const store = DatasetStore.open(dir)
-    const rows = (kind: DataKind) => {
-      const c = new ChunkCursor(store, kind, first.symbol, T0, T0 + 3_600_000)
-      const out: { t: number }[] = []
-      for (
-        let x = c.takeUntil(Number.MAX_SAFE_INTEGER);
-        x !== undefined;
-        x = c.takeUntil(Number.MAX_SAFE_INTEGER)
-      )
-        out.push(x)
-      return out
-    }
+    const rows = datasetRows(dir, first.symbol, T0, T0 + 3_600_000)
     // One tick a second on the stepped clock: a ticker, a bbo and a book each (books at most 1/s).
     expect(rows('tickers').length).toBeGreaterThanOrEqual(60)
     expect(rows('bbo').length).toBeGreaterThanOrEqual(60)

@@ -12,33 +12,27 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import type { StreamsHealth } from '../../src/bot/inputs/streams/botStreams.ts'
 import { generateInstruments } from '../../src/mock/perps/instruments.ts'
-import { ChunkCursor } from '../../src/research/dataset/cursor.ts'
-import type { DataKind, DatasetInstrument } from '../../src/research/dataset/format.ts'
-import { DatasetStore } from '../../src/research/dataset/store.ts'
+import type { DatasetInstrument } from '../../src/research/dataset/format.ts'
 import { instrumentOfSpec } from '../../src/research/download/mockSource.ts'
 import { clockImage } from '../../src/research/record/recorderProcess.ts'
 import { recordedChannels, startRecordingTap } from '../../src/research/record/recordingTap.ts'
 import { startBotAgainst, startBotOnMock, startLoopbackMock } from '../../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../../src/sim/generatedInstruments.ts'
+import { datasetRows } from './datasetRows.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'perpbot-rec-tap-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-/** The rows of one kind and instrument in the dataset at `dir`, through the dataset reader. */
-function rowsOf(dir: string, symbol: string): (kind: DataKind) => { t: number }[] {
-  const store = DatasetStore.open(dir)
-  return (kind) => {
-    const c = new ChunkCursor(store, kind, symbol, 0, Number.MAX_SAFE_INTEGER)
-    const out: { t: number }[] = []
-    for (
-      let x = c.takeUntil(Number.MAX_SAFE_INTEGER);
-      x !== undefined;
-      x = c.takeUntil(Number.MAX_SAFE_INTEGER)
-    )
-      out.push(x)
-    return out
-  }
-}
+/** The accelerated mock both runs trade: 20 virtual s per wall s, 3 generated instruments. */
+const mockOptions = (specs: ReturnType<typeof generateInstruments>) =>
+  ({
+    seed: 5,
+    scenario: 'calm',
+    clock: 'accelerated',
+    speed: 20,
+    catalogue: { eventCount: 20 },
+    exchange: { instruments: specs },
+  }) as const
 
 describe('recording through the bot’s own sockets (run --record)', { timeout: 120_000 }, () => {
   it('names tickers::all and each traded instrument’s bbo, trades and book', () => {
@@ -57,14 +51,7 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
     const specs = generateInstruments(3)
     const dir = join(root, 'sockets')
     const loop = await startLoopbackMock({
-      mock: {
-        seed: 5,
-        scenario: 'calm',
-        clock: 'accelerated',
-        speed: 20,
-        catalogue: { eventCount: 20 },
-        exchange: { instruments: specs },
-      },
+      mock: mockOptions(specs),
     })
     const started = loop.mock.clock.now()
     const tap = startRecordingTap({
@@ -101,7 +88,7 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       await bot.stop('test over')
       await loop.close()
     }
-    const read = rowsOf(dir, specs[0]?.symbol ?? '')
+    const read = datasetRows(dir, specs[0]?.symbol ?? '')
     expect(read('tickers').length).toBeGreaterThanOrEqual(100)
     expect(read('bbo').length).toBeGreaterThanOrEqual(100)
     expect(read('book').length).toBeGreaterThanOrEqual(100)
@@ -121,14 +108,7 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
     })
     const tap = startRecordingTap({ dir, source: 'record:test', instruments, maxBytes: 1e8, flushMs: 500 })
     const run = await startBotOnMock({
-      mock: {
-        seed: 5,
-        scenario: 'calm',
-        clock: 'accelerated',
-        speed: 20,
-        catalogue: { eventCount: 20 },
-        exchange: { instruments: specs },
-      },
+      mock: mockOptions(specs),
       overrides: { instruments: indexPegInstruments(specs) },
       logLevel: 'warn',
       streamTap: tap,
@@ -159,7 +139,7 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
     } finally {
       await run.stop()
     }
-    const rows = rowsOf(dir, specs[0]?.symbol ?? '')
+    const rows = datasetRows(dir, specs[0]?.symbol ?? '')
     // A push a virtual second on each channel (books at most one a second), over 130 virtual s.
     const tickers = rows('tickers')
     expect(tickers.length).toBeGreaterThanOrEqual(100)
