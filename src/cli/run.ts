@@ -44,8 +44,9 @@ export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenari
                      env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez
   --duration S       stop by itself after S seconds (of the bot's clock)
   --record DIR       also record the public stream into a dataset folder (as 'perpbot record'):
-                     the pushes the bot receives plus trades and books, read from the bot's own
-                     sockets, written by a low-priority child process, rotated hourly, at most 1 GB`
+                     the pushes the bot receives (tapped from its own sockets) plus trades and
+                     books (on the recorder's), written by a low-priority child process, rotated
+                     hourly, at most 1 GB`
 
 export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<number> {
   const { values } = parseArgs({
