@@ -1,23 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { OWNER_PK } from '../mock/perps/helpers.ts'
-
-/** Runs `perpbot …` in process with the given environment; collects stdout and stderr lines. */
-async function perpbot(argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(argv, {
-    env,
-    stdout: (l) => void out.push(l),
-    stderr: (l) => void err.push(l),
-    configDir: 'config',
-    isTty: false,
-    signal: new AbortController().signal,
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+import { perpbot } from './perpbotCli.ts'
 
 const COMMANDS = ['run', 'mock', 'create-proxy', 'status', 'events', 'config', 'doctor', 'report']
 

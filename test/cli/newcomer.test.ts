@@ -10,22 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EVENTS_OPTION_NAMES, EVENTS_USAGE } from '../../src/cli/events.ts'
-import { main } from '../../src/cli/main.ts'
 import { printBotStatus } from '../../src/cli/status.ts'
-
-async function perpbot(argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(argv, {
-    env,
-    stdout: (l) => void out.push(l),
-    stderr: (l) => void err.push(l),
-    configDir: 'config',
-    isTty: false,
-    signal: new AbortController().signal,
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+import { perpbot } from './perpbotCli.ts'
 
 const COMMANDS = ['run', 'mock', 'simulate', 'create-proxy', 'status', 'events', 'config', 'doctor']
 

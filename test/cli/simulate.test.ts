@@ -5,20 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.ts'
 import { abortOnSignals } from '../../src/cli/signals.ts'
-
-async function perpbot(argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(argv, {
-    env: {},
-    stdout: (l) => void out.push(l),
-    stderr: (l) => void err.push(l),
-    configDir: 'config',
-    isTty: false,
-    signal: new AbortController().signal,
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+import { perpbot } from './perpbotCli.ts'
 
 describe('perpbot simulate flags', () => {
   it('--help prints the usage with every flag and exits 0', async () => {

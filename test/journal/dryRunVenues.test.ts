@@ -8,22 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
-
-async function perpbot(argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(argv, {
-    env: {},
-    stdout: (l) => void out.push(l),
-    stderr: (l) => void err.push(l),
-    configDir: 'config',
-    isTty: false,
-    signal: new AbortController().signal,
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+import { perpbot } from '../cli/perpbotCli.ts'
 
 describe('two dry runs into one dry-run journal', () => {
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-dryruns-'))

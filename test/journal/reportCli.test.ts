@@ -3,25 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
-import { main } from '../../src/cli/main.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
 import { createJournal } from '../../src/journal/journal.ts'
 import { SYMBOLS_STATE } from '../../src/journal/reportQueries.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
-
-async function perpbot(argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(argv, {
-    env,
-    stdout: (l) => void out.push(l),
-    stderr: (l) => void err.push(l),
-    configDir: 'config',
-    isTty: false,
-    signal: new AbortController().signal,
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+import { perpbot } from '../cli/perpbotCli.ts'
 
 describe('perpbot report', () => {
   let dir = ''

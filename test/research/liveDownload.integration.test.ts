@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.ts'
 import { generateInstruments } from '../../src/mock/perps/instruments.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { createPerpsClient } from '../../src/perps/client/createPerpsClient.ts'
 import { ChunkCursor } from '../../src/research/dataset/cursor.ts'
 import { DatasetStore } from '../../src/research/dataset/store.ts'
+import { perpbot } from '../cli/perpbotCli.ts'
 
 const NOW = Date.UTC(2026, 0, 5, 12, 0)
 const specs = generateInstruments(2, 1)
@@ -33,20 +33,6 @@ afterAll(async () => {
   await mock.close()
   rmSync(root, { recursive: true, force: true })
 })
-
-async function perpbot(argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(argv, {
-    env: {},
-    stdout: (l) => void out.push(l),
-    stderr: (l) => void err.push(l),
-    configDir: 'config',
-    isTty: false,
-    signal: new AbortController().signal,
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
 
 const window = ['--from', '2026-01-05T09:30Z', '--to', '2026-01-05T12:00Z']
 
