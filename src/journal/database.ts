@@ -147,6 +147,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<JournalD
   })
   // An idle client's error (the server went away) must not crash the process; the writer sees it.
   pool.on('error', () => undefined)
+  // Nor a checked-out client's: pg emits 'error' on a client whose connection dies even while its
+  // query is being rejected (a failover, a terminated backend), and the pool listens only to idle
+  // ones. The query's rejection still reaches the writer; the pool drops the dead client.
+  pool.on('connect', (client) => client.on('error', () => undefined))
   const db = new Kysely<JournalDatabase>({ dialect: new PostgresDialect({ pool }) })
   try {
     await sql`select 1`.execute(db)

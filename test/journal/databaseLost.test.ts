@@ -3,6 +3,7 @@
  * journal reports `failing` once (the bot's alert), keeps its rows queued, and writes them all when
  * the database is back — nothing lost within the bound, nothing written twice.
  */
+import { sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
@@ -31,6 +32,43 @@ describe.runIf(postgresEnabled())('journal: database lost mid-run (postgres)', (
       await c.end()
     }
   }
+
+  it('a connection killed in the middle of a query rejects that query and does not crash the process', async () => {
+    if (server === undefined) throw new Error('no server')
+    const url = await server.createDatabase('killed_db')
+    const db = await openJournalDb({ kind: 'postgres', url })
+    try {
+      // Its outcome is taken at once: the rejection comes while the test is still ending the backend.
+      const slow = sql`select pg_sleep(5)`.execute(db.db).then(
+        () => 'resolved',
+        (e: unknown) => e,
+      )
+      // Wait until the query runs on the server, then end its backend (as a failover or a DBA would).
+      for (let i = 0; i < 100; i++) {
+        const c = new pg.Client({ connectionString: server.url })
+        await c.connect()
+        const r = await c.query(
+          `select count(*)::int as n from pg_stat_activity where datname = 'killed_db' and query like '%pg_sleep%' and state = 'active'`,
+        )
+        await c.end()
+        if ((r.rows[0] as { n: number }).n > 0) break
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = 'killed_db'`)
+      expect(await slow).toBeInstanceOf(Error)
+      // The writer retries a failed batch; the pool serves a retry on a new connection. (The first
+      // may still get the dead one: pg hands a client back before its socket's end arrives.)
+      let one: unknown
+      for (let i = 0; i < 3 && one === undefined; i++)
+        one = await sql`select 1 as one`.execute(db.db).then(
+          (r) => r.rows[0],
+          () => undefined,
+        )
+      expect(one).toEqual({ one: 1 })
+    } finally {
+      await db.close()
+    }
+  })
 
   it('failing once, rows kept, all written once when it is back', async () => {
     if (server === undefined) throw new Error('no server')
