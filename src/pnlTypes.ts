@@ -23,10 +23,10 @@ export interface InstrumentPnl {
   openingUnrealizedPnl: string
   /**
    * The opening inventory's change in value since the start (opening size × (mark now − mark at the
-   * start)): part of `netPnl`, shown apart so trading and holding read separately.
+   * start)): not part of `netPnl` (what the bot's trading made), shown apart so holding reads separately.
    */
   inventoryPnl: string
-  /** realized + unrealized (since start) − fees − funding. */
+  /** realized + unrealized (since start) − inventoryPnl − fees − funding. */
   netPnl: string
   lastFillAt: number | undefined
 }
@@ -35,6 +35,11 @@ export interface PnlSnapshot {
   instruments: Record<number, InstrumentPnl>
   account: Omit<InstrumentPnl, 'position' | 'entryPrice' | 'lastFillAt' | 'openingPosition'> & {
     makerShare: number | undefined
+    /**
+     * Since when the numbers count (Unix ms): the account's first run when the ledger spans runs (its
+     * stored opening inventory), else this run's first portfolio; undefined before it.
+     */
+    since?: number | undefined
   }
 }
 
@@ -44,11 +49,23 @@ export type PnlBaselineLine = Pick<
   'fills' | 'makerFills' | 'liquidationFills' | 'volume' | 'realizedPnl' | 'fees' | 'funding' | 'lastFillAt'
 >
 
+/**
+ * The positions held when the bot first ran on the account (its opening inventory), and their marks
+ * then: kept in the journal and carried across restarts, so "since start" never counts them.
+ */
+export interface OpeningInventory {
+  /** When the first run observed them (Unix ms): PnL is "since" this moment. */
+  at: number
+  instruments: Record<number, { size: string; unrealized: string; mark: string | undefined }>
+}
+
 /** Where the ledger starts at a restart: the totals so far and the ids a first read may repeat. */
 export interface PnlBaseline {
   instruments: Record<number, PnlBaselineLine>
-  /** `tid:oid` of recent fills (the fill poller's first read overlaps the minute before start). */
+  /** `tid:oid:ts` of recent fills (the fill poller's first read overlaps the minute before start). */
   recentFills: readonly string[]
-  /** The funding keys (`id:N` or `iid:I:T`) of recent charges (the funding poller reads back an hour). */
+  /** `key:ts` of recent charges (key `id:N` or `iid:I:T`; the funding poller reads back an hour). */
   recentFunding: readonly string[]
+  /** The opening inventory stored by the account's first run (absent: this run's first positions are). */
+  opening?: OpeningInventory | undefined
 }

@@ -112,6 +112,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const { startup, conn } = await connectBot(base)
   const { perps, venueClock } = conn
   const instrumentIds = o.strategies.flatMap((r) => conn.instruments.get(r.symbol)?.instrument_id ?? [])
+  await journal.bindAccount(conn)
   await journal.reconcileAtStart(perps, venueClock)
   const venue = { ...base, conn, perps, venueClock, instrumentIds }
   const openOrders = createBotOpenOrderBook(venue)

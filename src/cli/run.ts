@@ -125,7 +125,14 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   // check holds (live): a refusal names what to fix.
   const openJournal = () =>
     settings.journal.enabled
-      ? openJournalDb(journalTarget({ stateDir: settings.ops.stateDir, mode: settings.mode, env: ctx.env }))
+      ? openJournalDb(
+          journalTarget({
+            stateDir: settings.ops.stateDir,
+            mode: settings.mode,
+            env: ctx.env,
+            accelerated: settings.mock.clock === 'accelerated' || settings.mock.speed !== 1,
+          }),
+        )
       : Promise.resolve(undefined)
   // A fleet process opens its journal before the lease (nothing in it depends on the account), so a
   // hand-over does not wait for it; a single process opens it after its preflight.
@@ -199,6 +206,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     )
   }
   const clock: Clock = mock ? mock.clock : systemClock
+  // PnL spanning runs is labelled with the account's first run ("since 2026-12-01 09:30"), not "start".
+  const runStartedAt = clock.now()
   const journal =
     journalDb &&
     createJournal({
@@ -207,6 +216,14 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       settings: settings.journal,
       // The embedded mock numbers trades from 1 in every dry run: its rows are keyed by this run.
       venue: mock ? 'per-run' : '',
+      // The account is known once connected (startBot binds it); rows wait for it.
+      bindLater: true,
+      clockRate: mock ? mock.clock.info().rate : 1,
+      onRefused: (r) =>
+        logger.warn(
+          { table: r.table, key: r.key, differs: r.differs },
+          `journal refused a ${r.table === 'fills' ? 'fill' : 'funding row'} the venue reported: ${r.key} is held with other content (${r.differs}); counted in perpbot_journal_rows_refused`,
+        ),
       run: {
         version,
         mode: settings.mode,
@@ -234,7 +251,13 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       )
       .join(' | ')
     const pnl = s.account.pnl
-    const money = pnl ? ` | net PnL since start ${amount(pnl.netPnl, s.account.currency ?? 'USDC')}` : ''
+    const since =
+      pnl?.since !== undefined && pnl.since < runStartedAt
+        ? new Date(pnl.since).toISOString().slice(0, 16).replace('T', ' ')
+        : 'start'
+    const money = pnl
+      ? ` | net PnL since ${since} ${amount(pnl.netPnl, s.account.currency ?? 'unknown currency')}`
+      : ''
     logger.info(
       { marginRatio: s.account.marginRatio },
       `status: ${inst} | margin ratio ${percent(s.account.marginRatio)}${money}`,

@@ -77,6 +77,11 @@ export interface BatchWriterOptions<T> {
   isBulk(item: T): boolean
   /** The item's own time, for `earliestEssentialDropAt`. */
   timeOf(item: T): number
+  /**
+   * False while items must wait (the journal's account is not known yet): nothing is written until
+   * it turns true and `flush` is called, or the writer closes.
+   */
+  ready?: (() => boolean) | undefined
   /** Called on ok → failing and failing → ok (the bot raises and resolves its alert). */
   onStateChange?: ((state: WriterState, stats: WriterStats) => void) | undefined
 }
@@ -189,6 +194,7 @@ export class BatchWriter<T> {
   }
 
   async #drain(): Promise<void> {
+    if (!this.#closing && this.#o.ready?.() === false) return
     for (;;) {
       const batch: T[] = []
       while (batch.length < this.#o.batchRows) {

@@ -20,12 +20,15 @@ export type JournalTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres
 /**
  * Where a run journals: live runs use DATABASE_URL when set (postgres:// or postgresql://), else
  * `<stateDir>/journal-live.sqlite`; dry runs always a file of their own (`journal-dry-run.sqlite`): a
- * mock account's numbers never mix with money.
+ * mock account's numbers never mix with money. A dry run on an accelerated mock clock (`--speed` ≠ 1,
+ * `mock.clock: accelerated`) writes rows dated ahead of the wall: it has a file of its own too
+ * (`journal-dry-run-accelerated.sqlite`), so real-time dry runs' windows never meet its future.
  */
 export function journalTarget(o: {
   stateDir: string
   mode: 'live' | 'dry-run'
   env: Readonly<Record<string, string | undefined>>
+  accelerated?: boolean | undefined
 }): JournalTarget {
   const url = o.env.DATABASE_URL
   if (o.mode === 'live' && url !== undefined && url !== '') {
@@ -33,7 +36,8 @@ export function journalTarget(o: {
       throw new JournalConfigError(`DATABASE_URL must be a postgres:// URL (got ${redactUrl(url)})`)
     return { kind: 'postgres', url }
   }
-  return { kind: 'sqlite', path: resolve(o.stateDir, `journal-${o.mode}.sqlite`) }
+  const suffix = o.mode === 'dry-run' && o.accelerated === true ? '-accelerated' : ''
+  return { kind: 'sqlite', path: resolve(o.stateDir, `journal-${o.mode}${suffix}.sqlite`) }
 }
 
 /** The target as it may be printed. */

@@ -8,6 +8,7 @@
  */
 import { sql } from 'kysely'
 import type { JournalDb } from './database.ts'
+import type { JournalScope } from './journalScope.ts'
 import { SYMBOLS_STATE } from './reportQueries.ts'
 
 export interface HistoryPoint {
@@ -56,8 +57,16 @@ export function historyStep(since: number, until: number, maxPoints: number): nu
 
 export async function loadJournalHistory(
   db: JournalDb,
-  o: { since: number; until: number; maxPoints?: number | undefined; maxFills?: number | undefined },
+  o: {
+    since: number
+    until: number
+    /** Whose rows: one account on one venue. */
+    scope: JournalScope
+    maxPoints?: number | undefined
+    maxFills?: number | undefined
+  },
 ): Promise<JournalHistory> {
+  const { account, venue } = o.scope
   const maxPoints = o.maxPoints ?? HISTORY_MAX_POINTS
   const maxFills = o.maxFills ?? HISTORY_MAX_FILLS
   const step = historyStep(o.since, o.until, maxPoints)
@@ -73,6 +82,8 @@ export async function loadJournalHistory(
       real('fees').as('fees'),
       real('funding').as('funding'),
     ])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .where('minute', '>=', o.since)
     .where('minute', '<=', o.until)
     .where(sql<boolean>`minute % ${stepMs} = 0`)
@@ -97,6 +108,8 @@ export async function loadJournalHistory(
   const fills = await db.db
     .selectFrom('fills')
     .select(['ts', 'iid', 'side', 'price', 'qty', 'fee', 'realized_pnl', 'taker', 'liquidation'])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .where('ts', '>=', o.since)
     .where('ts', '<=', o.until)
     .orderBy('ts', 'desc')
@@ -105,6 +118,8 @@ export async function loadJournalHistory(
   const count = await db.db
     .selectFrom('fills')
     .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .where('ts', '>=', o.since)
     .where('ts', '<=', o.until)
     .executeTakeFirst()

@@ -11,6 +11,7 @@ import type { z } from 'zod'
 import type { Clock } from '../clock.ts'
 import { BatchWriter, type WriterState, type WriterStats } from './batchWriter.ts'
 import type { JournalDb } from './database.ts'
+import { type JournalScope, UNKNOWN_ACCOUNT } from './journalScope.ts'
 import {
   AlertRecord,
   assertNoSecretKeys,
@@ -23,13 +24,13 @@ import {
   TransferRecord,
 } from './records.ts'
 import { type PruneResult, pruneJournal } from './retention.ts'
-import { BULK_TABLES, type JournalRow, type JournalTableName, writeRows } from './rows.ts'
+import { BULK_TABLES, type JournalRow, type JournalTableName, type RefusedRow, writeRows } from './rows.ts'
 import type { JournalSettings } from './settings.ts'
 import type { RunsTable } from './tables.ts'
 
 /** What a caller hands in; checked against the schemas when written, not on the caller's path. */
 type Pending =
-  | { t: 'runs'; row: RunsTable }
+  | { t: 'runs'; row: Omit<RunsTable, 'account' | 'venue'> }
   | { t: 'commands'; seq: number; rec: unknown; at: number }
   | { t: 'order_events'; seq: number; rec: unknown; at: number }
   | { t: 'fills'; rec: unknown; source: FillSource; at: number }
@@ -46,6 +47,9 @@ export interface JournalStats extends WriterStats {
   /** Records refused by their schema (a bug upstream), by table. */
   invalid: Record<string, number>
   lastInvalid: string | undefined
+  /** Rows the venue reported that the journal did not take (their key held by other content), by table. */
+  refused: Record<string, number>
+  lastRefused: string | undefined
   where: string
   kind: 'sqlite' | 'postgres'
 }
@@ -58,6 +62,8 @@ export interface JournalMetrics {
   rowsWritten: number
   rowsDropped: number
   rowsInvalid: number
+  /** Venue rows refused: their key (account, venue, ids, time) already held by a row with other content. */
+  rowsRefused: number
   batches: number
   writeLatencyLastMs: number
   writeLatencyMaxMs: number
@@ -67,8 +73,17 @@ export interface JournalMetrics {
 
 export interface Journal {
   readonly runId: string
-  /** Who numbered the ids of this run's fills, funding and transfers ('' the real venue). */
+  /** Who numbered the ids of this run's fills, funding and transfers (the exchange domain, `mock:<run id>`). */
   readonly venue: string
+  /** Whose rows these are: the account and the venue (account `unknown` until `bind`). */
+  scope(): JournalScope
+  /**
+   * The account (and the venue's domain) once connected: rows queued so far wait for it and are
+   * written under it. A journal for a per-run mock keeps its `mock:<run id>` venue.
+   */
+  bind(scope: JournalScope): void
+  /** Venue rows another writer (the reconcile) could not insert: counted and reported like the writer's. */
+  noteRefused(rows: readonly RefusedRow[]): void
   readonly db: JournalDb
   command(c: z.input<typeof CommandRecord>): void
   orderEvent(e: z.input<typeof OrderEvent>): void
@@ -97,16 +112,21 @@ export interface Journal {
 
 const timeOf = (p: Pending): number => (p.t === 'runs' ? (p.row.stopped_at ?? p.row.started_at) : p.at)
 
+const UNBOUND: JournalScope = { account: UNKNOWN_ACCOUNT, venue: '' }
+
 /** Validates one pending record into its row (throws a ZodError for a bad one). */
-export function toRow(p: Pending, runId: string, pid: number, venue = ''): JournalRow {
+export function toRow(p: Pending, runId: string, pid: number, scope: JournalScope = UNBOUND): JournalRow {
+  const { account, venue } = scope
   switch (p.t) {
     case 'runs':
-      return { table: 'runs', row: p.row }
+      return { table: 'runs', row: { ...p.row, account, venue } }
     case 'commands': {
       const c = CommandRecord.parse(p.rec)
       return {
         table: 'commands',
         row: {
+          account,
+          venue,
           run_id: runId,
           seq: p.seq,
           ts: c.ts,
@@ -126,6 +146,8 @@ export function toRow(p: Pending, runId: string, pid: number, venue = ''): Journ
       return {
         table: 'order_events',
         row: {
+          account,
+          venue,
           run_id: runId,
           seq: p.seq,
           ts: e.ts,
@@ -140,12 +162,13 @@ export function toRow(p: Pending, runId: string, pid: number, venue = ''): Journ
       }
     }
     case 'fills':
-      return fillRow(FillRecord.parse(p.rec), p.source, venue)
+      return fillRow(FillRecord.parse(p.rec), p.source, scope)
     case 'funding': {
       const f = FundingRecord.parse(p.rec)
       return {
         table: 'funding',
         row: {
+          account,
           venue,
           key: f.key,
           iid: f.iid,
@@ -162,6 +185,7 @@ export function toRow(p: Pending, runId: string, pid: number, venue = ''): Journ
       return {
         table: 'transfers',
         row: {
+          account,
           venue,
           kind: t.kind,
           id: t.id,
@@ -179,6 +203,8 @@ export function toRow(p: Pending, runId: string, pid: number, venue = ''): Journ
       return {
         table: 'alerts',
         row: {
+          account,
+          venue,
           key: a.key,
           at: a.at,
           resolved: a.resolved ? 1 : 0,
@@ -193,6 +219,7 @@ export function toRow(p: Pending, runId: string, pid: number, venue = ''): Journ
       return {
         table: 'pnl_snapshots',
         row: {
+          account,
           venue,
           minute: s.minute,
           iid: s.iid,
@@ -204,6 +231,8 @@ export function toRow(p: Pending, runId: string, pid: number, venue = ''): Journ
           volume: s.volume,
           fills: s.fills,
           mode: s.mode,
+          inventory_pnl: s.inventoryPnl,
+          span_ms: s.spanMs,
         },
       }
     }
@@ -213,11 +242,16 @@ export function toRow(p: Pending, runId: string, pid: number, venue = ''): Journ
   }
 }
 
-export function fillRow(f: FillRecord, source: FillSource, venue = ''): JournalRow & { table: 'fills' } {
+export function fillRow(
+  f: FillRecord,
+  source: FillSource,
+  scope: JournalScope = UNBOUND,
+): JournalRow & { table: 'fills' } {
   return {
     table: 'fills',
     row: {
-      venue,
+      account: scope.account,
+      venue: scope.venue,
       trade_id: f.tradeId,
       order_id: f.orderId,
       iid: f.iid,
@@ -247,6 +281,17 @@ export interface OpenJournalOptions {
    * at 1 again each time: its rows are keyed by `mock:<run id>`.
    */
   venue?: string | undefined
+  /** The account, when known at open (tests, tools); default `unknown` unless `bindLater`. */
+  account?: string | undefined
+  /**
+   * The bot's journal: the account is known only once connected (`bind`); nothing is written before,
+   * so no row of this run is kept under `unknown` (unless the run ends before it connects).
+   */
+  bindLater?: boolean | undefined
+  /** The clock's rate (an accelerated mock's), kept on the run's row. */
+  clockRate?: number | undefined
+  /** Each venue row the journal refused (its key held by a row with other content): the bot logs it. */
+  onRefused?: ((row: RefusedRow) => void) | undefined
   pid?: number | undefined
   /** ok → failing and back: the bot raises and resolves its "journal database lost" alert here. */
   onStateChange?: ((state: WriterState, stats: JournalStats) => void) | undefined
@@ -262,12 +307,31 @@ export const perRunVenue = (runId: string): string => `mock:${runId}`
 export function createJournal(o: OpenJournalOptions): Journal {
   const pid = o.pid ?? process.pid
   const runId = o.run.runId ?? randomUUID()
-  const venue = o.venue === 'per-run' ? perRunVenue(runId) : (o.venue ?? '')
+  const perRun = o.venue === 'per-run'
+  let scope: JournalScope = {
+    account: o.account?.toLowerCase() ?? UNKNOWN_ACCOUNT,
+    venue: perRun ? perRunVenue(runId) : (o.venue ?? ''),
+  }
+  let bound = o.bindLater !== true
   const invalid: Record<string, number> = {}
   let lastInvalid: string | undefined
+  const refused: Record<string, number> = {}
+  let lastRefused: string | undefined
+  const noteRefused = (rows: readonly RefusedRow[]): void => {
+    for (const r of rows) {
+      refused[r.table] = (refused[r.table] ?? 0) + 1
+      lastRefused = `${r.table}: ${r.key} (${r.differs})`.slice(0, 400)
+      try {
+        o.onRefused?.(r)
+      } catch {
+        // The log line is the caller's; a bug there must not stop the writer.
+      }
+    }
+  }
   let seq = 0
   const watchers = new Set<(state: WriterState, stats: JournalStats) => void>()
-  const runRow: RunsTable = {
+  const runRow: Omit<RunsTable, 'account' | 'venue'> = {
+    clock_rate: o.clockRate ?? 1,
     run_id: runId,
     started_at: o.clock.now(),
     stopped_at: null,
@@ -281,6 +345,8 @@ export function createJournal(o: OpenJournalOptions): Journal {
     ...writer.stats(),
     invalid: { ...invalid },
     lastInvalid,
+    refused: { ...refused },
+    lastRefused,
     where: o.db.where,
     kind: o.db.kind,
   })
@@ -292,6 +358,7 @@ export function createJournal(o: OpenJournalOptions): Journal {
     category: (p) => p.t,
     isBulk: (p) => BULK_TABLES.has(p.t),
     timeOf,
+    ready: () => bound,
     onStateChange: (state) => {
       const s = stats()
       o.onStateChange?.(state, s)
@@ -312,7 +379,7 @@ export function createJournal(o: OpenJournalOptions): Journal {
         // bot's event loop turning between slices, so a price move never waits out a whole batch.
         if (i > 0 && i % VALIDATE_SLICE === 0) await new Promise((r) => setImmediate(r))
         try {
-          rows.push(toRow(p, runId, pid, venue))
+          rows.push(toRow(p, runId, pid, scope))
         } catch (e) {
           invalid[p.t] = (invalid[p.t] ?? 0) + 1
           lastInvalid = `${p.t}: ${e instanceof Error ? e.message.slice(0, 300) : String(e)}`
@@ -320,8 +387,9 @@ export function createJournal(o: OpenJournalOptions): Journal {
       }
       if (rows.length === 0) return
       // SQLite: on the worker thread, so the bot's event loop never waits out a transaction.
-      if (o.db.writeThread !== undefined) await o.db.writeThread.write(rows)
-      else await writeRows(o.db.db, rows)
+      const r =
+        o.db.writeThread !== undefined ? await o.db.writeThread.write(rows) : await writeRows(o.db.db, rows)
+      noteRefused(r.refused)
     },
   })
   const push = (p: Pending): void => {
@@ -331,7 +399,16 @@ export function createJournal(o: OpenJournalOptions): Journal {
   push({ t: 'runs', row: runRow })
   return {
     runId,
-    venue,
+    get venue() {
+      return scope.venue
+    },
+    scope: () => ({ ...scope }),
+    bind(next) {
+      scope = { account: next.account.toLowerCase(), venue: perRun ? scope.venue : next.venue }
+      bound = true
+      void writer.flush()
+    },
+    noteRefused,
     db: o.db,
     command: (rec) => push({ t: 'commands', seq: ++seq, rec, at: rec.ts }),
     orderEvent: (rec) => push({ t: 'order_events', seq: ++seq, rec, at: rec.ts }),
@@ -353,12 +430,14 @@ export function createJournal(o: OpenJournalOptions): Journal {
       const f = await o.db.db
         .selectFrom('fills')
         .select(sql<number | null>`max(ts)`.as('t'))
-        .where('venue', '=', venue)
+        .where('account', '=', scope.account)
+        .where('venue', '=', scope.venue)
         .executeTakeFirst()
       const g = await o.db.db
         .selectFrom('funding')
         .select(sql<number | null>`max(ts)`.as('t'))
-        .where('venue', '=', venue)
+        .where('account', '=', scope.account)
+        .where('venue', '=', scope.venue)
         .executeTakeFirst()
       const n = (v: number | string | null | undefined): number | undefined =>
         v === null || v === undefined ? undefined : Number(v)
@@ -386,6 +465,7 @@ export function createJournal(o: OpenJournalOptions): Journal {
         rowsWritten: s.written,
         rowsDropped: s.droppedTotal,
         rowsInvalid: Object.values(s.invalid).reduce((a, b) => a + b, 0),
+        rowsRefused: Object.values(s.refused).reduce((a, b) => a + b, 0),
         batches: s.batches,
         writeLatencyLastMs: s.lastWriteMs,
         writeLatencyMaxMs: s.maxWriteMs,

@@ -13,6 +13,7 @@ import {
   sql,
 } from 'kysely'
 import { JournalConfigError } from './errors.ts'
+import { v4AccountAndVenue } from './migrationAccount.ts'
 import type { JournalDatabase } from './tables.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on a schema-less handle by design
@@ -234,8 +235,9 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_core': up(v1Core),
   '0002_alerts_and_state': up(v2AlertsAndState),
   '0003_venue': up(v3Venue),
+  '0004_account_venue': up(v4AccountAndVenue),
 }
-export const LATEST_MIGRATION = '0003_venue'
+export const LATEST_MIGRATION = '0004_account_venue'
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) }
 

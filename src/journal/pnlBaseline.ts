@@ -7,6 +7,8 @@ import { sql } from 'kysely'
 import { addDecimal, mulDecimal } from '../decimal.ts'
 import type { PnlBaseline, PnlBaselineLine } from '../pnlTypes.ts'
 import type { JournalDb } from './database.ts'
+import type { JournalScope } from './journalScope.ts'
+import { loadOpening } from './opening.ts'
 
 /** Fills and funding at or after `recentSince` have their ids remembered (bounded by `recentKept`). */
 export async function loadPnlBaseline(
@@ -14,12 +16,12 @@ export async function loadPnlBaseline(
   o: {
     recentSince: number
     recentKept?: number | undefined
-    /** The journal's venue key: only this venue's rows (a dry run's mock is another account). */
-    venue?: string | undefined
+    /** Whose rows: only this account's on this venue. */
+    scope: JournalScope
   },
 ): Promise<PnlBaseline> {
   const kept = o.recentKept ?? 10_000
-  const venue = o.venue ?? ''
+  const { account, venue } = o.scope
   const instruments: Record<number, PnlBaselineLine> = {}
   const line = (iid: number): PnlBaselineLine => {
     let l = instruments[iid]
@@ -41,6 +43,7 @@ export async function loadPnlBaseline(
   const fills = await db.db
     .selectFrom('fills')
     .select(['iid', 'price', 'qty', 'taker', 'fee', 'realized_pnl', 'liquidation', 'ts'])
+    .where('account', '=', account)
     .where('venue', '=', venue)
     .execute()
   for (const f of fills) {
@@ -58,6 +61,7 @@ export async function loadPnlBaseline(
   const funding = await db.db
     .selectFrom('funding')
     .select(['iid', 'amount'])
+    .where('account', '=', account)
     .where('venue', '=', venue)
     .execute()
   for (const c of funding) {
@@ -66,7 +70,8 @@ export async function loadPnlBaseline(
   }
   const recentFills = await db.db
     .selectFrom('fills')
-    .select(['trade_id', 'order_id'])
+    .select(['trade_id', 'order_id', 'ts'])
+    .where('account', '=', account)
     .where('venue', '=', venue)
     .where('ts', '>=', o.recentSince)
     .orderBy(sql`ts`, 'desc')
@@ -74,15 +79,18 @@ export async function loadPnlBaseline(
     .execute()
   const recentFunding = await db.db
     .selectFrom('funding')
-    .select('key')
+    .select(['key', 'ts'])
+    .where('account', '=', account)
     .where('venue', '=', venue)
     .where('ts', '>=', o.recentSince)
     .orderBy(sql`ts`, 'desc')
     .limit(kept)
     .execute()
+  const opening = await loadOpening(db, o.scope)
   return {
     instruments,
-    recentFills: recentFills.map((f) => `${f.trade_id}:${f.order_id}`),
-    recentFunding: recentFunding.map((c) => c.key),
+    recentFills: recentFills.map((f) => `${f.trade_id}:${f.order_id}:${Number(f.ts)}`),
+    recentFunding: recentFunding.map((c) => `${c.key}:${Number(c.ts)}`),
+    ...(opening === undefined ? {} : { opening }),
   }
 }

@@ -11,8 +11,9 @@
 import type { z } from 'zod'
 import type { JournalDb } from './database.ts'
 import { fillRow } from './journal.ts'
+import type { JournalScope } from './journalScope.ts'
 import { FillRecord, FundingRecord, type TransferInput, TransferRecord } from './records.ts'
-import { type JournalRow, writeRows } from './rows.ts'
+import { type JournalRow, type RefusedRow, writeRows } from './rows.ts'
 
 export type FillInput = z.input<typeof FillRecord>
 export type FundingInput = z.input<typeof FundingRecord>
@@ -92,6 +93,8 @@ export interface ReconcileCounts {
   seen: number
   inserted: number
   invalid: number
+  /** Rows the journal refused: their key held by a row with other content (named, never silent). */
+  refused: RefusedRow[]
   /** What the page budget left unread (kept as restart state, read next time). */
   pending: HistoryWindow[]
 }
@@ -104,6 +107,9 @@ export interface ReconcileResult {
 }
 
 export const RECONCILE_STATE = 'journal:reconcile-pending'
+/** The pending windows are one account's on one venue. */
+export const reconcileStateName = (scope: JournalScope): string =>
+  `${RECONCILE_STATE}:${scope.account}:${scope.venue}`.slice(0, 120)
 
 /** Bounded restart state: past 16 windows, one that covers them all (re-reading is harmless). */
 export function compactWindows(ws: readonly HistoryWindow[]): HistoryWindow[] {
@@ -117,10 +123,10 @@ export async function reconcileJournal(o: {
   venue: VenueHistory
   plan: ReconcilePlan
   maxPages: number
-  /** The journal's venue key (`Journal.venue`); '' the real venue. */
-  venueKey?: string | undefined
+  /** Whose rows (`Journal.scope()`). */
+  scope: JournalScope
 }): Promise<ReconcileResult> {
-  const venueKey = o.venueKey ?? ''
+  const { scope } = o
   const fills = await walk(
     o.plan.fills,
     o.maxPages,
@@ -130,14 +136,11 @@ export async function reconcileJournal(o: {
       const out: JournalRow[] = []
       for (const r of rows) {
         const parsed = FillRecord.safeParse(r)
-        if (parsed.success) out.push(fillRow(parsed.data, 'reconcile', venueKey))
+        if (parsed.success) out.push(fillRow(parsed.data, 'reconcile', scope))
         else invalid += 1
       }
-      return {
-        inserted: out.length > 0 ? await writeRows(o.db.db, out) : 0,
-        invalid,
-        times: rows.map((r) => r.ts),
-      }
+      const r = out.length > 0 ? await writeRows(o.db.db, out) : { newFills: 0, refused: [] }
+      return { inserted: r.newFills, invalid, refused: r.refused, times: rows.map((x) => x.ts) }
     },
   )
   const funding = await walk(
@@ -159,7 +162,8 @@ export async function reconcileJournal(o: {
         out.push({
           table: 'funding',
           row: {
-            venue: venueKey,
+            account: scope.account,
+            venue: scope.venue,
             key: f.key,
             iid: f.iid,
             size: f.size,
@@ -171,23 +175,25 @@ export async function reconcileJournal(o: {
         })
       }
       let inserted = 0
+      let refused: RefusedRow[] = []
       if (out.length > 0) {
-        const before = await countFunding(o.db, venueKey, keys)
-        await writeRows(o.db.db, out)
-        inserted = (await countFunding(o.db, venueKey, keys)) - before
+        const before = await countFunding(o.db, scope, keys)
+        refused = (await writeRows(o.db.db, out)).refused
+        inserted = (await countFunding(o.db, scope, keys)) - before
       }
-      return { inserted, invalid, times: rows.map((r) => r.ts) }
+      return { inserted, invalid, refused, times: rows.map((r) => r.ts) }
     },
   )
   return { fills, funding }
 }
 
-async function countFunding(db: JournalDb, venue: string, keys: readonly string[]): Promise<number> {
+async function countFunding(db: JournalDb, scope: JournalScope, keys: readonly string[]): Promise<number> {
   const unique = [...new Set(keys)]
   const r = await db.db
     .selectFrom('funding')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('venue', '=', venue)
+    .where('account', '=', scope.account)
+    .where('venue', '=', scope.venue)
     .where('key', 'in', unique)
     .executeTakeFirst()
   return Number(r?.n ?? 0)
@@ -197,9 +203,11 @@ async function walk<R>(
   windows: readonly HistoryWindow[],
   maxPages: number,
   pages: (w: HistoryWindow, maxPages: number) => AsyncIterable<{ rows: readonly R[]; more: boolean }>,
-  insert: (rows: readonly R[]) => Promise<{ inserted: number; invalid: number; times: number[] }>,
+  insert: (
+    rows: readonly R[],
+  ) => Promise<{ inserted: number; invalid: number; refused: RefusedRow[]; times: number[] }>,
 ): Promise<ReconcileCounts> {
-  const c: ReconcileCounts = { pages: 0, seen: 0, inserted: 0, invalid: 0, pending: [] }
+  const c: ReconcileCounts = { pages: 0, seen: 0, inserted: 0, invalid: 0, refused: [], pending: [] }
   for (const w of windows) {
     const budget = maxPages - c.pages
     if (budget <= 0) {
@@ -216,6 +224,7 @@ async function walk<R>(
       const r = await insert(page.rows)
       c.inserted += r.inserted
       c.invalid += r.invalid
+      c.refused.push(...r.refused)
       for (const t of r.times) oldest = Math.min(oldest, t)
       more = page.more
     }
@@ -258,22 +267,24 @@ export async function reconcileAtStart(o: {
   firstLookbackMs: number
   overlapMs?: number | undefined
   earliestDropAt?: number | undefined
-  /** The journal's venue key (`Journal.venue`): only its rows say where the history ends. */
-  venueKey?: string | undefined
+  /** Whose rows (`Journal.scope()`): only its rows say where the history ends. */
+  scope: JournalScope
 }): Promise<ReconcileResult & { plan: ReconcilePlan }> {
-  const venueKey = o.venueKey ?? ''
+  const { scope } = o
+  const stateName = reconcileStateName(scope)
   const max = async (table: 'fills' | 'funding'): Promise<number | undefined> => {
     const r = await o.db.db
       .selectFrom(table)
       .select((eb) => eb.fn.max('ts').as('t'))
-      .where('venue', '=', venueKey)
+      .where('account', '=', scope.account)
+      .where('venue', '=', scope.venue)
       .executeTakeFirst()
     return r?.t === null || r?.t === undefined ? undefined : Number(r.t)
   }
   const saved = await o.db.db
     .selectFrom('state')
     .select('value')
-    .where('name', '=', RECONCILE_STATE)
+    .where('name', '=', stateName)
     .executeTakeFirst()
   const plan = planReconcile({
     now: o.now,
@@ -289,7 +300,7 @@ export async function reconcileAtStart(o: {
       {
         table: 'state',
         row: {
-          name: RECONCILE_STATE,
+          name: stateName,
           value: JSON.stringify({ fills: compactWindows(fills), funding: compactWindows(funding) }),
           at: o.now,
         },
@@ -297,12 +308,12 @@ export async function reconcileAtStart(o: {
     ])
   // Everything planned is pending until read: a kill mid-walk leaves the windows for the next start.
   await savePending(plan.fills, plan.funding)
-  const result = await reconcileJournal({ db: o.db, venue: o.venue, plan, maxPages: o.maxPages, venueKey })
+  const result = await reconcileJournal({ db: o.db, venue: o.venue, plan, maxPages: o.maxPages, scope })
   await savePending(result.fills.pending, result.funding.pending)
   const deposits =
     o.venue.depositPages === undefined
       ? undefined
-      : await reconcileDeposits(o.db, o.venue.depositPages.bind(o.venue), venueKey, o)
+      : await reconcileDeposits(o.db, o.venue.depositPages.bind(o.venue), scope, o)
   return { ...result, deposits, plan }
 }
 
@@ -314,7 +325,7 @@ export async function reconcileAtStart(o: {
 async function reconcileDeposits(
   db: JournalDb,
   pages: NonNullable<VenueHistory['depositPages']>,
-  venueKey: string,
+  scope: JournalScope,
   o: { now: number; maxPages: number; firstLookbackMs: number; overlapMs?: number | undefined },
 ): Promise<{ pages: number; seen: number }> {
   const row = await db.db
@@ -323,7 +334,8 @@ async function reconcileDeposits(
       eb.fn.max('ts').as('newest'),
       eb.fn.min(eb.case().when('status', '=', 'pending').then(eb.ref('ts')).end()).as('pending'),
     ])
-    .where('venue', '=', venueKey)
+    .where('account', '=', scope.account)
+    .where('venue', '=', scope.venue)
     .where('kind', '=', 'deposit')
     .executeTakeFirst()
   const num = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v))
@@ -343,7 +355,8 @@ async function reconcileDeposits(
         out.push({
           table: 'transfers',
           row: {
-            venue: venueKey,
+            account: scope.account,
+            venue: scope.venue,
             kind: t.data.kind,
             id: t.data.id,
             asset: t.data.asset,

@@ -150,6 +150,10 @@ export const PnlSnapshotRecord = z.strictObject({
   fills: z.number().int().nonnegative(),
   /** quoting | halted | reduce-only | … : time quoting and halted in the report. */
   mode: z.string().max(32),
+  /** The opening inventory's change in value since the account's first run (apart from net). */
+  inventoryPnl: Decimal.default('0'),
+  /** Wall ms of the minute the sample stands for (the run's first and last minutes are partial). */
+  spanMs: z.number().int().min(0).max(60_000).default(60_000),
 })
 export type PnlSnapshotRecord = z.infer<typeof PnlSnapshotRecord>
 

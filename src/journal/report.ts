@@ -1,12 +1,17 @@
 /**
- * `perpbot report`'s numbers, pure: from the journal's fills, funding, per-minute snapshots and alerts
- * in a window, per day or per instrument and in total. Flows (realized PnL, fees, funding, volume)
- * are summed exactly from fills and funding, the journal's own truth across restarts; unrealized PnL
- * is a level the venue reports, so a group shows its change (last level in the group less the level
- * before it). Net = realized + unrealized change − fees − funding. The drawdown walks the equity curve
- * (cumulative flows + unrealized, minute by minute) and reports the largest fall from a peak.
+ * `perpbot report`'s numbers, pure: from one account's journal rows (fills, funding, per-minute
+ * snapshots, alerts, runs) in a window, per day, instrument or run, and in total. Flows (realized
+ * PnL, fees, funding, volume) are summed exactly from fills and funding, the journal's own truth
+ * across restarts; unrealized PnL is a level the venue reports, so a group shows its change (last
+ * level in the group less the level before it). The opening inventory's change in value (a position
+ * held before the account's first run) is shown apart and is not in net:
+ * net = realized + unrealized change − inventory change − fees − funding.
+ * The drawdown walks the equity curve (every fill and funding charge, and each minute's levels) with
+ * the one drawdown function (`pnlDrawdown.ts`). Hours are wall hours: a minute counts once for the
+ * account however many instruments quoted in it, and only for the part a run covered.
  */
 import { addDecimal, compareDecimal, fromTicks, mulDecimal, subDecimal } from '../decimal.ts'
+import { maxDrawdown as drawdownOf } from '../pnlDrawdown.ts'
 
 export interface ReportFill {
   ts: number
@@ -16,6 +21,12 @@ export interface ReportFill {
   taker: boolean
   fee: string
   realizedPnl: string
+  /** long (bought) | short (sold). */
+  side?: string | undefined
+  tradeId?: string | undefined
+  orderId?: number | undefined
+  liquidation?: boolean | undefined
+  feeAsset?: string | undefined
 }
 export interface ReportFunding {
   ts: number
@@ -29,10 +40,20 @@ export interface ReportSnapshot {
   iid: number
   unrealizedPnl: string
   mode: string
+  /** The opening inventory's change in value at that minute (not in net). */
+  inventoryPnl?: string | undefined
+  position?: string | undefined
+  /** Wall ms of the minute the sample stands for (default the whole minute). */
+  spanMs?: number | undefined
 }
 export interface ReportAlert {
   at: number
   resolved: boolean
+}
+export interface ReportRun {
+  runId: string
+  startedAt: number
+  stoppedAt: number | undefined
 }
 
 /** A withdrawal or deposit in the window (amount in the asset's base units, as the venue sends it). */
@@ -55,13 +76,20 @@ export interface ReportInput {
   snapshots: readonly ReportSnapshot[]
   alerts: readonly ReportAlert[]
   symbols: ReadonlyMap<number, string>
+  /** The account's runs overlapping the window (for `--by run`). */
+  runs?: readonly ReportRun[] | undefined
+  /** The currency every amount is in (the fills' fee asset); undefined when the journal cannot say. */
+  currency?: string | undefined
 }
 
 export interface ReportRow {
-  /** YYYY-MM-DD (UTC), an instrument's symbol, or `total`. */
+  /** YYYY-MM-DD (UTC), an instrument's symbol, a run, or `total`. */
   key: string
   realizedPnl: string
+  /** The change of unrealized PnL over the group, less the opening inventory's. */
   unrealizedPnl: string
+  /** The opening inventory's change in value over the group (not in net). */
+  inventoryPnl: string
   fees: string
   funding: string
   netPnl: string
@@ -73,45 +101,53 @@ export interface ReportRow {
   haltedHours: number
   alertsRaised: number
   alertsResolved: number
+  /** Positions at the group's end, per instrument (`BTC-PERP 0.5`), '' when flat, '?' when unknown. */
+  endPosition: string
 }
 
-export type ReportBy = 'day' | 'instrument'
+export type ReportBy = 'day' | 'instrument' | 'run'
 
 const DAY_MS = 86_400_000
 const dayOf = (ts: number): string => new Date(Math.floor(ts / DAY_MS) * DAY_MS).toISOString().slice(0, 10)
 const abs = (s: string): string => (s.startsWith('-') ? s.slice(1) : s)
 const HALTED = new Set(['halted', 'stopped', 'degraded', 'paused'])
+const isQuoting = (mode: string): boolean => mode === 'quoting' || mode.startsWith('quoting.')
 
 interface Group {
   key: string
-  /** Which rows belong. */
-  fill: (f: ReportFill) => boolean
-  funding: (f: ReportFunding) => boolean
-  snapshot: (s: ReportSnapshot) => boolean
-  alert: ((a: ReportAlert) => boolean) | undefined
-  /** The window the group spans (for baseline levels and the curve). */
+  /** Which instrument (undefined: every one). */
+  iid: number | undefined
+  /** The window the group spans, inclusive. */
   from: number
   to: number
+  alerts: boolean
 }
 
 export function buildReport(input: ReportInput, by: ReportBy): ReportRow[] {
-  const inWindow = (ts: number): boolean => ts >= input.since && ts <= input.until
   const groups: Group[] = []
+  const inWindow = (ts: number): boolean => ts >= input.since && ts <= input.until
   if (by === 'day') {
-    const days = new Set<number>()
-    for (let d = Math.floor(input.since / DAY_MS); d * DAY_MS <= input.until; d++) days.add(d)
-    for (const d of days) {
+    for (let d = Math.floor(input.since / DAY_MS); d * DAY_MS <= input.until; d++) {
       const from = Math.max(input.since, d * DAY_MS)
-      const to = Math.min(input.until, (d + 1) * DAY_MS - 1)
-      const inDay = (ts: number): boolean => ts >= from && ts <= to
       groups.push({
         key: dayOf(from),
-        fill: (f) => inDay(f.ts),
-        funding: (f) => inDay(f.ts),
-        snapshot: () => true,
-        alert: (a) => inDay(a.at),
+        iid: undefined,
+        from,
+        to: Math.min(input.until, (d + 1) * DAY_MS - 1),
+        alerts: true,
+      })
+    }
+  } else if (by === 'run') {
+    for (const r of [...(input.runs ?? [])].sort((a, b) => a.startedAt - b.startedAt)) {
+      const from = Math.max(input.since, r.startedAt)
+      const to = Math.min(input.until, r.stoppedAt ?? input.until)
+      if (from > to) continue
+      groups.push({
+        key: `${new Date(r.startedAt).toISOString().slice(0, 19)}Z ${r.runId.slice(0, 8)}`,
+        iid: undefined,
         from,
         to,
+        alerts: true,
       })
     }
   } else {
@@ -122,33 +158,29 @@ export function buildReport(input: ReportInput, by: ReportBy): ReportRow[] {
     for (const iid of [...iids].sort((a, b) => a - b))
       groups.push({
         key: input.symbols.get(iid) ?? `#${iid}`,
-        fill: (f) => f.iid === iid && inWindow(f.ts),
-        funding: (f) => f.iid === iid && inWindow(f.ts),
-        snapshot: (s) => s.iid === iid,
-        alert: undefined,
+        iid,
         from: input.since,
         to: input.until,
+        alerts: false,
       })
   }
-  const total: Group = {
-    key: 'total',
-    fill: (f) => inWindow(f.ts),
-    funding: (f) => inWindow(f.ts),
-    snapshot: () => true,
-    alert: (a) => inWindow(a.at),
-    from: input.since,
-    to: input.until,
-  }
+  const total: Group = { key: 'total', iid: undefined, from: input.since, to: input.until, alerts: true }
   return [...groups, total].map((g) => row(input, g))
 }
 
 /** An unrealized level is one ledger's: per venue (each dry run's mock is its own) and instrument. */
 const levelKey = (s: ReportSnapshot): string => `${s.venue ?? ''}:${s.iid}`
+/** The level net counts: unrealized less the opening inventory's change. */
+const tradingLevel = (s: ReportSnapshot): string => subDecimal(s.unrealizedPnl, s.inventoryPnl ?? '0')
+const signedQty = (f: ReportFill): string =>
+  f.side === 'short' ? subDecimal('0', f.qty) : f.side === 'long' ? f.qty : '0'
 
 function row(input: ReportInput, g: Group): ReportRow {
-  const fills = input.fills.filter(g.fill)
-  const funding = input.funding.filter(g.funding)
-  const snaps = input.snapshots.filter(g.snapshot)
+  const mine = (iid: number): boolean => g.iid === undefined || g.iid === iid
+  const inGroup = (ts: number): boolean => ts >= g.from && ts <= g.to
+  const fills = input.fills.filter((f) => mine(f.iid) && inGroup(f.ts))
+  const funding = input.funding.filter((f) => mine(f.iid) && inGroup(f.ts))
+  const snaps = input.snapshots.filter((s) => mine(s.iid)).sort((a, b) => a.minute - b.minute)
   let realized = '0'
   let fees = '0'
   let fundingPaid = '0'
@@ -161,79 +193,114 @@ function row(input: ReportInput, g: Group): ReportRow {
     if (!f.taker) maker += 1
   }
   for (const f of funding) fundingPaid = addDecimal(fundingPaid, f.amount)
-  // Unrealized: the level per instrument before the group and at its end.
-  const before = new Map<string, string>()
-  const last = new Map<string, string>()
-  let quotingMinutes = 0
-  let haltedMinutes = 0
-  for (const s of [...snaps].sort((a, b) => a.minute - b.minute)) {
-    if (s.minute < g.from) before.set(levelKey(s), s.unrealizedPnl)
+  // Levels per instrument before the group and at its end; wall time per minute.
+  const before = new Map<string, ReportSnapshot>()
+  const last = new Map<string, ReportSnapshot>()
+  const quotingMs = new Map<number, number>()
+  const haltedMs = new Map<number, number>()
+  for (const s of snaps) {
+    if (s.minute < g.from) before.set(levelKey(s), s)
     else if (s.minute <= g.to) {
-      last.set(levelKey(s), s.unrealizedPnl)
-      if (s.mode === 'quoting' || s.mode.startsWith('quoting.')) quotingMinutes += 1
-      else if (HALTED.has(s.mode)) haltedMinutes += 1
+      last.set(levelKey(s), s)
+      const span = s.spanMs ?? 60_000
+      const bucket = isQuoting(s.mode) ? quotingMs : HALTED.has(s.mode) ? haltedMs : undefined
+      if (bucket !== undefined) bucket.set(s.minute, Math.max(bucket.get(s.minute) ?? 0, span))
     }
   }
   let unrealizedChange = '0'
-  for (const [key, level] of last)
-    unrealizedChange = addDecimal(unrealizedChange, subDecimal(level, before.get(key) ?? '0'))
+  let inventoryChange = '0'
+  for (const [key, s] of last) {
+    const b = before.get(key)
+    unrealizedChange = addDecimal(unrealizedChange, subDecimal(tradingLevel(s), b ? tradingLevel(b) : '0'))
+    inventoryChange = addDecimal(inventoryChange, subDecimal(s.inventoryPnl ?? '0', b?.inventoryPnl ?? '0'))
+  }
   const net = subDecimal(subDecimal(addDecimal(realized, unrealizedChange), fees), fundingPaid)
-  const alerts = g.alert === undefined ? [] : input.alerts.filter(g.alert)
+  const alerts = g.alerts ? input.alerts.filter((a) => inGroup(a.at)) : []
+  const sum = (m: ReadonlyMap<number, number>): number => [...m.values()].reduce((a, b) => a + b, 0)
   return {
     key: g.key,
     realizedPnl: realized,
     unrealizedPnl: unrealizedChange,
+    inventoryPnl: inventoryChange,
     fees,
     funding: fundingPaid,
     netPnl: net,
     volume,
     fills: fills.length,
     makerShare: fills.length === 0 ? undefined : maker / fills.length,
-    maxDrawdown: maxDrawdown(fills, funding, snaps, g, before),
-    quotingHours: quotingMinutes / 60,
-    haltedHours: haltedMinutes / 60,
+    maxDrawdown: drawdownText(equityCurve(fills, funding, snaps, g, before)),
+    quotingHours: sum(quotingMs) / 3_600_000,
+    haltedHours: sum(haltedMs) / 3_600_000,
     alertsRaised: alerts.filter((a) => !a.resolved).length,
     alertsResolved: alerts.filter((a) => a.resolved).length,
+    endPosition: endPositions(input, g, snaps),
   }
 }
 
 /**
- * The largest fall of the equity curve from a previous peak within the group. Equity at a moment =
- * flows so far (realized − fees − funding since the group began) + the latest unrealized level per
- * instrument less its level before the group; it moves at every fill, funding and snapshot.
+ * The group's equity curve: 0 at its start, then flows so far (realized − fees − funding) + the latest
+ * trading level per instrument less its level before the group, at every fill, funding and snapshot.
  */
-function maxDrawdown(
+function equityCurve(
   fills: readonly ReportFill[],
   funding: readonly ReportFunding[],
   snaps: readonly ReportSnapshot[],
   g: Group,
-  before: ReadonlyMap<string, string>,
-): string {
+  before: ReadonlyMap<string, ReportSnapshot>,
+): number[] {
   type Ev = { t: number; flow?: string; key?: string; level?: string }
   const events: Ev[] = [
     ...fills.map((f) => ({ t: f.ts, flow: subDecimal(f.realizedPnl, f.fee) })),
     ...funding.map((f) => ({ t: f.ts, flow: subDecimal('0', f.amount) })),
     ...snaps
       .filter((s) => s.minute >= g.from && s.minute <= g.to)
-      .map((s) => ({ t: s.minute, key: levelKey(s), level: s.unrealizedPnl })),
+      .map((s) => ({ t: s.minute, key: levelKey(s), level: tradingLevel(s) })),
   ].sort((a, b) => a.t - b.t)
   let flows = '0'
-  const level = new Map<string, string>(before)
+  const level = new Map<string, string>([...before].map(([k, s]) => [k, tradingLevel(s)]))
   let unrealized = '0'
-  let peak = '0'
-  let worst = '0'
+  const curve = [0]
   for (const e of events) {
     if (e.flow !== undefined) flows = addDecimal(flows, e.flow)
     if (e.key !== undefined && e.level !== undefined) {
       unrealized = addDecimal(unrealized, subDecimal(e.level, level.get(e.key) ?? '0'))
       level.set(e.key, e.level)
     }
-    const equity = addDecimal(flows, unrealized)
-    if (compareDecimal(equity, peak) > 0) peak = equity
-    const fall = subDecimal(peak, equity)
-    if (compareDecimal(fall, worst) > 0) worst = fall
+    curve.push(Number(addDecimal(flows, unrealized)))
   }
-  return worst
+  return curve
+}
+
+/** The drawdown to 1e-8 (a float figure of exact inputs). */
+function drawdownText(curve: readonly number[]): string {
+  const d = drawdownOf(curve)
+  const t = d.toFixed(8).replace(/0+$/, '').replace(/\.$/, '')
+  return t === '' ? '0' : t
+}
+
+/**
+ * Positions at the group's end: each instrument's last snapshot at or before the end plus the fills
+ * after it; an instrument with fills but no snapshot is unknown ('?').
+ */
+function endPositions(input: ReportInput, g: Group, snaps: readonly ReportSnapshot[]): string {
+  const at = new Map<number, { minute: number; position: string | undefined }>()
+  for (const s of snaps) if (s.minute <= g.to) at.set(s.iid, { minute: s.minute, position: s.position })
+  const iids = new Set<number>(at.keys())
+  for (const f of input.fills) if ((g.iid === undefined || f.iid === g.iid) && f.ts <= g.to) iids.add(f.iid)
+  const parts: string[] = []
+  for (const iid of [...iids].sort((a, b) => a - b)) {
+    const base = at.get(iid)
+    const symbol = input.symbols.get(iid) ?? `#${iid}`
+    if (base?.position === undefined) {
+      parts.push(`${symbol} ?`)
+      continue
+    }
+    let p = base.position
+    for (const f of input.fills)
+      if (f.iid === iid && f.ts > base.minute && f.ts <= g.to) p = addDecimal(p, signedQty(f))
+    if (compareDecimal(p, '0') !== 0) parts.push(`${symbol} ${p}`)
+  }
+  return parts.join('; ')
 }
 
 export interface TransferSummary {
@@ -242,14 +309,14 @@ export interface TransferSummary {
   status: string
   asset: string
   count: number
-  /** Exact, in the asset's units when its decimals are known, else in base units. */
-  amount: string
+  /** Exact, in the asset's units; undefined when the journal does not hold the asset's decimals. */
+  amount: string | undefined
   unit: string
 }
 
-/** Withdrawals and deposits per kind, status and asset: how many and how much (exact). */
+/** Withdrawals and deposits per kind, status and asset: how many and how much (exact, in asset units). */
 export function summarizeTransfers(input: ReportInput): TransferSummary[] {
-  const groups = new Map<string, TransferSummary & { raw: bigint }>()
+  const groups = new Map<string, Omit<TransferSummary, 'amount'> & { raw: bigint }>()
   for (const t of input.transfers ?? []) {
     const key = `${t.kind}|${t.status}|${t.asset}`
     const g = groups.get(key) ?? {
@@ -257,7 +324,6 @@ export function summarizeTransfers(input: ReportInput): TransferSummary[] {
       status: t.status,
       asset: t.asset,
       count: 0,
-      amount: '0',
       unit: t.asset,
       raw: 0n,
     }
@@ -269,8 +335,7 @@ export function summarizeTransfers(input: ReportInput): TransferSummary[] {
     .sort((a, b) => a.kind.localeCompare(b.kind) || a.status.localeCompare(b.status))
     .map(({ raw, ...g }) => {
       const decimals = input.assetDecimals?.get(g.asset)
-      return decimals === undefined
-        ? { ...g, amount: raw.toString(), unit: `${g.asset} base units` }
-        : { ...g, amount: fromTicks(raw, decimals) }
+      // Never base units: without the asset's decimals the amount is unknown, not a wrong number.
+      return { ...g, amount: decimals === undefined ? undefined : fromTicks(raw, decimals) }
     })
 }

@@ -3,6 +3,7 @@
  * on SQLite, MVCC on PostgreSQL). Snapshots from a day before the window give the baseline levels.
  */
 import type { JournalDb } from './database.ts'
+import type { JournalScope } from './journalScope.ts'
 import type { ReportInput } from './report.ts'
 
 const BASELINE_MS = 86_400_000
@@ -12,11 +13,32 @@ export const SYMBOLS_STATE = 'instruments'
 /** The state row where the bot keeps its collateral assets' decimals (`{ "pUSD": 6 }`). */
 export const ASSETS_STATE = 'assets'
 
-export async function loadReportInput(db: JournalDb, since: number, until: number): Promise<ReportInput> {
+export async function loadReportInput(
+  db: JournalDb,
+  since: number,
+  until: number,
+  scope: JournalScope,
+): Promise<ReportInput> {
   const d = db.db
+  const { account, venue } = scope
   const fills = await d
     .selectFrom('fills')
-    .select(['ts', 'iid', 'price', 'qty', 'taker', 'fee', 'realized_pnl'])
+    .select([
+      'ts',
+      'iid',
+      'price',
+      'qty',
+      'taker',
+      'fee',
+      'realized_pnl',
+      'side',
+      'trade_id',
+      'order_id',
+      'liquidation',
+      'fee_asset',
+    ])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .where('ts', '>=', since)
     .where('ts', '<=', until)
     .orderBy('ts')
@@ -24,13 +46,17 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
   const funding = await d
     .selectFrom('funding')
     .select(['ts', 'iid', 'amount'])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .where('ts', '>=', since)
     .where('ts', '<=', until)
     .orderBy('ts')
     .execute()
   const snapshots = await d
     .selectFrom('pnl_snapshots')
-    .select(['venue', 'minute', 'iid', 'unrealized_pnl', 'mode'])
+    .select(['venue', 'minute', 'iid', 'unrealized_pnl', 'mode', 'inventory_pnl', 'position', 'span_ms'])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .where('minute', '>=', since - BASELINE_MS)
     .where('minute', '<=', until)
     .orderBy('minute')
@@ -38,15 +64,49 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
   const alerts = await d
     .selectFrom('alerts')
     .select(['at', 'resolved'])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .where('at', '>=', since)
     .where('at', '<=', until)
     .execute()
   const transfers = await d
     .selectFrom('transfers')
     .select(['kind', 'status', 'asset', 'amount'])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .where('ts', '>=', since)
     .where('ts', '<=', until)
     .execute()
+  const runs = await d
+    .selectFrom('runs')
+    .select(['run_id', 'started_at', 'stopped_at'])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
+    .where('started_at', '<=', until)
+    .where((eb) => eb.or([eb('stopped_at', 'is', null), eb('stopped_at', '>=', since)]))
+    .orderBy('started_at')
+    .execute()
+  // Every amount is in the settlement asset the venue names on fills (and funding): one, or unknown.
+  const assets = await d
+    .selectFrom('fills')
+    .select('fee_asset')
+    .distinct()
+    .where('account', '=', account)
+    .where('venue', '=', venue)
+    .limit(3)
+    .execute()
+  const fundingAssets =
+    assets.length > 0
+      ? []
+      : await d
+          .selectFrom('funding')
+          .select('asset')
+          .distinct()
+          .where('account', '=', account)
+          .where('venue', '=', venue)
+          .limit(3)
+          .execute()
+  const currencies = [...assets.map((a) => a.fee_asset), ...fundingAssets.map((a) => a.asset)]
   const assetsRow = await d
     .selectFrom('state')
     .select('value')
@@ -75,6 +135,12 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
     until,
     transfers,
     assetDecimals,
+    currency: currencies.length === 1 ? currencies[0] : undefined,
+    runs: runs.map((r) => ({
+      runId: r.run_id,
+      startedAt: Number(r.started_at),
+      stoppedAt: r.stopped_at === null ? undefined : Number(r.stopped_at),
+    })),
     fills: fills.map((f) => ({
       ts: Number(f.ts),
       iid: f.iid,
@@ -83,6 +149,11 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
       taker: Number(f.taker) === 1,
       fee: f.fee,
       realizedPnl: f.realized_pnl,
+      side: f.side,
+      tradeId: f.trade_id,
+      orderId: Number(f.order_id),
+      liquidation: Number(f.liquidation) !== 0,
+      feeAsset: f.fee_asset,
     })),
     funding: funding.map((f) => ({ ts: Number(f.ts), iid: f.iid, amount: f.amount })),
     snapshots: snapshots.map((s) => ({
@@ -91,6 +162,9 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
       iid: s.iid,
       unrealizedPnl: s.unrealized_pnl,
       mode: s.mode,
+      inventoryPnl: s.inventory_pnl,
+      position: s.position,
+      spanMs: Number(s.span_ms),
     })),
     alerts: alerts.map((a) => ({ at: Number(a.at), resolved: Number(a.resolved) === 1 })),
     symbols,
@@ -102,19 +176,26 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
  * on an accelerated mock journals on the mock's clock, ahead of the wall: the report's default end
  * reaches it, so a dry run just finished is in its window.
  */
-export async function newestRecordAt(db: JournalDb): Promise<number | undefined> {
+export async function newestRecordAt(db: JournalDb, scope: JournalScope): Promise<number | undefined> {
   const d = db.db
+  const { account, venue } = scope
   const runs = await d
     .selectFrom('runs')
     .select((eb) => [eb.fn.max('started_at').as('a'), eb.fn.max('stopped_at').as('b')])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .executeTakeFirst()
   const fills = await d
     .selectFrom('fills')
     .select((eb) => eb.fn.max('ts').as('t'))
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .executeTakeFirst()
   const snaps = await d
     .selectFrom('pnl_snapshots')
     .select((eb) => eb.fn.max('minute').as('t'))
+    .where('account', '=', account)
+    .where('venue', '=', venue)
     .executeTakeFirst()
   const times = [runs?.a, runs?.b, fills?.t, snaps?.t]
     .filter((v) => v !== null && v !== undefined)

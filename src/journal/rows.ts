@@ -4,7 +4,8 @@
  * nothing` for what happened once: fills, funding, commands, alerts; `do update` for what moves on:
  * a run's stop, a transfer's status, a minute's snapshot, a state value).
  */
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
+import { compareDecimal } from '../decimal.ts'
 import type {
   AlertsTable,
   CommandsTable,
@@ -112,11 +113,129 @@ export function groupRows(rows: readonly JournalRow[]): Grouped {
   return g
 }
 
-/** Writes one batch in one transaction; returns the number of fills that were new. */
-export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly JournalRow[]): Promise<number> {
+/**
+ * A row the venue reported that the journal did not take: its key (account, venue, ids, time) is
+ * already held by a row with other content. Never dropped silently: the journal counts and logs it.
+ */
+export interface RefusedRow {
+  table: 'fills' | 'funding'
+  /** The key, readable: `trade t1 / order 5 at 2026-…`. */
+  key: string
+  /** Which fields differ: `price 100.5 ≠ 101`. */
+  differs: string
+}
+
+export interface WriteResult {
+  newFills: number
+  refused: RefusedRow[]
+}
+
+const sameDecimal = (a: string, b: string): boolean => {
+  try {
+    return compareDecimal(a, b) === 0
+  } catch {
+    return a === b
+  }
+}
+
+/** The fields of a journaled fill that a repeat of the same fill must carry unchanged. */
+export function fillDifference(
+  held: Pick<FillsTable, 'iid' | 'side' | 'price' | 'qty' | 'fee' | 'realized_pnl' | 'liquidation'>,
+  next: Pick<FillsTable, 'iid' | 'side' | 'price' | 'qty' | 'fee' | 'realized_pnl' | 'liquidation'>,
+): string | undefined {
+  const d: string[] = []
+  if (Number(held.iid) !== Number(next.iid)) d.push(`instrument ${held.iid} ≠ ${next.iid}`)
+  if (held.side !== next.side) d.push(`side ${held.side} ≠ ${next.side}`)
+  for (const k of ['price', 'qty', 'fee', 'realized_pnl'] as const)
+    if (!sameDecimal(held[k], next[k])) d.push(`${k} ${held[k]} ≠ ${next[k]}`)
+  if (Number(held.liquidation) !== Number(next.liquidation)) d.push('liquidation flag')
+  return d.length === 0 ? undefined : d.join(', ')
+}
+
+export function fundingDifference(
+  held: Pick<FundingTable, 'iid' | 'amount' | 'size'>,
+  next: Pick<FundingTable, 'iid' | 'amount' | 'size'>,
+): string | undefined {
+  const d: string[] = []
+  if (Number(held.iid) !== Number(next.iid)) d.push(`instrument ${held.iid} ≠ ${next.iid}`)
+  for (const k of ['amount', 'size'] as const)
+    if (!sameDecimal(held[k], next[k])) d.push(`${k} ${held[k]} ≠ ${next[k]}`)
+  return d.length === 0 ? undefined : d.join(', ')
+}
+
+const fillKey = (r: Pick<FillsTable, 'account' | 'venue' | 'trade_id' | 'order_id' | 'ts'>): string =>
+  `${r.account}|${r.venue}|${r.trade_id}|${Number(r.order_id)}|${Number(r.ts)}`
+const fundingKey = (r: Pick<FundingTable, 'account' | 'venue' | 'key' | 'ts'>): string =>
+  `${r.account}|${r.venue}|${r.key}|${Number(r.ts)}`
+
+/** The fills of a chunk that did not go in: refused when the row held under their key differs. */
+async function refusedFills(
+  tx: Transaction<JournalDatabase>,
+  chunk: readonly FillsTable[],
+  inserted: ReadonlySet<string>,
+): Promise<RefusedRow[]> {
+  const out: RefusedRow[] = []
+  for (const r of chunk) {
+    if (inserted.has(fillKey(r))) continue
+    const held = await tx
+      .selectFrom('fills')
+      .select(['iid', 'side', 'price', 'qty', 'fee', 'realized_pnl', 'liquidation'])
+      .where('account', '=', r.account)
+      .where('venue', '=', r.venue)
+      .where('trade_id', '=', r.trade_id)
+      .where('order_id', '=', r.order_id)
+      .where('ts', '=', r.ts)
+      .executeTakeFirst()
+    const differs = held === undefined ? undefined : fillDifference(held, r)
+    if (differs !== undefined)
+      out.push({
+        table: 'fills',
+        key: `trade ${r.trade_id} / order ${r.order_id} at ${new Date(Number(r.ts)).toISOString()}`,
+        differs,
+      })
+  }
+  return out
+}
+
+async function refusedFunding(
+  tx: Transaction<JournalDatabase>,
+  chunk: readonly FundingTable[],
+  inserted: ReadonlySet<string>,
+): Promise<RefusedRow[]> {
+  const out: RefusedRow[] = []
+  for (const r of chunk) {
+    if (inserted.has(fundingKey(r))) continue
+    const held = await tx
+      .selectFrom('funding')
+      .select(['iid', 'amount', 'size'])
+      .where('account', '=', r.account)
+      .where('venue', '=', r.venue)
+      .where('key', '=', r.key)
+      .where('ts', '=', r.ts)
+      .executeTakeFirst()
+    const differs = held === undefined ? undefined : fundingDifference(held, r)
+    if (differs !== undefined)
+      out.push({
+        table: 'funding',
+        key: `funding ${r.key} at ${new Date(Number(r.ts)).toISOString()}`,
+        differs,
+      })
+  }
+  return out
+}
+
+/**
+ * Writes one batch in one transaction; returns how many fills were new and the fills and funding
+ * rows refused (their key held by a row with other content).
+ */
+export async function writeRows(
+  db: Kysely<JournalDatabase>,
+  rows: readonly JournalRow[],
+): Promise<WriteResult> {
   const g = groupRows(rows)
   return db.transaction().execute(async (tx) => {
     let newFills = 0
+    const refused: RefusedRow[] = []
     for (const c of chunks(lastPerKey(g.runs, (r) => r.run_id)))
       await tx
         .insertInto('runs')
@@ -125,6 +244,9 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
           oc.column('run_id').doUpdateSet((eb) => ({
             stopped_at: eb.ref('excluded.stopped_at'),
             stop_reason: eb.ref('excluded.stop_reason'),
+            // A run's start may be written before its account was known (a bind after connect).
+            account: eb.ref('excluded.account'),
+            venue: eb.ref('excluded.venue'),
           })),
         )
         .execute()
@@ -141,25 +263,32 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
         .onConflict((oc) => oc.columns(['run_id', 'seq']).doNothing())
         .execute()
     for (const c of chunks(g.fills)) {
-      const r = await tx
+      const inserted = await tx
         .insertInto('fills')
         .values(c)
-        .onConflict((oc) => oc.columns(['venue', 'trade_id', 'order_id']).doNothing())
-        .executeTakeFirst()
-      newFills += Number(r.numInsertedOrUpdatedRows ?? 0n)
+        .onConflict((oc) => oc.columns(['account', 'venue', 'trade_id', 'order_id', 'ts']).doNothing())
+        .returning(['account', 'venue', 'trade_id', 'order_id', 'ts'])
+        .execute()
+      newFills += inserted.length
+      if (inserted.length < c.length)
+        refused.push(...(await refusedFills(tx, c, new Set(inserted.map(fillKey)))))
     }
-    for (const c of chunks(g.funding))
-      await tx
+    for (const c of chunks(g.funding)) {
+      const inserted = await tx
         .insertInto('funding')
         .values(c)
-        .onConflict((oc) => oc.columns(['venue', 'key']).doNothing())
+        .onConflict((oc) => oc.columns(['account', 'venue', 'key', 'ts']).doNothing())
+        .returning(['account', 'venue', 'key', 'ts'])
         .execute()
-    for (const c of chunks(lastPerKey(g.transfers, (r) => `${r.venue}:${r.kind}:${r.id}`)))
+      if (inserted.length < c.length)
+        refused.push(...(await refusedFunding(tx, c, new Set(inserted.map(fundingKey)))))
+    }
+    for (const c of chunks(lastPerKey(g.transfers, (r) => `${r.account}:${r.venue}:${r.kind}:${r.id}`)))
       await tx
         .insertInto('transfers')
         .values(c)
         .onConflict((oc) =>
-          oc.columns(['venue', 'kind', 'id']).doUpdateSet((eb) => ({
+          oc.columns(['account', 'venue', 'kind', 'id']).doUpdateSet((eb) => ({
             status: eb.ref('excluded.status'),
             amount: eb.ref('excluded.amount'),
             fee: eb.ref('excluded.fee'),
@@ -167,12 +296,14 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
           })),
         )
         .execute()
-    for (const c of chunks(lastPerKey(g.pnl_snapshots, (r) => `${r.venue}:${r.minute}:${r.iid}`)))
+    for (const c of chunks(
+      lastPerKey(g.pnl_snapshots, (r) => `${r.account}:${r.venue}:${r.minute}:${r.iid}`),
+    ))
       await tx
         .insertInto('pnl_snapshots')
         .values(c)
         .onConflict((oc) =>
-          oc.columns(['venue', 'minute', 'iid']).doUpdateSet((eb) => ({
+          oc.columns(['account', 'venue', 'minute', 'iid']).doUpdateSet((eb) => ({
             position: eb.ref('excluded.position'),
             realized_pnl: eb.ref('excluded.realized_pnl'),
             unrealized_pnl: eb.ref('excluded.unrealized_pnl'),
@@ -181,6 +312,8 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
             volume: eb.ref('excluded.volume'),
             fills: eb.ref('excluded.fills'),
             mode: eb.ref('excluded.mode'),
+            inventory_pnl: eb.ref('excluded.inventory_pnl'),
+            span_ms: eb.ref('excluded.span_ms'),
           })),
         )
         .execute()
@@ -188,7 +321,7 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
       await tx
         .insertInto('alerts')
         .values(c)
-        .onConflict((oc) => oc.columns(['key', 'at', 'resolved']).doNothing())
+        .onConflict((oc) => oc.columns(['account', 'venue', 'key', 'at', 'resolved']).doNothing())
         .execute()
     for (const c of chunks(lastPerKey(g.state, (r) => r.name)))
       await tx
@@ -200,6 +333,6 @@ export async function writeRows(db: Kysely<JournalDatabase>, rows: readonly Jour
             .doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), at: eb.ref('excluded.at') })),
         )
         .execute()
-    return newFills
+    return { newFills, refused }
   })
 }

@@ -7,17 +7,17 @@
  * the rows and retries); a dead worker fails every later write the same way.
  */
 import { Worker } from 'node:worker_threads'
-import type { JournalRow } from './rows.ts'
+import type { JournalRow, RefusedRow, WriteResult } from './rows.ts'
 import { sqlitePackage } from './sqliteDriver.ts'
 
 export interface SqliteWriterThread {
-  /** Writes one batch in one transaction on the worker; resolves with the number of new fills. */
-  write(rows: readonly JournalRow[]): Promise<number>
+  /** Writes one batch in one transaction on the worker; resolves with the new fills and refused rows. */
+  write(rows: readonly JournalRow[]): Promise<WriteResult>
   /** Closes the worker's connection and ends the thread. */
   close(): Promise<void>
 }
 
-type Reply = { id: number; newFills?: number; error?: string; closed?: boolean }
+type Reply = { id: number; newFills?: number; refused?: RefusedRow[]; error?: string; closed?: boolean }
 
 export function startSqliteWriterThread(path: string): SqliteWriterThread {
   // The same build of better-sqlite3 as the main handle (sqliteDriver.ts: 13.x on Node 22+, 12.x on 20).
@@ -54,7 +54,7 @@ export function startSqliteWriterThread(path: string): SqliteWriterThread {
     async write(rows) {
       const r = await ask({ rows })
       if (r.error !== undefined) throw new Error(r.error)
-      return r.newFills ?? 0
+      return { newFills: r.newFills ?? 0, refused: r.refused ?? [] }
     },
     close() {
       closing ??= (async () => {

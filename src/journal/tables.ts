@@ -4,6 +4,12 @@
  * booleans as 0/1, structured parts (command items, state values) as JSON text.
  */
 export interface RunsTable {
+  /** Migration 4: the account (owner address, lower case; `unknown` before it was known). */
+  account: string
+  /** Migration 4: the venue (exchange domain `name/version/chainId`, `mock:<run id>`, '' before migration 4). */
+  venue: string
+  /** Migration 4: the clock's rate (an accelerated dry run's mock runs faster than the wall). */
+  clock_rate: number
   run_id: string
   started_at: number
   stopped_at: number | null
@@ -15,6 +21,10 @@ export interface RunsTable {
 }
 
 export interface CommandsTable {
+  /** Migration 4: the account (owner address, lower case; `unknown` before it was known). */
+  account: string
+  /** Migration 4: the venue (exchange domain `name/version/chainId`, `mock:<run id>`, '' before migration 4). */
+  venue: string
   run_id: string
   /** Per run sequence: with run_id the key, so a retried batch cannot write a command twice. */
   seq: number
@@ -31,6 +41,10 @@ export interface CommandsTable {
 }
 
 export interface OrderEventsTable {
+  /** Migration 4: the account (owner address, lower case; `unknown` before it was known). */
+  account: string
+  /** Migration 4: the venue (exchange domain `name/version/chainId`, `mock:<run id>`, '' before migration 4). */
+  venue: string
   run_id: string
   seq: number
   ts: number
@@ -44,7 +58,9 @@ export interface OrderEventsTable {
 }
 
 export interface FillsTable {
-  /** Migration 3: who numbered the ids ('' the real venue, `mock:<run id>` a dry run's mock). */
+  /** Migration 4: the account (owner address, lower case; `unknown` before it was known). */
+  account: string
+  /** Who numbered the ids: the exchange domain (migration 4; '' before it), `mock:<run id>` a run's own mock. */
   venue: string
   trade_id: string
   order_id: number
@@ -64,7 +80,9 @@ export interface FillsTable {
 }
 
 export interface FundingTable {
-  /** Migration 3: who numbered the ids ('' the real venue, `mock:<run id>` a dry run's mock). */
+  /** Migration 4: the account (owner address, lower case; `unknown` before it was known). */
+  account: string
+  /** Who numbered the ids: the exchange domain (migration 4; '' before it), `mock:<run id>` a run's own mock. */
   venue: string
   key: string
   iid: number
@@ -76,7 +94,9 @@ export interface FundingTable {
 }
 
 export interface TransfersTable {
-  /** Migration 3: who numbered the ids ('' the real venue, `mock:<run id>` a dry run's mock). */
+  /** Migration 4: the account (owner address, lower case; `unknown` before it was known). */
+  account: string
+  /** Who numbered the ids: the exchange domain (migration 4; '' before it), `mock:<run id>` a run's own mock. */
   venue: string
   kind: string
   id: string
@@ -89,7 +109,9 @@ export interface TransfersTable {
 }
 
 export interface PnlSnapshotsTable {
-  /** Migration 3: who numbered the ids ('' the real venue, `mock:<run id>` a dry run's mock). */
+  /** Migration 4: the account (owner address, lower case; `unknown` before it was known). */
+  account: string
+  /** Who numbered the ids: the exchange domain (migration 4; '' before it), `mock:<run id>` a run's own mock. */
   venue: string
   minute: number
   iid: number
@@ -101,10 +123,18 @@ export interface PnlSnapshotsTable {
   volume: string
   fills: number
   mode: string
+  /** Migration 4: the opening inventory's change in value since the account's first run (not in net). */
+  inventory_pnl: string
+  /** Migration 4: wall ms of the minute this sample stands for (a run's first and last are partial). */
+  span_ms: number
 }
 
 /** Migration 2. */
 export interface AlertsTable {
+  /** Migration 4: the account (owner address, lower case; `unknown` before it was known). */
+  account: string
+  /** Migration 4: the venue (exchange domain `name/version/chainId`, `mock:<run id>`, '' before migration 4). */
+  venue: string
   key: string
   at: number
   resolved: number

@@ -255,6 +255,8 @@ describe('the journal database lost mid-run', () => {
     let listener: Listener | undefined
     let state: 'ok' | 'failing' = 'failing'
     const stats = (): JournalStats => ({
+      refused: {},
+      lastRefused: undefined,
       state,
       depth: 40,
       capacity: 100,
@@ -387,6 +389,7 @@ describe('order states and withdrawals into the journal', () => {
           ts: 1_500_000,
           updated_at: 2_005_000,
           venue: '',
+          account: 'unknown',
         },
       ])
       await journal.close('done')

@@ -5,6 +5,7 @@
  * still-pending deposit's later status, a new one), on SQLite and PostgreSQL; `perpbot report`
  * shows them per status in the asset's units.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -21,6 +22,7 @@ import { loadReportInput } from '../../src/journal/reportQueries.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import { startBotOnMock } from '../../src/sim/botOnMock.ts'
 import { describeBackends } from './backends.ts'
+import { SCOPE } from './fixtures.ts'
 
 describe('deposits journaled by the running bot', () => {
   it('one row per hash, its status followed from pending to confirmed', { timeout: 30_000 }, async () => {
@@ -62,7 +64,7 @@ describe('deposits journaled by the running bot', () => {
       expect(rows[0]).toMatchObject({ id: hash, asset: 'pUSD', amount: '250000000', status: 'confirmed' })
       expect(rows[0]?.venue).toBe(journal.venue)
       // The report reads the amount in pUSD (the asset's decimals journaled at start).
-      const input = await loadReportInput(db, 0, Number.MAX_SAFE_INTEGER)
+      const input = await loadReportInput(db, 0, Number.MAX_SAFE_INTEGER, journal.scope())
       expect(formatTransfers(summarizeTransfers(input))).toContain('deposits: 1 confirmed 250.00 pUSD')
     } finally {
       await run.stop('test over')
@@ -106,6 +108,7 @@ describeBackends('deposits reconciled at start', (backend) => {
           now,
           maxPages: 5,
           firstLookbackMs: 86_400_000,
+          scope: SCOPE,
         })
       const first: HistoryWindow[] = []
       const fourth = deposit(4, 'confirmed', T0 - 60_000)
@@ -129,7 +132,7 @@ describeBackends('deposits reconciled at start', (backend) => {
       expect(r.deposits).toEqual({ pages: 1, seen: 3 })
       const rows = await db.db.selectFrom('transfers').select(['id', 'status']).orderBy('ts').execute()
       expect(rows.map((x) => x.status)).toEqual(['confirmed', 'confirmed', 'confirmed', 'pending'])
-      const input = await loadReportInput(db, T0 - 86_400_000, T0 + 86_400_000)
+      const input = await loadReportInput(db, T0 - 86_400_000, T0 + 86_400_000, SCOPE)
       expect(summarizeTransfers({ ...input, assetDecimals: new Map([['pUSD', 6]]) })).toEqual([
         { kind: 'deposit', status: 'confirmed', asset: 'pUSD', count: 3, amount: '7', unit: 'pUSD' },
         { kind: 'deposit', status: 'pending', asset: 'pUSD', count: 1, amount: '3', unit: 'pUSD' },

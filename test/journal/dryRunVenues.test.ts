@@ -52,19 +52,39 @@ describe('two dry runs into one dry-run journal', () => {
     expect(Number(a?.first)).toBe(1)
     expect(Number(b?.first)).toBe(1)
 
-    // The report of the dry-run journal (the simulation's clock starts 2026-01-05) counts both.
-    const report = await perpbot([
-      'report',
-      '--config',
-      overlay,
-      '--since',
-      '2026-01-04',
-      '--until',
-      '2026-01-06',
-      '--format',
-      'json',
-    ])
-    expect(report.err).toBe('')
-    expect(JSON.parse(report.out).total.fills).toBe((a?.n ?? 0) * 2)
+    // The report reads one account on one venue: by default the newest run's (each dry run is a
+    // throwaway account on its own mock), the other with --account; never both mixed.
+    const report = (...more: string[]) =>
+      perpbot([
+        'report',
+        '--config',
+        overlay,
+        '--since',
+        '2026-01-04',
+        '--until',
+        '2026-01-06',
+        '--format',
+        'json',
+        ...more,
+      ])
+    const newest = await report()
+    expect(newest.err).toBe('')
+    const n = JSON.parse(newest.out)
+    expect(n.total.fills).toBe(a?.n ?? 0)
+    expect(n.account).toMatch(/^0x[0-9a-f]{40}$/)
+    expect(n.venue).toMatch(/^mock:/)
+    const accounts = await (async () => {
+      const d = await openJournalDb({ kind: 'sqlite', path: file }, { readonly: true })
+      try {
+        return await d.db.selectFrom('runs').select(['account', 'venue']).execute()
+      } finally {
+        await d.close()
+      }
+    })()
+    expect(new Set(accounts.map((r) => r.account)).size).toBe(2)
+    const other = accounts.find((r) => r.account !== n.account)
+    const older = await report('--account', other?.account ?? '', '--venue', other?.venue ?? '')
+    expect(JSON.parse(older.out).total.fills).toBe(b?.n ?? 0)
+    expect(JSON.parse(older.out).venue).toBe(other?.venue)
   }, 60_000)
 })

@@ -17,3 +17,6 @@ export const fill = (n: number, over: Record<string, unknown> = {}) => ({
   ts: T0 + n * 1_000,
   ...over,
 })
+
+/** Whose rows a journal opened without an account writes (`createJournal`'s default scope). */
+export const SCOPE = { account: 'unknown', venue: '' }

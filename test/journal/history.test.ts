@@ -3,6 +3,7 @@
  * instruments (every `step`-th minute when the window holds more than the point bound), the newest
  * fills first within their bound, and the window's fill count.
  */
+
 import { expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import { openJournalDb } from '../../src/journal/database.ts'
@@ -11,6 +12,7 @@ import { createJournal } from '../../src/journal/journal.ts'
 import { SYMBOLS_STATE } from '../../src/journal/reportQueries.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import { describeBackends } from './backends.ts'
+import { SCOPE } from './fixtures.ts'
 
 const T0 = Date.UTC(2026, 10, 1, 0, 0, 0)
 
@@ -67,7 +69,7 @@ describeBackends('journal history', (backend) => {
         )
       await journal.flush()
 
-      const all = await loadJournalHistory(db, { since: T0, until: T0 + 299 * 60_000 })
+      const all = await loadJournalHistory(db, { since: T0, until: T0 + 299 * 60_000, scope: SCOPE })
       expect(all.stepMinutes).toBe(1)
       expect(all.points).toHaveLength(300)
       // Minute 10: realized 10 + 20, unrealized 2 × 0.5, fees 2 × 0.25.
@@ -87,6 +89,7 @@ describeBackends('journal history', (backend) => {
       const few = await loadJournalHistory(db, {
         since: T0,
         until: T0 + 299 * 60_000,
+        scope: SCOPE,
         maxPoints: 50,
         maxFills: 2,
       })

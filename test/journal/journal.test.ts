@@ -169,6 +169,9 @@ describeBackends('journal', (backend) => {
     try {
       expect(await again.db.selectFrom('runs').selectAll().execute()).toEqual([
         {
+          account: 'unknown',
+          venue: '',
+          clock_rate: 1,
           run_id: runId,
           started_at: T0,
           stopped_at: T0 + 60_000,

@@ -14,6 +14,7 @@ describe('the journal on /metrics', () => {
       rowsWritten: 1_000,
       rowsDropped: 3,
       rowsInvalid: 0,
+      rowsRefused: 2,
       batches: 10,
       writeLatencyLastMs: 1.5,
       writeLatencyMaxMs: 9,

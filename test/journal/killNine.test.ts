@@ -4,6 +4,7 @@
  * does). At the end the journal holds every venue fill exactly once, field for field: no duplicates,
  * no torn rows, nothing lost. (The whole bot against the mock: `npm run chaos`.)
  */
+
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,6 +14,7 @@ import { expect, it } from 'vitest'
 import { openJournalDb } from '../../src/journal/database.ts'
 import { type FillInput, reconcileAtStart, type VenueHistory } from '../../src/journal/reconcile.ts'
 import { seededRandom } from '../../src/random.ts'
+import { SCOPE } from './fixtures.ts'
 import { killFill } from './killFills.ts'
 
 /** Starts the child from fill `from`, SIGKILLs it once the venue made `atLeast` more; returns the last made. */
@@ -79,6 +81,7 @@ it('three kill -9 mid-stream and restarts: every venue fill journaled exactly on
         now: killFill(last).ts + 1_000,
         maxPages: 50,
         firstLookbackMs: 86_400_000,
+        scope: SCOPE,
       })
       reconciled += r.fills.inserted
       await db.close()

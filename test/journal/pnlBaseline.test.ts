@@ -67,7 +67,7 @@ describeBackends('PnL across restarts', (b) => {
     // Second start: the ledger begins at the journal's baseline.
     const db = await openJournalDb(target)
     const second = createJournal({ db, clock, settings, run })
-    const baseline = await loadPnlBaseline(db, { recentSince: T0 + 11 * 10_000 })
+    const baseline = await loadPnlBaseline(db, { recentSince: T0 + 11 * 10_000, scope: second.scope() })
     const again = new PnlLedger({ baseline })
     const after = again.snapshot()
     for (const k of [

@@ -9,6 +9,7 @@ import {
   type VenueHistory,
 } from '../../src/journal/reconcile.ts'
 import { describeBackends } from './backends.ts'
+import { SCOPE } from './fixtures.ts'
 
 const T0 = Date.UTC(2026, 10, 20)
 const DAY = 86_400_000
@@ -92,7 +93,14 @@ describeBackends('reconcile', (backend) => {
       const venue = fakeVenue(fills, funding)
       const now = T0 + 450 * 60_000
       // Budget 2 pages: the newest 200 fills, the older 250 left as a gap.
-      const first = await reconcileAtStart({ db, venue, now, maxPages: 2, firstLookbackMs: 30 * DAY })
+      const first = await reconcileAtStart({
+        db,
+        venue,
+        now,
+        maxPages: 2,
+        firstLookbackMs: 30 * DAY,
+        scope: SCOPE,
+      })
       expect(first.fills).toMatchObject({ pages: 2, seen: 200, inserted: 200 })
       expect(first.fills.pending).toHaveLength(1)
       expect(first.funding).toMatchObject({ seen: 30, inserted: 30, pending: [] })
@@ -100,11 +108,25 @@ describeBackends('reconcile', (backend) => {
       fills.push(...Array.from({ length: 20 }, (_, i) => venueFill(450 + i)))
       const later = now + 20 * 60_000
       for (let i = 0; i < 4; i++)
-        await reconcileAtStart({ db, venue, now: later, maxPages: 2, firstLookbackMs: 30 * DAY })
+        await reconcileAtStart({
+          db,
+          venue,
+          now: later,
+          maxPages: 2,
+          firstLookbackMs: 30 * DAY,
+          scope: SCOPE,
+        })
       const ids = await tradeIds(db)
       expect(new Set(ids).size).toBe(ids.length)
       expect(ids.sort()).toEqual(fills.map((f) => `${f.tradeId}:${f.orderId}`).sort())
-      const again = await reconcileAtStart({ db, venue, now: later, maxPages: 10, firstLookbackMs: 30 * DAY })
+      const again = await reconcileAtStart({
+        db,
+        venue,
+        now: later,
+        maxPages: 10,
+        firstLookbackMs: 30 * DAY,
+        scope: SCOPE,
+      })
       expect(again.fills.inserted).toBe(0)
       expect(again.fills.pending).toEqual([])
       expect(await db.db.selectFrom('funding').selectAll().execute()).toHaveLength(30)
@@ -122,7 +144,7 @@ describeBackends('reconcile', (backend) => {
       for (const killAt of [1, 2, 0, 1, 2, 1, 0, 2, 1, 1]) {
         const venue = fakeVenue(fills, [], killAt)
         await expect(
-          reconcileAtStart({ db, venue, now, maxPages: 3, firstLookbackMs: 30 * DAY }),
+          reconcileAtStart({ db, venue, now, maxPages: 3, firstLookbackMs: 30 * DAY, scope: SCOPE }),
         ).rejects.toThrow('killed')
       }
       await reconcileAtStart({
@@ -131,6 +153,7 @@ describeBackends('reconcile', (backend) => {
         now,
         maxPages: 10,
         firstLookbackMs: 30 * DAY,
+        scope: SCOPE,
       })
       const ids = await tradeIds(db)
       expect(ids.length).toBe(530)

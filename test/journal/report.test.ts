@@ -98,7 +98,94 @@ describe('buildReport', () => {
         haltedHours: 0,
         alertsRaised: 0,
         alertsResolved: 0,
+        inventoryPnl: '0',
+        endPosition: '',
       },
     ])
+  })
+
+  it('hours are wall hours: a minute counts once for the account, and a run’s last minute for its part', () => {
+    const m = D0 + 10 * H
+    const snaps = [
+      // Two instruments quoting in the same two minutes: 2 wall minutes, not 4 instrument-minutes.
+      { minute: m, iid: 1, unrealizedPnl: '0', mode: 'quoting' },
+      { minute: m, iid: 2, unrealizedPnl: '0', mode: 'quoting' },
+      { minute: m + 60_000, iid: 1, unrealizedPnl: '0', mode: 'quoting' },
+      { minute: m + 60_000, iid: 2, unrealizedPnl: '0', mode: 'quoting.widened' },
+      // The stop 12 s into the next minute: 12 s halted, not a whole minute.
+      { minute: m + 120_000, iid: 1, unrealizedPnl: '0', mode: 'halted', spanMs: 12_000 },
+    ]
+    const rows = buildReport(input({ fills: [], funding: [], snapshots: snaps }), 'instrument')
+    const total = rows.at(-1)
+    expect(total?.quotingHours).toBeCloseTo(2 / 60, 12)
+    expect(total?.haltedHours).toBeCloseTo(12 / 3_600, 12)
+    expect(rows[0]?.quotingHours).toBeCloseTo(2 / 60, 12)
+    expect(rows[1]?.quotingHours).toBeCloseTo(2 / 60, 12)
+  })
+
+  it('the opening inventory’s change in value is shown apart and never in net; end positions per instrument', () => {
+    const rows = buildReport(
+      input({
+        fills: [
+          {
+            ts: D0 + H + 1,
+            iid: 1,
+            price: '100',
+            qty: '0.5',
+            taker: false,
+            fee: '0',
+            realizedPnl: '0',
+            side: 'short',
+          },
+        ],
+        funding: [],
+        snapshots: [
+          { minute: D0 + H, iid: 1, unrealizedPnl: '500', inventoryPnl: '0', position: '2', mode: 'quoting' },
+          {
+            minute: D0 + 2 * H,
+            iid: 1,
+            unrealizedPnl: '800',
+            inventoryPnl: '300',
+            position: '1.5',
+            mode: 'quoting',
+          },
+        ],
+        alerts: [],
+      }),
+      'day',
+    )
+    const total = rows.at(-1)
+    expect(total).toMatchObject({
+      unrealizedPnl: '500',
+      inventoryPnl: '300',
+      netPnl: '500',
+      endPosition: 'BTC-PERP 1.5',
+    })
+    // The first day's end: the last snapshot (1.5), the fill came before it.
+    expect(rows[0]?.endPosition).toBe('BTC-PERP 1.5')
+  })
+
+  it('per run: each run of the account its own row, within the window', () => {
+    const rows = buildReport(
+      input({
+        runs: [
+          { runId: 'aaaaaaaa-1', startedAt: D0 + H / 2, stoppedAt: D0 + 3 * H },
+          { runId: 'bbbbbbbb-2', startedAt: D0 + 24 * H, stoppedAt: undefined },
+        ],
+      }),
+      'run',
+    )
+    expect(rows.map((r) => [r.key, r.fills])).toEqual([
+      [`${new Date(D0 + H / 2).toISOString().slice(0, 19)}Z aaaaaaaa`, 2],
+      [`${new Date(D0 + 24 * H).toISOString().slice(0, 19)}Z bbbbbbbb`, 1],
+      ['total', 3],
+    ])
+  })
+
+  it('report, dashboard history and simulate share one drawdown function', async () => {
+    const shared = await import('../../src/pnlDrawdown.ts')
+    const sim = await import('../../src/sim/simulate/summary.ts')
+    expect(sim.maxDrawdown).toBe(shared.maxDrawdown)
+    expect(shared.maxDrawdown([0, 5, -8, 3, -10, 2])).toBe(15)
   })
 })

@@ -9,6 +9,9 @@ import { SYMBOLS_STATE } from '../../src/journal/reportQueries.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import { perpbot } from '../cli/perpbotCli.ts'
 
+const ACCOUNT = `0x${'a'.repeat(40)}`
+const OTHER = `0x${'b'.repeat(40)}`
+
 describe('perpbot report', () => {
   let dir = ''
   let overlay = ''
@@ -21,11 +24,41 @@ describe('perpbot report', () => {
     const db = await openJournalDb({ kind: 'sqlite', path: join(dir, 'state', 'journal-live.sqlite') })
     const clock = new SimulatedClock()
     clock.set(now - 3_600_000)
+    // Another account's earlier run on the same database: never in this account's numbers.
+    const other = createJournal({
+      db,
+      clock,
+      settings: JournalSettings.parse({}),
+      run: { version: 't', mode: 'live', configHash: 'h' },
+      account: OTHER,
+      venue: 'Polymarket/1/137',
+    })
+    other.fill(
+      {
+        tradeId: 9,
+        orderId: 9,
+        iid: 3,
+        side: 'short',
+        price: '2000',
+        qty: '3',
+        taker: true,
+        fee: '60',
+        feeAsset: 'USDC',
+        realizedPnl: '-0.35',
+        liquidation: false,
+        ts: now - 2_000_000,
+      },
+      'stream',
+    )
+    await other.flush()
+    clock.increment(1)
     const journal = createJournal({
       db,
       clock,
       settings: JournalSettings.parse({}),
       run: { version: 't', mode: 'live', configHash: 'h' },
+      account: ACCOUNT,
+      venue: 'Polymarket/1/137',
     })
     journal.saveState(SYMBOLS_STATE, { 3: 'ETH-PERP' })
     journal.fill(
@@ -59,14 +92,47 @@ describe('perpbot report', () => {
     const table = await perpbot(['report', '--live', '--config', overlay, '--by', 'instrument'])
     expect(table.err).toBe('')
     expect(table.code).toBe(0)
+    expect(table.out).toContain(`account ${ACCOUNT} on Polymarket/1/137`)
+    expect(table.out).toContain('net PnL USDC')
     expect(table.out).toMatch(/ETH-PERP\s+12\.60\s+12\.50\s+0\.00\s+-0\.10\s+0\.00\s+1000\.00\s+1\s+100%/)
     const csv = await perpbot(['report', '--live', '--config', overlay, '--format', 'csv', '--since', '2h'])
     expect(csv.out.split('\n')[0]).toBe(
-      'key,net_pnl,realized_pnl,unrealized_pnl_change,fees,funding,volume,fills,maker_share,max_drawdown,quoting_hours,halted_hours,alerts_raised,alerts_resolved',
+      'key,net_pnl_usdc,realized_pnl_usdc,unrealized_pnl_change_usdc,fees_usdc,funding_usdc,volume_usdc,fills,maker_share,max_drawdown_usdc,quoting_hours,halted_hours,alerts_raised,alerts_resolved,opening_inventory_change_usdc,end_position',
     )
-    expect(csv.out).toContain('total,12.6,12.5,0,-0.1,0,1000,1,1,0,0,0,0,0')
+    // No snapshot yet: the end position is unknown, not guessed from the fills.
+    expect(csv.out).toContain('total,12.6,12.5,0,-0.1,0,1000,1,1,0,0,0,0,0,0,ETH-PERP ?')
     const json = await perpbot(['report', '--live', '--config', overlay, '--format', 'json'])
+    expect(JSON.parse(json.out)).toMatchObject({ account: ACCOUNT, currency: 'USDC' })
     expect(JSON.parse(json.out).total).toMatchObject({ netPnl: '12.6', fills: 1 })
+    // The other account reads only its own.
+    const theirs = await perpbot([
+      'report',
+      '--live',
+      '--config',
+      overlay,
+      '--format',
+      'json',
+      '--account',
+      OTHER,
+    ])
+    expect(JSON.parse(theirs.out).total).toMatchObject({ netPnl: '-60.35', fills: 1 })
+  })
+
+  it('--trades: one CSV line per fill with its currency; --by run: one row per run', async () => {
+    const trades = await perpbot(['report', '--live', '--config', overlay, '--trades'])
+    expect(trades.code).toBe(0)
+    const lines = trades.out.trim().split('\n')
+    expect(lines[0]).toBe(
+      'time,time_ms,instrument,side,price,qty,notional_usdc,fee_usdc,fee_asset,realized_pnl_usdc,liquidity,liquidation,trade_id,order_id',
+    )
+    expect(lines).toHaveLength(2)
+    expect(lines[1]).toBe(
+      `${new Date(now - 1_800_000).toISOString()},${now - 1_800_000},ETH-PERP,buy,2000,0.5,1000,-0.1,USDC,12.5,maker,no,1,2`,
+    )
+    const runs = await perpbot(['report', '--live', '--config', overlay, '--by', 'run', '--format', 'json'])
+    const body = JSON.parse(runs.out)
+    expect(body.rows).toHaveLength(1)
+    expect(body.rows[0]).toMatchObject({ fills: 1, netPnl: '12.6' })
   })
 
   it('the dry run has its own journal: none yet is a configuration error (exit 2) naming the file', async () => {
@@ -76,7 +142,9 @@ describe('perpbot report', () => {
   })
 
   it('bad options exit 2 with a clear message', async () => {
-    expect((await perpbot(['report', '--by', 'week'])).err).toContain('--by must be day or instrument')
+    expect((await perpbot(['report', '--by', 'week'])).err).toContain('--by must be day, instrument or run')
+    expect((await perpbot(['report', '--check'])).err).toContain('--check reads the live venue')
+    expect((await perpbot(['report', '--live', '--account', 'me'])).code).toBe(2)
     expect((await perpbot(['report', '--since', 'yesterday'])).code).toBe(2)
     expect((await perpbot(['report', '--format', 'xml'])).code).toBe(2)
   })

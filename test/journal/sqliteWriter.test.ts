@@ -38,7 +38,7 @@ function batches(): JournalRow[][] {
       },
       'r1',
       1,
-      'mock:r1',
+      { account: '0xa', venue: 'mock:r1' },
     )
   const transfer = (status: string) =>
     toRow(
@@ -63,6 +63,9 @@ function batches(): JournalRow[][] {
     ({
       table: 'runs',
       row: {
+        account: '0xa',
+        venue: 'V/1/1',
+        clock_rate: 1,
         run_id: 'r1',
         started_at: T,
         stopped_at: stoppedAt,
@@ -77,7 +80,11 @@ function batches(): JournalRow[][] {
     [run(null), fillRow({ ...fill(1), tradeId: '1' }, 'stream'), snap('1'), transfer('pending')],
     [
       fillRow({ ...fill(1), tradeId: '1' }, 'rest'),
-      fillRow({ ...fill(2), tradeId: '2' }, 'rest', 'mock:r1'),
+      fillRow({ ...fill(2), tradeId: '2' }, 'rest', { account: '0xa', venue: 'mock:r1' }),
+      // The same key with another price: refused, and said so (never dropped silently).
+      fillRow({ ...fill(1), tradeId: '1', price: '99' }, 'rest'),
+      // A venue whose ids restarted: the same ids at another time are a new fill.
+      fillRow({ ...fill(1), tradeId: '1', ts: fill(1).ts + 3_600_000 }, 'rest'),
       snap('2'),
       transfer('confirmed'),
       { table: 'state', row: { name: 's', value: '{"a":1}', at: T } },
@@ -98,11 +105,23 @@ describe('the SQLite writer thread', () => {
     expect(viaMain.writeThread).toBeUndefined()
     try {
       const newFills: number[] = []
+      const refused: unknown[] = []
+      const refusedMain: unknown[] = []
       for (const b of batches()) {
-        newFills.push((await viaWorker.writeThread?.write(b)) ?? -1)
-        await writeRows(viaMain.db, b)
+        const r = await viaWorker.writeThread?.write(b)
+        newFills.push(r?.newFills ?? -1)
+        refused.push(...(r?.refused ?? []))
+        refusedMain.push(...(await writeRows(viaMain.db, b)).refused)
       }
-      expect(newFills).toEqual([1, 1])
+      expect(newFills).toEqual([1, 2])
+      expect(refused).toEqual([
+        {
+          table: 'fills',
+          key: `trade 1 / order 1001 at ${new Date(fill(1).ts).toISOString()}`,
+          differs: 'price 100.5 ≠ 99',
+        },
+      ])
+      expect(refusedMain).toEqual(refused)
       for (const table of ['runs', 'fills', 'pnl_snapshots', 'transfers', 'state'] as const) {
         const a = await viaWorker.db.selectFrom(table).selectAll().execute()
         const b = await viaMain.db.selectFrom(table).selectAll().execute()
@@ -113,7 +132,7 @@ describe('the SQLite writer thread', () => {
       const bad = [{ table: 'nope', row: { x: 1 } }] as unknown as JournalRow[]
       await expect(viaWorker.writeThread?.write(bad)).rejects.toThrow(/unknown journal table/)
       await viaWorker.writeThread?.write([fillRow({ ...fill(3), tradeId: '3' }, 'rest')])
-      expect(await viaWorker.db.selectFrom('fills').select('trade_id').execute()).toHaveLength(3)
+      expect(await viaWorker.db.selectFrom('fills').select('trade_id').execute()).toHaveLength(4)
     } finally {
       await viaWorker.close()
       await viaMain.close()

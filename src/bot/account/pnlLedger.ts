@@ -14,7 +14,7 @@
  */
 
 import { addDecimal, compareDecimal, divDecimal, mulDecimal, subDecimal } from '../../decimal.ts'
-import type { InstrumentPnl, PnlBaseline, PnlSnapshot } from '../../pnlTypes.ts'
+import type { InstrumentPnl, OpeningInventory, PnlBaseline, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** A fill as the venue reports it (REST `/v1/account/fills` and the `fills` channel use these keys). */
 export interface LedgerFill {
@@ -45,7 +45,7 @@ export interface LedgerPosition {
   unrealized_pnl: string
 }
 
-export type { InstrumentPnl, PnlBaseline, PnlSnapshot } from '../../pnlTypes.ts'
+export type { InstrumentPnl, OpeningInventory, PnlBaseline, PnlSnapshot } from '../../pnlTypes.ts'
 
 /** How many fill and funding ids are remembered to drop a repeat delivered by a later read or push. */
 const SEEN_KEPT = 20_000
@@ -69,6 +69,16 @@ const empty = (): InstrumentPnl => ({
   netPnl: '0',
   lastFillAt: undefined,
 })
+
+/**
+ * The position after a fill: the venue's fill carries the size before it (`psz`); a buy (`long`)
+ * adds its quantity, a sell (`short`) takes it away.
+ */
+export function positionAfter(f: { psz: string; side: string; qty: string }): string {
+  if (f.side === 'long') return addDecimal(f.psz, f.qty)
+  if (f.side === 'short') return subDecimal(f.psz, f.qty)
+  return f.psz
+}
 
 /** |a × b|, exact. */
 function absProduct(a: string, b: string): string {
@@ -101,6 +111,13 @@ export interface PnlLedgerOptions {
    * positions those fills built are ours, so no opening inventory is set aside.
    */
   baseline?: PnlBaseline | undefined
+  /**
+   * Told once when this run sets the opening inventory aside (the account's first run): the journal
+   * keeps it, so every later start carries it (`baseline.opening`).
+   */
+  onOpening?: ((o: OpeningInventory) => void) | undefined
+  /** The time the opening inventory is observed at (the bot clock); default Date.now. */
+  now?: (() => number) | undefined
 }
 
 export class PnlLedger {
@@ -113,11 +130,23 @@ export class PnlLedger {
 
   readonly #seen = new Set<string>()
   readonly #recent: LedgerFill[] = []
+  readonly #onOpening: ((o: OpeningInventory) => void) | undefined
+  readonly #now: () => number
+  /** Since when the numbers count: the opening inventory's time (the account's first run), else the first portfolio. */
+  #since: number | undefined
 
   constructor(o: PnlLedgerOptions = {}) {
     const { baseline } = o
+    this.#onOpening = o.onOpening
+    this.#now = o.now ?? Date.now
     const history = baseline !== undefined && Object.keys(baseline.instruments).length > 0
-    this.#sinceStart = o.sinceStart === true && !history
+    const stored = baseline?.opening
+    // A stored opening inventory is carried whatever the journal's history holds since.
+    this.#sinceStart = stored !== undefined || (o.sinceStart === true && !history)
+    if (stored !== undefined) {
+      this.#since = stored.at
+      this.#opening = new Map(Object.entries(stored.instruments).map(([iid, v]) => [Number(iid), { ...v }]))
+    }
     if (baseline === undefined) return
     for (const [iid, b] of Object.entries(baseline.instruments)) Object.assign(this.#of(Number(iid)), b)
     for (const k of baseline.recentFills) this.#firstTime(`fill:${k}`)
@@ -145,7 +174,8 @@ export class PnlLedger {
 
   /** Applies a fill once (by trade id and order id); returns false for a repeat. */
   applyFill(f: LedgerFill): boolean {
-    if (!this.#firstTime(`fill:${f.tid}:${f.oid}`)) return false
+    // With its time: a venue whose ids restarted numbers a new trade with an old one's ids.
+    if (!this.#firstTime(`fill:${f.tid}:${f.oid}:${f.ts}`)) return false
     const e = this.#of(f.iid)
     e.fills += 1
     if (!f.taker) e.makerFills += 1
@@ -162,7 +192,7 @@ export class PnlLedger {
   /** Applies a funding charge once; returns false for a repeat. */
   applyFunding(c: LedgerFunding): boolean {
     // The venue's funding key (src/perps/client/getFunding.ts `fundingKey`), as the journal keeps it.
-    const key = `funding:${c.id !== undefined ? `id:${c.id}` : `iid:${c.instrument_id}:${c.timestamp}`}`
+    const key = `funding:${c.id !== undefined ? `id:${c.id}` : `iid:${c.instrument_id}:${c.timestamp}`}:${c.timestamp}`
     if (!this.#firstTime(key)) return false
     const e = this.#of(c.instrument_id)
     e.funding = addDecimal(e.funding, c.funding)
@@ -180,6 +210,8 @@ export class PnlLedger {
           unrealized: p.unrealized_pnl,
           mark: impliedMark(p),
         })
+      this.#since = this.#now()
+      this.#onOpening?.({ at: this.#since, instruments: Object.fromEntries(this.#opening) })
     }
     const listed = new Set(positions.map((p) => p.instrument_id))
     for (const p of positions) {
@@ -220,7 +252,11 @@ export class PnlLedger {
     const instruments: Record<number, InstrumentPnl> = {}
     const total = { ...empty() }
     for (const [iid, e] of [...this.#byInstrument].sort((a, b) => a[0] - b[0])) {
-      const netPnl = subDecimal(subDecimal(addDecimal(e.realizedPnl, e.unrealizedPnl), e.fees), e.funding)
+      // The opening inventory's change in value is shown apart (`inventoryPnl`), never in net.
+      const netPnl = subDecimal(
+        subDecimal(subDecimal(addDecimal(e.realizedPnl, e.unrealizedPnl), e.inventoryPnl), e.fees),
+        e.funding,
+      )
       instruments[iid] = { ...e, netPnl }
       total.fills += e.fills
       total.makerFills += e.makerFills
@@ -237,7 +273,11 @@ export class PnlLedger {
     const { position: _p, entryPrice: _e, lastFillAt: _l, openingPosition: _o, ...account } = total
     return {
       instruments,
-      account: { ...account, makerShare: total.fills === 0 ? undefined : total.makerFills / total.fills },
+      account: {
+        ...account,
+        makerShare: total.fills === 0 ? undefined : total.makerFills / total.fills,
+        since: this.#since,
+      },
     }
   }
 }

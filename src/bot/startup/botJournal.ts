@@ -13,6 +13,8 @@ import type { Clock, TimerId } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import { loadJournalHistory } from '../../journal/history.ts'
 import type { Journal, JournalStats } from '../../journal/journal.ts'
+import { claimUnknownRows, domainVenue, UNKNOWN_ACCOUNT } from '../../journal/journalScope.ts'
+import { openingStateName, openingValue } from '../../journal/opening.ts'
 import { depositTransfer, fillInput, fundingInput, perpsHistory } from '../../journal/perpsHistory.ts'
 import { loadPnlBaseline } from '../../journal/pnlBaseline.ts'
 import { reconcileAtStart } from '../../journal/reconcile.ts'
@@ -24,7 +26,7 @@ import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Fill, FundingCharge, Withdrawal } from '../../perps/schemas/account.ts'
 import type { Deposit } from '../../perps/schemas/accountState.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
-import type { PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
+import type { OpeningInventory, PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
 import type { StateStore } from '../account/supervision/stateStore.ts'
 import type { BatchSettled } from '../orders/batcher.ts'
@@ -178,6 +180,8 @@ export function commandItems(s: BatchSettled): CommandItem[] {
  */
 export function journalAccountRecords(journal: Journal, clock: Clock): AccountRecords {
   return {
+    // Once per account: the first run's positions and marks, carried by every later start.
+    opening: (o: OpeningInventory) => journal.saveState(openingStateName(journal.scope()), openingValue(o)),
     fill: (f: Fill) => journal.fill(fillInput(f), 'live'),
     funding: (c: FundingCharge) => journal.funding(fundingInput(c)),
     withdrawal: (w: Withdrawal) =>
@@ -229,11 +233,17 @@ export async function journalPnlBaseline(
   try {
     const b = await loadPnlBaseline(journal.db, {
       recentSince: clock.now() - RECENT_IDS_MS,
-      venue: journal.venue,
+      scope: journal.scope(),
     })
     logger.info(
-      { instruments: Object.keys(b.instruments).length },
-      "PnL ledger starts from the journal (fills and funding since the account's first record)",
+      {
+        instruments: Object.keys(b.instruments).length,
+        since: b.opening === undefined ? undefined : new Date(b.opening.at).toISOString(),
+        opening: b.opening?.instruments,
+      },
+      b.opening === undefined
+        ? "PnL ledger starts from the journal (fills and funding since the account's first record)"
+        : `PnL ledger starts from the journal: since ${new Date(b.opening.at).toISOString()}, the opening inventory of the account's first run set aside`,
     )
     return b
   } catch (e) {
@@ -263,8 +273,10 @@ export async function reconcileJournalAtStart(o: {
       maxPages: o.maxPages,
       firstLookbackMs: o.firstLookbackMs,
       earliestDropAt: o.journal.stats().earliestEssentialDropAt,
-      venueKey: o.journal.venue,
+      scope: o.journal.scope(),
     })
+    // Never silent: each venue row the journal could not take is named (and counted in /metrics).
+    o.journal.noteRefused([...r.fills.refused, ...r.funding.refused])
     o.logger.info(
       { fills: r.fills, funding: r.funding, deposits: r.deposits },
       `journal reconciled with the venue: ${r.fills.inserted} new fill(s), ${r.funding.inserted} new funding row(s), ${r.deposits?.seen ?? 0} deposit(s) read` +
@@ -282,6 +294,48 @@ export async function reconcileJournalAtStart(o: {
 }
 
 /**
+ * After connecting: whose rows the journal writes from now on (the owner address the venue names for
+ * our credentials, and the exchange's domain), and the rows of an earlier journal claimed or kept
+ * apart. Unreadable credentials: the proxy address (with a warning), so nothing waits for ever.
+ */
+export async function bindJournalAccount(o: {
+  journal: Journal
+  perps: Pick<PerpsClient, 'getCredentials'>
+  proxyAddress: string
+  domain: { name: string; version: string; chainId: number }
+  logger: Logger
+}): Promise<void> {
+  let account: string
+  try {
+    account = (await o.perps.getCredentials()).address.toLowerCase()
+  } catch (e) {
+    account = o.proxyAddress.toLowerCase()
+    o.logger.warn(
+      { err: describeError(e), proxy: account },
+      "cannot read the account's address from the venue; the journal keys this run by the proxy address",
+    )
+  }
+  o.journal.bind({ account, venue: domainVenue(o.domain) })
+  const scope = o.journal.scope()
+  try {
+    const c = await claimUnknownRows(o.journal.db, scope, o.proxyAddress)
+    if (c.claimed > 0)
+      o.logger.info(
+        { claimed: c.claimed, account: scope.account },
+        `journal: ${c.claimed} row(s) of an earlier version attributed to account ${scope.account} (the only account this journal names)`,
+      )
+    const apart = c.apart.fills + c.apart.funding + c.apart.runs
+    if (apart > 0)
+      o.logger.warn(
+        { ...c.apart, accountKeys: c.accountKeys },
+        `journal: ${c.apart.runs} run(s), ${c.apart.fills} fill(s) and ${c.apart.funding} funding row(s) of an earlier version cannot be attributed to an account (the journal names ${c.accountKeys.length} account key(s)); they are kept apart as account '${UNKNOWN_ACCOUNT}' and counted in no account's PnL (perpbot report --account ${UNKNOWN_ACCOUNT} shows them)`,
+      )
+  } catch (e) {
+    o.logger.warn({ err: describeError(e) }, 'journal: cannot look for rows of an earlier version')
+  }
+}
+
+/**
  * The instrument machine's state path as the report counts it: `active.*` is quoting (its risk mode
  * kept: `quoting`, `quoting.widened`, `quoting.reduceOnly`), `halted.*` halted, else its first part.
  */
@@ -292,6 +346,8 @@ export function modeOf(state: string | undefined): string {
     return risk === undefined || risk === 'normal' ? 'quoting' : `quoting.${risk}`.slice(0, 32)
   return top.slice(0, 32)
 }
+
+const STOPPING = new Set(['stopped', 'stopping', 'halted'])
 
 /** Every minute of bot time: each instrument's ledger line and state. */
 export function startPnlSnapshots(o: {
@@ -304,14 +360,22 @@ export function startPnlSnapshots(o: {
   o.journal.saveState(SYMBOLS_STATE, Object.fromEntries(o.instruments.map((i) => [String(i.id), i.symbol])))
   let timer: TimerId | undefined
   let stopped = false
-  const take = (): void => {
+  const lastMode = new Map<number, string>()
+  /** A boundary sample stands for the minute it opens; the last one, taken at the stop, for the part run. */
+  const take = (final: boolean): void => {
     const now = o.clock.now()
     const minute = now - (now % 60_000)
     const pnl = o.pnl()
     const states = new Map(o.states().map((s) => [s.id, s.state]))
     for (const i of o.instruments) {
       const line = pnl.instruments[i.id]
+      const seen = modeOf(states.get(i.id))
+      // The stop's own state is not what the minute was: keep the mode the minute began with.
+      const mode = final && STOPPING.has(seen) ? (lastMode.get(i.id) ?? seen) : seen
+      lastMode.set(i.id, mode)
       o.journal.snapshot({
+        inventoryPnl: line?.inventoryPnl ?? '0',
+        spanMs: final ? Math.min(60_000, now - minute) : 60_000,
         minute,
         iid: i.id,
         position: line?.position ?? '0',
@@ -321,7 +385,7 @@ export function startPnlSnapshots(o: {
         funding: line?.funding ?? '0',
         volume: line?.volume ?? '0',
         fills: line?.fills ?? 0,
-        mode: modeOf(states.get(i.id)),
+        mode,
       })
     }
   }
@@ -330,7 +394,7 @@ export function startPnlSnapshots(o: {
     const now = o.clock.now()
     timer = o.clock.setTimeout(
       () => {
-        take()
+        take(false)
         schedule()
       },
       60_000 - (now % 60_000),
@@ -341,7 +405,7 @@ export function startPnlSnapshots(o: {
     stop() {
       stopped = true
       if (timer !== undefined) o.clock.clearTimeout(timer)
-      take()
+      take(true)
     },
   }
 }
@@ -355,9 +419,10 @@ export function journalHistory(journal: Journal, clock: Clock): HistorySource {
   return {
     async read(q) {
       const now = clock.now()
-      const until = Math.max(now, (await newestRecordAt(journal.db)) ?? now)
+      const scope = journal.scope()
+      const until = Math.max(now, (await newestRecordAt(journal.db, scope)) ?? now)
       const since = q.since ?? now - (q.spanMs ?? HISTORY_DEFAULT_SPAN_MS)
-      return loadJournalHistory(journal.db, { since, until })
+      return loadJournalHistory(journal.db, { since, until, scope })
     },
   }
 }

@@ -18,6 +18,7 @@ import type { StateStore } from '../account/supervision/stateStore.ts'
 import type { OrderStateRecorder } from '../orders/openOrderBook.ts'
 import type { BatchRecorder } from '../orders/orderDesk.ts'
 import {
+  bindJournalAccount,
   journalAccountRecords,
   journalAlertSink,
   journalBatchRecorder,
@@ -46,6 +47,16 @@ export interface BotJournal {
   readonly alertSinks: readonly AlertSink[]
   /** The journal's database lost mid-run becomes an alert episode on `alerts` (trading goes on). */
   watchHealth(alerts: AlertSink): void
+  /**
+   * Once connected, before anything is written: the journal's rows are this account's on this venue
+   * (the owner address read from the venue, the exchange's domain); an earlier version's rows claimed
+   * or kept apart with a warning.
+   */
+  bindAccount(conn: {
+    perps: PerpsClient
+    proxyAddress: string
+    domain: { name: string; version: string; chainId: number }
+  }): Promise<void>
   /** Before quoting: the fills and funding of the time the bot was down (reads pass the limiter). */
   reconcileAtStart(perps: PerpsClient, venueClock: Clock): Promise<void>
   /** Settled batches counted by `metrics` and kept in the journal. */
@@ -83,6 +94,7 @@ export function createBotJournal(o: {
     watchHealth(alerts) {
       stops.push(journalHealthAlerts({ journal, alerts, clock }))
     },
+    bindAccount: (conn) => bindJournalAccount({ journal, ...conn, logger }),
     reconcileAtStart: (perps, venueClock) =>
       reconcileJournalAtStart({
         journal,
@@ -115,6 +127,7 @@ export function createBotJournal(o: {
 const noJournal: BotJournal = {
   alertSinks: [],
   watchHealth() {},
+  bindAccount: async () => {},
   reconcileAtStart: async () => {},
   batchRecorder: (metrics) => metrics,
   orderStates: undefined,

@@ -136,6 +136,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       settings: settings.journal,
       // The simulation's own mock numbers trades from 1: its rows are keyed by this run.
       venue: 'per-run',
+      bindLater: true,
       run: { version: o.perpbotVersion, mode: 'simulate', configHash: `seed:${o.seed}` },
     })
   let bot: RunningBot | undefined

@@ -1,4 +1,5 @@
 /** The summary table's figures, pure: from the recorded series and totals of a run. */
+import { maxDrawdown } from '../../pnlDrawdown.ts'
 import type { SeriesPoint } from './downsample.ts'
 import type { FillTotals, SimRecord, StateTimes } from './model.ts'
 
@@ -23,17 +24,8 @@ export interface SimSummary {
   alerts: number
 }
 
-/** Largest peak-to-trough fall of a series (0 when it never falls). */
-export function maxDrawdown(values: Iterable<number>): number {
-  let peak = Number.NEGATIVE_INFINITY
-  let worst = 0
-  for (const v of values) {
-    if (!Number.isFinite(v)) continue
-    if (v > peak) peak = v
-    else worst = Math.max(worst, peak - v)
-  }
-  return worst
-}
+// The one drawdown function of report, dashboard and simulate.
+export { maxDrawdown } from '../../pnlDrawdown.ts'
 
 export function makerShare(t: Pick<FillTotals, 'fills' | 'makerFills'>): number | undefined {
   return t.fills === 0 ? undefined : t.makerFills / t.fills

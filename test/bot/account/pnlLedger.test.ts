@@ -109,12 +109,55 @@ describe('PnL since start: the opening inventory', () => {
     expect(s.instruments[1]).toMatchObject({ openingPosition: '0.1', position: '0.1', inventoryPnl: '0' })
   })
 
-  it('its later change in value is ours, in net, and shown apart', () => {
+  it('its later change in value is shown apart, never in net (issue 33)', () => {
     const l = new PnlLedger({ sinceStart: true })
     l.observePositions([pos('0.1', '53000', '500')], [1])
-    // The mark moves to 58,100: +10 on the opening inventory.
+    // The mark moves to 58,100: +10 on the opening inventory: holding, not trading.
     l.observePositions([pos('0.1', '53000', '510')], [1])
-    expect(l.snapshot().account).toMatchObject({ netPnl: '10', unrealizedPnl: '10', inventoryPnl: '10' })
+    expect(l.snapshot().account).toMatchObject({ netPnl: '0', unrealizedPnl: '10', inventoryPnl: '10' })
+  })
+
+  it('tells the opening inventory once, with its time; a stored one is carried instead', () => {
+    const told: unknown[] = []
+    const l = new PnlLedger({ sinceStart: true, onOpening: (o) => told.push(o), now: () => 1_000 })
+    l.observePositions([pos('0.1', '53000', '500')], [1])
+    l.observePositions([pos('0.1', '53000', '510')], [1])
+    expect(told).toEqual([
+      { at: 1_000, instruments: { 1: { size: '0.1', unrealized: '500', mark: '58000' } } },
+    ])
+    expect(l.snapshot().account.since).toBe(1_000)
+    // A later start: history in the journal, the stored opening carried (not this start's positions).
+    const again = new PnlLedger({
+      sinceStart: true,
+      onOpening: (o) => told.push(o),
+      baseline: {
+        instruments: {
+          1: {
+            fills: 1,
+            makerFills: 1,
+            liquidationFills: 0,
+            volume: '1',
+            realizedPnl: '0',
+            fees: '0',
+            funding: '0',
+            lastFillAt: 1,
+          },
+        },
+        recentFills: [],
+        recentFunding: [],
+        opening: { at: 1_000, instruments: { 1: { size: '0.1', unrealized: '500', mark: '58000' } } },
+      },
+    })
+    again.observePositions([pos('0.1', '53000', '530')], [1])
+    expect(told).toHaveLength(1)
+    expect(again.snapshot().account).toMatchObject({ netPnl: '0', inventoryPnl: '30', since: 1_000 })
+  })
+
+  it('a fill whose ids a restarted venue reused (another time) is a new fill', () => {
+    const l = new PnlLedger()
+    expect(l.applyFill(fill({ ts: 1 }))).toBe(true)
+    expect(l.applyFill(fill({ ts: 1 }))).toBe(false)
+    expect(l.applyFill(fill({ ts: 2 }))).toBe(true)
   })
 
   it('closing the opening inventory nets only what accrued since the start', () => {

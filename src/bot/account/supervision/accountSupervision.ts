@@ -16,7 +16,14 @@ import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates } from '../../inputs/inputGates.ts'
 import type { PollerHealth } from '../../inputs/pollerHealth.ts'
 import { AccountWatch, type AccountWatchSnapshot } from '../accountWatch.ts'
-import { type LedgerFill, type PnlBaseline, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
+import {
+  type LedgerFill,
+  type OpeningInventory,
+  type PnlBaseline,
+  PnlLedger,
+  type PnlSnapshot,
+  positionAfter,
+} from '../pnlLedger.ts'
 import { startAccountPollers } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
 
@@ -30,6 +37,8 @@ export interface AccountRecords {
   withdrawal(w: Withdrawal): void
   /** Each deposit new or changed (polled; the journal keeps it unique on its hash). */
   deposit(d: Deposit): void
+  /** The opening inventory, once, when the account's first run sets it aside (kept across restarts). */
+  opening?(o: OpeningInventory): void
 }
 
 export interface AccountSupervision {
@@ -109,23 +118,30 @@ export function createAccountSupervision(o: {
     .catch((e: unknown) => log.warn({ err: describeError(e) }, 'cannot read the collateral assets'))
   // PnL since start: a position held before the start is the opening inventory, marked at the start;
   // with a journal's history (a restart), the totals continue from it instead.
-  const ledger = new PnlLedger({ sinceStart: true, baseline: o.pnlBaseline })
+  const ledger = new PnlLedger({
+    sinceStart: true,
+    baseline: o.pnlBaseline,
+    onOpening: o.records?.opening && ((x) => o.records?.opening?.(x)),
+    now: () => o.clock.now(),
+  })
   const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
   const onFill = (f: Fill): void => {
     if (!ledger.applyFill(f)) return
     o.records?.fill(f)
     const side = f.side === 'long' ? 'bought' : f.side === 'short' ? 'sold' : f.side
+    const after = positionAfter(f)
     o.logger.info(
       {
         fill: { tid: f.tid, oid: f.oid, instrument: symbolOf(f.iid), side: f.side, price: f.p, size: f.qty },
         fee: f.fee,
         feeAsset: f.fea,
         liquidity: f.taker ? 'taker' : 'maker',
-        position: f.psz,
+        position: after,
+        positionBefore: f.psz,
         realizedPnl: f.pnl,
         liquidation: f.liq,
       },
-      `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position ${f.psz}, realized ${f.pnl} ${f.fea}`,
+      `fill: ${side} ${f.qty} ${symbolOf(f.iid)} @ ${f.p} (${f.taker ? 'taker' : 'maker'}${f.liq ? ', liquidation' : ''}), fee ${f.fee} ${f.fea}, position after ${after}, realized ${f.pnl} ${f.fea}`,
     )
   }
   const monitor = startAccountPollers({
