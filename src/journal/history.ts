@@ -9,7 +9,8 @@
 import { sql } from 'kysely'
 import type { JournalDb } from './database.ts'
 import type { JournalScope } from './journalScope.ts'
-import { SYMBOLS_STATE } from './reportQueries.ts'
+import { reportTotal } from './report.ts'
+import { loadReportInput, SYMBOLS_STATE } from './reportQueries.ts'
 
 export interface HistoryPoint {
   /** Start of the minute, Unix ms. */
@@ -43,6 +44,14 @@ export interface JournalHistory {
   fills: HistoryFill[]
   /** Fills in the window (beyond the ones listed when more than `maxFills`). */
   fillCount: number
+  /**
+   * The window's max drawdown and net PnL (exact decimal strings), as `perpbot report` computes them
+   * for the same window: every fill and funding charge and each minute's levels, one drawdown function.
+   */
+  maxDrawdown: string
+  netPnl: string
+  /** The currency of every amount (the fills' settlement asset); undefined when unknown. */
+  currency: string | undefined
 }
 
 export const HISTORY_MAX_POINTS = 1_000
@@ -72,6 +81,7 @@ export async function loadJournalHistory(
   const step = historyStep(o.since, o.until, maxPoints)
   const stepMs = step * MINUTE_MS
   const real = (column: string) => sql<number>`sum(cast(${sql.ref(column)} as double precision))`
+  // The opening inventory's change in value is not the bot's PnL (`perpbot report` shows it apart).
   // Minutes are multiples of 60 000: every `step`-th minute of the epoch is one point.
   const rows = await db.db
     .selectFrom('pnl_snapshots')
@@ -81,6 +91,7 @@ export async function loadJournalHistory(
       real('unrealized_pnl').as('unrealized'),
       real('fees').as('fees'),
       real('funding').as('funding'),
+      real('inventory_pnl').as('inventory'),
     ])
     .where('account', '=', account)
     .where('venue', '=', venue)
@@ -93,7 +104,7 @@ export async function loadJournalHistory(
     .execute()
   const points = rows.map((r) => {
     const realized = Number(r.realized)
-    const unrealized = Number(r.unrealized)
+    const unrealized = Number(r.unrealized) - Number(r.inventory)
     const fees = Number(r.fees)
     const funding = Number(r.funding)
     return {
@@ -124,7 +135,12 @@ export async function loadJournalHistory(
     .where('ts', '<=', o.until)
     .executeTakeFirst()
   const symbols = await symbolNames(db)
+  const input = await loadReportInput(db, o.since, o.until, o.scope)
+  const total = reportTotal(input)
   return {
+    maxDrawdown: total.maxDrawdown,
+    netPnl: total.netPnl,
+    currency: input.currency,
     since: o.since,
     until: o.until,
     stepMinutes: step,

@@ -168,6 +168,14 @@ export function buildReport(input: ReportInput, by: ReportBy): ReportRow[] {
   return [...groups, total].map((g) => row(input, g))
 }
 
+/**
+ * The window's total row alone (the dashboard's history shows its drawdown: the same curve and the
+ * same function as the report's total, so both show one number).
+ */
+export function reportTotal(input: ReportInput): ReportRow {
+  return row(input, { key: 'total', iid: undefined, from: input.since, to: input.until, alerts: true })
+}
+
 /** An unrealized level is one ledger's: per venue (each dry run's mock is its own) and instrument. */
 const levelKey = (s: ReportSnapshot): string => `${s.venue ?? ''}:${s.iid}`
 /** The level net counts: unrealized less the opening inventory's change. */

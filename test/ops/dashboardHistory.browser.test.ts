@@ -32,14 +32,37 @@ let run: BotOnMock | undefined
 let journal: Journal | undefined
 
 beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: [...CHROMIUM_ARGS],
+  })
+  // The restart: the same journal file, a new run of the real bot with its ops server.
+  journal = createJournal({
+    db: await openJournalDb({ kind: 'sqlite', path }),
+    clock: systemClock,
+    settings: JournalSettings.parse({}),
+    venue: 'per-run',
+    run: { version: 'now', mode: 'dry-run', configHash: 'h' },
+  })
+  run = await startBotOnMock({
+    mock: { seed: 7, scenario: 'calm', catalogue: { eventCount: 10 } },
+    logLevel: 'warn',
+    ops: true,
+    journal,
+  })
   // The previous run: three hours of minute snapshots and three fills, closed as a stop would.
   const clock = new SimulatedClock()
   clock.set(startedAt)
+  // The same account on the same venue (a dry run's is a throwaway account on its own mock: the
+  // earlier run is written under the running bot's account, as a live restart's would be).
   const before = createJournal({
     db: await openJournalDb({ kind: 'sqlite', path }),
     clock,
     settings: JournalSettings.parse({}),
     run: { version: 'previous', mode: 'dry-run', configHash: 'h' },
+    account: journal.scope().account,
+    venue: journal.scope().venue,
   })
   for (let m = 0; m < 180; m++)
     before.snapshot({
@@ -74,26 +97,6 @@ beforeAll(async () => {
     )
   clock.set(startedAt + 180 * 60_000)
   await before.close('previous run over')
-
-  browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    headless: true,
-    args: [...CHROMIUM_ARGS],
-  })
-  // The restart: the same journal file, a new run of the real bot with its ops server.
-  journal = createJournal({
-    db: await openJournalDb({ kind: 'sqlite', path }),
-    clock: systemClock,
-    settings: JournalSettings.parse({}),
-    venue: 'per-run',
-    run: { version: 'now', mode: 'dry-run', configHash: 'h' },
-  })
-  run = await startBotOnMock({
-    mock: { seed: 7, scenario: 'calm', catalogue: { eventCount: 10 } },
-    logLevel: 'warn',
-    ops: true,
-    journal,
-  })
 }, 30_000)
 
 afterAll(async () => {
