@@ -87,6 +87,15 @@ describe('journal target and bad databases', () => {
       kind: 'sqlite',
       path: '/s/journal-live.sqlite',
     })
+    // An accelerated dry run (--speed ≠ 1) dates its rows ahead of the wall: a file of its own.
+    expect(journalTarget({ stateDir: '/s', mode: 'dry-run', env, accelerated: true })).toEqual({
+      kind: 'sqlite',
+      path: '/s/journal-dry-run-accelerated.sqlite',
+    })
+    expect(journalTarget({ stateDir: '/s', mode: 'live', env: {}, accelerated: true })).toEqual({
+      kind: 'sqlite',
+      path: '/s/journal-live.sqlite',
+    })
     expect(() =>
       journalTarget({ stateDir: '/s', mode: 'live', env: { DATABASE_URL: 'mysql://u:pw@h/d' } }),
     ).toThrow(/DATABASE_URL must be a postgres:\/\/ URL \(got mysql:\/\/u:\*\*\*@h\/d\)/)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type LedgerFill, PnlLedger } from '../../../src/bot/account/pnlLedger.ts'
+import { type LedgerFill, PnlLedger, positionAfter } from '../../../src/bot/account/pnlLedger.ts'
 
 const fill = (over: Partial<LedgerFill>): LedgerFill => ({
   tid: 1,
@@ -151,6 +151,11 @@ describe('PnL since start: the opening inventory', () => {
     again.observePositions([pos('0.1', '53000', '530')], [1])
     expect(told).toHaveLength(1)
     expect(again.snapshot().account).toMatchObject({ netPnl: '0', inventoryPnl: '30', since: 1_000 })
+  })
+
+  it('the fill line’s position is the one after the fill (the venue sends the one before)', () => {
+    expect(positionAfter({ psz: '0.5', side: 'long', qty: '0.25' })).toBe('0.75')
+    expect(positionAfter({ psz: '0.5', side: 'short', qty: '1' })).toBe('-0.5')
   })
 
   it('a fill whose ids a restarted venue reused (another time) is a new fill', () => {
