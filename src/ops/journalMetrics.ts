@@ -36,6 +36,11 @@ export function registerJournalMetrics(
     (m) => m.rowsDropped,
   )
   gauge('rows_invalid', 'Records refused by their schema since start.', (m) => m.rowsInvalid)
+  gauge(
+    'rows_refused',
+    'Fills and funding rows the venue reported that the journal refused (their key held by other content) since start; each is logged.',
+    (m) => m.rowsRefused,
+  )
   gauge('write_latency_last_ms', 'Wall time of the last batch write, ms.', (m) => m.writeLatencyLastMs)
   gauge('write_latency_max_ms', 'Longest batch write since start, ms.', (m) => m.writeLatencyMaxMs)
   gauge('write_latency_mean_ms', 'Mean batch write since start, ms.', (m) => m.writeLatencyMeanMs)

@@ -29,6 +29,7 @@ describe('the journal on /metrics', () => {
     })
     const text = await registry.metrics()
     expect(text).toMatch(/perpbot_journal_state 1\n/)
+    expect(text).toMatch(/perpbot_journal_rows_refused 2\n/)
     expect(text).toMatch(/perpbot_journal_queue_depth 42\n/)
     expect(text).toMatch(/perpbot_journal_rows_dropped 3\n/)
     expect(text).toMatch(/perpbot_journal_write_latency_max_ms 9\n/)
