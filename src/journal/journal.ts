@@ -16,6 +16,7 @@ import {
   AlertRecord,
   assertNoSecretKeys,
   CommandRecord,
+  EquityRecord,
   FillRecord,
   FundingRecord,
   OrderEvent,
@@ -38,6 +39,7 @@ type Pending =
   | { t: 'transfers'; rec: unknown; at: number }
   | { t: 'alerts'; rec: unknown; at: number }
   | { t: 'pnl_snapshots'; rec: unknown; at: number }
+  | { t: 'equity'; rec: unknown; at: number }
   | { t: 'state'; name: string; value: unknown; at: number }
 
 /** live: seen while running (stream or poll); reconcile: read from the venue's history at start. */
@@ -93,6 +95,8 @@ export interface Journal {
   alert(a: z.input<typeof AlertRecord>): void
   /** One row per instrument per minute; a later call in the same minute replaces it. */
   snapshot(s: z.input<typeof PnlSnapshotRecord>): void
+  /** The account's net PnL at a moment (the drawdown's curve: every 2 s of bot time, when it moved). */
+  equity(e: z.input<typeof EquityRecord>): void
   /** Named restart state (JSON); replaces the `ops.stateDir` JSON files. */
   saveState(name: string, value: unknown): void
   loadState(name: string): Promise<unknown>
@@ -235,6 +239,10 @@ export function toRow(p: Pending, runId: string, pid: number, scope: JournalScop
           span_ms: s.spanMs,
         },
       }
+    }
+    case 'equity': {
+      const e = EquityRecord.parse(p.rec)
+      return { table: 'equity', row: { account, venue, at: e.at, net: e.net } }
     }
     case 'state':
       assertNoSecretKeys(p.value)
@@ -417,6 +425,7 @@ export function createJournal(o: OpenJournalOptions): Journal {
     transfer: (rec) => push({ t: 'transfers', rec, at: rec.updatedAt }),
     alert: (rec) => push({ t: 'alerts', rec, at: rec.at }),
     snapshot: (rec) => push({ t: 'pnl_snapshots', rec, at: rec.minute }),
+    equity: (rec) => push({ t: 'equity', rec, at: rec.at }),
     saveState: (name, value) => push({ t: 'state', name, value, at: now() }),
     async loadState(name) {
       const row = await o.db.db

@@ -159,4 +159,14 @@ export async function v4AccountAndVenue(db: AnyDb): Promise<void> {
   )
   // Retention prunes by time across accounts.
   await db.schema.createIndex('pnl_snapshots_minute4').on('pnl_snapshots').column('minute').execute()
+  // The account's net PnL every 2 s of bot time (when it moved): the curve the drawdown walks.
+  await db.schema
+    .createTable('equity')
+    .addColumn('account', 'text', (c) => c.notNull())
+    .addColumn('venue', 'text', (c) => c.notNull())
+    .addColumn('at', 'bigint', (c) => c.notNull())
+    .addColumn('net', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('equity_pk', ['account', 'venue', 'at'])
+    .execute()
+  await db.schema.createIndex('equity_at').on('equity').column('at').execute()
 }

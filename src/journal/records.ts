@@ -157,6 +157,10 @@ export const PnlSnapshotRecord = z.strictObject({
 })
 export type PnlSnapshotRecord = z.infer<typeof PnlSnapshotRecord>
 
+/** The account's net PnL at a moment (bot clock): one point of the curve the drawdown walks. */
+export const EquityRecord = z.strictObject({ at: Ms, net: Decimal })
+export type EquityRecord = z.infer<typeof EquityRecord>
+
 /** A named piece of restart state (the alert episodes of the account watch, …), replacing the JSON files. */
 export const StateRecord = z.strictObject({
   name: z.string().min(1).max(120),

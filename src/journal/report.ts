@@ -80,6 +80,11 @@ export interface ReportInput {
   runs?: readonly ReportRun[] | undefined
   /** The currency every amount is in (the fills' fee asset); undefined when the journal cannot say. */
   currency?: string | undefined
+  /**
+   * The account's net PnL every 2 s of bot time (the ledger's, as the dashboard draws it), from the
+   * last sample before the window: the drawdown walks it where it covers a group.
+   */
+  equity?: readonly { at: number; net: string }[] | undefined
 }
 
 export interface ReportRow {
@@ -236,7 +241,7 @@ function row(input: ReportInput, g: Group): ReportRow {
     volume,
     fills: fills.length,
     makerShare: fills.length === 0 ? undefined : maker / fills.length,
-    maxDrawdown: drawdownText(equityCurve(fills, funding, snaps, g, before)),
+    maxDrawdown: drawdownText(sampledCurve(input, g) ?? equityCurve(fills, funding, snaps, g, before)),
     quotingHours: sum(quotingMs) / 3_600_000,
     haltedHours: sum(haltedMs) / 3_600_000,
     alertsRaised: alerts.filter((a) => !a.resolved).length,
@@ -277,6 +282,21 @@ function equityCurve(
     curve.push(Number(addDecimal(flows, unrealized)))
   }
   return curve
+}
+
+/**
+ * The account's sampled net (every 2 s of bot time, every mark change and fill the ledger saw) over
+ * the group, from the last sample before it; undefined for an instrument's group or where the journal
+ * holds no samples in the group (older than their retention): then the minute curve.
+ */
+function sampledCurve(input: ReportInput, g: Group): number[] | undefined {
+  if (g.iid !== undefined || input.equity === undefined) return undefined
+  const inGroup = input.equity.filter((e) => e.at >= g.from && e.at <= g.to)
+  if (inGroup.length === 0) return undefined
+  const base = [...input.equity].reverse().find((e) => e.at < g.from)
+  const start = base === undefined ? undefined : Number(base.net)
+  const points = inGroup.map((e) => Number(e.net))
+  return start === undefined ? points : [start, ...points]
 }
 
 /** The drawdown to 1e-8 (a float figure of exact inputs). */

@@ -77,6 +77,25 @@ export async function loadReportInput(
     .where('ts', '>=', since)
     .where('ts', '<=', until)
     .execute()
+  // The equity curve (2-s samples) from the last one before the window: the drawdown's base.
+  const before = await d
+    .selectFrom('equity')
+    .select(['at', 'net'])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
+    .where('at', '<', since)
+    .orderBy('at', 'desc')
+    .limit(1)
+    .execute()
+  const equity = await d
+    .selectFrom('equity')
+    .select(['at', 'net'])
+    .where('account', '=', account)
+    .where('venue', '=', venue)
+    .where('at', '>=', since)
+    .where('at', '<=', until)
+    .orderBy('at')
+    .execute()
   const runs = await d
     .selectFrom('runs')
     .select(['run_id', 'started_at', 'stopped_at'])
@@ -136,6 +155,7 @@ export async function loadReportInput(
     transfers,
     assetDecimals,
     currency: currencies.length === 1 ? currencies[0] : undefined,
+    equity: [...before, ...equity].map((e) => ({ at: Number(e.at), net: e.net })),
     runs: runs.map((r) => ({
       runId: r.run_id,
       startedAt: Number(r.started_at),

@@ -26,6 +26,9 @@ export async function pruneJournal(
     const c = await tx.deleteFrom('commands').where('ts', '<', commandsBefore).executeTakeFirst()
     const o = await tx.deleteFrom('order_events').where('ts', '<', commandsBefore).executeTakeFirst()
     const s = await tx.deleteFrom('pnl_snapshots').where('minute', '<', snapshotsBefore).executeTakeFirst()
+    // The 2-s equity curve is bulk like commands (43,200 points a day at most); older windows' drawdown
+    // walks the minute snapshots instead.
+    await tx.deleteFrom('equity').where('at', '<', commandsBefore).execute()
     return {
       commands: Number(c.numDeletedRows),
       orderEvents: Number(o.numDeletedRows),

@@ -9,6 +9,7 @@ import { compareDecimal } from '../decimal.ts'
 import type {
   AlertsTable,
   CommandsTable,
+  EquityTable,
   FillsTable,
   FundingTable,
   JournalDatabase,
@@ -29,6 +30,7 @@ export type JournalRow =
   | { table: 'pnl_snapshots'; row: PnlSnapshotsTable }
   | { table: 'alerts'; row: AlertsTable }
   | { table: 'state'; row: StateTable }
+  | { table: 'equity'; row: EquityTable }
 
 export type JournalTableName = JournalRow['table']
 
@@ -37,6 +39,7 @@ export const BULK_TABLES: ReadonlySet<JournalTableName> = new Set([
   'commands',
   'order_events',
   'pnl_snapshots',
+  'equity',
 ])
 
 /** Rows per insert statement: under SQLite's bound-variable limit at 14 columns, and short on PostgreSQL. */
@@ -65,6 +68,7 @@ interface Grouped {
   pnl_snapshots: PnlSnapshotsTable[]
   alerts: AlertsTable[]
   state: StateTable[]
+  equity: EquityTable[]
 }
 
 export function groupRows(rows: readonly JournalRow[]): Grouped {
@@ -78,6 +82,7 @@ export function groupRows(rows: readonly JournalRow[]): Grouped {
     pnl_snapshots: [],
     alerts: [],
     state: [],
+    equity: [],
   }
   for (const r of rows) {
     switch (r.table) {
@@ -107,6 +112,9 @@ export function groupRows(rows: readonly JournalRow[]): Grouped {
         break
       case 'state':
         g.state.push(r.row)
+        break
+      case 'equity':
+        g.equity.push(r.row)
         break
     }
   }
@@ -332,6 +340,12 @@ export async function writeRows(
             .column('name')
             .doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), at: eb.ref('excluded.at') })),
         )
+        .execute()
+    for (const c of chunks(g.equity))
+      await tx
+        .insertInto('equity')
+        .values(c)
+        .onConflict((oc) => oc.columns(['account', 'venue', 'at']).doNothing())
         .execute()
     return { newFills, refused }
   })

@@ -35,6 +35,7 @@ const CONFLICT = {
   },
   alerts: { key: ['account', 'venue', 'key', 'at', 'resolved'], update: [] },
   state: { key: ['name'], update: ['value', 'at'] },
+  equity: { key: ['account', 'venue', 'at'], update: [] },
 }
 const IDENT = /^[a-z_]+$/
 

@@ -150,7 +150,16 @@ export interface StateTable {
   at: number
 }
 
+/** Migration 4: the account's net PnL (trading, since the account's first run) sampled on the bot clock. */
+export interface EquityTable {
+  account: string
+  venue: string
+  at: number
+  net: string
+}
+
 export interface JournalDatabase {
+  equity: EquityTable
   runs: RunsTable
   commands: CommandsTable
   order_events: OrderEventsTable

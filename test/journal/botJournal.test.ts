@@ -121,6 +121,8 @@ describe('the bot side of the journal', () => {
         ]),
       )
       expect(rows).toHaveLength(4)
+      // The equity curve: the account's net sampled every 2 s, written only when it moved (once here).
+      expect(await db.db.selectFrom('equity').select('net').execute()).toEqual([{ net: '-1.1' }])
       expect(await journal.loadState('account-watch-0xab')).toEqual({ marginLevel: 'ok' })
       expect(await journal.loadState('instruments')).toEqual({ 1: 'BTC-USDC', 2: 'ETH-USDC' })
       expect(await db.db.selectFrom('alerts').select(['key', 'severity', 'resolved']).execute()).toEqual([

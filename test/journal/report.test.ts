@@ -182,6 +182,21 @@ describe('buildReport', () => {
     ])
   })
 
+  it('the drawdown walks the 2-s equity samples where the journal holds them (swings inside a minute)', () => {
+    const equity = [
+      { at: D0 - 1_000, net: '5' },
+      // Inside one minute: up 3, down 13, back: the minute snapshots never saw it.
+      { at: D0 + 2_000, net: '8' },
+      { at: D0 + 4_000, net: '-5' },
+      { at: D0 + 6_000, net: '4' },
+    ]
+    const [day1, , total] = buildReport(input({ equity }), 'day')
+    expect(day1?.maxDrawdown).toBe('13')
+    expect(total?.maxDrawdown).toBe('13')
+    // Per instrument the account's curve does not apply: the minute curve.
+    expect(buildReport(input({ equity }), 'instrument')[0]?.maxDrawdown).not.toBe('13')
+  })
+
   it('report, dashboard history and simulate share one drawdown function', async () => {
     const shared = await import('../../src/pnlDrawdown.ts')
     const sim = await import('../../src/sim/simulate/summary.ts')

@@ -348,6 +348,8 @@ export function modeOf(state: string | undefined): string {
 }
 
 const STOPPING = new Set(['stopped', 'stopping', 'halted'])
+/** The equity curve's sampling: the dashboard's timeline step, so the report's drawdown is the chart's. */
+const EQUITY_SAMPLE_MS = 2_000
 
 /** Every minute of bot time: each instrument's ledger line and state. */
 export function startPnlSnapshots(o: {
@@ -400,12 +402,31 @@ export function startPnlSnapshots(o: {
       60_000 - (now % 60_000),
     )
   }
+  // The drawdown's curve: the account's net every 2 s of bot time, written when it moved.
+  let equityTimer: TimerId | undefined
+  let lastNet: string | undefined
+  const sample = (): void => {
+    const net = o.pnl().account.netPnl
+    if (net === lastNet) return
+    lastNet = net
+    o.journal.equity({ at: o.clock.now(), net })
+  }
+  const scheduleEquity = (): void => {
+    if (stopped) return
+    equityTimer = o.clock.setTimeout(() => {
+      sample()
+      scheduleEquity()
+    }, EQUITY_SAMPLE_MS)
+  }
   schedule()
+  scheduleEquity()
   return {
     stop() {
       stopped = true
       if (timer !== undefined) o.clock.clearTimeout(timer)
+      if (equityTimer !== undefined) o.clock.clearTimeout(equityTimer)
       take(true)
+      sample()
     },
   }
 }
