@@ -342,9 +342,14 @@ export interface TransferSummary {
   unit: string
 }
 
-/** Withdrawals and deposits per kind, status and asset: how many and how much (exact, in asset units). */
+/**
+ * Withdrawals and deposits per kind, status and asset: how many and how much (exact, in asset units).
+ * An integer amount is base units (as the venue sends deposits and withdrawals) and needs the asset's
+ * decimals; an amount with a decimal point is in asset units already.
+ */
 export function summarizeTransfers(input: ReportInput): TransferSummary[] {
-  const groups = new Map<string, Omit<TransferSummary, 'amount'> & { raw: bigint }>()
+  type Acc = Omit<TransferSummary, 'amount'> & { raw: bigint; rawCount: number; units: string }
+  const groups = new Map<string, Acc>()
   for (const t of input.transfers ?? []) {
     const key = `${t.kind}|${t.status}|${t.asset}`
     const g = groups.get(key) ?? {
@@ -354,16 +359,22 @@ export function summarizeTransfers(input: ReportInput): TransferSummary[] {
       count: 0,
       unit: t.asset,
       raw: 0n,
+      rawCount: 0,
+      units: '0',
     }
     g.count += 1
-    if (/^\d+$/.test(t.amount)) g.raw += BigInt(t.amount)
+    if (/^\d+$/.test(t.amount)) {
+      g.raw += BigInt(t.amount)
+      g.rawCount += 1
+    } else g.units = addDecimal(g.units, t.amount)
     groups.set(key, g)
   }
   return [...groups.values()]
     .sort((a, b) => a.kind.localeCompare(b.kind) || a.status.localeCompare(b.status))
-    .map(({ raw, ...g }) => {
+    .map(({ raw, rawCount, units, ...g }) => {
       const decimals = input.assetDecimals?.get(g.asset)
       // Never base units: without the asset's decimals the amount is unknown, not a wrong number.
-      return { ...g, amount: decimals === undefined ? undefined : fromTicks(raw, decimals) }
+      if (rawCount > 0 && decimals === undefined) return { ...g, amount: undefined }
+      return { ...g, amount: addDecimal(units, rawCount > 0 ? fromTicks(raw, decimals ?? 0) : '0') }
     })
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildReport, type ReportInput } from '../../src/journal/report.ts'
+import { buildReport, type ReportInput, summarizeTransfers } from '../../src/journal/report.ts'
 
 const D0 = Date.UTC(2026, 10, 20)
 const H = 3_600_000
@@ -195,6 +195,18 @@ describe('buildReport', () => {
     expect(total?.maxDrawdown).toBe('13')
     // Per instrument the account's curve does not apply: the minute curve.
     expect(buildReport(input({ equity }), 'instrument')[0]?.maxDrawdown).not.toBe('13')
+  })
+
+  it('transfers in asset units: base units with the decimals, a decimal amount as it is, else unknown', () => {
+    const transfers = [
+      { kind: 'withdrawal', status: 'confirmed', asset: 'pUSD', amount: '100000000' },
+      { kind: 'withdrawal', status: 'confirmed', asset: 'pUSD', amount: '2.5' },
+      { kind: 'deposit', status: 'confirmed', asset: 'XYZ', amount: '7' },
+    ]
+    expect(summarizeTransfers(input({ transfers, assetDecimals: new Map([['pUSD', 6]]) }))).toEqual([
+      { kind: 'deposit', status: 'confirmed', asset: 'XYZ', count: 1, unit: 'XYZ', amount: undefined },
+      { kind: 'withdrawal', status: 'confirmed', asset: 'pUSD', count: 2, unit: 'pUSD', amount: '102.5' },
+    ])
   })
 
   it('report, dashboard history and simulate share one drawdown function', async () => {

@@ -84,7 +84,9 @@ export class AccountWatch {
   /** A withdrawal amount (raw base units on the wire) in human units when the asset's decimals are known. */
   #humanAmount(amount: string, asset: string): string {
     const d = this.#decimals.get(asset.toLowerCase())
-    if (d === undefined || !/^\d+$/.test(amount)) return `${amount} ${asset} (base units)`
+    // A decimal point: asset units already. Base units without the decimals: unknown, never raw.
+    if (!/^\d+$/.test(amount)) return `${amount} ${asset}`
+    if (d === undefined) return `an amount of ${asset} not known yet (its decimals are not read yet)`
     return `${fromTicks(BigInt(amount), d)} ${asset}`
   }
 

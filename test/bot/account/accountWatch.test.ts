@@ -127,11 +127,11 @@ describe('AccountWatch', () => {
     expect(w.observeWithdrawals([withdrawal(1, 'failed'), withdrawal(2, 'removed')], 30)).toEqual([])
   })
 
-  it('says withdrawal amounts in human units once the asset decimals are known', () => {
+  it('says withdrawal amounts in asset units once the decimals are known, and never base units', () => {
     const w = new AccountWatch(cfg)
-    expect(w.observeWithdrawals([withdrawal(1, 'failed')], 10)[0]?.message).toContain(
-      '100000000 pUSD (base units)',
-    )
+    const before = w.observeWithdrawals([withdrawal(1, 'failed')], 10)[0]?.message
+    expect(before).toContain('an amount of pUSD not known yet')
+    expect(before).not.toContain('100000000')
     w.setAssets([{ asset: 'pUSD', address: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB', decimals: 6 }])
     expect(w.observeWithdrawals([withdrawal(2, 'failed')], 20)[0]?.message).toBe(
       'Withdrawal 2 of 100 pUSD failed.',
