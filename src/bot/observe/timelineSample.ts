@@ -88,6 +88,7 @@ export function sampleTimeline(s: TimelineInputs): TimelineSample {
       funding: num(a.funding) ?? 0,
       netPnl: num(a.netPnl) ?? 0,
       marginRatio: marginRatio !== undefined && Number.isFinite(marginRatio) ? marginRatio : null,
+      ...(a.since === undefined ? {} : { since: a.since }),
     },
     limiter: {
       request: { used: s.limiter.request.used, capacity: s.limiter.request.limit },

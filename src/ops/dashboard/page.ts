@@ -64,7 +64,7 @@ ${CHART_AXES_JS}
     var pct = function (b) { return b.capacity > 0 ? num((100 * b.used) / b.capacity, 1) + ' %' : '–'; };
     var cur = currency || undefined;
     var cells = [
-      ['net PnL', amount(a.netPnl, cur)], ['realized', amount(a.realizedPnl, cur)], ['unrealized', amount(a.unrealizedPnl, cur)],
+      ['net PnL' + (a.since ? ' since ' + new Date(a.since).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : ''), amount(a.netPnl, cur)], ['realized', amount(a.realizedPnl, cur)], ['unrealized', amount(a.unrealizedPnl, cur)],
       ['fees', amount(a.fees, cur)], ['funding', amount(a.funding, cur)], ['margin ratio', percent(a.marginRatio)],
       ['request weight', l.request.used + ' / ' + l.request.capacity + ' (' + pct(l.request) + ')'],
       ['action weight', l.action.used + ' / ' + l.action.capacity + ' (' + pct(l.action) + ')'],

@@ -34,6 +34,8 @@ export interface TimelineAccount {
   funding: number
   netPnl: number
   marginRatio: number | null
+  /** Since when the PnL counts (Unix ms): the account's first run when the ledger spans runs. */
+  since?: number | undefined
 }
 
 export interface TimelineBudget {
