@@ -9,8 +9,8 @@
 import { sql } from 'kysely'
 import type { JournalDb } from './database.ts'
 import type { JournalScope } from './journalScope.ts'
-import { reportTotal } from './report.ts'
-import { loadReportInput, SYMBOLS_STATE } from './reportQueries.ts'
+import { drawdownText, equitySamplesCurve } from './report.ts'
+import { loadCurrency, loadEquity, SYMBOLS_STATE } from './reportQueries.ts'
 
 export interface HistoryPoint {
   /** Start of the minute, Unix ms. */
@@ -45,11 +45,10 @@ export interface JournalHistory {
   /** Fills in the window (beyond the ones listed when more than `maxFills`). */
   fillCount: number
   /**
-   * The window's max drawdown and net PnL (exact decimal strings), as `perpbot report` computes them
-   * for the same window: every fill and funding charge and each minute's levels, one drawdown function.
+   * The window's max drawdown: over the account's 2-s equity samples where the journal holds them (as
+   * `perpbot report`'s total, the same samples and the same function), else over the points drawn.
    */
   maxDrawdown: string
-  netPnl: string
   /** The currency of every amount (the fills' settlement asset); undefined when unknown. */
   currency: string | undefined
 }
@@ -135,16 +134,15 @@ export async function loadJournalHistory(
     .where('ts', '<=', o.until)
     .executeTakeFirst()
   const symbols = await symbolNames(db)
-  const input = await loadReportInput(db, o.since, o.until, o.scope)
-  const total = reportTotal(input)
+  const shown = points.slice(-maxPoints)
+  const sampled = equitySamplesCurve(await loadEquity(db, o.since, o.until, o.scope), o.since, o.until)
   return {
-    maxDrawdown: total.maxDrawdown,
-    netPnl: total.netPnl,
-    currency: input.currency,
+    maxDrawdown: drawdownText(sampled ?? shown.map((p) => p.netPnl)),
+    currency: await loadCurrency(db, o.scope),
     since: o.since,
     until: o.until,
     stepMinutes: step,
-    points: points.slice(-maxPoints),
+    points: shown,
     fills: fills.map((f) => ({
       at: Number(f.ts),
       symbol: symbols.get(f.iid) ?? `#${f.iid}`,

@@ -173,14 +173,6 @@ export function buildReport(input: ReportInput, by: ReportBy): ReportRow[] {
   return [...groups, total].map((g) => row(input, g))
 }
 
-/**
- * The window's total row alone (the dashboard's history shows its drawdown: the same curve and the
- * same function as the report's total, so both show one number).
- */
-export function reportTotal(input: ReportInput): ReportRow {
-  return row(input, { key: 'total', iid: undefined, from: input.since, to: input.until, alerts: true })
-}
-
 /** An unrealized level is one ledger's: per venue (each dry run's mock is its own) and instrument. */
 const levelKey = (s: ReportSnapshot): string => `${s.venue ?? ''}:${s.iid}`
 /** The level net counts: unrealized less the opening inventory's change. */
@@ -291,16 +283,25 @@ function equityCurve(
  */
 function sampledCurve(input: ReportInput, g: Group): number[] | undefined {
   if (g.iid !== undefined || input.equity === undefined) return undefined
-  const inGroup = input.equity.filter((e) => e.at >= g.from && e.at <= g.to)
+  return equitySamplesCurve(input.equity, g.from, g.to)
+}
+
+/** The sampled curve of [from, to] from the last sample before it; undefined without samples in it. */
+export function equitySamplesCurve(
+  equity: readonly { at: number; net: string }[],
+  from: number,
+  to: number,
+): number[] | undefined {
+  const inGroup = equity.filter((e) => e.at >= from && e.at <= to)
   if (inGroup.length === 0) return undefined
-  const base = [...input.equity].reverse().find((e) => e.at < g.from)
-  const start = base === undefined ? undefined : Number(base.net)
+  let base: { net: string } | undefined
+  for (const e of equity) if (e.at < from) base = e
   const points = inGroup.map((e) => Number(e.net))
-  return start === undefined ? points : [start, ...points]
+  return base === undefined ? points : [Number(base.net), ...points]
 }
 
 /** The drawdown to 1e-8 (a float figure of exact inputs). */
-function drawdownText(curve: readonly number[]): string {
+export function drawdownText(curve: readonly number[]): string {
   const d = drawdownOf(curve)
   const t = d.toFixed(8).replace(/0+$/, '').replace(/\.$/, '')
   return t === '' ? '0' : t

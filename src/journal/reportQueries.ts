@@ -77,25 +77,7 @@ export async function loadReportInput(
     .where('ts', '>=', since)
     .where('ts', '<=', until)
     .execute()
-  // The equity curve (2-s samples) from the last one before the window: the drawdown's base.
-  const before = await d
-    .selectFrom('equity')
-    .select(['at', 'net'])
-    .where('account', '=', account)
-    .where('venue', '=', venue)
-    .where('at', '<', since)
-    .orderBy('at', 'desc')
-    .limit(1)
-    .execute()
-  const equity = await d
-    .selectFrom('equity')
-    .select(['at', 'net'])
-    .where('account', '=', account)
-    .where('venue', '=', venue)
-    .where('at', '>=', since)
-    .where('at', '<=', until)
-    .orderBy('at')
-    .execute()
+  const equity = await loadEquity(db, since, until, scope)
   const runs = await d
     .selectFrom('runs')
     .select(['run_id', 'started_at', 'stopped_at'])
@@ -105,27 +87,7 @@ export async function loadReportInput(
     .where((eb) => eb.or([eb('stopped_at', 'is', null), eb('stopped_at', '>=', since)]))
     .orderBy('started_at')
     .execute()
-  // Every amount is in the settlement asset the venue names on fills (and funding): one, or unknown.
-  const assets = await d
-    .selectFrom('fills')
-    .select('fee_asset')
-    .distinct()
-    .where('account', '=', account)
-    .where('venue', '=', venue)
-    .limit(3)
-    .execute()
-  const fundingAssets =
-    assets.length > 0
-      ? []
-      : await d
-          .selectFrom('funding')
-          .select('asset')
-          .distinct()
-          .where('account', '=', account)
-          .where('venue', '=', venue)
-          .limit(3)
-          .execute()
-  const currencies = [...assets.map((a) => a.fee_asset), ...fundingAssets.map((a) => a.asset)]
+  const currency = await loadCurrency(db, scope)
   const assetsRow = await d
     .selectFrom('state')
     .select('value')
@@ -154,8 +116,8 @@ export async function loadReportInput(
     until,
     transfers,
     assetDecimals,
-    currency: currencies.length === 1 ? currencies[0] : undefined,
-    equity: [...before, ...equity].map((e) => ({ at: Number(e.at), net: e.net })),
+    currency,
+    equity,
     runs: runs.map((r) => ({
       runId: r.run_id,
       startedAt: Number(r.started_at),
@@ -221,4 +183,59 @@ export async function newestRecordAt(db: JournalDb, scope: JournalScope): Promis
     .filter((v) => v !== null && v !== undefined)
     .map(Number)
   return times.length === 0 ? undefined : Math.max(...times)
+}
+
+/** The account's 2-s equity samples in the window, from the last one before it (the drawdown's base). */
+export async function loadEquity(
+  db: JournalDb,
+  since: number,
+  until: number,
+  scope: JournalScope,
+): Promise<{ at: number; net: string }[]> {
+  const d = db.db
+  const before = await d
+    .selectFrom('equity')
+    .select(['at', 'net'])
+    .where('account', '=', scope.account)
+    .where('venue', '=', scope.venue)
+    .where('at', '<', since)
+    .orderBy('at', 'desc')
+    .limit(1)
+    .execute()
+  const inWindow = await d
+    .selectFrom('equity')
+    .select(['at', 'net'])
+    .where('account', '=', scope.account)
+    .where('venue', '=', scope.venue)
+    .where('at', '>=', since)
+    .where('at', '<=', until)
+    .orderBy('at')
+    .execute()
+  return [...before, ...inWindow].map((e) => ({ at: Number(e.at), net: e.net }))
+}
+
+/** Every amount is in the settlement asset the venue names on fills (else funding): one, or unknown. */
+export async function loadCurrency(db: JournalDb, scope: JournalScope): Promise<string | undefined> {
+  const d = db.db
+  const assets = await d
+    .selectFrom('fills')
+    .select('fee_asset')
+    .distinct()
+    .where('account', '=', scope.account)
+    .where('venue', '=', scope.venue)
+    .limit(3)
+    .execute()
+  const fundingAssets =
+    assets.length > 0
+      ? []
+      : await d
+          .selectFrom('funding')
+          .select('asset')
+          .distinct()
+          .where('account', '=', scope.account)
+          .where('venue', '=', scope.venue)
+          .limit(3)
+          .execute()
+  const currencies = [...assets.map((a) => a.fee_asset), ...fundingAssets.map((a) => a.asset)]
+  return currencies.length === 1 ? currencies[0] : undefined
 }

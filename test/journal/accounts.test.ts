@@ -71,6 +71,9 @@ describeBackends('a journal keyed by account and venue', (backend) => {
         mode: 'quoting',
       })
     b.alert({ key: 'margin', severity: 'warning', title: 't', message: 'm', resolved: false, at: T0 + 5 })
+    // A's net every 2 s: a swing of 13 inside one minute; B's never falls.
+    for (const [k, net] of ['1', '4', '-9', '2'].entries()) a.equity({ at: T0 + 2_000 * (k + 1), net })
+    b.equity({ at: T0 + 2_000, net: '-35' })
     await a.flush()
     await b.flush()
 
@@ -121,6 +124,11 @@ describeBackends('a journal keyed by account and venue', (backend) => {
     const ha = await loadJournalHistory(db, { since: T0 - 1, until: T0 + 7_200_000, scope: sa })
     const hb = await loadJournalHistory(db, { since: T0 - 1, until: T0 + 7_200_000, scope: sb })
     expect([ha.fillCount, hb.fillCount]).toEqual([4, 5])
+    // The dashboard's drawdown is the report's: the same samples, the same function.
+    expect(ha.maxDrawdown).toBe('13')
+    expect(ra?.maxDrawdown).toBe('13')
+    expect(hb.maxDrawdown).toBe(rb?.maxDrawdown)
+    expect(ha.currency).toBe('USDC')
     expect(ha.points.map((p) => p.unrealizedPnl)).toEqual([1])
     expect(await newestRecordAt(db, sa)).toBe(T0 + 3_600_000)
     expect(await a.lastRecordTimes()).toEqual({ fill: T0 + 3_600_000, funding: T0 + 10 })

@@ -230,8 +230,8 @@ ${CHART_AXES_JS}
     var note = byId('history-note');
     var cur = h.currency || currency || undefined;
     note.textContent = h.points.length + ' points (every ' + h.stepMinutes + ' min) and ' + h.fillCount +
-      ' fills since ' + new Date(h.since).toISOString().replace('T', ' ').slice(0, 16) + ' UTC; net ' +
-      amount(h.netPnl, cur) + ', max drawdown ' + amount(h.maxDrawdown, cur) + ' (as perpbot report)';
+      ' fills since ' + new Date(h.since).toISOString().replace('T', ' ').slice(0, 16) + ' UTC; max drawdown ' +
+      amount(h.maxDrawdown, cur);
     var data = [h.points.map(function (p) { return p.at / 1000; })].concat(
       ['netPnl', 'realizedPnl', 'unrealizedPnl', 'fees', 'funding'].map(function (f) {
         return h.points.map(function (p) { return p[f]; });
