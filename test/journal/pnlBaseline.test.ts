@@ -9,12 +9,14 @@ import { SimulatedClock } from 'xstate'
 import { PnlLedger } from '../../src/bot/account/pnlLedger.ts'
 import { journalAccountRecords } from '../../src/bot/startup/botJournal.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
-import { createJournal } from '../../src/journal/journal.ts'
+import { createJournal, fillRow } from '../../src/journal/journal.ts'
 import { loadPnlBaseline } from '../../src/journal/pnlBaseline.ts'
+import { FillRecord } from '../../src/journal/records.ts'
+import { type JournalRow, writeRows } from '../../src/journal/rows.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import type { Fill, FundingCharge } from '../../src/perps/schemas/account.ts'
 import { describeBackends } from './backends.ts'
-import { T0 } from './fixtures.ts'
+import { fill, T0 } from './fixtures.ts'
 
 const venueFill = (n: number): Fill => ({
   tid: n,
@@ -91,5 +93,31 @@ describeBackends('PnL across restarts', (b) => {
     expect(again.applyFill(venueFill(13))).toBe(true)
     expect(again.snapshot().account.fills).toBe(13)
     await second.close('stopped')
+  })
+})
+
+describeBackends('the PnL baseline read in pages', (b) => {
+  it('every fill counted once across pages, ties on time included', async () => {
+    const db = await openJournalDb(await b.fresh())
+    try {
+      const scope = { account: `0x${'d'.repeat(40)}`, venue: 'V/1/1' }
+      const rows: JournalRow[] = []
+      // 4,501 fills, three to a millisecond: pages of 2,000 split ties.
+      for (let n = 0; n < 4_501; n++)
+        rows.push(
+          fillRow(
+            FillRecord.parse({ ...fill(n), tradeId: `t${n % 7}`, orderId: n, ts: T0 + Math.floor(n / 3) }),
+            'rest',
+            scope,
+          ),
+        )
+      await writeRows(db.db, rows)
+      const baseline = await loadPnlBaseline(db, { recentSince: T0, scope })
+      const lines = Object.values(baseline.instruments)
+      expect(lines.reduce((n, l) => n + l.fills, 0)).toBe(4_501)
+      expect(lines.reduce((s, l) => s + Number(l.realizedPnl), 0)).toBeCloseTo(2_250 * 1.5, 6)
+    } finally {
+      await db.close()
+    }
   })
 })
