@@ -21,7 +21,6 @@ describe('simulate recorder', () => {
         push = l
         return exchange.onFill(l)
       },
-      onOrderChange: (l) => exchange.onOrderChange(l),
       funding: (owner, filter) => exchange.funding(owner, filter),
       accountOf: (a) => exchange.accountOf(a),
       tickers: (id) => exchange.tickers(id),
