@@ -53,7 +53,7 @@ describe('bot against the mock', { timeout: 90_000 }, () => {
         const halted = run.logs.some(
           (l) =>
             l.includes(`"instrument":"${i.symbol}"`) &&
-            /→ halted: (account in liquidation|margin ratio)/.test(l),
+            /→ halted: (liquidated|margin ratio|margin exhausted)/.test(l),
         )
         expect(halted, `${i.symbol} halted on liquidation`).toBe(true)
       }

@@ -200,7 +200,11 @@ export class PnlLedger {
       const open = this.#opening?.get(iid)
       e.openingPosition = open?.size ?? '0'
       e.openingUnrealizedPnl = open?.unrealized ?? '0'
-      e.unrealizedPnl = subDecimal(this.#venueUnrealized.get(iid) ?? '0', e.openingUnrealizedPnl)
+      // Flat: nothing is unrealized (issue 33). The opening's PnL from before the start is then inside
+      // the realized PnL of the fills that closed it, and `snapshot` takes it out of net there.
+      e.unrealizedPnl = listed.has(iid)
+        ? subDecimal(this.#venueUnrealized.get(iid) ?? '0', e.openingUnrealizedPnl)
+        : '0'
     }
   }
 
@@ -220,7 +224,13 @@ export class PnlLedger {
     const instruments: Record<number, InstrumentPnl> = {}
     const total = { ...empty() }
     for (const [iid, e] of [...this.#byInstrument].sort((a, b) => a[0] - b[0])) {
-      const netPnl = subDecimal(subDecimal(addDecimal(e.realizedPnl, e.unrealizedPnl), e.fees), e.funding)
+      // Net is always realized + the venue's unrealized − the opening's unrealized at the start − fees
+      // − funding; on a flat position the last term is no longer in `unrealizedPnl` (observePositions).
+      const closedOpening = compareDecimal(e.position, '0') === 0 ? e.openingUnrealizedPnl : '0'
+      const netPnl = subDecimal(
+        subDecimal(subDecimal(addDecimal(e.realizedPnl, e.unrealizedPnl), e.fees), e.funding),
+        closedOpening,
+      )
       instruments[iid] = { ...e, netPnl }
       total.fills += e.fills
       total.makerFills += e.makerFills

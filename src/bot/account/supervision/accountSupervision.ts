@@ -16,6 +16,7 @@ import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates } from '../../inputs/inputGates.ts'
 import type { PollerHealth } from '../../inputs/pollerHealth.ts'
 import { AccountWatch, type AccountWatchSnapshot } from '../accountWatch.ts'
+import { LiquidationWatch } from '../liquidationWatch.ts'
 import { type LedgerFill, type PnlBaseline, PnlLedger, type PnlSnapshot } from '../pnlLedger.ts'
 import { startAccountPollers } from './accountPollers.ts'
 import { createStateStore, type StateStore } from './stateStore.ts'
@@ -111,8 +112,12 @@ export function createAccountSupervision(o: {
   // with a journal's history (a restart), the totals continue from it instead.
   const ledger = new PnlLedger({ sinceStart: true, baseline: o.pnlBaseline })
   const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
+  // A liquidation's fills are not pushed: its signs in a portfolio read the fills over REST at once.
+  const liquidations = new LiquidationWatch()
+  const fillsGate = o.inputGates?.gate('fills')
   const onFill = (f: Fill): void => {
     if (!ledger.applyFill(f)) return
+    liquidations.observeFill(f.iid)
     o.records?.fill(f)
     const side = f.side === 'long' ? 'bought' : f.side === 'short' ? 'sold' : f.side
     o.logger.info(
@@ -154,6 +159,13 @@ export function createAccountSupervision(o: {
   return {
     observePortfolio: (p) => {
       monitor.observePortfolio(p)
+      const sign = liquidations.observePortfolio(p, o.clock.now())
+      // A position moved while our fills are polled: the poll reads the fills that moved it anyway.
+      const polled = fillsGate === undefined || !fillsGate.standingDown()
+      if (sign !== undefined && !(sign === 'position moved without our fills' && polled)) {
+        log.info({ sign }, `reading the account's fills now: ${sign}`)
+        monitor.readFillsNow()
+      }
       ledger.observePositions(
         p.positions,
         o.instruments.map((i) => i.id),
