@@ -47,6 +47,15 @@ describe('bot against the mock', { timeout: 90_000 }, () => {
             expect(raised[i - 1], `${key} raised again before it was resolved`).toBe(true)
         }
       }
+      // Liquidation fills are not pushed: the bot reads them over REST as soon as a portfolio shows
+      // the liquidation (issue 33: they came ~30 bot-minutes late), not at the next resync.
+      const account = run.mock.exchange
+        .synced()
+        .accounts.get(run.mock.exchange.accountOf(run.bot.proxyAddress)?.owner.toLowerCase() ?? '')
+      await until(run, () => account?.fills.some((f) => f.liq) ?? false, 0, 60_000)
+      const firstLiquidation = account?.fills.find((f) => f.liq)?.ts ?? 0
+      await until(run, () => (run.bot.status().account.pnl?.liquidationFills ?? 0) > 0, 0, 60_000)
+      expect(virtualSince(run, firstLiquidation)).toBeLessThan(120_000)
       // Every instrument halted on account risk (the halt-ratio threshold or in_liquidation, whichever
       // came first); the log records each transition with its reason.
       for (const i of run.bot.status().instruments) {
