@@ -6,11 +6,12 @@
  *
  * - the venue's `in_liquidation` flag (every portfolio while it is set: each cut makes new fills, at
  *   most one read per `minReadGapMs`), and once more when it clears (the last cut);
- * - a position that changed since the previous portfolio with no fill of ours on that instrument in
- *   between (the venue closed it, or part of it);
+ * - a position that changed with no fill of ours on that instrument, and still none has come by a
+ *   later portfolio a second on (the venue closed it, or part of it; a fill push may trail the
+ *   portfolio that shows it, and a read per fill would cost the limiter's budget);
  * - margin exhausted: the account value fell to zero or below (a closed-out account).
  *
- * A false alarm (a fill whose push is still on its way) costs one fills read.
+ * A false alarm (a fill whose push is later still) costs one fills read.
  */
 import { compareDecimal } from '../../decimal.ts'
 
@@ -34,6 +35,8 @@ export class LiquidationWatch {
   #sizes: Map<number, string> | undefined
   /** Instruments with a fill of ours since the last portfolio. */
   readonly #filled = new Set<number>()
+  /** Instruments whose position moved without our fills, and when that was seen. */
+  readonly #suspects = new Map<number, number>()
   #inLiquidation = false
   #exhausted = false
   #lastReadAt = Number.NEGATIVE_INFINITY
@@ -55,26 +58,36 @@ export class LiquidationWatch {
     const wasExhausted = this.#exhausted
     this.#exhausted = compareDecimal(p.margin.total_account_value, '0') <= 0
 
+    const unexplained = this.#unexplained(previous, sizes, filled, now)
     let sign: LiquidationSign | undefined
     if (p.in_liquidation) {
       if (!wasLiquidating || now - this.#lastReadAt >= MIN_READ_GAP_MS) sign = 'in liquidation'
     } else if (wasLiquidating) sign = 'liquidation ended'
     else if (this.#exhausted && !wasExhausted) sign = 'margin exhausted'
-    else if (previous !== undefined && movedWithoutFills(previous, sizes, filled))
-      sign = 'position moved without our fills'
-    if (sign !== undefined) this.#lastReadAt = now
+    else if (unexplained) sign = 'position moved without our fills'
+    if (sign !== undefined) {
+      this.#lastReadAt = now
+      // The read brings whatever moved them.
+      this.#suspects.clear()
+    }
     return sign
   }
-}
 
-function movedWithoutFills(
-  before: ReadonlyMap<number, string>,
-  after: ReadonlyMap<number, string>,
-  filled: ReadonlySet<number>,
-): boolean {
-  for (const iid of new Set([...before.keys(), ...after.keys()])) {
-    if (filled.has(iid)) continue
-    if (compareDecimal(before.get(iid) ?? '0', after.get(iid) ?? '0') !== 0) return true
+  /** Whether a move without our fills has stood for a later portfolio and a second (see the header). */
+  #unexplained(
+    before: ReadonlyMap<number, string> | undefined,
+    after: ReadonlyMap<number, string>,
+    filled: ReadonlySet<number>,
+    now: number,
+  ): boolean {
+    for (const iid of filled) this.#suspects.delete(iid)
+    let due = false
+    for (const at of this.#suspects.values()) if (now - at >= MIN_READ_GAP_MS) due = true
+    if (before !== undefined)
+      for (const iid of new Set([...before.keys(), ...after.keys()])) {
+        if (filled.has(iid) || this.#suspects.has(iid)) continue
+        if (compareDecimal(before.get(iid) ?? '0', after.get(iid) ?? '0') !== 0) this.#suspects.set(iid, now)
+      }
+    return due
   }
-  return false
 }

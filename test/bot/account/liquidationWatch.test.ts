@@ -22,15 +22,26 @@ describe('LiquidationWatch', () => {
     expect(w.observePortfolio(p({ 1: '1.7' }), 4_000)).toBeUndefined()
   })
 
-  it('reads when a position moved with no fill of ours on that instrument, not when our fills explain it', () => {
+  it('reads when a position moved with no fill of ours on that instrument, once a later portfolio still has none', () => {
     const w = new LiquidationWatch()
     w.observePortfolio(p({ 1: '1', 2: '-2' }), 0)
     w.observeFill(1)
     expect(w.observePortfolio(p({ 1: '1.5', 2: '-2' }), 1_000)).toBeUndefined()
-    // Instrument 2 closed by the venue (a liquidation whose flag fell between two reads).
-    expect(w.observePortfolio(p({ 1: '1.5' }), 2_000)).toBe('position moved without our fills')
-    // A position that appears without our fills too.
-    expect(w.observePortfolio(p({ 1: '1.5', 3: '0.1' }), 3_000)).toBe('position moved without our fills')
+    // Instrument 2 closed by the venue (a liquidation whose flag fell between two reads)...
+    expect(w.observePortfolio(p({ 1: '1.5' }), 2_000)).toBeUndefined()
+    // ...and no fill of ours explains it by a later portfolio a second on.
+    expect(w.observePortfolio(p({ 1: '1.5' }), 2_500)).toBeUndefined()
+    expect(w.observePortfolio(p({ 1: '1.5' }), 3_000)).toBe('position moved without our fills')
+    expect(w.observePortfolio(p({ 1: '1.5' }), 4_000)).toBeUndefined()
+  })
+
+  it('a fill push that trails the portfolio showing it asks for no read', () => {
+    const w = new LiquidationWatch()
+    w.observePortfolio(p({ 1: '1' }), 0)
+    expect(w.observePortfolio(p({ 1: '1.2' }), 1_000)).toBeUndefined()
+    w.observeFill(1)
+    expect(w.observePortfolio(p({ 1: '1.2' }), 3_000)).toBeUndefined()
+    expect(w.observePortfolio(p({ 1: '1.2' }), 6_000)).toBeUndefined()
   })
 
   it('reads once when the account value falls to zero (margin exhausted)', () => {
