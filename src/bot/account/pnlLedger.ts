@@ -202,9 +202,10 @@ export class PnlLedger {
       e.openingUnrealizedPnl = open?.unrealized ?? '0'
       // Flat: nothing is unrealized (issue 33). The opening's PnL from before the start is then inside
       // the realized PnL of the fills that closed it, and `snapshot` takes it out of net there.
-      e.unrealizedPnl = listed.has(iid)
-        ? subDecimal(this.#venueUnrealized.get(iid) ?? '0', e.openingUnrealizedPnl)
-        : '0'
+      e.unrealizedPnl =
+        compareDecimal(e.position, '0') === 0
+          ? '0'
+          : subDecimal(this.#venueUnrealized.get(iid) ?? '0', e.openingUnrealizedPnl)
     }
   }
 

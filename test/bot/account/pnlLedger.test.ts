@@ -127,6 +127,14 @@ describe('PnL since start: the opening inventory', () => {
     expect(l.snapshot().account).toMatchObject({ netPnl: '5', realizedPnl: '505', unrealizedPnl: '0' })
   })
 
+  it('a flat position the venue still lists (size 0) reads flat too: net counts the opening once', () => {
+    const l = new PnlLedger({ sinceStart: true })
+    l.observePositions([pos('0.1', '53000', '500')], [1])
+    l.applyFill(fill({ side: 'short', p: '58050', qty: '0.1', pnl: '505', fee: '0' }))
+    l.observePositions([pos('0', '0', '0')], [1])
+    expect(l.snapshot().account).toMatchObject({ netPnl: '5', realizedPnl: '505', unrealizedPnl: '0' })
+  })
+
   it('without sinceStart the venue unrealized PnL is reported as is', () => {
     const l = new PnlLedger()
     l.observePositions([pos('0.1', '53000', '500')], [1])
