@@ -132,6 +132,7 @@ export function trade(
   account.fills.push(row)
   if (account.fills.length > s.o.fundingHistoryLimit)
     account.fills.splice(0, account.fills.length - s.o.fundingHistoryLimit)
+  for (const listener of s.tradeListeners) listener(account.owner, { ...row })
   return { realized, fee, row }
 }
 

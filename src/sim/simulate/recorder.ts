@@ -1,9 +1,10 @@
 /**
- * Records a run in bounded memory: the mock's ground truth (fills from its hook; the resting orders,
- * index prices and the account read at each sample) and the bot's status (instrument states and
- * reasons, limiter weights, alerts). Series sit on a regular virtual-time grid that coarsens as the run
- * grows (downsample.ts). Our bid and ask are the orders resting on the mock's book at the sample, read
- * there (an order tracked from change notifications outlived its cancel: issue 33).
+ * Records a run in bounded memory: the mock's ground truth (every trade from its hook, liquidations
+ * included; the resting orders, index prices and the account read at each sample) and the bot's
+ * status (instrument states and reasons, limiter weights, alerts). Series sit on a regular
+ * virtual-time grid that coarsens as the run grows (downsample.ts). Our bid and ask are the orders
+ * resting on the mock's book at the sample, read there (an order tracked from change notifications
+ * outlived its cancel: issue 33).
  */
 import type { Alert } from '../../alerts/alert.ts'
 import type { InstrumentState } from '../../bot/observe/statusView.ts'
@@ -55,7 +56,7 @@ export interface Recorder {
 /** What the recorder reads of the mock exchange. */
 export type RecordedExchange = Pick<
   PerpsExchange,
-  'instrumentSpecs' | 'onFill' | 'funding' | 'accountOf' | 'tickers'
+  'instrumentSpecs' | 'onTrade' | 'funding' | 'accountOf' | 'tickers'
 >
 
 export function createRecorder(o: {
@@ -112,7 +113,8 @@ export function createRecorder(o: {
     if (pending) pending.push(apply)
     else apply()
   }
-  const offFill = exchange.onFill(onFill)
+  // Every trade on the account, a liquidation's too (the `fills` push leaves those out).
+  const offFill = exchange.onTrade(onFill)
 
   /** Our best resting bid and ask per instrument, from the book as it stands. */
   const bestQuotes = (
