@@ -5,7 +5,7 @@
  * portfolio is checked for the signs of one, and the account reads its fills over REST at once:
  *
  * - the venue's `in_liquidation` flag (every portfolio while it is set: each cut makes new fills, at
- *   most one read per `minReadGapMs`), and once more when it clears (the last cut);
+ *   most one read per `MIN_READ_GAP_MS`), and once more when it clears (the last cut);
  * - a position that changed with no fill of ours on that instrument, and still none has come by a
  *   later portfolio a second on (the venue closed it, or part of it; a fill push may trail the
  *   portfolio that shows it, and a read per fill would cost the limiter's budget);
