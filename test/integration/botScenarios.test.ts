@@ -3,6 +3,7 @@
  * Time runs on the mock's accelerated virtual clock; each test waits for a condition with a bound.
  */
 import { describe, expect, it, vi } from 'vitest'
+import { addDecimal } from '../../src/decimal.ts'
 import { DEFAULT_PERPS_DOMAIN } from '../../src/perps/signing/domain.ts'
 import { recoverOpSigner } from '../../src/perps/signing/verify.ts'
 import { type BotRun, runBotAgainstMock, virtualSince } from './harness.ts'
@@ -66,6 +67,34 @@ describe('bot against the mock', { timeout: 90_000 }, () => {
         )
         expect(halted, `${i.symbol} halted on liquidation`).toBe(true)
       }
+      // The books balance with the streams on too (test/sim/booksBalance.test.ts holds it on the
+      // stepped clock): the market frozen, two bot-minutes to read the rest, then the ledger equals
+      // the mock's account per instrument, to the last decimal.
+      for (const spec of run.mock.exchange.instrumentSpecs())
+        run.mock.exchange.setRegime(spec.baseAsset, 'frozen')
+      await until(run, () => true, 120_000, 60_000)
+      const venue = new Map<number, string[]>()
+      const line = (iid: number): string[] =>
+        venue.get(iid) ?? venue.set(iid, ['0', '0', '0', '0']).get(iid) ?? []
+      for (const f of account?.fills ?? []) {
+        const l = line(f.iid)
+        l[1] = addDecimal(l[1] ?? '0', f.pnl)
+        l[2] = addDecimal(l[2] ?? '0', f.fee)
+      }
+      for (const c of account?.funding ?? []) {
+        const l = line(c.instrument_id)
+        l[3] = addDecimal(l[3] ?? '0', c.funding)
+      }
+      for (const p of run.mock.exchange.accountOf(run.bot.proxyAddress)?.portfolio.positions ?? [])
+        line(p.instrument_id)[0] = addDecimal('0', p.size)
+      const ledger = new Map<number, string[]>()
+      for (const i of run.bot.status().instruments)
+        if (i.pnl !== undefined && venue.has(i.id))
+          ledger.set(
+            i.id,
+            [i.pnl.position, i.pnl.realizedPnl, i.pnl.fees, i.pnl.funding].map((x) => addDecimal('0', x)),
+          )
+      expect(Object.fromEntries(ledger)).toEqual(Object.fromEntries(venue))
     } finally {
       await run.stop()
     }
