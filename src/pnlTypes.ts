@@ -15,7 +15,8 @@ export interface InstrumentPnl {
   entryPrice: string | undefined
   /**
    * Unrealized PnL since start: the venue's, less what the opening inventory (a position held before
-   * the start) showed at the start. Without an opening mark (see `PnlLedger`), the venue's.
+   * the start) showed at the start. Without an opening mark (see `PnlLedger`), the venue's. 0 on a
+   * flat position.
    */
   unrealizedPnl: string
   /** The position held at the start (the opening inventory), and its unrealized PnL then. */
@@ -26,7 +27,10 @@ export interface InstrumentPnl {
    * start)): not part of `netPnl` (what the bot's trading made), shown apart so holding reads separately.
    */
   inventoryPnl: string
-  /** realized + unrealized (since start) − inventoryPnl − fees − funding. */
+  /**
+   * realized + unrealized (since start) − inventoryPnl − fees − funding; on a flat position also − the
+   * opening's unrealized PnL at the start (the fills that closed the opening inventory realized it).
+   */
   netPnl: string
   lastFillAt: number | undefined
 }

@@ -3,6 +3,7 @@
  * Time runs on the mock's accelerated virtual clock; each test waits for a condition with a bound.
  */
 import { describe, expect, it, vi } from 'vitest'
+import { addDecimal } from '../../src/decimal.ts'
 import { DEFAULT_PERPS_DOMAIN } from '../../src/perps/signing/domain.ts'
 import { recoverOpSigner } from '../../src/perps/signing/verify.ts'
 import { type BotRun, runBotAgainstMock, virtualSince } from './harness.ts'
@@ -47,16 +48,53 @@ describe('bot against the mock', { timeout: 90_000 }, () => {
             expect(raised[i - 1], `${key} raised again before it was resolved`).toBe(true)
         }
       }
+      // Liquidation fills are not pushed: the bot reads them over REST as soon as a portfolio shows
+      // the liquidation (issue 33: they came ~30 bot-minutes late), not at the next resync.
+      const account = run.mock.exchange
+        .synced()
+        .accounts.get(run.mock.exchange.accountOf(run.bot.proxyAddress)?.owner.toLowerCase() ?? '')
+      await until(run, () => account?.fills.some((f) => f.liq) ?? false, 0, 60_000)
+      const firstLiquidation = account?.fills.find((f) => f.liq)?.ts ?? 0
+      await until(run, () => (run.bot.status().account.pnl?.liquidationFills ?? 0) > 0, 0, 60_000)
+      expect(virtualSince(run, firstLiquidation)).toBeLessThan(120_000)
       // Every instrument halted on account risk (the halt-ratio threshold or in_liquidation, whichever
       // came first); the log records each transition with its reason.
       for (const i of run.bot.status().instruments) {
         const halted = run.logs.some(
           (l) =>
             l.includes(`"instrument":"${i.symbol}"`) &&
-            /→ halted: (account in liquidation|margin ratio)/.test(l),
+            /→ halted: (liquidated|margin ratio|margin exhausted)/.test(l),
         )
         expect(halted, `${i.symbol} halted on liquidation`).toBe(true)
       }
+      // The books balance with the streams on too (test/sim/booksBalance.test.ts holds it on the
+      // stepped clock): the market frozen, two bot-minutes to read the rest, then the ledger equals
+      // the mock's account per instrument, to the last decimal.
+      for (const spec of run.mock.exchange.instrumentSpecs())
+        run.mock.exchange.setRegime(spec.baseAsset, 'frozen')
+      await until(run, () => true, 120_000, 60_000)
+      const venue = new Map<number, string[]>()
+      const line = (iid: number): string[] =>
+        venue.get(iid) ?? venue.set(iid, ['0', '0', '0', '0']).get(iid) ?? []
+      for (const f of account?.fills ?? []) {
+        const l = line(f.iid)
+        l[1] = addDecimal(l[1] ?? '0', f.pnl)
+        l[2] = addDecimal(l[2] ?? '0', f.fee)
+      }
+      for (const c of account?.funding ?? []) {
+        const l = line(c.instrument_id)
+        l[3] = addDecimal(l[3] ?? '0', c.funding)
+      }
+      for (const p of run.mock.exchange.accountOf(run.bot.proxyAddress)?.portfolio.positions ?? [])
+        line(p.instrument_id)[0] = addDecimal('0', p.size)
+      const ledger = new Map<number, string[]>()
+      for (const i of run.bot.status().instruments)
+        if (i.pnl !== undefined && venue.has(i.id))
+          ledger.set(
+            i.id,
+            [i.pnl.position, i.pnl.realizedPnl, i.pnl.fees, i.pnl.funding].map((x) => addDecimal('0', x)),
+          )
+      expect(Object.fromEntries(ledger)).toEqual(Object.fromEntries(venue))
     } finally {
       await run.stop()
     }

@@ -25,6 +25,7 @@ const lenient = <T extends z.ZodType>(schema: T) => schema.optional().catch(unde
 export const AccountJournal = z.object({
   marginLevel: lenient(MarginLevel),
   inLiquidation: lenient(z.boolean()),
+  marginExhausted: lenient(z.boolean()),
   proxyExpiring: lenient(z.boolean()),
   rateLimited: lenient(z.boolean()),
   openOrderCapped: lenient(z.boolean()),

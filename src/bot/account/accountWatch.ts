@@ -27,6 +27,8 @@ export interface AccountWatchSnapshot {
   marginLevel: Level
   marginRatio: number | undefined
   inLiquidation: boolean
+  /** The account value is zero or below (a closed-out account): the venue refuses every new order. */
+  marginExhausted: boolean
   pendingWithdrawals: number
   proxyExpiring: boolean
   rateLimited: boolean
@@ -41,6 +43,7 @@ export interface AccountWatchSnapshot {
 export interface AccountWatchState {
   marginLevel: Level
   inLiquidation: boolean
+  marginExhausted: boolean
   proxyExpiring: boolean
   rateLimited: boolean
   openOrderCapped: boolean
@@ -55,6 +58,7 @@ export class AccountWatch {
   /** The on/off episodes (FLAG_EPISODES): true while open. */
   readonly #flags: Record<Flag, boolean> = {
     inLiquidation: false,
+    marginExhausted: false,
     proxyExpiring: false,
     rateLimited: false,
     openOrderCapped: false,
@@ -94,6 +98,7 @@ export class AccountWatch {
     return {
       marginLevel: this.#marginLevel,
       inLiquidation: this.#flags.inLiquidation,
+      marginExhausted: this.#flags.marginExhausted,
       proxyExpiring: this.#flags.proxyExpiring,
       rateLimited: this.#flags.rateLimited,
       openOrderCapped: this.#flags.openOrderCapped,
@@ -120,6 +125,7 @@ export class AccountWatch {
       marginLevel: this.#marginLevel,
       marginRatio: this.#ratio,
       inLiquidation: this.#flags.inLiquidation,
+      marginExhausted: this.#flags.marginExhausted,
       pendingWithdrawals: pending,
       proxyExpiring: this.#flags.proxyExpiring,
       rateLimited: this.#flags.rateLimited,
@@ -151,9 +157,19 @@ export class AccountWatch {
         },
       })),
     )
+    // Equity gone (a closed-out account): no margin is in use, so the ratio reads 0, but nothing is
+    // back to normal. The margin episode holds its level until there is equity again (issue 33).
+    const exhausted = Number(p.margin.total_account_value) <= 0
+    alerts.push(
+      ...this.#episode('marginExhausted', exhausted, now, () => ({
+        title: 'Margin exhausted',
+        message: `The account value is ${amount(p.margin.total_account_value, this.#collateral)}: the venue refuses every new order; the bot quotes nothing until collateral is added.`,
+        details: { accountValue: p.margin.total_account_value },
+      })),
+    )
     const ratio = marginRatio(p)
-    this.#ratio = Number.isFinite(ratio) ? ratio : undefined
-    const next = this.#nextMarginLevel(ratio)
+    this.#ratio = exhausted ? undefined : Number.isFinite(ratio) ? ratio : undefined
+    const next = exhausted ? this.#marginLevel : this.#nextMarginLevel(ratio)
     if (next !== this.#marginLevel) {
       const prev = this.#marginLevel
       this.#marginLevel = next
@@ -348,9 +364,16 @@ export class AccountWatch {
   }
 }
 
-type Flag = 'inLiquidation' | 'proxyExpiring' | 'rateLimited' | 'openOrderCapped' | 'clockSkewed'
+type Flag =
+  | 'inLiquidation'
+  | 'marginExhausted'
+  | 'proxyExpiring'
+  | 'rateLimited'
+  | 'openOrderCapped'
+  | 'clockSkewed'
 const FLAGS: readonly Flag[] = [
   'inLiquidation',
+  'marginExhausted',
   'proxyExpiring',
   'rateLimited',
   'openOrderCapped',
@@ -371,6 +394,14 @@ const FLAG_EPISODES: Record<Flag, { key: string; severity: Severity; ended: Epis
     ended: {
       title: 'Account no longer in liquidation',
       message: 'The venue no longer reports the account in liquidation.',
+    },
+  },
+  marginExhausted: {
+    key: 'margin-exhausted',
+    severity: 'critical',
+    ended: {
+      title: 'Margin available again',
+      message: 'The account has equity again: the bot may quote.',
     },
   },
   proxyExpiring: {

@@ -232,7 +232,12 @@ export class PnlLedger {
       const open = this.#opening?.get(iid)
       e.openingPosition = open?.size ?? '0'
       e.openingUnrealizedPnl = open?.unrealized ?? '0'
-      e.unrealizedPnl = subDecimal(this.#venueUnrealized.get(iid) ?? '0', e.openingUnrealizedPnl)
+      // Flat: nothing is unrealized (issue 33). The opening's PnL from before the start is then inside
+      // the realized PnL of the fills that closed it, and `snapshot` takes it out of net there.
+      e.unrealizedPnl =
+        compareDecimal(e.position, '0') === 0
+          ? '0'
+          : subDecimal(this.#venueUnrealized.get(iid) ?? '0', e.openingUnrealizedPnl)
     }
   }
 
@@ -252,10 +257,16 @@ export class PnlLedger {
     const instruments: Record<number, InstrumentPnl> = {}
     const total = { ...empty() }
     for (const [iid, e] of [...this.#byInstrument].sort((a, b) => a[0] - b[0])) {
-      // The opening inventory's change in value is shown apart (`inventoryPnl`), never in net.
+      // Net is what the bot's trading made: realized + unrealized since start − fees − funding, less the
+      // opening inventory's change in value (`inventoryPnl`, shown apart) and, once flat, the opening's
+      // unrealized PnL at the start (the fills that closed it realized it; `unrealizedPnl` is 0 there).
+      const closedOpening = compareDecimal(e.position, '0') === 0 ? e.openingUnrealizedPnl : '0'
       const netPnl = subDecimal(
-        subDecimal(subDecimal(addDecimal(e.realizedPnl, e.unrealizedPnl), e.inventoryPnl), e.fees),
-        e.funding,
+        subDecimal(
+          subDecimal(subDecimal(addDecimal(e.realizedPnl, e.unrealizedPnl), e.inventoryPnl), e.fees),
+          e.funding,
+        ),
+        closedOpening,
       )
       instruments[iid] = { ...e, netPnl }
       total.fills += e.fills

@@ -37,6 +37,11 @@ export interface RiskInputs {
   marginAt: number | undefined
   marginRatio: number | undefined
   inLiquidation: boolean
+  /**
+   * The account value is zero or below (a closed-out account; default false): the venue refuses every
+   * order, and the margin ratio reads 0 with no margin in use, so it must not read as "within limits".
+   */
+  marginExhausted?: boolean | undefined
   /** |mark − liquidation price| / mark of this instrument's position; undefined when flat. */
   liquidationDistance: number | undefined
   /** Quoting paused by the rate-limit breaker. */
@@ -101,7 +106,10 @@ function accountRisk(inputs: RiskInputs, current: CurrentMode, cfg: RiskConfig):
 
   // Raw target, ignoring hysteresis: the highest mode any driver asks for, the first reason for it.
   let target: RiskAssessment = { mode: 'normal', reason: 'margin and liquidation distance within limits' }
-  if (inputs.inLiquidation) target = raised(target, 'halted', 'account in liquidation')
+  if (inputs.inLiquidation)
+    target = raised(target, 'halted', 'liquidated: the venue reports the account in liquidation')
+  if (inputs.marginExhausted === true)
+    target = raised(target, 'halted', 'margin exhausted: the account value is 0 or less')
   if (ratio >= cfg.haltAtMarginRatio)
     target = raised(target, 'halted', `margin ratio ${fmt(ratio)} ≥ ${cfg.haltAtMarginRatio}`)
   if (ratio >= cfg.reduceOnlyAtMarginRatio)
@@ -141,7 +149,7 @@ function stillAt(mode: RiskMode, inputs: RiskInputs, cfg: RiskConfig): boolean {
   const dist = inputs.liquidationDistance
   switch (mode) {
     case 'halted':
-      return inputs.inLiquidation || ratio > cfg.haltAtMarginRatio - h
+      return inputs.inLiquidation || inputs.marginExhausted === true || ratio > cfg.haltAtMarginRatio - h
     case 'reduce-only':
       return (
         ratio > cfg.reduceOnlyAtMarginRatio - h ||

@@ -4,6 +4,7 @@
  */
 
 import type { Clock } from '../../clock.ts'
+import { compareDecimal } from '../../decimal.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { RateLimitedLog } from '../../logging/rateLimitedLog.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
@@ -296,6 +297,7 @@ export function assess(ctx: InstrumentContext): RiskAssessment & { transient: bo
       marginAt: ctx.marginAt,
       marginRatio: ctx.margin?.marginRatio,
       inLiquidation: ctx.margin?.inLiquidation ?? false,
+      marginExhausted: ctx.margin !== undefined && compareDecimal(ctx.margin.accountValue, '0') <= 0,
       liquidationDistance: ctx.position
         ? liquidationDistance(mark, ctx.position.liquidationPrice)
         : undefined,

@@ -146,6 +146,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
       details: {
         proxy: s.proxyAddress,
         proxyExpiring: s.account.proxyExpiring,
+        marginExhausted: s.account.marginExhausted,
         fundingCharges: s.fundingCharges,
         openOrders: s.openOrders,
         reconciledAt: s.reconciledAt ?? null,

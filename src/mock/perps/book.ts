@@ -30,16 +30,19 @@ export function unrest(s: ExchangeState, order: OrderState): void {
   s.resting.get(order.iid)?.delete(order)
 }
 
+/** Takes the order off the book with its final status, then tells the listeners (they read it at once). */
 export function closeOrder(s: ExchangeState, order: OrderState, status: OrderStatus, t: number): void {
-  touched(s, order)
   unrest(s, order)
   order.status = status
   order.uts = t
+  touched(s, order)
 }
 
-/** Keeps the order for `GET /v1/account/orders`, dropping the oldest closed ones past the limit. */
+/**
+ * Keeps the order for `GET /v1/account/orders`, dropping the oldest closed ones past the limit. The
+ * caller tells the listeners once the order has its status (placeOrder).
+ */
 export function remember(s: ExchangeState, account: Account, order: OrderState): void {
-  touched(s, order)
   account.orders.set(order.oid, order)
   if (account.orders.size <= s.o.orderHistoryLimit) return
   for (const [oid, o] of account.orders) {
@@ -64,8 +67,8 @@ export function fill(
   taker: boolean,
   t: number,
 ): void {
+  // The caller tells the order listeners once the order has its new status (closeOrder or `touched`).
   order.filled += qty
-  touched(s, order)
   const kind = taker ? 'taker' : 'maker'
   const { row } = trade(s, order.account, m, order.buy ? qty : -qty, price, kind, t, order)
   // The `fills` push carries order fills only (docs/decisions.md); a copy, so no listener can
@@ -129,6 +132,7 @@ export function trade(
   account.fills.push(row)
   if (account.fills.length > s.o.fundingHistoryLimit)
     account.fills.splice(0, account.fills.length - s.o.fundingHistoryLimit)
+  for (const listener of s.tradeListeners) listener(account.owner, { ...row })
   return { realized, fee, row }
 }
 

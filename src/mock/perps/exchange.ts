@@ -302,6 +302,14 @@ export class PerpsExchange {
     return streamHooks.addFillListener(this.#s, listener)
   }
 
+  /**
+   * Calls `listener` with every trade booked on an account, a liquidation's included (which the
+   * WebSocket never pushes): the simulate recorder's ground truth. Returns the unsubscribe.
+   */
+  onTrade(listener: streamHooks.FillListener): () => void {
+    return streamHooks.addTradeListener(this.#s, listener)
+  }
+
   /** Calls `listener` when an order is created or changes (the mock's WebSocket); returns the unsubscribe. */
   onOrderChange(listener: streamHooks.OrderListener): () => void {
     return streamHooks.addOrderListener(this.#s, listener)

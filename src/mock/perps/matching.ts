@@ -115,6 +115,9 @@ export function placeOrder(
   else if (crosses) takeImmediately(s, order, m, takerPrice, now)
   else if (tif === 'gtc') rest(s, order)
   else order.status = tif === 'ioc' ? 'ioc_no_fill' : 'fok_unfilled'
+  // Listeners (the stream, the simulate recorder) read the order when told: tell them once it has
+  // its status, never while a rejected or filled order still reads `open`.
+  touched(s, order)
   return coid === undefined ? { status: 'ok', oid: order.oid } : { status: 'ok', oid: order.oid, coid }
 }
 
@@ -152,14 +155,16 @@ export function modifyOrder(
   order.price = price
   order.qty = qty
   order.uts = now
-  touched(s, order)
   const takerPrice = order.buy ? askTicks(m) : bidTicks(m)
   const crosses = order.buy ? price >= takerPrice : price <= takerPrice
   // Decision: a post-only order modified to cross is rejected like a new one (it leaves the book).
   if (crosses && order.po) closeOrder(s, order, 'post_only_rejected', now)
-  else if (crosses) {
-    unrest(s, order)
-    takeImmediately(s, order, m, takerPrice, now)
+  else {
+    if (crosses) {
+      unrest(s, order)
+      takeImmediately(s, order, m, takerPrice, now)
+    }
+    touched(s, order)
   }
   return { status: 'ok', order: orderWire(order) }
 }
@@ -226,6 +231,9 @@ export function fillResting(s: ExchangeState, m: Market, t: number, dtMs: number
     fill(s, order, m, qty, order.price, false, t)
     order.uts = t
     if (order.filled === order.qty) closeOrder(s, order, 'filled', t)
-    else order.status = 'partial'
+    else {
+      order.status = 'partial'
+      touched(s, order)
+    }
   }
 }

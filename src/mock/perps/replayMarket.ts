@@ -5,7 +5,7 @@
  * `MarketTap` sees every market after its step (recording the mock's own market as a dataset). The
  * mock knows nothing of datasets: the caller supplies both (src/research/).
  */
-import { closeOrder, fill, reducible } from './book.ts'
+import { closeOrder, fill, reducible, touched } from './book.ts'
 import type { Market } from './market.ts'
 import type { MarketDriver } from './marketDriver.ts'
 import { minBig } from './money.ts'
@@ -58,6 +58,9 @@ export function replayFills(s: ExchangeState, d: MarketDriver, m: Market, t: num
     fill(s, order, m, qty, f.price, false, t)
     order.uts = t
     if (order.filled === order.qty) closeOrder(s, order, 'filled', t)
-    else order.status = 'partial'
+    else {
+      order.status = 'partial'
+      touched(s, order)
+    }
   }
 }

@@ -171,6 +171,8 @@ export interface ExchangeState {
   readonly fillListeners: Set<(owner: string, fill: FillItem) => void>
   /** …and `onOrderChange`: each order created or changed (book.ts `touched`). */
   readonly orderListeners: Set<(order: OrderState) => void>
+  /** The façade's `onTrade`: every trade booked on an account, a liquidation's too (never pushed). */
+  readonly tradeListeners: Set<(owner: string, fill: FillItem) => void>
 }
 
 /** A cache of a pure function (digest, sig) → signer, shared by every mock in the process: it only saves time. */
@@ -233,6 +235,7 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     signers: options.signerCheck ?? SHARED_SIGNER_CHECK,
     fillListeners: new Set(),
     orderListeners: new Set(),
+    tradeListeners: new Set(),
   }
 }
 

@@ -38,6 +38,12 @@ export function addFillListener(s: ExchangeState, listener: FillListener): () =>
   return () => s.fillListeners.delete(listener)
 }
 
+/** Every trade booked on an account, a liquidation's included (the `fills` push carries order fills only). */
+export function addTradeListener(s: ExchangeState, listener: FillListener): () => void {
+  s.tradeListeners.add(listener)
+  return () => s.tradeListeners.delete(listener)
+}
+
 /** `order()` renders the order's state when called (after the change), not at the notification. */
 export function addOrderListener(s: ExchangeState, listener: OrderListener): () => void {
   const hook = (o: OrderState): void => listener(o.account.owner, o.oid, () => orderWire(o))

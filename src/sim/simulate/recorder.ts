@@ -1,14 +1,17 @@
 /**
- * Records a run in bounded memory: the mock's ground truth (fills and order changes from its hooks,
- * index prices, the account) and the bot's status (instrument states and reasons, limiter weights,
- * alerts). Series sit on a regular virtual-time grid that coarsens as the run grows (downsample.ts).
+ * Records a run in bounded memory: the mock's ground truth (every trade from its hook, liquidations
+ * included; the resting orders, index prices and the account read at each sample) and the bot's
+ * status (instrument states and reasons, limiter weights, alerts). Series sit on a regular
+ * virtual-time grid that coarsens as the run grows (downsample.ts). Our bid and ask are the orders
+ * resting on the mock's book at the sample, read there (an order tracked from change notifications
+ * outlived its cancel: issue 33).
  */
 import type { Alert } from '../../alerts/alert.ts'
 import type { InstrumentState } from '../../bot/observe/statusView.ts'
 import { fillSide } from '../../format/units.ts'
 import type { PerpsExchange } from '../../mock/perps/index.ts'
 import type { BotStatus } from '../../ops/status.ts'
-import type { Order } from '../../perps/schemas/orders.ts'
+import type { OrderDataWire } from '../../perps/schemas/orders.ts'
 import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { EventSample, Series } from './downsample.ts'
 import type { AlertRow, FillPoint, FillTotals, SimMeta, SimRecord } from './model.ts'
@@ -20,14 +23,6 @@ export const FILLS_CAP = 2_000
 export const ALERTS_CAP = 500
 /** Instrument states are sampled this often (virtual ms) for the time-quoting / time-halted figures. */
 export const STATE_SAMPLE_MS = 5_000
-
-const OPEN_STATUSES = new Set(['accepted', 'open', 'partial'])
-
-interface Quote {
-  iid: number
-  buy: boolean
-  price: number
-}
 
 interface Tracked {
   symbol: string
@@ -61,7 +56,7 @@ export interface Recorder {
 /** What the recorder reads of the mock exchange. */
 export type RecordedExchange = Pick<
   PerpsExchange,
-  'instrumentSpecs' | 'onFill' | 'onOrderChange' | 'funding' | 'accountOf' | 'tickers'
+  'instrumentSpecs' | 'onTrade' | 'funding' | 'accountOf' | 'tickers'
 >
 
 export function createRecorder(o: {
@@ -85,7 +80,6 @@ export function createRecorder(o: {
   }
   const account = new Series(o.stepMs, SERIES_CAP)
   const weights = new Series(o.stepMs, SERIES_CAP)
-  const quotes = new Map<number, Quote>()
   const alerts: AlertRow[] = []
   let alertsTotal = 0
   let funding = 0
@@ -119,27 +113,21 @@ export function createRecorder(o: {
     if (pending) pending.push(apply)
     else apply()
   }
-  const onOrder = (who: string, oid: number, order: () => Order): void => {
-    const apply = (): void => {
-      if (who !== owner) return
-      const o = order()
-      if (OPEN_STATUSES.has(o.status) && Number(o.rest) > 0)
-        quotes.set(oid, { iid: o.iid, buy: o.buy, price: Number(o.p) })
-      else quotes.delete(oid)
-    }
-    if (pending) pending.push(apply)
-    else apply()
-  }
-  const offFill = exchange.onFill(onFill)
-  const offOrder = exchange.onOrderChange(onOrder)
+  // Every trade on the account, a liquidation's too (the `fills` push leaves those out).
+  const offFill = exchange.onTrade(onFill)
 
-  const bestQuotes = (): Map<number, { bid: number | null; ask: number | null }> => {
+  /** Our best resting bid and ask per instrument, from the book as it stands. */
+  const bestQuotes = (
+    resting: readonly OrderDataWire[],
+  ): Map<number, { bid: number | null; ask: number | null }> => {
     const out = new Map<number, { bid: number | null; ask: number | null }>()
-    for (const q of quotes.values()) {
-      const b = out.get(q.iid) ?? { bid: null, ask: null }
-      if (q.buy) b.bid = b.bid === null ? q.price : Math.max(b.bid, q.price)
-      else b.ask = b.ask === null ? q.price : Math.min(b.ask, q.price)
-      out.set(q.iid, b)
+    for (const q of resting) {
+      if (!(Number(q.resting_quantity) > 0)) continue
+      const price = Number(q.price)
+      const b = out.get(q.instrument_id) ?? { bid: null, ask: null }
+      if (q.buy) b.bid = b.bid === null ? price : Math.max(b.bid, price)
+      else b.ask = b.ask === null ? price : Math.min(b.ask, price)
+      out.set(q.instrument_id, b)
     }
     return out
   }
@@ -170,7 +158,7 @@ export function createRecorder(o: {
       unrealized += Number(p.unrealized_pnl)
     }
     const index = new Map(exchange.tickers().map((t) => [t.instrument_id, Number(t.index_price)]))
-    const best = bestQuotes()
+    const best = bestQuotes(view?.openOrders ?? [])
     let realized = 0
     let fees = 0
     for (const t of tracked.values()) {
@@ -254,7 +242,6 @@ export function createRecorder(o: {
     },
     dispose() {
       offFill()
-      offOrder()
     },
   }
 }

@@ -108,6 +108,32 @@ describe('AccountWatch', () => {
     ])
   })
 
+  it('after a wipe-out: margin exhausted, never "back to normal", until the account has equity again', () => {
+    const w = new AccountWatch(cfg)
+    const seen = (mm: string, equity: string, liq = false, t = 0) =>
+      w
+        .observePortfolio(portfolio(mm, equity, liq), t)
+        .map((a) => `${a.resolved ? 'resolved' : 'raised'}:${a.key}`)
+    expect(seen('0.85', '1', false, 1)).toEqual(['raised:margin'])
+    expect(seen('1.1', '1', true, 2)).toEqual(['raised:liquidation'])
+    // Closed out: no margin in use, so the ratio reads 0, but the equity is gone too.
+    expect(seen('0', '0', false, 3)).toEqual(['resolved:liquidation', 'raised:margin-exhausted'])
+    expect(w.snapshot()).toMatchObject({
+      marginExhausted: true,
+      marginLevel: 'critical',
+      marginRatio: undefined,
+    })
+    expect(seen('0', '0', false, 4)).toEqual([])
+    // A deposit: equity again, and only now is the margin back to normal.
+    expect(seen('0', '500', false, 5)).toEqual(['resolved:margin-exhausted', 'resolved:margin'])
+    expect(w.snapshot()).toMatchObject({ marginExhausted: false, marginLevel: 'ok', marginRatio: 0 })
+    // Kept across a restart: the ongoing episode is not raised again.
+    const again = new AccountWatch(cfg)
+    w.observePortfolio(portfolio('0', '0'), 6)
+    again.importState(JSON.parse(JSON.stringify(w.exportState())))
+    expect(again.observePortfolio(portfolio('0', '0'), 7)).toEqual([])
+  })
+
   it('says the figures that triggered a margin alert, with units', () => {
     const w = new AccountWatch(cfg)
     const [crit] = w.observePortfolio(portfolio('1.083', '1'), 1)

@@ -171,7 +171,16 @@ describe('PnL since start: the opening inventory', () => {
     // Sold at 58,050: the venue realizes 505 against the entry; 5 of it is since the start.
     l.applyFill(fill({ side: 'short', p: '58050', qty: '0.1', pnl: '505', fee: '0' }))
     l.observePositions([], [1])
-    expect(l.snapshot().account).toMatchObject({ netPnl: '5', realizedPnl: '505', unrealizedPnl: '-500' })
+    // Flat: nothing unrealized; the 500 from before the start is inside the realized 505 (issue 33).
+    expect(l.snapshot().account).toMatchObject({ netPnl: '5', realizedPnl: '505', unrealizedPnl: '0' })
+  })
+
+  it('a flat position the venue still lists (size 0) reads flat too: net counts the opening once', () => {
+    const l = new PnlLedger({ sinceStart: true })
+    l.observePositions([pos('0.1', '53000', '500')], [1])
+    l.applyFill(fill({ side: 'short', p: '58050', qty: '0.1', pnl: '505', fee: '0' }))
+    l.observePositions([pos('0', '0', '0')], [1])
+    expect(l.snapshot().account).toMatchObject({ netPnl: '5', realizedPnl: '505', unrealizedPnl: '0' })
   })
 
   it('without sinceStart the venue unrealized PnL is reported as is', () => {

@@ -37,7 +37,17 @@ describe('assessRisk', () => {
     expect(assessRisk({ ...base, indexAt: undefined }, normal, risk).transient).toBe(true)
     const both = assessRisk({ ...base, indexAt: undefined, inLiquidation: true }, normal, risk)
     expect(both).toMatchObject({ mode: 'halted', transient: false })
-    expect(both.reason).toContain('account in liquidation')
+    expect(both.reason).toContain('liquidated')
+  })
+
+  it('halts a closed-out account (margin exhausted) though its margin ratio reads 0, until it has equity again', () => {
+    const out = assessRisk({ ...base, marginRatio: 0, marginExhausted: true }, normal, risk)
+    expect(out).toMatchObject({ mode: 'halted', transient: false })
+    expect(out.reason).toContain('margin exhausted')
+    const halted = { mode: 'halted' as const, since: 0, transient: false }
+    expect(assessRisk({ ...base, marginRatio: 0, marginExhausted: true }, halted, risk).mode).toBe('halted')
+    // Collateral added: the dwell is over, the ratio is 0, trading resumes.
+    expect(assessRisk({ ...base, marginRatio: 0, marginExhausted: false }, halted, risk).mode).toBe('normal')
   })
 
   it('holds a mode inside the hysteresis band and during the dwell', () => {

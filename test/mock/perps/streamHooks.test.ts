@@ -61,6 +61,47 @@ describe('stream hooks on the split exchange', () => {
     expect(seen).toHaveLength(3)
   })
 
+  it('tells the listeners after the change: an order read at the notification already has its final status', () => {
+    const { s, a } = setup()
+    // A listener that reads at once (as the simulate recorder did): every read must be the final state.
+    const read: Order[] = []
+    addOrderListener(s, (_owner, _oid, order) => read.push(order()))
+    const last = (oid: number): Order | undefined => read.filter((o) => o.oid === oid).at(-1)
+
+    const resting = oidOf(
+      placeOrder(s, a, { iid: ETH, buy: true, po: true, qty: '1', p: '2990', tif: 'gtc' }, T),
+    )
+    expect(last(resting)).toMatchObject({ status: 'open', rest: '1' })
+    cancelOrder(s, a, resting, T + 1)
+    expect(last(resting)).toMatchObject({ status: 'cancelled' })
+
+    // A post-only order that would cross is rejected on placement...
+    const rejected = oidOf(
+      placeOrder(s, a, { iid: ETH, buy: true, po: true, qty: '1', p: '3001', tif: 'gtc' }, T),
+    )
+    expect(read.filter((o) => o.oid === rejected).map((o) => o.status)).toEqual(['post_only_rejected'])
+    // ...and when modified to cross.
+    const moved = oidOf(
+      placeOrder(s, a, { iid: ETH, buy: false, po: true, qty: '1', p: '3010', tif: 'gtc' }, T),
+    )
+    expect(modifyOrder(s, a, { oid: moved, p: '2999', qty: '1' }, T + 2).status).toBe('ok')
+    expect(last(moved)).toMatchObject({ status: 'post_only_rejected' })
+
+    // A crossing order fills at once: read as filled, never as open with nothing left to rest.
+    const taken = oidOf(
+      placeOrder(s, a, { iid: ETH, buy: true, po: false, qty: '1', p: '3010', tif: 'gtc' }, T),
+    )
+    expect(read.filter((o) => o.oid === taken).map((o) => o.status)).toEqual(['filled'])
+    const ioc = oidOf(
+      placeOrder(s, a, { iid: ETH, buy: true, po: false, qty: '1', p: '2900', tif: 'ioc' }, T),
+    )
+    expect(last(ioc)).toMatchObject({ status: 'ioc_no_fill' })
+    // Nothing read as resting is missing from the book.
+    const open = new Set(a.open.keys())
+    for (const oid of new Set(read.map((o) => o.oid)))
+      expect(open.has(oid)).toBe(['open', 'partial'].includes(last(oid)?.status ?? ''))
+  })
+
   it('pushes an order fill as the row GET /v1/account/fills serves, as a copy', () => {
     const { s, a } = setup()
     const fills: { owner: string; fill: FillItem }[] = []

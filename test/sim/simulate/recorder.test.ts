@@ -17,11 +17,10 @@ describe('simulate recorder', () => {
     let push: ((owner: string, f: FillItem) => void) | undefined
     const watched: RecordedExchange = {
       instrumentSpecs: () => exchange.instrumentSpecs(),
-      onFill: (l) => {
+      onTrade: (l) => {
         push = l
-        return exchange.onFill(l)
+        return exchange.onTrade(l)
       },
-      onOrderChange: (l) => exchange.onOrderChange(l),
       funding: (owner, filter) => exchange.funding(owner, filter),
       accountOf: (a) => exchange.accountOf(a),
       tickers: (id) => exchange.tickers(id),
@@ -73,5 +72,55 @@ describe('simulate recorder', () => {
     recorder.dispose()
     const fills = record.instruments.find((i) => i.id === iid)?.fills ?? []
     expect(fills.map((f) => f.buy)).toEqual([true, false, true])
+  })
+
+  it("records a liquidation's trades (never pushed on the stream) at their time, with their loss and fees", () => {
+    let now = 1_767_000_000_000
+    const exchange = createPerpsExchange({
+      clock: { now: () => now },
+      seed: 3,
+      scenario: 'liquidation',
+      accounts: [{ owner: OWNER }],
+    })
+    const recorder = createRecorder({
+      exchange,
+      meta: {
+        strategy: 's',
+        scenario: 'liquidation',
+        seed: 3,
+        hours: 1,
+        startMs: now,
+        perpbotVersion: 'test',
+      },
+      stepMs: 1_000,
+    })
+    recorder.follow(OWNER)
+    const status: BotStatus = {
+      mode: 'dry-run',
+      startedAt: now,
+      uptimeMs: 0,
+      instruments: [],
+      account: { inLiquidation: false, pendingWithdrawals: 0 },
+      limiter: { budgets: {} },
+      alerts: [],
+    }
+    for (let i = 0; i < 600; i++) {
+      now += 1_000
+      exchange.advanceTo(now)
+      recorder.sample(now, { states: () => [], status: () => status })
+    }
+    const record = recorder.finish(now, status)
+    recorder.dispose()
+    const fills = exchange.fills(OWNER, { startTimestamp: 0 }).data
+    const liquidations = fills.filter((f) => f.liquidation)
+    expect(liquidations.length).toBeGreaterThan(0)
+    const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0)
+    const realized = sum(record.instruments.map((i) => i.totals.realizedPnl))
+    expect(realized).toBeCloseTo(sum(fills.map((f) => Number(f.pnl))), 6)
+    expect(sum(record.instruments.map((i) => i.totals.fills))).toBe(fills.length)
+    // The account chart steps down at the liquidation, not later.
+    const first = Math.min(...liquidations.map((f) => f.timestamp))
+    const after = record.account.find((p) => p.t >= first + 1_000)
+    expect(after?.v[1]).toBeLessThan(0)
   })
 })

@@ -54,6 +54,11 @@ export interface AccountPollers {
   /** A withdrawal's pushed state; one the bot has not read yet is read over REST. */
   observeWithdrawal(w: WithdrawalPush): void
   observeClockSkew(offsetMs: number): void
+  /**
+   * Reads the fills over REST now, even while the stream serves them: the venue traded without us
+   * (a liquidation's fills are not pushed; liquidationWatch.ts).
+   */
+  readFillsNow(): void
   readonly fundingCharges: number
   readonly lastFunding: FundingCharge | undefined
   stop(): Promise<void>
@@ -75,7 +80,7 @@ export function startAccountPollers(o: AccountPollersOptions): AccountPollers {
     intervalMs: number,
     run: (signal: AbortSignal) => Promise<void>,
     gate?: InputGate | undefined,
-  ): void => {
+  ): Poller => {
     const poller = startHealthyPoller({
       name,
       clock: o.clock,
@@ -86,6 +91,7 @@ export function startAccountPollers(o: AccountPollersOptions): AccountPollers {
     })
     gate?.onResume(() => poller.trigger())
     pollers.push(poller)
+    return poller
   }
 
   const known = new Map<number, Withdrawal>()
@@ -182,7 +188,7 @@ export function startAccountPollers(o: AccountPollersOptions): AccountPollers {
 
   // Fills: read from the last one seen (minus an overlap; the ledger drops repeats), oldest first.
   let lastFillTs: number | undefined
-  poll(
+  const fillsPoller = poll(
     'fills',
     o.polling.fillsMs,
     async (signal) => {
@@ -238,6 +244,11 @@ export function startAccountPollers(o: AccountPollersOptions): AccountPollers {
     },
     observeClockSkew(offsetMs) {
       emit(o.watch.observeClockSkew(offsetMs, o.clock.now()))
+    },
+    readFillsNow() {
+      // Behind a gate, `want` resumes the poller for one read (and keeps the stream as the source).
+      if (o.gates?.fills !== undefined) o.gates.fills.want()
+      else fillsPoller.trigger()
     },
     get fundingCharges() {
       return fundingCharges

@@ -16,6 +16,7 @@ import type { Settings } from '../../../settings/schema.ts'
 import type { InputGates } from '../../inputs/inputGates.ts'
 import type { PollerHealth } from '../../inputs/pollerHealth.ts'
 import { AccountWatch, type AccountWatchSnapshot } from '../accountWatch.ts'
+import { LiquidationWatch } from '../liquidationWatch.ts'
 import {
   type LedgerFill,
   type OpeningInventory,
@@ -125,8 +126,12 @@ export function createAccountSupervision(o: {
     now: () => o.clock.now(),
   })
   const symbolOf = (iid: number): string => o.instruments.find((i) => i.id === iid)?.symbol ?? `#${iid}`
+  // A liquidation's fills are not pushed: its signs in a portfolio read the fills over REST at once.
+  const liquidations = new LiquidationWatch()
+  const fillsGate = o.inputGates?.gate('fills')
   const onFill = (f: Fill): void => {
     if (!ledger.applyFill(f)) return
+    liquidations.observeFill(f.iid)
     o.records?.fill(f)
     const side = f.side === 'long' ? 'bought' : f.side === 'short' ? 'sold' : f.side
     const after = positionAfter(f)
@@ -170,6 +175,13 @@ export function createAccountSupervision(o: {
   return {
     observePortfolio: (p) => {
       monitor.observePortfolio(p)
+      const sign = liquidations.observePortfolio(p, o.clock.now())
+      // A position moved while our fills are polled: the poll reads the fills that moved it anyway.
+      const polled = fillsGate === undefined || !fillsGate.standingDown()
+      if (sign !== undefined && !(sign === 'position moved without our fills' && polled)) {
+        log.info({ sign }, `reading the account's fills now: ${sign}`)
+        monitor.readFillsNow()
+      }
       ledger.observePositions(
         p.positions,
         o.instruments.map((i) => i.id),
