@@ -117,7 +117,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const openOrders = createBotOpenOrderBook(venue)
   const orders = createBotOrderDesk({ ...venue, openOrders })
   startup.step('the dead-man switch')
-  const deadMan = await armBotDeadManSwitch({ ...venue, openOrders })
+  const deadMan = await armBotDeadManSwitch({ ...venue, openOrders, orders })
   const actors = createBotInstrumentActors({ ...venue, orders, openOrders })
   const health = createPollerHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   // Which inputs come from the streams right now; the pollers stand down behind these gates.

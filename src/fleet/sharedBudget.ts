@@ -9,8 +9,11 @@
  * so the first call to an empty Redis opens a new generation that pauses everyone for `graceMs`,
  * and each process, seeing the new generation, puts its own admissions of the last window back.
  *
- * Risk work (cancels) may use the whole budget; reads and quotes stop `riskReserve` short of it, so
- * a fleet that spends its budget on quotes can still cancel.
+ * Reads and quotes stop `riskReserve` short of the budget and other risk work (cancels of a
+ * reprice, reduce-only orders, the dead-man refresh) `haltReserve` short of it: only a halted
+ * instrument's cancels (`halt`) may use the whole budget, so a process that halts always finds
+ * weight for its cancels, however busy the rest of the fleet is (issue 34). The stop's own commands
+ * (`exit`) do not ask at all (sharedGate.ts).
  */
 import { type Clock, systemClock, type TimerId } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
@@ -25,7 +28,7 @@ import {
 import { SharedBudgetAbortedError, SharedBudgetTimeoutError } from './errors.ts'
 import { intAt, LuaScript, type ScriptClient } from './redisScript.ts'
 
-export type SharedPriority = 'risk' | 'read' | 'quote'
+export type SharedPriority = 'halt' | 'risk' | 'read' | 'quote'
 
 /** What the bot's limiter calls right before each send. */
 export interface SharedBudget {
@@ -78,6 +81,8 @@ export interface SharedBudgetState {
   /** The fleet's weight in the window at the last answer. */
   readonly windowWeight: number
   readonly budget: number
+  /** The most each class may fill the window to (halt: the whole budget). */
+  readonly limits: Readonly<Record<SharedPriority, number>>
   /** Callers waiting now. */
   readonly waiting: number
   readonly blocked: boolean
@@ -97,8 +102,13 @@ export interface SharedBudgetOptions {
   /** Weight per window for the whole egress (e.g. 900 of the venue's 1,000). */
   budget: number
   windowMs?: number | undefined
-  /** Fraction of the budget only risk work may use. */
+  /** Fraction of the budget only risk work (halts included) may use (default 0.1). */
   riskReserve?: number | undefined
+  /**
+   * Fraction of the budget only a halted instrument's cancels may use (default half the risk
+   * reserve: 0.05; at least a weight of 1 when not 0): never lent to reads, quotes or other risk work.
+   */
+  haltReserve?: number | undefined
   /** Pause between attempts while Redis is unreachable. */
   retryMs?: number | undefined
   /** Longest a caller waits before `SharedBudgetTimeoutError`. */
@@ -134,6 +144,9 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     throw new InputValidationError('fleet budget must be a positive integer')
   if (!(riskReserve >= 0 && riskReserve < 1))
     throw new InputValidationError('fleet riskReserve must be in [0, 1)')
+  const haltReserve = o.haltReserve ?? riskReserve / 2
+  if (!(haltReserve >= 0 && haltReserve < 1))
+    throw new InputValidationError('fleet haltReserve must be in [0, 1)')
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(o.egressId))
     throw new InputValidationError('fleet egress id must be 1-64 characters of A-Z a-z 0-9 . _ -')
   const keys: BudgetKeys = budgetKeys(o.keyPrefix ?? 'perpbot', o.egressId)
@@ -142,7 +155,16 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
   const blockScript = new LuaScript(BLOCK_LUA)
   const restampScript = new LuaScript(RESTAMP_LUA)
   const lateMs = o.lateMs ?? 20
-  const shared = Math.max(1, Math.floor(o.budget * (1 - riskReserve)))
+  // The halt reserve is held back from everything else; reads and quotes never reach past risk work.
+  const haltWeight = haltReserve === 0 ? 0 : Math.max(1, Math.ceil(o.budget * haltReserve))
+  const riskLimit = Math.max(1, o.budget - haltWeight)
+  const shared = Math.min(riskLimit, Math.max(1, Math.floor(o.budget * (1 - riskReserve))))
+  const limits: Readonly<Record<SharedPriority, number>> = {
+    halt: o.budget,
+    risk: riskLimit,
+    read: shared,
+    quote: shared,
+  }
   const c = {
     admitted: 0,
     admittedWeight: 0,
@@ -221,7 +243,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     priority: SharedPriority,
     signal?: AbortSignal,
   ): Promise<SharedGrant> {
-    const limit = priority === 'risk' ? o.budget : shared
+    const limit = limits[priority]
     if (!(Number.isInteger(weight) && weight > 0 && weight <= limit))
       throw new InputValidationError(`shared budget: weight ${weight} outside 1..${limit} for ${priority}`)
     const start = clock.now()
@@ -311,6 +333,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
         admitScript.reloads + blockScript.reloads + restoreScript.reloads + restampScript.reloads,
       windowWeight: c.windowWeight,
       budget: o.budget,
+      limits,
       waiting: c.waiting,
       blocked,
       generations: c.generations,

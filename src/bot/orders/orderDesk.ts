@@ -16,6 +16,7 @@ import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import { type CancelById, createOrderGateway, type OrderGateway } from './orderGateway.ts'
 import type { OrderOwnership } from './orderOwnership.ts'
+import { createOwedCancels, type OwedCancels } from './owedCancels.ts'
 import { withVenueConditions } from './venueConditions.ts'
 
 export interface OrderDesk {
@@ -23,6 +24,8 @@ export interface OrderDesk {
   readonly gateway: OrderGateway
   /** Whether reprices go out as modifies or (the venue refuses our modify signature) cancel + create. */
   readonly modify: ModifyCapability
+  /** Cancel-alls not yet through (the dead-man switch is not refreshed while any are owed). */
+  readonly owed: OwedCancels
 }
 
 /** Where settled batches are counted (the bot's metrics) and kept (the journal reads `settled`). */
@@ -85,7 +88,9 @@ export function createOrderDesk(o: {
   // 425 holds, 503 post-only mode and `order_in_flight` cancels handled in front of the batcher.
   const batcher = withVenueConditions(batched, { clock: o.clock, logger: o.logger, alerts: o.alerts })
   const { snapshot } = o.openOrders
+  const owed = createOwedCancels(o.clock)
   const gateway = createOrderGateway({
+    owed,
     batcher,
     perps: o.perps,
     modify,
@@ -93,7 +98,7 @@ export function createOrderDesk(o: {
     book: snapshot && { snapshot },
     isOurs: o.isOurs,
   })
-  return { batcher, modify, gateway }
+  return { batcher, modify, gateway, owed }
 }
 
 /**

@@ -20,11 +20,13 @@ import type { CancelResult, CreateOrderInput, ModifyOrderInput, Order } from '..
 import type { ModifyOutcome, PlanOutcome, SubmitPlanInput, WorkPriority } from '../quoting/orderPlan.ts'
 import type { Batcher } from './batcher.ts'
 import type { ModifyCapability } from './modifyCapability.ts'
+import type { OwedCancelLedger } from './owedCancels.ts'
 
 export interface OrderGateway {
   submitPlan(input: SubmitPlanInput): Promise<PlanOutcome>
   /**
-   * Cancels every open order of ours (of one instrument when given), at risk priority; with `exit`,
+   * Cancels every open order of ours (of one instrument when given), at `halt` priority (the fleet's
+   * halt reserve; risk work locally) and owed until it succeeds (`owedCancels.ts`); with `exit`,
    * at the stop sequence's own priority (held by nothing local) and signed with the local clock while
    * the venue's is refused. `only` narrows it to some of our orders (a fleet process that lost its
    * lease cancels its own epoch's); then it always goes by id.
@@ -44,7 +46,7 @@ export interface CancelById {
   cancelOrders(
     oids: readonly number[],
     options: {
-      priority: 'risk' | 'exit'
+      priority: 'halt' | 'exit'
       signal: AbortSignal
       localClockIfUntrusted?: boolean
       onAdmitted: () => Promise<void>
@@ -66,6 +68,8 @@ export function createOrderGateway(deps: {
   book?: { snapshot(): { foreign: readonly Order[] } } | undefined
   /** Which orders are ours (by coid tag): while others rest, what a cancel-all cancels. */
   isOurs?: ((order: Order) => boolean) | undefined
+  /** Where a cancel-all is owed until it succeeds (the dead-man switch reads it). */
+  owed?: OwedCancelLedger | undefined
 }): OrderGateway {
   const { batcher } = deps
   const tagged = <T extends { coid?: string | undefined }>(order: T): T =>
@@ -98,8 +102,57 @@ export function createOrderGateway(deps: {
     return { status: 'replaced', create }
   }
 
+  async function cancelAllNow(
+    instrumentId: number | undefined,
+    options: Parameters<OrderGateway['cancelAll']>[1] = {},
+  ): Promise<void> {
+    const foreign =
+      deps.book?.snapshot().foreign.filter((x) => instrumentId === undefined || x.iid === instrumentId) ?? []
+    const { only } = options
+    const isOurs = deps.isOurs
+    const exit = options.exit === true
+    const priority = exit ? 'exit' : 'halt'
+    const command = {
+      priority,
+      signal: options.signal,
+      ...(exit ? { localClockIfUntrusted: true } : {}),
+    } as const
+    if (
+      only === undefined &&
+      (isOurs === undefined || deps.perps.getOpenOrders === undefined || foreign.length === 0)
+    ) {
+      await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, command)
+      return
+    }
+    // Others' orders rest (or only some of ours go): by id, read fresh (creates since the last read
+    // count); theirs stay.
+    const signal = options.signal ?? new AbortController().signal
+    const open =
+      (await deps.perps.getOpenOrders?.(instrumentId === undefined ? undefined : { instrumentId }, {
+        signal,
+        priority,
+      })) ?? []
+    const ids = open.filter((x) => (isOurs?.(x) ?? true) && (only?.(x) ?? true)).map((x) => x.oid)
+    for (let i = 0; i < ids.length; i += CANCEL_BY_ID_CHUNK) {
+      const results = await deps.perps.cancelOrders(ids.slice(i, i + CANCEL_BY_ID_CHUNK), {
+        ...command,
+        signal,
+        onAdmitted: async () => undefined,
+      })
+      const refused = results.filter(
+        (r) => r.status !== 'ok' && !/not.?found|not_in_orderbook/i.test(r.error ?? ''),
+      )
+      if (refused.length > 0)
+        throw new Error(
+          `cancel by id: ${refused.length} order(s) refused (${refused[0]?.error ?? 'unknown'})`,
+        )
+    }
+  }
+
   return {
     async submitPlan({ instrumentId, plan, priority, lazy, openOrders = [] }) {
+      // Quoting again: the actor manages its orders itself; nothing of a past halt is owed.
+      deps.owed?.paid(instrumentId)
       const fallback = deps.modify?.mode === 'cancel+create'
       const byOid = new Map(openOrders.map((o) => [o.oid, o]))
       const [modify, create, cancel] = await Promise.all([
@@ -130,48 +183,10 @@ export function createOrderGateway(deps: {
       return { modify, create, cancel }
     },
     async cancelAll(instrumentId, options = {}) {
-      const foreign =
-        deps.book?.snapshot().foreign.filter((x) => instrumentId === undefined || x.iid === instrumentId) ??
-        []
-      const { only } = options
-      const isOurs = deps.isOurs
-      const exit = options.exit === true
-      const priority = exit ? 'exit' : 'risk'
-      const command = {
-        priority,
-        signal: options.signal,
-        ...(exit ? { localClockIfUntrusted: true } : {}),
-      } as const
-      if (
-        only === undefined &&
-        (isOurs === undefined || deps.perps.getOpenOrders === undefined || foreign.length === 0)
-      ) {
-        await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, command)
-        return
-      }
-      // Others' orders rest (or only some of ours go): by id, read fresh (creates since the last read
-      // count); theirs stay.
-      const signal = options.signal ?? new AbortController().signal
-      const open =
-        (await deps.perps.getOpenOrders?.(instrumentId === undefined ? undefined : { instrumentId }, {
-          signal,
-          ...(exit ? { priority: 'exit' as const } : {}),
-        })) ?? []
-      const ids = open.filter((x) => (isOurs?.(x) ?? true) && (only?.(x) ?? true)).map((x) => x.oid)
-      for (let i = 0; i < ids.length; i += CANCEL_BY_ID_CHUNK) {
-        const results = await deps.perps.cancelOrders(ids.slice(i, i + CANCEL_BY_ID_CHUNK), {
-          ...command,
-          signal,
-          onAdmitted: async () => undefined,
-        })
-        const refused = results.filter(
-          (r) => r.status !== 'ok' && !/not.?found|not_in_orderbook/i.test(r.error ?? ''),
-        )
-        if (refused.length > 0)
-          throw new Error(
-            `cancel by id: ${refused.length} order(s) refused (${refused[0]?.error ?? 'unknown'})`,
-          )
-      }
+      const scope = instrumentId ?? 'all'
+      deps.owed?.owe(scope)
+      await cancelAllNow(instrumentId, options)
+      deps.owed?.paid(scope)
     },
   }
 }
