@@ -35,8 +35,8 @@ export interface BatchRecorder {
 
 export function createOrderDesk(o: {
   perps: BatchSend & CancelById & Pick<PerpsClient, 'cancelAll'> & Partial<Pick<PerpsClient, 'getOpenOrders'>>
-  /** With `snapshot`, a cancel-all spares the orders the bot did not place. */
-  openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'snapshot'>>
+  /** With `foreignRestOn`, a cancel-all spares the orders the bot did not place. */
+  openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'foreignRestOn'>>
   /** Our client order ids for creates (absent: none). */
   orderIds?: { next(): string } | undefined
   /** Which orders are ours: while others rest, a cancel-all cancels ours by id (absent: all). */
@@ -87,7 +87,7 @@ export function createOrderDesk(o: {
   })
   // 425 holds, 503 post-only mode and `order_in_flight` cancels handled in front of the batcher.
   const batcher = withVenueConditions(batched, { clock: o.clock, logger: o.logger, alerts: o.alerts })
-  const { snapshot } = o.openOrders
+  const { foreignRestOn } = o.openOrders
   const owed = createOwedCancels(o.clock)
   const gateway = createOrderGateway({
     owed,
@@ -95,7 +95,7 @@ export function createOrderDesk(o: {
     perps: o.perps,
     modify,
     orderIds: o.orderIds,
-    book: snapshot && { snapshot },
+    book: foreignRestOn && { foreignRestOn },
     isOurs: o.isOurs,
   })
   return { batcher, modify, gateway, owed }

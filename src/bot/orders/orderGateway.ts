@@ -64,8 +64,8 @@ export function createOrderGateway(deps: {
   modify?: Pick<ModifyCapability, 'mode'> | undefined
   /** Our client order ids for creates; absent: creates carry none. */
   orderIds?: { next(): string } | undefined
-  /** Our open orders and the foreign ones; absent: cancel-all cancels everything. */
-  book?: { snapshot(): { foreign: readonly Order[] } } | undefined
+  /** Whether foreign orders rest (on an instrument, or any); absent: cancel-all cancels everything. */
+  book?: { foreignRestOn(iid: number | undefined): boolean } | undefined
   /** Which orders are ours (by coid tag): while others rest, what a cancel-all cancels. */
   isOurs?: ((order: Order) => boolean) | undefined
   /** Where a cancel-all is owed until it succeeds (the dead-man switch reads it). */
@@ -106,8 +106,7 @@ export function createOrderGateway(deps: {
     instrumentId: number | undefined,
     options: Parameters<OrderGateway['cancelAll']>[1] = {},
   ): Promise<void> {
-    const foreign =
-      deps.book?.snapshot().foreign.filter((x) => instrumentId === undefined || x.iid === instrumentId) ?? []
+    const foreign = deps.book?.foreignRestOn(instrumentId) ?? false
     const { only } = options
     const isOurs = deps.isOurs
     const exit = options.exit === true
@@ -117,10 +116,7 @@ export function createOrderGateway(deps: {
       signal: options.signal,
       ...(exit ? { localClockIfUntrusted: true } : {}),
     } as const
-    if (
-      only === undefined &&
-      (isOurs === undefined || deps.perps.getOpenOrders === undefined || foreign.length === 0)
-    ) {
+    if (only === undefined && (isOurs === undefined || deps.perps.getOpenOrders === undefined || !foreign)) {
       await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, command)
       return
     }
