@@ -150,6 +150,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     enabled: o.ops !== false,
     token: o.secrets.PERPBOT_OPS_TOKEN,
     secrets: o.secretBag.needles,
+    scrubber: o.secretBag,
     history: journal.history,
   })
   journal.startSnapshots({

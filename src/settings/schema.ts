@@ -391,3 +391,10 @@ export const SECRET_ENV_NAMES = [
   'PERPBOT_OPS_TOKEN',
   'DATABASE_URL',
 ] as const
+
+/**
+ * Every environment variable whose value (or, for a URL, its password and tokens) the one scrubber
+ * must know (issue 34): the secrets above and those read outside the settings (the fleet's Redis).
+ * A new secret: add its name here (or call `SecretBag.register(value)` where it is read).
+ */
+export const SCRUBBED_ENV_NAMES: readonly string[] = [...SECRET_ENV_NAMES, 'FLEET_REDIS_URL']
