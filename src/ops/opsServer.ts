@@ -18,6 +18,7 @@ import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
 import { FLEET_PAGE_CSP, renderFleetPage } from './dashboard/fleetPage.ts'
 import { type HistorySource, parseHistoryQuery } from './dashboard/history.ts'
 import type { TimelineSource } from './dashboard/timelineTypes.ts'
+import { createHostCheck } from './hostCheck.ts'
 import {
   bearerChecker,
   isLoopbackHost,
@@ -69,6 +70,8 @@ export interface OpsServerOptions {
    * and every event-stream frame passes it on the way out (issue 34).
    */
   scrubber?: Scrubber | undefined
+  /** Host names besides loopback names, IP literals and `host` that requests may name (`ops.hostNames`). */
+  hostNames?: readonly string[] | undefined
   /** The bot's timeline: serves the dashboard (`/`, `/assets/*`, `/events`) when given. */
   timeline?: TimelineSource | undefined
   /** The dashboard's long history (`/history`, from the journal) when given. */
@@ -205,7 +208,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     }
   }
 
+  const forUs = createHostCheck({ bindHost: host, names: options.hostNames })
   const server: Server = createServer((req, res) => {
+    // Another name resolved to us (DNS rebinding): not ours to answer (RFC 9110 §15.5.20).
+    if (!forUs(req.headers.host)) return send(req, res, json(421, { error: 'misdirected_request' }))
     const target = requestUrl(req)
     void route(req, target)
       .catch((e: unknown): Reply => {

@@ -228,6 +228,16 @@ export const OpsSettings = z.strictObject({
    */
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(9464),
+  /**
+   * Host names the ops server answers besides loopback names and IP literals (a DNS name it is
+   * reached by, e.g. a Service's); any other `Host` gets 421 (DNS rebinding, issue 34).
+   */
+  hostNames: z
+    .array(
+      z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, { error: 'a DNS name (letters, digits, dots, dashes)' }),
+    )
+    .max(32)
+    .default([]),
   exitPolicy: z.enum(['cancel-all', 'leave-orders']).default('cancel-all'),
   shutdownTimeoutMs: Ms.max(10_000).default(8_000),
   /** Where the bot keeps its small restart journal (salts window, alert episodes). */

@@ -98,6 +98,7 @@ export async function startOpsSurface(o: {
     logger: o.logger.child({ component: 'ops' }),
     secrets: o.secrets,
     scrubber: o.scrubber,
+    hostNames: o.settings.ops.hostNames,
     timeline,
     history: o.history,
     fleet: o.fleet,

@@ -83,6 +83,7 @@ export async function startStartupWatch(o: {
       logger: o.logger.child({ component: 'ops' }),
       secrets: o.secrets,
       scrubber: o.scrubber,
+      hostNames: o.settings.ops.hostNames,
     })
   return {
     step(name) {
