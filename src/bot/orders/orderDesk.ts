@@ -91,6 +91,7 @@ export function createOrderDesk(o: {
   const owed = createOwedCancels(o.clock)
   const gateway = createOrderGateway({
     owed,
+    record: o.metrics,
     batcher,
     perps: o.perps,
     modify,

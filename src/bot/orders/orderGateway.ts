@@ -15,6 +15,7 @@
  * a trader's manual orders stay on the book.
  */
 
+import { RequestRejectedError, TransportError, UnknownOutcomeError } from '../../errors.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { CancelResult, CreateOrderInput, ModifyOrderInput, Order } from '../../perps/schemas/orders.ts'
 import type { ModifyOutcome, PlanOutcome, SubmitPlanInput, WorkPriority } from '../quoting/orderPlan.ts'
@@ -54,6 +55,11 @@ export interface CancelById {
   ): Promise<readonly CancelResult[]>
 }
 
+/** Counts and journals the cancel-all's own requests (the desk's batch recorder). */
+export interface CancelRecorder {
+  recordBatch(batch: { command: string; size: number; outcome: 'ok' | 'error' | 'unknown' }): void
+}
+
 /** Order ids per cancel request (the venue's batch limit is higher; this keeps requests small). */
 const CANCEL_BY_ID_CHUNK = 99
 
@@ -70,6 +76,11 @@ export function createOrderGateway(deps: {
   isOurs?: ((order: Order) => boolean) | undefined
   /** Where a cancel-all is owed until it succeeds (the dead-man switch reads it). */
   owed?: OwedCancelLedger | undefined
+  /**
+   * Where each cancel-all request is counted and journaled like a batch (the exit's and a halt's
+   * cancels do not pass the batcher).
+   */
+  record?: CancelRecorder | undefined
 }): OrderGateway {
   const { batcher } = deps
   const tagged = <T extends { coid?: string | undefined }>(order: T): T =>
@@ -102,6 +113,23 @@ export function createOrderGateway(deps: {
     return { status: 'replaced', create }
   }
 
+  /**
+   * One cancel request, counted and journaled with its outcome: refused by the venue, `error`; sent
+   * without an answer, `unknown`; refused before sending (the limiter, the lease fence), not at all.
+   */
+  async function recorded<T>(command: string, size: number, send: () => Promise<T>): Promise<T> {
+    try {
+      const r = await send()
+      deps.record?.recordBatch({ command, size, outcome: 'ok' })
+      return r
+    } catch (e) {
+      if (e instanceof RequestRejectedError) deps.record?.recordBatch({ command, size, outcome: 'error' })
+      else if (e instanceof UnknownOutcomeError || e instanceof TransportError)
+        deps.record?.recordBatch({ command, size, outcome: 'unknown' })
+      throw e
+    }
+  }
+
   async function cancelAllNow(
     instrumentId: number | undefined,
     options: Parameters<OrderGateway['cancelAll']>[1] = {},
@@ -117,7 +145,9 @@ export function createOrderGateway(deps: {
       ...(exit ? { localClockIfUntrusted: true } : {}),
     } as const
     if (only === undefined && (isOurs === undefined || deps.perps.getOpenOrders === undefined || !foreign)) {
-      await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, command)
+      await recorded('cancelAll', 1, () =>
+        deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, command),
+      )
       return
     }
     // Others' orders rest (or only some of ours go): by id, read fresh (creates since the last read
@@ -130,11 +160,10 @@ export function createOrderGateway(deps: {
       })) ?? []
     const ids = open.filter((x) => (isOurs?.(x) ?? true) && (only?.(x) ?? true)).map((x) => x.oid)
     for (let i = 0; i < ids.length; i += CANCEL_BY_ID_CHUNK) {
-      const results = await deps.perps.cancelOrders(ids.slice(i, i + CANCEL_BY_ID_CHUNK), {
-        ...command,
-        signal,
-        onAdmitted: async () => undefined,
-      })
+      const chunk = ids.slice(i, i + CANCEL_BY_ID_CHUNK)
+      const results = await recorded('cancelOrders', chunk.length, () =>
+        deps.perps.cancelOrders(chunk, { ...command, signal, onAdmitted: async () => undefined }),
+      )
       const refused = results.filter(
         (r) => r.status !== 'ok' && !/not.?found|not_in_orderbook/i.test(r.error ?? ''),
       )

@@ -12,6 +12,7 @@ import { createWeightLimiter } from '../../../src/bot/limiter/weightLimiter.ts'
 import { startDeadManSwitch } from '../../../src/bot/orders/deadManSwitch.ts'
 import { createOrderGateway } from '../../../src/bot/orders/orderGateway.ts'
 import { createOwedCancels } from '../../../src/bot/orders/owedCancels.ts'
+import { RequestRejectedError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 
 const settle = async (): Promise<void> => {
@@ -166,5 +167,28 @@ describe('the gateway owes a halt until its cancel-all succeeds, at halt priorit
     // Locally a halt is risk work (it took the risk reserve, never a quote's place).
     expect(limiter.state().started.risk).toBe(2)
     await limiter.stop()
+  })
+
+  it('each cancel-all request is recorded like a batch (the exit’s are journaled): ok, refused', async () => {
+    const recorded: { command: string; size: number; outcome: string }[] = []
+    let refuse = false
+    const gateway = createOrderGateway({
+      batcher: { submit: async () => ({ status: 'failed', error: 'unused' }) } as never,
+      perps: {
+        cancelAll: async () => {
+          if (refuse) throw new RequestRejectedError('/v1/trade/orders/all', 503, 'service_unavailable')
+          return { status: 'ok' } as never
+        },
+        cancelOrders: async () => [],
+      },
+      record: { recordBatch: (b) => void recorded.push(b) },
+    })
+    await gateway.cancelAll(undefined, { exit: true })
+    refuse = true
+    await expect(gateway.cancelAll(3)).rejects.toThrow()
+    expect(recorded).toEqual([
+      { command: 'cancelAll', size: 1, outcome: 'ok' },
+      { command: 'cancelAll', size: 1, outcome: 'error' },
+    ])
   })
 })
