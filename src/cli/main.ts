@@ -13,6 +13,7 @@ import { errorMessage, fieldOf } from '../guards.ts'
 import { SecretBag } from '../logging/logger.ts'
 import { runStandaloneMock } from '../mock/standalone.ts'
 import { SCRUBBED_ENV_NAMES } from '../settings/schema.ts'
+import { StrategyLoadError } from '../strategy/registryErrors.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -126,6 +127,12 @@ function report(e: unknown, command: string, stderr: (line: string) => void): nu
   }
   if (String(fieldOf(e, 'code') ?? '').startsWith('ERR_PARSE_ARGS')) {
     stderr(`perpbot ${command}: ${errorMessage(e)}`)
+    return 2
+  }
+  // A strategy module that cannot load is the configuration's problem (nothing was started or sent).
+  if (e instanceof StrategyLoadError) {
+    stderr(`perpbot ${command}: ${e.shortMessage}`)
+    for (const d of e.details) stderr(`  ${d}`)
     return 2
   }
   if (e instanceof BotError) {
