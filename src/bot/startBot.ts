@@ -104,6 +104,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const limits = createBotLimiter({ ...o, logger: log, alerts, metrics })
   metrics.watchLimiter(limits.limiter)
   o.fleet?.registerMetrics(metrics.registry)
+  o.fleet?.watchHealth(alerts, clock)
   // Our orders carry our tag (and a fleet's lease epoch); others on the account are left alone.
   const ownership = createOrderOwnership({ orders: settings.orders, clock, fleet: o.fleet })
   // Lines a hostile venue can make repeat: one per kind per interval (observe/repeatedLog.ts).

@@ -47,8 +47,20 @@ export interface SharedBudget {
   /** A 429 from the venue: every process pauses for `pauseMs` (best effort; errors are counted). */
   reportRateLimited(pauseMs: number): Promise<void>
   state(): SharedBudgetState
+  /**
+   * Told when Redis turns slow (`slowAfter` admissions in a row answered in `slowMs` or more), down
+   * (an admission got no answer) or well again (as many fast answers); returns the unsubscribe.
+   */
+  onHealth(listener: (health: RedisHealth) => void): () => void
   /** Ends every wait (`SharedBudgetAbortedError`). */
   stop(): void
+}
+
+/** Redis as the budget sees it; `ms`: the last admission's round trip. */
+export interface RedisHealth {
+  readonly state: 'ok' | 'slow' | 'down'
+  readonly ms: number
+  readonly reason: string
 }
 
 /** One admission: when Redis granted it (its clock, µs) and how much. */
@@ -126,6 +138,10 @@ export interface SharedBudgetOptions {
   arrivalGuardMs?: number | undefined
   keyPrefix?: string | undefined
   clock?: Clock | undefined
+  /** An admission answered this slowly counts as slow (default 250 ms; every request waits on it). */
+  slowMs?: number | undefined
+  /** Slow (or fast) answers in a row that change the health (default 3). */
+  slowAfter?: number | undefined
 }
 
 export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
@@ -182,6 +198,39 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
   let restoring: Promise<void> | undefined
   let redisUp = true
   let blocked = false
+  const slowMs = o.slowMs ?? 250
+  const slowAfter = o.slowAfter ?? 3
+  const health: { state: RedisHealth['state']; streak: number } = { state: 'ok', streak: 0 }
+  const healthListeners = new Set<(h: RedisHealth) => void>()
+  const setHealth = (state: RedisHealth['state'], ms: number, reason: string): void => {
+    health.streak = 0
+    if (health.state === state) return
+    health.state = state
+    for (const l of [...healthListeners]) {
+      try {
+        l({ state, ms, reason })
+      } catch {
+        // An alerting bug must not break admission.
+      }
+    }
+  }
+  /** One answer (or none) of Redis, `ms` after the ask. */
+  const observeAnswer = (ms: number, error: unknown): void => {
+    if (error !== undefined) {
+      setHealth('down', ms, error instanceof Error ? error.message : String(error))
+      return
+    }
+    const slow = ms >= slowMs
+    const off = health.state === 'ok' ? slow : !slow
+    health.streak = off ? health.streak + 1 : 0
+    if (health.state === 'down') setHealth(slow ? 'slow' : 'ok', ms, 'Redis answers again')
+    else if (health.streak >= slowAfter)
+      setHealth(
+        slow ? 'slow' : 'ok',
+        ms,
+        `${slowAfter} admissions in a row took ${slow ? 'at least' : 'under'} ${slowMs} ms`,
+      )
+  }
   let stopped = false
   const sleepers = new Set<() => void>()
 
@@ -262,6 +311,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
             [keys.log, keys.sum, keys.seq, keys.blocked, keys.gen],
             [weight, limit, countMs, graceMs],
           )
+          observeAnswer(clock.now() - askedAt, undefined)
           redisUp = true
           c.windowWeight = intAt(r, 2)
           blocked = intAt(r, 3) === 1
@@ -284,6 +334,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
           // spent for nothing, which errs on the side of the budget).
           redisUp = false
           c.redisErrors += 1
+          observeAnswer(clock.now() - askedAt, e)
           waitMs = retryMs
         }
         const waited = clock.now() - start
@@ -341,8 +392,13 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
       ownWindowWeight: mine.reduce((sum, g) => sum + g.weight, 0),
       restamped: c.restamped,
     }),
+    onHealth(listener) {
+      healthListeners.add(listener)
+      return () => healthListeners.delete(listener)
+    },
     stop() {
       stopped = true
+      healthListeners.clear()
       for (const wake of [...sleepers]) wake()
     },
   }
