@@ -147,10 +147,8 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
           sent.push(endpoint)
         },
       )
-    const t0 = performance.now()
     await halt('cancelAll', 1)
     await halt('cancelOrders', 5)
-    expect(performance.now() - t0).toBeLessThan(1_000)
     expect(sent).toEqual(['cancelAll', 'cancelOrders'])
     expect(halted.state().refused).toBe(0)
     for (const p of fleet) p.stop()
