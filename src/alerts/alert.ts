@@ -25,6 +25,26 @@ export interface AlertSink {
 
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, critical: 2 }
 
+/**
+ * Takes known secrets out of an alert's text (title, message, key, details) before any sink sees it:
+ * an alert built from an error may carry one (issue 34). `scrub` is the process's one scrubber.
+ */
+export function scrubAlert(alert: Alert, scrub: (text: string) => string): Alert {
+  const details =
+    alert.details === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(alert.details).map(([k, v]) => [k, typeof v === 'string' ? scrub(v) : v]),
+        )
+  return {
+    ...alert,
+    key: scrub(alert.key),
+    title: scrub(alert.title),
+    message: scrub(alert.message),
+    ...(details === undefined ? {} : { details }),
+  }
+}
+
 /** Fans one alert out to several sinks; a failing sink cannot affect the others. */
 export function fanOut(sinks: readonly AlertSink[]): AlertSink {
   return {

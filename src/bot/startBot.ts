@@ -104,6 +104,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const limits = createBotLimiter({ ...o, logger: log, alerts, metrics })
   metrics.watchLimiter(limits.limiter)
   o.fleet?.registerMetrics(metrics.registry)
+  o.fleet?.watchHealth(alerts, clock)
   // Our orders carry our tag (and a fleet's lease epoch); others on the account are left alone.
   const ownership = createOrderOwnership({ orders: settings.orders, clock, fleet: o.fleet })
   // Lines a hostile venue can make repeat: one per kind per interval (observe/repeatedLog.ts).
@@ -118,7 +119,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const openOrders = createBotOpenOrderBook(venue)
   const orders = createBotOrderDesk({ ...venue, openOrders })
   startup.step('the dead-man switch')
-  const deadMan = await armBotDeadManSwitch({ ...venue, openOrders })
+  const deadMan = await armBotDeadManSwitch({ ...venue, openOrders, orders })
   const actors = createBotInstrumentActors({ ...venue, orders, openOrders })
   const health = createPollerHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   // Which inputs come from the streams right now; the pollers stand down behind these gates.
@@ -151,6 +152,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     enabled: o.ops !== false,
     token: o.secrets.PERPBOT_OPS_TOKEN,
     secrets: o.secretBag.needles,
+    scrubber: o.secretBag,
     history: journal.history,
   })
   journal.startSnapshots({

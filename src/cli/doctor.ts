@@ -7,11 +7,13 @@ import { parseArgs } from 'node:util'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import { systemClock } from '../clock.ts'
+import { journalTarget } from '../journal/database.ts'
 import { startMockServer } from '../mock/server.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../perps/signing/commandSigner.ts'
 import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
 import { SaltSource } from '../perps/signing/salt.ts'
+import { journalIntegrityLine } from '../preflight/journalCheck.ts'
 import { formatCheckLine, preflightFailed, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
@@ -85,6 +87,13 @@ export async function doctorCommand(ctx: CliContext): Promise<number> {
       clock: systemClock,
       random: systemRandom,
     })
+    lines.push(
+      await journalIntegrityLine(
+        settings.journal.enabled
+          ? journalTarget({ stateDir: settings.ops.stateDir, mode: settings.mode, env: ctx.env })
+          : undefined,
+      ),
+    )
     for (const l of lines) ctx.stdout(formatCheckLine(l))
     const failed = preflightFailed(lines)
     ctx.stdout(failed ? 'doctor: some checks failed' : 'doctor: all checks passed')

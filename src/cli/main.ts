@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import { errorMessage, fieldOf } from '../guards.ts'
+import { SecretBag } from '../logging/logger.ts'
 import { runStandaloneMock } from '../mock/standalone.ts'
+import { SCRUBBED_ENV_NAMES } from '../settings/schema.ts'
+import { StrategyLoadError } from '../strategy/registryErrors.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -56,8 +59,11 @@ run 'perpbot <command> --help' for a command's options; 'perpbot --version' prin
 exit codes: 0 success; 1 runtime failure (including a live stop whose cancel-all failed);
             2 usage or configuration error (nothing was sent)`
 
-export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'>): Promise<number> {
+export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'>): Promise<number> {
   const [command = 'run', ...rest] = argv
+  // An error's text on stderr passes the one scrubber too (the environment's secrets, issue 34).
+  const secrets = new SecretBag(SCRUBBED_ENV_NAMES.map((k) => raw.env[k]))
+  const ctx = { ...raw, stderr: (line: string) => raw.stderr(secrets.scrub(line)) }
   const sub: CliContext = { ...ctx, argv: rest }
   // `perpbot <command> --version` answers like `perpbot --version`, whatever the command.
   if (rest.includes('--version') && !rest.includes('--')) {
@@ -121,6 +127,12 @@ function report(e: unknown, command: string, stderr: (line: string) => void): nu
   }
   if (String(fieldOf(e, 'code') ?? '').startsWith('ERR_PARSE_ARGS')) {
     stderr(`perpbot ${command}: ${errorMessage(e)}`)
+    return 2
+  }
+  // A strategy module that cannot load is the configuration's problem (nothing was started or sent).
+  if (e instanceof StrategyLoadError) {
+    stderr(`perpbot ${command}: ${e.shortMessage}`)
+    for (const d of e.details) stderr(`  ${d}`)
     return 2
   }
   if (e instanceof BotError) {

@@ -21,7 +21,7 @@ import { installShutdown } from '../ops/shutdown.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
-import { SECRET_ENV_NAMES } from '../settings/schema.ts'
+import { SCRUBBED_ENV_NAMES, SECRET_ENV_NAMES } from '../settings/schema.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
@@ -115,6 +115,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   })
   const { settings, strategies } = loaded
   const secretBag = new SecretBag(SECRET_ENV_NAMES.map((k) => loaded.secrets[k]))
+  for (const k of SCRUBBED_ENV_NAMES) secretBag.register(ctx.env[k])
   const logger = createLogger({
     level: settings.logging.level,
     pretty: settings.logging.pretty,

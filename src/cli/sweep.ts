@@ -76,12 +76,13 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
   if (!names.includes(values.strategy))
     throw new UsageError(`unknown strategy '${values.strategy}' (known: ${names.join(', ')})`)
   let axes: ReturnType<typeof parseAxis>[]
+  let points: ReturnType<typeof expandGrid>
   try {
     axes = values.grid.map(parseAxis)
+    points = expandGrid(axes)
   } catch (e) {
     throw new UsageError(e instanceof InputValidationError ? e.shortMessage : String(e))
   }
-  const points = expandGrid(axes)
   const model = {
     ...DEFAULT_FILL_MODEL,
     tier: replay.tier,

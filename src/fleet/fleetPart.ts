@@ -5,6 +5,8 @@
  * registers the fleet's metrics.
  */
 import type { Registry } from 'prom-client'
+import type { AlertSink } from '../alerts/alert.ts'
+import type { Clock } from '../clock.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestGate } from '../perps/client/context.ts'
 import type { PerpsClient } from '../perps/client/createPerpsClient.ts'
@@ -41,6 +43,8 @@ export interface FleetPart {
   deadManSettings(settings: Pick<Settings, 'ops'>): Pick<Settings, 'ops'>
   /** Every account of the fleet as Redis has it now (the ops server's `/fleet` page). */
   view(): Promise<FleetView>
+  /** Alerts while the fleet's Redis is slow or down (every request waits on it); resolved when well. */
+  watchHealth(alerts: AlertSink, clock: Pick<Clock, 'now'>): () => void
 }
 
 /** The venue's minimum dead-man deadline: the fleet's backstop never goes below it. */
@@ -95,5 +99,21 @@ export function createFleetPart(o: {
     },
     deadManSettings: (settings) => fleetDeadMan(settings, lease.ttlMs),
     view: o.view,
+    watchHealth: (alerts, clock) =>
+      budget.onHealth((h) =>
+        alerts.send({
+          key: 'fleet-redis',
+          severity: h.state === 'down' ? 'critical' : 'warning',
+          title:
+            h.state === 'ok'
+              ? "The fleet's Redis answers in time again"
+              : h.state === 'slow'
+                ? "The fleet's Redis is slow: every request waits on it"
+                : "The fleet's Redis does not answer: nothing is admitted",
+          message: `${h.reason} (last admission ${Math.round(h.ms)} ms); requests wait for the shared budget meanwhile`,
+          at: clock.now(),
+          ...(h.state === 'ok' ? { resolved: true } : {}),
+        }),
+      ),
   }
 }

@@ -24,6 +24,12 @@ export function parseFleetRedisUrl(raw: string, source = 'FLEET_REDIS_URL'): URL
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
     throw new ConfigError('invalid fleet Redis address', [`${source}: must start with redis:// or rediss://`])
+  // The path names the database: a number (ioredis would otherwise fail later with a raw stack).
+  const db = url.pathname.replace(/^\//, '')
+  if (db !== '' && !/^\d{1,5}$/.test(db))
+    throw new ConfigError('invalid fleet Redis address', [
+      `${source}: the database after the host must be a number (e.g. redis://host:6379/0)`,
+    ])
   return url
 }
 

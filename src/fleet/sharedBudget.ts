@@ -9,8 +9,11 @@
  * so the first call to an empty Redis opens a new generation that pauses everyone for `graceMs`,
  * and each process, seeing the new generation, puts its own admissions of the last window back.
  *
- * Risk work (cancels) may use the whole budget; reads and quotes stop `riskReserve` short of it, so
- * a fleet that spends its budget on quotes can still cancel.
+ * Reads and quotes stop `riskReserve` short of the budget and other risk work (cancels of a
+ * reprice, reduce-only orders, the dead-man refresh) `haltReserve` short of it: only a halted
+ * instrument's cancels (`halt`) may use the whole budget, so a process that halts always finds
+ * weight for its cancels, however busy the rest of the fleet is (issue 34). The stop's own commands
+ * (`exit`) do not ask at all (sharedGate.ts).
  */
 import { type Clock, systemClock, type TimerId } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
@@ -25,7 +28,7 @@ import {
 import { SharedBudgetAbortedError, SharedBudgetTimeoutError } from './errors.ts'
 import { intAt, LuaScript, type ScriptClient } from './redisScript.ts'
 
-export type SharedPriority = 'risk' | 'read' | 'quote'
+export type SharedPriority = 'halt' | 'risk' | 'read' | 'quote'
 
 /** What the bot's limiter calls right before each send. */
 export interface SharedBudget {
@@ -44,8 +47,20 @@ export interface SharedBudget {
   /** A 429 from the venue: every process pauses for `pauseMs` (best effort; errors are counted). */
   reportRateLimited(pauseMs: number): Promise<void>
   state(): SharedBudgetState
+  /**
+   * Told when Redis turns slow (`slowAfter` admissions in a row answered in `slowMs` or more), down
+   * (an admission got no answer) or well again (as many fast answers); returns the unsubscribe.
+   */
+  onHealth(listener: (health: RedisHealth) => void): () => void
   /** Ends every wait (`SharedBudgetAbortedError`). */
   stop(): void
+}
+
+/** Redis as the budget sees it; `ms`: the last admission's round trip. */
+export interface RedisHealth {
+  readonly state: 'ok' | 'slow' | 'down'
+  readonly ms: number
+  readonly reason: string
 }
 
 /** One admission: when Redis granted it (its clock, µs) and how much. */
@@ -78,6 +93,8 @@ export interface SharedBudgetState {
   /** The fleet's weight in the window at the last answer. */
   readonly windowWeight: number
   readonly budget: number
+  /** The most each class may fill the window to (halt: the whole budget). */
+  readonly limits: Readonly<Record<SharedPriority, number>>
   /** Callers waiting now. */
   readonly waiting: number
   readonly blocked: boolean
@@ -97,8 +114,13 @@ export interface SharedBudgetOptions {
   /** Weight per window for the whole egress (e.g. 900 of the venue's 1,000). */
   budget: number
   windowMs?: number | undefined
-  /** Fraction of the budget only risk work may use. */
+  /** Fraction of the budget only risk work (halts included) may use (default 0.1). */
   riskReserve?: number | undefined
+  /**
+   * Fraction of the budget only a halted instrument's cancels may use (default half the risk
+   * reserve: 0.05; at least a weight of 1 when not 0): never lent to reads, quotes or other risk work.
+   */
+  haltReserve?: number | undefined
   /** Pause between attempts while Redis is unreachable. */
   retryMs?: number | undefined
   /** Longest a caller waits before `SharedBudgetTimeoutError`. */
@@ -116,6 +138,10 @@ export interface SharedBudgetOptions {
   arrivalGuardMs?: number | undefined
   keyPrefix?: string | undefined
   clock?: Clock | undefined
+  /** An admission answered this slowly counts as slow (default 250 ms; every request waits on it). */
+  slowMs?: number | undefined
+  /** Slow (or fast) answers in a row that change the health (default 3). */
+  slowAfter?: number | undefined
 }
 
 export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
@@ -134,6 +160,9 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     throw new InputValidationError('fleet budget must be a positive integer')
   if (!(riskReserve >= 0 && riskReserve < 1))
     throw new InputValidationError('fleet riskReserve must be in [0, 1)')
+  const haltReserve = o.haltReserve ?? riskReserve / 2
+  if (!(haltReserve >= 0 && haltReserve < 1))
+    throw new InputValidationError('fleet haltReserve must be in [0, 1)')
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(o.egressId))
     throw new InputValidationError('fleet egress id must be 1-64 characters of A-Z a-z 0-9 . _ -')
   const keys: BudgetKeys = budgetKeys(o.keyPrefix ?? 'perpbot', o.egressId)
@@ -142,7 +171,16 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
   const blockScript = new LuaScript(BLOCK_LUA)
   const restampScript = new LuaScript(RESTAMP_LUA)
   const lateMs = o.lateMs ?? 20
-  const shared = Math.max(1, Math.floor(o.budget * (1 - riskReserve)))
+  // The halt reserve is held back from everything else; reads and quotes never reach past risk work.
+  const haltWeight = haltReserve === 0 ? 0 : Math.max(1, Math.ceil(o.budget * haltReserve))
+  const riskLimit = Math.max(1, o.budget - haltWeight)
+  const shared = Math.min(riskLimit, Math.max(1, Math.floor(o.budget * (1 - riskReserve))))
+  const limits: Readonly<Record<SharedPriority, number>> = {
+    halt: o.budget,
+    risk: riskLimit,
+    read: shared,
+    quote: shared,
+  }
   const c = {
     admitted: 0,
     admittedWeight: 0,
@@ -160,6 +198,39 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
   let restoring: Promise<void> | undefined
   let redisUp = true
   let blocked = false
+  const slowMs = o.slowMs ?? 250
+  const slowAfter = o.slowAfter ?? 3
+  const health: { state: RedisHealth['state']; streak: number } = { state: 'ok', streak: 0 }
+  const healthListeners = new Set<(h: RedisHealth) => void>()
+  const setHealth = (state: RedisHealth['state'], ms: number, reason: string): void => {
+    health.streak = 0
+    if (health.state === state) return
+    health.state = state
+    for (const l of [...healthListeners]) {
+      try {
+        l({ state, ms, reason })
+      } catch {
+        // An alerting bug must not break admission.
+      }
+    }
+  }
+  /** One answer (or none) of Redis, `ms` after the ask. */
+  const observeAnswer = (ms: number, error: unknown): void => {
+    if (error !== undefined) {
+      setHealth('down', ms, error instanceof Error ? error.message : String(error))
+      return
+    }
+    const slow = ms >= slowMs
+    const off = health.state === 'ok' ? slow : !slow
+    health.streak = off ? health.streak + 1 : 0
+    if (health.state === 'down') setHealth(slow ? 'slow' : 'ok', ms, 'Redis answers again')
+    else if (health.streak >= slowAfter)
+      setHealth(
+        slow ? 'slow' : 'ok',
+        ms,
+        `${slowAfter} admissions in a row took ${slow ? 'at least' : 'under'} ${slowMs} ms`,
+      )
+  }
   let stopped = false
   const sleepers = new Set<() => void>()
 
@@ -221,7 +292,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
     priority: SharedPriority,
     signal?: AbortSignal,
   ): Promise<SharedGrant> {
-    const limit = priority === 'risk' ? o.budget : shared
+    const limit = limits[priority]
     if (!(Number.isInteger(weight) && weight > 0 && weight <= limit))
       throw new InputValidationError(`shared budget: weight ${weight} outside 1..${limit} for ${priority}`)
     const start = clock.now()
@@ -240,6 +311,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
             [keys.log, keys.sum, keys.seq, keys.blocked, keys.gen],
             [weight, limit, countMs, graceMs],
           )
+          observeAnswer(clock.now() - askedAt, undefined)
           redisUp = true
           c.windowWeight = intAt(r, 2)
           blocked = intAt(r, 3) === 1
@@ -262,6 +334,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
           // spent for nothing, which errs on the side of the budget).
           redisUp = false
           c.redisErrors += 1
+          observeAnswer(clock.now() - askedAt, e)
           waitMs = retryMs
         }
         const waited = clock.now() - start
@@ -311,6 +384,7 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
         admitScript.reloads + blockScript.reloads + restoreScript.reloads + restampScript.reloads,
       windowWeight: c.windowWeight,
       budget: o.budget,
+      limits,
       waiting: c.waiting,
       blocked,
       generations: c.generations,
@@ -318,8 +392,13 @@ export function createSharedBudget(o: SharedBudgetOptions): SharedBudget {
       ownWindowWeight: mine.reduce((sum, g) => sum + g.weight, 0),
       restamped: c.restamped,
     }),
+    onHealth(listener) {
+      healthListeners.add(listener)
+      return () => healthListeners.delete(listener)
+    },
     stop() {
       stopped = true
+      healthListeners.clear()
       for (const wake of [...sleepers]) wake()
     },
   }

@@ -24,6 +24,7 @@ export function withSharedBudget(
         // The exit's own commands (stop sequence) wait on nothing of ours, shared or local: the
         // venue's answer is their only limit (issue 24); everything else asks Redis first.
         const priority = request.priority ?? 'read'
+        // A halted instrument's cancels take the halt reserve, which nothing else is ever lent.
         const grant =
           request.requestWeight > 0 && priority !== 'exit'
             ? await budget.acquire(request.requestWeight, priority, request.signal)

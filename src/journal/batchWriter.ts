@@ -96,6 +96,8 @@ export class BatchWriter<T> {
   #writing: Promise<void> | undefined
   #consecutiveFailures = 0
   #closing = false
+  /** Why writes are held (the database is damaged, issue 34): nothing is written while set. */
+  #held: string | undefined
   readonly #stats: WriterStats
 
   constructor(o: BatchWriterOptions<T>) {
@@ -188,6 +190,29 @@ export class BatchWriter<T> {
     return run
   }
 
+  /**
+   * Holds every write while the database is damaged (the file deleted or replaced, its WAL corrupt,
+   * the disk full): items stay queued (bounded, as while failing), the writer is `failing` at once
+   * with `reason` even when nothing waits, and writing resumes when the hold is lifted (undefined).
+   */
+  hold(reason: string | undefined): void {
+    if (reason === this.#held) return
+    this.#held = reason
+    if (reason !== undefined) {
+      if (this.#stats.state === 'ok') this.#failed(new Error(reason))
+      else this.#stats.lastError = reason
+    } else this.#schedule(0)
+  }
+
+  /** Items still queued (not in flight), oldest first, essential ones first; the queue is emptied. */
+  takeAll(): T[] {
+    const out: T[] = []
+    for (let item = this.#essential.shift(); item !== undefined; item = this.#essential.shift())
+      out.push(item)
+    for (let item = this.#bulk.shift(); item !== undefined; item = this.#bulk.shift()) out.push(item)
+    return out
+  }
+
   /** Resolves when the write under way (if any) has ended. */
   settled(): Promise<void> {
     return this.#writing ?? Promise.resolve()
@@ -203,6 +228,11 @@ export class BatchWriter<T> {
         batch.push(next)
       }
       if (batch.length === 0) return
+      if (this.#held !== undefined) {
+        this.#requeue(batch)
+        this.#failed(new Error(this.#held))
+        return
+      }
       this.#inFlight = batch.length
       const t0 = performance.now()
       try {
@@ -259,12 +289,21 @@ export class BatchWriter<T> {
     }
   }
 
-  /** Stops the timer, writes what waits (one attempt), counts what could not be written, refuses more. */
-  async close(): Promise<WriterStats> {
+  /**
+   * Stops the timer, writes what waits (one attempt), hands what could not be written to `keep`
+   * (the spool) or counts it dropped, refuses more.
+   */
+  async close(keep?: (items: readonly T[]) => number): Promise<WriterStats> {
     this.#closing = true
     if (this.#timer !== undefined) this.#o.clock.clearTimeout(this.#timer)
     this.#timer = undefined
     await this.flush()
+    if (keep !== undefined) {
+      const left = this.takeAll()
+      // What the spool could not take (its bound, its own disk) is counted dropped.
+      const kept = left.length === 0 ? 0 : keep(left)
+      for (const item of left.slice(kept)) this.#drop(item)
+    }
     for (let item = this.#essential.shift(); item !== undefined; item = this.#essential.shift())
       this.#drop(item)
     for (let item = this.#bulk.shift(); item !== undefined; item = this.#bulk.shift()) this.#drop(item)

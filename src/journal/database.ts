@@ -10,6 +10,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
 import { fieldOf } from '../guards.ts'
 import { JournalConfigError, redactUrl } from './errors.ts'
+import { type IntegrityProbe, postgresIntegrity, sqliteIntegrity } from './integrity.ts'
 import { migrate } from './migrations.ts'
 import { type SqliteHandle, sqliteDriver } from './sqliteDriver.ts'
 import { type SqliteWriterThread, startSqliteWriterThread } from './sqliteWriter.ts'
@@ -57,6 +58,8 @@ export interface JournalDb {
    * where the main handle writes them (PostgreSQL's I/O is asynchronous already, or `writerThread: false`).
    */
   readonly writeThread?: SqliteWriterThread | undefined
+  /** What is damaged now (integrity.ts: the file gone, its WAL corrupt, the disk full, the connection lost), or undefined. */
+  integrity?: IntegrityProbe | undefined
   close(): Promise<void>
 }
 
@@ -124,6 +127,7 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
     kind: 'sqlite',
     where: path,
     writeThread,
+    integrity: options.readonly === true ? undefined : sqliteIntegrity(path),
     async sizeBytes() {
       const size = (p: string): number => {
         try {
@@ -179,6 +183,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<JournalD
     db,
     kind: 'postgres',
     where,
+    integrity: options.readonly === true ? undefined : postgresIntegrity(db, where),
     async sizeBytes() {
       const r = await sql<{ size: number }>`select pg_database_size(current_database()) as size`.execute(db)
       return Number(r.rows[0]?.size ?? 0)

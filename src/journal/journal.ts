@@ -27,6 +27,7 @@ import {
 import { type PruneResult, pruneJournal } from './retention.ts'
 import { BULK_TABLES, type JournalRow, type JournalTableName, type RefusedRow, writeRows } from './rows.ts'
 import type { JournalSettings } from './settings.ts'
+import { readSpools, removeSpools, writeSpool } from './spool.ts'
 import type { RunsTable } from './tables.ts'
 
 /** What a caller hands in; checked against the schemas when written, not on the caller's path. */
@@ -41,6 +42,8 @@ type Pending =
   | { t: 'pnl_snapshots'; rec: unknown; at: number }
   | { t: 'equity'; rec: unknown; at: number }
   | { t: 'state'; name: string; value: unknown; at: number }
+  /** A row an earlier run could not write, from its spool (spool.ts): written as it is. */
+  | { t: 'spooled'; row: JournalRow; at: number }
 
 /** live: seen while running (stream or poll); reconcile: read from the venue's history at start. */
 export type FillSource = 'live' | 'stream' | 'rest' | 'reconcile'
@@ -54,6 +57,11 @@ export interface JournalStats extends WriterStats {
   lastRefused: string | undefined
   where: string
   kind: 'sqlite' | 'postgres'
+  /** Rows the close could not write and kept in the spool (spool.ts), and where. */
+  spooledRows: number
+  spoolPath: string | undefined
+  /** Rows an earlier run spooled, written by this one. */
+  replayedRows: number
 }
 
 export interface JournalMetrics {
@@ -124,6 +132,8 @@ export function toRow(p: Pending, runId: string, pid: number, scope: JournalScop
   switch (p.t) {
     case 'runs':
       return { table: 'runs', row: { ...p.row, account, venue } }
+    case 'spooled':
+      return p.row
     case 'commands': {
       const c = CommandRecord.parse(p.rec)
       return {
@@ -303,6 +313,11 @@ export interface OpenJournalOptions {
   pid?: number | undefined
   /** ok → failing and back: the bot raises and resolves its "journal database lost" alert here. */
   onStateChange?: ((state: WriterState, stats: JournalStats) => void) | undefined
+  /**
+   * Where what could not be written by the close is spooled, and an earlier run's spool is read at
+   * the start (default: `<file>-spool` beside a SQLite journal; the temporary folder otherwise).
+   */
+  spoolDir?: string | undefined
 }
 
 /** Records checked between two turns of the event loop while a batch is prepared. */
@@ -349,6 +364,12 @@ export function createJournal(o: OpenJournalOptions): Journal {
     config_hash: o.run.configHash,
     pid,
   }
+  const spoolDir = o.spoolDir ?? (o.db.kind === 'sqlite' ? `${o.db.where}-spool` : undefined)
+  const spool: { rows: number; path: string | undefined; replayed: number } = {
+    rows: 0,
+    path: undefined,
+    replayed: 0,
+  }
   const stats = (): JournalStats => ({
     ...writer.stats(),
     invalid: { ...invalid },
@@ -357,6 +378,9 @@ export function createJournal(o: OpenJournalOptions): Journal {
     lastRefused,
     where: o.db.where,
     kind: o.db.kind,
+    spooledRows: spool.rows,
+    spoolPath: spool.path,
+    replayedRows: spool.replayed,
   })
   const writer: BatchWriter<Pending> = new BatchWriter<Pending>({
     clock: o.clock,
@@ -364,7 +388,7 @@ export function createJournal(o: OpenJournalOptions): Journal {
     batchRows: o.settings.batchRows,
     capacity: o.settings.queueCapacity,
     category: (p) => p.t,
-    isBulk: (p) => BULK_TABLES.has(p.t),
+    isBulk: (p) => p.t !== 'spooled' && BULK_TABLES.has(p.t),
     timeOf,
     ready: () => bound,
     onStateChange: (state) => {
@@ -404,7 +428,31 @@ export function createJournal(o: OpenJournalOptions): Journal {
     writer.push(p)
   }
   const now = (): number => o.clock.now()
+  // An earlier run's spool first (its rows are older); its files go once written.
+  const spooled = readSpools(spoolDir, o.db.where)
+  for (const f of spooled) for (const row of f.rows) push({ t: 'spooled', row, at: o.clock.now() })
+  if (spooled.length > 0)
+    void writer.flush().then(() => {
+      if (writer.stats().state !== 'ok') return
+      spool.replayed = spooled.reduce((n, f) => n + f.rows.length, 0)
+      removeSpools(spooled.map((f) => f.path))
+    })
   push({ t: 'runs', row: runRow })
+  // Damage is looked for every `checkMs` (not only when a write fails): writes are held while it lasts.
+  let probeTimer: ReturnType<Clock['setTimeout']> | undefined
+  let probing = true
+  const probe = (): void => {
+    probeTimer = undefined
+    const check = o.db.integrity
+    if (!probing || check === undefined) return
+    void check()
+      .catch((e: unknown) => `cannot check the journal (${e instanceof Error ? e.message : String(e)})`)
+      .then((problem) => {
+        writer.hold(problem)
+        if (probing) probeTimer = o.clock.setTimeout(probe, o.settings.checkMs)
+      })
+  }
+  probeTimer = o.clock.setTimeout(probe, o.settings.checkMs)
   return {
     runId,
     get venue() {
@@ -485,8 +533,24 @@ export function createJournal(o: OpenJournalOptions): Journal {
     prune: () => pruneJournal(o.db, now(), o.settings.retention),
     flush: () => writer.flush(),
     async close(reason) {
+      probing = false
+      if (probeTimer !== undefined) o.clock.clearTimeout(probeTimer)
       push({ t: 'runs', row: { ...runRow, stopped_at: now(), stop_reason: reason.slice(0, 200) } })
-      await writer.close()
+      // What could not be written goes to the spool (bounded) for the next start, not to the floor.
+      await writer.close((items) => {
+        const rows: JournalRow[] = []
+        for (const p of items) {
+          try {
+            rows.push(toRow(p, runId, pid, scope))
+          } catch {
+            // An invalid record is never written anyway.
+          }
+        }
+        const w = writeSpool(spoolDir, o.db.where, runId, rows)
+        spool.rows = w.kept
+        spool.path = w.path
+        return w.kept === rows.length ? items.length : w.kept
+      })
       const final = stats()
       await o.db.close()
       return final

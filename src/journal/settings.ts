@@ -12,6 +12,8 @@ export const JournalSettings = z.strictObject({
   batchRows: z.number().int().min(1).max(10_000).default(200),
   /** Rows held while the database is away; past it commands and snapshots are dropped first (counted). */
   queueCapacity: z.number().int().min(100).max(2_000_000).default(200_000),
+  /** How often the database is checked for damage (file gone, WAL corrupt, disk full, connection lost), ms. */
+  checkMs: z.number().int().min(100).max(60_000).default(2_000),
   /** Pruned at start and daily; fills, funding, transfers, runs and alerts are kept. */
   retention: z
     .strictObject({

@@ -56,13 +56,32 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 }
 
 /**
- * The secret values known to this process. Secrets made at run time (a dry-run's generated keys, the
- * proxy secret returned by createProxy) are added as they appear; the logger scrubs them from then on.
+ * The secret values known to this process, and the one scrubber every exit uses (issue 34): the log
+ * (`scrubbingStream`), the ops server's every reply and event stream, the alert hub before any sink
+ * (webhook, journal, `/status`), reports. Secrets made at run time (a dry-run's generated keys, the
+ * proxy secret returned by createProxy) are added as they appear; every exit scrubs them from then on.
+ *
+ * Registering a secret is one call: `bag.register(value)` (a URL also registers its password, its
+ * token-like path segments and query values).
  */
-export class SecretBag {
+export class SecretBag implements Scrubber {
   #needles: string[] = []
   constructor(initial: readonly (string | undefined)[] = []) {
-    for (const s of initial) this.add(s)
+    for (const s of initial) this.register(s)
+  }
+  /**
+   * Registers a configured secret: the value itself (see `add`) and, for a URL, the parts an error or
+   * a library may print alone: its password (raw and decoded; a short one only as `:password@`), its
+   * user with the password, token-like path segments (a webhook's token, Telegram's `bot<token>`) and
+   * query values.
+   */
+  register(secret: string | undefined): void {
+    this.add(secret)
+    if (typeof secret !== 'string') return
+    for (const part of urlSecretParts(secret)) {
+      if (part.length >= 8) this.add(part)
+      else this.#addForms([part])
+    }
   }
   /**
    * Adds a secret and the forms a library might print it in: JSON-escaped, lower-case; for hex, also
@@ -73,8 +92,13 @@ export class SecretBag {
     if (typeof secret !== 'string' || secret.length < 8) return
     const forms = [secret, JSON.stringify(secret).slice(1, -1), secret.toLowerCase()]
     if (/^0x[0-9a-fA-F]{16,}$/.test(secret)) forms.push(...hexForms(secret.slice(2)))
+    this.#addForms(forms)
+  }
+  #addForms(forms: readonly string[]): void {
     // Longest first, so a form that contains another is replaced whole.
-    this.#needles = [...new Set([...this.#needles, ...forms])].sort((a, b) => b.length - a.length)
+    this.#needles = [...new Set([...this.#needles, ...forms.filter((f) => f.length > 0)])].sort(
+      (a, b) => b.length - a.length,
+    )
   }
   get needles(): readonly string[] {
     return this.#needles
@@ -85,6 +109,47 @@ export class SecretBag {
     for (const n of this.#needles) if (out.includes(n)) out = out.split(n).join('[redacted]')
     return out
   }
+}
+
+/** Anything that takes known secrets out of a text (the `SecretBag`; tests may pass another). */
+export interface Scrubber {
+  scrub(text: string): string
+}
+
+/**
+ * The parts of a URL secret that may be printed without the rest: a password (raw, decoded, and as
+ * `:password@` which is safe to scrub however short), `user:password`, path segments of 16 or more
+ * characters (and such a segment without a leading `bot`, Telegram's form) and query values of 8 or
+ * more. Not a URL: none.
+ */
+export function urlSecretParts(value: string): string[] {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return []
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return []
+  }
+  const parts: string[] = []
+  const decode = (s: string): string => {
+    try {
+      return decodeURIComponent(s)
+    } catch {
+      return s
+    }
+  }
+  if (url.password !== '') {
+    const raw = url.password
+    parts.push(`:${raw}@`, raw, decode(raw))
+    if (url.username !== '') parts.push(`${url.username}:${raw}`, `${decode(url.username)}:${decode(raw)}`)
+  }
+  for (const segment of url.pathname.split('/')) {
+    const s = decode(segment)
+    if (s.length >= 16) parts.push(segment, s)
+    if (/^bot.{16,}$/.test(s)) parts.push(s.slice(3))
+  }
+  for (const [, v] of url.searchParams) if (v.length >= 8) parts.push(v)
+  return [...new Set(parts)].filter((p) => p.length >= 8 || p.startsWith(':'))
 }
 
 /** Other spellings of a hex secret; a form shorter than 16 characters would scrub innocent text. */

@@ -12,12 +12,13 @@ import type { Registry } from 'prom-client'
 import { ConfigError, describeError } from '../errors.ts'
 import type { FleetView } from '../fleet/fleetView.ts'
 import { tcpPort } from '../guards.ts'
-import type { Logger } from '../logging/logger.ts'
+import type { Logger, Scrubber } from '../logging/logger.ts'
 import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
 import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
 import { FLEET_PAGE_CSP, renderFleetPage } from './dashboard/fleetPage.ts'
 import { type HistorySource, parseHistoryQuery } from './dashboard/history.ts'
 import type { TimelineSource } from './dashboard/timelineTypes.ts'
+import { createHostCheck } from './hostCheck.ts'
 import {
   bearerChecker,
   isLoopbackHost,
@@ -64,6 +65,13 @@ export interface OpsServerOptions {
   logger: Logger
   /** Secret values to scrub from `/status` wherever they appear (defence in depth). */
   secrets?: readonly (string | undefined)[] | undefined
+  /**
+   * The process's one scrubber (the `SecretBag`, which grows as secrets appear): every reply body
+   * and every event-stream frame passes it on the way out (issue 34).
+   */
+  scrubber?: Scrubber | undefined
+  /** Host names besides loopback names, IP literals and `host` that requests may name (`ops.hostNames`). */
+  hostNames?: readonly string[] | undefined
   /** The bot's timeline: serves the dashboard (`/`, `/assets/*`, `/events`) when given. */
   timeline?: TimelineSource | undefined
   /** The dashboard's long history (`/history`, from the journal) when given. */
@@ -123,6 +131,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     ? createEventStream({
         source: options.timeline,
         secrets: options.secrets,
+        scrubber: options.scrubber,
         maxClients: options.maxDashboardClients,
         maxBacklogBytes: options.maxDashboardBacklogBytes,
         now: options.dashboardNow,
@@ -199,7 +208,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     }
   }
 
+  const forUs = createHostCheck({ bindHost: host, names: options.hostNames })
   const server: Server = createServer((req, res) => {
+    // Another name resolved to us (DNS rebinding): not ours to answer (RFC 9110 §15.5.20).
+    if (!forUs(req.headers.host)) return send(req, res, json(421, { error: 'misdirected_request' }))
     const target = requestUrl(req)
     void route(req, target)
       .catch((e: unknown): Reply => {
@@ -207,7 +219,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
         log.warn({ path: target.pathname, error: describeError(e) }, 'ops request failed')
         return json(500, { error: 'internal_error' })
       })
-      .then((reply) => (reply === 'events' ? events?.open(req, res) : send(req, res, reply)))
+      .then((reply) =>
+        reply === 'events'
+          ? events?.open(req, res)
+          : send(req, res, options.scrubber ? { ...reply, body: options.scrubber.scrub(reply.body) } : reply),
+      )
   })
   server.headersTimeout = 5_000
   server.requestTimeout = 10_000

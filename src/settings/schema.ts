@@ -228,6 +228,16 @@ export const OpsSettings = z.strictObject({
    */
   host: z.string().min(1).default('127.0.0.1'),
   port: z.number().int().min(0).max(65535).default(9464),
+  /**
+   * Host names the ops server answers besides loopback names and IP literals (a DNS name it is
+   * reached by, e.g. a Service's); any other `Host` gets 421 (DNS rebinding, issue 34).
+   */
+  hostNames: z
+    .array(
+      z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, { error: 'a DNS name (letters, digits, dots, dashes)' }),
+    )
+    .max(32)
+    .default([]),
   exitPolicy: z.enum(['cancel-all', 'leave-orders']).default('cancel-all'),
   shutdownTimeoutMs: Ms.max(10_000).default(8_000),
   /** Where the bot keeps its small restart journal (salts window, alert episodes). */
@@ -391,3 +401,10 @@ export const SECRET_ENV_NAMES = [
   'PERPBOT_OPS_TOKEN',
   'DATABASE_URL',
 ] as const
+
+/**
+ * Every environment variable whose value (or, for a URL, its password and tokens) the one scrubber
+ * must know (issue 34): the secrets above and those read outside the settings (the fleet's Redis).
+ * A new secret: add its name here (or call `SecretBag.register(value)` where it is read).
+ */
+export const SCRUBBED_ENV_NAMES: readonly string[] = [...SECRET_ENV_NAMES, 'FLEET_REDIS_URL']

@@ -23,7 +23,7 @@ import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from '../m
 import type { StreamTap } from '../perps/stream/frameTap.ts'
 import { seededRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
-import { SECRET_ENV_NAMES } from '../settings/schema.ts'
+import { SCRUBBED_ENV_NAMES, SECRET_ENV_NAMES } from '../settings/schema.ts'
 
 /** Paths whose non-GET requests are commands (signed trade ops, proxy and referral). */
 export const COMMAND_PATHS: readonly string[] = ['/v1/trade/', '/v1/account/proxy', '/v1/account/referral']
@@ -173,7 +173,8 @@ export async function startBotAgainst(
     env: o.env ?? {},
   })
   // As `perpbot run` does: the logger scrubs every secret from the environment.
-  for (const k of SECRET_ENV_NAMES) secrets.add(env[k])
+  for (const k of SECRET_ENV_NAMES) secrets.register(env[k])
+  for (const k of SCRUBBED_ENV_NAMES) secrets.register(o.env?.[k])
   const strategies = await resolveStrategies(settings)
   const bot = await startBot({
     settings: deadManOnClockRate(settings, o.clockRate ?? 1),

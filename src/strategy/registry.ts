@@ -162,7 +162,8 @@ async function importModule(
         ),
       timeoutMs,
     )
-    timer.unref?.()
+    // Not unref'd: while a module's top-level await hangs, this timer is all that keeps the process
+    // alive; unref'd, Node ended it with exit 13 and no message (issue 34) before the refusal.
   })
   try {
     return await Promise.race([import(pathToFileURL(abs).href), late]) // a module namespace object

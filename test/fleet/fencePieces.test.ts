@@ -121,6 +121,7 @@ describe('fleet metrics', () => {
         scriptReloads: 0,
         windowWeight: 300,
         budget: 900,
+        limits: { halt: 900, risk: 855, read: 810, quote: 810 },
         waiting: 1,
         blocked: false,
         generations: 0,

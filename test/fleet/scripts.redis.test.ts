@@ -84,7 +84,7 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
     budget.stop()
   })
 
-  it('reads and quotes stop short of the risk reserve; risk work may use it', async () => {
+  it('reads and quotes stop short of the risk reserve; risk work short of the halt reserve; a halt may use it all', async () => {
     const budget = createSharedBudget({
       client: redis,
       egressId: 'w2',
@@ -93,14 +93,65 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
       windowMs: 60_000,
       riskReserve: 0.2,
     })
+    // Half the risk reserve is the halt's: quotes and reads 8, other risk work 9, a halt all 10.
+    expect(budget.state().limits).toEqual({ halt: 10, risk: 9, read: 8, quote: 8 })
     await budget.acquire(8, 'quote')
     const ctl = new AbortController()
     const quote = budget.acquire(1, 'quote', ctl.signal)
-    await budget.acquire(2, 'risk')
+    await budget.acquire(1, 'risk')
+    const risk = budget.acquire(1, 'risk', ctl.signal)
+    await budget.acquire(1, 'halt')
     expect(budget.state().windowWeight).toBe(10)
     ctl.abort()
     await expect(quote).rejects.toThrow(/aborted/)
+    await expect(risk).rejects.toThrow(/aborted/)
     await expect(budget.acquire(9, 'read')).rejects.toThrow(/outside 1..8/)
+  })
+
+  it('a fleet that fills its budget (issue 34): the halted process still cancels at once, through the gate', async () => {
+    // Three processes on one egress at a budget of 300 (the adversarial run's FLEET_BUDGET), a
+    // minute's window: two fill it with quotes, reads and other risk work until each is refused.
+    const fleet = [0, 1, 2].map(() =>
+      createSharedBudget({ client: redis, egressId: 'w-full', graceMs: 50, budget: 300, windowMs: 60_000 }),
+    )
+    const [a, b, halted] = fleet
+    if (a === undefined || b === undefined || halted === undefined) throw new Error('three processes')
+    const fill = async (p: typeof a, priority: 'quote' | 'read' | 'risk'): Promise<number> => {
+      let taken = 0
+      for (;;) {
+        const ctl = new AbortController()
+        const ask = p.acquire(5, priority, ctl.signal)
+        const refused = await Promise.race([
+          ask.then(() => false),
+          new Promise<boolean>((r) => setTimeout(() => r(true), 100)),
+        ])
+        if (refused) {
+          ctl.abort()
+          await ask.catch(() => undefined)
+          return taken
+        }
+        taken += 5
+      }
+    }
+    expect(await fill(a, 'quote')).toBe(270)
+    expect(await fill(b, 'read')).toBe(0)
+    expect(await fill(b, 'risk')).toBe(15)
+    expect(b.state().windowWeight).toBe(285)
+    // The halted process's cancel-all (and a cancel by id of 99 orders, weight 5) go without a wait.
+    const gate = withSharedBudget({ run: (_r, send) => send() }, halted)
+    const sent: string[] = []
+    const halt = (endpoint: 'cancelAll' | 'cancelOrders', requestWeight: number): Promise<void> =>
+      gate.run(
+        { endpoint, kind: 'command', input: {}, requestWeight, actionWeight: 0, priority: 'halt' },
+        async () => {
+          sent.push(endpoint)
+        },
+      )
+    await halt('cancelAll', 1)
+    await halt('cancelOrders', 5)
+    expect(sent).toEqual(['cancelAll', 'cancelOrders'])
+    expect(halted.state().refused).toBe(0)
+    for (const p of fleet) p.stop()
   })
 
   it('a 429 anywhere pauses every process (shared blocked-until)', async () => {

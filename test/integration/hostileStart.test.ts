@@ -25,10 +25,12 @@ describe('a venue that trickles its answers at start', () => {
     })
     const t0 = Date.now()
     await vi.waitFor(() => expect(lines.some((l) => l.includes('ops server listening'))).toBe(true), {
-      timeout: 5_000,
+      timeout: 6_500,
       interval: 20,
     })
-    expect(Date.now() - t0).toBeLessThan(2_000)
+    // Before the trickled answer (7 s) ends: the early server does not wait for the venue (a bound
+    // that holds on a loaded machine, where 2 s did not always).
+    expect(Date.now() - t0).toBeLessThan(6_500)
     const early = JSON.parse(lines.find((l) => l.includes('ops server listening')) ?? '{}') as {
       url?: string
     }

@@ -277,6 +277,9 @@ describe('the journal database lost mid-run', () => {
       lastInvalid: undefined,
       where: '/tmp/j.sqlite',
       kind: 'sqlite',
+      spooledRows: 0,
+      spoolPath: undefined,
+      replayedRows: 0,
     })
     const alerts: Alert[] = []
     const clock = new ManualClock(5_000)

@@ -305,7 +305,8 @@ describe('ops server: dashboard', () => {
     })
     const t0 = Date.now()
     await server.close()
-    expect(Date.now() - t0).toBeLessThan(1_000)
+    // Not held open by the streams' clients (which never hang up): bounded with room for load.
+    expect(Date.now() - t0).toBeLessThan(5_000)
     await vi.waitFor(() => expect(streamsOpen.every((s) => s.ended)).toBe(true), {
       timeout: 2_000,
       interval: 10,

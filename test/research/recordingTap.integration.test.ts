@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import type { StreamsHealth } from '../../src/bot/inputs/streams/botStreams.ts'
 import { generateInstruments } from '../../src/mock/perps/instruments.ts'
+import type { StreamTap } from '../../src/perps/stream/frameTap.ts'
 import type { DatasetInstrument } from '../../src/research/dataset/format.ts'
 import { instrumentOfSpec } from '../../src/research/download/mockSource.ts'
 import { clockImage } from '../../src/research/record/recorderProcess.ts'
@@ -34,7 +35,29 @@ const mockOptions = (specs: ReturnType<typeof generateInstruments>) =>
     exchange: { instruments: specs },
   }) as const
 
-describe('recording through the bot’s own sockets (run --record)', { timeout: 120_000 }, () => {
+/**
+ * The tap as the bot sees it, counting the frames it hands over per channel: the tests wait for a
+ * number of pushes, not for a span of time (under load an accelerated mock pushes fewer per
+ * virtual second, issue 34).
+ */
+function counting<T extends StreamTap>(tap: T): { tap: StreamTap; count: (channel: string) => number } {
+  const counts = new Map<string, number>()
+  return {
+    tap: {
+      attach: (caller) => tap.attach(caller),
+      frame(text, receivedAt, channel) {
+        if (channel !== undefined) counts.set(channel, (counts.get(channel) ?? 0) + 1)
+        tap.frame(text, receivedAt, channel)
+      },
+    },
+    count: (channel) => counts.get(channel) ?? 0,
+  }
+}
+
+/** Pushes each counted channel must have reached the bot before the dataset is read (rows ≥ 100 each). */
+const PUSHES = 110
+
+describe('recording through the bot’s own sockets (run --record)', { timeout: 240_000 }, () => {
   it('names tickers::all and each traded instrument’s bbo, trades and book', () => {
     expect(recordedChannels([3, 7])).toEqual([
       'tickers::all',
@@ -63,6 +86,7 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       sockets: { url: loop.streamUrl ?? '', clock: clockImage(loop.mock.clock) },
     })
     await tap.ready
+    const seen = counting(tap)
     const { bot } = await startBotAgainst({
       perpsUrl: loop.server.url,
       streamUrl: loop.streamUrl,
@@ -70,14 +94,21 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       clockRate: loop.mock.clock.info().rate,
       overrides: { instruments: indexPegInstruments(specs) },
       logLevel: 'warn',
-      streamTap: tap,
+      streamTap: seen.tap,
     })
+    const first = specs[0]?.id ?? 0
+    let ended = started
     try {
-      // The recorder subscribes its own channels once the bot's streams start: give it 170 virtual s.
-      await vi.waitFor(() => expect(loop.mock.clock.now() - started).toBeGreaterThan(170_000), {
-        timeout: 60_000,
-        interval: 100,
-      })
+      // Counted, not timed: the pushes the bot received; and 170 virtual s for the recorder's own
+      // sockets (trades and books), which the bot never sees.
+      await vi.waitFor(
+        () => {
+          expect(seen.count('tickers::all')).toBeGreaterThanOrEqual(PUSHES)
+          expect(seen.count(`bbo::${first}`)).toBeGreaterThanOrEqual(PUSHES)
+          expect(loop.mock.clock.now() - started).toBeGreaterThan(170_000)
+        },
+        { timeout: 180_000, interval: 100 },
+      )
       const health = bot.status().details?.stream as StreamsHealth | undefined
       // Nothing added to the bot's sockets: tickers::all and its 3 bbo channels, as without recording.
       expect(health?.connections.filter((c) => !c.private).reduce((n, c) => n + c.channels, 0)).toBe(1 + 3)
@@ -85,17 +116,24 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       const result = await tap.stop()
       expect(result?.rows).toBeGreaterThan(0)
     } finally {
+      ended = loop.mock.clock.now()
       await bot.stop('test over')
       await loop.close()
     }
     const read = datasetRows(dir, specs[0]?.symbol ?? '')
     expect(read('tickers').length).toBeGreaterThanOrEqual(100)
     expect(read('bbo').length).toBeGreaterThanOrEqual(100)
-    expect(read('book').length).toBeGreaterThanOrEqual(100)
+    // Books and trades came on the recorder's own sockets, read by a process in the idle scheduling
+    // class: how many it read by the stop depends on the machine's load (49–78 of ~170 at load 35),
+    // so only that they came is asserted here; the count of books is the next test's.
+    expect(read('book').length).toBeGreaterThanOrEqual(1)
     expect(read('trades').length).toBeGreaterThanOrEqual(1)
-    // The recorder's own sockets stamp the bot's clock through its image (virtual time, not wall).
-    const book = read('book')
-    expect(Math.abs((book[0]?.t ?? 0) - started)).toBeLessThan(60_000)
+    // The recorder's own sockets stamp the bot's clock through its image (virtual time, not wall:
+    // a wall stamp would fall in the first twentieth of the run at 20×, whenever it was read).
+    const stamps = read('book').map((b) => b.t ?? 0)
+    expect(Math.min(...stamps)).toBeGreaterThanOrEqual(started - 1_000)
+    expect(Math.max(...stamps)).toBeLessThanOrEqual(ended + 1_000)
+    expect(Math.max(...stamps)).toBeGreaterThan(started + (ended - started) / 2)
   })
 
   it('without the stream’s address: trades and books on extra sockets of the bot’s pool, skipping its parsing', async () => {
@@ -107,12 +145,14 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       give = resolve
     })
     const tap = startRecordingTap({ dir, source: 'record:test', instruments, maxBytes: 1e8, flushMs: 500 })
+    const seen = counting(tap)
     const run = await startBotOnMock({
       mock: mockOptions(specs),
       overrides: { instruments: indexPegInstruments(specs) },
       logLevel: 'warn',
-      streamTap: tap,
+      streamTap: seen.tap,
     })
+    const first = specs[0]?.id ?? 0
     const started = run.mock.clock.now()
     try {
       // Frames reach the tap before its process is up; they are handed over once it is.
@@ -120,11 +160,16 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       expect(tap.frames).toBe(0)
       give(specs.map(instrumentOfSpec))
       await tap.ready
-      // Two virtual minutes and more: the mock's minute prints on `trades::`.
-      await vi.waitFor(() => expect(run.mock.clock.now() - started).toBeGreaterThan(130_000), {
-        timeout: 60_000,
-        interval: 100,
-      })
+      // Counted, not timed: every recorded channel's pushes reached the tap (the mock's minute
+      // prints on `trades::`), whatever the load did to the accelerated mock's cadence.
+      await vi.waitFor(
+        () => {
+          for (const ch of ['tickers::all', `bbo::${first}`, `book::${first}`])
+            expect(seen.count(ch), ch).toBeGreaterThanOrEqual(PUSHES)
+          expect(seen.count(`trades::${first}`)).toBeGreaterThanOrEqual(1)
+        },
+        { timeout: 180_000, interval: 100 },
+      )
       const health = run.bot.status().details?.stream as StreamsHealth | undefined
       expect(health).toBeDefined()
       // The tap's channels (trades, book) were never parsed or routed by the bot.
@@ -140,7 +185,7 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       await run.stop()
     }
     const rows = datasetRows(dir, specs[0]?.symbol ?? '')
-    // A push a virtual second on each channel (books at most one a second), over 130 virtual s.
+    // Every push counted above is a row (books at most one a virtual second; they came at that pace).
     const tickers = rows('tickers')
     expect(tickers.length).toBeGreaterThanOrEqual(100)
     expect(rows('bbo').length).toBeGreaterThanOrEqual(100)

@@ -30,7 +30,8 @@ describe('strategiesDir reads only regular files, within a bound', () => {
     const err = await loadStrategies({ directory: dir, includeShipped: false }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(StrategyLoadError)
     expect(String((err as Error).message)).toContain('evil.ts: not a regular file')
-    expect(Date.now() - t0).toBeLessThan(2_000)
+    // At once, not after the 10 s import timeout (room for a loaded machine).
+    expect(Date.now() - t0).toBeLessThan(8_000)
   })
 
   it('refuses a module whose import never settles after the timeout', async () => {

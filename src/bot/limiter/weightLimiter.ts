@@ -438,7 +438,10 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     }
   }
 
-  /** The client's gate: reads run as `read`, commands at the priority their caller gave. */
+  /**
+   * The client's gate: reads run as `read`, commands at the priority their caller gave; a halted
+   * instrument's cancels (`halt`) are risk work here (their own reserve is the fleet's, sharedGate.ts).
+   */
   function run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T> {
     return schedule(
       {
@@ -446,7 +449,7 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
         n: request.input.n,
         instrumentId: request.input.instrumentId,
         orderId: request.input.orderId,
-        priority: request.priority ?? 'read',
+        priority: request.priority === 'halt' ? 'risk' : (request.priority ?? 'read'),
         signal: request.signal,
       },
       send,

@@ -1,13 +1,14 @@
 /**
- * The bot's alert hub: one `send` that every part raises alerts through, fanned out to the log, the
- * metrics, the recent-alerts list behind `/status`, the webhook (when configured) and any extra sinks
- * (tests). It also keeps a bounded list of everything raised, for the run handle.
+ * The bot's alert hub: one `send` that every part raises alerts through, scrubbed of every known
+ * secret once and then fanned out to the log, the metrics, the recent-alerts list behind `/status`,
+ * the webhook (when configured), the journal and any extra sinks (tests). It also keeps a bounded
+ * list of everything raised, for the run handle.
  */
-import { type Alert, type AlertSink, fanOut } from '../../alerts/alert.ts'
+import { type Alert, type AlertSink, fanOut, scrubAlert } from '../../alerts/alert.ts'
 import { createLogAlertSink } from '../../alerts/logSink.ts'
 import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
 import type { Clock } from '../../clock.ts'
-import type { Logger } from '../../logging/logger.ts'
+import type { Logger, Scrubber } from '../../logging/logger.ts'
 import { type BotMetrics, metricsAlertSink } from '../../ops/metrics.ts'
 import { createRecentAlerts } from '../../ops/recentAlerts.ts'
 import type { Random } from '../../random.ts'
@@ -35,6 +36,8 @@ export function createAlertHub(o: {
   logger: Logger
   metrics: Pick<BotMetrics, 'recordAlert'>
   extraSinks?: readonly AlertSink[] | undefined
+  /** The process's one scrubber: every alert is scrubbed once, before any sink (log, webhook, journal, `/status`). */
+  secretBag?: Scrubber | undefined
 }): AlertHub {
   const recent = createRecentAlerts(RECENT_ALERTS)
   const raised: Alert[] = []
@@ -59,7 +62,8 @@ export function createAlertHub(o: {
   sinks.push(...(o.extraSinks ?? []))
   const all = fanOut(sinks)
   return {
-    send(alert) {
+    send(raw) {
+      const alert = o.secretBag === undefined ? raw : scrubAlert(raw, (t) => o.secretBag?.scrub(t) ?? t)
       all.send(alert)
       raised.push(alert)
       if (raised.length > RAISED_KEPT) raised.shift()

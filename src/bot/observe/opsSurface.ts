@@ -6,7 +6,7 @@
 import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { FleetView } from '../../fleet/fleetView.ts'
-import type { Logger } from '../../logging/logger.ts'
+import type { Logger, Scrubber } from '../../logging/logger.ts'
 import type { HistorySource } from '../../ops/dashboard/history.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
@@ -34,6 +34,8 @@ export async function startOpsSurface(o: {
   settings: Pick<Settings, 'ops'>
   token: string | undefined
   secrets: readonly (string | undefined)[]
+  /** The process's one scrubber (every reply and frame passes it). */
+  scrubber?: Scrubber | undefined
   clock: Clock
   /** The root logger (the ops server logs as `ops`, a failed sample as `bot`). */
   logger: Logger
@@ -95,6 +97,8 @@ export async function startOpsSurface(o: {
     isReady: o.views.ready,
     logger: o.logger.child({ component: 'ops' }),
     secrets: o.secrets,
+    scrubber: o.scrubber,
+    hostNames: o.settings.ops.hostNames,
     timeline,
     history: o.history,
     fleet: o.fleet,

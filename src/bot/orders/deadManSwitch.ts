@@ -17,10 +17,14 @@ import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { LimiterPause } from '../limiter/weightLimiter.ts'
 import { type Poller, startPoller } from '../shared/poller.ts'
+import type { OwedCancels } from './owedCancels.ts'
 
 export interface DeadManSwitch {
-  /** The deadline last accepted by the venue (venue ms), if armed. */
-  state(): { armed: boolean; deadline: number | undefined; failures: number }
+  /**
+   * The deadline last accepted by the venue (venue ms), if armed; `held`: refreshes are held back
+   * because cancels are owed.
+   */
+  state(): { armed: boolean; deadline: number | undefined; failures: number; held: boolean }
   /**
    * Resolves true once the venue has accepted a deadline, false after `timeoutMs` without one (the
    * start waits for it, so no order rests before the backstop is armed unless the venue refuses it).
@@ -51,10 +55,14 @@ export function startDeadManSwitch(o: {
   pauses?: { subscribe(listener: (pause: LimiterPause) => void): () => void } | undefined
   /** Re-read after the switch lapsed during a pause (the venue cancelled every order). */
   openOrders?: { reconcile(): Promise<void> } | undefined
+  /** Cancels owed: while any are, the deadline is not pushed forward. */
+  owed?: OwedCancels | undefined
 }): DeadManSwitch {
   let deadline: number | undefined
   let failures = 0
   let alerted = false
+  /** Refreshes held back because cancels are owed (one alert per episode). */
+  let held = false
   const waiting = new Set<() => void>()
   /** Aborts the refresh waiting behind a pause that outlasts the deadline. */
   let current: AbortController | undefined
@@ -70,6 +78,7 @@ export function startDeadManSwitch(o: {
       // Behind a pause that outlasts the deadline a refresh would only queue with a stale deadline:
       // the timer at the pause's end sends a fresh one.
       if (lapse !== undefined) return
+      if (holdForOwedCancels()) return
       const time = Math.floor(o.venueClock.now() + o.deadlineMs)
       const run = new AbortController()
       current = run
@@ -132,6 +141,10 @@ export function startDeadManSwitch(o: {
       }
     },
   })
+  // Nothing owed any more: refresh at once rather than at the next interval.
+  const unsubscribeOwed = o.owed?.settled.subscribe(() => {
+    if (held) poller.trigger()
+  })
   const unsubscribe = o.pauses?.subscribe((p) => {
     if (!p.holdsRisk || p.riskUntil === undefined || deadline === undefined) return
     const pauseMs = p.riskUntil - o.clock.now()
@@ -156,6 +169,54 @@ export function startDeadManSwitch(o: {
       }, pauseMs),
     }
   })
+
+  /**
+   * Whether to skip this refresh: cancels are owed and the deadline set before them has not passed.
+   * Past it the venue has cancelled every order, so the debts begun before it are discharged.
+   */
+  function holdForOwedCancels(): boolean {
+    const since = o.owed?.since()
+    if (since === undefined || deadline === undefined) return endHold()
+    const venueNow = o.venueClock.now()
+    if (venueNow >= deadline) {
+      o.owed?.dischargeBefore(o.clock.now() - (venueNow - deadline))
+      if (o.owed?.since() === undefined) return endHold()
+    }
+    if (!held) {
+      held = true
+      const scopes = o.owed?.scopes() ?? []
+      const what = scopes.includes('all') ? 'every order' : `the orders of ${scopes.length} instrument(s)`
+      const inMs = Math.max(0, deadline - venueNow)
+      o.logger.warn(
+        { owed: scopes, deadline, inMs },
+        'dead-man switch not refreshed while cancels are owed: the venue cancels at its deadline at the latest',
+      )
+      o.alerts.send({
+        key: 'dead-man-held',
+        severity: 'warning',
+        title: 'Cancels not through: dead-man switch left to fire',
+        message: `${what} should be gone but our cancels have not gone through; the switch is not refreshed, so the venue cancels every open order in ${Math.round(inMs / 1000)} s unless they go through first`,
+        at: o.clock.now(),
+      })
+    }
+    return true
+  }
+
+  function endHold(): false {
+    if (held) {
+      held = false
+      o.logger.info('owed cancels settled: refreshing the dead-man switch again')
+      o.alerts.send({
+        key: 'dead-man-held',
+        severity: 'warning',
+        title: 'Cancels through: dead-man switch refreshed again',
+        message: 'the orders that had to go are gone (or the venue cancelled them at the deadline)',
+        at: o.clock.now(),
+        resolved: true,
+      })
+    }
+    return false
+  }
 
   /** The venue's count of today's triggers: a warning when few are left (past the limit it refuses to arm). */
   async function readStatus(signal: AbortSignal): Promise<void> {
@@ -185,7 +246,7 @@ export function startDeadManSwitch(o: {
   }
 
   return {
-    state: () => ({ armed: deadline !== undefined && failures < ALERT_AFTER, deadline, failures }),
+    state: () => ({ armed: deadline !== undefined && failures < ALERT_AFTER, deadline, failures, held }),
     whenArmed(timeoutMs) {
       if (deadline !== undefined) return Promise.resolve(true)
       return new Promise<boolean>((resolve) => {
@@ -201,6 +262,7 @@ export function startDeadManSwitch(o: {
     },
     async stop(clear) {
       unsubscribe?.()
+      unsubscribeOwed?.()
       if (lapse !== undefined) o.clock.clearTimeout(lapse.timer)
       lapse = undefined
       await poller.stop()
@@ -231,6 +293,7 @@ export async function armDeadManSwitch(o: {
   alerts: AlertSink
   pauses?: { subscribe(listener: (pause: LimiterPause) => void): () => void } | undefined
   openOrders?: { reconcile(): Promise<void> } | undefined
+  owed?: OwedCancels | undefined
 }): Promise<DeadManSwitch | undefined> {
   const settings = o.settings.ops.deadManSwitch
   if (!settings.enabled) return undefined
@@ -261,14 +324,16 @@ export function deadManOnClockRate<
 
 /**
  * The bot's dead-man switch, from the parts before it: the settings (a fleet's keep the deadline
- * within its lease TTL), the limiter's long pauses, the open-order book re-read after a lapse.
+ * within its lease TTL), the limiter's long pauses, the open-order book re-read after a lapse, the
+ * order desk's owed cancels.
  */
 export function armBotDeadManSwitch(
-  o: Omit<Parameters<typeof armDeadManSwitch>[0], 'settings' | 'logger' | 'pauses'> & {
+  o: Omit<Parameters<typeof armDeadManSwitch>[0], 'settings' | 'logger' | 'pauses' | 'owed'> & {
     settings: Pick<Settings, 'ops'>
     log: Logger
     limits: { readonly pauses: { subscribe(listener: (pause: LimiterPause) => void): () => void } }
     fleet?: { deadManSettings(settings: Pick<Settings, 'ops'>): Pick<Settings, 'ops'> } | undefined
+    orders?: { readonly owed: OwedCancels } | undefined
   },
 ): Promise<DeadManSwitch | undefined> {
   return armDeadManSwitch({
@@ -276,5 +341,6 @@ export function armBotDeadManSwitch(
     settings: o.fleet?.deadManSettings(o.settings) ?? o.settings,
     logger: o.log,
     pauses: o.limits.pauses,
+    owed: o.orders?.owed,
   })
 }

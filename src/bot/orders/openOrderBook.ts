@@ -5,14 +5,15 @@
  * order states pushed on the `orders` stream update it one order at a time (`observe`).
  *
  * Given `isOurs`, orders the bot did not place (no coid with our tag, see src/perps/orderTag.ts) are
- * kept apart: never published to the actors (so never repriced or cancelled by a plan), listed by
- * `snapshot().foreign`, and logged whenever that list changes.
+ * kept apart: never published to the actors (so never repriced or cancelled by a plan), held by
+ * `foreignOrders.ts` (bounded; summaries in the log, never the list).
  */
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import { DIFFABLE_ORDER_STATUSES } from '../quoting/quoteDiff.ts'
+import { createForeignOrders } from './foreignOrders.ts'
 import type { OrderOwnership } from './orderOwnership.ts'
 
 /** The open orders of some instruments, read at `receivedAt` (clock ms). */
@@ -32,8 +33,19 @@ export interface OpenOrderBook {
   observe(order: Order): void
   /** Listeners are awaited: `reconcile` resolves once every subscriber has taken the update. */
   subscribe(listener: (update: OpenOrdersUpdate) => Promise<void> | void): () => void
-  /** The last complete read (every tracked instrument), if any; `foreign`: orders not ours, left alone. */
-  snapshot(): { orders: readonly Order[]; reconciledAt: number | undefined; foreign: readonly Order[] }
+  /**
+   * The last complete read (every tracked instrument), if any; `foreign`: orders not ours, left alone
+   * (at most `FOREIGN_KEPT_MAX`; `foreignOverflow`: more rest than are held).
+   */
+  snapshot(): {
+    orders: readonly Order[]
+    reconciledAt: number | undefined
+    foreign: readonly Order[]
+    foreignCount: number
+    foreignOverflow: boolean
+  }
+  /** Whether orders not ours may rest on this instrument (any, when undefined). */
+  foreignRestOn(iid: number | undefined): boolean
 }
 
 /** Where the venue's order state changes go (the journal): pushed states, and what a read changed. */
@@ -43,6 +55,9 @@ export interface OrderStateRecorder {
   /** A read no longer lists this order (filled, cancelled or expired since the last we knew). */
   gone(order: Order, at: number): void
 }
+
+/** Foreign order ids per cancel (one request of small weight; the rest follow as each settles). */
+const FOREIGN_CANCEL_CHUNK = 99
 
 /** Per-instrument reads cost 1 each, an all-instrument read 20: below this many, read one by one. */
 const PER_INSTRUMENT_BELOW = 20
@@ -65,48 +80,56 @@ export function createOpenOrderBook(o: {
   record?: OrderStateRecorder | undefined
 }): OpenOrderBook {
   const isOurs = o.isOurs ?? (() => true)
-  /** Orders not ours, by order id (any instrument of the account). */
-  const foreign = new Map<number, Order>()
-  let foreignSaid = ''
-  /** Foreign order ids a cancel was sent for (once each). */
-  const cancelSent = new Set<number>()
+  /** Orders not ours (any instrument of the account), bounded (foreignOrders.ts). */
+  const foreign = createForeignOrders()
+  /** One foreign cancel in flight at a time: pushes meanwhile join the next one. */
+  let cancelling = false
   const cancelForeign = (): void => {
-    if (o.cancelForeign === undefined) return
-    const oids = [...foreign.keys()].filter((oid) => !cancelSent.has(oid))
+    const cancel = o.cancelForeign
+    if (cancel === undefined || cancelling) return
+    const oids = foreign.takeNew().slice(0, FOREIGN_CANCEL_CHUNK)
     if (oids.length === 0) return
-    for (const oid of oids) cancelSent.add(oid)
+    cancelling = true
     o.logger?.warn(
-      { foreignOrders: oids },
+      { foreignOrders: oids.length },
       `foreign orders: cancelling ${oids.length} order(s) the bot did not place (orders.foreign: cancel)`,
     )
-    void o.cancelForeign(oids).catch((e: unknown) => {
-      for (const oid of oids) cancelSent.delete(oid)
-      o.logger?.warn(
-        { err: String(e) },
-        'foreign orders: the cancel failed; trying again after the next read',
-      )
-    })
+    void cancel(oids).then(
+      () => {
+        cancelling = false
+        // Those that arrived meanwhile go next.
+        cancelForeign()
+      },
+      (e: unknown) => {
+        cancelling = false
+        foreign.putBack(oids)
+        o.logger?.warn(
+          { err: String(e) },
+          'foreign orders: the cancel failed; trying again after the next read',
+        )
+      },
+    )
   }
   const sayForeign = (): void => {
     cancelForeign()
-    const list = [...foreign.values()]
-    const said = list
-      .map((x) => `${x.oid}:${x.rest}`)
-      .sort()
-      .join(',')
-    if (said === foreignSaid) return
-    foreignSaid = said
-    const perInstrument = new Map<number, number>()
-    for (const x of list) perInstrument.set(x.iid, (perInstrument.get(x.iid) ?? 0) + 1)
+    const s = foreign.summaryDue(o.clock.now())
+    if (s === undefined) return
+    const count = `${s.count}${s.overflow ? '+' : ''}`
+    const where = s.busiest.map(([iid, n]) => `instrument ${iid}: ${n}`).join(', ')
     o.logger?.info(
       {
-        foreignOrders: list.map((x) => ({ oid: x.oid, iid: x.iid, buy: x.buy, price: x.p, resting: x.rest })),
+        foreignOrders: s.count,
+        foreignOverflow: s.overflow,
+        busiest: Object.fromEntries(s.busiest),
+        added: s.added,
+        removed: s.removed,
+        events: s.events,
       },
-      list.length === 0
+      s.count === 0 && !s.overflow
         ? 'foreign orders: none rest now'
         : o.cancelForeign !== undefined
-          ? `foreign orders: ${list.length} order(s) the bot did not place rest; cancelling them (orders.foreign: cancel)`
-          : `foreign orders: leaving ${list.length} order(s) the bot did not place alone (${[...perInstrument].map(([iid, n]) => `instrument ${iid}: ${n}`).join(', ')}); they are never repriced or cancelled by the bot`,
+          ? `foreign orders: ${count} order(s) the bot did not place rest; cancelling them (orders.foreign: cancel)`
+          : `foreign orders: leaving ${count} order(s) the bot did not place alone (${where}${s.busiest.length < s.count ? ', …' : ''}); they are never repriced or cancelled by the bot`,
     )
   }
   const listeners = new Set<(update: OpenOrdersUpdate) => Promise<void> | void>()
@@ -132,16 +155,17 @@ export function createOpenOrderBook(o: {
       const receivedAt = o.clock.now()
       const byInstrument = new Map<number, Order[]>((wanted ?? tracked).map((id) => [id, []]))
       const covered = new Set(wanted ?? [])
-      for (const [oid, x] of foreign) if (!wanted || covered.has(x.iid)) foreign.delete(oid)
+      const theirs: Order[] = []
       const ours: Order[] = []
       for (const x of orders) {
         if (!isOurs(x)) {
-          foreign.set(x.oid, x)
+          theirs.push(x)
           continue
         }
         ours.push(x)
         byInstrument.get(x.iid)?.push(x)
       }
+      foreign.read(wanted ? (iid) => covered.has(iid) : undefined, theirs)
       sayForeign()
       if (!wanted) {
         last = ours
@@ -156,8 +180,8 @@ export function createOpenOrderBook(o: {
     },
     observe(order) {
       if (!isOurs(order)) {
-        if (DIFFABLE_ORDER_STATUSES.has(order.status)) foreign.set(order.oid, order)
-        else foreign.delete(order.oid)
+        if (DIFFABLE_ORDER_STATUSES.has(order.status)) foreign.rest(order)
+        else foreign.gone(order.oid)
         sayForeign()
         return
       }
@@ -177,7 +201,14 @@ export function createOpenOrderBook(o: {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    snapshot: () => ({ orders: last, reconciledAt, foreign: [...foreign.values()] }),
+    snapshot: () => ({
+      orders: last,
+      reconciledAt,
+      foreign: foreign.kept(),
+      foreignCount: foreign.count(),
+      foreignOverflow: foreign.overflow(),
+    }),
+    foreignRestOn: (iid) => foreign.restOn(iid),
   }
 }
 

@@ -16,6 +16,7 @@ import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import { type CancelById, createOrderGateway, type OrderGateway } from './orderGateway.ts'
 import type { OrderOwnership } from './orderOwnership.ts'
+import { createOwedCancels, type OwedCancels } from './owedCancels.ts'
 import { withVenueConditions } from './venueConditions.ts'
 
 export interface OrderDesk {
@@ -23,6 +24,8 @@ export interface OrderDesk {
   readonly gateway: OrderGateway
   /** Whether reprices go out as modifies or (the venue refuses our modify signature) cancel + create. */
   readonly modify: ModifyCapability
+  /** Cancel-alls not yet through (the dead-man switch is not refreshed while any are owed). */
+  readonly owed: OwedCancels
 }
 
 /** Where settled batches are counted (the bot's metrics) and kept (the journal reads `settled`). */
@@ -32,8 +35,8 @@ export interface BatchRecorder {
 
 export function createOrderDesk(o: {
   perps: BatchSend & CancelById & Pick<PerpsClient, 'cancelAll'> & Partial<Pick<PerpsClient, 'getOpenOrders'>>
-  /** With `snapshot`, a cancel-all spares the orders the bot did not place. */
-  openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'snapshot'>>
+  /** With `foreignRestOn`, a cancel-all spares the orders the bot did not place. */
+  openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'foreignRestOn'>>
   /** Our client order ids for creates (absent: none). */
   orderIds?: { next(): string } | undefined
   /** Which orders are ours: while others rest, a cancel-all cancels ours by id (absent: all). */
@@ -84,16 +87,19 @@ export function createOrderDesk(o: {
   })
   // 425 holds, 503 post-only mode and `order_in_flight` cancels handled in front of the batcher.
   const batcher = withVenueConditions(batched, { clock: o.clock, logger: o.logger, alerts: o.alerts })
-  const { snapshot } = o.openOrders
+  const { foreignRestOn } = o.openOrders
+  const owed = createOwedCancels(o.clock)
   const gateway = createOrderGateway({
+    owed,
+    record: o.metrics,
     batcher,
     perps: o.perps,
     modify,
     orderIds: o.orderIds,
-    book: snapshot && { snapshot },
+    book: foreignRestOn && { foreignRestOn },
     isOurs: o.isOurs,
   })
-  return { batcher, modify, gateway }
+  return { batcher, modify, gateway, owed }
 }
 
 /**

@@ -15,16 +15,19 @@
  * a trader's manual orders stay on the book.
  */
 
+import { RequestRejectedError, TransportError, UnknownOutcomeError } from '../../errors.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { CancelResult, CreateOrderInput, ModifyOrderInput, Order } from '../../perps/schemas/orders.ts'
 import type { ModifyOutcome, PlanOutcome, SubmitPlanInput, WorkPriority } from '../quoting/orderPlan.ts'
 import type { Batcher } from './batcher.ts'
 import type { ModifyCapability } from './modifyCapability.ts'
+import type { OwedCancelLedger } from './owedCancels.ts'
 
 export interface OrderGateway {
   submitPlan(input: SubmitPlanInput): Promise<PlanOutcome>
   /**
-   * Cancels every open order of ours (of one instrument when given), at risk priority; with `exit`,
+   * Cancels every open order of ours (of one instrument when given), at `halt` priority (the fleet's
+   * halt reserve; risk work locally) and owed until it succeeds (`owedCancels.ts`); with `exit`,
    * at the stop sequence's own priority (held by nothing local) and signed with the local clock while
    * the venue's is refused. `only` narrows it to some of our orders (a fleet process that lost its
    * lease cancels its own epoch's); then it always goes by id.
@@ -44,12 +47,17 @@ export interface CancelById {
   cancelOrders(
     oids: readonly number[],
     options: {
-      priority: 'risk' | 'exit'
+      priority: 'halt' | 'exit'
       signal: AbortSignal
       localClockIfUntrusted?: boolean
       onAdmitted: () => Promise<void>
     },
   ): Promise<readonly CancelResult[]>
+}
+
+/** Counts and journals the cancel-all's own requests (the desk's batch recorder). */
+export interface CancelRecorder {
+  recordBatch(batch: { command: string; size: number; outcome: 'ok' | 'error' | 'unknown' }): void
 }
 
 /** Order ids per cancel request (the venue's batch limit is higher; this keeps requests small). */
@@ -62,10 +70,17 @@ export function createOrderGateway(deps: {
   modify?: Pick<ModifyCapability, 'mode'> | undefined
   /** Our client order ids for creates; absent: creates carry none. */
   orderIds?: { next(): string } | undefined
-  /** Our open orders and the foreign ones; absent: cancel-all cancels everything. */
-  book?: { snapshot(): { foreign: readonly Order[] } } | undefined
+  /** Whether foreign orders rest (on an instrument, or any); absent: cancel-all cancels everything. */
+  book?: { foreignRestOn(iid: number | undefined): boolean } | undefined
   /** Which orders are ours (by coid tag): while others rest, what a cancel-all cancels. */
   isOurs?: ((order: Order) => boolean) | undefined
+  /** Where a cancel-all is owed until it succeeds (the dead-man switch reads it). */
+  owed?: OwedCancelLedger | undefined
+  /**
+   * Where each cancel-all request is counted and journaled like a batch (the exit's and a halt's
+   * cancels do not pass the batcher).
+   */
+  record?: CancelRecorder | undefined
 }): OrderGateway {
   const { batcher } = deps
   const tagged = <T extends { coid?: string | undefined }>(order: T): T =>
@@ -98,8 +113,71 @@ export function createOrderGateway(deps: {
     return { status: 'replaced', create }
   }
 
+  /**
+   * One cancel request, counted and journaled with its outcome: refused by the venue, `error`; sent
+   * without an answer, `unknown`; refused before sending (the limiter, the lease fence), not at all.
+   */
+  async function recorded<T>(command: string, size: number, send: () => Promise<T>): Promise<T> {
+    try {
+      const r = await send()
+      deps.record?.recordBatch({ command, size, outcome: 'ok' })
+      return r
+    } catch (e) {
+      if (e instanceof RequestRejectedError) deps.record?.recordBatch({ command, size, outcome: 'error' })
+      else if (e instanceof UnknownOutcomeError || e instanceof TransportError)
+        deps.record?.recordBatch({ command, size, outcome: 'unknown' })
+      throw e
+    }
+  }
+
+  async function cancelAllNow(
+    instrumentId: number | undefined,
+    options: Parameters<OrderGateway['cancelAll']>[1] = {},
+  ): Promise<void> {
+    const foreign = deps.book?.foreignRestOn(instrumentId) ?? false
+    const { only } = options
+    const isOurs = deps.isOurs
+    const exit = options.exit === true
+    const priority = exit ? 'exit' : 'halt'
+    const command = {
+      priority,
+      signal: options.signal,
+      ...(exit ? { localClockIfUntrusted: true } : {}),
+    } as const
+    if (only === undefined && (isOurs === undefined || deps.perps.getOpenOrders === undefined || !foreign)) {
+      await recorded('cancelAll', 1, () =>
+        deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, command),
+      )
+      return
+    }
+    // Others' orders rest (or only some of ours go): by id, read fresh (creates since the last read
+    // count); theirs stay.
+    const signal = options.signal ?? new AbortController().signal
+    const open =
+      (await deps.perps.getOpenOrders?.(instrumentId === undefined ? undefined : { instrumentId }, {
+        signal,
+        priority,
+      })) ?? []
+    const ids = open.filter((x) => (isOurs?.(x) ?? true) && (only?.(x) ?? true)).map((x) => x.oid)
+    for (let i = 0; i < ids.length; i += CANCEL_BY_ID_CHUNK) {
+      const chunk = ids.slice(i, i + CANCEL_BY_ID_CHUNK)
+      const results = await recorded('cancelOrders', chunk.length, () =>
+        deps.perps.cancelOrders(chunk, { ...command, signal, onAdmitted: async () => undefined }),
+      )
+      const refused = results.filter(
+        (r) => r.status !== 'ok' && !/not.?found|not_in_orderbook/i.test(r.error ?? ''),
+      )
+      if (refused.length > 0)
+        throw new Error(
+          `cancel by id: ${refused.length} order(s) refused (${refused[0]?.error ?? 'unknown'})`,
+        )
+    }
+  }
+
   return {
     async submitPlan({ instrumentId, plan, priority, lazy, openOrders = [] }) {
+      // Quoting again: the actor manages its orders itself; nothing of a past halt is owed.
+      deps.owed?.paid(instrumentId)
       const fallback = deps.modify?.mode === 'cancel+create'
       const byOid = new Map(openOrders.map((o) => [o.oid, o]))
       const [modify, create, cancel] = await Promise.all([
@@ -130,48 +208,10 @@ export function createOrderGateway(deps: {
       return { modify, create, cancel }
     },
     async cancelAll(instrumentId, options = {}) {
-      const foreign =
-        deps.book?.snapshot().foreign.filter((x) => instrumentId === undefined || x.iid === instrumentId) ??
-        []
-      const { only } = options
-      const isOurs = deps.isOurs
-      const exit = options.exit === true
-      const priority = exit ? 'exit' : 'risk'
-      const command = {
-        priority,
-        signal: options.signal,
-        ...(exit ? { localClockIfUntrusted: true } : {}),
-      } as const
-      if (
-        only === undefined &&
-        (isOurs === undefined || deps.perps.getOpenOrders === undefined || foreign.length === 0)
-      ) {
-        await deps.perps.cancelAll(instrumentId === undefined ? {} : { iid: instrumentId }, command)
-        return
-      }
-      // Others' orders rest (or only some of ours go): by id, read fresh (creates since the last read
-      // count); theirs stay.
-      const signal = options.signal ?? new AbortController().signal
-      const open =
-        (await deps.perps.getOpenOrders?.(instrumentId === undefined ? undefined : { instrumentId }, {
-          signal,
-          ...(exit ? { priority: 'exit' as const } : {}),
-        })) ?? []
-      const ids = open.filter((x) => (isOurs?.(x) ?? true) && (only?.(x) ?? true)).map((x) => x.oid)
-      for (let i = 0; i < ids.length; i += CANCEL_BY_ID_CHUNK) {
-        const results = await deps.perps.cancelOrders(ids.slice(i, i + CANCEL_BY_ID_CHUNK), {
-          ...command,
-          signal,
-          onAdmitted: async () => undefined,
-        })
-        const refused = results.filter(
-          (r) => r.status !== 'ok' && !/not.?found|not_in_orderbook/i.test(r.error ?? ''),
-        )
-        if (refused.length > 0)
-          throw new Error(
-            `cancel by id: ${refused.length} order(s) refused (${refused[0]?.error ?? 'unknown'})`,
-          )
-      }
+      const scope = instrumentId ?? 'all'
+      deps.owed?.owe(scope)
+      await cancelAllNow(instrumentId, options)
+      deps.owed?.paid(scope)
     },
   }
 }

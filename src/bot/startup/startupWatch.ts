@@ -8,7 +8,7 @@
  * address stays the same; with port 0 the final one is the one `RunningBot.opsUrl` names).
  */
 import type { Clock, TimerId } from '../../clock.ts'
-import type { Logger } from '../../logging/logger.ts'
+import type { Logger, Scrubber } from '../../logging/logger.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
 import { type RunningOpsServer, startOpsServer } from '../../ops/opsServer.ts'
 import type { BotStatus } from '../../ops/status.ts'
@@ -40,6 +40,8 @@ export async function startStartupWatch(o: {
   serve: boolean
   token: string | undefined
   secrets: readonly (string | undefined)[]
+  /** The process's one scrubber (every reply passes it). */
+  scrubber?: Scrubber | undefined
   progressEveryMs?: number | undefined
 }): Promise<StartupWatch> {
   const startedAt = o.clock.now()
@@ -80,6 +82,8 @@ export async function startStartupWatch(o: {
       isReady: () => startingReadiness(current.name, o.clock.now() - current.since),
       logger: o.logger.child({ component: 'ops' }),
       secrets: o.secrets,
+      scrubber: o.scrubber,
+      hostNames: o.settings.ops.hostNames,
     })
   return {
     step(name) {

@@ -36,6 +36,7 @@ export async function connectWatched(
     serve: o.serve,
     token: o.secrets.PERPBOT_OPS_TOKEN,
     secrets: o.secretBag.needles,
+    scrubber: o.secretBag,
   })
   startup.step('the venue (clock sync, instruments, credentials)')
   try {

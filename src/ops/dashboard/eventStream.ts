@@ -28,6 +28,8 @@ const CLOSE_WAIT_MS = 250
 export interface EventStreamOptions {
   source: TimelineSource
   secrets?: readonly (string | undefined)[] | undefined
+  /** The process's one scrubber: every frame passes it (it knows secrets added after the start). */
+  scrubber?: { scrub(text: string): string } | undefined
   maxClients?: number | undefined
   maxBacklogBytes?: number | undefined
   maxStallMs?: number | undefined
@@ -108,8 +110,9 @@ export function createEventStream(o: EventStreamOptions): EventStream {
     }
     return pick
   }
+  const scrubbed = (text: string): string => o.scrubber?.scrub(text) ?? text
   const broadcast = (u: TimelineUpdate): void => {
-    const message = frame('sample', sanitizeForJson(u, { secrets: o.secrets }))
+    const message = scrubbed(frame('sample', sanitizeForJson(u, { secrets: o.secrets })))
     sweep(now())
     for (const c of clients) send(c, message)
   }
@@ -147,7 +150,7 @@ export function createEventStream(o: EventStreamOptions): EventStream {
       // The page reconnects after 3 s if the stream breaks (the browser's default, said explicitly).
       send(
         c,
-        `retry: 3000\n${frame('snapshot', sanitizeForJson(o.source.snapshot(), { secrets: o.secrets }))}`,
+        `retry: 3000\n${scrubbed(frame('snapshot', sanitizeForJson(o.source.snapshot(), { secrets: o.secrets })))}`,
       )
       clients.add(c)
       unsubscribe ??= o.source.subscribe(broadcast)

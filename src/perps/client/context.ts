@@ -27,9 +27,11 @@ export interface AuthHeaderNames {
 /**
  * Scheduling class of a request: risk reduction first, then reads, then quotes. `exit` is the stop
  * sequence's own commands (the exit policy's cancel-all, clearing the dead-man switch): a gate lets
- * them through at once, held by nothing local.
+ * them through at once, held by nothing local. `halt` is a halted instrument's cancels (and the read
+ * they need): risk work locally, and in a fleet the only work that may use the shared budget's halt
+ * reserve, which no other request is ever lent.
  */
-export type RequestPriority = 'risk' | 'read' | 'quote' | 'exit'
+export type RequestPriority = 'risk' | 'read' | 'quote' | 'exit' | 'halt'
 
 /** One HTTP request as the gate sees it (each retry attempt of a read is a request of its own). */
 export interface GatedRequest {

@@ -41,8 +41,11 @@ export interface PerpsCallOptions {
 export interface PerpsReadOptions extends PerpsCallOptions {
   /** Overrides the context's read retry policy for this call. */
   retry?: RetryPolicy | undefined
-  /** `exit`: a read the stop sequence's own cancels depend on (held by nothing local). */
-  priority?: 'exit' | undefined
+  /**
+   * `exit`: a read the stop sequence's own cancels depend on (held by nothing local); `halt`: one a
+   * halted instrument's cancels depend on (the fleet's halt reserve).
+   */
+  priority?: 'exit' | 'halt' | undefined
 }
 
 export interface PerpsCommandOptions extends PerpsCallOptions {
@@ -142,7 +145,7 @@ interface CallSpec<S extends z.ZodType> {
 
 export interface ReadSpec<S extends z.ZodType> extends CallSpec<S> {
   retry?: RetryPolicy | undefined
-  priority?: 'exit' | undefined
+  priority?: 'exit' | 'halt' | undefined
 }
 
 export interface CommandSpec<S extends z.ZodType> extends CallSpec<S> {

@@ -13,6 +13,11 @@ export function parseAxis(arg: string): GridAxis {
   const eq = arg.indexOf('=')
   const key = arg.slice(0, eq).trim()
   if (eq <= 0 || key === '') throw new InputValidationError(`--grid expects key=v1,v2,…, got '${arg}'`)
+  // A parameter name, never an object's own machinery (`__proto__` would be dropped silently).
+  if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(key) || RESERVED.has(key))
+    throw new InputValidationError(
+      `--grid ${JSON.stringify(key.slice(0, 64))} is not a parameter name (letters, digits, _)`,
+    )
   const values = arg
     .slice(eq + 1)
     .split(',')
@@ -23,13 +28,29 @@ export function parseAxis(arg: string): GridAxis {
   return { key, values }
 }
 
+/** Names no parameter may have. */
+const RESERVED: ReadonlySet<string> = new Set([
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+])
+
+/** Most grid points one sweep runs (every combination is one backtest). */
+export const MAX_GRID_POINTS = 10_000
+
 /** Every combination, the first axis varying slowest. */
 export function expandGrid(axes: readonly GridAxis[]): GridPoint[] {
   const keys = new Set<string>()
+  let count = 1
   for (const a of axes) {
     if (keys.has(a.key)) throw new InputValidationError(`--grid ${a.key} is given twice`)
     keys.add(a.key)
+    count *= a.values.length
   }
+  if (count > MAX_GRID_POINTS)
+    throw new InputValidationError(`--grid gives ${count} combinations; at most ${MAX_GRID_POINTS} per sweep`)
   let points: Record<string, string | number>[] = [{}]
   for (const a of axes) points = points.flatMap((p) => a.values.map((v) => ({ ...p, [a.key]: v })))
   return points

@@ -64,8 +64,9 @@ describe('connect against a hostile venue', () => {
     const e = await start(url, { requestTimeoutMs: 150 }).catch((err: unknown) => err)
     expect(e).toBeInstanceOf(TransportError)
     expect(e).toMatchObject({ timedOut: true, path: '/v1/info/time' })
-    // Three read attempts of 150 ms plus jittered backoff (≤ 200 + 400 ms): bounded, not forever.
-    expect(Date.now() - started).toBeLessThan(3_000)
+    // Three read attempts of 150 ms plus jittered backoff (≤ 200 + 400 ms): bounded, not forever
+    // (the bound leaves a loaded machine room; the failure it catches is a hang).
+    expect(Date.now() - started).toBeLessThan(10_000)
   })
 
   it('a 50 MB time body is cut at the configured cap', async () => {
