@@ -80,7 +80,7 @@ describe('orders by client id and the book', () => {
     expect(res).toMatchObject({ status: 'ok', coid: COID })
     expect(await perps.getOpenOrders({ instrumentId: 1 })).toEqual([])
     const [again] = await perps.cancelOrdersCoid([COID])
-    expect(again).toMatchObject({ status: 'err', error: 'order_not_found' })
+    expect(again).toMatchObject({ status: 'err', error: 'order_unknown' })
   })
 })
 

@@ -47,14 +47,14 @@ export async function updateMarginCommand(s: ExchangeState, body: unknown) {
   return { status: 'ok' as const, instrument_id: iid, margin: usd(next) }
 }
 
-/** Per client order id: ok (with oid), or `order_not_found`. */
+/** Per client order id: ok (with oid), or `order_unknown` (the venue's code for a coid that resolves to no resting order). */
 export async function cancelByCoidCommand(s: ExchangeState, body: unknown): Promise<CancelResult[]> {
   const cmd = admitCommand(s, await verifyCommand(s, body, 'cancelOrdersCOID'), 'cancelOrdersCOID')
   cmd.commit()
   const now = nowOf(s)
   return cmd.op.args.map((coid): CancelResult => {
     const order = [...cmd.account.open.values()].find((o) => o.coid === coid)
-    if (order === undefined) return { status: 'err', error: 'order_not_found', coid }
+    if (order === undefined) return { status: 'err', error: 'order_unknown', coid }
     closeOrder(s, order, 'cancelled', now)
     return { status: 'ok', oid: order.oid, coid }
   })
