@@ -6,23 +6,23 @@
  */
 import { z } from 'zod'
 import { Fill, Portfolio } from '../schemas/account.ts'
-import { DecimalString, InstrumentId, OrderId, TimestampMs } from '../schemas/common.ts'
+import { DecimalString, InstrumentId, OptionalDecimal, OrderId, TimestampMs } from '../schemas/common.ts'
 import { Kline } from '../schemas/info.ts'
 import { Order } from '../schemas/orders.ts'
 import { tolerantArray } from '../schemas/tolerantArray.ts'
 
-/** `tickers::{all|iid}`: one instrument per frame, also on `::all`. */
+/** `tickers::{all|iid}`: one instrument per frame, also on `::all`; only the index is required (as REST `Ticker`). */
 export const TickerPush = z.looseObject({
   iid: InstrumentId,
   /** Index price. */
   idx: DecimalString,
-  mark: DecimalString,
-  last: DecimalString,
-  mid: DecimalString,
+  mark: OptionalDecimal,
+  last: OptionalDecimal,
+  mid: OptionalDecimal,
   /** Open interest. */
-  oi: DecimalString,
+  oi: OptionalDecimal,
   /** Funding rate estimate of the current window. */
-  fr: DecimalString,
+  fr: OptionalDecimal,
   /** Next funding time, ms. */
   nxf: TimestampMs,
 })
