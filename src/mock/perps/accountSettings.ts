@@ -31,7 +31,7 @@ export async function updateLeverageCommand(s: ExchangeState, body: unknown) {
 /** Isolated margin in or out: 422 `invalid_margin_mode` on a cross instrument, `position_not_found` when flat. */
 export async function updateMarginCommand(s: ExchangeState, body: unknown) {
   const cmd = admitCommand(s, await verifyCommand(s, body, 'updateMargin'), 'updateMargin')
-  const { iid, amount } = cmd.op.args
+  const { iid, amt: amount } = cmd.op.args
   marketOf(s, iid)
   if (cmd.account.cross.get(iid) ?? true) throw unprocessable('invalid_margin_mode')
   const pos = cmd.account.positions.get(iid)
