@@ -67,6 +67,7 @@ import {
   admitCommand,
   admitSalt,
   admitSigner,
+  signerRateLimitHeaders,
   takeActionWeight,
   verifyAutoCancel,
   verifyCommand,
@@ -392,6 +393,11 @@ export class PerpsExchange {
    */
   applyReferral(owner: string, body: unknown): { status: 'ok' } {
     return applyReferral(this.#authed(owner), body)
+  }
+
+  /** The per-signer `Poly-RateLimit-*` headers for the answer to a signed command body (gate.ts). */
+  signerRateLimitHeaders(body: unknown): Record<string, string> | undefined {
+    return signerRateLimitHeaders(this.#s, body)
   }
 
   /** `GET /v1/account/auto-cancel`: the dead-man switch's deadline and today's triggers. */

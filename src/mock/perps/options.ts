@@ -128,6 +128,11 @@ export interface PerpsExchangeOptions {
    */
   goneCodes?: readonly OrderGoneCode[] | undefined
   /**
+   * Send the venue's per-signer `Poly-RateLimit-Remaining/-Reset/-Tier` headers on every signed
+   * command's answer (the signer's action bucket; `Reset` a Unix time in seconds). Default off.
+   */
+  signerRateLimitHeaders?: boolean | undefined
+  /**
    * Who signed a command (signerRecovery.ts): by default every signature is recovered at once; the
    * simulator passes a `DeferredSignerCheck` that verifies on another thread.
    */

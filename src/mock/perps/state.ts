@@ -169,6 +169,9 @@ export interface ExchangeState {
   /** The codes an order that left the book is answered with (`PerpsExchangeOptions.goneCodes`), and their draw. */
   readonly goneCodes: readonly OrderGoneCode[]
   readonly goneRng: Random
+  /** Who signed each verified command body (gate.ts), for its answer's per-signer rate-limit headers. */
+  readonly commandSigners: WeakMap<object, string>
+  readonly signerRateLimitHeaders: boolean
   /** Who signed a command (the default recovers at once; see `PerpsExchangeOptions.signerCheck`). */
   readonly signers: SignerCheck
   /** The mock WebSocket's hooks (the façade's `onFill`): each fill of an order, as the push item. */
@@ -236,6 +239,8 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     modifyOrdersLayout: layout,
     goneCodes: goneCodesOf(options.goneCodes),
     goneRng: seededRandom(o.seed ^ 0x060e0c0d),
+    commandSigners: new WeakMap(),
+    signerRateLimitHeaders: options.signerRateLimitHeaders === true,
     signers: options.signerCheck ?? SHARED_SIGNER_CHECK,
     fillListeners: new Set(),
     orderListeners: new Set(),
