@@ -193,6 +193,25 @@ beforeAll(async () => {
     '/v1/account/proxy',
     await owner.signCreateProxy({ proxy: SECOND_PROXY, expiry: mock.clock.now() + 86_400_000 }),
   )
+  await command(
+    'DELETE /v1/account/proxy',
+    'PerpsDeleteProxyResponseSchema',
+    false,
+    'DELETE',
+    '/v1/account/proxy',
+    await owner.signCommand({
+      op: { type: 'deleteProxy', args: { proxy: SECOND_PROXY } },
+      signedOp: ['deleteProxy', [SECOND_PROXY]],
+    }),
+  )
+  await command(
+    'POST /v1/account/withdraw',
+    'PerpsWithdrawResponseSchema',
+    false,
+    'POST',
+    '/v1/account/withdraw',
+    await owner.signWithdraw({ amount: 5_000_000n }),
+  )
 }, 60_000)
 
 afterAll(async () => {
@@ -243,6 +262,8 @@ describe('every mock response and push parses with the official schema', () => {
       [`/v1/account/pnl?interval=1h&start_timestamp=${t - 7_200_000}`, 'ListPerpsPnlHistoryResponseSchema'],
       ['/v1/account/config', 'FetchPerpsAccountConfigResponseSchema'],
       ['/v1/account/auto-cancel', 'FetchPerpsAutoCancelStatusResponseSchema'],
+      ['/v1/account/stats', 'FetchPerpsAccountStatsResponseSchema'],
+      ['/v1/account/notifications', 'ListPerpsNotificationsResponseSchema'],
     ]
     const bad: string[] = []
     const seen: string[] = []
@@ -279,7 +300,7 @@ describe('every mock response and push parses with the official schema', () => {
         else checked.push(`${v.label} ${a.name}`)
       }
     console.log(`mock command answers checked by the official schemas: ${checked.join(', ')}`)
-    expect(answers.map((a) => a.name)).toHaveLength(6)
+    expect(answers.map((a) => a.name)).toHaveLength(8)
     expect(bad).toEqual([])
   })
 

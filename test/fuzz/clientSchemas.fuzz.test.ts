@@ -143,6 +143,16 @@ function perpsCalls(): Record<PerpsMethod, ClientCall> {
       run: () => perps.setAutoCancel({ time: future() }),
     },
     getAutoCancel: { route: 'GET /v1/account/auto-cancel', run: () => perps.getAutoCancel() },
+    getAccountStats: { route: 'GET /v1/account/stats', run: () => perps.getAccountStats() },
+    getNotifications: { route: 'GET /v1/account/notifications', run: () => perps.getNotifications() },
+    withdraw: {
+      route: 'POST /v1/account/withdraw',
+      run: () => perps.withdraw({ amount: 1_000_000n }, { owner }),
+    },
+    deleteProxy: {
+      route: 'DELETE /v1/account/proxy',
+      run: () => perps.deleteProxy({ proxy: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' }, { owner }),
+    },
     cancelOrdersCoid: {
       route: 'DELETE /v1/trade/orders-coid',
       run: () => perps.cancelOrdersCoid(['00000000000000000000000000f0220f']),

@@ -55,6 +55,10 @@ const ROUTES: Readonly<Record<string, Route>> = {
     return ex.publicPortfolio(address)
   },
   'GET /v1/account/credentials': (r, ex) => ex.credentials(auth(r, ex)),
+  'GET /v1/account/stats': (r, ex) => ex.accountStats(auth(r, ex)),
+  'GET /v1/account/notifications': (r, ex) => ex.notifications(auth(r, ex)),
+  'DELETE /v1/account/proxy': (r, ex) => ex.deleteProxy(r.body),
+  'POST /v1/account/withdraw': (r, ex) => ex.withdraw(r.body),
   'GET /v1/account/portfolio': (r, ex) => ex.portfolio(auth(r, ex)),
   'GET /v1/account/withdrawals': (r, ex) => {
     const owner = auth(r, ex)
