@@ -379,6 +379,7 @@ function pushExamples(): Record<keyof typeof PUSH_DATA_SCHEMAS, { ch: string; da
     balances: { ch: 'balances', data: { asset: 'pUSD', balance: '100', value: '100' } },
     deposits: { ch: 'deposits', data: { asset: 'pUSD', amount: '100000000', status: 'pending' } },
     notifications: { ch: 'notifications', data: { type: 'margin', level: 'warning', message: 'margin low' } },
+    tpsl: { ch: 'tpsl::7', data: { oid: 12, st: 'armed' } },
   }
 }
 

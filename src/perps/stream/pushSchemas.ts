@@ -155,6 +155,14 @@ export {
   type VenueNotification,
 } from '../schemas/notifications.ts'
 
+/** `tpsl::{n}`: one TP/SL order's lifecycle (bindings: `untriggered`, `armed`, `cancelled`, `expired`; any string read). */
+export const TpslPush = z.looseObject({
+  oid: OrderId,
+  st: z.string(),
+  reason: z.string().optional(),
+})
+export type TpslPush = z.infer<typeof TpslPush>
+
 /** The data schema of each channel kind. */
 export const PUSH_DATA_SCHEMAS = {
   tickers: TickerPush,
@@ -171,6 +179,7 @@ export const PUSH_DATA_SCHEMAS = {
   balances: BalancePush,
   deposits: DepositPush,
   notifications: NotificationsPush,
+  tpsl: TpslPush,
 } as const
 
 export type PushDataByKind = { [K in keyof typeof PUSH_DATA_SCHEMAS]: z.infer<(typeof PUSH_DATA_SCHEMAS)[K]> }
