@@ -54,7 +54,7 @@ export function notificationAlert(n: VenueNotification, at: number): Alert {
     severity: n.severity,
     title: `venue notification (${n.kind})`,
     message: n.text === '' ? `the venue sent a ${n.kind} notification` : n.text,
-    details: { kind: n.kind, ...(n.ts === undefined ? {} : { venueTs: n.ts }) },
+    details: { ...n.details, kind: n.kind, ...(n.ts === undefined ? {} : { venueTs: n.ts }) },
     at,
   }
 }

@@ -11,6 +11,8 @@ export interface CliContext {
   isTty: boolean
   /** Aborted on SIGINT/SIGTERM for commands that do not install their own shutdown. */
   signal: AbortSignal
+  /** Asks the operator yes/no (tests answer here; default: the terminal). */
+  confirm?: ((question: string) => Promise<boolean>) | undefined
 }
 
 /** A command-line usage problem: printed as one line, exit code 2. */

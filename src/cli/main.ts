@@ -14,6 +14,7 @@ import { SecretBag } from '../logging/logger.ts'
 import { runStandaloneMock } from '../mock/standalone.ts'
 import { SCRUBBED_ENV_NAMES } from '../settings/schema.ts'
 import { StrategyLoadError } from '../strategy/registryErrors.ts'
+import { accountStatsCommand, revokeProxyCommand, withdrawCommand } from './accountAdmin.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -48,6 +49,9 @@ commands:
   record         the public stream (tickers, best bid/offer, trades) into a dataset folder
   sweep          replayed backtests over a parameter grid on worker threads; ranked CSV + heatmap
   create-proxy   register a proxy key signed by the owner key; prints the secret once
+  withdraw       withdraw pUSD to the owner wallet (owner-signed; shows the fee, asks first)
+  revoke-proxy   revoke a proxy key (owner-signed)
+  account-stats  the account's 7-day volumes and maker share
   doctor         preflight checks of the venue, the credentials and the account (--live)
   status         one-shot account and margin view (of the running bot, or --live the venue)
   events         query the event catalogue (filters, cursor paging; table or --format ndjson)
@@ -86,6 +90,12 @@ export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'
         return await sweepCommand(sub, version())
       case 'create-proxy':
         return await createProxyCommand(sub)
+      case 'withdraw':
+        return await withdrawCommand(sub)
+      case 'revoke-proxy':
+        return await revokeProxyCommand(sub)
+      case 'account-stats':
+        return await accountStatsCommand(sub)
       case 'doctor':
         return await doctorCommand(sub)
       case 'status':

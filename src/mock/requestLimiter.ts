@@ -20,11 +20,6 @@ export interface RequestLimitOptions {
   catalogueCapacityPerMinute?: number | undefined
   /** Overrides the weight of a perps request (default: `requestWeight`). */
   weightOf?: ((req: MockRequest) => number) | undefined
-  /**
-   * Send the venue's `Poly-RateLimit-Limit/-Remaining/-Reset` headers on every perps answer (the
-   * official client's newer names; reset = whole seconds until the client's bucket is full). Default off.
-   */
-  headers?: boolean | undefined
 }
 
 /** The state behind `withRequestLimit`, exposed for tests and `/__mock/state`. */
@@ -33,8 +28,6 @@ export interface RequestLimiter {
   check(req: MockRequest): MockResponse | undefined
   /** Perps tokens a client has left (full capacity for a client never seen). */
   remaining(clientId: string): number
-  /** The `Poly-RateLimit-*` headers for a perps answer to this client (undefined when off or a catalogue route). */
-  headersFor(req: MockRequest): Record<string, string> | undefined
   /** Clients with a perps bucket (bounded by `MAX_TRACKED_CLIENTS` plus those still refilling). */
   readonly trackedClients: number
   readonly capacityPerMinute: number
@@ -141,17 +134,6 @@ export function createRequestLimiter(options: RequestLimitOptions): RequestLimit
     remaining(clientId) {
       return perps.get(clientId)?.available ?? capacity
     },
-    headersFor(req) {
-      if (options.headers !== true || isCatalogueRoute(req.path)) return undefined
-      const b = perps.get(req.clientId)
-      const left = b?.available ?? capacity
-      const resetS = b === undefined ? 0 : Math.ceil(((capacity - left) * b.windowMs) / capacity / 1000)
-      return {
-        'poly-ratelimit-limit': String(capacity),
-        'poly-ratelimit-remaining': String(Math.floor(left)),
-        'poly-ratelimit-reset': String(resetS),
-      }
-    },
     get trackedClients() {
       return perps.size
     },
@@ -165,8 +147,6 @@ export function withRequestLimit(
 ): MockHandler {
   const l = 'check' in limiter ? limiter : createRequestLimiter(limiter)
   return async (req) => {
-    const out = l.check(req) ?? (await handler(req))
-    const extra = l.headersFor(req)
-    return extra === undefined ? out : { ...out, headers: { ...out.headers, ...extra } }
+    return l.check(req) ?? (await handler(req))
   }
 }

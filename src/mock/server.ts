@@ -79,7 +79,10 @@ export interface MockRateLimits {
   requestWeightPerMinute?: number | undefined
   /** Catalogue requests per client per minute. Default: not limited. */
   cataloguePerMinute?: number | undefined
-  /** Send `Poly-RateLimit-*` headers on perps answers (requestLimiter.ts). Default off. */
+  /**
+   * Send the venue's per-signer `Poly-RateLimit-*` headers on signed commands' answers (the signer's
+   * action bucket: `Remaining`, `Reset` a Unix time in seconds, `Tier`; perps/exchange.ts). Default off.
+   */
   headers?: boolean | undefined
 }
 
@@ -203,7 +206,11 @@ export function composeMock<TExchange, TCatalogue>(
     scenario,
     clock: serverClock,
     catalogue: options.catalogue ?? {},
-    exchange: { transitAllowanceMs: transitAllowanceMs(clock.info().rate), ...options.exchange },
+    exchange: {
+      transitAllowanceMs: transitAllowanceMs(clock.info().rate),
+      signerRateLimitHeaders: options.rateLimits !== false && options.rateLimits?.headers === true,
+      ...options.exchange,
+    },
   })
 
   const router: MockHandler = (req) => {
@@ -219,7 +226,6 @@ export function composeMock<TExchange, TCatalogue>(
           clock,
           capacityPerMinute: limits?.requestWeightPerMinute,
           catalogueCapacityPerMinute: limits?.cataloguePerMinute,
-          headers: limits?.headers,
         })
   const faulty = faults.wrap(router)
   const limited = limiter === undefined ? faulty : withRequestLimit(faulty, limiter)

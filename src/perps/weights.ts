@@ -42,6 +42,10 @@ export type PerpsEndpoint =
   | 'getDeposits'
   | 'getEquityHistory'
   | 'getPnlHistory'
+  | 'getAccountStats'
+  | 'getNotifications'
+  | 'deleteProxy'
+  | 'withdraw'
 
 export interface WeightInput {
   /** Number of orders (or ids) in a batch command. */
@@ -324,6 +328,35 @@ export const PERPS_WEIGHTS: Readonly<Record<PerpsEndpoint, EndpointWeights>> = {
     path: '/v1/account/pnl',
     kind: 'read',
     request: fixed(10),
+    action: fixed(0),
+  },
+  // Not in protocol-notes c.1 (issue 35): taken as 1, like the other single-account reads and commands.
+  getAccountStats: {
+    method: 'GET',
+    path: '/v1/account/stats',
+    kind: 'read',
+    request: fixed(1),
+    action: fixed(0),
+  },
+  getNotifications: {
+    method: 'GET',
+    path: '/v1/account/notifications',
+    kind: 'read',
+    request: fixed(1),
+    action: fixed(0),
+  },
+  deleteProxy: {
+    method: 'DELETE',
+    path: '/v1/account/proxy',
+    kind: 'command',
+    request: fixed(1),
+    action: fixed(0),
+  },
+  withdraw: {
+    method: 'POST',
+    path: '/v1/account/withdraw',
+    kind: 'command',
+    request: fixed(1),
     action: fixed(0),
   },
 }

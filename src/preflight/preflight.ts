@@ -365,7 +365,10 @@ async function selfTest(
       attempts: 4,
       transient: (e) => isTransient(e) || e instanceof UnknownOutcomeError,
     })
-    if (r?.status === 'err' && /not.?found|not_in_orderbook|not_pending/i.test(r.error ?? ''))
+    if (
+      r?.status === 'err' &&
+      /not.?found|not_in_orderbook|order_unknown|already_terminal|not_pending/i.test(r.error ?? '')
+    )
       return [check, 'ok', `signature verified (the venue answered ${r.error})`]
     return [check, 'warn', `unexpected answer ${JSON.stringify(r)}`]
   } catch (e) {

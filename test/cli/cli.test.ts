@@ -4,7 +4,19 @@ import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { OWNER_PK } from '../mock/perps/helpers.ts'
 import { perpbot } from './perpbotCli.ts'
 
-const COMMANDS = ['run', 'mock', 'create-proxy', 'status', 'events', 'config', 'doctor', 'report']
+const COMMANDS = [
+  'run',
+  'mock',
+  'create-proxy',
+  'withdraw',
+  'revoke-proxy',
+  'account-stats',
+  'status',
+  'events',
+  'config',
+  'doctor',
+  'report',
+]
 
 describe('perpbot command line', () => {
   it('prints its version', async () => {

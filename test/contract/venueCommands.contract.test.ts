@@ -4,11 +4,13 @@
  * its 5 s rule, and the market/account reads — each consistent with the mock's own state (the book
  * holds our resting order, klines follow the price path the statistics show, trades include our fills).
  */
+import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InputValidationError, RequestRejectedError } from '../../src/errors.ts'
 import type { RunningMock } from '../../src/mock/server.ts'
 import { createPerpsClient, type PerpsClient } from '../../src/perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../../src/perps/signing/commandSigner.ts'
+import { buildUpdateMargin } from '../../src/perps/signing/ops.ts'
 import { SaltSource } from '../../src/perps/signing/salt.ts'
 import { seededRandom } from '../../src/random.ts'
 import { advance, PROXY, PROXY_PK, SECRET, startStreamMock } from '../perps/stream/streamHarness.ts'
@@ -56,6 +58,23 @@ describe('leverage and margin mode', () => {
       status: 'ok',
       margin: '2.5',
     })
+    // The official body is `{amt, iid}`; the same signed op with our old `{iid, amount}` body is refused.
+    const built = buildUpdateMargin({ iid, amount: '1' })
+    const signer = new CommandSigner({
+      privateKey: PROXY_PK,
+      clock: mock.clock,
+      salts: new SaltSource(seededRandom(5)),
+    })
+    const official = await signer.signCommand(built)
+    expect(official.op).toEqual({ type: 'updateMargin', args: { amt: '1', iid } })
+    const old = { ...official, op: { type: 'updateMargin', args: { iid, amount: '1' } } }
+    const res = await request(`${mock.url}/v1/trade/margin`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', 'POLYMARKET-PROXY': PROXY, 'POLYMARKET-SECRET': SECRET },
+      body: JSON.stringify(old),
+    })
+    expect(res.statusCode).toBe(400)
+    await res.body.dump()
     const refused = await perps
       .updateLeverage({ instrumentId: iid, leverage: 10_000, cross: true })
       .catch((e: unknown) => e)
@@ -80,7 +99,7 @@ describe('orders by client id and the book', () => {
     expect(res).toMatchObject({ status: 'ok', coid: COID })
     expect(await perps.getOpenOrders({ instrumentId: 1 })).toEqual([])
     const [again] = await perps.cancelOrdersCoid([COID])
-    expect(again).toMatchObject({ status: 'err', error: 'order_not_found' })
+    expect(again).toMatchObject({ status: 'err', error: 'order_unknown' })
   })
 })
 

@@ -20,6 +20,8 @@ interface Check {
 
 interface Def {
   type: string
+  /** A string format of the schema itself (zod 4's `z.uuid()` and kin). */
+  format?: string
   checks?: { _zod: { def: Check } }[]
   shape?: Record<string, z.ZodType>
   element?: z.ZodType
@@ -73,6 +75,7 @@ const plainString = fc.oneof(
 
 function stringArb(d: Def): fc.Arbitrary<string> {
   const checks = checksOf(d)
+  if (d.format === 'uuid' || checks.some((c) => c.format === 'uuid')) return fc.uuid()
   const regex = checks.find((c) => c.format === 'regex')?.pattern
   const min = checks.find((c) => c.check === 'min_length')?.minimum ?? 0
   const base = regex !== undefined ? fc.stringMatching(regex) : plainString

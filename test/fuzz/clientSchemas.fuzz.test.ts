@@ -143,6 +143,16 @@ function perpsCalls(): Record<PerpsMethod, ClientCall> {
       run: () => perps.setAutoCancel({ time: future() }),
     },
     getAutoCancel: { route: 'GET /v1/account/auto-cancel', run: () => perps.getAutoCancel() },
+    getAccountStats: { route: 'GET /v1/account/stats', run: () => perps.getAccountStats() },
+    getNotifications: { route: 'GET /v1/account/notifications', run: () => perps.getNotifications() },
+    withdraw: {
+      route: 'POST /v1/account/withdraw',
+      run: () => perps.withdraw({ amount: 1_000_000n }, { owner }),
+    },
+    deleteProxy: {
+      route: 'DELETE /v1/account/proxy',
+      run: () => perps.deleteProxy({ proxy: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' }, { owner }),
+    },
     cancelOrdersCoid: {
       route: 'DELETE /v1/trade/orders-coid',
       run: () => perps.cancelOrdersCoid(['00000000000000000000000000f0220f']),
@@ -369,6 +379,7 @@ function pushExamples(): Record<keyof typeof PUSH_DATA_SCHEMAS, { ch: string; da
     balances: { ch: 'balances', data: { asset: 'pUSD', balance: '100', value: '100' } },
     deposits: { ch: 'deposits', data: { asset: 'pUSD', amount: '100000000', status: 'pending' } },
     notifications: { ch: 'notifications', data: { type: 'margin', level: 'warning', message: 'margin low' } },
+    tpsl: { ch: 'tpsl::7', data: { oid: 12, st: 'armed' } },
   }
 }
 

@@ -170,6 +170,13 @@ export async function recordVenueSession(): Promise<VenueSession> {
   await client.cancelAll({ iid: btc.instrument_id })
   await client.setAutoCancel({ time: clock.now() + 60_000 })
   await client.setAutoCancel({ time: 0 })
+  await client.getAccountStats()
+  await client.getNotifications()
+  await client.withdraw({ amount: 1_000_000n }, { owner })
+  // A second proxy, then revoked by the owner (the session's own proxy stays).
+  const spare = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
+  await pub.createProxy({ proxy: spare, expiry: clock.now() + 86_400_000, label: 'spare' }, { owner })
+  await pub.deleteProxy({ proxy: spare }, { owner })
   // Reads of the mock our client has no method for.
   const auth = {
     'POLYMARKET-PROXY': created.credentials.proxy,

@@ -3,7 +3,12 @@
  * `resultsStep` turns the applied plan into the actor's next state (stats, the exponential back-off
  * after rejections, the `rejections` episode); `submitFailedStep` when the gateway failed as a whole.
  */
-import type { BatchRejected, ModifyOrderInput, Order } from '../../perps/schemas/orders.ts'
+import {
+  type BatchRejected,
+  isOrderGoneCode,
+  type ModifyOrderInput,
+  type Order,
+} from '../../perps/schemas/orders.ts'
 import type { OrderPlan, PlanOutcome, Replaced } from '../quoting/orderPlan.ts'
 import type { InstrumentContext } from './context.ts'
 import { observe } from './health.ts'
@@ -16,8 +21,11 @@ function refusal(r: BatchRejected | { status: 'failed'; error: Error }): { error
     : { error: r.error, request: false }
 }
 
-/** Orders the venue no longer has (filled or cancelled since we last looked): not a rejection. */
-const isGone = (error: string): boolean => error === 'order_not_found' || error.includes('not found')
+/**
+ * Orders the venue no longer has (filled or cancelled since we last looked): not a rejection. By the
+ * per-item code only: a request-level failure (`request`) never means the order is gone.
+ */
+const isGone = (r: { error: string; request: boolean }): boolean => !r.request && isOrderGoneCode(r.error)
 
 /**
  * Applies each item's outcome (the batcher's `ItemOutcome`, handed on unchanged by the gateway) to
@@ -71,7 +79,7 @@ export function applyOutcome(
     } else if (c.status === 'err' || c.status === 'failed') {
       const r = refusal(c)
       byOid.delete(m.oid)
-      if (isGone(r.error)) gone.push(m.oid)
+      if (isGone(r)) gone.push(m.oid)
       else reject(`modify ${m.oid}`, r)
     }
   }
@@ -89,7 +97,7 @@ export function applyOutcome(
     } else if (r.status === 'replaced') replaced(m, r.create)
     else if (r.status === 'err' || r.status === 'failed') {
       const f = refusal(r)
-      if (isGone(f.error)) {
+      if (isGone(f)) {
         byOid.delete(m.oid)
         gone.push(m.oid)
       } else reject(`modify ${m.oid}`, f)
@@ -132,8 +140,10 @@ export function applyOutcome(
       byOid.delete(oid)
     } else if (r.status === 'err' || r.status === 'failed') {
       const f = refusal(r)
-      if (isGone(f.error)) byOid.delete(oid)
-      else reject(`cancel ${oid}`, f)
+      if (isGone(f)) {
+        byOid.delete(oid)
+        gone.push(oid)
+      } else reject(`cancel ${oid}`, f)
     }
   })
   return { orders: [...byOid.values()], rejected, domain, accepted, gone, unknown, creates }

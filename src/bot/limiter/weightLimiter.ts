@@ -118,7 +118,7 @@ export interface WeightJob {
 }
 
 export interface WeightLimiterState {
-  /** Request weight charged because the venue's `Poly-RateLimit-*` count was ahead of ours (total). */
+  /** Action tokens charged because the venue's `Poly-RateLimit-*` count of our signer was ahead of ours (total). */
   venueCharged: number
   request: WindowBudgetState
   action: WindowBudgetState
@@ -158,8 +158,9 @@ export interface WeightLimiter extends RequestGate {
    */
   onRateLimited(err: RateLimitError, priority?: JobPriority | undefined): void
   /**
-   * The venue's `Poly-RateLimit-*` count of an answer (per IP: the request budget): when fewer remain
-   * than we think, the difference counts as used until the venue's reset. Returns the weight charged.
+   * The venue's `Poly-RateLimit-*` count of a signed command's answer (the signer's order/cancel
+   * bucket: the action budget, never the per-IP request weight): when fewer remain than we think, the
+   * difference counts as used until the venue's reset. Returns the weight charged.
    */
   observeVenueCount(o: RateLimitObservation): number
   state(): WeightLimiterState
@@ -459,8 +460,11 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
   const until = (scope: PauseScope, cls: PauseClass): number | undefined => pausedUntil.get(`${scope}:${cls}`)
   const observeVenueCount = (o: RateLimitObservation): number => {
     if (o.remaining === undefined || stopped) return 0
-    const venueUsed = (o.limit ?? s.requestBudget) - o.remaining
-    const charged = budgets.request.chargeObserved(venueUsed, o.resetMs ?? s.windowMs)
+    // The signer's bucket (no Limit header): what it lacks of our action budget is used; a debt
+    // (negative remaining) fills the budget. Until the venue's reset (a Unix time), else a window.
+    const venueUsed = budgets.action.limit - o.remaining
+    const resetMs = o.resetAtMs === undefined ? s.windowMs : o.resetAtMs - clock.now()
+    const charged = budgets.action.chargeObserved(venueUsed, resetMs)
     counters.venueCharged += charged
     return charged
   }

@@ -166,7 +166,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
         riskPausedUntil: l.riskPausedUntil.request ?? l.riskPausedUntil.action,
         exitSent: l.exitSent,
         rateLimited: l.rateLimited,
-        // Request weight counted as used because the venue's Poly-RateLimit-* count was ahead of ours.
+        // Action tokens counted as used because the venue's count of our signer's bucket was ahead of ours.
         venueCharged: l.venueCharged,
         openOrdersLimited: l.openOrdersLimited,
         queued: l.queued,

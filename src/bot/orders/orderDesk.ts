@@ -12,6 +12,7 @@ import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { type Batcher, type BatchSend, type BatchSettled, createBatcher } from './batcher.ts'
+import { withGoneReconcile } from './goneReconcile.ts'
 import { ModifyCapability } from './modifyCapability.ts'
 import type { OpenOrderBook } from './openOrderBook.ts'
 import { type CancelById, createOrderGateway, type OrderGateway } from './orderGateway.ts'
@@ -86,7 +87,12 @@ export function createOrderDesk(o: {
     },
   })
   // 425 holds, 503 post-only mode and `order_in_flight` cancels handled in front of the batcher.
-  const batcher = withVenueConditions(batched, { clock: o.clock, logger: o.logger, alerts: o.alerts })
+  const conditioned = withVenueConditions(batched, { clock: o.clock, logger: o.logger, alerts: o.alerts })
+  // A modify or cancel answered "order is gone": reconcile that instrument (no rejection).
+  const batcher = withGoneReconcile(conditioned, {
+    reconcile: (ids) => o.openOrders.reconcile(ids),
+    logger: o.logger,
+  })
   const { foreignRestOn } = o.openOrders
   const owed = createOwedCancels(o.clock)
   const gateway = createOrderGateway({

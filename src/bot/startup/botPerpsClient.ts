@@ -7,6 +7,7 @@ import type { HttpTransport } from '../../http/transport.ts'
 import type { PerpsResponseObserver, ProxyCredentials, RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { CommandSigner } from '../../perps/signing/commandSigner.ts'
+import type { PerpsEndpoint } from '../../perps/weights.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { WeightLimiter } from '../limiter/weightLimiter.ts'
@@ -37,9 +38,21 @@ export function createBotPerpsClient(o: {
   })
 }
 
+/** The proxy-signed commands: the venue's per-signer `Poly-RateLimit-*` state rides on their answers. */
+const SIGNED_COMMANDS: ReadonlySet<PerpsEndpoint> = new Set<PerpsEndpoint>([
+  'createOrders',
+  'modifyOrders',
+  'cancelOrders',
+  'cancelOrdersCoid',
+  'cancelAll',
+  'setAutoCancel',
+  'updateLeverage',
+  'updateMargin',
+])
+
 /**
- * What the bot does with what the venue says beside its answers: its `Poly-RateLimit-*` count corrects
- * the limiter's request window (`observeVenueCount`), rows it could not read go to `droppedItems`
+ * What the bot does with what the venue says beside its answers: its `Poly-RateLimit-*` state of our
+ * signer (on a signed command's answer) corrects the limiter's action window (`observeVenueCount`), rows it could not read go to `droppedItems`
  * (a rate-limited "unreadable rows" warning, alerts/venueAlerts.ts).
  */
 export function botResponseObserver(o: {
@@ -47,7 +60,9 @@ export function botResponseObserver(o: {
   droppedItems?: PerpsResponseObserver['droppedItems'] | undefined
 }): PerpsResponseObserver {
   return {
-    rateLimit: (_endpoint, observation) => void o.limiter.observeVenueCount(observation),
+    rateLimit: (endpoint, observation) => {
+      if (SIGNED_COMMANDS.has(endpoint)) o.limiter.observeVenueCount(observation)
+    },
     ...(o.droppedItems === undefined ? {} : { droppedItems: o.droppedItems }),
   }
 }

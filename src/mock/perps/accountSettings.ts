@@ -31,7 +31,7 @@ export async function updateLeverageCommand(s: ExchangeState, body: unknown) {
 /** Isolated margin in or out: 422 `invalid_margin_mode` on a cross instrument, `position_not_found` when flat. */
 export async function updateMarginCommand(s: ExchangeState, body: unknown) {
   const cmd = admitCommand(s, await verifyCommand(s, body, 'updateMargin'), 'updateMargin')
-  const { iid, amount } = cmd.op.args
+  const { iid, amt: amount } = cmd.op.args
   marketOf(s, iid)
   if (cmd.account.cross.get(iid) ?? true) throw unprocessable('invalid_margin_mode')
   const pos = cmd.account.positions.get(iid)
@@ -47,14 +47,14 @@ export async function updateMarginCommand(s: ExchangeState, body: unknown) {
   return { status: 'ok' as const, instrument_id: iid, margin: usd(next) }
 }
 
-/** Per client order id: ok (with oid), or `order_not_found`. */
+/** Per client order id: ok (with oid), or `order_unknown` (the venue's code for a coid that resolves to no resting order). */
 export async function cancelByCoidCommand(s: ExchangeState, body: unknown): Promise<CancelResult[]> {
   const cmd = admitCommand(s, await verifyCommand(s, body, 'cancelOrdersCOID'), 'cancelOrdersCOID')
   cmd.commit()
   const now = nowOf(s)
   return cmd.op.args.map((coid): CancelResult => {
     const order = [...cmd.account.open.values()].find((o) => o.coid === coid)
-    if (order === undefined) return { status: 'err', error: 'order_not_found', coid }
+    if (order === undefined) return { status: 'err', error: 'order_unknown', coid }
     closeOrder(s, order, 'cancelled', now)
     return { status: 'ok', oid: order.oid, coid }
   })

@@ -67,6 +67,7 @@ import {
   admitCommand,
   admitSalt,
   admitSigner,
+  signerRateLimitHeaders,
   takeActionWeight,
   verifyAutoCancel,
   verifyCommand,
@@ -84,6 +85,7 @@ import {
   type PerpsExchangeOptions,
   SIGNATURE_WINDOW_MS,
 } from './options.ts'
+import { accountStats, deleteProxyCommand, notificationsPage, withdrawCommand } from './ownerCommands.ts'
 import type { RegimeName } from './priceProcess.ts'
 import type { ScenarioName } from './scenarios.ts'
 import { type Account, createState, type ExchangeState, nowOf, unknownModifyLayout } from './state.ts'
@@ -400,6 +402,34 @@ export class PerpsExchange {
    */
   applyReferral(owner: string, body: unknown): { status: 'ok' } {
     return applyReferral(this.#authed(owner), body)
+  }
+
+  /** `DELETE /v1/account/proxy` (ownerCommands.ts). */
+  deleteProxy(body: unknown): { status: 'ok' } {
+    syncState(this.#s)
+    return deleteProxyCommand(this.#s, body)
+  }
+
+  /** `POST /v1/account/withdraw` (ownerCommands.ts). */
+  withdraw(body: unknown): { status: 'ok'; withdraw_id: number } {
+    syncState(this.#s)
+    return withdrawCommand(this.#s, body)
+  }
+
+  /** `GET /v1/account/stats`: the last 7 days of the account's fills (the newest page). */
+  accountStats(owner: string): ReturnType<typeof accountStats> {
+    const since = nowOf(this.#s) - 7 * 86_400_000
+    return accountStats(this.#s, this.fills(owner, { startTimestamp: since }).data)
+  }
+
+  /** `GET /v1/account/notifications`. */
+  notifications(owner: string): ReturnType<typeof notificationsPage> {
+    return notificationsPage(authedAccount(this.synced(), owner))
+  }
+
+  /** The per-signer `Poly-RateLimit-*` headers for the answer to a signed command body (gate.ts). */
+  signerRateLimitHeaders(body: unknown): Record<string, string> | undefined {
+    return signerRateLimitHeaders(this.#s, body)
   }
 
   /** `GET /v1/account/auto-cancel`: the dead-man switch's deadline and today's triggers. */

@@ -82,6 +82,7 @@ export async function verifyCommand(
   if (Array.isArray(op.args) && op.args.length === 0) throw badRequest(TEXT.noOrders)
   checkFreshness(parsed.stamp.ts, parsed.exp, received, s.o.transitAllowanceMs)
   const signer = recoverOpSigner(s, signedOpOf(s, parsed), parsed.stamp, parsed.sig)
+  if (typeof body === 'object' && body !== null) s.commandSigners.set(body, signer)
   return { parsed, signer }
 }
 
@@ -103,6 +104,7 @@ export async function verifyAutoCancel(s: ExchangeState, body: unknown): Promise
   checkFreshness(ts, exp, received, s.o.transitAllowanceMs)
   const stamp = { salt, ts }
   const signer = recoverOpSigner(s, ['autoCancel', [op.args.time]], stamp, sig)
+  if (typeof body === 'object' && body !== null) s.commandSigners.set(body, signer)
   return { time: op.args.time, stamp, signer }
 }
 
@@ -229,6 +231,26 @@ export function admitSalt(s: ExchangeState, signer: string, salt: number, ts: nu
 function checkSaltRoom(s: ExchangeState, signer: string, now: number): void {
   const waitMs = s.replay.fullForMs(signer, now)
   if (waitMs > 0) throw new MockRejection(429, 'action_rate_limited', Math.ceil(waitMs / 1000))
+}
+
+/**
+ * The venue's per-signer rate-limit headers for the answer to a signed command `body` (undefined when
+ * off or the body's signer is unknown): the signer's action bucket, `Remaining` its whole tokens left,
+ * `Reset` the Unix second it is full again, `Tier` the mock's one tier.
+ */
+export function signerRateLimitHeaders(s: ExchangeState, body: unknown): Record<string, string> | undefined {
+  if (!s.signerRateLimitHeaders || typeof body !== 'object' || body === null) return undefined
+  const signer = s.commandSigners.get(body)
+  const account = signer === undefined ? undefined : s.proxies.get(signer.toLowerCase())?.account
+  if (account === undefined) return undefined
+  const b = account.bucket
+  const left = b.available
+  const fullAt = nowOf(s) + ((b.capacity - left) * b.windowMs) / b.capacity
+  return {
+    'poly-ratelimit-remaining': String(Math.floor(left)),
+    'poly-ratelimit-reset': String(Math.ceil(fullAt / 1000)),
+    'poly-ratelimit-tier': 'standard',
+  }
 }
 
 /** Takes `weight` action tokens. @throws {@link MockRejection} 429 `action_rate_limited` with Retry-After. */

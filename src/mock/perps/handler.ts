@@ -55,6 +55,10 @@ const ROUTES: Readonly<Record<string, Route>> = {
     return ex.publicPortfolio(address)
   },
   'GET /v1/account/credentials': (r, ex) => ex.credentials(auth(r, ex)),
+  'GET /v1/account/stats': (r, ex) => ex.accountStats(auth(r, ex)),
+  'GET /v1/account/notifications': (r, ex) => ex.notifications(auth(r, ex)),
+  'DELETE /v1/account/proxy': (r, ex) => ex.deleteProxy(r.body),
+  'POST /v1/account/withdraw': (r, ex) => ex.withdraw(r.body),
   'GET /v1/account/portfolio': (r, ex) => ex.portfolio(auth(r, ex)),
   'GET /v1/account/withdrawals': (r, ex) => {
     const owner = auth(r, ex)
@@ -162,16 +166,23 @@ export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
     const route = Object.hasOwn(ROUTES, key) ? ROUTES[key] : undefined
     // Decision: a wrong method on a known path is also 404 `not_found` (the venue documents no 405).
     if (route === undefined) return json(404, { status: 'err', error: 'not_found' })
+    // A signed command's answer, success or refusal, carries its signer's rate-limit state.
+    const signerHeaders = () =>
+      req.path.startsWith('/v1/trade/') ? exchange.signerRateLimitHeaders(req.body) : undefined
     try {
-      return ok(await route(req, exchange))
+      const body = await route(req, exchange)
+      const h = signerHeaders()
+      return h === undefined ? ok(body) : json(200, body, h)
     } catch (e) {
       if (!(e instanceof MockRejection)) throw e
       const body = { status: 'err', error: e.code }
-      const headers =
-        e.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(e.retryAfterSeconds) }
+      const headers = {
+        ...(e.retryAfterSeconds === undefined ? {} : { 'retry-after': String(e.retryAfterSeconds) }),
+        ...signerHeaders(),
+      }
       // Batch endpoints answer errors as a one-item array (perps-openapi-shapes §3, modifyOrders).
       const shaped = key === 'PATCH /v1/trade/orders' ? [body] : body
-      return headers === undefined ? json(e.status, shaped) : json(e.status, shaped, headers)
+      return Object.keys(headers).length === 0 ? json(e.status, shaped) : json(e.status, shaped, headers)
     }
   }
 }

@@ -13,7 +13,7 @@ import { exceedsMargin } from './margin.ts'
 import { askTicks, bidTicks, type Market, withinBounds } from './market.ts'
 import { maxBig, minBig, notionalMicros } from './money.ts'
 import { checkClientOrderId, checkPrice, checkQuantity } from './orderRules.ts'
-import { type Account, type ExchangeState, marketOf, type OrderState } from './state.ts'
+import { type Account, type ExchangeState, goneCode, marketOf, type OrderState } from './state.ts'
 import { orderWire } from './wire.ts'
 
 /**
@@ -129,7 +129,7 @@ export function modifyOrder(
   now: number,
 ): ModifyResult {
   const order = account.open.get(mod.oid)
-  if (order === undefined) return { status: 'err', error: 'order_not_found', oid: mod.oid }
+  if (order === undefined) return { status: 'err', error: goneAnswer(s, account, mod.oid), oid: mod.oid }
   const err = (error: string): ModifyResult =>
     order.coid === undefined
       ? { status: 'err', error, oid: order.oid }
@@ -169,10 +169,19 @@ export function modifyOrder(
   return { status: 'ok', order: orderWire(order) }
 }
 
-/** One cancelOrders item: ok, or `order_not_found` when the order is not resting. */
+/**
+ * Why an order is not resting, as the venue says it: an order of the account that left the book
+ * (filled, cancelled) is answered with a seeded draw of the official "gone" codes (`goneCodes`);
+ * an id never seen is `order_not_found`.
+ */
+export function goneAnswer(s: ExchangeState, account: Account, oid: number): string {
+  return account.orders.has(oid) ? goneCode(s) : 'order_not_found'
+}
+
+/** One cancelOrders item: ok, or a "gone" code (`goneAnswer`) when the order is not resting. */
 export function cancelOrder(s: ExchangeState, account: Account, oid: number, now: number): CancelResult {
   const order = account.open.get(oid)
-  if (order === undefined) return { status: 'err', error: 'order_not_found', oid }
+  if (order === undefined) return { status: 'err', error: goneAnswer(s, account, oid), oid }
   closeOrder(s, order, 'cancelled', now)
   return order.coid === undefined ? { status: 'ok', oid } : { status: 'ok', oid, coid: order.coid }
 }

@@ -6,6 +6,7 @@ import type { Clock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import { isOneOf } from '../../guards.ts'
 import type { FeeSchedule } from '../../perps/schemas/info.ts'
+import type { OrderGoneCode } from '../../perps/schemas/orders.ts'
 import { DEFAULT_PERPS_DOMAIN, type PerpsDomain } from '../../perps/signing/domain.ts'
 import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP, DEFAULT_ACTION_BUDGET_PER_MINUTE } from '../../perps/weights.ts'
 import {
@@ -119,6 +120,18 @@ export interface PerpsExchangeOptions {
    * another layout (then our modifies fail with `invalid signature` while other commands verify).
    */
   modifyOrdersLayout?: ModifyOrdersLayout | undefined
+  /**
+   * What a cancel or modify of an order that left the book (filled, cancelled) is answered with: one
+   * of these, drawn from a stream of its own seeded by `seed` (default: the official client's three,
+   * `order_not_found`, `order_not_in_orderbook`, `order_unknown`). An order id never seen is always
+   * `order_not_found`.
+   */
+  goneCodes?: readonly OrderGoneCode[] | undefined
+  /**
+   * Send the venue's per-signer `Poly-RateLimit-Remaining/-Reset/-Tier` headers on every signed
+   * command's answer (the signer's action bucket; `Reset` a Unix time in seconds). Default off.
+   */
+  signerRateLimitHeaders?: boolean | undefined
   /**
    * Who signed a command (signerRecovery.ts): by default every signature is recovered at once; the
    * simulator passes a `DeferredSignerCheck` that verifies on another thread.

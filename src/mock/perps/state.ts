@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { FundingCharge } from '../../perps/schemas/account.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
+import { isOrderGoneCode, ORDER_GONE_CODES, type OrderGoneCode } from '../../perps/schemas/orders.ts'
 import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { type Random, seededRandom } from '../../random.ts'
 import type { TokenBucket } from '../tokenBucket.ts'
@@ -165,6 +166,12 @@ export interface ExchangeState {
   constants: StepConstants | undefined
   /** Which signed layout of `modifyOrders` the gate verifies. */
   modifyOrdersLayout: ModifyOrdersLayout
+  /** The codes an order that left the book is answered with (`PerpsExchangeOptions.goneCodes`), and their draw. */
+  readonly goneCodes: readonly OrderGoneCode[]
+  readonly goneRng: Random
+  /** Who signed each verified command body (gate.ts), for its answer's per-signer rate-limit headers. */
+  readonly commandSigners: WeakMap<object, string>
+  readonly signerRateLimitHeaders: boolean
   /** Who signed a command (the default recovers at once; see `PerpsExchangeOptions.signerCheck`). */
   readonly signers: SignerCheck
   /** The mock WebSocket's hooks (the façade's `onFill`): each fill of an order, as the push item. */
@@ -232,11 +239,33 @@ export function createState(options: PerpsExchangeOptions, signatureWindowMs: nu
     lastTradeAt: 0,
     constants: undefined,
     modifyOrdersLayout: layout,
+    goneCodes: goneCodesOf(options.goneCodes),
+    goneRng: seededRandom(o.seed ^ 0x060e0c0d),
+    commandSigners: new WeakMap(),
+    signerRateLimitHeaders: options.signerRateLimitHeaders === true,
     signers: options.signerCheck ?? SHARED_SIGNER_CHECK,
     fillListeners: new Set(),
     orderListeners: new Set(),
     tradeListeners: new Set(),
   }
+}
+
+const OFFICIAL_GONE_CODES: readonly OrderGoneCode[] = [
+  'order_not_found',
+  'order_not_in_orderbook',
+  'order_unknown',
+]
+
+function goneCodesOf(codes: readonly OrderGoneCode[] | undefined): readonly OrderGoneCode[] {
+  if (codes === undefined) return OFFICIAL_GONE_CODES
+  if (codes.length === 0 || codes.some((c) => !isOrderGoneCode(c)))
+    throw new InputValidationError(`goneCodes must name codes of ${ORDER_GONE_CODES.join(', ')}`)
+  return [...codes]
+}
+
+/** The answer to a cancel or modify of an order that left the book: a seeded draw from `goneCodes`. */
+export function goneCode(s: ExchangeState): OrderGoneCode {
+  return s.goneCodes[Math.floor(s.goneRng.next() * s.goneCodes.length)] ?? 'order_not_found'
 }
 
 export function unknownModifyLayout(layout: string): InputValidationError {

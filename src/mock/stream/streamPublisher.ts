@@ -272,6 +272,8 @@ export class StreamPublisher {
         out.push({
           ch: 'funding',
           data: {
+            // bindings 0.10.0 require the payment's id on the channel as on REST.
+            ...(f.id === undefined ? {} : { id: f.id }),
             iid: f.instrument_id,
             sz: f.size,
             fr: f.funding_rate,

@@ -12,6 +12,7 @@ import type {
   Withdrawal,
   WithdrawalsPage,
 } from '../schemas/account.ts'
+import type { AccountStats, DeleteProxyResult } from '../schemas/accountAdmin.ts'
 import type {
   AutoCancelStatus,
   Balance,
@@ -33,8 +34,10 @@ import type {
   StatisticsItem,
 } from '../schemas/info.ts'
 import type { Book, FundingRatesPage, KlinesPage, TradesPage } from '../schemas/market.ts'
+import type { NotificationsPage } from '../schemas/notifications.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult, Order } from '../schemas/orders.ts'
 import type { Ticker } from '../schemas/tickers.ts'
+import type { CommandSigner } from '../signing/commandSigner.ts'
 import type { CreateOrderInput } from '../signing/ops.ts'
 import { type ApplyReferralResult, applyReferral } from './applyReferral.ts'
 import { type CancelAllParams, type CancelAllResult, cancelAll } from './cancelAll.ts'
@@ -48,7 +51,9 @@ import {
   type CreateProxyResponse,
   createProxy,
 } from './createProxy.ts'
+import { type DeleteProxyParams, deleteProxy, type ProxyRevoker } from './deleteProxy.ts'
 import { type GetAccountConfigParams, getAccountConfig } from './getAccountConfig.ts'
+import { getAccountStats } from './getAccountStats.ts'
 import { getAssets } from './getAssets.ts'
 import { getAutoCancel } from './getAutoCancel.ts'
 import { getBalances } from './getBalances.ts'
@@ -64,6 +69,7 @@ import { type GetFundingHistoryParams, getFundingHistory } from './getFundingHis
 import { getIndex } from './getIndex.ts'
 import { type GetInstrumentsParams, getInstruments } from './getInstruments.ts'
 import { type GetKlinesParams, getKlines } from './getKlines.ts'
+import { type GetNotificationsParams, getNotifications } from './getNotifications.ts'
 import { type GetOpenOrdersParams, getOpenOrders } from './getOpenOrders.ts'
 import { type GetOrdersParams, getOrders } from './getOrders.ts'
 import { type GetPnlHistoryParams, getPnlHistory } from './getPnlHistory.ts'
@@ -85,6 +91,7 @@ import type { PerpsCallOptions, PerpsCommandOptions, PerpsReadOptions } from './
 import { type AutoCancelAck, type SetAutoCancelParams, setAutoCancel } from './setAutoCancel.ts'
 import { type UpdateLeverageParams, updateLeverage } from './updateLeverage.ts'
 import { type UpdateMarginParams, updateMargin } from './updateMargin.ts'
+import { type WithdrawParams, withdraw } from './withdraw.ts'
 
 export interface PerpsClient {
   readonly context: PerpsClientContext
@@ -150,7 +157,21 @@ export interface PerpsClient {
   /** The dead-man switch's status: armed deadline, triggers used of the daily limit, next reset. */
   getAutoCancel(options?: PerpsReadOptions): Promise<AutoCancelStatus>
   applyReferral(code: string, options?: PerpsCallOptions): Promise<ApplyReferralResult>
+  /** 7-day volumes and maker share. */
+  getAccountStats(options?: PerpsReadOptions): Promise<AccountStats>
+  /** A page of the account's notifications (newest first) and the unread count. */
+  getNotifications(params?: GetNotificationsParams, options?: PerpsReadOptions): Promise<NotificationsPage>
   // signed
+  /** Revokes a proxy key (owner-signed). */
+  deleteProxy(
+    params: DeleteProxyParams,
+    options: PerpsCallOptions & { owner: ProxyRevoker },
+  ): Promise<DeleteProxyResult>
+  /** Withdraws collateral (base units) to the owner's wallet; owner-signed; the withdrawal's id. */
+  withdraw(
+    params: WithdrawParams,
+    options: PerpsCallOptions & { owner: Pick<CommandSigner, 'signWithdraw'> },
+  ): Promise<number>
   createProxy(params: CreateProxyParams, options?: CreateProxyOptions): Promise<CreateProxyResponse>
   createOrders(orders: readonly CreateOrderInput[], options?: CreateOrdersOptions): Promise<CreateOrderAck[]>
   modifyOrders(mods: readonly ModifyOrderParams[], options?: PerpsCommandOptions): Promise<ModifyResult[]>
@@ -212,6 +233,10 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     getAutoCancel: (o) => getAutoCancel(ctx, o),
     applyReferral: (code, o) => applyReferral(ctx, code, o),
     createProxy: (p, o) => createProxy(ctx, p, o),
+    getAccountStats: (o) => getAccountStats(ctx, o),
+    getNotifications: (p, o) => getNotifications(ctx, p, o),
+    deleteProxy: (p, o) => deleteProxy(ctx, p, o),
+    withdraw: (p, o) => withdraw(ctx, p, o),
     createOrders: (orders, o) => createOrders(ctx, orders, o),
     modifyOrders: (mods, o) => modifyOrders(ctx, mods, o),
     cancelOrders: (oids, o) => cancelOrders(ctx, oids, o),

@@ -1,8 +1,8 @@
 /**
  * PATCH /v1/trade/margin: adds (positive) or removes (negative) isolated margin on one position.
- * Proxy-signed `{op:{type:"updateMargin", args:{iid, amount}}, sig, salt, ts}`. Not in the official
- * client: the positional layout `["updateMargin", [iid, amount]]` is inferred (protocol-notes a.2, d);
- * a venue that signs another layout answers `invalid signature`, which the caller sees as a 400.
+ * Proxy-signed `{op:{type:"updateMargin", args:{amt, iid}}, sig, salt, ts}` (the official body). The
+ * positional layout `["updateMargin", [iid, amount]]` is not in the published client and is inferred
+ * (protocol-notes a.2, d); a venue that signs another layout answers `invalid signature` (a 400).
  */
 import { z } from 'zod'
 import { UpdateMarginResult } from '../schemas/accountState.ts'

@@ -67,7 +67,8 @@ export const Fill = z.looseObject({
   fee: DecimalString,
   fea: z.string(),
   psz: DecimalString,
-  pep: DecimalString,
+  /** Blank when the fill opened the position (REST and stream alike): "0". */
+  pep: DecimalOrBlank,
   pnl: DecimalString,
   liq: z.boolean(),
   ts: TimestampMs,

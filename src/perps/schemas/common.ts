@@ -3,9 +3,16 @@ import { z } from 'zod'
 import { canonicalWireDecimal } from './wireDecimal.ts'
 
 /**
- * A decimal number carried as a JSON string ("100.5", "-0.25"), read as tolerantly as the official
- * bindings (".5", "+1", "1.", "1e-7" are rewritten to canonical form; see wireDecimal.ts) and never
- * converted to float. A string that denotes no number is refused (its item is dropped, not the read).
+ * The one rule for the venue's decimal strings (the official bindings type them as any string). Every
+ * decimal field of every read and push is one of these three, by what its row can do without it:
+ * - `DecimalString`, a value the row is useless without (a price, a size, a fee): every spelling of a
+ *   finite decimal is read and rewritten to canonical form (".5", "+1", "1.", "1e-7"; wireDecimal.ts),
+ *   never converted to float; a blank or a string that denotes no number is refused, so that row is
+ *   dropped and reported (tolerantArray.ts), never the whole read;
+ * - `OptionalDecimal`, a value the row can do without (a ticker's last trade or mid of a new or
+ *   illiquid instrument): blank, null or no number reads as absent, "unknown", and the row is kept;
+ * - `DecimalOrBlank`, a value whose "none" is zero (a flat position's liquidation price, the entry
+ *   price before a fill that opened the position): blank reads as "0".
  */
 export const DecimalString = z.string().transform((s, ctx) => {
   const c = canonicalWireDecimal(s)
@@ -16,9 +23,15 @@ export const DecimalString = z.string().transform((s, ctx) => {
 export type DecimalString = z.infer<typeof DecimalString>
 
 /**
- * A decimal that may be blank on the wire where the venue has no value (a flat position's liquidation
- * price): `""` reads as "0", our spelling of "none" for these fields.
+ * A decimal the row can do without (see `DecimalString`): a blank string, a string that denotes no
+ * number, or null is absent; a JSON number is refused like everywhere (the official type is a string).
  */
+export const OptionalDecimal = z.preprocess(
+  (v) => (typeof v === 'string' ? canonicalWireDecimal(v) : v === null ? undefined : v),
+  z.string().optional(),
+)
+
+/** A decimal whose "none" is zero (see `DecimalString`): `""` reads as "0". */
 export const DecimalOrBlank = z.preprocess((v) => (v === '' ? '0' : v), DecimalString)
 
 /** 0x-prefixed 20-byte hex address, kept exactly as sent (signatures hash the string verbatim). */

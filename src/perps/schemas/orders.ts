@@ -130,6 +130,27 @@ export function isRetryableItemError(item: { status: string; error?: string | un
   return item.status === 'err' && item.error !== undefined && RETRYABLE_ITEM_ERRORS.has(item.error)
 }
 
+/**
+ * Per-item rejection codes that mean "this order is not on the book any more" (filled, cancelled,
+ * rejected, or never ours): the official client's `order_not_found`, `order_not_in_orderbook`,
+ * `order_unknown` (a client order id that resolves to no order), and the venue's newer
+ * `order_already_terminal`. A cancel or modify answered so is no rejection: the order is gone, and
+ * the caller reconciles to learn how it ended. Read by code only: message texts change.
+ */
+export const ORDER_GONE_CODES = [
+  'order_not_found',
+  'order_not_in_orderbook',
+  'order_unknown',
+  'order_already_terminal',
+] as const
+export type OrderGoneCode = (typeof ORDER_GONE_CODES)[number]
+const GONE: ReadonlySet<string> = new Set(ORDER_GONE_CODES)
+
+/** Whether a per-item rejection code says the order is already gone (see ORDER_GONE_CODES). */
+export function isOrderGoneCode(code: string): code is OrderGoneCode {
+  return GONE.has(code)
+}
+
 export const ModifyResult = z.discriminatedUnion('status', [
   z.looseObject({ status: z.literal('ok'), order: Order }),
   BatchRejected,

@@ -21,6 +21,14 @@ import {
   type SignedOp,
   type Stamp,
 } from './typedData.ts'
+import {
+  COLLATERAL_TOKEN,
+  PERPS_DEPOSIT_CONTRACT,
+  type WithdrawBody,
+  type WithdrawMessage,
+  withdrawBody,
+  withdrawDigest,
+} from './withdraw.ts'
 
 export interface CommandSignerOptions {
   /** 32-byte hex secp256k1 key, with or without `0x`. */
@@ -126,6 +134,30 @@ export class CommandSigner {
     const command: SignedCommand<TOp> = { op: built.op, sig, salt: stamp.salt, ts: stamp.ts }
     if (exp !== undefined) command.exp = exp
     return command
+  }
+
+  /**
+   * Signs a withdrawal with this signer as the owner (the account), to `to` (default: the owner),
+   * `ts` in seconds (withdraw.ts).
+   * @throws {@link InputValidationError} for a non-positive amount; {@link SigningError} if signing fails.
+   */
+  async signWithdraw(input: {
+    amount: bigint
+    to?: Address | undefined
+    token?: Address | undefined
+    contract?: Address | undefined
+  }): Promise<WithdrawBody> {
+    const ts = Math.floor(this.#now() / 1000)
+    const m: WithdrawMessage = {
+      account: this.address,
+      token: input.token ?? COLLATERAL_TOKEN,
+      amount: input.amount,
+      to: input.to ?? this.address,
+      salt: this.#salts.next(this.address, ts),
+      ts,
+    }
+    const sig = await this.#key.sign(withdrawDigest(this.domain, input.contract ?? PERPS_DEPOSIT_CONTRACT, m))
+    return withdrawBody(m, sig)
   }
 
   /**

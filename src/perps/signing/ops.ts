@@ -123,10 +123,13 @@ export interface UpdateLeverageOp {
   args: { cross: boolean; iid: number; lev: number }
 }
 
-/** Isolated margin added (positive) or removed (negative) on one position (`PATCH /v1/trade/margin`). */
+/**
+ * Isolated margin added (positive) or removed (negative) on one position (`PATCH /v1/trade/margin`);
+ * the body's keys as every official version sends them: `{amt, iid}`.
+ */
 export interface UpdateMarginOp {
   type: 'updateMargin'
-  args: { iid: number; amount: string }
+  args: { amt: string; iid: number }
 }
 
 export type PerpsOp =
@@ -270,9 +273,9 @@ export function buildUpdateLeverage(input: {
 }
 
 /**
- * `updateMargin`: signed `["updateMargin", [iid, amount]]`, body args `{iid, amount}` (a signed decimal
- * string, USD). Not in the official client: the layout is inferred like modifyOrders' and autoCancel's
- * (protocol-notes a.2, d).
+ * `updateMargin`: signed `["updateMargin", [iid, amount]]`, body args `{amt, iid}` (the official body;
+ * `amt` a signed decimal string, USD). The signed layout is not in the published client and is
+ * inferred like modifyOrders' and autoCancel's (protocol-notes a.2, d).
  * @throws {@link InputValidationError}
  */
 export function buildUpdateMargin(input: { iid: number; amount: string }): BuiltOp<UpdateMarginOp> {
@@ -310,7 +313,7 @@ export function buildUpdateLeverageUnchecked(input: {
 
 export function buildUpdateMarginUnchecked(input: { iid: number; amount: string }): BuiltOp<UpdateMarginOp> {
   return {
-    op: { type: 'updateMargin', args: { iid: input.iid, amount: input.amount } },
+    op: { type: 'updateMargin', args: { amt: input.amount, iid: input.iid } },
     signedOp: ['updateMargin', [input.iid, input.amount]],
   }
 }

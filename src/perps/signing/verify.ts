@@ -67,7 +67,8 @@ const BodyOpSchema = z.discriminatedUnion('type', [
     type: z.literal('updateLeverage'),
     args: z.object({ cross: z.boolean(), iid: UIntSchema, lev: UIntSchema }),
   }),
-  z.object({ type: z.literal('updateMargin'), args: z.object({ iid: UIntSchema, amount: z.string() }) }),
+  // The official body `{amt, iid}`; an `amount` key (our body before issue 35) is refused.
+  z.object({ type: z.literal('updateMargin'), args: z.object({ amt: z.string(), iid: UIntSchema }) }),
 ])
 
 const EnvelopeSchema = z.looseObject({
@@ -206,7 +207,7 @@ function signedOpFromBodyOp(op: z.infer<typeof BodyOpSchema>): BuiltOp<PerpsOp> 
     case 'updateLeverage':
       return buildUpdateLeverageUnchecked(op.args)
     case 'updateMargin':
-      return buildUpdateMarginUnchecked(op.args)
+      return buildUpdateMarginUnchecked({ iid: op.args.iid, amount: op.args.amt })
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Channel names of the venue's WebSocket (ws-protocol §5): public `kind::iid` / `kind::all` channels
- * and bare private names, bound to the account by the socket's `auth`. `tpsl::{n}` is deliberately not
- * listed: the bot places no TP/SL orders, so nothing would read it (docs/contract.md). One parser for the client
+ * and bare private names, bound to the account by the socket's `auth`, plus the private `tpsl::{n}`
+ * (TP/SL lifecycle updates, bindings `PerpsTpSlUpdateEventSchema`). One parser for the client
  * (which data schema a push gets) and the mock (which subscriptions it accepts).
  */
 import { isOneOf } from '../../guards.ts'
@@ -23,7 +23,9 @@ export const KLINE_INTERVALS = ['1m', '5m', '15m', '1h', '4h', '1d', '1w'] as co
 
 export type PublicChannelKind = (typeof PUBLIC_CHANNEL_KINDS)[number]
 export type PrivateChannel = (typeof PRIVATE_CHANNELS)[number]
-export type ChannelKind = PublicChannelKind | PrivateChannel
+/** `tpsl::{n}`: TP/SL lifecycle updates (private; the bot places no TP/SL orders, so it reads but does not subscribe). */
+export type TpslChannelKind = 'tpsl'
+export type ChannelKind = PublicChannelKind | PrivateChannel | TpslChannelKind
 export type KlineInterval = (typeof KLINE_INTERVALS)[number]
 
 export interface ParsedChannel {
@@ -38,10 +40,12 @@ export interface ParsedChannel {
 const PER_INSTRUMENT = /^(bbo|book|trades)::(\d{1,10})$/
 const ALL_OR_ONE = /^(tickers|statistics)::(all|\d{1,10})$/
 const KLINES = /^klines::(\d{1,10})::(1m|5m|15m|1h|4h|1d|1w)$/
+const TPSL = /^tpsl::\d{1,10}$/
 
 /** Parses a channel name; undefined when it is not one of the venue's (ws-protocol §5 regexes). */
 export function parseChannel(ch: string): ParsedChannel | undefined {
   if (isOneOf(PRIVATE_CHANNELS, ch)) return { kind: ch, iid: undefined, interval: undefined, private: true }
+  if (TPSL.test(ch)) return { kind: 'tpsl', iid: undefined, interval: undefined, private: true }
   let m = PER_INSTRUMENT.exec(ch)
   if (m !== null && isOneOf(PUBLIC_CHANNEL_KINDS, m[1])) return publicChannel(m[1], Number(m[2]), undefined)
   m = ALL_OR_ONE.exec(ch)

@@ -23,6 +23,7 @@ export const DEFAULT_STALE_AFTER_MS = {
   deposits: Number.POSITIVE_INFINITY,
   balances: Number.POSITIVE_INFINITY,
   notifications: Number.POSITIVE_INFINITY,
+  tpsl: Number.POSITIVE_INFINITY,
 } as const
 
 export function defaultStaleAfterMs(channel: string): number {

@@ -2,27 +2,28 @@
  * The `data` of every push of the venue's WebSocket, with the terse keys the official bindings parse
  * (ws-protocol §4). Public: tickers, statistics, bbo, book, klines, trades. Private: portfolio (the
  * REST long names), orders, fills (an array, or one object), funding, withdrawals, balances, deposits,
- * notifications (no official schema). `tpsl::{n}` is not read: the bot places no TP/SL orders.
+ * notifications (schemas/notifications.ts). `tpsl::{n}` is not read: the bot places no TP/SL orders.
  */
 import { z } from 'zod'
 import { Fill, Portfolio } from '../schemas/account.ts'
-import { DecimalString, InstrumentId, OrderId, TimestampMs } from '../schemas/common.ts'
+import { DecimalString, InstrumentId, OptionalDecimal, OrderId, TimestampMs } from '../schemas/common.ts'
 import { Kline } from '../schemas/info.ts'
+import { NotificationsPush } from '../schemas/notifications.ts'
 import { Order } from '../schemas/orders.ts'
 import { tolerantArray } from '../schemas/tolerantArray.ts'
 
-/** `tickers::{all|iid}`: one instrument per frame, also on `::all`. */
+/** `tickers::{all|iid}`: one instrument per frame, also on `::all`; only the index is required (as REST `Ticker`). */
 export const TickerPush = z.looseObject({
   iid: InstrumentId,
   /** Index price. */
   idx: DecimalString,
-  mark: DecimalString,
-  last: DecimalString,
-  mid: DecimalString,
+  mark: OptionalDecimal,
+  last: OptionalDecimal,
+  mid: OptionalDecimal,
   /** Open interest. */
-  oi: DecimalString,
+  oi: OptionalDecimal,
   /** Funding rate estimate of the current window. */
-  fr: DecimalString,
+  fr: OptionalDecimal,
   /** Next funding time, ms. */
   nxf: TimestampMs,
 })
@@ -104,8 +105,9 @@ export type FillItem = z.infer<typeof FillItem>
 export const FillsPush = z.union([tolerantArray(FillItem), FillItem.transform((f) => [f])])
 export type FillsPush = z.infer<typeof FillsPush>
 
-/** `funding`: one charge. */
+/** `funding`: one charge; `id` the payment's (as on REST; required by bindings 0.10.0, absent in 0.2.0). */
 export const FundingPush = z.looseObject({
+  id: z.number().int().nonnegative().optional(),
   iid: InstrumentId,
   /** Position size charged. */
   sz: DecimalString,
@@ -146,61 +148,20 @@ export const DepositPush = z.looseObject({
 })
 export type DepositPush = z.infer<typeof DepositPush>
 
-export const NOTIFICATION_SEVERITIES = ['info', 'warning', 'critical'] as const
-export type NotificationSeverity = (typeof NOTIFICATION_SEVERITIES)[number]
+export {
+  NOTIFICATION_SEVERITIES,
+  type NotificationSeverity,
+  NotificationsPush,
+  type VenueNotification,
+} from '../schemas/notifications.ts'
 
-function severityOf(level: string | undefined): NotificationSeverity {
-  const l = (level ?? '').toLowerCase()
-  if (/crit|fatal|emerg|alert|liquidat/.test(l)) return 'critical'
-  if (/warn|error|risk|margin/.test(l)) return 'warning'
-  return 'info'
-}
-
-/** A notification as the bot reads it: the venue's own warning, typed for an alert. */
-export interface VenueNotification {
-  id: string | number | undefined
-  /** The venue's type or category ('notification' when it names none). */
-  kind: string
-  severity: NotificationSeverity
-  text: string
-  ts: number | undefined
-}
-
-/**
- * One `notifications` item. No official schema exists (the bindings do not read this channel; the docs
- * name it only), so every field is optional and the common spellings are read: `type`/`kind`/
- * `category`, `level`/`severity`, `message`/`msg`/`text`/`title`, `ts`/`timestamp`.
- */
-const NotificationItem = z
-  .looseObject({
-    id: z.union([z.number(), z.string()]).optional(),
-    type: z.string().optional(),
-    kind: z.string().optional(),
-    category: z.string().optional(),
-    level: z.string().optional(),
-    severity: z.string().optional(),
-    title: z.string().optional(),
-    message: z.string().optional(),
-    msg: z.string().optional(),
-    text: z.string().optional(),
-    ts: z.number().int().optional(),
-    timestamp: z.number().int().optional(),
-  })
-  .transform(
-    (n): VenueNotification => ({
-      id: n.id,
-      kind: (n.type ?? n.kind ?? n.category ?? 'notification').slice(0, 64),
-      severity: severityOf(n.level ?? n.severity ?? n.type ?? n.kind),
-      text: [n.title, n.message ?? n.msg ?? n.text]
-        .filter((t) => t !== undefined && t !== '')
-        .join(': ')
-        .slice(0, 500),
-      ts: n.ts ?? n.timestamp,
-    }),
-  )
-/** `notifications`: one item or an array of them. */
-export const NotificationsPush = z.union([z.array(NotificationItem), NotificationItem.transform((n) => [n])])
-export type NotificationsPush = z.infer<typeof NotificationsPush>
+/** `tpsl::{n}`: one TP/SL order's lifecycle (bindings: `untriggered`, `armed`, `cancelled`, `expired`; any string read). */
+export const TpslPush = z.looseObject({
+  oid: OrderId,
+  st: z.string(),
+  reason: z.string().optional(),
+})
+export type TpslPush = z.infer<typeof TpslPush>
 
 /** The data schema of each channel kind. */
 export const PUSH_DATA_SCHEMAS = {
@@ -218,6 +179,7 @@ export const PUSH_DATA_SCHEMAS = {
   balances: BalancePush,
   deposits: DepositPush,
   notifications: NotificationsPush,
+  tpsl: TpslPush,
 } as const
 
 export type PushDataByKind = { [K in keyof typeof PUSH_DATA_SCHEMAS]: z.infer<(typeof PUSH_DATA_SCHEMAS)[K]> }

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import { TimestampMs } from '../schemas/common.ts'
+import { NotificationsResyncFrame } from '../schemas/notifications.ts'
 import { collectDroppedItems } from '../schemas/tolerantArray.ts'
 import { type ChannelKind, parseChannel } from './channels.ts'
 import { PUSH_DATA_SCHEMAS, type PushDataByKind } from './pushSchemas.ts'
@@ -158,6 +159,8 @@ function issuesOf(error: z.ZodError): string[] {
 /** What one inbound text frame is. */
 export type InboundFrame =
   | { type: 'push'; frame: PushEnvelope }
+  /** The notifications channel's backpressure frame (bindings 0.10.0): pushes were dropped up to `sq`. */
+  | { type: 'resync'; frame: NotificationsResyncFrame }
   | { type: 'response'; frame: ResponseFrame }
   | { type: 'error'; frame: ErrorFrame }
   | { type: 'unknown'; raw: unknown }
@@ -168,6 +171,8 @@ export function classifyFrame(value: unknown): InboundFrame {
   if (typeof value === 'object' && value !== null && 'ch' in value) {
     const push = PushEnvelope.safeParse(value)
     if (push.success) return { type: 'push', frame: push.data }
+    const resync = NotificationsResyncFrame.safeParse(value)
+    if (resync.success) return { type: 'resync', frame: resync.data }
   }
   const res = ResponseFrame.safeParse(value)
   if (res.success) return { type: 'response', frame: res.data }

@@ -67,7 +67,7 @@ export * from './streamTypes.ts'
 
 type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect'
 /** What the stream logs, each kind at most once per interval. */
-type LogKind = 'gap' | 'malformed' | 'reconnect' | 'auth' | 'server_error' | 'foreign_instrument'
+type LogKind = 'gap' | 'malformed' | 'reconnect' | 'auth' | 'server_error' | 'foreign_instrument' | 'resync'
 
 export class StreamClient {
   readonly #o: StreamSettings
@@ -366,6 +366,16 @@ export class StreamClient {
       case 'push':
         this.#onPush(frame.frame)
         return
+      case 'resync': {
+        // The venue dropped notifications (backpressure); `sq` is the newest dropped, the new baseline.
+        const { ch, sq } = frame.frame
+        if (!this.#desired.has(ch)) return
+        const previous = this.#intake.sequences.last(ch)
+        this.#intake.sequences.observe(ch, sq)
+        this.#logs.log('info', 'resync', { channel: ch, sq }, `stream: the venue dropped pushes on ${ch}`)
+        this.#gap({ channel: ch, reason: 'resync', previous, sq })
+        return
+      }
       case 'error': {
         const err = new StreamServerError(frame.frame.error)
         if (this.#logs.log('warn', 'server_error', { code: err.code }, err.message)) this.#emit('error', err)

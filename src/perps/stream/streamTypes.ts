@@ -15,7 +15,8 @@ export type StreamState = 'idle' | 'connecting' | 'open' | 'down' | 'closed'
 
 export interface StreamGap {
   channel: string
-  reason: 'sequence_gap' | 'reconnect' | 'invalid_push'
+  /** `resync`: the venue's own notice that it dropped pushes (the notifications channel's resync frame). */
+  reason: 'sequence_gap' | 'reconnect' | 'invalid_push' | 'resync'
   /** The last `sq` seen before the gap (sequence gaps). */
   previous?: number | undefined
   /** The `sq` that broke the sequence. */

@@ -17,6 +17,9 @@ export function rowsOfPush(push: StreamPush, receivedAt: number, bookDepth = 10)
   switch (push.kind) {
     case 'tickers': {
       const d = push.data
+      // A dataset ticker row carries a mark and a funding estimate: a push without them (a new
+      // instrument) is not recorded.
+      if (d.mark === undefined || d.fr === undefined) return []
       return [
         { kind: 'tickers', iid: d.iid, row: { t: receivedAt, ts: push.ts, i: d.idx, m: d.mark, r: d.fr } },
       ]

@@ -99,6 +99,30 @@ describe('matching on a plain state', () => {
     expect(a.positions.get(ETH)?.cost).toBe(toTicks('0.004', 4) * toTicks('2990', 2))
   })
 
+  it('answers a cancel or modify of an order off the book with each official gone code (a seeded draw), an unseen id with order_not_found', () => {
+    const draw = (seed: number) => {
+      const s = createState({ clock: { now: () => T }, seed, historyMinutes: 0 }, SIGNATURE_WINDOW_MS)
+      s.simTime = T
+      pin(s, '3000')
+      const a = ensureAccount(s, OWNER, undefined)
+      const ack = placeOrder(s, a, order({ p: '2990' }), T)
+      const oid = ack.status === 'ok' ? (ack.oid ?? -1) : -1
+      cancelOrder(s, a, oid, T)
+      const codes: string[] = []
+      for (let i = 0; i < 30; i++) {
+        const c = cancelOrder(s, a, oid, T)
+        const m = modifyOrder(s, a, { oid, p: '2991', qty: '1' }, T)
+        for (const r of [c, m]) if (r.status === 'err') codes.push(r.error ?? '')
+      }
+      expect(cancelOrder(s, a, 424242, T)).toEqual({ status: 'err', error: 'order_not_found', oid: 424242 })
+      return codes
+    }
+    const codes = draw(3)
+    expect(new Set(codes)).toEqual(new Set(['order_not_found', 'order_not_in_orderbook', 'order_unknown']))
+    // Seeded: the same seed draws the same codes.
+    expect(draw(3)).toEqual(codes)
+  })
+
   it('modifies, cancels and cancels all', () => {
     const { s, a } = setup()
     const ids = [2990, 2980, 2970].map((p) => {
@@ -116,7 +140,12 @@ describe('matching on a plain state', () => {
       order: { status: 'filled' },
     })
     expect(cancelOrder(s, a, first, T + 3)).toEqual({ status: 'ok', oid: first })
-    expect(cancelOrder(s, a, first, T + 3)).toEqual({ status: 'err', error: 'order_not_found', oid: first })
+    // Known to the account but off the book: one of the official "gone" codes (a seeded draw).
+    expect(cancelOrder(s, a, first, T + 3)).toEqual({
+      status: 'err',
+      error: expect.stringMatching(/^order_(not_found|not_in_orderbook|unknown)$/),
+      oid: first,
+    })
     cancelAllOrders(s, a, undefined, T + 4)
     expect(a.open.size).toBe(0)
     expect(s.resting.get(ETH)?.size).toBe(0)

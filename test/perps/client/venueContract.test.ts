@@ -188,38 +188,49 @@ describe('typed refusals', () => {
   })
 })
 
-describe('Poly-RateLimit-* headers', () => {
+describe("Poly-RateLimit-* headers (the official meaning: the signer's bucket)", () => {
   it('are parsed from success and error answers and handed to the observer with the endpoint', async () => {
     const seen: { endpoint: PerpsEndpoint; o: RateLimitObservation }[] = []
     h = createHarness({ observer: { rateLimit: (endpoint, o) => seen.push({ endpoint, o }) } })
     h.reply({
       body: { time: 5 },
-      headers: {
-        'poly-ratelimit-limit': '1000',
-        'poly-ratelimit-remaining': '940',
-        'poly-ratelimit-reset': '12',
-      },
+      headers: { 'poly-ratelimit-remaining': '57', 'poly-ratelimit-reset': '1782753360' },
     })
     await h.client.getTime()
+    // The official client's own sample: a 429 with a debt of 2 tokens, reset a Unix time.
     h.reply({
       status: 429,
-      body: { status: 'err', error: 'ip_rate_limited' },
-      headers: { 'poly-ratelimit-remaining': '0', 'poly-ratelimit-tier': 'default' },
+      body: { status: 'err', error: 'action_rate_limited' },
+      headers: {
+        'retry-after': '3',
+        'poly-ratelimit-remaining': '-2',
+        'poly-ratelimit-reset': '1784913054',
+        'poly-ratelimit-tier': 'standard',
+      },
     })
     await h.client.getTime().catch(() => undefined)
     h.reply({ body: { time: 6 } })
     await h.client.getTime()
     expect(seen).toEqual([
-      { endpoint: 'getTime', o: { limit: 1000, remaining: 940, resetMs: 12_000 } },
-      { endpoint: 'getTime', o: { remaining: 0, tier: 'default' } },
+      { endpoint: 'getTime', o: { remaining: 57, resetAtMs: 1_782_753_360_000, warning: false } },
+      {
+        endpoint: 'getTime',
+        o: { remaining: -2, resetAtMs: 1_784_913_054_000, tier: 'standard', warning: false },
+      },
     ])
   })
 
-  it('refuses values that are no counts', () => {
+  it('reads the warning flag as the official parser does, and ignores a Limit header (there is none)', () => {
+    expect(parseRateLimitHeaders({ 'poly-ratelimit-warning': 'TRUE' })).toEqual({ warning: true })
+    expect(parseRateLimitHeaders({ 'poly-ratelimit-warning': 'no' })).toBeUndefined()
+    expect(parseRateLimitHeaders({ 'poly-ratelimit-limit': '1000' })).toBeUndefined()
+  })
+
+  it('refuses values that are no numbers or out of any range', () => {
     expect(
-      parseRateLimitHeaders({ 'poly-ratelimit-remaining': '-1', 'poly-ratelimit-limit': '1e99' }),
+      parseRateLimitHeaders({ 'poly-ratelimit-remaining': 'soon', 'poly-ratelimit-reset': '1e99' }),
     ).toBeUndefined()
-    expect(parseRateLimitHeaders({ 'poly-ratelimit-reset': '999999999' })).toBeUndefined()
+    expect(parseRateLimitHeaders({ 'poly-ratelimit-remaining': 'NaN' })).toBeUndefined()
     expect(parseRateLimitHeaders({})).toBeUndefined()
   })
 })

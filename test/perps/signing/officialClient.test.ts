@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { http } from 'viem'
+import { http, recoverAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Clock } from '../../../src/clock.ts'
 import { type CommandSigner, createCommandSigner } from '../../../src/perps/signing/commandSigner.ts'
@@ -22,6 +22,12 @@ import {
   buildUpdateLeverage,
 } from '../../../src/perps/signing/ops.ts'
 import { recoverCreateProxySigner, recoverOpSigner } from '../../../src/perps/signing/verify.ts'
+import {
+  COLLATERAL_TOKEN,
+  PERPS_DEPOSIT_CONTRACT,
+  withdrawBody,
+  withdrawDigest,
+} from '../../../src/perps/signing/withdraw.ts'
 import { seededRandom } from '../../../src/random.ts'
 import { acceptWebSocket } from './loopbackWebSocket.ts'
 
@@ -153,6 +159,8 @@ describe.runIf(NODE_MAJOR >= 24)('official @polymarket/client parity (Node >= 24
     if (req.method === 'GET' && path === '/v1/account/credentials') {
       return send(200, { address: OWNER, keys: proxyKey ? [proxyKey] : [] })
     }
+    if (req.method === 'POST' && path === '/v1/account/withdraw')
+      return send(200, { status: 'ok', withdraw_id: 7 })
     if (req.method === 'DELETE' && (path === '/v1/trade/orders/all' || path === '/v1/account/proxy')) {
       return send(200, { status: 'ok' })
     }
@@ -299,6 +307,27 @@ describe.runIf(NODE_MAJOR >= 24)('official @polymarket/client parity (Node >= 24
     await expectSameOp(lastRest('DELETE', '/v1/trade/orders/all'), buildCancelAll({ iid: 12 }), proxySigner)
     await session.cancelAllOrders()
     await expectSameOp(lastRest('DELETE', '/v1/trade/orders/all'), buildCancelAll(), proxySigner)
+  })
+
+  it('withdraw (owner-signed Withdraw typed data, ts in seconds): our body and digest are the official ones', async () => {
+    expect(await client.withdrawFromPerps({ amount: 5_000_000n })).toBe(7)
+    const body = lastRest('POST', '/v1/account/withdraw')
+    const args = (body.op as Json).args as Json
+    const m = {
+      account: ownerSigner.address,
+      token: COLLATERAL_TOKEN,
+      amount: 5_000_000n,
+      to: ownerSigner.address,
+      salt: body.salt as number,
+      ts: body.ts as number,
+    }
+    expect(body.op).toStrictEqual(withdrawBody(m, '0x').op)
+    expect(String(args.account).toLowerCase()).toBe(OWNER.toLowerCase())
+    const digest = withdrawDigest(DEFAULT_PERPS_DOMAIN, PERPS_DEPOSIT_CONTRACT, m)
+    expect((await recoverAddress({ hash: digest, signature: body.sig as `0x${string}` })).toLowerCase()).toBe(
+      OWNER.toLowerCase(),
+    )
+    expect(Math.abs((body.ts as number) - Math.floor(Date.now() / 1000))).toBeLessThan(120)
   })
 
   it('deleteProxy (owner-signed generic Op): byte-identical signature', async () => {

@@ -171,6 +171,39 @@ describe('a log the venue cannot flood', () => {
 })
 
 describe('frames the venue documents', () => {
+  it('the notifications resync frame (bindings 0.10.0) is a gap to resync from, not a malformed push', () => {
+    const { server, client, lines, events: ev } = setup({}, true)
+    if (ev === undefined) expect.unreachable()
+    client.subscribe(['notifications'])
+    client.start()
+    server.handlers?.onOpen()
+    server.reply({ id: 1, data: { status: 'ok' } })
+    server.reply({ id: 2, data: { status: 'ok' } })
+    const note = (sq: number) => ({
+      ch: 'notifications',
+      ts: 8,
+      sq,
+      data: {
+        id: '7b1c3f0e-3a5e-4c1e-9a43-0d6c1c1f2a11',
+        type: 'limit_order_canceled',
+        instrument_id: 3,
+        side: 'long',
+        size: '2',
+        price: '149.5',
+      },
+    })
+    server.reply(note(1))
+    server.reply({ ch: 'notifications', ts: 9, sq: 5, type: 'resync' })
+    server.reply(note(6))
+    // One gap, the venue's own resync, then the channel goes on at the new baseline (no second gap).
+    expect(ev.gap.map((g) => [g.reason, g.previous, g.sq])).toEqual([['resync', 1, 5]])
+    expect(ev.push.filter((p) => p.kind === 'notifications')).toHaveLength(2)
+    expect(
+      lines.some((l) => String(l.msg).includes('malformed') || String(l.msg).includes('invalid push')),
+    ).toBe(false)
+    void client.close()
+  })
+
   it('reads a fills frame whose data is one object, and typed notifications', () => {
     const { server, client, events: ev } = setup({}, true)
     if (ev === undefined) expect.unreachable()
@@ -219,6 +252,8 @@ describe('frames the venue documents', () => {
         severity: 'warning',
         text: 'margin ratio above 80%',
         ts: undefined,
+        alert: true,
+        details: {},
       },
     ])
     void client.close()

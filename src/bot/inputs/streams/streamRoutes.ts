@@ -131,7 +131,8 @@ export const STREAM_ROUTES: StreamRouteTable = {
   },
   withdrawals: (p, t) => t.account.observeWithdrawal(p.data),
   notifications: (p, t) => {
-    for (const n of p.data) t.notify?.(n)
+    // Per-fill position notifications (opened, increased, reduced) are not alerts: the fills say it.
+    for (const n of p.data) if (n.alert) t.notify?.(n)
   },
 }
 
