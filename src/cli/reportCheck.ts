@@ -16,6 +16,7 @@ import type { JournalDb } from '../journal/database.ts'
 import { domainVenue, type JournalScope } from '../journal/journalScope.ts'
 import { perpsHistory } from '../journal/perpsHistory.ts'
 import type { FillInput, FundingInput } from '../journal/reconcile.ts'
+import { takenAt } from '../journal/report.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
 import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
@@ -130,7 +131,7 @@ async function journalPositions(
   for (const l of last) {
     const row = await db.db
       .selectFrom('pnl_snapshots')
-      .select('position')
+      .select(['position', 'span_ms'])
       .where('account', '=', scope.account)
       .where('venue', '=', scope.venue)
       .where('iid', '=', l.iid)
@@ -143,7 +144,7 @@ async function journalPositions(
       .where('account', '=', scope.account)
       .where('venue', '=', scope.venue)
       .where('iid', '=', l.iid)
-      .where('ts', '>', Number(l.minute))
+      .where('ts', '>', takenAt({ minute: Number(l.minute), spanMs: row?.span_ms }))
       .execute()
     for (const f of after)
       if (p !== undefined)
