@@ -35,7 +35,7 @@ export const REPORT_USAGE = `usage: perpbot report [--live | --accelerated] [--s
                   realized PnL, liquidity, liquidation, trade and order id)
   --check         with --live: read the venue's fills and funding of the window (PERPS_URL,
                   PERPS_PROXY_PRIVATE_KEY, PERPS_PROXY_SECRET) and name every difference from the
-                  journal; exit 1 when there is one
+                  journal, and each position the journal holds otherwise; exit 1 when there is one
   --account A     the account (owner address) to report; default: the one of the newest run
                   ('unknown': rows of an earlier version that could not be attributed)
   --venue V       the venue (exchange domain such as Polymarket/1/137); default: the account's newest`
@@ -130,13 +130,19 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
   const db = await openJournalDb(target, { readonly: true })
   try {
     if (values.check) {
-      const { scope, result, incomplete } = await checkAgainstVenue({ db, settings, secrets, since, until })
+      const { scope, result, incomplete, positions } = await checkAgainstVenue({
+        db,
+        settings,
+        secrets,
+        since,
+        until,
+      })
       const input = await loadReportInput(db, since, until, scope)
       ctx.stdout(
         `check: journal ${describeTarget(target)} against the venue, account ${scope.account} on ${scope.venue}, ${new Date(since).toISOString()} → ${new Date(until).toISOString()}`,
       )
-      for (const l of formatCheck(result, input.symbols, input.currency, incomplete)) ctx.stdout(l)
-      return checkFailed(result, incomplete) ? 1 : 0
+      for (const l of formatCheck(result, input.symbols, input.currency, incomplete, positions)) ctx.stdout(l)
+      return checkFailed(result, incomplete, positions) ? 1 : 0
     }
     const scopes = await journalScopes(db)
     const scope = chooseScope(scopes, values.account, values.venue) ?? { account: 'unknown', venue: '' }

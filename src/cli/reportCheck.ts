@@ -4,11 +4,19 @@
  * every difference named, exit 1 when there is one.
  */
 import { systemClock } from '../clock.ts'
-import { type CheckResult, compareBooks, sameTotals } from '../journal/check.ts'
+import { addDecimal, subDecimal } from '../decimal.ts'
+import {
+  type CheckResult,
+  compareBooks,
+  comparePositions,
+  type PositionDifference,
+  sameTotals,
+} from '../journal/check.ts'
 import type { JournalDb } from '../journal/database.ts'
 import { domainVenue, type JournalScope } from '../journal/journalScope.ts'
 import { perpsHistory } from '../journal/perpsHistory.ts'
 import type { FillInput, FundingInput } from '../journal/reconcile.ts'
+import { takenAt } from '../journal/report.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
 import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
@@ -25,7 +33,12 @@ export async function checkAgainstVenue(o: {
   secrets: Secrets
   since: number
   until: number
-}): Promise<{ scope: JournalScope; result: CheckResult; incomplete: string[] }> {
+}): Promise<{
+  scope: JournalScope
+  result: CheckResult
+  incomplete: string[]
+  positions: PositionDifference[]
+}> {
   const key = o.secrets.PERPS_PROXY_PRIVATE_KEY
   const secret = o.secrets.PERPS_PROXY_SECRET
   const baseUrl = o.secrets.PERPS_URL ?? o.settings.perps.url
@@ -89,10 +102,64 @@ export async function checkAgainstVenue(o: {
       .where('ts', '<=', o.until)
       .execute()
     const result = compareBooks({ fills: journalFills, funding: journalFunding }, { fills, funding })
-    return { scope, result, incomplete }
+    const positions = comparePositions(
+      await journalPositions(o.db, scope),
+      (await perps.getPortfolio()).positions,
+    )
+    return { scope, result, incomplete, positions }
   } finally {
     await perps.close()
   }
+}
+
+/**
+ * The journal's position per instrument now: its last minute snapshot plus the fills journaled after
+ * that minute; undefined for an instrument with fills but no snapshot (the journal cannot say).
+ */
+async function journalPositions(
+  db: JournalDb,
+  scope: JournalScope,
+): Promise<Map<number, string | undefined>> {
+  const last = await db.db
+    .selectFrom('pnl_snapshots')
+    .select((eb) => ['iid', eb.fn.max('minute').as('minute')])
+    .where('account', '=', scope.account)
+    .where('venue', '=', scope.venue)
+    .groupBy('iid')
+    .execute()
+  const out = new Map<number, string | undefined>()
+  for (const l of last) {
+    const row = await db.db
+      .selectFrom('pnl_snapshots')
+      .select(['position', 'span_ms'])
+      .where('account', '=', scope.account)
+      .where('venue', '=', scope.venue)
+      .where('iid', '=', l.iid)
+      .where('minute', '=', Number(l.minute))
+      .executeTakeFirst()
+    let p = row?.position
+    const after = await db.db
+      .selectFrom('fills')
+      .select(['side', 'qty'])
+      .where('account', '=', scope.account)
+      .where('venue', '=', scope.venue)
+      .where('iid', '=', l.iid)
+      .where('ts', '>', takenAt({ minute: Number(l.minute), spanMs: row?.span_ms }))
+      .execute()
+    for (const f of after)
+      if (p !== undefined)
+        p = f.side === 'long' ? addDecimal(p, f.qty) : f.side === 'short' ? subDecimal(p, f.qty) : p
+    out.set(l.iid, p)
+  }
+  const unsnapped = await db.db
+    .selectFrom('fills')
+    .select('iid')
+    .distinct()
+    .where('account', '=', scope.account)
+    .where('venue', '=', scope.venue)
+    .execute()
+  for (const f of unsnapped) if (!out.has(f.iid)) out.set(f.iid, undefined)
+  return out
 }
 
 /** The check's lines: each difference, then the totals per instrument side by side. */
@@ -101,8 +168,13 @@ export function formatCheck(
   symbols: ReadonlyMap<number, string>,
   currency: string | undefined,
   incomplete: readonly string[],
+  positions: readonly PositionDifference[] = [],
 ): string[] {
   const out: string[] = []
+  for (const p of positions)
+    out.push(
+      `DIFF position ${symbols.get(p.iid) ?? `#${p.iid}`}: journal ${p.journal ?? 'unknown (no snapshot)'}, venue ${p.venue}`,
+    )
   const unit = currency ?? 'unknown currency'
   for (const d of r.differences) out.push(`DIFF ${d.table}: ${d.problem}: ${d.key} (${d.detail})`)
   if (r.venueInvalid > 0)
@@ -123,10 +195,13 @@ export function formatCheck(
         : `DIFF ${symbol}: journal ${line(j)}; venue ${line(v)}`,
     )
   }
-  const n = r.differences.length + (r.venueInvalid > 0 ? 1 : 0) + incomplete.length
+  const n = r.differences.length + (r.venueInvalid > 0 ? 1 : 0) + incomplete.length + positions.length
   out.push(n === 0 ? 'the journal matches the venue' : `${n} difference(s) between the journal and the venue`)
   return out
 }
 
-export const checkFailed = (r: CheckResult, incomplete: readonly string[]): boolean =>
-  r.differences.length > 0 || r.venueInvalid > 0 || incomplete.length > 0
+export const checkFailed = (
+  r: CheckResult,
+  incomplete: readonly string[],
+  positions: readonly PositionDifference[] = [],
+): boolean => r.differences.length > 0 || r.venueInvalid > 0 || incomplete.length > 0 || positions.length > 0

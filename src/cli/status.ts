@@ -133,6 +133,8 @@ interface PnlView {
   /** The opening inventory's unrealized PnL at the start (not ours) and its change since (ours). */
   openingUnrealizedPnl?: string
   inventoryPnl?: string
+  /** Since when it counts (Unix ms): the account's first run when the ledger spans runs. */
+  since?: number
 }
 export interface BotStatusView {
   mode: string
@@ -161,14 +163,17 @@ export interface BotStatusView {
 const DEFAULT_CURRENCY = 'USDC'
 
 const pnlLine = (p: PnlView, c: string): string =>
-  `net ${amount(p.netPnl, c)} = realized ${amount(p.realizedPnl, c)} + unrealized ${amount(p.unrealizedPnl, c)} − fees ${amount(p.fees, c)} − funding ${amount(p.funding, c)}; ${p.fills} fills, volume ${amount(p.volume, c)}${inventoryText(p, c)}`
+  `net ${amount(p.netPnl, c)} = realized ${amount(p.realizedPnl, c)} + unrealized ${amount(p.unrealizedPnl, c)}${Number(p.inventoryPnl ?? '0') === 0 ? '' : ` − opening inventory ${amount(p.inventoryPnl ?? '0', c)}`} − fees ${amount(p.fees, c)} − funding ${amount(p.funding, c)}; ${p.fills} fills, volume ${amount(p.volume, c)}${inventoryText(p, c)}`
 
-/** A position held before the start: what it showed then is left out; its change since is in net. */
+/** A position held before the start: what it showed then is left out, and so is its change since. */
 function inventoryText(p: PnlView, c: string): string {
   const before = Number(p.openingUnrealizedPnl ?? '0')
   if (before === 0 && Number(p.inventoryPnl ?? '0') === 0) return ''
-  return `; opening inventory: ${amount(p.inventoryPnl ?? '0', c)} since start (its ${amount(before, c)} from before the start left out)`
+  return `; opening inventory: ${amount(p.inventoryPnl ?? '0', c)} since start, not in net (its ${amount(before, c)} from before the start left out)`
 }
+
+const sinceText = (since: number | undefined): string =>
+  since === undefined ? 'start' : `${new Date(since).toISOString().slice(0, 16).replace('T', ' ')} UTC`
 
 /** A margin ratio from `/status`: a number, or the string `Infinity` once equity is gone. */
 function ratioText(r: number | string | undefined): string {
@@ -186,7 +191,7 @@ export function printBotStatus(ctx: Pick<CliContext, 'stdout'>, s: BotStatusView
   if (s.account.pnl) {
     const share = s.account.pnl.makerShare
     ctx.stdout(
-      `account PnL since start: ${pnlLine(s.account.pnl, c)}${share === undefined ? '' : `, maker ${percent(share)}`}`,
+      `account PnL since ${sinceText(s.account.pnl.since)}: ${pnlLine(s.account.pnl, c)}${share === undefined ? '' : `, maker ${percent(share)}`}`,
     )
   }
   for (const i of s.instruments) {

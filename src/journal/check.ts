@@ -192,3 +192,28 @@ export function sameTotals(a: CheckTotals | undefined, b: CheckTotals | undefine
     compareDecimal(x.funding, y.funding) === 0
   )
 }
+
+export interface PositionDifference {
+  iid: number
+  /** The journal's position now (its last snapshot and the fills after it); undefined when unknown. */
+  journal: string | undefined
+  venue: string
+}
+
+/**
+ * Positions now: the journal's (last snapshot per instrument plus the fills journaled after it)
+ * against the venue's portfolio; each instrument where they differ, or where the journal cannot say.
+ */
+export function comparePositions(
+  journal: ReadonlyMap<number, string | undefined>,
+  venue: readonly { instrument_id: number; size: string }[],
+): PositionDifference[] {
+  const v = new Map(venue.map((p) => [p.instrument_id, p.size]))
+  const out: PositionDifference[] = []
+  for (const iid of [...new Set([...journal.keys(), ...v.keys()])].sort((a, b) => a - b)) {
+    const j = journal.has(iid) ? journal.get(iid) : '0'
+    const there = v.get(iid) ?? '0'
+    if (j === undefined || compareDecimal(j, there) !== 0) out.push({ iid, journal: j, venue: there })
+  }
+  return out
+}

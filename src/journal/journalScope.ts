@@ -63,7 +63,18 @@ export async function claimUnknownRows(
   const accountKeys = names.flatMap((n) => ACCOUNT_STATE.exec(n.name.toLowerCase())?.[1] ?? [])
   let claimed = 0
   const ours = accountKeys.length === 1 && accountKeys[0] === proxy.toLowerCase()
-  if (ours && scope.account !== UNKNOWN_ACCOUNT && !scope.venue.startsWith('mock:'))
+  // Indexed probes first: the commands and order events tables have no account index, and a start
+  // with nothing left to claim must not scan them.
+  const anyLeft = async (table: 'runs' | 'fills' | 'alerts'): Promise<boolean> =>
+    (await db.db
+      .selectFrom(table)
+      .select('account')
+      .where('account', '=', UNKNOWN_ACCOUNT)
+      .where('venue', '=', '')
+      .limit(1)
+      .executeTakeFirst()) !== undefined
+  const left = (await anyLeft('runs')) || (await anyLeft('fills')) || (await anyLeft('alerts'))
+  if (left && ours && scope.account !== UNKNOWN_ACCOUNT && !scope.venue.startsWith('mock:'))
     await db.db.transaction().execute(async (tx) => {
       for (const table of SCOPED_TABLES) {
         const r = await tx

@@ -308,12 +308,19 @@ export function drawdownText(curve: readonly number[]): string {
 }
 
 /**
+ * When a snapshot's levels were read: a minute's sample at its start; the last one of a run (a part
+ * minute, `spanMs` < 60 s) at the stop.
+ */
+export const takenAt = (s: { minute: number; spanMs?: number | undefined }): number =>
+  s.spanMs !== undefined && s.spanMs < 60_000 ? s.minute + s.spanMs : s.minute
+
+/**
  * Positions at the group's end: each instrument's last snapshot at or before the end plus the fills
  * after it; an instrument with fills but no snapshot is unknown ('?').
  */
 function endPositions(input: ReportInput, g: Group, snaps: readonly ReportSnapshot[]): string {
   const at = new Map<number, { minute: number; position: string | undefined }>()
-  for (const s of snaps) if (s.minute <= g.to) at.set(s.iid, { minute: s.minute, position: s.position })
+  for (const s of snaps) if (s.minute <= g.to) at.set(s.iid, { minute: takenAt(s), position: s.position })
   const iids = new Set<number>(at.keys())
   for (const f of input.fills) if ((g.iid === undefined || f.iid === g.iid) && f.ts <= g.to) iids.add(f.iid)
   const parts: string[] = []

@@ -185,6 +185,8 @@ export async function newestRecordAt(db: JournalDb, scope: JournalScope): Promis
   return times.length === 0 ? undefined : Math.max(...times)
 }
 
+const EQUITY_PAGE = 5_000
+
 /** The account's 2-s equity samples in the window, from the last one before it (the drawdown's base). */
 export async function loadEquity(
   db: JournalDb,
@@ -202,16 +204,26 @@ export async function loadEquity(
     .orderBy('at', 'desc')
     .limit(1)
     .execute()
-  const inWindow = await d
-    .selectFrom('equity')
-    .select(['at', 'net'])
-    .where('account', '=', scope.account)
-    .where('venue', '=', scope.venue)
-    .where('at', '>=', since)
-    .where('at', '<=', until)
-    .orderBy('at')
-    .execute()
-  return [...before, ...inWindow].map((e) => ({ at: Number(e.at), net: e.net }))
+  const out = before.map((e) => ({ at: Number(e.at), net: e.net }))
+  // Up to 43,200 samples a day: read in pages on the key, the event loop turning between them.
+  let from = since
+  for (;;) {
+    const page = await d
+      .selectFrom('equity')
+      .select(['at', 'net'])
+      .where('account', '=', scope.account)
+      .where('venue', '=', scope.venue)
+      .where('at', '>=', from)
+      .where('at', '<=', until)
+      .orderBy('at')
+      .limit(EQUITY_PAGE)
+      .execute()
+    for (const e of page) out.push({ at: Number(e.at), net: e.net })
+    const last = page.at(-1)
+    if (page.length < EQUITY_PAGE || last === undefined) return out
+    from = Number(last.at) + 1
+    await new Promise((r) => setImmediate(r))
+  }
 }
 
 /** Every amount is in the settlement asset the venue names on fills (else funding): one, or unknown. */

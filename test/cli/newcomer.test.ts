@@ -163,5 +163,40 @@ describe('status with a position held before the start', () => {
     expect(text).toContain('margin ratio 0.29%')
     expect(text).toContain('net 0.00 USDC = realized 0.00 USDC + unrealized 0.00 USDC')
     expect(text).toContain('its 500.00 USDC from before the start left out')
+    expect(text).toContain('account PnL since start:')
+  })
+
+  it('after restarts: since the account’s first run, the inventory’s change shown and not in net', () => {
+    const out: string[] = []
+    printBotStatus(
+      { stdout: (l) => void out.push(l) },
+      {
+        mode: 'live',
+        uptimeMs: 2_000,
+        instruments: [],
+        account: {
+          currency: 'USDC',
+          inLiquidation: false,
+          pendingWithdrawals: 0,
+          pnl: {
+            fills: 1,
+            volume: '10',
+            realizedPnl: '2',
+            unrealizedPnl: '300',
+            fees: '0.1',
+            funding: '0',
+            netPnl: '1.9',
+            openingUnrealizedPnl: '500',
+            inventoryPnl: '300',
+            since: Date.UTC(2026, 11, 1, 9, 30),
+          },
+        },
+        alerts: [],
+      },
+    )
+    const text = out.join('\n')
+    expect(text).toContain('account PnL since 2026-12-01 09:30 UTC: net 1.90 USDC')
+    expect(text).toContain('− opening inventory 300.00 USDC')
+    expect(text).toContain('300.00 USDC since start, not in net')
   })
 })

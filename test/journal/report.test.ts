@@ -165,6 +165,35 @@ describe('buildReport', () => {
     expect(rows[0]?.endPosition).toBe('BTC-PERP 1.5')
   })
 
+  it('the end position counts a fill once: the stop’s snapshot was read after it', () => {
+    const m = D0 + 5 * H
+    const rows = buildReport(
+      input({
+        fills: [
+          {
+            ts: m + 20_000,
+            iid: 1,
+            price: '1',
+            qty: '0.5',
+            taker: false,
+            fee: '0',
+            realizedPnl: '0',
+            side: 'long',
+          },
+        ],
+        funding: [],
+        snapshots: [
+          { minute: m, iid: 1, unrealizedPnl: '0', position: '1', mode: 'quoting' },
+          // The stop, 40 s into the minute: the position after the fill.
+          { minute: m, iid: 1, unrealizedPnl: '0', position: '1.5', mode: 'quoting', spanMs: 40_000 },
+        ],
+        alerts: [],
+      }),
+      'instrument',
+    )
+    expect(rows.at(-1)?.endPosition).toBe('BTC-PERP 1.5')
+  })
+
   it('per run: each run of the account its own row, within the window', () => {
     const rows = buildReport(
       input({

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import { systemClock } from '../../src/clock.ts'
-import { compareBooks } from '../../src/journal/check.ts'
+import { compareBooks, comparePositions } from '../../src/journal/check.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
 import { createJournal } from '../../src/journal/journal.ts'
 import { domainVenue } from '../../src/journal/journalScope.ts'
@@ -61,6 +61,27 @@ describe('compareBooks', () => {
     ])
     expect(r.differences[0]?.detail).toBe('journal ≠ venue: price 99 ≠ 100.5')
     expect(r.venue.map((t) => t.fills)).toEqual([1, 2])
+  })
+})
+
+describe('comparePositions', () => {
+  it('names each instrument whose position differs from the venue’s, or that the journal cannot say', () => {
+    expect(
+      comparePositions(
+        new Map([
+          [1, '0.5'],
+          [2, '0'],
+          [3, undefined],
+        ]),
+        [
+          { instrument_id: 1, size: '0.50' },
+          { instrument_id: 4, size: '-1' },
+        ],
+      ),
+    ).toEqual([
+      { iid: 3, journal: undefined, venue: '0' },
+      { iid: 4, journal: '0', venue: '-1' },
+    ])
   })
 })
 
@@ -116,7 +137,9 @@ describe('perpbot report --live --check against the venue (the standalone mock)'
     await journal.close('done')
     const bad = await perpbot(['report', '--live', '--check', '--config', overlay, '--since', '2h'], env)
     expect(bad.out).toMatch(/DIFF fills: not at the venue: trade t1 \/ order 1001 at /)
-    expect(bad.out).toContain('1 difference(s) between the journal and the venue')
+    // The fill with no snapshot: the journal cannot say the position, and says so.
+    expect(bad.out).toContain('DIFF position #2: journal unknown (no snapshot), venue 0')
+    expect(bad.out).toContain('2 difference(s) between the journal and the venue')
     expect(bad.code).toBe(1)
   }, 30_000)
 })
