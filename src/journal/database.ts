@@ -24,7 +24,7 @@ export type JournalTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres
  */
 export function journalTarget(o: {
   stateDir: string
-  mode: 'live' | 'dry-run'
+  mode: 'live' | 'dry-run' | 'paper'
   env: Readonly<Record<string, string | undefined>>
 }): JournalTarget {
   const url = o.env.DATABASE_URL

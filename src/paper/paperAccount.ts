@@ -1,0 +1,129 @@
+/**
+ * The paper account: one fixed local identity (its keys sign only for the local paper book, never
+ * for the venue, so they are derived from a public phrase and are no secret), journaled under the
+ * venue label `paper`; and its resumption at a restart from the journal's paper fills and funding:
+ * cash (the starting collateral plus realized PnL, less fees and funding paid), positions (replayed
+ * through the local book's own position rule), and the ids the local book hands out next (so a
+ * restart's fills never reuse an id the journal holds). Open orders are not resumed: the exit policy
+ * cancelled them at a stop, and after a kill the bot quotes afresh (docs/decisions.md).
+ */
+import { keccak256, stringToHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { addDecimal, subDecimal, toTicks } from '../decimal.ts'
+import type { JournalDb } from '../journal/database.ts'
+import type { PerpsExchange } from '../mock/perps/exchange.ts'
+import type { InstrumentSpec } from '../mock/perps/instruments.ts'
+import { parseUsd } from '../mock/perps/money.ts'
+import type { AccountSeed } from '../mock/perps/options.ts'
+import { applyFill, newPosition, type PositionState } from '../mock/perps/positions.ts'
+
+/** The journal's venue label of every paper row (fills, funding, commands, …). */
+export const PAPER_VENUE = 'paper'
+
+const key = (phrase: string): `0x${string}` => keccak256(stringToHex(phrase))
+
+/** The paper account's keys: local only (the paper book verifies them; the venue never sees them). */
+export const PAPER_KEYS = {
+  proxyKey: key('perpbot paper account: proxy'),
+  owner: privateKeyToAccount(key('perpbot paper account: owner')).address,
+  secret: 'perpbot-paper-local-secret',
+} as const
+
+export const paperProxyAddress = (): string => privateKeyToAccount(PAPER_KEYS.proxyKey).address
+
+/** The paper account as the local book's seed, with its resumed cash. */
+export function paperAccountSeed(collateral: string, now: number): AccountSeed {
+  return {
+    owner: PAPER_KEYS.owner,
+    collateral,
+    proxies: [
+      {
+        proxy: paperProxyAddress(),
+        secret: PAPER_KEYS.secret,
+        expiry: now + 365 * 86_400_000,
+        label: 'perpbot paper',
+      },
+    ],
+  }
+}
+
+export interface PaperResume {
+  collateral: string
+  fills: number
+  funding: number
+  /** Signed size and cost basis per instrument, in the instrument's ticks (positions.ts). */
+  positions: PositionState[]
+  lastTradeId: number
+  lastOrderId: number
+  lastFundingId: number
+  volume: string
+}
+
+/** The paper account as the journal left it (nothing journaled: the starting collateral, flat). */
+export async function loadPaperResume(
+  db: JournalDb,
+  specs: readonly InstrumentSpec[],
+  startingCollateral: string,
+): Promise<PaperResume> {
+  const fills = await db.db
+    .selectFrom('fills')
+    .select(['trade_id', 'order_id', 'iid', 'side', 'price', 'qty', 'fee', 'realized_pnl', 'ts'])
+    .where('venue', '=', PAPER_VENUE)
+    .orderBy('ts')
+    .execute()
+  const funding = await db.db
+    .selectFrom('funding')
+    .select(['key', 'amount'])
+    .where('venue', '=', PAPER_VENUE)
+    .execute()
+  const byId = new Map(specs.map((s) => [s.id, s]))
+  const positions = new Map<number, PositionState>()
+  let collateral = startingCollateral
+  let volume = '0'
+  let lastTradeId = 0
+  let lastOrderId = 0
+  // Trade ids are the local book's running count: their order is the fills' order.
+  fills.sort((a, b) => Number(a.trade_id) - Number(b.trade_id))
+  for (const f of fills) {
+    collateral = subDecimal(addDecimal(collateral, f.realized_pnl), f.fee)
+    lastTradeId = Math.max(lastTradeId, Number(f.trade_id) || 0)
+    lastOrderId = Math.max(lastOrderId, f.order_id)
+    const spec = byId.get(f.iid)
+    if (spec === undefined) continue
+    let pos = positions.get(f.iid)
+    if (pos === undefined) {
+      pos = newPosition(f.iid)
+      positions.set(f.iid, pos)
+    }
+    const qty = toTicks(f.qty, spec.quantityDecimals, 'half-even')
+    applyFill(pos, f.side === 'long' ? qty : -qty, toTicks(f.price, spec.priceDecimals, 'half-even'))
+    volume = addDecimal(volume, f.qty)
+  }
+  let lastFundingId = 0
+  for (const x of funding) {
+    collateral = subDecimal(collateral, x.amount)
+    lastFundingId = Math.max(lastFundingId, Number(x.key) || 0)
+  }
+  return {
+    collateral,
+    fills: fills.length,
+    funding: funding.length,
+    positions: [...positions.values()].filter((p) => p.size !== 0n),
+    lastTradeId,
+    lastOrderId,
+    lastFundingId,
+    volume,
+  }
+}
+
+/** Puts the resumed positions and id counters into the local book (the account seeded with its cash). */
+export function applyPaperResume(exchange: PerpsExchange, r: PaperResume): void {
+  const s = exchange.synced()
+  const account = s.accounts.get(PAPER_KEYS.owner.toLowerCase())
+  if (account === undefined) throw new Error('the paper account is not registered on the paper book')
+  account.collateral = parseUsd(r.collateral)
+  for (const p of r.positions) account.positions.set(p.iid, { ...p })
+  s.fills = Math.max(s.fills, r.lastTradeId)
+  s.nextOid = Math.max(s.nextOid, r.lastOrderId + 1)
+  s.nextFundingId = Math.max(s.nextFundingId, r.lastFundingId + 1)
+}
