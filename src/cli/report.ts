@@ -11,7 +11,7 @@ import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { formatCsv, formatJson, formatTable, formatTransfers } from './reportFormat.ts'
 
-export const REPORT_USAGE = `usage: perpbot report [--live] [--since SPAN|DATE] [--until DATE] [--by day|instrument]
+export const REPORT_USAGE = `usage: perpbot report [--live | --paper] [--since SPAN|DATE] [--until DATE] [--by day|instrument]
                       [--format table|csv|json] [--config FILE]
   The journal's numbers per UTC day or per instrument, and in total: net PnL (realized + change of
   unrealized − fees − funding), fees, funding, volume, fills, maker share, max drawdown, hours
@@ -19,6 +19,7 @@ export const REPORT_USAGE = `usage: perpbot report [--live] [--since SPAN|DATE] 
   the bot runs.
   --live          the live journal (DATABASE_URL when set, else ops.stateDir/journal-live.sqlite);
                   default: the dry run's (ops.stateDir/journal-dry-run.sqlite), as 'run' picks them
+  --paper         the paper journal (ops.stateDir/journal-paper.sqlite, 'run --paper')
   --since S       a span back from now (30m, 24h, 7d) or a date/time (2026-11-20, ISO 8601); default 7d
   --until D       end of the window (date/time); default now (a dry run: or its mock's clock, if ahead)
   --by K          day (default) or instrument
@@ -42,6 +43,7 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
     args: [...ctx.argv],
     options: {
       live: { type: 'boolean', default: false },
+      paper: { type: 'boolean', default: false },
       since: { type: 'string', default: '7d' },
       until: { type: 'string' },
       by: { type: 'string', default: 'day' },
@@ -64,10 +66,12 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
   const since = parseWhen(values.since, t, 'since')
   let until = values.until === undefined ? t : parseWhen(values.until, t, 'until')
   if (since > until) throw new UsageError('--since must be before --until')
-  const mode = values.live ? 'live' : 'dry-run'
+  if (values.live && values.paper)
+    throw new UsageError('--live and --paper name different journals: pick one')
+  const mode = values.live ? 'live' : values.paper ? 'paper' : 'dry-run'
   const { settings } = loadSettings({
     configDir: ctx.configDir,
-    mode,
+    mode: mode === 'live' ? 'live' : 'dry-run',
     file: values.config,
     env: ctx.env,
     needs: [],

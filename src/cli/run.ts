@@ -199,7 +199,12 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   const journalDb = (await earlyJournalDb) ?? (await openJournal())
   if (journalDb) logger.info({ journal: journalDb.where }, `journal: ${journalDb.kind} at ${journalDb.where}`)
   const paper =
-    settings.mode === 'paper' ? await startPaper({ settings, secrets, journalDb, logger }) : undefined
+    settings.mode === 'paper'
+      ? await startPaper({ settings, secrets, journalDb, logger }).catch(async (e: unknown) => {
+          await journalDb?.close()
+          throw e
+        })
+      : undefined
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : paper?.venue.mock
   if (mock) {
     logger.info(
@@ -311,7 +316,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       if (recorded) logger.info(recorded, `recorded ${recorded.rows} rows into ${values.record}`)
       const report = await bot?.stop(reason)
       await joined?.close()
-      await (paper?.venue ?? mock)?.close()
+      // The paper book's history goes to the journal before the book closes (paperAccount.ts).
+      await (paper ? paper.venue.close(journal) : mock?.close())
       const j = await journal?.close(reason)
       if (j && j.droppedTotal > 0)
         logger.warn({ dropped: j.dropped }, `journal: ${j.droppedTotal} row(s) could not be written`)
@@ -337,7 +343,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     // A signal already shutting down owns the exit; otherwise the start error is the outcome.
     shutdown()
     await joined?.close()
-    await (paper?.venue ?? mock)?.close()
+    await (paper ? paper.venue.close(journal) : mock?.close())
     await journal?.close(`start failed: ${describeError(e)}`).catch(() => undefined)
     throw e
   }

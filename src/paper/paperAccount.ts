@@ -11,6 +11,8 @@ import { keccak256, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { addDecimal, subDecimal, toTicks } from '../decimal.ts'
 import type { JournalDb } from '../journal/database.ts'
+import type { Journal } from '../journal/journal.ts'
+import { fillInput, fundingInput } from '../journal/perpsHistory.ts'
 import type { PerpsExchange } from '../mock/perps/exchange.ts'
 import type { InstrumentSpec } from '../mock/perps/instruments.ts'
 import { parseUsd } from '../mock/perps/money.ts'
@@ -102,7 +104,8 @@ export async function loadPaperResume(
   let lastFundingId = 0
   for (const x of funding) {
     collateral = subDecimal(collateral, x.amount)
-    lastFundingId = Math.max(lastFundingId, Number(x.key) || 0)
+    // The local book's charges are keyed `id:N` (perps/client/getFunding.ts `fundingKey`).
+    lastFundingId = Math.max(lastFundingId, Number(/^id:(\d+)$/.exec(x.key)?.[1] ?? 0))
   }
   return {
     collateral,
@@ -114,6 +117,22 @@ export async function loadPaperResume(
     lastFundingId,
     volume,
   }
+}
+
+/**
+ * Hands every fill and funding charge of the paper account to the journal before the book closes
+ * (as a live start's reconcile reads the venue's history; the paper book's history ends with it):
+ * what the bot did not see before its stop (a fill during the exit) is journaled too. Rows already
+ * journaled are ignored by their keys.
+ */
+export function journalPaperHistory(
+  exchange: PerpsExchange,
+  journal: Pick<Journal, 'fill' | 'funding'>,
+): void {
+  const account = exchange.synced().accounts.get(PAPER_KEYS.owner.toLowerCase())
+  if (account === undefined) return
+  for (const f of account.fills) journal.fill(fillInput(f), 'reconcile')
+  for (const c of account.funding) journal.funding(fundingInput(c))
 }
 
 /** Puts the resumed positions and id counters into the local book (the account seeded with its cash). */

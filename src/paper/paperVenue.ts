@@ -12,12 +12,19 @@
  */
 import type { Clock } from '../clock.ts'
 import type { JournalDb } from '../journal/database.ts'
+import type { Journal } from '../journal/journal.ts'
 import { type RunningMock, startMockServer } from '../mock/server.ts'
 import { VirtualClock } from '../mock/virtualClock.ts'
 import { DEFAULT_FILL_MODEL, type FillModelConfig } from '../research/replay/fillModel.ts'
 import { createRowDriver } from '../research/replay/replayDriver.ts'
 import { type LiveFeed, type LiveFeedHealth, startLiveFeed } from './liveFeed.ts'
-import { applyPaperResume, loadPaperResume, type PaperResume, paperAccountSeed } from './paperAccount.ts'
+import {
+  applyPaperResume,
+  journalPaperHistory,
+  loadPaperResume,
+  type PaperResume,
+  paperAccountSeed,
+} from './paperAccount.ts'
 import { readPublicVenue } from './publicVenue.ts'
 
 export interface PaperVenueOptions {
@@ -45,7 +52,8 @@ export interface PaperVenue {
   readonly resumed: PaperResume
   readonly feeCategory: string
   feed(): LiveFeedHealth & { modelFills: number }
-  close(): Promise<void>
+  /** Stops the book and the feed; with the journal, first journals the book's whole fill and funding history. */
+  close(journal?: Pick<Journal, 'fill' | 'funding'> | undefined): Promise<void>
 }
 
 /**
@@ -138,8 +146,9 @@ export async function startPaperVenue(o: PaperVenueOptions): Promise<PaperVenue>
     resumed,
     feeCategory: venue.feeCategory,
     feed: () => ({ ...feed.health(), modelFills: driver.modelFills }),
-    async close() {
+    async close(journal) {
       if (due !== undefined) clock.clearTimeout(due)
+      if (journal !== undefined) journalPaperHistory(mock.exchange, journal)
       await mock.close()
       await feed.close()
     },
