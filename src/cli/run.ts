@@ -206,7 +206,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
         })
       : undefined
   const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : paper?.venue.mock
-  if (mock) {
+  if (mock && !paper) {
     logger.info(
       {
         url: mock.url,
@@ -288,7 +288,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     perpsUrl: mock?.url ?? secrets.PERPS_URL ?? settings.perps.url ?? '',
     // The embedded mock serves its WebSocket on its HTTP port, as the venue serves /v1/ws.
     streamUrl: mock?.wsUrl ?? secrets.PERPS_WS_URL,
-    catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
+    catalogueUrl: paper?.catalogueUrl ?? mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
     selfProvision: mock !== undefined && paper === undefined,
     journal,
     fleet: joined?.part,

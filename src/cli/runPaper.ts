@@ -30,6 +30,8 @@ export interface StartedPaper {
   venue: PaperVenue
   /** The paper account's local keys: what the bot signs with (for the local book only). */
   secrets: Secrets
+  /** The real catalogue (public): a strategy reading it must see the live one, not the mock's. */
+  catalogueUrl: string
 }
 
 /**
@@ -47,6 +49,11 @@ export async function startPaper(o: {
   if (restUrl === undefined || restUrl === '')
     throw new ConfigError('run --paper needs the venue’s public address', [
       'env PERPS_URL or the config key perps.url: the venue’s REST base URL (no keys are needed)',
+    ])
+  const catalogueUrl = o.secrets.CATALOGUE_URL ?? o.settings.catalogue.url
+  if (catalogueUrl === undefined || catalogueUrl === '')
+    throw new ConfigError('run --paper needs the catalogue’s public address', [
+      'env CATALOGUE_URL or the config key catalogue.url (public: no keys are needed)',
     ])
   const wsUrl = o.secrets.PERPS_WS_URL ?? VENUE_STREAM_URL
   const symbols = o.settings.instruments.map((i) => i.symbol)
@@ -80,6 +87,7 @@ export async function startPaper(o: {
   )
   return {
     venue,
+    catalogueUrl,
     secrets: {
       ...o.secrets,
       PERPS_PROXY_PRIVATE_KEY: PAPER_KEYS.proxyKey,

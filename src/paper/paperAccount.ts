@@ -9,6 +9,7 @@
  */
 import { keccak256, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { z } from 'zod'
 import { addDecimal, subDecimal, toTicks } from '../decimal.ts'
 import type { JournalDb } from '../journal/database.ts'
 import type { Journal } from '../journal/journal.ts'
@@ -21,6 +22,14 @@ import { applyFill, newPosition, type PositionState } from '../mock/perps/positi
 
 /** The journal's venue label of every paper row (fills, funding, commands, …). */
 export const PAPER_VENUE = 'paper'
+
+/** Named journal state: the ids the paper book handed out, saved at its close. */
+const PAPER_IDS_STATE = 'paper.ids'
+const savedIds = z.object({
+  lastTradeId: z.number().int().nonnegative(),
+  lastOrderId: z.number().int().nonnegative(),
+  lastFundingId: z.number().int().nonnegative(),
+})
 
 const key = (phrase: string): `0x${string}` => keccak256(stringToHex(phrase))
 
@@ -58,7 +67,6 @@ export interface PaperResume {
   lastTradeId: number
   lastOrderId: number
   lastFundingId: number
-  volume: string
 }
 
 /** The paper account as the journal left it (nothing journaled: the starting collateral, flat). */
@@ -81,7 +89,6 @@ export async function loadPaperResume(
   const byId = new Map(specs.map((s) => [s.id, s]))
   const positions = new Map<number, PositionState>()
   let collateral = startingCollateral
-  let volume = '0'
   let lastTradeId = 0
   let lastOrderId = 0
   // Trade ids are the local book's running count: their order is the fills' order.
@@ -99,9 +106,25 @@ export async function loadPaperResume(
     }
     const qty = toTicks(f.qty, spec.quantityDecimals, 'half-even')
     applyFill(pos, f.side === 'long' ? qty : -qty, toTicks(f.price, spec.priceDecimals, 'half-even'))
-    volume = addDecimal(volume, f.qty)
   }
-  let lastFundingId = 0
+  // Orders that never filled are in the order events, and every id the book handed out is in the
+  // counters it journaled at its close (a kill leaves only the events).
+  const events = await db.db
+    .selectFrom('order_events')
+    .select(db.db.fn.max('oid').as('oid'))
+    .executeTakeFirst()
+  lastOrderId = Math.max(lastOrderId, Number(events?.oid ?? 0))
+  const saved = await db.db
+    .selectFrom('state')
+    .select('value')
+    .where('name', '=', PAPER_IDS_STATE)
+    .executeTakeFirst()
+  const ids = savedIds.safeParse(saved === undefined ? undefined : JSON.parse(saved.value))
+  if (ids.success) {
+    lastTradeId = Math.max(lastTradeId, ids.data.lastTradeId)
+    lastOrderId = Math.max(lastOrderId, ids.data.lastOrderId)
+  }
+  let lastFundingId = ids.success ? ids.data.lastFundingId : 0
   for (const x of funding) {
     collateral = subDecimal(collateral, x.amount)
     // The local book's charges are keyed `id:N` (perps/client/getFunding.ts `fundingKey`).
@@ -115,7 +138,6 @@ export async function loadPaperResume(
     lastTradeId,
     lastOrderId,
     lastFundingId,
-    volume,
   }
 }
 
@@ -127,12 +149,18 @@ export async function loadPaperResume(
  */
 export function journalPaperHistory(
   exchange: PerpsExchange,
-  journal: Pick<Journal, 'fill' | 'funding'>,
+  journal: Pick<Journal, 'fill' | 'funding' | 'saveState'>,
 ): void {
   const account = exchange.synced().accounts.get(PAPER_KEYS.owner.toLowerCase())
   if (account === undefined) return
   for (const f of account.fills) journal.fill(fillInput(f), 'reconcile')
   for (const c of account.funding) journal.funding(fundingInput(c))
+  const s = exchange.synced()
+  journal.saveState(PAPER_IDS_STATE, {
+    lastTradeId: s.fills,
+    lastOrderId: s.nextOid - 1,
+    lastFundingId: s.nextFundingId - 1,
+  })
 }
 
 /** Puts the resumed positions and id counters into the local book (the account seeded with its cash). */
@@ -140,6 +168,10 @@ export function applyPaperResume(exchange: PerpsExchange, r: PaperResume): void 
   const s = exchange.synced()
   const account = s.accounts.get(PAPER_KEYS.owner.toLowerCase())
   if (account === undefined) throw new Error('the paper account is not registered on the paper book')
+  // The mock seeds every new account per its scenario (a confirming withdrawal, so history is never
+  // empty): the paper account's money moves only by its fills and funding.
+  for (const [w, owner] of s.activeWithdrawals) if (owner === account) s.activeWithdrawals.delete(w)
+  account.withdrawals.length = 0
   account.collateral = parseUsd(r.collateral)
   for (const p of r.positions) account.positions.set(p.iid, { ...p })
   s.fills = Math.max(s.fills, r.lastTradeId)

@@ -53,7 +53,7 @@ export interface PaperVenue {
   readonly feeCategory: string
   feed(): LiveFeedHealth & { modelFills: number }
   /** Stops the book and the feed; with the journal, first journals the book's whole fill and funding history. */
-  close(journal?: Pick<Journal, 'fill' | 'funding'> | undefined): Promise<void>
+  close(journal?: Pick<Journal, 'fill' | 'funding' | 'saveState'> | undefined): Promise<void>
 }
 
 /**

@@ -35,12 +35,27 @@ describe('run --paper at the command line', () => {
   it('an unreachable venue: exit 1 naming the address, nothing started', async () => {
     const r = await perpbot(
       ['run', '--paper', '--config', config, '--ops-port', '0', '--log-level', 'error'],
-      { PERPS_URL: 'http://127.0.0.1:9', PERPS_WS_URL: 'ws://127.0.0.1:9/v1/ws' },
+      {
+        PERPS_URL: 'http://127.0.0.1:9',
+        PERPS_WS_URL: 'ws://127.0.0.1:9/v1/ws',
+        CATALOGUE_URL: 'http://127.0.0.1:9',
+      },
     )
     expect(r.code).toBe(1)
     expect(r.err).toMatch(/public REST at http:\/\/127\.0\.0\.1:9\/? could not be read/)
     // Its own journal, beside the others (report --paper reads it).
     expect(existsSync(join(stateDir, 'journal-paper.sqlite'))).toBe(true)
+  })
+
+  it('without the venue’s or the catalogue’s public address: exit 2 naming what to set', async () => {
+    const noVenue = await perpbot(['run', '--paper', '--config', config, '--ops-port', '0'])
+    expect(noVenue.code).toBe(2)
+    expect(noVenue.err).toContain('PERPS_URL')
+    const noCatalogue = await perpbot(['run', '--paper', '--config', config, '--ops-port', '0'], {
+      PERPS_URL: 'http://127.0.0.1:9',
+    })
+    expect(noCatalogue.code).toBe(2)
+    expect(noCatalogue.err).toContain('CATALOGUE_URL')
   })
 
   it('report --paper reads the paper journal; --live with --paper is a usage error', async () => {

@@ -104,6 +104,10 @@ describe('paper restart', { timeout: 180_000 }, () => {
       const second = await startPaperVenue(paperOptions)
       try {
         expect(second.resumed.fills).toBe(book.fills)
+        // Nothing but fills and funding moves the paper account's money (no scenario seed withdrawal).
+        expect(
+          second.mock.exchange.synced().accounts.get(PAPER_KEYS.owner.toLowerCase())?.withdrawals,
+        ).toEqual([])
         const resumed = second.mock.exchange.synced()
         const a = resumed.accounts.get(PAPER_KEYS.owner.toLowerCase())
         expect(a?.collateral).toBe(book.collateral)
