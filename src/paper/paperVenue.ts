@@ -164,6 +164,5 @@ function emptyResume(collateral: string): PaperResume {
     lastTradeId: 0,
     lastOrderId: 0,
     lastFundingId: 0,
-    volume: '0',
   }
 }
