@@ -64,6 +64,14 @@ export async function startPaper(o: {
     symbols,
     startingCollateral: o.settings.mock.startingCollateral,
     journalDb: o.journalDb,
+    onFeedSilence: (silent, h) => {
+      if (silent)
+        o.logger.error(
+          { feed: h },
+          `paper: the venue's public stream at ${wsUrl} has been silent for 15 s (${h.state}${h.lastError ? `: ${h.lastError}` : ''}); the paper book holds the last prices and nothing fills until it is back`,
+        )
+      else o.logger.info({ feed: h }, "paper: the venue's public stream is back")
+    },
   }).catch((e: unknown) => {
     if (e instanceof PaperFeedError) throw e
     throw new PaperFeedError(`paper: the venue's public feed could not be started: ${describeError(e)}`)

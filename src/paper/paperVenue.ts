@@ -44,6 +44,13 @@ export interface PaperVenueOptions {
   model?: Omit<FillModelConfig, 'tier'> | undefined
   /** How long the first tickers may take. Default 20 s. */
   readyTimeoutMs?: number | undefined
+  /**
+   * Told when the venue's public stream goes silent past `silentAfterMs` (prices held, nothing fills)
+   * and when it comes back: the paper book's own stream stays fresh, so the bot cannot see it.
+   */
+  onFeedSilence?: ((silent: boolean, health: LiveFeedHealth) => void) | undefined
+  /** Default 15 s. */
+  silentAfterMs?: number | undefined
 }
 
 export interface PaperVenue {
@@ -141,12 +148,28 @@ export async function startPaperVenue(o: PaperVenueOptions): Promise<PaperVenue>
       PAPER_STEP_MS - (now % PAPER_STEP_MS) + 1,
     )
   })
+  // Checked on wall time: a silent socket is silent whatever the book's clock does.
+  const wall = o.streamClock ?? new VirtualClock({ mode: 'real' })
+  const silentAfter = o.silentAfterMs ?? 15_000
+  let silent = false
+  let lastSeen = { pushes: 0, at: wall.now() }
+  const watch = setInterval(() => {
+    const h = feed.health()
+    if (h.pushes !== lastSeen.pushes) lastSeen = { pushes: h.pushes, at: wall.now() }
+    const now = wall.now() - lastSeen.at > silentAfter
+    if (now !== silent) {
+      silent = now
+      o.onFeedSilence?.(silent, h)
+    }
+  }, 1_000)
+  watch.unref()
   return {
     mock,
     resumed,
     feeCategory: venue.feeCategory,
     feed: () => ({ ...feed.health(), modelFills: driver.modelFills }),
     async close(journal) {
+      clearInterval(watch)
       if (due !== undefined) clock.clearTimeout(due)
       if (journal !== undefined) journalPaperHistory(mock.exchange, journal)
       await mock.close()

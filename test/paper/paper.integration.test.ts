@@ -114,7 +114,7 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
     expect(new Set(authed.filter((a) => a.startsWith('0x'))).size).toBe(1)
   })
 
-  it('paper alone: the venue counts zero signed or authenticated requests', async () => {
+  it('paper alone: the venue counts zero signed or authenticated requests; its stream going silent is reported', async () => {
     const specs = generateInstruments(1)
     let signed = 0
     let reads = 0
@@ -132,12 +132,15 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
       },
     })
     const clock = venue.mock.clock
+    const silences: boolean[] = []
     const paper = await startPaperVenue({
       restUrl: venue.server.url,
       wsUrl: venue.streamUrl ?? '',
       symbols: specs.map((s) => s.symbol),
       startingCollateral: '100000',
       clock,
+      silentAfterMs: 2_000,
+      onFeedSilence: (silent) => silences.push(silent),
     })
     const bot = await startBotAgainst({
       perpsUrl: paper.mock.url,
@@ -160,6 +163,10 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
       })
       // The paper bot traded its local book (orders went there, signed with the local keys) ...
       expect(paper.mock.exchange.openOrders(PAPER_KEYS.owner).length).toBeGreaterThan(0)
+      // The venue's stream goes away: the paper side says so (its own book's stream stays fresh).
+      expect(silences).toEqual([])
+      await venue.stream?.close()
+      await vi.waitFor(() => expect(silences).toEqual([true]), { timeout: 10_000, interval: 100 })
     } finally {
       await bot.bot.stop('test over')
       await paper.close()
