@@ -59,7 +59,7 @@ export interface LiveFeed {
 }
 
 /** A queue of live rows, oldest first (receive order is time order: one clock stamps them). */
-class LiveQueue<K extends DataKind> implements RowSource<K> {
+export class LiveQueue<K extends DataKind> implements RowSource<K> {
   readonly present = true
   #rows: RowOf[K][] = []
   #head = 0
@@ -92,7 +92,7 @@ class LiveQueue<K extends DataKind> implements RowSource<K> {
  * Funding at each boundary: the venue's published estimate (the ticker's `fr`) as it stood when the
  * window closed, the rate the venue settles at that boundary.
  */
-class FundingAtBoundaries implements RowSource<'funding'> {
+export class FundingAtBoundaries implements RowSource<'funding'> {
   readonly present = true
   #rate: string | undefined
   #rateAt = 0
