@@ -30,6 +30,7 @@ export function webhookPayload(
     a.message,
     ...detailLines(a),
     ...(mode === 'dry-run' ? ['mode: dry-run (a rehearsal: nothing here is real)'] : []),
+    ...(mode === 'paper' ? ['mode: paper (fills simulated on the live market: no money is at stake)'] : []),
   ]
   switch (format) {
     case 'slack':

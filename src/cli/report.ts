@@ -15,7 +15,7 @@ import { type CliContext, UsageError } from './context.ts'
 import { checkAgainstVenue, checkFailed, formatCheck } from './reportCheck.ts'
 import { formatCsv, formatJson, formatTable, formatTradesCsv, formatTransfers } from './reportFormat.ts'
 
-export const REPORT_USAGE = `usage: perpbot report [--live | --accelerated] [--since SPAN|DATE] [--until DATE]
+export const REPORT_USAGE = `usage: perpbot report [--live | --paper | --accelerated] [--since SPAN|DATE] [--until DATE]
                       [--by day|instrument|run] [--format table|csv|json] [--trades] [--check]
                       [--account ADDRESS] [--venue VENUE] [--config FILE]
   The journal's numbers for one account on one venue, per UTC day, instrument or run, and in total:
@@ -26,6 +26,7 @@ export const REPORT_USAGE = `usage: perpbot report [--live | --accelerated] [--s
   Works while the bot runs.
   --live          the live journal (DATABASE_URL when set, else ops.stateDir/journal-live.sqlite);
                   default: the dry run's (ops.stateDir/journal-dry-run.sqlite), as 'run' picks them
+  --paper         the paper journal (ops.stateDir/journal-paper.sqlite, 'run --paper')
   --accelerated   the journal of dry runs on an accelerated mock clock (--speed ≠ 1), kept apart
   --since S       a span back from now (30m, 24h, 7d) or a date/time (2026-11-20, ISO 8601); default 7d
   --until D       end of the window (date/time); default now (a dry run: or its mock's clock, if ahead)
@@ -78,6 +79,7 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
     options: {
       live: { type: 'boolean', default: false },
       accelerated: { type: 'boolean', default: false },
+      paper: { type: 'boolean', default: false },
       since: { type: 'string', default: '7d' },
       until: { type: 'string' },
       by: { type: 'string', default: 'day' },
@@ -113,10 +115,14 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
   const since = parseWhen(values.since, t, 'since')
   let until = values.until === undefined ? t : parseWhen(values.until, t, 'until')
   if (since > until) throw new UsageError('--since must be before --until')
-  const mode = values.live ? 'live' : 'dry-run'
+  if (values.live && values.paper)
+    throw new UsageError('--live and --paper name different journals: pick one')
+  if (values.paper && values.accelerated)
+    throw new UsageError('--accelerated is a dry-run journal: not with --paper')
+  const mode = values.live ? 'live' : values.paper ? 'paper' : 'dry-run'
   const { settings, secrets } = loadSettings({
     configDir: ctx.configDir,
-    mode,
+    mode: mode === 'live' ? 'live' : 'dry-run',
     file: values.config,
     env: ctx.env,
     needs: [],

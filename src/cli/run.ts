@@ -18,6 +18,7 @@ import { journalTarget, openJournalDb } from '../journal/database.ts'
 import { createJournal } from '../journal/journal.ts'
 import { createLogger, SecretBag } from '../logging/logger.ts'
 import { installShutdown } from '../ops/shutdown.ts'
+import { PAPER_VENUE } from '../paper/paperAccount.ts'
 import { checkPortFree } from '../preflight/portCheck.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
@@ -26,12 +27,19 @@ import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
+import { checkPaperFlags, startPaper } from './runPaper.ts'
 import { startRunRecording } from './runRecording.ts'
 
-export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
+export const RUN_USAGE = `usage: perpbot run [--live | --paper] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
                    [--faults NAME] [--ops-host ADDR] [--ops-port N] [--log-level LEVEL]
                    [--duration SECONDS] [--fleet]
   Dry run (default): trades the embedded mock; no keys needed.
+  --paper            paper trading on the live market, no keys: the venue's public stream and REST
+                     (PERPS_WS_URL, PERPS_URL) drive a local book where our orders rest and fill by
+                     the queue-aware fill model against live prints and the book; fees and rules
+                     from the venue's schedule; nothing signed reaches the venue. Its own journal
+                     (journal-paper.sqlite, venue 'paper'; perpbot report --paper) and account,
+                     resumed at a restart; alerts titled PAPER. See docs/research.md
   --live             trade the venue at PERPS_URL with PERPS_PROXY_PRIVATE_KEY / PERPS_PROXY_SECRET
   --fleet            (with --live) one of many processes: hold an account's lease in FLEET_REDIS_URL
                      (ACCOUNT=auto|ordinal|NAME of FLEET_ACCOUNTS; a warm standby while none is
@@ -53,6 +61,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     args: [...ctx.argv],
     options: {
       live: { type: 'boolean', default: false },
+      paper: { type: 'boolean', default: false },
       config: { type: 'string' },
       scenario: { type: 'string' },
       seed: { type: 'string' },
@@ -92,6 +101,9 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   const duration = num('duration', values.duration)
   if (values.fleet && !values.live)
     throw new UsageError('--fleet needs --live (each dry run embeds its own mock)')
+  if (values.paper) checkPaperFlags(values)
+  // Paper runs load the dry-run overlay (no keys) and run in mode 'paper'.
+  if (values.paper) overrides.mode = 'paper'
 
   // Fleet: the environment and every candidate account's keys are read first; the account is held
   // only after the warm-up (fleetStart.ts), so a standby's hand-over is the account's part alone.
@@ -194,8 +206,15 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   // The journal opens before anything starts: an unreachable or read-only database is exit 2.
   const journalDb = (await earlyJournalDb) ?? (await openJournal())
   if (journalDb) logger.info({ journal: journalDb.where }, `journal: ${journalDb.kind} at ${journalDb.where}`)
-  const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
-  if (mock) {
+  const paper =
+    settings.mode === 'paper'
+      ? await startPaper({ settings, secrets, journalDb, logger }).catch(async (e: unknown) => {
+          await journalDb?.close()
+          throw e
+        })
+      : undefined
+  const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : paper?.venue.mock
+  if (mock && !paper) {
     logger.info(
       {
         url: mock.url,
@@ -216,7 +235,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       clock,
       settings: settings.journal,
       // The embedded mock numbers trades from 1 in every dry run: its rows are keyed by this run.
-      venue: mock ? 'per-run' : '',
+      // The paper book continues its numbering from the journal (paperAccount.ts): one label.
+      venue: paper ? PAPER_VENUE : mock ? 'per-run' : '',
       // The account is known once connected (startBot binds it); rows wait for it.
       bindLater: true,
       clockRate: mock ? mock.clock.info().rate : 1,
@@ -283,7 +303,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   const starting = startBot({
     // On the accelerated mock the switch's deadline is in wall time (deadManSwitch.ts).
     settings: mock ? deadManOnClockRate(settings, mock.clock.info().rate) : settings,
-    secrets,
+    secrets: paper?.secrets ?? secrets,
     logger,
     secretBag,
     strategies,
@@ -292,8 +312,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     perpsUrl: mock?.url ?? secrets.PERPS_URL ?? settings.perps.url ?? '',
     // The embedded mock serves its WebSocket on its HTTP port, as the venue serves /v1/ws.
     streamUrl: mock?.wsUrl ?? secrets.PERPS_WS_URL,
-    catalogueUrl: mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
-    selfProvision: mock !== undefined,
+    catalogueUrl: paper?.catalogueUrl ?? mock?.url ?? secrets.CATALOGUE_URL ?? settings.catalogue.url ?? '',
+    selfProvision: mock !== undefined && paper === undefined,
     journal,
     fleet: joined?.part,
     venue: warm?.venue,
@@ -320,7 +340,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       if (recorded) logger.info(recorded, `recorded ${recorded.rows} rows into ${values.record}`)
       const report = await bot?.stop(reason)
       await joined?.close()
-      await mock?.close()
+      // The paper book's history goes to the journal before the book closes (paperAccount.ts).
+      await (paper ? paper.venue.close(journal) : mock?.close())
       const j = await journal?.close(reason)
       if (j && j.droppedTotal > 0)
         logger.warn({ dropped: j.dropped }, `journal: ${j.droppedTotal} row(s) could not be written`)
@@ -346,7 +367,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     // A signal already shutting down owns the exit; otherwise the start error is the outcome.
     shutdown()
     await joined?.close()
-    await mock?.close()
+    await (paper ? paper.venue.close(journal) : mock?.close())
     await journal?.close(`start failed: ${describeError(e)}`).catch(() => undefined)
     throw e
   }

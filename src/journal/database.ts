@@ -27,7 +27,7 @@ export type JournalTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres
  */
 export function journalTarget(o: {
   stateDir: string
-  mode: 'live' | 'dry-run'
+  mode: 'live' | 'dry-run' | 'paper'
   env: Readonly<Record<string, string | undefined>>
   accelerated?: boolean | undefined
 }): JournalTarget {

@@ -296,7 +296,8 @@ export interface OpenJournalOptions {
   /**
    * Who numbers the ids (trade, order, withdrawal): '' (default) the real venue, whose ids are global;
    * `'per-run'` an embedded mock started for this run alone (a dry run, a simulation), whose ids start
-   * at 1 again each time: its rows are keyed by `mock:<run id>`.
+   * at 1 again each time: its rows are keyed by `mock:<run id>`. Any other label given here (the paper
+   * book's `paper`) is kept when the account is bound, as `per-run`'s is.
    */
   venue?: string | undefined
   /** The account, when known at open (tests, tools); default `unknown` unless `bindLater`. */
@@ -331,6 +332,8 @@ export function createJournal(o: OpenJournalOptions): Journal {
   const pid = o.pid ?? process.pid
   const runId = o.run.runId ?? randomUUID()
   const perRun = o.venue === 'per-run'
+  // A named venue (per-run mock, paper) stays: the domain a connect reports is the local book's.
+  const keepVenue = o.venue !== undefined && o.venue !== ''
   let scope: JournalScope = {
     account: o.account?.toLowerCase() ?? UNKNOWN_ACCOUNT,
     venue: perRun ? perRunVenue(runId) : (o.venue ?? ''),
@@ -460,7 +463,7 @@ export function createJournal(o: OpenJournalOptions): Journal {
     },
     scope: () => ({ ...scope }),
     bind(next) {
-      scope = { account: next.account.toLowerCase(), venue: perRun ? scope.venue : next.venue }
+      scope = { account: next.account.toLowerCase(), venue: keepVenue ? scope.venue : next.venue }
       bound = true
       void writer.flush()
     },

@@ -15,7 +15,7 @@ export const RunStart = z.strictObject({
   runId: z.string().min(1).max(64),
   startedAt: Ms,
   version: z.string().max(64),
-  mode: z.enum(['dry-run', 'live', 'simulate']),
+  mode: z.enum(['dry-run', 'live', 'simulate', 'paper']),
   /** sha256 of the effective configuration (secrets are not part of it). */
   configHash: z.string().max(128),
   pid: z.number().int().nonnegative(),

@@ -37,6 +37,7 @@ import {
   type RequestLimiter,
   withRequestLimit,
 } from './requestLimiter.ts'
+import type { StreamTape } from './stream/streamPublisher.ts'
 import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from './stream/streamServer.ts'
 import { type ClockInfo, type ClockMode, VirtualClock } from './virtualClock.ts'
 
@@ -70,6 +71,8 @@ export interface MockServerOptions {
   port?: number | undefined
   /** Push tick of the WebSocket on the mock's clock. Default 1,000 ms. */
   streamPushIntervalMs?: number | undefined
+  /** The market's flow on `trades::`: one print per closed minute (default) or per push tick. */
+  streamTape?: StreamTape | undefined
   /** The stream's wall time for its idle bound (tests); default `performance.now`. */
   streamWallNow?: (() => number) | undefined
 }
@@ -404,6 +407,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     random: seededRandom((instance.seed ^ 0x057e_a11f) >>> 0),
     faults: () => instance.faults.config.stream,
     pushIntervalMs: options.streamPushIntervalMs,
+    tape: options.streamTape,
     wallNow: options.streamWallNow,
   })
   return serveMock(instance, options.port ?? 0, stream)

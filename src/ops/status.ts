@@ -7,7 +7,7 @@ import type { Alert } from '../alerts/alert.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../pnlTypes.ts'
 import type { BudgetUsage, LimiterBudget } from './metrics.ts'
 
-export type BotMode = 'dry-run' | 'live'
+export type BotMode = 'dry-run' | 'live' | 'paper'
 
 /** Free-form extra facts (public only); serialized as JSON after sanitizing. */
 export type StatusDetails = Readonly<Record<string, unknown>>

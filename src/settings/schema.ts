@@ -293,7 +293,8 @@ export const MockSettings = z.strictObject({
 })
 
 export const Settings = z.strictObject({
-  mode: z.enum(['dry-run', 'live']).default('dry-run'),
+  /** `paper`: `run --paper` (the local paper book on the live market's public feed; set by the CLI). */
+  mode: z.enum(['dry-run', 'live', 'paper']).default('dry-run'),
   perps: z
     .strictObject({
       url: HttpUrl.optional(),

@@ -101,6 +101,7 @@ export async function startLoopbackMock(o: LoopbackMockOptions): Promise<Loopbac
           random: seededRandom((mock.seed ^ 0x057e_a11f) >>> 0),
           faults: () => mock.faults.config.stream,
           pushIntervalMs: o.mock.streamPushIntervalMs,
+          tape: o.mock.streamTape,
         })
   const close = async (): Promise<void> => {
     await stream?.close()
@@ -153,6 +154,10 @@ export interface BotAgainstOptions
   clock: Clock
   /** Virtual ms per wall ms of `clock` (the accelerated mock's speed): the dead-man timings scale by it. Default 1. */
   clockRate?: number | undefined
+  /** Register throwaway keys on the mock (default); false: the keys in `env` (a paper book's account). */
+  selfProvision?: boolean | undefined
+  /** Settings mode (default dry-run; `paper` for a bot on the paper book). */
+  mode?: 'dry-run' | 'paper' | undefined
 }
 
 /** The shipped dry-run bot against a mock at `perpsUrl` (in this process or another). */
@@ -169,7 +174,7 @@ export async function startBotAgainst(
   const { settings, secrets: env } = loadSettings({
     configDir: 'config',
     mode: 'dry-run',
-    overrides: { 'ops.port': 0, ...o.overrides },
+    overrides: { 'ops.port': 0, ...(o.mode === 'paper' ? { mode: 'paper' } : {}), ...o.overrides },
     env: o.env ?? {},
   })
   // As `perpbot run` does: the logger scrubs every secret from the environment.
@@ -187,7 +192,7 @@ export async function startBotAgainst(
     perpsUrl: o.perpsUrl,
     streamUrl: o.streamUrl,
     catalogueUrl: o.perpsUrl,
-    selfProvision: true,
+    selfProvision: o.selfProvision ?? true,
     ops: o.ops ?? false,
     alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
     fleet: o.fleet,

@@ -139,6 +139,28 @@ export function printOfMinute(iid: number, k: Kline): PublicPrint | undefined {
   }
 }
 
+/**
+ * The market's own flow since the last push tick as one print at the current close (the stream's
+ * `tick` tape; none when nothing traded). Ids above the minute prints' (ms, not minutes, past the base).
+ */
+export function printOfFlow(
+  iid: number,
+  price: string,
+  qty: string,
+  side: 'long' | 'short',
+  ts: number,
+): PublicPrint {
+  return {
+    trade_id: SYNTHETIC_TID_BASE * 2 + ts,
+    instrument_id: iid,
+    side,
+    price,
+    quantity: qty,
+    timestamp: ts,
+    hash: '0x',
+  }
+}
+
 /** `GET /v1/info/trades`: every account's fills on the instrument plus one print per minute of flow. */
 export function tradesWire(s: ExchangeState, iid: number, window: HistoryWindowFilter) {
   const m = marketOf(s, iid)

@@ -10,12 +10,21 @@
  *   fill hooks; flushed right after the call that made them, so a push does not wait for a tick),
  *   `portfolio` every tick, `balances`, `withdrawals`, `deposits` and `funding` when they change.
  */
-import { toTicks } from '../../decimal.ts'
+import { subDecimal, toTicks } from '../../decimal.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { PrivateChannel } from '../../perps/stream/channels.ts'
 import type { FillItem, TickerPush, TradesPush } from '../../perps/stream/pushSchemas.ts'
 import type { PerpsExchange } from '../perps/exchange.ts'
-import { type PublicPrint, printOfFill, printOfMinute } from '../perps/venueReads.ts'
+import { bookWire, type PublicPrint, printOfFill, printOfFlow, printOfMinute } from '../perps/venueReads.ts'
+
+/**
+ * The public market data's resolution: `minute` (default) the market's flow on `trades::` as one print
+ * per closed minute (the tape `GET /v1/info/trades` serves) and `book::` the one-level touch; `tick`
+ * one print per push tick at the current mark and `book::` the REST book's levels (the touch and every
+ * resting order), as a venue prints its trades and shows its book: the stand-in venue a paper run
+ * reads (src/paper/).
+ */
+export type StreamTape = 'minute' | 'tick'
 
 export interface StreamOut {
   ch: string
@@ -46,12 +55,20 @@ export class StreamPublisher {
   /** Instruments someone takes `trades::` of, with the open time of the last minute printed. */
   readonly #tape = new Map<
     number,
-    { lastMinute: number | undefined; checkedMinute: number; prints: PublicPrint[] }
+    {
+      lastMinute: number | undefined
+      checkedMinute: number
+      prints: PublicPrint[]
+      /** `tick` tape: the current minute's candle volume and close as last printed. */
+      flow?: { minute: number; volume: string; close: string } | undefined
+    }
   >()
+  readonly #tapeKind: StreamTape
 
   /** `onActivity` is called (at most once per burst, by the caller's scheduling) when orders or fills queue up. */
-  constructor(exchange: PerpsExchange, onActivity: () => void) {
+  constructor(exchange: PerpsExchange, onActivity: () => void, tape: StreamTape = 'minute') {
     this.#ex = exchange
+    this.#tapeKind = tape
     this.#collateralDecimals = exchange.assets()[0]?.decimals ?? 6
     this.#unhook = [
       exchange.onOrderChange((owner, oid, order) => {
@@ -148,10 +165,19 @@ export class StreamPublisher {
     if (has('bbo::') || has('book::'))
       for (const b of this.#ex.bbo(iid)) {
         if (wanted.has(`bbo::${b.iid}`)) out.push({ ch: `bbo::${b.iid}`, data: b })
-        if (wanted.has(`book::${b.iid}`))
-          out.push({ ch: `book::${b.iid}`, data: { b: [[b.bp, b.bq]], a: [[b.ap, b.aq]] } })
+        if (wanted.has(`book::${b.iid}`)) out.push({ ch: `book::${b.iid}`, data: this.#book(b) })
       }
     return out
+  }
+
+  /** The `book::` push: the one-level touch, or (`tick` tape) the REST book's levels with every resting order. */
+  #book(b: { iid: number; bp: string; bq: string; ap: string; aq: string }): {
+    b: string[][]
+    a: string[][]
+  } {
+    if (this.#tapeKind !== 'tick') return { b: [[b.bp, b.bq]], a: [[b.ap, b.aq]] }
+    const w = bookWire(this.#ex.synced(), b.iid, 10)
+    return { b: w.bids, a: w.asks }
   }
 
   /** Public prints of our fills queued since the last call (pushed as they happen, like `fills`). */
@@ -193,8 +219,10 @@ export class StreamPublisher {
     const out: StreamOut[] = []
     const minute = Math.floor(now / MINUTE_MS)
     for (const [iid, tape] of this.#tape) {
+      if (this.#tapeKind === 'tick') this.#flowPrint(iid, tape, now)
       // A minute closes only at a minute boundary: the candles are read once a minute, not each tick.
-      const closed = tape.checkedMinute === minute ? [] : this.#closedMinutes(iid, now)
+      const closed =
+        this.#tapeKind === 'tick' || tape.checkedMinute === minute ? [] : this.#closedMinutes(iid, now)
       tape.checkedMinute = minute
       for (const k of closed) {
         if (tape.lastMinute !== undefined && k[0] <= tape.lastMinute) continue
@@ -208,6 +236,22 @@ export class StreamPublisher {
       tape.prints = []
     }
     return out
+  }
+
+  /** `tick` tape: the volume the current candle gained since the last tick, as one print at its close. */
+  #flowPrint(
+    iid: number,
+    tape: { prints: PublicPrint[]; flow?: { minute: number; volume: string; close: string } | undefined },
+    now: number,
+  ): void {
+    const k = this.#ex.statistics(iid, 1)[0]?.klines.at(-1)
+    if (k === undefined) return
+    const last = tape.flow
+    const gained = last !== undefined && last.minute === k[0] ? subDecimal(k[5], last.volume) : k[5]
+    const before = last?.close ?? k[1]
+    tape.flow = { minute: k[0], volume: k[5], close: k[4] }
+    if (last === undefined || Number(gained) <= 0) return
+    tape.prints.push(printOfFlow(iid, k[4], gained, Number(k[4]) >= Number(before) ? 'long' : 'short', now))
   }
 
   /** Orders and fills queued since the last call (event-driven private pushes). */

@@ -20,7 +20,7 @@ import { MessageWindow } from '../../perps/stream/messageWindow.ts'
 import type { Random } from '../../random.ts'
 import type { PerpsExchange } from '../perps/exchange.ts'
 import type { StreamFaultConfig, StreamFaultKind } from './streamFaults.ts'
-import { type StreamOut, StreamPublisher } from './streamPublisher.ts'
+import { type StreamOut, StreamPublisher, type StreamTape } from './streamPublisher.ts'
 import { StreamSession } from './streamSession.ts'
 
 export const STREAM_PATH = '/v1/ws'
@@ -54,6 +54,8 @@ export interface MockStreamOptions {
   faults?: (() => StreamFaultConfig | undefined) | undefined
   /** Default 1,000 ms (the exchange's step). */
   pushIntervalMs?: number | undefined
+  /** How the market's flow is printed on `trades::` (streamPublisher.ts). Default `minute`. */
+  tape?: StreamTape | undefined
   /**
    * Wall time, ms (default `performance.now`): a connection is idle only when silent past the bound
    * on both this and `clock`. On an accelerated or stepped clock a client that pings on its own wall
@@ -114,11 +116,15 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     }
     for (const owner of owners()) publishPrivate(owner, publisher.activity(owner), ts)
   }
-  const publisher = new StreamPublisher(exchange, () => {
-    if (activityScheduled || closed) return
-    activityScheduled = true
-    setImmediate(flushActivity)
-  })
+  const publisher = new StreamPublisher(
+    exchange,
+    () => {
+      if (activityScheduled || closed) return
+      activityScheduled = true
+      setImmediate(flushActivity)
+    },
+    options.tape,
+  )
 
   function owners(): Set<string> {
     const out = new Set<string>()

@@ -13,7 +13,7 @@ import type {
   RestingOrderView,
 } from '../../mock/perps/marketDriver.ts'
 import { ChunkCursor } from '../dataset/cursor.ts'
-import { DatasetError } from '../dataset/format.ts'
+import { type DataKind, DatasetError, type RowOf } from '../dataset/format.ts'
 import type { DatasetStore } from '../dataset/store.ts'
 import {
   type BookLevels,
@@ -32,15 +32,29 @@ export interface DataGap {
   to: number
 }
 
+/**
+ * Rows of one kind of one instrument, oldest first: a dataset's chunks (`ChunkCursor`) or a live
+ * public stream's queue (src/paper/liveFeed.ts).
+ */
+export interface RowSource<K extends DataKind> {
+  /** True when this kind has rows at all (a recording without books, a live feed with them). */
+  readonly present: boolean
+  /** Takes the next row when its time is at most `t`. */
+  takeUntil(t: number): RowOf[K] | undefined
+}
+
+/** One instrument's row sources and decimals. */
+export type RowSources = { readonly [K in DataKind]: RowSource<K> } & { pd: number; qd: number }
+
 interface InstrumentFeed {
   pd: number
   qd: number
-  klines: ChunkCursor<'klines'>
-  trades: ChunkCursor<'trades'>
-  funding: ChunkCursor<'funding'>
-  tickers: ChunkCursor<'tickers'>
-  bbo: ChunkCursor<'bbo'>
-  book: ChunkCursor<'book'>
+  klines: RowSource<'klines'>
+  trades: RowSource<'trades'>
+  funding: RowSource<'funding'>
+  tickers: RowSource<'tickers'>
+  bbo: RowSource<'bbo'>
+  book: RowSource<'book'>
   /** The recorded book as of the step (exchange side), when the data has book snapshots. */
   levels: BookLevels | undefined
   /** The recorded touch as of the step (exchange side), when the data has a book. */
@@ -79,14 +93,13 @@ export interface ReplayDriver extends MarketDriver {
 
 export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
   const { store, model } = o
-  const gapMs = o.gapMs ?? 60_000
   const interval = store.manifest.klineIntervalMs
-  const feeds = new Map<string, InstrumentFeed>()
+  const sources = new Map<string, RowSources>()
   for (const symbol of o.symbols) {
     const i = store.manifest.instruments[symbol]
     if (i === undefined) throw new DatasetError(`instrument ${symbol} is not in the dataset`)
     // Klines are stamped at their open: the one closing in the window opened an interval earlier.
-    const feed: InstrumentFeed = {
+    sources.set(symbol, {
       pd: i.priceDecimals,
       qd: i.quantityDecimals,
       klines: new ChunkCursor(store, 'klines', symbol, o.from - interval - model.feedLatencyMs, o.to),
@@ -95,6 +108,31 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
       tickers: new ChunkCursor(store, 'tickers', symbol, o.from - model.feedLatencyMs, o.to),
       bbo: new ChunkCursor(store, 'bbo', symbol, o.from - 60_000, o.to),
       book: new ChunkCursor(store, 'book', symbol, o.from - 60_000, o.to),
+    })
+  }
+  return createRowDriver({ sources, model, klineIntervalMs: interval, from: o.from, gapMs: o.gapMs })
+}
+
+export interface RowDriverOptions {
+  /** By symbol. */
+  sources: ReadonlyMap<string, RowSources>
+  model: FillModelConfig
+  klineIntervalMs: number
+  /** Start of the run (gap detection). */
+  from: number
+  /** A stretch longer than this without rows is a gap. Default 60 s. */
+  gapMs?: number | undefined
+}
+
+/** The replay's market and fill model over any row sources (a dataset, or the live public stream). */
+export function createRowDriver(o: RowDriverOptions): ReplayDriver {
+  const { model } = o
+  const gapMs = o.gapMs ?? 60_000
+  const interval = o.klineIntervalMs
+  const feeds = new Map<string, InstrumentFeed>()
+  for (const [symbol, src] of o.sources) {
+    const feed: InstrumentFeed = {
+      ...src,
       levels: undefined,
       touch: undefined,
       index: undefined,

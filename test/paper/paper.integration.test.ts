@@ -1,0 +1,190 @@
+/**
+ * `run --paper` against ground truth, over real loopback: the standalone mock acts as the live venue
+ * (its public tape printing the market's flow every push tick, as a venue prints its trades); a live
+ * bot trades it with its own keys, and beside it the paper venue (src/paper/) reads only the venue's
+ * public REST and stream while a second bot, same strategy, trades the paper book with the paper
+ * account's local keys. The paper bot's fill count and net PnL must land within docs/research.md's
+ * ground-truth tolerance of the live bot's; the venue must count no signed or authenticated request
+ * that is not the live bot's (the paper side sends none at all).
+ * Accelerated clock (4 virtual s per wall s: faster, and the paper side's two extra loopback hops
+ * cost it more virtual latency than the live bot pays), 2 instruments, index-peg at a 2 bps half-spread.
+ */
+import { describe, expect, it, vi } from 'vitest'
+import { AUTH_HEADER_PAIRS } from '../../src/mock/perps/handler.ts'
+import { generateInstruments } from '../../src/mock/perps/instruments.ts'
+import { PaperFeedError } from '../../src/paper/liveFeed.ts'
+import { PAPER_KEYS, paperProxyAddress } from '../../src/paper/paperAccount.ts'
+import { startPaperVenue } from '../../src/paper/paperVenue.ts'
+import { startBotAgainst, startLoopbackMock } from '../../src/sim/botOnMock.ts'
+import { generatedInstrumentConfig } from '../../src/sim/generatedInstruments.ts'
+
+const MINUTES = Number(process.env.PAPER_GT_MINUTES ?? 4)
+const SPEED = Number(process.env.PAPER_GT_SPEED ?? 4)
+
+function within(
+  paper: { fills: number; netPnl: number },
+  truth: { fills: number; netPnl: number; volume: number },
+) {
+  const fillTol = Math.max(2, 0.15 * truth.fills)
+  const pnlTol = Math.max(0.25 * Math.abs(truth.netPnl), 1e-4 * truth.volume)
+  return {
+    fills: Math.abs(paper.fills - truth.fills) <= fillTol,
+    pnl: Math.abs(paper.netPnl - truth.netPnl) <= pnlTol,
+  }
+}
+
+describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_000 }, () => {
+  it('fills and net PnL within the ground-truth tolerance; the venue receives nothing signed from paper', async () => {
+    const specs = generateInstruments(2)
+    const authed: string[] = []
+    const venue = await startLoopbackMock({
+      mock: {
+        seed: 3,
+        scenario: 'calm',
+        clock: 'accelerated',
+        speed: SPEED,
+        streamTape: 'tick',
+        catalogue: { eventCount: 5 },
+        exchange: { instruments: specs },
+      },
+      onExchange: (x) => {
+        const h = x.req.headers
+        const proxy = AUTH_HEADER_PAIRS.map((p) => h[p.proxy]).find((v) => v !== undefined)
+        if (x.command || proxy !== undefined) authed.push(String(proxy ?? x.req.path).toLowerCase())
+      },
+    })
+    const clock = venue.mock.clock
+    const rate = clock.info().rate
+    const overrides = {
+      instruments: generatedInstrumentConfig(specs, 'index-peg', { levels: 1, halfSpreadBps: 2 }),
+    }
+    const paper = await startPaperVenue({
+      restUrl: venue.server.url,
+      wsUrl: venue.streamUrl ?? '',
+      symbols: specs.map((s) => s.symbol),
+      startingCollateral: '100000',
+      clock,
+    })
+    const live = await startBotAgainst({
+      perpsUrl: venue.server.url,
+      streamUrl: venue.streamUrl,
+      clock,
+      clockRate: rate,
+      overrides,
+      logLevel: 'warn',
+    })
+    const paperBot = await startBotAgainst({
+      perpsUrl: paper.mock.url,
+      streamUrl: paper.mock.wsUrl,
+      clock,
+      clockRate: rate,
+      overrides,
+      logLevel: 'warn',
+      mode: 'paper',
+      selfProvision: false,
+      env: { PERPS_PROXY_PRIVATE_KEY: PAPER_KEYS.proxyKey, PERPS_PROXY_SECRET: PAPER_KEYS.secret },
+    })
+    const started = clock.now()
+    try {
+      await vi.waitFor(() => expect(clock.now() - started).toBeGreaterThan(MINUTES * 60_000), {
+        timeout: 300_000,
+        interval: 250,
+      })
+    } finally {
+      await paperBot.bot.stop('test over')
+      await live.bot.stop('test over')
+    }
+    const pnl = (b: typeof live) => {
+      const p = b.bot.status().account.pnl
+      return { fills: p?.fills ?? 0, netPnl: Number(p?.netPnl ?? 0), volume: Number(p?.volume ?? 0) }
+    }
+    const truth = pnl(live)
+    const paperRun = pnl(paperBot)
+    const feed = paper.feed()
+    await paper.close()
+    await venue.close()
+    if (process.env.PERPBOT_GT_PRINT) console.log({ truth, paper: paperRun, feed })
+    expect(truth.fills).toBeGreaterThan(5)
+    expect(feed.pushes).toBeGreaterThan(100)
+    expect(feed.modelFills).toBeGreaterThan(0)
+    expect(within(paperRun, truth)).toEqual({ fills: true, pnl: true })
+    // Only the live bot authenticated or signed anything at the venue; the paper account never appears.
+    expect(authed.length).toBeGreaterThan(0)
+    expect(authed.filter((a) => a === paperProxyAddress().toLowerCase())).toEqual([])
+    expect(new Set(authed.filter((a) => a.startsWith('0x'))).size).toBe(1)
+  })
+
+  it('paper alone: the venue counts zero signed or authenticated requests; its stream going silent is reported', async () => {
+    const specs = generateInstruments(1)
+    let signed = 0
+    let reads = 0
+    const venue = await startLoopbackMock({
+      mock: {
+        seed: 4,
+        clock: 'accelerated',
+        speed: 12,
+        streamTape: 'tick',
+        exchange: { instruments: specs },
+      },
+      onExchange: (x) => {
+        reads++
+        if (x.command || AUTH_HEADER_PAIRS.some((p) => x.req.headers[p.proxy] !== undefined)) signed++
+      },
+    })
+    const clock = venue.mock.clock
+    const silences: boolean[] = []
+    const paper = await startPaperVenue({
+      restUrl: venue.server.url,
+      wsUrl: venue.streamUrl ?? '',
+      symbols: specs.map((s) => s.symbol),
+      startingCollateral: '100000',
+      clock,
+      silentAfterMs: 2_000,
+      onFeedSilence: (silent) => silences.push(silent),
+    })
+    const bot = await startBotAgainst({
+      perpsUrl: paper.mock.url,
+      streamUrl: paper.mock.wsUrl,
+      clock,
+      clockRate: clock.info().rate,
+      overrides: {
+        instruments: generatedInstrumentConfig(specs, 'index-peg', { levels: 1, halfSpreadBps: 2 }),
+      },
+      logLevel: 'warn',
+      mode: 'paper',
+      selfProvision: false,
+      env: { PERPS_PROXY_PRIVATE_KEY: PAPER_KEYS.proxyKey, PERPS_PROXY_SECRET: PAPER_KEYS.secret },
+    })
+    const started = clock.now()
+    try {
+      await vi.waitFor(() => expect(clock.now() - started).toBeGreaterThan(90_000), {
+        timeout: 60_000,
+        interval: 250,
+      })
+      // The paper bot traded its local book (orders went there, signed with the local keys) ...
+      expect(paper.mock.exchange.openOrders(PAPER_KEYS.owner).length).toBeGreaterThan(0)
+      // The venue's stream goes away: the paper side says so (its own book's stream stays fresh).
+      expect(silences).toEqual([])
+      await venue.stream?.close()
+      await vi.waitFor(() => expect(silences).toEqual([true]), { timeout: 10_000, interval: 100 })
+    } finally {
+      await bot.bot.stop('test over')
+      await paper.close()
+      await venue.close()
+    }
+    // ... and the venue saw its public reads only.
+    expect(reads).toBeGreaterThanOrEqual(3)
+    expect(signed).toBe(0)
+  })
+
+  it('an unreachable public feed is a clear error naming the address', async () => {
+    const err = await startPaperVenue({
+      restUrl: 'http://127.0.0.1:9',
+      wsUrl: 'ws://127.0.0.1:9/v1/ws',
+      symbols: ['BTC-USDC'],
+      startingCollateral: '100000',
+    }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(PaperFeedError)
+    expect(String((err as Error).message)).toMatch(/public REST at http:\/\/127\.0\.0\.1:9 could not be read/)
+  })
+})
