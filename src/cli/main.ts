@@ -57,7 +57,12 @@ exit codes: 0 success; 1 runtime failure (including a live stop whose cancel-all
             2 usage or configuration error (nothing was sent)`
 
 export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'>): Promise<number> {
-  const [command = 'run', ...rest] = argv
+  const [command, ...rest] = argv
+  // Bare `perpbot` used to start a dry run; it prints the usage instead (exit 2: nothing was asked for).
+  if (command === undefined) {
+    ctx.stderr(USAGE)
+    return 2
+  }
   const sub: CliContext = { ...ctx, argv: rest }
   // `perpbot <command> --version` answers like `perpbot --version`, whatever the command.
   if (rest.includes('--version') && !rest.includes('--')) {
@@ -137,7 +142,7 @@ const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fi
 if (isEntry || process.env.PERPBOT_BIN === '1') {
   loadDotenv({ path: resolve(ROOT, '.env'), quiet: true })
   const abort = new AbortController()
-  const command = process.argv[2] ?? 'run'
+  const command = process.argv[2] ?? 'help'
   // `run` and `mock` handle their own signals (the bot's exit policy; the mock's clean close).
   if (command !== 'run' && command !== 'mock') abortOnSignals(abort, process, (code) => process.exit(code))
   const out = guardBrokenPipe({

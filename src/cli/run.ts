@@ -26,6 +26,7 @@ import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
+import { type ParentWatch, watchParent } from './parentWatch.ts'
 import { startRunRecording } from './runRecording.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
@@ -278,6 +279,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   let statusTimer: ReturnType<typeof setInterval> | undefined
   let reports: HolderReports | undefined
   let stopTimer: unknown
+  let orphan: ParentWatch | undefined
   let settle: ((code: number) => void) | undefined
   const exitCode = new Promise<number>((resolve) => {
     settle = resolve
@@ -288,6 +290,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     onShutdown: async (reason) => {
       // The start settles first (the main flow awaited it earlier), so its timers exist by now.
       const bot = await starting.catch(() => undefined)
+      orphan?.stop()
       clearInterval(statusTimer)
       reports?.stop()
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
@@ -309,6 +312,21 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       settle?.(code)
     },
   })
+  // `npx perpbot run`: SIGTERM ends npm and its shell, not us; a bot nobody can stop any more stops
+  // itself by its exit policy (ops.exitWhenOrphaned; a supervisor's child has pid 1 as parent).
+  orphan = settings.ops.exitWhenOrphaned
+    ? watchParent({
+        pid: process.pid,
+        ppid: () => process.ppid,
+        onGone: (gone) => {
+          logger.warn(
+            { parentPid: gone.pid, parent: gone.name },
+            `the process that started the bot exited (pid ${gone.pid}, ${gone.name}): stopping by the exit policy (ops.exitWhenOrphaned)`,
+          )
+          void shutdown.trigger(`parent process ${gone.pid} (${gone.name}) exited`, 0)
+        },
+      })
+    : undefined
   // Lease lost (expired, taken): stop quoting and cancel our own orders now; 75 (EX_TEMPFAIL) asks
   // the supervisor to start us again, to stand by.
   joined?.lease.onChange((s) => {
@@ -321,6 +339,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   } catch (e) {
     // A signal already shutting down owns the exit; otherwise the start error is the outcome.
     shutdown()
+    orphan?.stop()
     await joined?.close()
     await mock?.close()
     await journal?.close(`start failed: ${describeError(e)}`).catch(() => undefined)

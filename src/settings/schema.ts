@@ -230,6 +230,10 @@ export const OpsSettings = z.strictObject({
   port: z.number().int().min(0).max(65535).default(9464),
   exitPolicy: z.enum(['cancel-all', 'leave-orders']).default('cancel-all'),
   shutdownTimeoutMs: Ms.max(10_000).default(8_000),
+  /** Stop by the exit policy when a process that started the bot exits (`npx perpbot run` after SIGTERM to npm). */
+  exitWhenOrphaned: z.boolean().default(true),
+  /** Refuse the control commands (pause, resume, cancel-all, flatten, reload, stop) and hide them on the dashboard. */
+  readOnly: z.boolean().default(false),
   /** Where the bot keeps its small restart journal (salts window, alert episodes). */
   stateDir: z.string().default('.perpbot-state'),
   /**
