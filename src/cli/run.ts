@@ -275,6 +275,17 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     fleet: joined?.part,
     venue: warm?.venue,
     streamTap: recording?.tap,
+    // `perpbot reload`: the same files, overrides and environment as this start.
+    configSource: {
+      read: () =>
+        loadAndResolve({
+          configDir: ctx.configDir,
+          mode: values.live ? 'live' : 'dry-run',
+          file: values.config,
+          overrides,
+          env: firstKeys === undefined ? ctx.env : { ...ctx.env, ...firstKeys },
+        }),
+    },
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
   let reports: HolderReports | undefined
@@ -348,6 +359,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
 
   // A fleet holder's line in the fleet's view (status --fleet, /fleet): its state and PnL, every 2 s.
   reports = joined?.startReports(() => botReportOf(running.status()))
+  // `perpbot stop` (or the dashboard's, or a phone's): the same stop as SIGTERM.
+  running.control.stopRequested.subscribe((reason) => void shutdown.trigger(reason, 0))
   statusTimer = setInterval(() => summary(running), 10_000)
   statusTimer.unref()
   if (duration !== undefined) {

@@ -21,6 +21,7 @@ import {
   VENUE_STREAM_MESSAGES_PER_MINUTE,
   VENUE_STREAM_SUBSCRIPTIONS_PER_CONNECTION,
 } from './limits.ts'
+import { ProtectionSettings } from './protectionSettings.ts'
 
 const Ms = z.number().int().nonnegative()
 const Ratio = z.number().min(0)
@@ -322,6 +323,8 @@ export const Settings = z.strictObject({
   batcher: BatcherSettings.prefault({}),
   monitor: MonitorSettings.prefault({}),
   orders: OrdersSettings.prefault({}),
+  /** Loss limits, cooldown and notional caps (src/settings/protectionSettings.ts). */
+  protections: ProtectionSettings.prefault({}),
   alerts: z.strictObject({ webhook: WebhookSettings.prefault({}) }).prefault({}),
   ops: OpsSettings.prefault({}),
   /** The journal (src/journal): write-behind queue and retention. */
