@@ -177,6 +177,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     token: o.secrets.PERPBOT_OPS_TOKEN,
     secrets: o.secretBag.needles,
     history: journal.history,
+    control,
   })
   journal.startSnapshots({
     instruments: actors.instruments,

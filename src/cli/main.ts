@@ -14,6 +14,7 @@ import { runStandaloneMock } from '../mock/standalone.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
+import { controlCommand } from './control.ts'
 import { createProxyCommand } from './createProxy.ts'
 import { doctorCommand } from './doctor.ts'
 import { downloadCommand } from './download.ts'
@@ -50,6 +51,14 @@ commands:
   events         query the event catalogue (filters, cursor paging; table or --format ndjson)
   config         validate the configuration; --explain prints it with secrets redacted
   report         PnL, fees, funding, volume, drawdown, alerts per day or instrument, from the journal
+
+commands to the running bot (--bot URL, the ops token):
+  pause          hold instruments halted, orders cancelled (--instrument S: one)
+  resume         lift a pause, and every protection halt (--instrument S: one pause only)
+  cancel-all     cancel every open order of ours once
+  flatten        pause, then close positions with reduce-only IOC orders at a bounded price
+  reload         read the configuration again (strategy parameters, instruments removed)
+  stop           stop the bot by its exit policy
 
 run 'perpbot <command> --help' for a command's options; 'perpbot --version' prints the version.
 
@@ -95,6 +104,13 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await configCommand(sub)
       case 'report':
         return await reportCommand(sub)
+      case 'pause':
+      case 'resume':
+      case 'cancel-all':
+      case 'flatten':
+      case 'reload':
+      case 'stop':
+        return await controlCommand(sub, command)
       case 'help':
       case '--help':
       case '-h':

@@ -13,6 +13,7 @@ import { ConfigError, describeError } from '../errors.ts'
 import type { FleetView } from '../fleet/fleetView.ts'
 import { tcpPort } from '../guards.ts'
 import type { Logger } from '../logging/logger.ts'
+import type { ControlRoutes } from './control/controlRoutes.ts'
 import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
 import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
 import { FLEET_PAGE_CSP, renderFleetPage } from './dashboard/fleetPage.ts'
@@ -76,6 +77,8 @@ export interface OpsServerOptions {
   dashboardNow?: (() => number) | undefined
   /** A fleet process: serves `/fleet` (the page) and `/fleet.json` from the fleet's view (Redis). */
   fleet?: { view(): Promise<FleetView> } | undefined
+  /** The commands (`/control/…`, src/ops/control/controlRoutes.ts), which authenticate on their own. */
+  control?: ControlRoutes | undefined
 }
 
 export interface RunningOpsServer {
@@ -131,6 +134,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
 
   /** A reply, or `events` when the event stream takes the response over. */
   const route = async (req: IncomingMessage, url: URL): Promise<Reply | 'events'> => {
+    const controlled = await options.control?.handle(req, url)
+    if (controlled !== undefined) return controlled
     const method = req.method ?? 'GET'
     const path = url.pathname
     const history = path === '/history' && events !== undefined
