@@ -17,6 +17,7 @@ import type { Secrets, Settings } from '../settings/schema.ts'
 import { createBotAccountSupervision } from './account/supervision/accountSupervision.ts'
 import { createBotInstrumentActors } from './actors/instrumentActors.ts'
 import { type BotControl, type ConfigSource, createBotControl } from './control/botControl.ts'
+import { controlStatus, withControlStatus } from './control/controlStatus.ts'
 import { createHolds } from './control/holds.ts'
 import { createBotProtections, type Protections } from './control/protections.ts'
 import { createBotInputGates } from './inputs/inputGates.ts'
@@ -162,13 +163,16 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     configSource: o.configSource,
   })
   const parts = { ...inputs, orders, deadMan, account, feeds, streams, limiter: limits.limiter, protections }
-  const views = createBotViews({
-    ...parts,
-    mode: settings.mode,
-    startedAt,
-    proxyAddress: conn.proxyAddress,
-    pollerHealth: health,
-  })
+  const views = withControlStatus(
+    createBotViews({
+      ...parts,
+      mode: settings.mode,
+      startedAt,
+      proxyAddress: conn.proxyAddress,
+      pollerHealth: health,
+    }),
+    () => controlStatus(protections, holds),
+  )
   await startup.close()
   const ops = await startOpsSurface({
     ...parts,

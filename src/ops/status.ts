@@ -33,6 +33,37 @@ export interface InstrumentStatus {
   /** Counters such as plans, submitted, rejected, unknown. */
   stats?: Readonly<Record<string, number | string | boolean | undefined>> | undefined
   details?: StatusDetails | undefined
+  /** The protections and what holds instruments halted (src/bot/control/). */
+  control?: ControlStatus | undefined
+}
+
+/** `/status` → `control`: each protection figure beside its limit (quote currency), the breaches, the holds. */
+export interface ControlStatus {
+  currency: string
+  limits: {
+    maxDailyLoss?: string | undefined
+    maxDrawdown?: string | undefined
+    maxAccountNotional?: string | undefined
+    maxInstrumentNotional?: string | Readonly<Record<string, string>> | undefined
+    cooldownAfterLossMs: number
+    resume: string
+    flattenOnBreach: boolean
+  }
+  /** Undefined while unknown (no PnL or mark yet). */
+  figures: {
+    dailyLoss: string | undefined
+    drawdown: string | undefined
+    accountNotional: string | undefined
+    instrumentNotional: Readonly<Record<string, string>>
+  }
+  breaches: readonly {
+    limit: string
+    symbol: string | undefined
+    message: string
+    at: number
+    until: number | undefined
+  }[]
+  held: readonly { symbol: string; reasons: readonly string[] }[]
 }
 
 export interface AccountStatus {

@@ -68,6 +68,11 @@ describe('commands to a running bot', () => {
     expect(stateOf('BTC-USDC')?.reason).toContain('paused by the operator')
     await until('its orders cancelled', () => stateOf('BTC-USDC')?.openOrders === 0)
     expect(stateOf('ETH-USDC')?.state).toMatch(/^active/)
+    const status = await perpbot(['status', ...bot])
+    expect(status.out).toMatch(
+      /^protections: daily loss .* \(no limit\), drawdown .* \(no limit\), account notional .*$/m,
+    )
+    expect(status.out).toContain('  held BTC-USDC: paused by the operator')
     expect(await perpbot(['pause', '--instrument', 'BTC-USDC', ...bot])).toMatchObject({
       code: 0,
       out: 'pause: BTC-USDC: already paused',

@@ -1,0 +1,22 @@
+/**
+ * The protections and holds as lines of text, from `/status` → `control`: `perpbot status` and the
+ * Telegram bot print the same. Amounts carry their currency; a figure not known yet says so.
+ */
+import type { ControlStatus } from '../ops/status.ts'
+import { amount } from './units.ts'
+
+export function controlLines(c: ControlStatus): string[] {
+  const cur = c.currency
+  const fig = (v: string | undefined): string => (v === undefined ? 'unknown' : amount(v, cur))
+  const of = (limit: string | undefined): string =>
+    limit === undefined ? 'no limit' : `limit ${amount(limit, cur)}`
+  const lines = [
+    `protections: daily loss ${fig(c.figures.dailyLoss)} (${of(c.limits.maxDailyLoss)}), drawdown ${fig(c.figures.drawdown)} (${of(c.limits.maxDrawdown)}), account notional ${fig(c.figures.accountNotional)} (${of(c.limits.maxAccountNotional)})`,
+  ]
+  for (const b of c.breaches)
+    lines.push(
+      `  HALTED by ${b.limit}${b.symbol ? ` (${b.symbol})` : ''} since ${new Date(b.at).toISOString()}: ${b.message}; ${b.until === undefined ? 'until perpbot resume' : `until ${new Date(b.until).toISOString()}`}`,
+    )
+  for (const h of c.held) lines.push(`  held ${h.symbol}: ${h.reasons.join('; ')}`)
+  return lines
+}
