@@ -20,6 +20,7 @@ import { type BotControl, type ConfigSource, createBotControl } from './control/
 import { controlStatus, withControlStatus } from './control/controlStatus.ts'
 import { createHolds } from './control/holds.ts'
 import { createBotProtections, type Protections } from './control/protections.ts'
+import { startBotTelegram } from './control/telegram.ts'
 import { createBotInputGates } from './inputs/inputGates.ts'
 import { createPollerHealth } from './inputs/pollerHealth.ts'
 import { startBotPollers } from './inputs/pollers.ts'
@@ -183,6 +184,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     history: journal.history,
     control,
   })
+  // The phone (TELEGRAM_BOT_TOKEN): commands through the same control part, alerts as they are sent.
+  const phone = await startBotTelegram({ ...parts, views, control, secrets: o.secrets })
   journal.startSnapshots({
     instruments: actors.instruments,
     pnl: account.pnl,
@@ -202,6 +205,6 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     alerts: alerts.raised,
     control,
     protections,
-    stop: botStopFor({ ...parts, views, ops }),
+    stop: botStopFor({ ...parts, views, ops, phone }),
   }
 }

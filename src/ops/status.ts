@@ -33,8 +33,6 @@ export interface InstrumentStatus {
   /** Counters such as plans, submitted, rejected, unknown. */
   stats?: Readonly<Record<string, number | string | boolean | undefined>> | undefined
   details?: StatusDetails | undefined
-  /** The protections and what holds instruments halted (src/bot/control/). */
-  control?: ControlStatus | undefined
 }
 
 /** `/status` → `control`: each protection figure beside its limit (quote currency), the breaches, the holds. */
@@ -99,6 +97,8 @@ export interface BotStatus {
   /** The most recent alerts, newest last. */
   alerts: readonly Alert[]
   details?: StatusDetails | undefined
+  /** The protections and what holds instruments halted (src/bot/control/). */
+  control?: ControlStatus | undefined
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }

@@ -135,6 +135,10 @@ function crossCheck(s: SettingsT, env: SecretsT, needs: readonly LiveNeed[]): st
     symbols.add(inst.symbol)
   })
   out.push(...protectionIssues(s.protections, symbols))
+  if (env.TELEGRAM_BOT_TOKEN !== undefined && s.telegram.allowedChatIds.length === 0)
+    out.push(
+      'telegram.allowedChatIds: TELEGRAM_BOT_TOKEN is set but no chat is allowed; list your chat id(s)',
+    )
   if (s.mode === 'live') {
     const need = new Set(needs)
     if (need.has('perpsUrl') && !(env.PERPS_URL ?? s.perps.url))

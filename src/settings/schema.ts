@@ -22,6 +22,7 @@ import {
   VENUE_STREAM_SUBSCRIPTIONS_PER_CONNECTION,
 } from './limits.ts'
 import { ProtectionSettings } from './protectionSettings.ts'
+import { TELEGRAM_TOKEN_PATTERN, TelegramSettings } from './telegramSettings.ts'
 
 const Ms = z.number().int().nonnegative()
 const Ratio = z.number().min(0)
@@ -325,6 +326,8 @@ export const Settings = z.strictObject({
   orders: OrdersSettings.prefault({}),
   /** Loss limits, cooldown and notional caps (src/settings/protectionSettings.ts). */
   protections: ProtectionSettings.prefault({}),
+  /** The phone: commands and notifications over Telegram (src/settings/telegramSettings.ts). */
+  telegram: TelegramSettings.prefault({}),
   alerts: z.strictObject({ webhook: WebhookSettings.prefault({}) }).prefault({}),
   ops: OpsSettings.prefault({}),
   /** The journal (src/journal): write-behind queue and retention. */
@@ -384,6 +387,13 @@ export const Secrets = z.object({
     .min(MIN_OPS_TOKEN_LENGTH, { error: `must be at least ${MIN_OPS_TOKEN_LENGTH} characters` })
     .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces (it goes in a header)' })
     .optional(),
+  /** The Telegram bot's token (from @BotFather); enables the phone (`telegram` settings). */
+  TELEGRAM_BOT_TOKEN: z
+    .string()
+    .regex(TELEGRAM_TOKEN_PATTERN, {
+      error: 'must be a Bot API token as @BotFather gives it (digits:letters)',
+    })
+    .optional(),
   /** The live journal's PostgreSQL (postgres://user:password@host/db); may hold a password. */
   DATABASE_URL: z.string().optional(),
 })
@@ -397,4 +407,5 @@ export const SECRET_ENV_NAMES = [
   'ALERT_WEBHOOK_URL',
   'PERPBOT_OPS_TOKEN',
   'DATABASE_URL',
+  'TELEGRAM_BOT_TOKEN',
 ] as const

@@ -312,6 +312,8 @@ export function botStopFor(
     feeds: { stop(): Promise<void> }
     account: { stop(): Promise<void> }
     protections: { stop(): Promise<void> }
+    /** The Telegram bot, when one runs: stopped after the exit policy's alerts went out. */
+    phone?: { stop(): Promise<void> } | undefined
     ops: { readonly loops: readonly { stop(): Promise<void> }[]; close(): Promise<void> | void }
     limits: { readonly limiter: { stop(): Promise<void> } }
     ownership: { exitOnly(): ((order: Order) => boolean) | undefined }
@@ -333,6 +335,7 @@ export function botStopFor(
       limiter: p.limits.limiter,
       exitOnly: () => p.ownership.exitOnly(),
       close: [
+        () => p.phone?.stop(),
         () => p.ops.close(),
         () => p.conn.close(),
         () => p.actors.stop(),
