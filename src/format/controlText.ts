@@ -10,9 +10,18 @@ export function controlLines(c: ControlStatus): string[] {
   const fig = (v: string | undefined): string => (v === undefined ? 'unknown' : amount(v, cur))
   const of = (limit: string | undefined): string =>
     limit === undefined ? 'no limit' : `limit ${amount(limit, cur)}`
-  const lines = [
-    `protections: daily loss ${fig(c.figures.dailyLoss)} (${of(c.limits.maxDailyLoss)}), drawdown ${fig(c.figures.drawdown)} (${of(c.limits.maxDrawdown)}), account notional ${fig(c.figures.accountNotional)} (${of(c.limits.maxAccountNotional)})`,
-  ]
+  const l = c.limits
+  const none =
+    l.maxDailyLoss === undefined &&
+    l.maxDrawdown === undefined &&
+    l.maxAccountNotional === undefined &&
+    l.maxInstrumentNotional === undefined &&
+    l.cooldownAfterLossMs === 0
+  const lines = none
+    ? ['protections: none configured (config `protections`)']
+    : [
+        `protections: daily loss ${fig(c.figures.dailyLoss)} (${of(c.limits.maxDailyLoss)}), drawdown ${fig(c.figures.drawdown)} (${of(c.limits.maxDrawdown)}), account notional ${fig(c.figures.accountNotional)} (${of(c.limits.maxAccountNotional)})`,
+      ]
   for (const b of c.breaches)
     lines.push(
       `  HALTED by ${b.limit}${b.symbol ? ` (${b.symbol})` : ''} since ${new Date(b.at).toISOString()}: ${b.message}; ${b.until === undefined ? 'until perpbot resume' : `until ${new Date(b.until).toISOString()}`}`,

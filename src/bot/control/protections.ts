@@ -185,8 +185,15 @@ export function createProtections(o: {
       `protections: still halted from before the restart (${state.breaches.map((b) => b.message).join('; ')}); perpbot resume lifts it`,
     )
   }
+  // Nothing configured: nothing to check every second (the ledger's snapshot is not free at 1,000 instruments).
+  const configured =
+    cfg.maxDailyLoss !== undefined ||
+    cfg.maxDrawdown !== undefined ||
+    cfg.maxAccountNotional !== undefined ||
+    cfg.maxInstrumentNotional !== undefined ||
+    cfg.cooldownAfterLossMs > 0
   const poller: Poller | undefined =
-    o.poll === false
+    o.poll === false || !configured
       ? undefined
       : startPoller({
           name: 'protections',
