@@ -8,6 +8,9 @@ import { amount } from './units.ts'
 export function controlLines(c: ControlStatus): string[] {
   const cur = c.currency
   const fig = (v: string | undefined): string => (v === undefined ? 'unknown' : amount(v, cur))
+  // A negative loss is a gain: say so instead of printing a minus sign under "loss".
+  const loss = (v: string | undefined): string =>
+    v?.startsWith('-') ? `none (up ${amount(v.slice(1), cur)})` : fig(v)
   const of = (limit: string | undefined): string =>
     limit === undefined ? 'no limit' : `limit ${amount(limit, cur)}`
   const l = c.limits
@@ -20,7 +23,7 @@ export function controlLines(c: ControlStatus): string[] {
   const lines = none
     ? ['protections: none configured (config `protections`)']
     : [
-        `protections: daily loss ${fig(c.figures.dailyLoss)} (${of(c.limits.maxDailyLoss)}), drawdown ${fig(c.figures.drawdown)} (${of(c.limits.maxDrawdown)}), account notional ${fig(c.figures.accountNotional)} (${of(c.limits.maxAccountNotional)})`,
+        `protections: daily loss ${loss(c.figures.dailyLoss)} (${of(c.limits.maxDailyLoss)}), drawdown ${fig(c.figures.drawdown)} (${of(c.limits.maxDrawdown)}), account notional ${fig(c.figures.accountNotional)} (${of(c.limits.maxAccountNotional)})`,
       ]
   for (const b of c.breaches)
     lines.push(

@@ -132,13 +132,18 @@ export function createBotControl(o: {
       case 'resume': {
         const changed = o.holds.set('pause', ids, undefined)
         const resumed = r.instrument === undefined ? o.protections.resume() : []
+        // A notional still over its cap halts again at once: say so now, not a second later.
+        const again = resumed.length > 0 ? o.protections.check() : []
         const still = o.holds.snapshot().filter((h) => ids === undefined || ids.includes(h.id))
         const parts: string[] = []
         if (changed.length > 0) parts.push(`resumed ${scope(r.instrument)}`)
         if (resumed.length > 0)
           parts.push(`lifted protection halt(s): ${resumed.map((b) => b.limit).join(', ')}`)
         if (parts.length === 0) parts.push(`${scope(r.instrument)}: not paused`)
-        const held = still.map((h) => `${h.symbol} still held: ${h.reasons.map((x) => x.reason).join('; ')}`)
+        const held = [
+          ...again.map((b) => `halted again: ${b.message} (flatten, or raise the cap and restart)`),
+          ...still.map((h) => `${h.symbol} still held: ${h.reasons.map((x) => x.reason).join('; ')}`),
+        ]
         return reply(
           true,
           changed.length + resumed.length > 0,

@@ -88,7 +88,12 @@ export function createFlattener(o: {
         orders.forEach((x, k) => {
           const ack = acks[k]
           const what = `${x.order.buy ? 'buy' : 'sell'} ${x.order.qty} reduce-only IOC, limit ${x.order.p}`
-          if (ack?.status === 'ok') lines.push({ symbol: x.symbol, outcome: 'sent', detail: what })
+          if (ack?.status === 'ok')
+            lines.push({
+              symbol: x.symbol,
+              outcome: 'sent',
+              detail: `${what} (what the book does not fill at the limit is cancelled: see the fills)`,
+            })
           else
             lines.push({
               symbol: x.symbol,

@@ -289,7 +289,9 @@ describe('the protections part on the stepped clock', () => {
       'Protection maxInstrumentNotional breached: BTC-USDC halted',
       'Protection flatten (maxInstrumentNotional)',
     ])
-    expect(b.alerts[1]?.message).toBe('BTC-USDC: sent, sell 0.2 reduce-only IOC, limit 49750')
+    expect(b.alerts[1]?.message).toBe(
+      'BTC-USDC: sent, sell 0.2 reduce-only IOC, limit 49750 (what the book does not fill at the limit is cancelled: see the fills)',
+    )
   })
 
   it("keeps a halt across a restart (a live run's store)", async () => {
