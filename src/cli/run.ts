@@ -139,6 +139,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     })
     process.once('SIGTERM', abortStandby)
     process.once('SIGINT', abortStandby)
+    process.once('SIGHUP', abortStandby)
     warm = await warmFleetStart({ session, ...loaded, secretBag, logger, signal: standby.signal })
       .catch(async (e: unknown) => {
         await session.close()
@@ -147,6 +148,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       .finally(() => {
         process.off('SIGTERM', abortStandby)
         process.off('SIGINT', abortStandby)
+        process.off('SIGHUP', abortStandby)
       })
   } else if (settings.mode === 'live') {
     const lines = await runPreflight({
