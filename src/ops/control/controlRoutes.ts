@@ -148,11 +148,20 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v
 }
 
-/** A browser's request carries `Origin`; it must be the address the browser asked (no Origin: not a browser). */
+/**
+ * A browser's request carries `Origin`; its host must be the one the browser asked (`Host`), under
+ * either scheme (a TLS proxy in front makes it https). No Origin: not a browser, unless it says
+ * cross-site.
+ */
 function sameOrigin(req: IncomingMessage): boolean {
   const origin = headerOf(req, 'origin')
   if (origin === undefined) return headerOf(req, 'sec-fetch-site') !== 'cross-site'
-  return origin === `http://${req.headers.host ?? ''}`
+  try {
+    const u = new URL(origin)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.host === (req.headers.host ?? '')
+  } catch {
+    return false
+  }
 }
 
 /** The body as text, or undefined past the bound. */
