@@ -63,6 +63,7 @@ describe('control routes', () => {
     const csrf = { 'x-perpbot-csrf': session.csrf }
     expect((await post(url, '/control/pause', { ...csrf, origin: 'http://evil.example' })).status).toBe(403)
     expect((await post(url, '/control/pause', { ...csrf, 'sec-fetch-site': 'cross-site' })).status).toBe(403)
+    expect((await post(url, '/control/pause', { ...csrf, origin: 'null' })).status).toBe(403)
     const plain = await fetch(`${url}/control/pause`, {
       method: 'POST',
       headers: { ...csrf, 'content-type': 'text/plain' },
