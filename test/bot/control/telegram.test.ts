@@ -16,6 +16,7 @@ import { createLogger, SecretBag } from '../../../src/logging/logger.ts'
 import type { BotStatus } from '../../../src/ops/status.ts'
 import { loadSettings } from '../../../src/settings/load.ts'
 import { TelegramSettings } from '../../../src/settings/telegramSettings.ts'
+import { startBotOnMock } from '../../../src/sim/botOnMock.ts'
 
 const TOKEN = '123456789:AAFakeTokenForTheStandInOnly_abcdefghijk'
 const ALLOWED = 42
@@ -318,5 +319,37 @@ describe('telegram settings', () => {
     const bad = load({ TELEGRAM_BOT_TOKEN: 'not-a-token-secret-value' }, { 'telegram.allowedChatIds': [42] })
     expect(bad.join('\n')).toContain('env TELEGRAM_BOT_TOKEN')
     expect(bad.join('\n')).not.toContain('not-a-token-secret-value')
+  })
+})
+
+describe('the phone in the real bot', () => {
+  it('answers /status and /balance from the running bot on the mock, and its token stays out of the log', {
+    timeout: 60_000,
+  }, async () => {
+    const standin = await standIn()
+    api = standin
+    const lines: string[] = []
+    const run = await startBotOnMock({
+      mock: { seed: 7, scenario: 'calm', clock: 'accelerated', speed: 20, catalogue: { eventCount: 20 } },
+      logLevel: 'info',
+      env: { TELEGRAM_BOT_TOKEN: TOKEN },
+      overrides: { 'telegram.allowedChatIds': [ALLOWED], 'telegram.apiRoot': standin.apiRoot },
+      onLogLine: (l) => void lines.push(l),
+    })
+    try {
+      await until('quoting', () => run.bot.status().instruments.every((i) => i.state.startsWith('active')))
+      standin.message(ALLOWED, '/status')
+      await until('status', () => to(ALLOWED).length === 1)
+      expect(to(ALLOWED)[0]).toMatch(/^\[dry run\] dry-run, up \d+ min; margin ratio /)
+      expect(to(ALLOWED)[0]).toContain('BTC-USDC: active.')
+      expect(to(ALLOWED)[0]).toContain('protections: none configured')
+      standin.message(ALLOWED, '/balance')
+      await until('balance', () => to(ALLOWED).length === 2)
+      expect(to(ALLOWED)[1]).toMatch(/^\[dry run\] account value [\d,.]+ pUSD, initial margin /)
+      expect(lines.some((l) => l.includes('telegram: @perpbot_test_bot answers 1 chat(s)'))).toBe(true)
+    } finally {
+      await run.stop('test over')
+    }
+    expect(lines.join('\n')).not.toContain(TOKEN)
   })
 })
