@@ -1,7 +1,8 @@
 /**
  * The ops HTTP server: `/livez`, `/readyz`, `/metrics` and `/status` for orchestrators, Prometheus and
  * people. It only reads: the runtime supplies the checks and the status; this module serves them
- * (GET and HEAD only) and never lets a secret out of `/status`. `/livez` asks the watchdog (event
+ * (GET and HEAD only) and never lets a secret out of `/status`. The commands (`POST /control/…`) are
+ * their own module (control/controlRoutes.ts), which authenticates them itself. `/livez` asks the watchdog (event
  * loop, loop progress) and the runtime's own check. It binds to loopback unless told otherwise; any
  * other address needs a token, then required (Bearer) on every endpoint but `/livez`. Given a timeline,
  * it also serves the dashboard: `GET /` (one page), `/assets/uplot.{js,css}` and `/events` (SSE);

@@ -19,7 +19,7 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { instrumentDeps } from '../actors/actorWiring.ts'
 import type { ResolvedInstrumentConfig } from '../actors/instrumentActors.ts'
-import type { InstrumentEvent } from '../instrument/instrument.machine.ts'
+import type { InstrumentDeps, InstrumentEvent } from '../instrument/instrument.machine.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
 import type { Flattener } from './flatten.ts'
 import type { HeldInstrument, Holds } from './holds.ts'
@@ -79,6 +79,8 @@ export function createBotControl(o: {
       readsStatistics: boolean
     }[]
     route(ids: readonly number[] | undefined, event: InstrumentEvent): void
+    /** A restarted actor starts from its first dependencies: it gets the reloaded ones again. */
+    readonly restarted?: Pick<Signal<number>, 'subscribe'> | undefined
   }
   /** Absent: `reload` answers that it cannot (simulate, tests). */
   configSource?: ConfigSource | undefined
@@ -87,6 +89,11 @@ export function createBotControl(o: {
   const stopRequested = createSignal<string>()
   let seq = 0
   let stopping = false
+  const reloaded = new Map<number, InstrumentDeps>()
+  o.actors.restarted?.subscribe((id) => {
+    const deps = reloaded.get(id)
+    if (deps !== undefined) o.actors.route([id], { type: 'RECONFIGURE', deps })
+  })
   const idOf = (symbol: string | undefined): number | undefined =>
     o.actors.instruments.find((i) => i.symbol === symbol)?.id
   const traded = (): string => o.actors.instruments.map((i) => i.symbol).join(', ')
@@ -220,6 +227,7 @@ export function createBotControl(o: {
         clock: o.venueClock,
         logger: o.log.child({ instrument: i.symbol, strategy: s.strategy.name }),
       })
+      reloaded.set(i.id, deps)
       o.actors.route([i.id], { type: 'RECONFIGURE', deps })
       changed = true
       lines.push(`${i.symbol}: ${s.strategy.name} with the file's parameters`)
