@@ -234,6 +234,10 @@ export function createBotControl(o: {
     }
     for (const symbol of wanted.keys())
       if (idOf(symbol) === undefined) lines.push(`${symbol}: added: needs a restart to trade`)
+    if (o.protections.reconfigure(next.settings.protections)) {
+      changed = true
+      lines.push('protections: the new limits apply from the next check (active halts stay until resume)')
+    }
     return reply(true, changed, `configuration reloaded (${next.strategies.length} instrument(s))`, lines)
   }
 

@@ -49,6 +49,11 @@ export interface Protections {
   resume(): Breach[]
   /** Every breach so far in this run (the simulator's report). */
   history(): readonly Breach[]
+  /**
+   * New limits (`perpbot reload`): checked from the next second; active breaches stay until resumed.
+   * Returns whether anything changed.
+   */
+  reconfigure(next: ProtectionSettings): boolean
   stop(): Promise<void>
 }
 
@@ -69,7 +74,7 @@ export function createProtections(o: {
   /** Check on the clock every second (default true; tests call `check`). */
   poll?: boolean | undefined
 }): Protections {
-  const cfg = o.settings.protections
+  let cfg = o.settings.protections
   const log = o.logger.child({ component: 'protections' })
   const currency = o.instruments[0]?.quoteAsset ?? 'USDC'
   const symbolOf = (id: number): string => o.instruments.find((i) => i.id === id)?.symbol ?? String(id)
@@ -186,24 +191,21 @@ export function createProtections(o: {
     )
   }
   // Nothing configured: nothing to check every second (the ledger's snapshot is not free at 1,000 instruments).
-  const configured =
-    cfg.maxDailyLoss !== undefined ||
-    cfg.maxDrawdown !== undefined ||
-    cfg.maxAccountNotional !== undefined ||
-    cfg.maxInstrumentNotional !== undefined ||
-    cfg.cooldownAfterLossMs > 0
-  const poller: Poller | undefined =
-    o.poll === false || !configured
-      ? undefined
-      : startPoller({
-          name: 'protections',
-          clock: o.clock,
-          intervalMs: () => PROTECTION_INTERVAL_MS,
-          run: async () => {
-            check()
-          },
-          onError: (e) => log.warn({ err: describeError(e) }, 'protection check failed'),
-        })
+  let poller: Poller | undefined
+  let stopped = false
+  const startChecks = (): void => {
+    if (poller !== undefined || stopped || o.poll === false || !anyProtection(cfg)) return
+    poller = startPoller({
+      name: 'protections',
+      clock: o.clock,
+      intervalMs: () => PROTECTION_INTERVAL_MS,
+      run: async () => {
+        check()
+      },
+      onError: (e) => log.warn({ err: describeError(e) }, 'protection check failed'),
+    })
+  }
+  startChecks()
 
   return {
     view: () => ({
@@ -234,12 +236,27 @@ export function createProtections(o: {
       return r.resumed
     },
     history: () => history,
+    reconfigure(next) {
+      const changed = JSON.stringify(next) !== JSON.stringify(cfg)
+      cfg = next
+      startChecks()
+      return changed
+    },
     stop: async () => {
+      stopped = true
       await poller?.stop()
       persist()
     },
   }
 }
+
+/** Whether any limit or the cooldown is set. */
+export const anyProtection = (p: ProtectionSettings): boolean =>
+  p.maxDailyLoss !== undefined ||
+  p.maxDrawdown !== undefined ||
+  p.maxAccountNotional !== undefined ||
+  p.maxInstrumentNotional !== undefined ||
+  p.cooldownAfterLossMs > 0
 
 const StoredBreach = z.object({
   limit: z.enum(['maxDailyLoss', 'maxDrawdown', 'maxInstrumentNotional', 'maxAccountNotional']),

@@ -16,7 +16,7 @@ import type { PnlSnapshot } from '../../../src/pnlTypes.ts'
 import { ProtectionSettings } from '../../../src/settings/protectionSettings.ts'
 import { Settings } from '../../../src/settings/schema.ts'
 
-function setup() {
+function setup(configSource?: Parameters<typeof createBotControl>[0]['configSource']) {
   const clock = new SimulatedClock()
   clock.set(Date.UTC(2026, 11, 6, 12))
   const log = createLogger({ destination: { write: () => undefined }, pretty: 'never' })
@@ -77,6 +77,7 @@ function setup() {
     flattener: { flatten: async () => [] },
     orders: { gateway: { cancelAll: async (id) => void cancels.push(id) } },
     actors,
+    configSource,
   })
   return { control, holds, protections, alerts, routed, cancels }
 }
@@ -130,5 +131,22 @@ describe('the control part', () => {
       'halted again: BTC-USDC notional 10000 USDC (position 0.2 × mark 50000) exceeds protections.maxInstrumentNotional 5000 USDC (flatten, or raise the cap and restart)',
     )
     expect(t.holds.isHeld(1, 'protection')).toBe(true)
+  })
+
+  it('reload takes new protection limits and halts the instruments gone from the file', async () => {
+    const settings = Settings.parse({
+      instruments: [{ symbol: 'SOL-USDC', strategy: 'index-peg' }],
+      protections: { maxDailyLoss: 10 },
+    })
+    const t = setup({ read: async () => ({ settings, strategies: [] }) })
+    const r = await t.control.run({ command: 'reload', from })
+    expect(r).toMatchObject({ ok: true, changed: true, message: 'configuration reloaded (0 instrument(s))' })
+    expect(r.lines).toEqual([
+      'BTC-USDC: removed: halted, orders cancelled',
+      'ETH-USDC: removed: halted, orders cancelled',
+      'protections: the new limits apply from the next check (active halts stay until resume)',
+    ])
+    expect(t.protections.view().limits.maxDailyLoss).toBe('10')
+    expect((await t.control.run({ command: 'reload', from })).changed).toBe(false)
   })
 })
