@@ -41,7 +41,7 @@ afterAll(async () => {
   await browser?.close()
 }, 20_000)
 
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
+async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms
   while (!ok()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
