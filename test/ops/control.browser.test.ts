@@ -53,7 +53,7 @@ const stateOf = (symbol: string) => run?.bot.status().instruments.find((i) => i.
 
 describe('commands to a running bot', () => {
   it('pause, resume, cancel-all, flatten, reload and stop from the command line', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     if (!run) throw new Error('setup failed')
     const bot = ['--bot', run.bot.opsUrl ?? '']
