@@ -8,7 +8,7 @@
  * The token is a secret: the caller registers it with the logger's scrubber, and nothing here puts it
  * in a message; errors are logged by their class and description only.
  */
-import { Bot, type Context, GrammyError, HttpError } from 'grammy'
+import type { Context } from 'grammy'
 import type { Alert } from '../../alerts/alert.ts'
 import { SEVERITY_RANK } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
@@ -67,6 +67,8 @@ export async function startTelegram(o: {
   const log = o.logger.child({ component: 'telegram' })
   const allowed = new Set(o.settings.allowedChatIds)
   const prefix = o.mode === 'dry-run' ? '[dry run] ' : ''
+  // Loaded only when a token is set: grammY costs ~100 ms of CPU to import, which every start paid.
+  const { Bot } = await import('grammy')
   const bot = new Bot(o.token, { client: { apiRoot: o.settings.apiRoot } })
   const refused = new Set<number>()
   const pending = new Map<
@@ -205,8 +207,11 @@ export async function startTelegram(o: {
 
 /** An error from grammY by kind and description: never the request URL (it holds the token). */
 export function describeTelegramError(e: unknown): string {
-  if (e instanceof GrammyError) return `Bot API ${e.error_code} on ${e.method}: ${e.description}`
-  if (e instanceof HttpError) return `network error talking to the Bot API (${errorName(e.error)})`
+  // grammY's GrammyError (the API's answer) and HttpError (the network), read by their fields.
+  if (e instanceof Error && 'error_code' in e && 'method' in e && 'description' in e)
+    return `Bot API ${String(e.error_code)} on ${String(e.method)}: ${String(e.description)}`
+  if (e instanceof Error && e.name === 'HttpError' && 'error' in e)
+    return `network error talking to the Bot API (${errorName(e.error)})`
   return errorName(e)
 }
 

@@ -291,6 +291,16 @@ describe('the Telegram bot against a stand-in Bot API', () => {
     ).toBe(true)
   })
 
+  it('never logs the token when the Bot API is unreachable', { timeout: 30_000 }, async () => {
+    const p = await phone()
+    await p.api.close()
+    p.alerts.emit({ key: 'm', severity: 'critical', title: 'Margin ratio critical', message: 'x', at: 0 })
+    await until('the failure line', () => p.lines.some((l) => l.includes('could not send to chat 42')))
+    const text = p.lines.join('\n')
+    expect(text).toContain('network error talking to the Bot API')
+    expect(text).not.toContain(TOKEN.split(':')[1])
+  })
+
   it('never logs the token, also when the Bot API refuses it', { timeout: 30_000 }, async () => {
     const p = await phone({ refuseToken: true })
     expect(p.part.running).toBe(false)
