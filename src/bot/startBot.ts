@@ -16,6 +16,11 @@ import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createBotAccountSupervision } from './account/supervision/accountSupervision.ts'
 import { createBotInstrumentActors } from './actors/instrumentActors.ts'
+import { type BotControl, type ConfigSource, createBotControl } from './control/botControl.ts'
+import { controlStatus, withControlStatus } from './control/controlStatus.ts'
+import { createHolds } from './control/holds.ts'
+import { createBotProtections, type Protections } from './control/protections.ts'
+import { startBotTelegram } from './control/telegram.ts'
 import { createBotInputGates } from './inputs/inputGates.ts'
 import { createPollerHealth } from './inputs/pollerHealth.ts'
 import { startBotPollers } from './inputs/pollers.ts'
@@ -76,6 +81,8 @@ export interface BotOptions {
    * pushes the bot receives, plus the channels the tap names (trades, books) on extra public sockets.
    */
   streamTap?: StreamTap | undefined
+  /** Reads the configuration again for `perpbot reload` (the CLI's loader); absent: reload says it cannot. */
+  configSource?: ConfigSource | undefined
 }
 
 export interface RunningBot {
@@ -87,6 +94,10 @@ export interface RunningBot {
   readonly proxyAddress: string
   /** Alerts raised so far (most recent last, bounded). */
   alerts(): readonly Alert[]
+  /** Commands to the running bot (pause, resume, cancel-all, flatten, reload, stop). */
+  readonly control: BotControl
+  /** The loss limits, cooldown and notional caps; `history()` lists every breach of the run. */
+  readonly protections: Pick<Protections, 'view' | 'history'>
   /** Stops everything; applies the exit policy. Idempotent. */
   stop(reason: string): Promise<StopReport>
 }
@@ -137,14 +148,34 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   journal.registerMetrics(metrics.registry)
   const feeds = startBotPollers({ ...inputs, account })
   const streams = startBotStreams({ ...inputs, url: streamUrl, account })
-  const parts = { ...inputs, orders, deadMan, account, feeds, streams, limiter: limits.limiter }
-  const views = createBotViews({
-    ...parts,
-    mode: settings.mode,
-    startedAt,
-    proxyAddress: conn.proxyAddress,
-    pollerHealth: health,
+  // Held instruments (an operator's pause, a breached limit), the limits, and the commands.
+  const holds = createHolds({ actors })
+  const { protections, flattener } = createBotProtections({
+    ...inputs,
+    account,
+    holds,
+    orders,
+    store: records.store,
   })
+  const control = createBotControl({
+    ...inputs,
+    holds,
+    protections,
+    flattener,
+    orders,
+    configSource: o.configSource,
+  })
+  const parts = { ...inputs, orders, deadMan, account, feeds, streams, limiter: limits.limiter, protections }
+  const views = withControlStatus(
+    createBotViews({
+      ...parts,
+      mode: settings.mode,
+      startedAt,
+      proxyAddress: conn.proxyAddress,
+      pollerHealth: health,
+    }),
+    () => controlStatus(protections, holds),
+  )
   await startup.close()
   const ops = await startOpsSurface({
     ...parts,
@@ -154,7 +185,10 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     secrets: o.secretBag.needles,
     scrubber: o.secretBag,
     history: journal.history,
+    control,
   })
+  // The phone (TELEGRAM_BOT_TOKEN): commands through the same control part, alerts as they are sent.
+  const phone = await startBotTelegram({ ...parts, views, control, secrets: o.secrets })
   journal.startSnapshots({
     instruments: actors.instruments,
     pnl: account.pnl,
@@ -172,6 +206,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     opsUrl: ops.url,
     proxyAddress: conn.proxyAddress,
     alerts: alerts.raised,
-    stop: botStopFor({ ...parts, views, ops }),
+    control,
+    protections,
+    stop: botStopFor({ ...parts, views, ops, phone }),
   }
 }

@@ -18,6 +18,7 @@ import { accountStatsCommand, revokeProxyCommand, withdrawCommand } from './acco
 import { guardBrokenPipe } from './brokenPipe.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
+import { controlCommand } from './control.ts'
 import { createProxyCommand } from './createProxy.ts'
 import { doctorCommand } from './doctor.ts'
 import { downloadCommand } from './download.ts'
@@ -58,16 +59,29 @@ commands:
   config         validate the configuration; --explain prints it with secrets redacted
   report         PnL, fees, funding, volume, drawdown, alerts per day or instrument, from the journal
 
+commands to the running bot (--bot URL, the ops token):
+  pause          hold instruments halted, orders cancelled (--instrument S: one)
+  resume         lift a pause, and every protection halt (--instrument S: one pause only)
+  cancel-all     cancel every open order of ours once
+  flatten        pause, then close positions with reduce-only IOC orders at a bounded price
+  reload         read the configuration again (strategy parameters, instruments removed)
+  stop           stop the bot by its exit policy
+
 run 'perpbot <command> --help' for a command's options; 'perpbot --version' prints the version.
 
 exit codes: 0 success; 1 runtime failure (including a live stop whose cancel-all failed);
             2 usage or configuration error (nothing was sent)`
 
 export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'>): Promise<number> {
-  const [command = 'run', ...rest] = argv
+  const [command, ...rest] = argv
   // An error's text on stderr passes the one scrubber too (the environment's secrets, issue 34).
   const secrets = new SecretBag(SCRUBBED_ENV_NAMES.map((k) => raw.env[k]))
   const ctx = { ...raw, stderr: (line: string) => raw.stderr(secrets.scrub(line)) }
+  // Bare `perpbot` used to start a dry run; it prints the usage instead (exit 2: nothing was asked for).
+  if (command === undefined) {
+    ctx.stderr(USAGE)
+    return 2
+  }
   const sub: CliContext = { ...ctx, argv: rest }
   // `perpbot <command> --version` answers like `perpbot --version`, whatever the command.
   if (rest.includes('--version') && !rest.includes('--')) {
@@ -106,6 +120,13 @@ export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'
         return await configCommand(sub)
       case 'report':
         return await reportCommand(sub)
+      case 'pause':
+      case 'resume':
+      case 'cancel-all':
+      case 'flatten':
+      case 'reload':
+      case 'stop':
+        return await controlCommand(sub, command)
       case 'help':
       case '--help':
       case '-h':
@@ -159,7 +180,7 @@ const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fi
 if (isEntry || process.env.PERPBOT_BIN === '1') {
   loadDotenv({ path: resolve(ROOT, '.env'), quiet: true })
   const abort = new AbortController()
-  const command = process.argv[2] ?? 'run'
+  const command = process.argv[2] ?? 'help'
   // `run` and `mock` handle their own signals (the bot's exit policy; the mock's clean close).
   if (command !== 'run' && command !== 'mock') abortOnSignals(abort, process, (code) => process.exit(code))
   const out = guardBrokenPipe({

@@ -27,6 +27,7 @@ import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
+import { type ParentWatch, watchParent } from './parentWatch.ts'
 import { checkPaperFlags, startPaper } from './runPaper.ts'
 import { startRunRecording } from './runRecording.ts'
 
@@ -158,6 +159,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     })
     process.once('SIGTERM', abortStandby)
     process.once('SIGINT', abortStandby)
+    process.once('SIGHUP', abortStandby)
     warm = await warmFleetStart({ session, ...loaded, secretBag, logger, signal: standby.signal })
       .catch(async (e: unknown) => {
         await session.close()
@@ -166,6 +168,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       .finally(() => {
         process.off('SIGTERM', abortStandby)
         process.off('SIGINT', abortStandby)
+        process.off('SIGHUP', abortStandby)
       })
   } else if (settings.mode === 'live') {
     const lines = await runPreflight({
@@ -318,10 +321,22 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     fleet: joined?.part,
     venue: warm?.venue,
     streamTap: recording?.tap,
+    // `perpbot reload`: the same files, overrides and environment as this start.
+    configSource: {
+      read: () =>
+        loadAndResolve({
+          configDir: ctx.configDir,
+          mode: values.live ? 'live' : 'dry-run',
+          file: values.config,
+          overrides,
+          env: firstKeys === undefined ? ctx.env : { ...ctx.env, ...firstKeys },
+        }),
+    },
   })
   let statusTimer: ReturnType<typeof setInterval> | undefined
   let reports: HolderReports | undefined
   let stopTimer: unknown
+  let orphan: ParentWatch | undefined
   let settle: ((code: number) => void) | undefined
   const exitCode = new Promise<number>((resolve) => {
     settle = resolve
@@ -332,6 +347,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
     onShutdown: async (reason) => {
       // The start settles first (the main flow awaited it earlier), so its timers exist by now.
       const bot = await starting.catch(() => undefined)
+      orphan?.stop()
       clearInterval(statusTimer)
       reports?.stop()
       if (stopTimer !== undefined) clock.clearTimeout(stopTimer)
@@ -354,6 +370,21 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
       settle?.(code)
     },
   })
+  // `npx perpbot run`: SIGTERM ends npm and its shell, not us; a bot nobody can stop any more stops
+  // itself by its exit policy (ops.exitWhenOrphaned; a supervisor's child has pid 1 as parent).
+  orphan = settings.ops.exitWhenOrphaned
+    ? watchParent({
+        pid: process.pid,
+        ppid: () => process.ppid,
+        onGone: (gone) => {
+          logger.warn(
+            { parentPid: gone.pid, parent: gone.name },
+            `the process that started the bot exited (pid ${gone.pid}, ${gone.name}): stopping by the exit policy (ops.exitWhenOrphaned)`,
+          )
+          void shutdown.trigger(`parent process ${gone.pid} (${gone.name}) exited`, 0)
+        },
+      })
+    : undefined
   // Lease lost (expired, taken): stop quoting and cancel our own orders now; 75 (EX_TEMPFAIL) asks
   // the supervisor to start us again, to stand by.
   joined?.lease.onChange((s) => {
@@ -366,6 +397,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   } catch (e) {
     // A signal already shutting down owns the exit; otherwise the start error is the outcome.
     shutdown()
+    orphan?.stop()
     await joined?.close()
     await (paper ? paper.venue.close(journal) : mock?.close())
     await journal?.close(`start failed: ${describeError(e)}`).catch(() => undefined)
@@ -374,6 +406,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
 
   // A fleet holder's line in the fleet's view (status --fleet, /fleet): its state and PnL, every 2 s.
   reports = joined?.startReports(() => botReportOf(running.status()))
+  // `perpbot stop` (or the dashboard's, or a phone's): the same stop as SIGTERM.
+  running.control.stopRequested.subscribe((reason) => void shutdown.trigger(reason, 0))
   statusTimer = setInterval(() => summary(running), 10_000)
   statusTimer.unref()
   if (duration !== undefined) {

@@ -8,8 +8,10 @@ import { systemClock } from '../clock.ts'
 import { loadFleetStatusConfig } from '../fleet/fleetEnv.ts'
 import { formatFleetView, readFleetView } from '../fleet/fleetView.ts'
 import { connectFleetRedis, parseFleetRedisUrl } from '../fleet/redisConnection.ts'
+import { controlLines } from '../format/controlText.ts'
 import { amount, percent, price, quantity } from '../format/units.ts'
 import { createHttpTransport } from '../http/transport.ts'
+import type { ControlStatus } from '../ops/status.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
 import { systemRandom } from '../random.ts'
@@ -157,6 +159,7 @@ export interface BotStatusView {
     pnl?: PnlView & { makerShare?: number }
   }
   alerts: { severity: string; title: string; resolved?: boolean }[]
+  control?: ControlStatus
 }
 
 /** `/status` says the currency when the bot knows it; the venue's instruments are quoted in USDC. */
@@ -202,6 +205,7 @@ export function printBotStatus(ctx: Pick<CliContext, 'stdout'>, s: BotStatusView
         `    position ${i.pnl.position}${i.pnl.entryPrice ? ` @ ${i.pnl.entryPrice}` : ''}; ${pnlLine(i.pnl, c)}`,
       )
   }
+  if (s.control) for (const l of controlLines(s.control)) ctx.stdout(l)
   for (const a of s.alerts.slice(-5))
     ctx.stdout(`  alert ${a.resolved ? 'resolved' : a.severity}: ${a.title}`)
 }

@@ -173,7 +173,7 @@ export async function runStandaloneMock(
   }
 
   const stopped = new Promise<void>((resolveStop) => {
-    const signals: NodeJS.Signals[] = hooks.handleSignals === false ? [] : ['SIGTERM', 'SIGINT']
+    const signals: NodeJS.Signals[] = hooks.handleSignals === false ? [] : ['SIGTERM', 'SIGINT', 'SIGHUP']
     const stop = (): void => {
       for (const s of signals) process.off(s, stop)
       hooks.signal?.removeEventListener('abort', stop)

@@ -1,7 +1,8 @@
 /**
  * The ops HTTP server: `/livez`, `/readyz`, `/metrics` and `/status` for orchestrators, Prometheus and
  * people. It only reads: the runtime supplies the checks and the status; this module serves them
- * (GET and HEAD only) and never lets a secret out of `/status`. `/livez` asks the watchdog (event
+ * (GET and HEAD only) and never lets a secret out of `/status`. The commands (`POST /control/…`) are
+ * their own module (control/controlRoutes.ts), which authenticates them itself. `/livez` asks the watchdog (event
  * loop, loop progress) and the runtime's own check. It binds to loopback unless told otherwise; any
  * other address needs a token, then required (Bearer) on every endpoint but `/livez`. Given a timeline,
  * it also serves the dashboard: `GET /` (one page), `/assets/uplot.{js,css}` and `/events` (SSE);
@@ -13,6 +14,7 @@ import { ConfigError, describeError } from '../errors.ts'
 import type { FleetView } from '../fleet/fleetView.ts'
 import { tcpPort } from '../guards.ts'
 import type { Logger, Scrubber } from '../logging/logger.ts'
+import type { ControlRoutes } from './control/controlRoutes.ts'
 import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
 import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
 import { FLEET_PAGE_CSP, renderFleetPage } from './dashboard/fleetPage.ts'
@@ -84,6 +86,8 @@ export interface OpsServerOptions {
   dashboardNow?: (() => number) | undefined
   /** A fleet process: serves `/fleet` (the page) and `/fleet.json` from the fleet's view (Redis). */
   fleet?: { view(): Promise<FleetView> } | undefined
+  /** The commands (`/control/…`, src/ops/control/controlRoutes.ts), which authenticate on their own. */
+  control?: ControlRoutes | undefined
 }
 
 export interface RunningOpsServer {
@@ -140,6 +144,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
 
   /** A reply, or `events` when the event stream takes the response over. */
   const route = async (req: IncomingMessage, url: URL): Promise<Reply | 'events'> => {
+    const controlled = await options.control?.handle(req, url)
+    if (controlled !== undefined) return controlled
     const method = req.method ?? 'GET'
     const path = url.pathname
     const history = path === '/history' && events !== undefined

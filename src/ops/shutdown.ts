@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown. The first SIGTERM/SIGINT runs `onShutdown` (stop actors, cancel or leave orders,
+ * Graceful shutdown. The first SIGTERM/SIGINT/SIGHUP (a closed terminal or SSH session) runs `onShutdown` (stop actors, cancel or leave orders,
  * flush alerts) under a hard deadline, then exits: 0 when it finished in time, 1 on timeout or error.
  * A second signal (more than a second after the first) while that runs exits at once with 128 + the signal number (130 for SIGINT, 143 for
  * SIGTERM: the shell convention for "killed by signal"). An uncaught exception or unhandled rejection
@@ -28,11 +28,18 @@ export interface ProcessEvents {
 
 export const MAX_SHUTDOWN_TIMEOUT_MS = 10_000
 
+/**
+ * The signals that stop the bot by its exit policy. SIGHUP is among them: Node resets an inherited
+ * "ignore" (nohup) to the default action, which killed the bot with no log line, no exit policy and
+ * the dead-man switch left to fire.
+ */
+export const DEFAULT_SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP']
+
 /** Exit code after a failed or timed-out shutdown, or a fatal error. */
 export const EXIT_FAILURE = 1
 
 export interface ShutdownOptions {
-  /** Default `['SIGTERM', 'SIGINT']`. */
+  /** Default `['SIGTERM', 'SIGINT', 'SIGHUP']`: a hang-up stops the bot by its exit policy too. */
   signals?: readonly NodeJS.Signals[] | undefined
   /** Hard deadline for `onShutdown`, 1..10000 ms. Default 8000. */
   timeoutMs?: number | undefined
@@ -70,7 +77,7 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   const proc: ProcessEvents = options.process ?? process
   const exit = options.exit ?? ((code: number) => process.exit(code))
   const clock = options.clock ?? systemClock
-  const signals = options.signals ?? ['SIGTERM', 'SIGINT']
+  const signals = options.signals ?? DEFAULT_SHUTDOWN_SIGNALS
   const log = options.logger.child({ component: 'shutdown' })
 
   let running: Promise<number> | undefined

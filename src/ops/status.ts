@@ -35,6 +35,35 @@ export interface InstrumentStatus {
   details?: StatusDetails | undefined
 }
 
+/** `/status` → `control`: each protection figure beside its limit (quote currency), the breaches, the holds. */
+export interface ControlStatus {
+  currency: string
+  limits: {
+    maxDailyLoss?: string | undefined
+    maxDrawdown?: string | undefined
+    maxAccountNotional?: string | undefined
+    maxInstrumentNotional?: string | Readonly<Record<string, string>> | undefined
+    cooldownAfterLossMs: number
+    resume: string
+    flattenOnBreach: boolean
+  }
+  /** Undefined while unknown (no PnL or mark yet). */
+  figures: {
+    dailyLoss: string | undefined
+    drawdown: string | undefined
+    accountNotional: string | undefined
+    instrumentNotional: Readonly<Record<string, string>>
+  }
+  breaches: readonly {
+    limit: string
+    symbol: string | undefined
+    message: string
+    at: number
+    until: number | undefined
+  }[]
+  held: readonly { symbol: string; reasons: readonly string[] }[]
+}
+
 export interface AccountStatus {
   /** Maintenance / equity; serialized as the string `Infinity` when equity is gone. */
   marginRatio?: number | undefined
@@ -68,6 +97,8 @@ export interface BotStatus {
   /** The most recent alerts, newest last. */
   alerts: readonly Alert[]
   details?: StatusDetails | undefined
+  /** The protections and what holds instruments halted (src/bot/control/). */
+  control?: ControlStatus | undefined
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }

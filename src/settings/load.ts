@@ -10,6 +10,7 @@ import { errorMessage } from '../guards.ts'
 import { formatZodIssues } from '../http/callJson.ts'
 import { isLoopbackHost, OPS_TOKEN_ENV } from '../ops/opsAuth.ts'
 import { pollingAllowancePerMinute, pollingWeightPerMinute } from './limits.ts'
+import { protectionIssues } from './protectionSettings.ts'
 import { Secrets, type Secrets as SecretsT, Settings, type Settings as SettingsT } from './schema.ts'
 
 export interface LoadSettingsOptions {
@@ -133,6 +134,11 @@ function crossCheck(s: SettingsT, env: SecretsT, needs: readonly LiveNeed[]): st
     if (symbols.has(inst.symbol)) out.push(`instruments.${i}.symbol: duplicate symbol ${inst.symbol}`)
     symbols.add(inst.symbol)
   })
+  out.push(...protectionIssues(s.protections, symbols))
+  if (env.TELEGRAM_BOT_TOKEN !== undefined && s.telegram.allowedChatIds.length === 0)
+    out.push(
+      'telegram.allowedChatIds: TELEGRAM_BOT_TOKEN is set but no chat is allowed; list your chat id(s)',
+    )
   if (s.mode === 'live') {
     const need = new Set(needs)
     if (need.has('perpsUrl') && !(env.PERPS_URL ?? s.perps.url))

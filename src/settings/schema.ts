@@ -21,6 +21,8 @@ import {
   VENUE_STREAM_MESSAGES_PER_MINUTE,
   VENUE_STREAM_SUBSCRIPTIONS_PER_CONNECTION,
 } from './limits.ts'
+import { ProtectionSettings } from './protectionSettings.ts'
+import { TELEGRAM_TOKEN_PATTERN, TelegramSettings } from './telegramSettings.ts'
 
 const Ms = z.number().int().nonnegative()
 const Ratio = z.number().min(0)
@@ -240,6 +242,10 @@ export const OpsSettings = z.strictObject({
     .default([]),
   exitPolicy: z.enum(['cancel-all', 'leave-orders']).default('cancel-all'),
   shutdownTimeoutMs: Ms.max(10_000).default(8_000),
+  /** Stop by the exit policy when a process that started the bot exits (`npx perpbot run` after SIGTERM to npm). */
+  exitWhenOrphaned: z.boolean().default(true),
+  /** Refuse the control commands (pause, resume, cancel-all, flatten, reload, stop) and hide them on the dashboard. */
+  readOnly: z.boolean().default(false),
   /** Where the bot keeps its small restart journal (salts window, alert episodes). */
   stateDir: z.string().default('.perpbot-state'),
   /**
@@ -329,6 +335,10 @@ export const Settings = z.strictObject({
   batcher: BatcherSettings.prefault({}),
   monitor: MonitorSettings.prefault({}),
   orders: OrdersSettings.prefault({}),
+  /** Loss limits, cooldown and notional caps (src/settings/protectionSettings.ts). */
+  protections: ProtectionSettings.prefault({}),
+  /** The phone: commands and notifications over Telegram (src/settings/telegramSettings.ts). */
+  telegram: TelegramSettings.prefault({}),
   alerts: z.strictObject({ webhook: WebhookSettings.prefault({}) }).prefault({}),
   ops: OpsSettings.prefault({}),
   /** The journal (src/journal): write-behind queue and retention. */
@@ -388,6 +398,13 @@ export const Secrets = z.object({
     .min(MIN_OPS_TOKEN_LENGTH, { error: `must be at least ${MIN_OPS_TOKEN_LENGTH} characters` })
     .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces (it goes in a header)' })
     .optional(),
+  /** The Telegram bot's token (from @BotFather); enables the phone (`telegram` settings). */
+  TELEGRAM_BOT_TOKEN: z
+    .string()
+    .regex(TELEGRAM_TOKEN_PATTERN, {
+      error: 'must be a Bot API token as @BotFather gives it (digits:letters)',
+    })
+    .optional(),
   /** The live journal's PostgreSQL (postgres://user:password@host/db); may hold a password. */
   DATABASE_URL: z.string().optional(),
 })
@@ -401,6 +418,7 @@ export const SECRET_ENV_NAMES = [
   'ALERT_WEBHOOK_URL',
   'PERPBOT_OPS_TOKEN',
   'DATABASE_URL',
+  'TELEGRAM_BOT_TOKEN',
 ] as const
 
 /**

@@ -6,6 +6,7 @@
  */
 
 import type { Alert } from '../alerts/alert.ts'
+import type { ConfigSource } from '../bot/control/botControl.ts'
 import { deadManOnClockRate } from '../bot/orders/deadManSwitch.ts'
 import { type RunningBot, startBot } from '../bot/startBot.ts'
 import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
@@ -63,6 +64,8 @@ export interface BotOnMockOptions {
   fleet?: FleetPart | undefined
   /** A journal the bot writes to (the caller opens and closes it). Default none. */
   journal?: Journal | undefined
+  /** What `perpbot reload` reads (tests). Default none: reload says it cannot. */
+  configSource?: ConfigSource | undefined
 }
 
 export interface BotOnMock {
@@ -147,6 +150,7 @@ export interface BotAgainstOptions
     | 'fleet'
     | 'journal'
     | 'streamTap'
+    | 'configSource'
   > {
   /** The mock's (or venue's) HTTP base URL, e.g. `http://127.0.0.1:{port}`. */
   perpsUrl: string
@@ -198,6 +202,7 @@ export async function startBotAgainst(
     fleet: o.fleet,
     journal: o.journal,
     streamTap: o.streamTap,
+    configSource: o.configSource,
   })
   return { bot, secrets }
 }

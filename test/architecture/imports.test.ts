@@ -103,6 +103,7 @@ const BOT_FLOORS = [
   'src/bot/startBot.ts',
   'src/bot/startup/',
   'src/bot/observe/',
+  'src/bot/control/',
   'src/bot/account/supervision/',
   'src/bot/inputs/',
   'src/bot/actors/',

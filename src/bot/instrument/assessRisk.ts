@@ -46,6 +46,8 @@ export interface RiskInputs {
   liquidationDistance: number | undefined
   /** Quoting paused by the rate-limit breaker. */
   breakerOpen: boolean
+  /** Held halted from outside (an operator's pause, a protection): the reason; resumes at once when released. */
+  held?: string | undefined
 }
 
 export interface RiskAssessment {
@@ -83,6 +85,7 @@ export function assessRisk(
   else if (now - inputs.marginAt > cfg.staleMarginMs)
     stale.push(`margin stale (${age(now, inputs.marginAt)})`)
   if (inputs.breakerOpen) stale.push('rate-limit breaker open')
+  if (inputs.held !== undefined) stale.push(inputs.held)
 
   // 2. Account risk, with hysteresis against the current mode.
   const account = accountRisk(inputs, current, cfg)

@@ -113,6 +113,8 @@ export interface InstrumentContext {
   /** The last best bid/offer with its receive time, handed to the strategy as is (it judges the age). */
   bbo: StrategySnapshotBbo | undefined
   breakerOpen: boolean
+  /** Why the instrument is held halted from outside (an operator's pause, a protection); undefined: not held. */
+  held: string | undefined
   assessment: RiskAssessment & { transient: boolean }
   mode: CurrentMode
   /** Inputs changed since the last plan. */
@@ -155,6 +157,10 @@ export type InstrumentEvent =
   /** The book's touch (`bboForStrategy` of a `bbo::{iid}` push); stored only, never a plan by itself. */
   | { type: 'BBO'; bbo: StrategyBbo; receivedAt: number }
   | { type: 'BREAKER'; open: boolean }
+  /** Held halted (orders cancelled) for `reason` until a HOLD without one (src/bot/control/holds.ts). */
+  | { type: 'HOLD'; reason: string | undefined }
+  /** New strategy parameters (`perpbot reload`): the plan function and its guards, planned at once. */
+  | { type: 'RECONFIGURE'; deps: InstrumentDeps }
   | { type: 'STOP' }
   /** Internal (a delayed self-event): a deferred plan is due. */
   | { type: 'WAKE' }
@@ -199,6 +205,7 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
     catalogue: undefined,
     bbo: undefined,
     breakerOpen: false,
+    held: undefined,
     assessment: { mode: 'halted', reason: 'syncing', transient: true },
     mode: { mode: 'halted', since: input.deps.clock.now(), transient: true },
     dirty: true,
@@ -253,6 +260,7 @@ export function withUpdate(
     catalogue: ctx.catalogue,
     bbo: ctx.bbo,
     breakerOpen: ctx.breakerOpen,
+    held: ctx.held,
     assessment: ctx.assessment,
     mode: ctx.mode,
     dirty: ctx.dirty,
@@ -302,6 +310,7 @@ export function assess(ctx: InstrumentContext): RiskAssessment & { transient: bo
         ? liquidationDistance(mark, ctx.position.liquidationPrice)
         : undefined,
       breakerOpen: ctx.breakerOpen,
+      held: ctx.held,
     },
     ctx.mode,
     ctx.deps.risk,

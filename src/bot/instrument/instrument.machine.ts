@@ -206,6 +206,13 @@ export const instrumentMachine = setup({
     ORDERS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     CATALOGUE: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     BREAKER: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    HOLD: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    RECONFIGURE: {
+      actions: [
+        assign(({ event }) => ({ deps: event.deps, dirty: true })),
+        { type: 'step', params: { kind: 'wake' } },
+      ],
+    },
     // Stored for the next plan, which any other input or a wake brings (see `bboStep`).
     BBO: { actions: { type: 'step', params: ({ event }) => ({ kind: 'bbo', event }) } },
     STOP: { target: '.stopped' },

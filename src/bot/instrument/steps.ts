@@ -215,7 +215,7 @@ function cancelExpired(ctx: InstrumentContext, expired: number[]): Step {
 
 export type InputEvent = Extract<
   InstrumentEvent,
-  { type: 'INDEX' | 'STATISTICS' | 'ACCOUNT' | 'ORDERS' | 'CATALOGUE' | 'BREAKER' }
+  { type: 'INDEX' | 'STATISTICS' | 'ACCOUNT' | 'ORDERS' | 'CATALOGUE' | 'BREAKER' | 'HOLD' }
 >
 
 /** What storing a non-index input changes. */
@@ -253,6 +253,8 @@ function storeUpdate(
       return { catalogue: event.catalogue, dirty: replans(ctx, 'catalogue') }
     case 'BREAKER':
       return { breakerOpen: event.open, dirty: true }
+    case 'HOLD':
+      return { held: event.reason, dirty: true }
   }
 }
 

@@ -13,12 +13,15 @@ import { type BotMetrics, metricsAlertSink } from '../../ops/metrics.ts'
 import { createRecentAlerts } from '../../ops/recentAlerts.ts'
 import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
+import { createSignal, type Signal } from '../shared/signal.ts'
 
 export interface AlertHub {
   /** Delivers to every sink; never throws, never blocks. */
   send(alert: Alert): void
   /** The most recent alerts (for `/status`), oldest first. */
   recent(): Alert[]
+  /** Each alert as it is sent: parts built later (the phone) subscribe. */
+  readonly published: Pick<Signal<Alert>, 'subscribe'>
   /** Everything raised in this run (bounded), oldest first. */
   raised(): readonly Alert[]
   /** Waits (bounded) for queued deliveries; used at shutdown. */
@@ -61,10 +64,13 @@ export function createAlertHub(o: {
   }
   sinks.push(...(o.extraSinks ?? []))
   const all = fanOut(sinks)
+  const published = createSignal<Alert>()
   return {
+    published,
     send(raw) {
       const alert = o.secretBag === undefined ? raw : scrubAlert(raw, (t) => o.secretBag?.scrub(t) ?? t)
       all.send(alert)
+      published.emit(alert)
       raised.push(alert)
       if (raised.length > RAISED_KEPT) raised.shift()
     },

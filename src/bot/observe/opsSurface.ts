@@ -7,6 +7,7 @@ import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { FleetView } from '../../fleet/fleetView.ts'
 import type { Logger, Scrubber } from '../../logging/logger.ts'
+import { type ControlTarget, createControlRoutes } from '../../ops/control/controlRoutes.ts'
 import type { HistorySource } from '../../ops/dashboard/history.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
@@ -55,6 +56,8 @@ export async function startOpsSurface(o: {
   history?: HistorySource | undefined
   /** A fleet process: the `/fleet` page reads the fleet's view. */
   fleet?: { view(): Promise<FleetView> } | undefined
+  /** The commands to the running bot (`/control/…`); absent: none served. */
+  control?: ControlTarget | undefined
 }): Promise<OpsSurface> {
   if (!o.enabled) return { url: undefined, loops: [], close: async () => undefined }
   const { clock, actors, account, metrics } = o
@@ -102,6 +105,15 @@ export async function startOpsSurface(o: {
     timeline,
     history: o.history,
     fleet: o.fleet,
+    control:
+      o.control === undefined
+        ? undefined
+        : createControlRoutes({
+            target: o.control,
+            token: o.token,
+            readOnly: o.settings.ops.readOnly,
+            instruments: () => actors.instruments.map((i) => i.symbol),
+          }),
   })
   return { url: server.url, loops: [gauges, timeline], close: () => server.close() }
 }

@@ -27,6 +27,8 @@ export interface OrderDesk {
   readonly modify: ModifyCapability
   /** Cancel-alls not yet through (the dead-man switch is not refreshed while any are owed). */
   readonly owed: OwedCancels
+  /** The run's client order ids (one generator: the flattener's reduce-only orders carry ours too). */
+  readonly orderIds?: { next(): string } | undefined
 }
 
 /** Where settled batches are counted (the bot's metrics) and kept (the journal reads `settled`). */
@@ -123,11 +125,13 @@ export function createBotOrderDesk(o: {
   journal: { batchRecorder(metrics: BatchRecorder): BatchRecorder }
   alerts: AlertSink
 }): OrderDesk {
-  return createOrderDesk({
+  const orderIds = o.ownership.clientOrderIds()
+  const desk = createOrderDesk({
     ...o,
-    orderIds: o.ownership.clientOrderIds(),
+    orderIds,
     isOurs: o.ownership.isOurs,
     logger: o.log,
     metrics: o.journal.batchRecorder(o.metrics),
   })
+  return { ...desk, orderIds }
 }

@@ -4,6 +4,7 @@
  * store, records and PnL baseline), reconciles at start with its own page and lookback policy, and
  * starts and stops the minute snapshots and the health alerts. The adapters are in botJournal.ts.
  */
+
 import type { Registry } from 'prom-client'
 import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
@@ -15,6 +16,7 @@ import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { PnlBaseline, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
 import type { StateStore } from '../account/supervision/stateStore.ts'
+import { protectionStateName } from '../control/protections.ts'
 import type { OrderStateRecorder } from '../orders/openOrderBook.ts'
 import type { BatchRecorder } from '../orders/orderDesk.ts'
 import {
@@ -107,7 +109,10 @@ export function createBotJournal(o: {
     batchRecorder: (metrics) => journalBatchRecorder(journal, clock, metrics),
     orderStates: journalOrderStates(journal),
     async account(proxyAddress, selfProvision) {
-      const store = await journalStateStore(journal, [`account-watch-${proxyAddress.toLowerCase()}`])
+      const store = await journalStateStore(journal, [
+        `account-watch-${proxyAddress.toLowerCase()}`,
+        protectionStateName(proxyAddress),
+      ])
       const records = journalAccountRecords(journal, clock)
       const pnlBaseline = selfProvision ? undefined : await journalPnlBaseline(journal, clock, logger)
       return { store, records, pnlBaseline }

@@ -311,6 +311,9 @@ export function botStopFor(
     streams: { stop(): Promise<void> } | undefined
     feeds: { stop(): Promise<void> }
     account: { stop(): Promise<void> }
+    protections: { stop(): Promise<void> }
+    /** The Telegram bot, when one runs: stopped after the exit policy's alerts went out. */
+    phone?: { stop(): Promise<void> } | undefined
     ops: { readonly loops: readonly { stop(): Promise<void> }[]; close(): Promise<void> | void }
     limits: { readonly limiter: { stop(): Promise<void> } }
     ownership: { exitOnly(): ((order: Order) => boolean) | undefined }
@@ -328,10 +331,11 @@ export function botStopFor(
     logger: p.log,
     bot: {
       ...p,
-      inputs: [p.streams, p.feeds, p.account, ...p.ops.loops],
+      inputs: [p.streams, p.feeds, p.protections, p.account, ...p.ops.loops],
       limiter: p.limits.limiter,
       exitOnly: () => p.ownership.exitOnly(),
       close: [
+        () => p.phone?.stop(),
         () => p.ops.close(),
         () => p.conn.close(),
         () => p.actors.stop(),

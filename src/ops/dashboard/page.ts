@@ -349,6 +349,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 </main>
 <script src="assets/uplot.js"></script>
 <script>${DASHBOARD_SCRIPT}</script>
+<script src="control/controls.js" defer></script>
 </body>
 </html>
 `

@@ -248,4 +248,23 @@ describe('instrument machine', () => {
     h.actor.send({ type: 'BREAKER', open: false })
     expect(h.value()).toMatchObject({ active: { risk: 'normal' } })
   })
+
+  it('holds halted while held from outside (a pause, a protection), cancels, and quotes at once when released', async () => {
+    const h = harness(nothing)
+    h.feedAll()
+    h.actor.send({ type: 'ORDERS', orders: [order(5)], receivedAt: h.clock.now() })
+    h.actor.send({ type: 'HOLD', reason: 'paused by the operator' })
+    expect(h.value()).toEqual({ halted: 'cancelling' })
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(h.value()).toEqual({ halted: 'idle' })
+    expect(h.cancelAlls).toEqual([7])
+    expect(h.actor.getSnapshot().context.assessment.reason).toBe('paused by the operator')
+    // Fresh inputs do not end a hold.
+    h.clock.increment(5_000)
+    h.feedAll()
+    expect(h.value()).toEqual({ halted: 'idle' })
+    h.actor.send({ type: 'HOLD', reason: undefined })
+    expect(h.value()).toMatchObject({ active: { risk: 'normal' } })
+  })
 })
