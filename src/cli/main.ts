@@ -61,9 +61,14 @@ exit codes: 0 success; 1 runtime failure (including a live stop whose cancel-all
 
 export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'>): Promise<number> {
   const [command = 'run', ...rest] = argv
-  // An error's text on stderr passes the one scrubber too (the environment's secrets, issue 34).
+  // Errors on stderr and what a command prints (reports, status, events) pass the one scrubber too
+  // (the environment's secrets, issue 34); `create-proxy` prints the secret it made, on purpose.
   const secrets = new SecretBag(SCRUBBED_ENV_NAMES.map((k) => raw.env[k]))
-  const ctx = { ...raw, stderr: (line: string) => raw.stderr(secrets.scrub(line)) }
+  const ctx = {
+    ...raw,
+    stdout: command === 'create-proxy' ? raw.stdout : (line: string) => raw.stdout(secrets.scrub(line)),
+    stderr: (line: string) => raw.stderr(secrets.scrub(line)),
+  }
   const sub: CliContext = { ...ctx, argv: rest }
   // `perpbot <command> --version` answers like `perpbot --version`, whatever the command.
   if (rest.includes('--version') && !rest.includes('--')) {
