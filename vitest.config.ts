@@ -16,8 +16,10 @@ export default defineConfig({
     // Vitest's default is one worker on a 2-core machine; most integration files wait on the mock's
     // clock or on loopback I/O, so two forks halve the wall time without starving either.
     maxWorkers: 2,
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // A timeout only catches a hang: with a CPU burner on both cores a test that takes 8 s idle took
+    // over 20 s (issue 34), so the bound leaves three times that room.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     projects: [
       {
         extends: true,

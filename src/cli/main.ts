@@ -74,9 +74,14 @@ exit codes: 0 success; 1 runtime failure (including a live stop whose cancel-all
 
 export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'>): Promise<number> {
   const [command, ...rest] = argv
-  // An error's text on stderr passes the one scrubber too (the environment's secrets, issue 34).
+  // Errors on stderr and what a command prints (reports, status, events) pass the one scrubber too
+  // (the environment's secrets, issue 34); `create-proxy` prints the secret it made, on purpose.
   const secrets = new SecretBag(SCRUBBED_ENV_NAMES.map((k) => raw.env[k]))
-  const ctx = { ...raw, stderr: (line: string) => raw.stderr(secrets.scrub(line)) }
+  const ctx = {
+    ...raw,
+    stdout: command === 'create-proxy' ? raw.stdout : (line: string) => raw.stdout(secrets.scrub(line)),
+    stderr: (line: string) => raw.stderr(secrets.scrub(line)),
+  }
   // Bare `perpbot` used to start a dry run; it prints the usage instead (exit 2: nothing was asked for).
   if (command === undefined) {
     ctx.stderr(USAGE)

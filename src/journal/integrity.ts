@@ -17,7 +17,7 @@ export const MIN_FREE_BYTES = 4 * 1024 * 1024
 export type IntegrityProbe = () => Promise<string | undefined>
 
 /** The SQLite file at `path` as opened now; each probe compares against it. */
-export function sqliteIntegrity(path: string): IntegrityProbe {
+export function sqliteIntegrity(path: string, minFreeBytes = MIN_FREE_BYTES): IntegrityProbe {
   let opened: Stats | undefined
   try {
     opened = statSync(path)
@@ -36,7 +36,7 @@ export function sqliteIntegrity(path: string): IntegrityProbe {
     const wal = walHeaderProblem(`${path}-wal`)
     if (wal !== undefined) return wal
     const free = freeBytes(dirname(path))
-    if (free !== undefined && free < MIN_FREE_BYTES)
+    if (free !== undefined && free < minFreeBytes)
       return `the journal's disk is full (${free} bytes free at ${dirname(path)})`
     return undefined
   }

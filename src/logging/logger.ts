@@ -118,9 +118,9 @@ export interface Scrubber {
 
 /**
  * The parts of a URL secret that may be printed without the rest: a password (raw, decoded, and as
- * `:password@` which is safe to scrub however short), `user:password`, path segments of 16 or more
- * characters (and such a segment without a leading `bot`, Telegram's form) and query values of 8 or
- * more. Not a URL: none.
+ * `:password@` which is safe to scrub however short), `user:password`, a web address's path segments
+ * of 16 or more characters (and such a segment without a leading `bot`, Telegram's form) and query
+ * values of 8 or more. Not a URL: none.
  */
 export function urlSecretParts(value: string): string[] {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return []
@@ -143,11 +143,13 @@ export function urlSecretParts(value: string): string[] {
     parts.push(`:${raw}@`, raw, decode(raw))
     if (url.username !== '') parts.push(`${url.username}:${raw}`, `${decode(url.username)}:${decode(raw)}`)
   }
-  for (const segment of url.pathname.split('/')) {
-    const s = decode(segment)
-    if (s.length >= 16) parts.push(segment, s)
-    if (/^bot.{16,}$/.test(s)) parts.push(s.slice(3))
-  }
+  // A web address's path may be its secret (a webhook's token); a database's names a database.
+  if (url.protocol === 'http:' || url.protocol === 'https:')
+    for (const segment of url.pathname.split('/')) {
+      const s = decode(segment)
+      if (s.length >= 16) parts.push(segment, s)
+      if (/^bot.{16,}$/.test(s)) parts.push(s.slice(3))
+    }
   for (const [, v] of url.searchParams) if (v.length >= 8) parts.push(v)
   return [...new Set(parts)].filter((p) => p.length >= 8 || p.startsWith(':'))
 }

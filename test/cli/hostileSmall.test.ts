@@ -65,3 +65,16 @@ describe('smaller hostile items (issue 34)', () => {
     }
   })
 })
+
+describe('what a command prints passes the one scrubber (issue 34)', () => {
+  it('a secret of the environment that shows up in config --explain is scrubbed on stdout', async () => {
+    const token = 'ops-token-visible-in-a-path-0123'
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-scrub-'))
+    const overlay = join(dir, 'overlay.json')
+    writeFileSync(overlay, JSON.stringify({ ops: { stateDir: join(dir, token) } }))
+    const r = await perpbot(['config', '--explain', '--config', overlay], { PERPBOT_OPS_TOKEN: token })
+    expect(r.code).toBe(0)
+    expect(r.out).toContain('stateDir')
+    expect(r.out).not.toContain(token)
+  })
+})

@@ -58,11 +58,12 @@ describe('the command line for a newcomer', () => {
     })
     const t0 = Date.now()
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
-    // It ends at once, not after printing (or timing out on) the remaining events.
-    expect(Date.now() - t0).toBeLessThan(3_000)
+    // It ends at once, not after printing (or timing out on) the remaining events; the bounds leave
+    // room for a loaded machine, where the tsx start alone took 20–30 s (issue 34).
+    expect(Date.now() - t0).toBeLessThan(10_000)
     expect(code).toBe(0)
     expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /)
-  }, 20_000)
+  }, 90_000)
 
   it('an address pasted as a key gets one clear message', async () => {
     const r = await perpbot(['config', '--live'], {

@@ -50,28 +50,25 @@ describe('bot against the mock: rejection storm', () => {
           const mine = s.items.filter((it) => it.iid === iid)
           return mine.length > 0 && mine.every((it) => it.error === 'insufficient_margin')
         })
-      // Let 100 s of venue time pass after the first rejected batch.
-      await vi.waitFor(() => expect(storm(1).length).toBeGreaterThan(0), { timeout: 30_000, interval: 50 })
-      const from = storm(1)[0]?.at ?? 0
-      await vi.waitFor(() => expect(now() - from).toBeGreaterThanOrEqual(100_000), {
-        timeout: 30_000,
+      // Counted, not timed (issue 34): seven rejected batches of instrument 1 (1+2+4+8+16+30 s of
+      // pauses between them). Under load the accelerated clock's transport lag only widens the gaps,
+      // so waiting for a span of venue time and counting what came in it failed on a busy machine.
+      await vi.waitFor(() => expect(storm(1).length).toBeGreaterThanOrEqual(7), {
+        timeout: 150_000,
         interval: 50,
       })
-      const batches = storm(1)
+      const batches = storm(1).slice(0, 7)
+      const from = batches[0]?.at ?? 0
       const gaps = batches.slice(1).map((s, i) => s.at - (batches[i]?.at ?? 0))
       const why = `gaps ${gaps.join(', ')} ms`
       // The pause after the n-th rejected plan in a row is 1, 2, 4, 8, 16, then 30 s (the cap): a
       // floor for the gap between batches (transport time on the accelerated clock only adds to it).
-      // An unthrottled storm would send one every reprice interval (250 ms).
-      expect(batches.length, why).toBeGreaterThanOrEqual(6)
-      expect(batches.length, why).toBeLessThanOrEqual(9)
       gaps.forEach((gap, i) => {
-        const pause = Math.min(30_000, 1_000 * 2 ** i)
-        expect(gap, why).toBeGreaterThanOrEqual(pause)
-        // At the cap it keeps retrying: one retry may plan no create (nothing to place that cycle),
-        // so the gap between two rejected create batches stays under two capped pauses.
-        if (i >= 5) expect(gap, why).toBeLessThan(2 * pause + 6_000)
+        expect(gap, why).toBeGreaterThanOrEqual(Math.min(30_000, 1_000 * 2 ** i))
       })
+      // An unthrottled storm would send one every reprice interval (250 ms): at most 9 in the first
+      // 100 s of venue time, whatever the load.
+      expect(storm(1).filter((s) => s.at - from < 100_000).length, why).toBeLessThanOrEqual(9)
 
       // One alert per instrument for the whole episode, never resolved while it lasts.
       for (const i of run.bot.status().instruments) {
@@ -90,5 +87,5 @@ describe('bot against the mock: rejection storm', () => {
     } finally {
       await run.stop()
     }
-  }, 90_000)
+  }, 200_000)
 })

@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { systemClock } from '../../src/clock.ts'
+import { BatchWriter } from '../../src/journal/batchWriter.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
-import { walHeaderProblem } from '../../src/journal/integrity.ts'
+import { sqliteIntegrity, walHeaderProblem } from '../../src/journal/integrity.ts'
 import { createJournal, type Journal } from '../../src/journal/journal.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import { pendingSpools } from '../../src/journal/spool.ts'
@@ -111,6 +112,41 @@ describe('journal damage is noticed within seconds', () => {
     closeSync(f2)
     expect((await journalIntegrityLine(target)).status).toBe('fail')
     expect(await journalIntegrityLine(undefined)).toMatchObject({ status: 'skip' })
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('a full disk is damage too; a held writer keeps its rows and writes them when the hold lifts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-full-'))
+    const path = join(dir, 'journal.sqlite')
+    const j = await open(path)
+    await j.flush()
+    // Whatever this disk has free is too little when the bound is all the bytes there are.
+    expect(await sqliteIntegrity(path, Number.MAX_SAFE_INTEGER)()).toMatch(/disk is full/)
+    expect(await sqliteIntegrity(path)()).toBeUndefined()
+    await j.close('over')
+    const written: number[] = []
+    const states: string[] = []
+    const w = new BatchWriter<number>({
+      clock: systemClock,
+      flushMs: 10,
+      batchRows: 10,
+      capacity: 100,
+      write: async (items) => void written.push(...items),
+      category: () => 'commands',
+      isBulk: () => true,
+      timeOf: (n) => n,
+      onStateChange: (s) => void states.push(s),
+    })
+    w.hold('the journal file is gone')
+    expect(states).toEqual(['failing'])
+    expect(w.stats().lastError).toContain('gone')
+    for (let i = 0; i < 5; i++) w.push(i)
+    await w.flush()
+    expect(written).toEqual([])
+    w.hold(undefined)
+    await vi.waitFor(() => expect(written).toEqual([0, 1, 2, 3, 4]), { timeout: 5_000, interval: 10 })
+    expect(states).toEqual(['failing', 'ok'])
+    await w.close()
     rmSync(dir, { recursive: true, force: true })
   })
 })

@@ -42,3 +42,14 @@ describe('SecretBag.register', () => {
     expect(urlSecretParts('not a url')).toEqual([])
   })
 })
+
+describe('SecretBag.register: a database URL', () => {
+  it('scrubs its password, not its database name', () => {
+    const bag = new SecretBag()
+    bag.register('postgres://perpbot:db-password-1@10.0.0.9:5432/perpbot_journal_production')
+    expect(bag.scrub('journal at postgres://perpbot:***@10.0.0.9:5432/perpbot_journal_production')).toContain(
+      'perpbot_journal_production',
+    )
+    expect(bag.scrub('auth failed: db-password-1')).toBe('auth failed: [redacted]')
+  })
+})
