@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { InputValidationError } from '../errors.ts'
+import { ConfigError, InputValidationError } from '../errors.ts'
 import { DatasetError } from '../research/dataset/format.ts'
 import { createCountProgress } from '../research/progress.ts'
 import { DEFAULT_FILL_MODEL } from '../research/replay/fillModel.ts'
@@ -19,6 +19,7 @@ import { sweepCsv, sweepHtml } from '../research/sweep/sweepReport.ts'
 import type { SweepTask } from '../research/sweep/task.ts'
 import { parseTimeArg } from '../research/timeArg.ts'
 import { loadStrategies } from '../strategy/registry.ts'
+import type { StrategyRegistry } from '../strategy/registryResolve.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { parseReplayFlags, REPLAY_OPTIONS } from './simulateReplay.ts'
 
@@ -36,6 +37,28 @@ export const SWEEP_USAGE = `usage: perpbot sweep --data DIR --grid KEY=V1,V2,...
   Replay flags as in 'perpbot simulate': --data DIR, --symbols, --from, --to, --fill-model,
   --participation, --order-latency, --feed-latency, --engine (fast by default; bot runs the whole
   bot against the mock for every point, end to end and much slower).`
+
+/**
+ * Every point must parse with the strategy's own schema before anything runs (issue 39.4): a typo'd
+ * key or a value out of range is one usage error (exit 2) naming the first bad point, not a failed run.
+ * Size and cap come from the run's own instrument config; placeholders stand in for them here.
+ */
+export function checkPoints(
+  registry: Pick<StrategyRegistry, 'resolve'>,
+  strategy: string,
+  points: readonly Readonly<Record<string, unknown>>[],
+): void {
+  for (const point of points) {
+    try {
+      registry.resolve(strategy, { size: '1', positionCap: '10', ...point })
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e
+      throw new UsageError(
+        `--grid point ${JSON.stringify(point)} is not valid for ${strategy}: ${e.issues.slice(0, 3).join('; ')}`,
+      )
+    }
+  }
+}
 
 export async function sweepCommand(ctx: CliContext, version: string): Promise<number> {
   const { values } = parseArgs({
@@ -72,16 +95,19 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
     throw new UsageError('--workers must be an integer from 0 to 64')
   const seed = Number(values.seed)
   if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer')
-  const names = (await loadStrategies()).names()
+  const registry = await loadStrategies()
+  const names = registry.names()
   if (!names.includes(values.strategy))
     throw new UsageError(`unknown strategy '${values.strategy}' (known: ${names.join(', ')})`)
   let axes: ReturnType<typeof parseAxis>[]
+  let points: ReturnType<typeof expandGrid>
   try {
     axes = values.grid.map(parseAxis)
+    points = expandGrid(axes)
   } catch (e) {
     throw new UsageError(e instanceof InputValidationError ? e.shortMessage : String(e))
   }
-  const points = expandGrid(axes)
+  checkPoints(registry, values.strategy, points)
   const model = {
     ...DEFAULT_FILL_MODEL,
     tier: replay.tier,

@@ -75,6 +75,8 @@ export interface ReplayDriver extends MarketDriver {
   readonly gaps: readonly DataGap[]
   /** Fills granted by the model so far. */
   readonly modelFills: number
+  /** Other traders' prints replayed so far, over every instrument. */
+  readonly prints: number
 }
 
 export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
@@ -114,6 +116,7 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
   }
   const gaps: DataGap[] = []
   let modelFills = 0
+  let printsSeen = 0
   let failure: DatasetError | undefined
 
   function feedOf(m: Market): InstrumentFeed {
@@ -183,6 +186,9 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
     },
     get modelFills() {
       return modelFills
+    },
+    get prints() {
+      return printsSeen
     },
     get failure() {
       return failure
@@ -257,6 +263,7 @@ export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
       }
       if (!f.tickers.present) f.closes.push({ at: r.t + interval, price: close })
     }
+    printsSeen += f.prints.length
     // Kline closes reach the bot a feed latency after the bar closed.
     while (f.closes.length > 0 && (f.closes[0]?.at ?? Infinity) <= seen) {
       const c = f.closes.shift()

@@ -13,6 +13,9 @@ export function parseAxis(arg: string): GridAxis {
   const eq = arg.indexOf('=')
   const key = arg.slice(0, eq).trim()
   if (eq <= 0 || key === '') throw new InputValidationError(`--grid expects key=v1,v2,…, got '${arg}'`)
+  // A parameter name, never an object's own machinery (`__proto__`, `constructor`).
+  if (!/^[A-Za-z][A-Za-z0-9]*$/.test(key) || key === 'constructor')
+    throw new InputValidationError(`--grid key '${key}' is not a parameter name (letters and digits)`)
   const values = arg
     .slice(eq + 1)
     .split(',')

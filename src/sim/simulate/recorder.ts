@@ -4,6 +4,7 @@
  * alerts). Series sit on a regular virtual-time grid that coarsens as the run grows (downsample.ts).
  */
 import type { Alert } from '../../alerts/alert.ts'
+import { MarketMakingAnalytics } from '../../analytics/marketMaking.ts'
 import type { InstrumentState } from '../../bot/observe/statusView.ts'
 import { fillSide } from '../../format/units.ts'
 import type { PerpsExchange } from '../../mock/perps/index.ts'
@@ -12,7 +13,7 @@ import type { Order } from '../../perps/schemas/orders.ts'
 import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { EventSample, Series } from './downsample.ts'
 import type { AlertRow, FillPoint, FillTotals, SimMeta, SimRecord } from './model.ts'
-import { StateTimer } from './summary.ts'
+import { maxDrawdown, StateTimer } from './summary.ts'
 
 /** Points per series before it is thinned; fills kept per instrument; alert rows kept. */
 export const SERIES_CAP = 1_500
@@ -54,6 +55,8 @@ export interface Recorder {
    */
   sample(now: number, read: { states: () => readonly InstrumentState[]; status: () => RecordedStatus }): void
   alert(a: Alert): void
+  /** An instrument's mid after the market step at `t` (the mock's market tap): markouts, fill rate. */
+  price(iid: number, t: number, mid: number): void
   finish(now: number, status: RecordedStatus): SimRecord
   dispose(): void
 }
@@ -94,6 +97,7 @@ export function createRecorder(o: {
   let owner: string | undefined
   let pending: (() => void)[] | undefined = []
   let nextStateAt = 0
+  const analytics = new MarketMakingAnalytics(new Map([...tracked.values()].map((t) => [t.id, t.symbol])))
 
   const onFill = (who: string, f: FillItem): void => {
     const apply = (): void => {
@@ -107,14 +111,10 @@ export function createRecorder(o: {
       t.totals.volume += Math.abs(price * qty)
       t.totals.realizedPnl += Number(f.pnl)
       t.totals.fees += Number(f.fee)
-      t.fills.add({
-        t: f.ts,
-        price,
-        qty,
-        // The venue's sides are `long`/`short` (not `buy`/`sell`).
-        buy: fillSide(f.side) === 'buy',
-        maker: !f.taker,
-      })
+      // The venue's sides are `long`/`short` (not `buy`/`sell`).
+      const buy = fillSide(f.side) === 'buy'
+      t.fills.add({ t: f.ts, price, qty, buy, maker: !f.taker })
+      analytics.fill({ iid: f.iid, t: f.ts, price, qty: Math.abs(qty), buy, fee: Number(f.fee) })
     }
     if (pending) pending.push(apply)
     else apply()
@@ -123,9 +123,13 @@ export function createRecorder(o: {
     const apply = (): void => {
       if (who !== owner) return
       const o = order()
-      if (OPEN_STATUSES.has(o.status) && Number(o.rest) > 0)
+      if (OPEN_STATUSES.has(o.status) && Number(o.rest) > 0) {
         quotes.set(oid, { iid: o.iid, buy: o.buy, price: Number(o.p) })
-      else quotes.delete(oid)
+        analytics.quote(o.iid, oid, { buy: o.buy, price: Number(o.p) })
+      } else {
+        quotes.delete(oid)
+        analytics.quote(o.iid, oid, undefined)
+      }
     }
     if (pending) pending.push(apply)
     else apply()
@@ -229,9 +233,21 @@ export function createRecorder(o: {
           resolved: a.resolved === true,
         })
     },
+    price(iid, t, mid) {
+      if (owner !== undefined) analytics.price(iid, t, mid)
+    },
     finish(now, status) {
       sampleStates(now, status.instruments)
       sampleSeries(now, status, true)
+      const accountPoints = account.points()
+      const pnl = accountPoints.map((p) => ({ t: p.t, v: p.v[0] ?? 0 }))
+      const marketMaking = analytics.finish({
+        pnl,
+        maxDrawdown: maxDrawdown(pnl.map((p) => p.v)),
+        positions: [...tracked.values()].map((t) =>
+          t.series.points().map((p) => ({ t: p.t, q: p.v[3] ?? 0 })),
+        ),
+      })
       return {
         meta: { ...o.meta, endMs: now },
         instruments: [...tracked.values()].map((t) => ({
@@ -243,8 +259,9 @@ export function createRecorder(o: {
           totals: { ...t.totals },
           time: t.timer.timesUntil(now),
         })),
-        account: account.points(),
+        account: accountPoints,
         weights: weights.points(),
+        marketMaking,
         alerts,
         alertsTotal,
         funding,
