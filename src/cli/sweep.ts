@@ -8,15 +8,25 @@ import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, InputValidationError } from '../errors.ts'
+import { isOneOf } from '../guards.ts'
 import { DatasetError } from '../research/dataset/format.ts'
 import { createCountProgress } from '../research/progress.ts'
 import { DEFAULT_FILL_MODEL } from '../research/replay/fillModel.ts'
 import { iso, prepareReplay } from '../research/replay/prepareReplay.ts'
-import { expandGrid, parseAxis } from '../research/sweep/grid.ts'
-import { isObjective, OBJECTIVES } from '../research/sweep/objective.ts'
-import { rank, runSweep } from '../research/sweep/runSweep.ts'
+import { type GridPoint, parseAxis } from '../research/sweep/grid.ts'
+import { isObjective, OBJECTIVE_UNITS, OBJECTIVES } from '../research/sweep/objective.ts'
+import { deflatedSharpe } from '../research/sweep/overfit.ts'
+import { createSweepPool, rank, runOnPool } from '../research/sweep/runSweep.ts'
+import { parseRange } from '../research/sweep/search.ts'
+import {
+  plannedPoints,
+  runSearch,
+  SEARCHES,
+  type SearchPlan,
+  shownAxes,
+} from '../research/sweep/searchRun.ts'
 import { sweepCsv, sweepHtml } from '../research/sweep/sweepReport.ts'
-import type { SweepTask } from '../research/sweep/task.ts'
+import { runPoint, type SweepResult, type SweepTask } from '../research/sweep/task.ts'
 import { parseTimeArg } from '../research/timeArg.ts'
 import { loadStrategies } from '../strategy/registry.ts'
 import type { StrategyRegistry } from '../strategy/registryResolve.ts'
@@ -24,13 +34,24 @@ import { type CliContext, UsageError } from './context.ts'
 import { parseReplayFlags, REPLAY_OPTIONS } from './simulateReplay.ts'
 
 export const SWEEP_USAGE = `usage: perpbot sweep --data DIR --grid KEY=V1,V2,... [--grid ...] [--strategy NAME]
+                     [--search grid|random|tpe --range KEY=LO:HI[:STEP] ... --trials N] [--folds K]
                      [--objective ${OBJECTIVES.join('|')}] [--split F] [--workers N] [--out DIR]
   One replayed backtest per grid point (every combination), on worker threads; ranked on the
   in-sample window, with the out-of-sample window after it beside (the pick judged on unseen data).
   --grid KEY=V1,...  a strategy parameter and its values (e.g. halfSpreadBps=5,10,20); repeatable
   --strategy NAME    default index-peg
-  --objective O      net-pnl (default), sharpe, or drawdown (smallest is best)
+  --range KEY=LO:HI[:STEP]  a numeric parameter's range (values snap to STEP); repeatable
+  --search S         grid (default: every --grid value and every STEP of each --range), random
+                     (--trials points drawn over the ranges) or tpe (--trials points, a Tree-structured
+                     Parzen Estimator learning from the in-sample scores; rounds of --workers points)
+  --trials N         points of a random or tpe search (default 30)
+  --objective O      net-pnl (default), sharpe, drawdown (smallest is best), sortino, calmar,
+                     profit-factor, markout (60 s after fills, bps)
   --split F          in-sample share of the window, 0.1-0.9 (default 0.7)
+  --folds K          anchored walk-forward instead of one split: the window in K+1 equal parts, fold k
+                     ranked on parts 1..k and checked on part k+1; figures are the folds' means
+  The page shows the deflated Sharpe ratio of the best point (its chance of being more than luck
+  among the points tried).
   --workers N        worker threads (default: the machine's cores); 0 runs one after another here
   --out DIR          writes sweep.csv and sweep.html (default sweep/)
   --seed S           seed of the mock and the bot (default 1)
@@ -66,6 +87,10 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
     options: {
       ...REPLAY_OPTIONS,
       grid: { type: 'string', multiple: true, default: [] },
+      range: { type: 'string', multiple: true, default: [] },
+      search: { type: 'string', default: 'grid' },
+      trials: { type: 'string', default: '30' },
+      folds: { type: 'string', default: '1' },
       strategy: { type: 'string', default: 'index-peg' },
       objective: { type: 'string', default: 'net-pnl' },
       split: { type: 'string', default: '0.7' },
@@ -83,7 +108,19 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
   }
   const replay = parseReplayFlags(values)
   if (replay === undefined) throw new UsageError('--data DIR is required')
-  if (values.grid.length === 0) throw new UsageError('at least one --grid KEY=V1,V2,... is required')
+  if (!isOneOf(SEARCHES, values.search))
+    throw new UsageError(`--search must be one of ${SEARCHES.join(', ')}, got '${values.search}'`)
+  const mode = values.search
+  if (values.grid.length === 0 && values.range.length === 0)
+    throw new UsageError('at least one --grid KEY=V1,V2,... or --range KEY=LO:HI[:STEP] is required')
+  if (mode !== 'grid' && (values.grid.length > 0 || values.range.length === 0))
+    throw new UsageError(`--search ${mode} draws from --range axes only (no --grid)`)
+  const trials = Number(values.trials)
+  if (!Number.isInteger(trials) || trials < 1 || trials > 10_000)
+    throw new UsageError('--trials must be an integer from 1 to 10000')
+  const folds = Number(values.folds)
+  if (!Number.isInteger(folds) || folds < 1 || folds > 20)
+    throw new UsageError('--folds must be an integer from 1 to 20')
   if (!isObjective(values.objective))
     throw new UsageError(`--objective must be one of ${OBJECTIVES.join(', ')}, got '${values.objective}'`)
   const objective = values.objective
@@ -99,15 +136,20 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
   const names = registry.names()
   if (!names.includes(values.strategy))
     throw new UsageError(`unknown strategy '${values.strategy}' (known: ${names.join(', ')})`)
-  let axes: ReturnType<typeof parseAxis>[]
-  let points: ReturnType<typeof expandGrid>
+  let plan: SearchPlan
+  let planned: ReturnType<typeof plannedPoints>
   try {
-    axes = values.grid.map(parseAxis)
-    points = expandGrid(axes)
+    const grid = values.grid.map(parseAxis)
+    const ranges = values.range.map(parseRange)
+    const keys = [...grid, ...ranges].map((a) => a.key)
+    const twice = keys.find((k, i) => keys.indexOf(k) !== i)
+    if (twice !== undefined) throw new InputValidationError(`${twice} is given twice`)
+    plan = { mode, grid, ranges, trials, seed, batch: Math.max(1, workers), objective }
+    planned = plannedPoints(plan)
   } catch (e) {
     throw new UsageError(e instanceof InputValidationError ? e.shortMessage : String(e))
   }
-  checkPoints(registry, values.strategy, points)
+  checkPoints(registry, values.strategy, planned)
   const model = {
     ...DEFAULT_FILL_MODEL,
     tier: replay.tier,
@@ -136,8 +178,16 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
   const from = whole.startMs
   const to = whole.endMs
   // The cut on a whole minute, so both windows start cleanly.
-  const cut = from + Math.round(((to - from) * split) / 60_000) * 60_000
-  const tasks: SweepTask[] = points.map((point, index) => ({
+  const onMinute = (t: number): number => from + Math.round((t - from) / 60_000) * 60_000
+  const cut = onMinute(from + (to - from) * split)
+  const foldWindows =
+    folds > 1
+      ? Array.from({ length: folds }, (_, k) => ({
+          cut: onMinute(from + ((to - from) * (k + 1)) / (folds + 1)),
+          to: k === folds - 1 ? to : onMinute(from + ((to - from) * (k + 2)) / (folds + 1)),
+        }))
+      : undefined
+  const taskOf = (point: GridPoint, index: number): SweepTask => ({
     index,
     point,
     strategy: values.strategy,
@@ -146,22 +196,50 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
     from,
     cut,
     to,
+    folds: foldWindows,
     model,
     seed,
     configDir: ctx.configDir,
     perpbotVersion: version,
     engine: replay.engine,
-  }))
+  })
+  const total = mode === 'grid' ? planned.length : trials
   const tty = process.stderr.isTTY === true
   const write = tty
     ? (t: string) => void process.stderr.write(t)
     : (t: string) => ctx.stderr(t.replace(/\n$/, ''))
   const progress = createCountProgress({ write, isTty: tty, now: () => performance.now(), unit: 'points' })
-  progress.update(0, tasks.length)
+  progress.update(0, total)
   const started = performance.now()
-  const results = await runSweep(tasks, workers, (d, t) => progress.update(d, t))
-  progress.done(results.length, tasks.length)
+  let done = 0
+  const pool = workers > 0 ? createSweepPool(workers) : undefined
+  let results: SweepResult[]
+  try {
+    results = await runSearch(plan, async (points, first) => {
+      const tasks = points.map((p, i) => taskOf(p, first + i))
+      const tick = (): void => progress.update(++done, total)
+      if (pool !== undefined) return runOnPool(pool, tasks, tick)
+      const out: SweepResult[] = []
+      for (const t of tasks) {
+        out.push(await runPoint(t))
+        tick()
+      }
+      return out
+    })
+  } finally {
+    await pool?.destroy()
+  }
+  progress.done(results.length, total)
   const rows = rank(results, objective)
+  const axes = shownAxes(
+    plan,
+    results.map((r) => r.point),
+  )
+  const best = rows[0]
+  const dsr =
+    best === undefined
+      ? undefined
+      : deflatedSharpe({ ...best.inSample.moments, trialSharpes: rows.map((r) => r.inSample.moments.sr) })
   const out = resolve(values.out)
   mkdirSync(out, { recursive: true })
   writeFileSync(join(out, 'sweep.csv'), sweepCsv(rows, axes))
@@ -171,17 +249,24 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
       strategy: values.strategy,
       objective,
       data: whole.label,
-      inSample: `${iso(from)} to ${iso(cut)}`,
-      outOfSample: `${iso(cut)} to ${iso(to)}`,
+      inSample:
+        foldWindows === undefined
+          ? `${iso(from)} to ${iso(cut)}`
+          : `${folds} anchored walk-forward folds from ${iso(from)} (fold k ranked on its first k parts)`,
+      outOfSample:
+        foldWindows === undefined
+          ? `${iso(cut)} to ${iso(to)}`
+          : foldWindows.map((f) => `${iso(f.cut)} to ${iso(f.to)}`).join('; '),
       points: rows.length,
+      deflatedSharpe: dsr,
+      search: mode === 'grid' ? 'grid' : `${mode}, ${trials} trial(s), seed ${seed}`,
     }),
   )
-  const best = rows[0]
   ctx.stdout(
     `swept ${rows.length} point(s) with the ${replay.engine} engine on ${workers === 0 ? 'this thread' : `${workers} worker(s)`} in ${((performance.now() - started) / 1000).toFixed(1)} s` +
       (best === undefined
         ? ''
-        : `; best in-sample ${axes.map((a) => `${a.key}=${best.point[a.key]}`).join(' ')}: ${objective} ${best.isScore.toFixed(2)} in-sample, ${best.oosScore.toFixed(2)} out-of-sample`),
+        : `; best in-sample ${axes.map((a) => `${a.key}=${best.point[a.key]}`).join(' ')}: ${objective} ${best.isScore.toFixed(2)} in-sample, ${best.oosScore.toFixed(2)} out-of-sample (${OBJECTIVE_UNITS[objective]}); deflated Sharpe ${dsr === undefined ? 'n/a' : `${(dsr * 100).toFixed(1)} %`}`),
   )
   const loads = results.map((r) => r.timing.loadMs).filter((ms) => ms > 0)
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length) / 1000
