@@ -18,13 +18,8 @@ import { isObjective, OBJECTIVE_UNITS, OBJECTIVES } from '../research/sweep/obje
 import { deflatedSharpe } from '../research/sweep/overfit.ts'
 import { createSweepPool, rank, runOnPool } from '../research/sweep/runSweep.ts'
 import { parseRange } from '../research/sweep/search.ts'
-import {
-  plannedPoints,
-  runSearch,
-  SEARCHES,
-  type SearchPlan,
-  shownAxes,
-} from '../research/sweep/searchRun.ts'
+import { axesOf, plannedPoints, runSearch, SEARCHES, type SearchPlan } from '../research/sweep/searchRun.ts'
+import { inShard, mergeParts, partFileName, partJson, type SweepIdentity } from '../research/sweep/shards.ts'
 import { sweepCsv, sweepHtml } from '../research/sweep/sweepReport.ts'
 import { runPoint, type SweepResult, type SweepTask } from '../research/sweep/task.ts'
 import { parseTimeArg } from '../research/timeArg.ts'
@@ -91,6 +86,9 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
       search: { type: 'string', default: 'grid' },
       trials: { type: 'string', default: '30' },
       folds: { type: 'string', default: '1' },
+      shards: { type: 'string' },
+      'shard-index': { type: 'string' },
+      merge: { type: 'string' },
       strategy: { type: 'string', default: 'index-peg' },
       objective: { type: 'string', default: 'net-pnl' },
       split: { type: 'string', default: '0.7' },
@@ -106,6 +104,7 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
     ctx.stdout(SWEEP_USAGE)
     return 0
   }
+  if (values.merge !== undefined) return mergeCommand(ctx, values.merge, values.out)
   const replay = parseReplayFlags(values)
   if (replay === undefined) throw new UsageError('--data DIR is required')
   if (!isOneOf(SEARCHES, values.search))
@@ -121,6 +120,7 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
   const folds = Number(values.folds)
   if (!Number.isInteger(folds) || folds < 1 || folds > 20)
     throw new UsageError('--folds must be an integer from 1 to 20')
+  const shard = parseShard(values.shards, values['shard-index'] ?? ctx.env.JOB_COMPLETION_INDEX, mode)
   if (!isObjective(values.objective))
     throw new UsageError(`--objective must be one of ${OBJECTIVES.join(', ')}, got '${values.objective}'`)
   const objective = values.objective
@@ -203,7 +203,11 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
     perpbotVersion: version,
     engine: replay.engine,
   })
-  const total = mode === 'grid' ? planned.length : trials
+  const all = mode === 'grid' ? planned.length : trials
+  const total =
+    shard === undefined
+      ? all
+      : Array.from({ length: all }, (_, i) => i).filter((i) => inShard(i, shard.index, shard.count)).length
   const tty = process.stderr.isTTY === true
   const write = tty
     ? (t: string) => void process.stderr.write(t)
@@ -216,7 +220,9 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
   let results: SweepResult[]
   try {
     results = await runSearch(plan, async (points, first) => {
-      const tasks = points.map((p, i) => taskOf(p, first + i))
+      const tasks = points
+        .map((p, i) => taskOf(p, first + i))
+        .filter((t) => shard === undefined || inShard(t.index, shard.index, shard.count))
       const tick = (): void => progress.update(++done, total)
       if (pool !== undefined) return runOnPool(pool, tasks, tick)
       const out: SweepResult[] = []
@@ -230,43 +236,39 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
     await pool?.destroy()
   }
   progress.done(results.length, total)
-  const rows = rank(results, objective)
-  const axes = shownAxes(
-    plan,
-    results.map((r) => r.point),
-  )
-  const best = rows[0]
-  const dsr =
-    best === undefined
-      ? undefined
-      : deflatedSharpe({ ...best.inSample.moments, trialSharpes: rows.map((r) => r.inSample.moments.sr) })
+  const identity: SweepIdentity = {
+    strategy: values.strategy,
+    objective,
+    data: whole.label,
+    inSample:
+      foldWindows === undefined
+        ? `${iso(from)} to ${iso(cut)}`
+        : `${folds} anchored walk-forward folds from ${iso(from)} (fold k ranked on its first k parts)`,
+    outOfSample:
+      foldWindows === undefined
+        ? `${iso(cut)} to ${iso(to)}`
+        : foldWindows.map((f) => `${iso(f.cut)} to ${iso(f.to)}`).join('; '),
+    search: mode === 'grid' ? 'grid' : `${mode}, ${trials} trial(s), seed ${seed}`,
+    total: all,
+    shards: shard?.count ?? 1,
+    plan: { grid: plan.grid, ranges: plan.ranges },
+  }
   const out = resolve(values.out)
   mkdirSync(out, { recursive: true })
-  writeFileSync(join(out, 'sweep.csv'), sweepCsv(rows, axes))
-  writeFileSync(
-    join(out, 'sweep.html'),
-    sweepHtml(rows, axes, {
-      strategy: values.strategy,
-      objective,
-      data: whole.label,
-      inSample:
-        foldWindows === undefined
-          ? `${iso(from)} to ${iso(cut)}`
-          : `${folds} anchored walk-forward folds from ${iso(from)} (fold k ranked on its first k parts)`,
-      outOfSample:
-        foldWindows === undefined
-          ? `${iso(cut)} to ${iso(to)}`
-          : foldWindows.map((f) => `${iso(f.cut)} to ${iso(f.to)}`).join('; '),
-      points: rows.length,
-      deflatedSharpe: dsr,
-      search: mode === 'grid' ? 'grid' : `${mode}, ${trials} trial(s), seed ${seed}`,
-    }),
-  )
-  ctx.stdout(
-    `swept ${rows.length} point(s) with the ${replay.engine} engine on ${workers === 0 ? 'this thread' : `${workers} worker(s)`} in ${((performance.now() - started) / 1000).toFixed(1)} s` +
-      (best === undefined
-        ? ''
-        : `; best in-sample ${axes.map((a) => `${a.key}=${best.point[a.key]}`).join(' ')}: ${objective} ${best.isScore.toFixed(2)} in-sample, ${best.oosScore.toFixed(2)} out-of-sample (${OBJECTIVE_UNITS[objective]}); deflated Sharpe ${dsr === undefined ? 'n/a' : `${(dsr * 100).toFixed(1)} %`}`),
+  if (shard !== undefined) {
+    const file = join(out, partFileName(shard.index, shard.count))
+    writeFileSync(file, partJson(shard.index, identity, results))
+    ctx.stdout(
+      `swept shard ${shard.index} of ${shard.count} (${results.length} of ${all} point(s)) in ${((performance.now() - started) / 1000).toFixed(1)} s: ${file}; join the parts with perpbot sweep --merge ${out}`,
+    )
+    return 0
+  }
+  writeOutputs(
+    ctx,
+    results,
+    identity,
+    out,
+    `with the ${replay.engine} engine on ${workers === 0 ? 'this thread' : `${workers} worker(s)`} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   )
   const loads = results.map((r) => r.timing.loadMs).filter((ms) => ms > 0)
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length) / 1000
@@ -274,6 +276,73 @@ export async function sweepCommand(ctx: CliContext, version: string): Promise<nu
     `a point took ${mean(results.map((r) => r.timing.runMs)).toFixed(2)} s on average (${mean(results.map((r) => r.timing.cpuMs)).toFixed(2)} s of its thread's CPU)` +
       (loads.length > 0 ? `; each worker loaded the task once in ${mean(loads).toFixed(1)} s` : ''),
   )
+  return 0
+}
+
+/** `--shards N` with the pod's index (`--shard-index`, else the Indexed Job's JOB_COMPLETION_INDEX). */
+function parseShard(
+  shards: string | undefined,
+  index: string | undefined,
+  mode: string,
+): { index: number; count: number } | undefined {
+  if (shards === undefined) return undefined
+  const count = Number(shards)
+  if (!Number.isInteger(count) || count < 1 || count > 1_000)
+    throw new UsageError('--shards must be an integer from 1 to 1000')
+  if (mode === 'tpe')
+    throw new UsageError('--shards splits a grid or random search; tpe learns point by point')
+  const i = Number(index)
+  if (index === undefined || index.trim() === '' || !Number.isInteger(i) || i < 0 || i >= count)
+    throw new UsageError(
+      `--shards ${count} needs this shard's index from 0 to ${count - 1} (--shard-index, or JOB_COMPLETION_INDEX), got '${index ?? ''}'`,
+    )
+  return { index: i, count }
+}
+
+/** The ranked CSV, the page and the summary line, for a whole sweep (run here or merged). */
+function writeOutputs(
+  ctx: CliContext,
+  results: readonly SweepResult[],
+  identity: SweepIdentity,
+  out: string,
+  how: string,
+): void {
+  const objective = isObjective(identity.objective) ? identity.objective : 'net-pnl'
+  const rows = rank(results, objective)
+  const axes = axesOf(results.map((r) => r.point))
+  const best = rows[0]
+  const dsr =
+    best === undefined
+      ? undefined
+      : deflatedSharpe({ ...best.inSample.moments, trialSharpes: rows.map((r) => r.inSample.moments.sr) })
+  writeFileSync(join(out, 'sweep.csv'), sweepCsv(rows, axes))
+  writeFileSync(
+    join(out, 'sweep.html'),
+    sweepHtml(rows, axes, { ...identity, objective, points: rows.length, deflatedSharpe: dsr }),
+  )
+  ctx.stdout(
+    `swept ${rows.length} point(s) ${how}` +
+      (best === undefined
+        ? ''
+        : `; best in-sample ${axes.map((a) => `${a.key}=${best.point[a.key]}`).join(' ')}: ${objective} ${best.isScore.toFixed(2)} in-sample, ${best.oosScore.toFixed(2)} out-of-sample (${OBJECTIVE_UNITS[objective]}); deflated Sharpe ${dsr === undefined ? 'n/a' : `${(dsr * 100).toFixed(1)} %`}`),
+  )
   ctx.stdout(`wrote ${join(out, 'sweep.csv')} and ${join(out, 'sweep.html')}`)
+}
+
+/** `perpbot sweep --merge DIR`: the parts of a sharded sweep joined into one CSV and page. */
+function mergeCommand(ctx: CliContext, dir: string, outFlag: string): number {
+  let merged: ReturnType<typeof mergeParts>
+  try {
+    merged = mergeParts(resolve(dir))
+  } catch (e) {
+    if (e instanceof InputValidationError || e instanceof SyntaxError) {
+      ctx.stderr(`perpbot sweep --merge: ${e.message}`)
+      return 1
+    }
+    throw e
+  }
+  const out = resolve(outFlag === 'sweep' ? dir : outFlag)
+  mkdirSync(out, { recursive: true })
+  writeOutputs(ctx, merged.results, merged.identity, out, `merged from ${merged.identity.shards} shard(s)`)
   return 0
 }

@@ -37,6 +37,20 @@ export function shownAxes(plan: SearchPlan, points: readonly GridPoint[]): GridA
   ]
 }
 
+/** The axes of the points run (each key with the values it took, ascending): the page's heatmap. */
+export function axesOf(points: readonly GridPoint[]): GridAxis[] {
+  const keys = [...new Set(points.flatMap((p) => Object.keys(p)))]
+  return keys.map((key) => {
+    const values = [...new Set(points.map((p) => p[key]).filter((v) => v !== undefined))]
+    return {
+      key,
+      values: values.every((v) => typeof v === 'number')
+        ? values.sort((a, b) => Number(a) - Number(b))
+        : values,
+    }
+  })
+}
+
 /** The grid's points (ranges by their steps), or the corners of the ranges (checked before a search). */
 export function plannedPoints(plan: SearchPlan): GridPoint[] {
   if (plan.mode === 'grid')
