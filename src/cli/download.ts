@@ -12,7 +12,7 @@ import { DatasetStore } from '../research/dataset/store.ts'
 import { download, windowProblem } from '../research/download/downloader.ts'
 import { type LiveDownload, openLiveDownload } from '../research/download/liveClient.ts'
 import { isLiveKlineInterval, LIVE_KLINE_INTERVALS, VenueReadError } from '../research/download/liveSource.ts'
-import { MockHistorySource } from '../research/download/mockSource.ts'
+import { DEFAULT_MOCK_INSTRUMENTS, MockHistorySource } from '../research/download/mockSource.ts'
 import { HISTORY_KINDS, type HistorySource, isHistoryKind } from '../research/download/source.ts'
 import { createCountProgress } from '../research/progress.ts'
 import { parseTimeArg } from '../research/timeArg.ts'
@@ -48,7 +48,7 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
       live: { type: 'string' },
       interval: { type: 'string', default: '1m' },
       budget: { type: 'string', default: '500' },
-      'mock-instruments': { type: 'string', default: '10' },
+      'mock-instruments': { type: 'string', default: String(DEFAULT_MOCK_INSTRUMENTS) },
       seed: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h' },
     },
