@@ -12,6 +12,7 @@ import { BotError, ConfigError, describeError } from '../errors.ts'
 import { errorMessage, fieldOf } from '../guards.ts'
 import { runStandaloneMock } from '../mock/standalone.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
+import { compareCommand } from './compare.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { createProxyCommand } from './createProxy.ts'
@@ -44,6 +45,7 @@ commands:
   download       history (klines, trades, funding) into a dataset folder, resumable
   record         the public stream (tickers, best bid/offer, trades) into a dataset folder
   sweep          replayed backtests over a parameter grid on worker threads; ranked CSV + heatmap
+  compare        the page comparing two runs (files from simulate --json)
   create-proxy   register a proxy key signed by the owner key; prints the secret once
   doctor         preflight checks of the venue, the credentials and the account (--live)
   status         one-shot account and margin view (of the running bot, or --live the venue)
@@ -78,6 +80,8 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
         return await recordCommand(sub)
       case 'sweep':
         return await sweepCommand(sub, version())
+      case 'compare':
+        return compareCommand(sub)
       case 'create-proxy':
         return await createProxyCommand(sub)
       case 'doctor':

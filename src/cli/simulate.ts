@@ -16,6 +16,7 @@ import { bps } from '../sim/simulate/marketMakingSection.ts'
 import { createProgress } from '../sim/simulate/progress.ts'
 import { DEFAULT_REPORT_CURRENCY, type ReportAssets, renderReport } from '../sim/simulate/report.ts'
 import { runSimulation } from '../sim/simulate/runSimulation.ts'
+import { runSummaryOf } from '../sim/simulate/runSummary.ts'
 import { summarize } from '../sim/simulate/summary.ts'
 import { loadStrategies } from '../strategy/registry.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -35,6 +36,7 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
                      pointing ops.stateDir at it, or any SQLite client); the database's size is printed
   --trades-csv FILE  also write one row per fill: time, side, price, size, fee, mid, spread captured and
                      markouts at 1 s, 10 s, 60 s (bps, positive = good for us)
+  --json FILE        also write the run's figures as JSON, for 'perpbot compare A.json B.json'
   --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.indexMs=5000
   Replay (docs/research.md): the mock replays a dataset instead of inventing the market
   --data DIR         dataset folder (perpbot download / perpbot record); instruments, window from it
@@ -61,6 +63,8 @@ export interface SimulateFlags {
   journal: string | undefined
   /** Per-trade CSV (one row per fill with its markouts). */
   tradesCsv: string | undefined
+  /** The run's figures as JSON (`perpbot compare A.json B.json`). */
+  json: string | undefined
   overrides: Record<string, unknown>
   replay: ReplayFlags | undefined
 }
@@ -78,6 +82,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
       out: { type: 'string', default: 'report.html' },
       journal: { type: 'string' },
       'trades-csv': { type: 'string' },
+      json: { type: 'string' },
       set: { type: 'string', multiple: true, default: [] },
       ...REPLAY_OPTIONS,
       help: { type: 'boolean', short: 'h' },
@@ -124,6 +129,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
     out: values.out,
     journal: values.journal === undefined || values.journal === '' ? undefined : resolve(values.journal),
     tradesCsv: values['trades-csv'] === undefined ? undefined : resolve(values['trades-csv']),
+    json: values.json === undefined ? undefined : resolve(values.json),
     overrides,
     replay: parseReplayFlags(values),
   }
@@ -149,6 +155,7 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   const out = resolve(flags.out)
   checkWritable(out)
   if (flags.tradesCsv !== undefined) checkWritable(flags.tradesCsv)
+  if (flags.json !== undefined) checkWritable(flags.json)
   const names = (await loadStrategies()).names()
   if (!names.includes(flags.strategy))
     throw new UsageError(`unknown strategy '${flags.strategy}' (known: ${names.join(', ')})`)
@@ -218,6 +225,11 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   )
   if (flags.tradesCsv !== undefined && result.record.marketMaking !== undefined)
     writeFileSync(flags.tradesCsv, tradesCsv(result.record.marketMaking.trades))
+  if (flags.json !== undefined)
+    writeFileSync(
+      flags.json,
+      `${JSON.stringify(runSummaryOf(result.record, result.record.currency ?? DEFAULT_REPORT_CURRENCY), null, 1)}\n`,
+    )
   const stopped = ctx.signal.aborted
   const s = summarize(result.record)
   const wallS = (performance.now() - started) / 1000
