@@ -20,7 +20,9 @@ export interface FillRateBand {
 
 export const bandOf = (bps: number): number => {
   let k = 0
-  for (let i = 0; i < DISTANCE_BANDS_BPS.length; i++) if (bps >= (DISTANCE_BANDS_BPS[i] as number)) k = i
+  DISTANCE_BANDS_BPS.forEach((edge, i) => {
+    if (bps >= edge) k = i
+  })
   return k
 }
 

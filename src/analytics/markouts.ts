@@ -73,9 +73,10 @@ export class MarkoutTracker {
         this.#add(this.#captured, f, markoutBps(f, mid))
       }
       MARKOUT_HORIZONS_MS.forEach((h, k) => {
-        if (f.mids[k] === undefined && t >= f.t + h) {
+        const sum = this.#at[k]
+        if (f.mids[k] === undefined && t >= f.t + h && sum !== undefined) {
           f.mids[k] = mid
-          this.#add(this.#at[k] as Sum, f, markoutBps(f, mid))
+          this.#add(sum, f, markoutBps(f, mid))
         }
       })
     }
@@ -92,7 +93,7 @@ export class MarkoutTracker {
   summary(): MarkoutSummary {
     const mean = (x: Sum): number | undefined => (x.w > 0 ? x.s / x.w : undefined)
     const captured = mean(this.#captured)
-    const at = Object.fromEntries(MARKOUT_HORIZONS_MS.map((h, k) => [h, mean(this.#at[k] as Sum)]))
+    const at = Object.fromEntries(MARKOUT_HORIZONS_MS.map((h, k) => [h, mean(this.#at[k] ?? { w: 0, s: 0 })]))
     const last = at[60_000]
     return {
       fills: this.#fills,

@@ -18,9 +18,10 @@ export interface RiskRatios {
 }
 
 export function riskRatios(points: readonly { t: number; v: number }[], maxDrawdown: number): RiskRatios {
-  if (points.length < 3) return { sharpe: undefined, sortino: undefined, calmar: undefined }
-  const first = points[0] as { t: number; v: number }
-  const last = points[points.length - 1] as { t: number; v: number }
+  const first = points[0]
+  const last = points[points.length - 1]
+  if (points.length < 3 || first === undefined || last === undefined)
+    return { sharpe: undefined, sortino: undefined, calmar: undefined }
   const span = last.t - first.t
   const d: number[] = []
   for (let i = 1; i < points.length; i++) d.push((points[i]?.v ?? 0) - (points[i - 1]?.v ?? 0))

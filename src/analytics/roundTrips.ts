@@ -38,8 +38,11 @@ export class RoundTrips {
     this.#lots.set(f.iid, lots)
     let left = f.buy ? f.qty : -f.qty
     const feePerUnit = f.qty > 0 ? f.fee / f.qty : 0
-    while (left !== 0 && lots.length > 0 && Math.sign(lots[0]?.qty ?? 0) !== Math.sign(left)) {
-      const lot = lots[0] as Lot
+    for (
+      let lot = lots[0];
+      left !== 0 && lot !== undefined && Math.sign(lot.qty) !== Math.sign(left);
+      lot = lots[0]
+    ) {
       const q = Math.min(Math.abs(lot.qty), Math.abs(left))
       const direction = lot.qty > 0 ? 1 : -1
       const pnl = direction * (f.price - lot.price) * q - (lot.feePerUnit + feePerUnit) * q

@@ -71,7 +71,7 @@ export function fillIntensity(klines: readonly Kline[], window: number): FillInt
   }
   if (excursions.length < 4) return undefined
   const sorted = [...excursions].sort((x, y) => x - y)
-  const median = sorted[Math.floor(sorted.length / 2)] as number
+  const median = sorted[Math.floor(sorted.length / 2)] ?? 0
   if (!(median > 0)) return undefined
   const xs: number[] = []
   const ys: number[] = []
@@ -89,10 +89,10 @@ export function fillIntensity(klines: readonly Kline[], window: number): FillInt
   const my = ys.reduce((s, y) => s + y, 0) / ys.length
   let sxy = 0
   let sxx = 0
-  for (let i = 0; i < xs.length; i++) {
-    sxy += ((xs[i] as number) - mx) * ((ys[i] as number) - my)
-    sxx += ((xs[i] as number) - mx) ** 2
-  }
+  xs.forEach((x, i) => {
+    sxy += (x - mx) * ((ys[i] ?? my) - my)
+    sxx += (x - mx) ** 2
+  })
   const slope = sxx > 0 ? sxy / sxx : 0
   if (!(slope < 0) || !Number.isFinite(slope)) return undefined
   return { k: -slope, a: Math.exp(my - slope * mx) }

@@ -83,6 +83,7 @@ describe('TPE', () => {
     expect(plannedPoints(plan)).toEqual([
       { x: 0, y: 0 },
       { x: 20, y: 4 },
+      { x: 7, y: 1 },
     ])
   })
 })

@@ -18,6 +18,8 @@ describe('perpbot sweep: a bad grid', () => {
     [['--grid', 'halfSpreadBps=0,10'], 'halfSpreadBps'],
     [['--grid', '__proto__=1'], "'__proto__' is not a parameter name"],
     [['--grid', 'gamma=5', '--strategy', 'index-peg'], 'Unrecognized key: "gamma"'],
+    // A whole-bps parameter searched without a step: refused before the search, not mid-way.
+    [['--search', 'random', '--range', 'halfSpreadBps=2:20'], 'whole number of basis points'],
   ])('%j exits 2 with one line, before reading the data', async (args, message) => {
     const t0 = performance.now()
     const r = await perpbot(['sweep', '--data', dir, '--workers', '0', ...args])

@@ -29,6 +29,9 @@ export class DatasetLimitError extends DatasetError {
   }
 }
 
+/** A Node error's `code`, when it has one. */
+const errorCode = (e: unknown): unknown => (e instanceof Error && 'code' in e ? e.code : undefined)
+
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(0)} MB`
 
 /**
@@ -44,7 +47,7 @@ export function readContained(dir: string, rel: string, maxBytes: number, limit?
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ELOOP')
+    if (errorCode(e) === 'ELOOP')
       throw new DatasetLimitError(file, 'a symbolic link (only regular files inside the folder are read)')
     throw e
   }
@@ -81,7 +84,7 @@ export function gunzipBounded(file: string, gz: Uint8Array): string {
   try {
     text = gunzipSync(gz, { maxOutputLength: MAX_CHUNK_TEXT_BYTES }).toString('utf8')
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+    if (errorCode(e) === 'ERR_BUFFER_TOO_LARGE')
       throw new DatasetLimitError(file, `it decompresses past the limit of ${mb(MAX_CHUNK_TEXT_BYTES)}`)
     throw e
   }

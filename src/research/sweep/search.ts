@@ -72,8 +72,8 @@ function bandwidths(sorted: readonly number[], a: RangeAxis): number[] {
   const width = a.hi - a.lo
   const floor = width / Math.min(100, 1 + sorted.length)
   return sorted.map((v, i) => {
-    const left = v - (i > 0 ? (sorted[i - 1] as number) : a.lo)
-    const right = (i < sorted.length - 1 ? (sorted[i + 1] as number) : a.hi) - v
+    const left = v - (sorted[i - 1] ?? a.lo)
+    const right = (sorted[i + 1] ?? a.hi) - v
     return Math.min(width, Math.max(floor, Math.max(left, right)))
   })
 }
@@ -81,10 +81,10 @@ function bandwidths(sorted: readonly number[], a: RangeAxis): number[] {
 /** Parzen density of the sorted values at x, with a uniform prior over the range. */
 function parzen(sorted: readonly number[], bws: readonly number[], a: RangeAxis, x: number): number {
   let sum = 0
-  for (let i = 0; i < sorted.length; i++) {
-    const bw = bws[i] as number
-    sum += Math.exp(-0.5 * ((x - (sorted[i] as number)) / bw) ** 2) / (bw * SQRT_2PI)
-  }
+  sorted.forEach((v, i) => {
+    const bw = bws[i] ?? a.hi - a.lo
+    sum += Math.exp(-0.5 * ((x - v) / bw) ** 2) / (bw * SQRT_2PI)
+  })
   return (sum + 1 / (a.hi - a.lo)) / (sorted.length + 1)
 }
 

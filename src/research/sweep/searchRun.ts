@@ -51,13 +51,22 @@ export function axesOf(points: readonly GridPoint[]): GridAxis[] {
   })
 }
 
-/** The grid's points (ranges by their steps), or the corners of the ranges (checked before a search). */
+/**
+ * The grid's points (ranges by their steps), or what a search is checked with before it runs: the
+ * ranges' corners and a point inside them off any whole number (a whole-bps parameter without a
+ * step would otherwise fail mid-search).
+ */
 export function plannedPoints(plan: SearchPlan): GridPoint[] {
   if (plan.mode === 'grid')
     return expandGrid([...plan.grid, ...plan.ranges.map((r) => ({ key: r.key, values: rangeValues(r) }))])
+  const inside = (r: RangeAxis): number => {
+    const x = r.lo + 0.37 * (r.hi - r.lo)
+    return r.step === undefined ? Number(x.toPrecision(6)) : r.lo + Math.round((x - r.lo) / r.step) * r.step
+  }
   return [
     Object.fromEntries(plan.ranges.map((r) => [r.key, r.lo])),
     Object.fromEntries(plan.ranges.map((r) => [r.key, r.hi])),
+    Object.fromEntries(plan.ranges.map((r) => [r.key, inside(r)])),
   ]
 }
 

@@ -81,7 +81,8 @@ export function mergeParts(dir: string): { identity: SweepIdentity; results: Swe
     if (!parsed.success) throw new InputValidationError(`${file} is not a ${PART_FORMAT} file`)
     return parsed.data
   })
-  const first = parts[0] as PartFile
+  const first = parts[0]
+  if (first === undefined) throw new InputValidationError(`no sweep parts (part-I-of-N.json) in ${dir}`)
   const id = JSON.stringify(first.identity)
   for (const [i, p] of parts.entries())
     if (JSON.stringify(p.identity) !== id)
