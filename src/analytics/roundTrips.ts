@@ -25,6 +25,32 @@ interface Lot {
   feePerUnit: number
 }
 
+/** Round trips of journal fills (the venue's side and decimal strings); fills without a side are skipped. */
+export function roundTripsOfFills(
+  fills: readonly {
+    ts: number
+    iid: number
+    price: string
+    qty: string
+    side?: string | undefined
+    fee: string
+  }[],
+  isBuy: (side: string) => boolean,
+): RoundTripStats {
+  const r = new RoundTrips()
+  for (const f of fills)
+    if (f.side !== undefined)
+      r.fill({
+        iid: f.iid,
+        t: f.ts,
+        price: Number(f.price),
+        qty: Math.abs(Number(f.qty)),
+        buy: isBuy(f.side),
+        fee: Number(f.fee),
+      })
+  return r.stats()
+}
+
 export class RoundTrips {
   readonly #lots = new Map<number, Lot[]>()
   #trips = 0

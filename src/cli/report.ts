@@ -4,6 +4,8 @@
  * and after it stopped, never creates or migrates a database, and needs no credentials.
  */
 import { parseArgs } from 'node:util'
+import { type RoundTripStats, roundTripsOfFills } from '../analytics/roundTrips.ts'
+import { fillSide } from '../format/units.ts'
 import { describeTarget, journalTarget, openJournalDb } from '../journal/database.ts'
 import { buildReport, type ReportBy, summarizeTransfers } from '../journal/report.ts'
 import { loadReportInput, newestRecordAt } from '../journal/reportQueries.ts'
@@ -35,6 +37,13 @@ export function parseWhen(text: string, now: number, flag: string): number {
   if (!Number.isFinite(t))
     throw new UsageError(`--${flag} must be a span (30m, 24h, 7d, 2w) or a date, got '${text}'`)
   return t
+}
+
+/** One line of round trips under the table (markouts need the mid at each fill: simulate reports have them). */
+function roundTripLine(t: RoundTripStats): string {
+  const pct = t.winRate === undefined ? 'n/a' : `${(t.winRate * 100).toFixed(1)} %`
+  const pf = t.profitFactor === undefined ? 'n/a' : t.profitFactor.toFixed(2)
+  return `round trips (FIFO over the window's fills): ${t.trips}, win rate ${pct}, profit factor ${pf}`
 }
 
 export async function reportCommand(ctx: CliContext, now: () => number = Date.now): Promise<number> {
@@ -89,6 +98,7 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
         `journal ${describeTarget(target)}, ${new Date(since).toISOString()} → ${new Date(until).toISOString()}`,
       )
       for (const l of formatTable(rows)) ctx.stdout(l)
+      ctx.stdout(roundTripLine(roundTripsOfFills(input.fills, (s) => fillSide(s) === 'buy')))
       for (const l of formatTransfers(transfers)) ctx.stdout(l)
     }
     return 0

@@ -13,6 +13,8 @@ export interface ReportFill {
   iid: number
   price: string
   qty: string
+  /** The venue's side (`long`/`short`); round trips (src/analytics/roundTrips.ts) need it. */
+  side?: string | undefined
   taker: boolean
   fee: string
   realizedPnl: string

@@ -16,7 +16,7 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
   const d = db.db
   const fills = await d
     .selectFrom('fills')
-    .select(['ts', 'iid', 'price', 'qty', 'taker', 'fee', 'realized_pnl'])
+    .select(['ts', 'iid', 'price', 'qty', 'side', 'taker', 'fee', 'realized_pnl'])
     .where('ts', '>=', since)
     .where('ts', '<=', until)
     .orderBy('ts')
@@ -80,6 +80,7 @@ export async function loadReportInput(db: JournalDb, since: number, until: numbe
       iid: f.iid,
       price: f.price,
       qty: f.qty,
+      side: f.side,
       taker: Number(f.taker) === 1,
       fee: f.fee,
       realizedPnl: f.realized_pnl,

@@ -3,7 +3,7 @@ import { bandOf, distanceBps, FillRate } from '../../src/analytics/fillRate.ts'
 import { MarketMakingAnalytics, tradesCsv } from '../../src/analytics/marketMaking.ts'
 import { MarkoutTracker } from '../../src/analytics/markouts.ts'
 import { inventoryHalfLifeMs, riskRatios } from '../../src/analytics/ratios.ts'
-import { RoundTrips } from '../../src/analytics/roundTrips.ts'
+import { RoundTrips, roundTripsOfFills } from '../../src/analytics/roundTrips.ts'
 
 describe('markouts', () => {
   it('measures the spread captured at the fill and the move after it, signed for us', () => {
@@ -49,6 +49,20 @@ describe('round trips', () => {
     expect(s.grossLoss).toBeCloseTo(1.02, 9)
     expect(s.profitFactor).toBeCloseTo(1.96 / 1.02, 9)
     expect(s.meanHoldMs).toBeCloseTo((1_000 + 3_000 + 1_000) / 3, 9)
+  })
+})
+
+describe('round trips of journal fills', () => {
+  it('reads the venue sides and decimal strings; a fill without a side is skipped', () => {
+    const s = roundTripsOfFills(
+      [
+        { ts: 0, iid: 1, price: '100', qty: '1', side: 'long', fee: '0' },
+        { ts: 5, iid: 1, price: '99', qty: '1', side: undefined, fee: '0' },
+        { ts: 9, iid: 1, price: '102', qty: '1', side: 'short', fee: '0.5' },
+      ],
+      (side) => side === 'long',
+    )
+    expect(s).toMatchObject({ trips: 1, wins: 1, grossProfit: 1.5, meanHoldMs: 9 })
   })
 })
 

@@ -60,6 +60,10 @@ describe('perpbot report', () => {
     expect(table.err).toBe('')
     expect(table.code).toBe(0)
     expect(table.out).toMatch(/ETH-PERP\s+12\.60\s+12\.50\s+0\.00\s+-0\.10\s+0\.00\s+1000\.00\s+1\s+100%/)
+    // One opening fill: no round trip yet (issue 39.3's line under the table).
+    expect(table.out).toContain(
+      "round trips (FIFO over the window's fills): 0, win rate n/a, profit factor n/a",
+    )
     const csv = await perpbot(['report', '--live', '--config', overlay, '--format', 'csv', '--since', '2h'])
     expect(csv.out.split('\n')[0]).toBe(
       'key,net_pnl,realized_pnl,unrealized_pnl_change,fees,funding,volume,fills,maker_share,max_drawdown,quoting_hours,halted_hours,alerts_raised,alerts_resolved',
