@@ -5,6 +5,7 @@
  * and named in the config is found by that scan without an entry here.
  */
 import type { ListedStrategy } from '../src/strategy/registry.ts'
+import { strategy as avellanedaStoikov } from './avellanedaStoikov.ts'
 import { strategy as catalogueBias } from './catalogueBias.ts'
 import { strategy as indexPeg } from './indexPeg.ts'
 import { strategy as volSpread } from './volSpread.ts'
@@ -13,4 +14,5 @@ export const strategies: readonly ListedStrategy[] = [
   { module: './indexPeg.ts', strategy: indexPeg },
   { module: './volSpread.ts', strategy: volSpread },
   { module: './catalogueBias.ts', strategy: catalogueBias },
+  { module: './avellanedaStoikov.ts', strategy: avellanedaStoikov },
 ]

@@ -9,10 +9,10 @@ import { isOneOf } from '../guards.ts'
 import { generateInstruments } from '../mock/perps/instruments.ts'
 import { DatasetError } from '../research/dataset/format.ts'
 import { DatasetStore } from '../research/dataset/store.ts'
-import { download } from '../research/download/downloader.ts'
+import { download, windowProblem } from '../research/download/downloader.ts'
 import { type LiveDownload, openLiveDownload } from '../research/download/liveClient.ts'
 import { isLiveKlineInterval, LIVE_KLINE_INTERVALS, VenueReadError } from '../research/download/liveSource.ts'
-import { MockHistorySource } from '../research/download/mockSource.ts'
+import { DEFAULT_MOCK_INSTRUMENTS, MockHistorySource } from '../research/download/mockSource.ts'
 import { HISTORY_KINDS, type HistorySource, isHistoryKind } from '../research/download/source.ts'
 import { createCountProgress } from '../research/progress.ts'
 import { parseTimeArg } from '../research/timeArg.ts'
@@ -48,7 +48,7 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
       live: { type: 'string' },
       interval: { type: 'string', default: '1m' },
       budget: { type: 'string', default: '500' },
-      'mock-instruments': { type: 'string', default: '10' },
+      'mock-instruments': { type: 'string', default: String(DEFAULT_MOCK_INSTRUMENTS) },
       seed: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -69,7 +69,8 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
   } catch (e) {
     throw new UsageError(e instanceof InputValidationError ? e.shortMessage : String(e))
   }
-  if (from >= to) throw new UsageError(`--from must be before --to`)
+  const refused = windowProblem(from, to, now)
+  if (refused !== undefined) throw new UsageError(refused)
   const kinds = values.what.split(',').map((k) => k.trim())
   const bad = kinds.filter((k) => !isOneOf(HISTORY_KINDS, k))
   if (bad.length > 0)
@@ -115,6 +116,10 @@ export async function downloadCommand(ctx: CliContext): Promise<number> {
       signal: ctx.signal,
     })
     progress.done(p.chunksDone, p.chunksTotal)
+    if (ctx.signal.aborted)
+      ctx.stderr(
+        `perpbot download: interrupted; the chunks saved stay in ${out} (run it again to fetch the rest)`,
+      )
     ctx.stdout(
       `downloaded ${p.chunksDone - p.skipped} chunk(s) (${p.rows} rows, ${(p.bytes / 1e6).toFixed(2)} MB, ${p.pages} pages) ` +
         `and kept ${p.skipped} already present, in ${((performance.now() - started) / 1000).toFixed(1)} s` +

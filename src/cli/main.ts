@@ -16,6 +16,7 @@ import { SCRUBBED_ENV_NAMES } from '../settings/schema.ts'
 import { StrategyLoadError } from '../strategy/registryErrors.ts'
 import { accountStatsCommand, revokeProxyCommand, withdrawCommand } from './accountAdmin.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
+import { compareCommand } from './compare.ts'
 import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { controlCommand } from './control.ts'
@@ -49,6 +50,7 @@ commands:
   download       history (klines, trades, funding) into a dataset folder, resumable
   record         the public stream (tickers, best bid/offer, trades) into a dataset folder
   sweep          replayed backtests over a parameter grid on worker threads; ranked CSV + heatmap
+  compare        the page comparing two runs (files from simulate --json)
   create-proxy   register a proxy key signed by the owner key; prints the secret once
   withdraw       withdraw pUSD to the owner wallet (owner-signed; shows the fee, asks first)
   revoke-proxy   revoke a proxy key (owner-signed)
@@ -107,6 +109,8 @@ export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'
         return await recordCommand(sub)
       case 'sweep':
         return await sweepCommand(sub, version())
+      case 'compare':
+        return compareCommand(sub)
       case 'create-proxy':
         return await createProxyCommand(sub)
       case 'withdraw':

@@ -7,9 +7,10 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { systemClock } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
+import { generateInstruments } from '../mock/perps/instruments.ts'
 import { startMockServer } from '../mock/server.ts'
 import { DatasetError, type DatasetInstrument } from '../research/dataset/format.ts'
-import { instrumentOfSpec } from '../research/download/mockSource.ts'
+import { DEFAULT_MOCK_INSTRUMENTS, instrumentOfSpec } from '../research/download/mockSource.ts'
 import { startStreamRecorder } from '../research/record/streamRecorder.ts'
 import { venueInstruments } from '../research/record/venueInstruments.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -27,7 +28,9 @@ export const RECORD_USAGE = `usage: perpbot record --out DIR [--duration D] [--i
   --max-mb N         disk bound of the folder's chunks, MB (default 1024)
   --flush-s N        seconds between flushes (default 60)
   --url WS_URL       the venue's WebSocket (with --rest for its instruments); default the embedded mock
-  --speed F          the embedded mock's clock speed (default 10); --seed S its seed (default 1)`
+  --speed F          the embedded mock's clock speed (default 10); --seed S its seed (default 1)
+  --mock-instruments N  instruments of the embedded mock (default ${DEFAULT_MOCK_INSTRUMENTS}, as download)
+  Progress goes to stderr; the counts, once, to stdout.`
 
 const DURATION_RE = /^(\d+(?:\.\d+)?)(s|m|h)$/
 
@@ -44,6 +47,7 @@ export async function recordCommand(ctx: CliContext): Promise<number> {
       rest: { type: 'string' },
       speed: { type: 'string', default: '10' },
       seed: { type: 'string', default: '1' },
+      'mock-instruments': { type: 'string', default: String(DEFAULT_MOCK_INSTRUMENTS) },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -65,12 +69,22 @@ export async function recordCommand(ctx: CliContext): Promise<number> {
   if (!(flushS >= 1)) throw new UsageError('--flush-s must be at least 1')
   if (!(speed >= 1 && speed <= 1_000)) throw new UsageError('--speed must be from 1 to 1000')
   if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer')
+  const mockInstruments = Number(values['mock-instruments'])
+  if (!Number.isInteger(mockInstruments) || mockInstruments < 1 || mockInstruments > 500)
+    throw new UsageError('--mock-instruments must be an integer from 1 to 500')
   if ((values.url === undefined) !== (values.rest === undefined))
     throw new UsageError('--url and --rest go together')
 
   const mock =
     values.url === undefined
-      ? await startMockServer({ port: 0, seed, clock: 'accelerated', speed, exchange: {} })
+      ? await startMockServer({
+          port: 0,
+          seed,
+          clock: 'accelerated',
+          speed,
+          // The same instruments `download` reads from its mock (one seed, one list).
+          exchange: { instruments: generateInstruments(mockInstruments, seed) },
+        })
       : undefined
   try {
     const clock = mock?.clock ?? systemClock
@@ -96,7 +110,9 @@ export async function recordCommand(ctx: CliContext): Promise<number> {
       clock,
       maxBytes: maxMb * 1e6,
       flushMs: flushS * 1_000,
-      onFlush: (pushes, rows) => ctx.stderr(`recorded ${pushes} pushes, ${rows} rows`),
+      // The counts go once, in the summary on stdout; a flush only says it happened.
+      onFlush: () =>
+        ctx.stderr(`flushed at ${new Date(clock.now()).toISOString()} (mock clock when recording the mock)`),
       onError: (m) => ctx.stderr(`perpbot record: ${m}`),
     })
     ctx.stderr(

@@ -6,6 +6,8 @@
  * and needs no credentials (except `--check`, which reads the venue).
  */
 import { parseArgs } from 'node:util'
+import { type RoundTripStats, roundTripsOfFills } from '../analytics/roundTrips.ts'
+import { fillSide } from '../format/units.ts'
 import { describeTarget, journalTarget, openJournalDb } from '../journal/database.ts'
 import { type JournalScope, journalScopes, type ScopeSummary } from '../journal/journalScope.ts'
 import { buildReport, type ReportBy, summarizeTransfers } from '../journal/report.ts'
@@ -71,6 +73,13 @@ export function chooseScope(
   throw new UsageError(
     `the journal holds no runs of ${a ?? 'any account'}${venue === undefined ? '' : ` on ${venue}`}${known === '' ? '' : ` (it holds: ${known})`}`,
   )
+}
+
+/** One line of round trips under the table (markouts need the mid at each fill: simulate reports have them). */
+function roundTripLine(t: RoundTripStats): string {
+  const pct = t.winRate === undefined ? 'n/a' : `${(t.winRate * 100).toFixed(1)} %`
+  const pf = t.profitFactor === undefined ? 'n/a' : t.profitFactor.toFixed(2)
+  return `round trips (FIFO over the window's fills): ${t.trips}, win rate ${pct}, profit factor ${pf}`
 }
 
 export async function reportCommand(ctx: CliContext, now: () => number = Date.now): Promise<number> {
@@ -183,6 +192,7 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
           `(this journal also holds ${others.length} other account/venue pair(s), not in these numbers: --account to choose)`,
         )
       for (const l of formatTable(rows, input.currency)) ctx.stdout(l)
+      ctx.stdout(roundTripLine(roundTripsOfFills(input.fills, (s) => fillSide(s) === 'buy')))
       for (const l of formatTransfers(transfers)) ctx.stdout(l)
     }
     return 0

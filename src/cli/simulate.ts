@@ -6,13 +6,17 @@ import { accessSync, constants, readFileSync, statSync, writeFileSync } from 'no
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { tradesCsv } from '../analytics/marketMaking.ts'
+import { MARKOUT_HORIZONS_MS } from '../analytics/markouts.ts'
 import { amount, percent } from '../format/units.ts'
 import { openJournalDb } from '../journal/database.ts'
 import { MOCK_SCENARIOS } from '../mock/server.ts'
 import { runBacktest } from '../research/backtest/runBacktest.ts'
+import { bps } from '../sim/simulate/marketMakingSection.ts'
 import { createProgress } from '../sim/simulate/progress.ts'
 import { DEFAULT_REPORT_CURRENCY, type ReportAssets, renderReport } from '../sim/simulate/report.ts'
 import { runSimulation } from '../sim/simulate/runSimulation.ts'
+import { runSummaryOf } from '../sim/simulate/runSummary.ts'
 import { summarize } from '../sim/simulate/summary.ts'
 import { loadStrategies } from '../strategy/registry.ts'
 import { type CliContext, UsageError } from './context.ts'
@@ -30,6 +34,9 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
   --out FILE         report file (default report.html)
   --journal FILE     also journal the run to this SQLite file (read it with perpbot report --config
                      pointing ops.stateDir at it, or any SQLite client); the database's size is printed
+  --trades-csv FILE  also write one row per fill: time, side, price, size, fee, mid, spread captured and
+                     markouts at 1 s, 10 s, 60 s (bps, positive = good for us)
+  --json FILE        also write the run's figures as JSON, for 'perpbot compare A.json B.json'
   --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.indexMs=5000
   Replay (docs/research.md): the mock replays a dataset instead of inventing the market
   --data DIR         dataset folder (perpbot download / perpbot record); instruments, window from it
@@ -54,6 +61,10 @@ export interface SimulateFlags {
   out: string
   /** SQLite file to journal the run to. */
   journal: string | undefined
+  /** Per-trade CSV (one row per fill with its markouts). */
+  tradesCsv: string | undefined
+  /** The run's figures as JSON (`perpbot compare A.json B.json`). */
+  json: string | undefined
   overrides: Record<string, unknown>
   replay: ReplayFlags | undefined
 }
@@ -70,6 +81,8 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
       seed: { type: 'string', default: '1' },
       out: { type: 'string', default: 'report.html' },
       journal: { type: 'string' },
+      'trades-csv': { type: 'string' },
+      json: { type: 'string' },
       set: { type: 'string', multiple: true, default: [] },
       ...REPLAY_OPTIONS,
       help: { type: 'boolean', short: 'h' },
@@ -115,6 +128,8 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
     seed,
     out: values.out,
     journal: values.journal === undefined || values.journal === '' ? undefined : resolve(values.journal),
+    tradesCsv: values['trades-csv'] === undefined ? undefined : resolve(values['trades-csv']),
+    json: values.json === undefined ? undefined : resolve(values.json),
     overrides,
     replay: parseReplayFlags(values),
   }
@@ -139,6 +154,8 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   // Before the run, not after it: a report that cannot be written would lose the whole run.
   const out = resolve(flags.out)
   checkWritable(out)
+  if (flags.tradesCsv !== undefined) checkWritable(flags.tradesCsv)
+  if (flags.json !== undefined) checkWritable(flags.json)
   const names = (await loadStrategies()).names()
   if (!names.includes(flags.strategy))
     throw new UsageError(`unknown strategy '${flags.strategy}' (known: ${names.join(', ')})`)
@@ -198,7 +215,21 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
       )
     if (gaps.length > 20) ctx.stderr(`… ${gaps.length - 20} more gap(s)`)
   }
-  writeFileSync(out, renderReport(result.record, assets))
+  const thin =
+    replay === undefined
+      ? undefined
+      : thinDataNote(replay.driver.prints, replay.instruments.length, done, summarize(result.record).fills)
+  writeFileSync(
+    out,
+    renderReport(thin === undefined ? result.record : { ...result.record, note: thin }, assets),
+  )
+  if (flags.tradesCsv !== undefined && result.record.marketMaking !== undefined)
+    writeFileSync(flags.tradesCsv, tradesCsv(result.record.marketMaking.trades))
+  if (flags.json !== undefined)
+    writeFileSync(
+      flags.json,
+      `${JSON.stringify(runSummaryOf(result.record, result.record.currency ?? DEFAULT_REPORT_CURRENCY), null, 1)}\n`,
+    )
   const stopped = ctx.signal.aborted
   const s = summarize(result.record)
   const wallS = (performance.now() - started) / 1000
@@ -207,6 +238,13 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
       `net PnL ${amount(s.netPnl, result.record.currency ?? DEFAULT_REPORT_CURRENCY)}, ${s.fills} fills, maker share ${percent(s.makerShare)}, ` +
       `quoting ${percent(s.quotingShare)} of the time, ${s.alerts} alert(s)`,
   )
+  const mm = result.record.marketMaking
+  if (mm !== undefined)
+    ctx.stdout(
+      `market making: spread captured ${bps(mm.markouts.capturedBps)}, markouts ${MARKOUT_HORIZONS_MS.map((h) => `${h / 1000} s ${bps(mm.markouts.markoutBps[h])}`).join(', ')}, ` +
+        `adverse selection ${bps(mm.markouts.adverseSelectionBps)}, ${mm.roundTrips.trips} round trip(s), win rate ${percent(mm.roundTrips.winRate)}`,
+    )
+  if (thin !== undefined) ctx.stdout(thin)
   ctx.stdout(
     stopped
       ? `report (partial: stopped after ${(done / 3_600_000).toFixed(2)} of ${Number(hours.toFixed(3))} h): ${out}`
@@ -217,6 +255,23 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
       `journal: ${flags.journal} (${(result.journal.sizeBytes / 1_048_576).toFixed(1)} MB, ${result.journal.rowsWritten} rows, ${result.journal.rowsDropped} dropped)`,
     )
   return stopped ? 1 : 0
+}
+
+/**
+ * Why a replay filled nothing, when the data is too thin to fill (issue 39.6): fewer than 6 prints a
+ * minute per instrument (a recording of the mock's tape has one a minute); undefined otherwise.
+ */
+export function thinDataNote(
+  prints: number,
+  instruments: number,
+  ranMs: number,
+  fills: number,
+): string | undefined {
+  const minutes = ranMs / 60_000
+  if (fills > 0 || !(minutes > 0) || instruments < 1) return undefined
+  const perMinute = prints / instruments / minutes
+  if (perMinute >= 6) return undefined
+  return `no fills: the data is too thin to fill a resting order (${prints} print(s) over ${minutes.toFixed(1)} min and ${instruments} instrument(s), ${perMinute.toFixed(2)} a minute each); record longer, or use data with every trade (download --what trades), or --fill-model klines`
 }
 
 /**

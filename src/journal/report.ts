@@ -18,11 +18,11 @@ export interface ReportFill {
   iid: number
   price: string
   qty: string
+  /** The venue's side (`long`/`short`); round trips (src/analytics/roundTrips.ts) need it. */
+  side?: string | undefined
   taker: boolean
   fee: string
   realizedPnl: string
-  /** long (bought) | short (sold). */
-  side?: string | undefined
   tradeId?: string | undefined
   orderId?: number | undefined
   liquidation?: boolean | undefined

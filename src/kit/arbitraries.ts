@@ -100,10 +100,12 @@ function klinesArbitrary(now: number, start: string | undefined): fc.Arbitrary<K
   return fc
     .record({
       returnsBps: fc.array(fc.integer({ min: -300, max: 300 }), { maxLength: 60 }),
+      // How far each minute's prints reached above and below its open (estimators.ts reads them).
+      reachBps: fc.array(fc.tuple(fc.nat(200), fc.nat(200)), { maxLength: 60 }),
       first: start === undefined ? priceArbitrary() : fc.constant(start),
       lagMs: fc.oneof(fc.integer({ min: 0, max: 60_000 }), fc.integer({ min: 60_000, max: 3_600_000 })),
     })
-    .map(({ returnsBps, first, lagMs }) => {
+    .map(({ returnsBps, reachBps, first, lagMs }) => {
       const scale = 12
       let close = toTicks(first, scale, 'down')
       if (close <= 0n) close = 1n
@@ -112,7 +114,10 @@ function klinesArbitrary(now: number, start: string | undefined): fc.Arbitrary<K
         close = (close * BigInt(10_000 + r)) / 10_000n
         if (close <= 0n) close = 1n
         const c = fromTicks(close, scale)
-        return [now - lagMs - (n - i) * 60_000, c, c, c, c, '1', 1]
+        const [up, down] = reachBps[i] ?? [0, 0]
+        const h = fromTicks((close * BigInt(10_000 + up)) / 10_000n, scale)
+        const l = fromTicks((close * BigInt(10_000 - Math.min(down, 9_999))) / 10_000n, scale)
+        return [now - lagMs - (n - i) * 60_000, c, h, l, c, '1', 1]
       })
     })
 }
@@ -321,14 +326,22 @@ export function snapshotArbitrary(options: SnapshotArbitraryOptions = {}): fc.Ar
                 { arbitrary: fc.constant(false), weight: 1 },
               ),
       mode: fc.constantFrom(...modes),
+      // The venue's funding estimate on the index (tickers), sometimes absent.
+      fundingRate: fc.option(fc.constantFrom('0', '0.0000125', '-0.0003', '0.002', '-0.04'), {
+        nil: undefined,
+      }),
     })
     .chain((head) =>
       priceArbitrary(head.instrument.priceDecimals).map((indexPrice) => ({ ...head, indexPrice })),
     )
-    .chain(({ now, instrument, indexPrice, indexAge, hasIndex, mode }) => {
+    .chain(({ now, instrument, indexPrice, indexAge, hasIndex, mode, fundingRate }) => {
       // Drawn around the index price even when the snapshot has no index (a fallback centre is near it).
       const index: StrategyIndex | undefined = hasIndex
-        ? { price: indexPrice, ts: options.index === 'always' ? now : now - indexAge }
+        ? {
+            price: indexPrice,
+            ts: options.index === 'always' ? now : now - indexAge,
+            ...(fundingRate === undefined ? {} : { fundingRate }),
+          }
         : undefined
       const statistics: fc.Arbitrary<StrategyStatistics | undefined> = klinesArbitrary(now, index?.price).map(
         (klines) => ({ volume: '1000', openPrice: klines[0]?.[4] ?? '1', klines }),
@@ -383,5 +396,8 @@ export function ladderParamsArbitrary(): fc.Arbitrary<Record<string, unknown>> {
     maxBboAgeMs: fc.constantFrom(0, 1_000, 5_000),
     widenedSpreadFactor: fc.constantFrom('1', '1.5', '2', '3'),
     widenedSizeFactor: fc.constantFrom('0.25', '0.5', '1'),
+    imbalanceSkewBps: fc.constantFrom(0, 0, 3, 25, 400),
+    fundingSkewBps: fc.constantFrom(0, 0, 2, 30, 500),
+    fundingRateAtFull: fc.constantFrom('0.0001', '0.00001', '0.01'),
   })
 }

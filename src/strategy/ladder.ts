@@ -11,6 +11,7 @@
 import { compareDecimal, divRound, fromTicks, mulDecimal, parseDecimal, pow10, toTicks } from '../decimal.ts'
 import { behindBookTicks, bookLimitTicks } from './book.ts'
 import { meetsMinNotional, minBigint, roundPriceTicks, roundQtyTicks, scaleToTicks } from './quoting.ts'
+import { fundingSkewBps, imbalanceSkewBps } from './skews.ts'
 import type { DesiredQuote, QuoteSide, StrategyBbo, StrategySnapshot } from './strategy.ts'
 
 const BPS = 10_000n
@@ -32,6 +33,12 @@ export interface LadderConfig {
   widenedSpreadFactor: string
   /** Decimal fraction in (0, 1] for size in `widened` mode. */
   widenedSizeFactor: string
+  /** Shift toward the fresh book's imbalance at full imbalance, whole bps (skews.ts); absent = 0. */
+  imbalanceSkewBps?: number | undefined
+  /** Shift against the index's funding rate at `fundingRateAtFull`, whole bps (skews.ts); absent = 0. */
+  fundingSkewBps?: number | undefined
+  /** Funding rate per interval (decimal fraction) at which the whole funding skew applies. */
+  fundingRateAtFull?: string | undefined
 }
 
 export interface LadderInput {
@@ -132,7 +139,15 @@ export function buildLadder(
     room = capacityTicks(positionSize, config.positionCap, qd)
   }
 
-  const rawShift = (input.shiftBps ?? 0) + inventorySkewBps(positionSize, config.positionCap, config.skewBps)
+  const rawShift =
+    (input.shiftBps ?? 0) +
+    inventorySkewBps(positionSize, config.positionCap, config.skewBps) +
+    imbalanceSkewBps(input.bbo, config.imbalanceSkewBps ?? 0) +
+    fundingSkewBps(
+      snapshot.index?.fundingRate,
+      config.fundingRateAtFull ?? '0.0001',
+      config.fundingSkewBps ?? 0,
+    )
   const shift = Math.max(-MAX_SHIFT_BPS, Math.min(MAX_SHIFT_BPS, Math.trunc(rawShift)))
   const bounds = priceBoundTicks(input.reference, instrument.priceBounds, pd)
   const book = bookLimitTicks(input.bbo, pd)

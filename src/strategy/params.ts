@@ -88,6 +88,12 @@ export const ladderParamsShape = {
   maxIndexAgeMs: MsParam.default(60_000),
   /** Keep post-only quotes behind the best bid/offer while it is at most this old (0 = any age). */
   maxBboAgeMs: MsParam.default(5_000),
+  /** Shift toward the fresh best bid/offer's size imbalance at full imbalance, bps (0 = off). */
+  imbalanceSkewBps: bpsParam(0, 1_000).default(0),
+  /** Shift against the funding rate (down when longs pay) at `fundingRateAtFull`, bps (0 = off). */
+  fundingSkewBps: bpsParam(0, 1_000).default(0),
+  /** Funding rate per interval (decimal fraction, e.g. "0.0001" = 1 bp) that gives the whole funding skew. */
+  fundingRateAtFull: PositiveDecimalParam.default('0.0001'),
   /** In `widened` mode the half-spread and level spacing are multiplied by this. */
   widenedSpreadFactor: FactorParam.default('2'),
   /** In `widened` mode the size per level is multiplied by this. */

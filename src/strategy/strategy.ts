@@ -51,6 +51,8 @@ export interface StrategyIndex {
   readonly ts: number
   /** Mark price, decimal string, when the input carries it (tickers). */
   readonly mark?: string | undefined
+  /** The venue's estimate of the current funding window's rate (decimal fraction), when the input carries it. */
+  readonly fundingRate?: string | undefined
 }
 
 /** One side of the book's touch: price and displayed size, decimal strings (both positive). */

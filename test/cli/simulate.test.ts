@@ -27,7 +27,10 @@ describe('perpbot simulate flags', () => {
     [['--hours', '1e9'], 'at most 744'],
     [['--seed', '1.5'], '--seed must be an integer'],
     [['--scenario', 'moon'], "unknown scenario 'moon' (known: calm,"],
-    [['--strategy', 'nope'], "unknown strategy 'nope' (known: catalogue-bias, index-peg, vol-spread)"],
+    [
+      ['--strategy', 'nope'],
+      "unknown strategy 'nope' (known: avellaneda-stoikov, catalogue-bias, index-peg, vol-spread)",
+    ],
     [['--set', 'novalue'], '--set expects KEY=VALUE'],
     [['--out', ' '], '--out must name a file'],
   ])('exits 2 with a clear message for %j', async (args, message) => {

@@ -95,6 +95,10 @@ describe('perpbot report', () => {
     expect(table.out).toContain(`account ${ACCOUNT} on Polymarket/1/137`)
     expect(table.out).toContain('net PnL USDC')
     expect(table.out).toMatch(/ETH-PERP\s+12\.60\s+12\.50\s+0\.00\s+-0\.10\s+0\.00\s+1000\.00\s+1\s+100%/)
+    // One opening fill: no round trip yet (issue 39.3's line under the table).
+    expect(table.out).toContain(
+      "round trips (FIFO over the window's fills): 0, win rate n/a, profit factor n/a",
+    )
     const csv = await perpbot(['report', '--live', '--config', overlay, '--format', 'csv', '--since', '2h'])
     expect(csv.out.split('\n')[0]).toBe(
       'key,net_pnl_usdc,realized_pnl_usdc,unrealized_pnl_change_usdc,fees_usdc,funding_usdc,volume_usdc,fills,maker_share,max_drawdown_usdc,quoting_hours,halted_hours,alerts_raised,alerts_resolved,opening_inventory_change_usdc,end_position',

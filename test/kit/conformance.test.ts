@@ -6,6 +6,7 @@ import { ladderParamsArbitrary } from '../../src/kit/arbitraries.ts'
 import { ConformanceError, conformanceChecks, runConformance } from '../../src/kit/conformance.ts'
 import { freshIndexPrice } from '../../src/strategy/ladder.ts'
 import { defineStrategy, type Strategy } from '../../src/strategy/strategy.ts'
+import { strategy as avellanedaStoikov } from '../../strategies/avellanedaStoikov.ts'
 import { strategy as catalogueBias } from '../../strategies/catalogueBias.ts'
 import { strategy as indexPeg } from '../../strategies/indexPeg.ts'
 import { strategy as volSpread } from '../../strategies/volSpread.ts'
@@ -37,7 +38,31 @@ const biasParams = ladderParamsArbitrary().chain((ladder) =>
     .map((b) => ({ ...ladder, ...Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)) })),
 )
 
+const asParams = ladderParamsArbitrary().chain((ladder) => {
+  const { halfSpreadBps: _spread, skewBps: _skew, ...rest } = ladder
+  return fc
+    .record({
+      gamma: fc.oneof(fc.double({ min: 0.01, max: 1_000, noNaN: true }), fc.constantFrom(40, 1e6)),
+      horizonS: fc.constantFrom(1, 60, 3_600, 86_400),
+      volHalfLifeMin: fc.constantFrom(1, 15, 240),
+      minSamples: fc.integer({ min: 2, max: 20 }),
+      intensityWindow: fc.integer({ min: 2, max: 120 }),
+      fallbackVolBpsPerMin: fc.constantFrom(1, 15, 500),
+      fallbackK: fc.constantFrom(1, 1_000, 1e9),
+      minSpreadBps: fc.integer({ min: 1, max: 50 }),
+      extraBps: fc.integer({ min: 0, max: 400 }),
+      maxSkewBps: fc.constantFrom(0, 5, 50, 5_000),
+      maxKlineAgeMs: fc.constantFrom(0, 120_000, 600_000),
+    })
+    .map(({ extraBps, ...v }) => ({ ...rest, ...v, maxSpreadBps: v.minSpreadBps + extraBps }))
+})
+
 describe.each([
+  {
+    strategy: avellanedaStoikov as Strategy<unknown>,
+    paramsArbitrary: asParams,
+    withoutIndex: 'empty' as const,
+  },
   {
     strategy: indexPeg as Strategy<unknown>,
     paramsArbitrary: ladderParamsArbitrary(),

@@ -12,6 +12,11 @@ const m = (netPnl: number, drawdown = 0): PointMetrics => ({
   drawdown,
   fills: 5,
   volume: 100,
+  sortino: 0,
+  calmar: 0,
+  profitFactor: 0,
+  markout60Bps: 0,
+  moments: { sr: netPnl / 100, samples: 100, skew: 0, kurtosis: 3 },
 })
 
 const timing = { runMs: 1, cpuMs: 1, loadMs: 0, thread: 0 }
@@ -55,9 +60,26 @@ describe('sweep', () => {
     const rows = rank(results, 'net-pnl')
     const csv = sweepCsv(rows, axes)
     expect(csv.split('\n')[0]).toBe(
-      'rank,x,y,is_score,oos_score,is_netPnl,is_sharpe,is_drawdown,is_fills,is_volume,oos_netPnl,oos_sharpe,oos_drawdown,oos_fills,oos_volume',
+      'rank,x,y,' +
+        ['is', 'oos']
+          .map((w) =>
+            [
+              'net_pnl_usdc',
+              'sharpe',
+              'sortino_annualised',
+              'calmar_annualised',
+              'profit_factor',
+              'max_drawdown_usdc',
+              'markout_60s_bps',
+              'fills',
+              'volume_usdc',
+            ]
+              .map((c) => `${w}_${c}`)
+              .join(','),
+          )
+          .join(','),
     )
-    expect(csv.split('\n')[1]).toMatch(/^1,2,b,3,-3,/)
+    expect(csv.split('\n')[1]).toMatch(/^1,2,b,3,/)
     const html = sweepHtml(rows, axes, {
       strategy: 'index-peg',
       objective: 'net-pnl',
@@ -66,8 +88,12 @@ describe('sweep', () => {
       outOfSample: 'o',
       points: 4,
     })
-    expect(html).toContain('<h3>in-sample net-pnl</h3>')
-    expect(html).toContain('<h3>out-of-sample net-pnl</h3>')
+    expect(html).toContain('<h3>in-sample net-pnl (USDC)</h3>')
+    expect(html).toContain('<h3>out-of-sample net-pnl (USDC)</h3>')
+    // Each figure once, with its unit: no separate "score" column repeating net PnL.
+    expect(html).toContain('<th>in-sample net PnL (USDC)</th>')
+    expect(html.match(/<th>in-sample net PnL \(USDC\)<\/th>/g)).toHaveLength(1)
+    expect(html).toContain('Deflated Sharpe ratio: n/a')
     expect(html).toContain('Best in-sample: x=2, y=b')
   })
 })

@@ -85,10 +85,11 @@ describe('strategy registry', () => {
 
   it('loads the shipped strategies from the default folder once each', async () => {
     const registry = await loadStrategies()
-    expect(registry.names()).toEqual(['catalogue-bias', 'index-peg', 'vol-spread'])
+    expect(registry.names()).toEqual(['avellaneda-stoikov', 'catalogue-bias', 'index-peg', 'vol-spread'])
     expect(registry.get('index-peg')).toBe(SHIPPED_STRATEGIES[0])
     expect(registry.source('vol-spread')).toBe('shipped (vol-spread)')
     expect(discoverStrategyFiles(DEFAULT_STRATEGIES_DIR).map((f) => f.replace(/.*\//, ''))).toEqual([
+      'avellanedaStoikov.ts',
       'catalogueBias.ts',
       'indexPeg.ts',
       'volSpread.ts',
@@ -156,6 +157,7 @@ describe('strategy registry', () => {
   it('picks up strategies dropped into a configured folder, alongside the shipped ones', async () => {
     const registry = await loadStrategies({ directory: dir })
     expect(registry.names()).toEqual([
+      'avellaneda-stoikov',
       'catalogue-bias',
       'from-folder',
       'index-peg',
@@ -255,7 +257,9 @@ describe('strategy registry', () => {
         }
       })()
       expect(err).toBeInstanceOf(ConfigError)
-      expect((err as ConfigError).issues).toEqual(['known strategies: catalogue-bias, index-peg, vol-spread'])
+      expect((err as ConfigError).issues).toEqual([
+        'known strategies: avellaneda-stoikov, catalogue-bias, index-peg, vol-spread',
+      ])
     })
 
     it('reports every params issue with its path', () => {

@@ -64,7 +64,12 @@ export interface Feeds {
 
 /** A REST ticker row as the strategies' index (the row's time, else when it was read). */
 export function indexFromTicker(t: Ticker, receivedAt: number): StrategyIndex {
-  return { price: t.index_price, ts: t.timestamp ?? receivedAt, mark: t.mark_price }
+  return {
+    price: t.index_price,
+    ts: t.timestamp ?? receivedAt,
+    mark: t.mark_price,
+    fundingRate: t.funding_rate,
+  }
 }
 
 /** Maps a strategy's catalogue query to keyset params. */

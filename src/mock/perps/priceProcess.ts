@@ -38,7 +38,7 @@ export const REGIME_PARAMS: Readonly<Record<RegimeName, RegimeParams>> = Object.
     jumpRate: 0,
     jumpMin: 0,
     jumpMax: 0,
-    basisTarget: 0.0001,
+    basisTarget: 0,
     activityMultiplier: 1,
   },
   // ≈ +3.6 %/hour.
@@ -80,8 +80,8 @@ export interface PriceState {
 }
 
 /** Mean-reversion time of the basis, and its stationary standard deviation. */
-const BASIS_TAU_S = 600
-const BASIS_STD = 0.0003
+const BASIS_TAU_S = 20
+const BASIS_STD = 0.0005
 /** Prices never fall below this (a crash must not reach zero). */
 export const PRICE_FLOOR = 1e-6
 

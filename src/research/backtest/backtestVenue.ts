@@ -9,7 +9,7 @@
 import type { ItemOutcome, OrderPlan, PlannedCreate, PlanOutcome } from '../../bot/quoting/orderPlan.ts'
 import { createPerpsExchange, type PerpsExchange } from '../../mock/perps/index.ts'
 import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
-import type { MarketDriver } from '../../mock/perps/marketDriver.ts'
+import type { MarketDriver, MarketTap } from '../../mock/perps/marketDriver.ts'
 import {
   cancelAllOrders,
   cancelOrder,
@@ -43,6 +43,8 @@ export function createBacktestVenue(o: {
   seed: number
   instruments: readonly InstrumentSpec[]
   driver: MarketDriver
+  /** Sees every market after its step (the recorder's mids). */
+  marketTap?: MarketTap | undefined
 }): BacktestVenue {
   const exchange = createPerpsExchange({
     clock: o.clock,
@@ -53,6 +55,7 @@ export function createBacktestVenue(o: {
     instruments: [...o.instruments],
     historyMinutes: 0,
     marketDriver: o.driver,
+    marketTap: o.marketTap,
   })
   exchange.registerAccount({ owner: BACKTEST_OWNER })
   const state = (): ExchangeState => exchange.synced()

@@ -53,7 +53,15 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
   const strategies = await resolveStrategies(settings)
   let now = replay.startMs
   const clock = { now: () => now }
-  const venue = createBacktestVenue({ clock, seed: o.seed, instruments: specs, driver: replay.driver })
+  // The recorder (built after the venue) sees each market step's mid: markouts, fill rate.
+  let priceTap: ((iid: number, t: number, mid: number) => void) | undefined
+  const venue = createBacktestVenue({
+    clock,
+    seed: o.seed,
+    instruments: specs,
+    driver: replay.driver,
+    marketTap: (m, t) => priceTap?.(m.spec.id, t, Number(m.markTicks) / 10 ** m.spec.priceDecimals),
+  })
   const listed = new Map(venue.exchange.instruments().map((i) => [i.symbol, i]))
   const logger = createLogger({
     level: settings.logging.level,
@@ -118,6 +126,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     stepMs: Math.max(1_000, Math.round(totalMs / 1_000)),
   })
   recorder.follow(venue.owner)
+  priceTap = (iid, t, mid) => recorder.price(iid, t, mid)
   const states = () =>
     [...runners.values()].map((r) => ({
       id: r.context.instrument.id,

@@ -140,6 +140,10 @@ export const datasetInstrumentSchema = z.object({
 })
 export type DatasetInstrument = z.infer<typeof datasetInstrumentSchema>
 
+/** A path a manifest may list: `{kind}/{symbol}/{YYYY-MM-DDTHH}.ndjson.gz`, no dot segment. */
+export const CHUNK_PATH_RE =
+  /^(klines|trades|funding|tickers|bbo|book)\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}\/\d{4}-\d{2}-\d{2}T\d{2}\.ndjson\.gz$/
+
 export const chunkEntrySchema = z.object({
   kind: z.enum(DATA_KINDS),
   symbol: z.string(),
@@ -157,15 +161,20 @@ export const manifestSchema = z.object({
   source: z.string(),
   klineIntervalMs: z.number().int().positive(),
   instruments: z.record(z.string(), datasetInstrumentSchema),
-  /** By relative path. */
-  chunks: z.record(z.string(), chunkEntrySchema),
+  /** By relative path, as `chunkPath` writes it (no `..`, no absolute path: containedFiles.ts). */
+  chunks: z.record(
+    z
+      .string()
+      .regex(CHUNK_PATH_RE, { error: 'not a chunk path ({kind}/{symbol}/{YYYY-MM-DDTHH}.ndjson.gz)' }),
+    chunkEntrySchema,
+  ),
 })
 export type Manifest = z.infer<typeof manifestSchema>
 
 /** `{kind}/{SYMBOL}/{YYYY-MM-DDTHH}.ndjson.gz` for the hour holding `t`. */
 export function chunkPath(kind: DataKind, symbol: string, t: number): string {
   const hour = new Date(Math.floor(t / HOUR_MS) * HOUR_MS).toISOString().slice(0, 13)
-  return `${kind}/${symbol.replace(/[^A-Za-z0-9._-]/g, '_')}/${hour}.ndjson.gz`
+  return `${kind}/${symbol.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_')}/${hour}.ndjson.gz`
 }
 
 /** A dataset problem: which file or which range, and what to do. */

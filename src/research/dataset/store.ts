@@ -11,7 +11,6 @@ import {
   createWriteStream,
   existsSync,
   mkdirSync,
-  readFileSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -19,7 +18,15 @@ import {
 import { appendFile, mkdir, rename, rm, stat, truncate } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import { createGunzip, createGzip, gunzipSync, gzipSync } from 'node:zlib'
+import { createGunzip, createGzip, gzipSync } from 'node:zlib'
+import {
+  DatasetLimitError,
+  gunzipBounded,
+  MAX_CHUNK_BYTES,
+  MAX_CHUNK_ROWS,
+  MAX_MANIFEST_BYTES,
+  readContained,
+} from './containedFiles.ts'
 import {
   type ChunkEntry,
   CorruptChunkError,
@@ -52,8 +59,9 @@ export class DatasetStore {
     const path = join(dir, MANIFEST)
     if (!existsSync(path)) throw new DatasetError(`no dataset at ${dir} (${MANIFEST} is missing)`)
     let raw: unknown
+    const text = readContained(dir, MANIFEST, MAX_MANIFEST_BYTES).toString('utf8')
     try {
-      raw = JSON.parse(readFileSync(path, 'utf8'))
+      raw = JSON.parse(text)
     } catch (e) {
       throw new DatasetError(`${path} is not valid JSON`, { cause: e })
     }
@@ -215,15 +223,18 @@ export class DatasetStore {
    */
   readChunk<K extends DataKind>(path: string, kind: K): RowOf[K][] {
     const file = join(this.dir, path)
-    const listedBytes = this.#manifest.chunks[path]?.bytes
+    const listed = this.#manifest.chunks[path]
+    if (listed !== undefined && listed.rows > MAX_CHUNK_ROWS)
+      throw new DatasetLimitError(
+        file,
+        `the manifest lists ${listed.rows} rows, over the limit of ${MAX_CHUNK_ROWS}`,
+      )
     let text: string
     try {
-      const raw = readFileSync(file)
       // Only what the manifest counts: an append cut by a crash lies past it.
-      text = gunzipSync(
-        listedBytes !== undefined && raw.length > listedBytes ? raw.subarray(0, listedBytes) : raw,
-      ).toString('utf8')
+      text = gunzipBounded(file, readContained(this.dir, path, MAX_CHUNK_BYTES, listed?.bytes))
     } catch (e) {
+      if (e instanceof DatasetLimitError) throw e
       throw new CorruptChunkError(file, e instanceof Error ? e.message : String(e))
     }
     const check = ROW_CHECKS[kind]

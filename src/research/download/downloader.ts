@@ -34,6 +34,26 @@ export interface DownloadOptions {
   signal?: AbortSignal | undefined
 }
 
+/** The longest window one download may ask for, and how far past now its end may lie (clock skew). */
+export const MAX_WINDOW_MS = 366 * 86_400_000
+export const FUTURE_SLACK_MS = 60_000
+
+/**
+ * Why a window is refused, or undefined: it must end by now (history of the future would be invented
+ * by the mock and refused by the venue) and span at most `MAX_WINDOW_MS`.
+ */
+export function windowProblem(from: number, to: number, now: number): string | undefined {
+  if (!(from < to)) return '--from must be before --to'
+  if (to > now + FUTURE_SLACK_MS)
+    return `the window ends in the future (${new Date(to).toISOString()}); history ends now`
+  if (to - from > MAX_WINDOW_MS)
+    return `the window spans ${Math.ceil((to - from) / 86_400_000)} days; at most ${MAX_WINDOW_MS / 86_400_000} per download (run it again for the next stretch)`
+  return undefined
+}
+
+/** Lets timers and signal handlers run between chunks (a mock source answers without I/O). */
+const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r))
+
 /** Upper bound of pages for one chunk (a source that never ends its window stops here). */
 function maxPages(kind: HistoryKind): number {
   return Math.ceil(HOUR_MS / 1000 / PAGE_LIMIT[kind]) * 4 + 10
@@ -66,6 +86,7 @@ export async function download(o: DownloadOptions): Promise<DownloadProgress> {
     const to = Math.min(h + HOUR_MS, plan.to)
     for (const symbol of plan.symbols) {
       for (const kind of plan.kinds) {
+        await yieldToLoop()
         if (o.signal?.aborted) return p
         const path = chunkPath(kind, symbol, h)
         if (store.hasChunk(path, from, to)) {

@@ -16,6 +16,8 @@ import { DatasetError, HOUR_MS } from '../dataset/format.ts'
 import { type HistoryKind, type HistoryPage, type HistorySource, PAGE_LIMIT } from './source.ts'
 
 const DAY_MS = 86_400_000
+/** Instruments of the embedded mock `download` and `record` read by default (one list for both). */
+export const DEFAULT_MOCK_INSTRUMENTS = 10
 const STEP_MS = 1_000
 
 export function instrumentOfSpec(spec: InstrumentSpec): DatasetInstrument {

@@ -89,6 +89,8 @@ export interface ReplayDriver extends MarketDriver {
   readonly gaps: readonly DataGap[]
   /** Fills granted by the model so far. */
   readonly modelFills: number
+  /** Other traders' prints replayed so far, over every instrument. */
+  readonly prints: number
 }
 
 export function createReplayDriver(o: ReplayDriverOptions): ReplayDriver {
@@ -152,6 +154,7 @@ export function createRowDriver(o: RowDriverOptions): ReplayDriver {
   }
   const gaps: DataGap[] = []
   let modelFills = 0
+  let printsSeen = 0
   let failure: DatasetError | undefined
 
   function feedOf(m: Market): InstrumentFeed {
@@ -221,6 +224,9 @@ export function createRowDriver(o: RowDriverOptions): ReplayDriver {
     },
     get modelFills() {
       return modelFills
+    },
+    get prints() {
+      return printsSeen
     },
     get failure() {
       return failure
@@ -295,6 +301,7 @@ export function createRowDriver(o: RowDriverOptions): ReplayDriver {
       }
       if (!f.tickers.present) f.closes.push({ at: r.t + interval, price: close })
     }
+    printsSeen += f.prints.length
     // Kline closes reach the bot a feed latency after the bar closed.
     while (f.closes.length > 0 && (f.closes[0]?.at ?? Infinity) <= seen) {
       const c = f.closes.shift()

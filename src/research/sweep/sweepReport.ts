@@ -4,10 +4,33 @@
  * side; other parameters at their best in-sample value for each cell).
  */
 import type { GridAxis } from './grid.ts'
-import type { Objective } from './objective.ts'
+import { OBJECTIVE_UNITS, type Objective, type PointMetrics } from './objective.ts'
+
+/** The metric column each objective ranks on (shown once, not again as a "score" column). */
+const OBJECTIVE_METRIC: Readonly<Record<Objective, keyof PointMetrics>> = {
+  'net-pnl': 'netPnl',
+  sharpe: 'sharpe',
+  drawdown: 'drawdown',
+  sortino: 'sortino',
+  calmar: 'calmar',
+  'profit-factor': 'profitFactor',
+  markout: 'markout60Bps',
+}
+
 import type { RankedRow } from './runSweep.ts'
 
-const METRICS = ['netPnl', 'sharpe', 'drawdown', 'fills', 'volume'] as const
+/** The metrics of a window, each with its unit (CSV headers and page columns say it). */
+const METRICS = [
+  ['netPnl', 'net_pnl_usdc', 'net PnL (USDC)'],
+  ['sharpe', 'sharpe', 'Sharpe (×√samples)'],
+  ['sortino', 'sortino_annualised', 'Sortino (annualised)'],
+  ['calmar', 'calmar_annualised', 'Calmar (annualised)'],
+  ['profitFactor', 'profit_factor', 'profit factor (ratio)'],
+  ['drawdown', 'max_drawdown_usdc', 'max drawdown (USDC)'],
+  ['markout60Bps', 'markout_60s_bps', 'markout 60 s (bps)'],
+  ['fills', 'fills', 'fills (count)'],
+  ['volume', 'volume_usdc', 'volume (USDC)'],
+] as const
 
 function csvCell(v: string | number): string {
   const s = typeof v === 'number' ? String(Number(v.toFixed(6))) : v
@@ -18,19 +41,15 @@ export function sweepCsv(rows: readonly RankedRow[], axes: readonly GridAxis[]):
   const head = [
     'rank',
     ...axes.map((a) => a.key),
-    'is_score',
-    'oos_score',
-    ...METRICS.map((m) => `is_${m}`),
-    ...METRICS.map((m) => `oos_${m}`),
+    ...METRICS.map(([, csv]) => `is_${csv}`),
+    ...METRICS.map(([, csv]) => `oos_${csv}`),
   ]
   const lines = rows.map((r) =>
     [
       r.rank,
       ...axes.map((a) => r.point[a.key] ?? ''),
-      r.isScore,
-      r.oosScore,
-      ...METRICS.map((m) => r.inSample[m]),
-      ...METRICS.map((m) => r.outOfSample[m]),
+      ...METRICS.map(([k]) => r.inSample[k]),
+      ...METRICS.map(([k]) => r.outOfSample[k]),
     ]
       .map(csvCell)
       .join(','),
@@ -42,10 +61,36 @@ const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 const fmt = (v: number): string => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2))
 
-/** Red (worst) to green (best) over [lo, hi]. */
-function colour(v: number, lo: number, hi: number): string {
-  const x = hi > lo ? (v - lo) / (hi - lo) : 0.5
-  return `hsl(${Math.round(120 * x)}, 65%, 78%)`
+/** Where good turns bad for a score: 0 (1 for a profit factor); a drawdown is never good. */
+const NEUTRAL: Readonly<Record<Objective, number | undefined>> = {
+  'net-pnl': 0,
+  sharpe: 0,
+  drawdown: undefined,
+  sortino: 0,
+  calmar: 0,
+  'profit-factor': 1,
+  markout: 0,
+}
+
+/**
+ * A cell's colour: green only above the neutral line (a gain), red below it (a loss), paler near it;
+ * the drawdown objective only shades red. Loss is never green, whatever the range of the sweep.
+ */
+export function colour(v: number, lo: number, hi: number, objective: Objective): string {
+  const line = NEUTRAL[objective]
+  if (line === undefined) {
+    const x = lo < 0 ? Math.min(1, v / lo) : 0
+    return `hsl(0, ${Math.round(65 * x)}%, ${Math.round(95 - 17 * x)}%)`
+  }
+  if (v > line) {
+    const x = hi > line ? Math.min(1, (v - line) / (hi - line)) : 1
+    return `hsl(120, ${Math.round(65 * x)}%, ${Math.round(95 - 17 * x)}%)`
+  }
+  if (v < line) {
+    const x = lo < line ? Math.min(1, (line - v) / (line - lo)) : 1
+    return `hsl(0, ${Math.round(65 * x)}%, ${Math.round(95 - 17 * x)}%)`
+  }
+  return '#fff'
 }
 
 function heatmap(
@@ -54,6 +99,7 @@ function heatmap(
   y: GridAxis,
   pick: (r: RankedRow) => number,
   title: string,
+  objective: Objective,
 ): string {
   const cell = (xv: string | number, yv: string | number): RankedRow | undefined =>
     rows.find((r) => r.point[x.key] === xv && r.point[y.key] === yv)
@@ -68,7 +114,7 @@ function heatmap(
             const r = cell(xv, yv)
             return r === undefined
               ? '<td></td>'
-              : `<td style="background:${colour(pick(r), lo, hi)}">${fmt(pick(r))}</td>`
+              : `<td style="background:${colour(pick(r), lo, hi, objective)}">${fmt(pick(r))}</td>`
           })
           .join('')}</tr>`,
     )
@@ -83,10 +129,15 @@ export interface SweepMeta {
   inSample: string
   outOfSample: string
   points: number
+  /** Deflated Sharpe ratio of the best in-sample point (overfit.ts); undefined when not computable. */
+  deflatedSharpe?: number | undefined
+  /** How points were chosen (grid, random, tpe) and the walk-forward folds. */
+  search?: string | undefined
 }
 
 export function sweepHtml(rows: readonly RankedRow[], axes: readonly GridAxis[], meta: SweepMeta): string {
   const [x, y] = axes
+  const unit = OBJECTIVE_UNITS[meta.objective]
   // Rows already ranked: the first row per (x, y) cell is its best in-sample point.
   const best = new Map<string, RankedRow>()
   if (x !== undefined && y !== undefined)
@@ -97,44 +148,47 @@ export function sweepHtml(rows: readonly RankedRow[], axes: readonly GridAxis[],
   const cells = [...best.values()]
   const maps =
     x !== undefined && y !== undefined
-      ? heatmap(cells, x, y, (r) => r.isScore, `in-sample ${meta.objective}`) +
-        heatmap(cells, x, y, (r) => r.oosScore, `out-of-sample ${meta.objective}`)
+      ? heatmap(cells, x, y, (r) => r.isScore, `in-sample ${meta.objective} (${unit})`, meta.objective) +
+        heatmap(cells, x, y, (r) => r.oosScore, `out-of-sample ${meta.objective} (${unit})`, meta.objective)
       : '<p>A heatmap needs two grid parameters.</p>'
   const top = rows[0]
+  const shown = METRICS.filter(
+    ([k]) => k === 'netPnl' || k === 'fills' || k === OBJECTIVE_METRIC[meta.objective],
+  )
   const head = [
     'rank',
     ...axes.map((a) => a.key),
-    `in-sample ${meta.objective}`,
-    `out-of-sample ${meta.objective}`,
-    'IS net PnL',
-    'OOS net PnL',
-    'IS fills',
-    'OOS fills',
+    ...shown.map(([, , label]) => `in-sample ${label}`),
+    ...shown.map(([, , label]) => `out-of-sample ${label}`),
   ]
+  const cellOf = (v: number, k: string): string => {
+    const bg =
+      k === 'fills'
+        ? ''
+        : ` style="background:${colour(k === 'drawdown' ? -v : v, -1, 1, k === 'drawdown' ? 'drawdown' : k === 'profitFactor' ? 'profit-factor' : 'net-pnl')}"`
+    return `<td${bg}>${esc(k === 'fills' ? String(v) : fmt(v))}</td>`
+  }
   const table = rows
     .map(
       (r) =>
-        `<tr>${[
-          r.rank,
-          ...axes.map((a) => r.point[a.key] ?? ''),
-          fmt(r.isScore),
-          fmt(r.oosScore),
-          fmt(r.inSample.netPnl),
-          fmt(r.outOfSample.netPnl),
-          r.inSample.fills,
-          r.outOfSample.fills,
-        ]
-          .map((v) => `<td>${esc(String(v))}</td>`)
-          .join('')}</tr>`,
+        `<tr>${[r.rank, ...axes.map((a) => r.point[a.key] ?? '')].map((v) => `<td>${esc(String(v))}</td>`).join('')}${shown
+          .map(([k]) => cellOf(r.inSample[k], k))
+          .join('')}${shown.map(([k]) => cellOf(r.outOfSample[k], k)).join('')}</tr>`,
     )
     .join('\n')
+  const dsr =
+    meta.deflatedSharpe === undefined
+      ? '<p class="note" id="overfit">Deflated Sharpe ratio: n/a (too few samples or points).</p>'
+      : `<p id="overfit"${meta.deflatedSharpe < 0.95 ? ' class="warn"' : ''}>Deflated Sharpe ratio of the best in-sample point: ${(meta.deflatedSharpe * 100).toFixed(1)} % (the probability its true Sharpe is above zero after allowing for ${meta.points} point(s) tried; below 95 % the pick may be luck).</p>`
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>perpbot sweep: ${esc(meta.strategy)}</title>
-<style>body{font:14px/1.4 system-ui,sans-serif;margin:20px;color:#222}table{border-collapse:collapse;margin:8px 0 20px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}.map{display:inline-block;margin-right:24px;vertical-align:top}.note{color:#666}</style>
+<style>body{font:14px/1.4 system-ui,sans-serif;margin:20px;color:#222}table{border-collapse:collapse;margin:8px 0 20px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}.map{display:inline-block;margin-right:24px;vertical-align:top}.note{color:#666}.warn{color:#a00;font-weight:bold}</style>
 </head><body>
 <h1>perpbot sweep: ${esc(meta.strategy)}, ${meta.points} point(s), objective ${esc(meta.objective)}</h1>
 <p class="note">Data: ${esc(meta.data)}. In-sample ${esc(meta.inSample)}; out-of-sample ${esc(meta.outOfSample)}. Points are ranked on the in-sample window only; the out-of-sample column is how the pick held up on data it was not chosen on.</p>
-${top === undefined ? '' : `<p>Best in-sample: ${esc(axes.map((a) => `${a.key}=${top.point[a.key]}`).join(', '))}: in-sample ${fmt(top.isScore)}, out-of-sample ${fmt(top.oosScore)}.</p>`}
+${top === undefined ? '' : `<p>Best in-sample: ${esc(axes.map((a) => `${a.key}=${top.point[a.key]}`).join(', '))}: in-sample ${fmt(top.isScore)} ${esc(unit)}, out-of-sample ${fmt(top.oosScore)} ${esc(unit)}.</p>`}
+${meta.search === undefined ? '' : `<p class="note">Search: ${esc(meta.search)}.</p>`}
+${dsr}
 ${maps}
 <h2>Ranked</h2>
 <table><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>

@@ -24,6 +24,11 @@ export interface SweepTask {
   from: number
   cut: number
   to: number
+  /**
+   * Anchored walk-forward (`--folds K`): fold k in-sample [from, cut_k), out-of-sample [cut_k, to_k);
+   * the point's figures are the folds' means. Absent: the one split above.
+   */
+  folds?: readonly { cut: number; to: number }[] | undefined
   model: Omit<FillModelConfig, 'tier' | 'participationPpm'> & {
     tier: FillTier | undefined
     participationPpm: string
@@ -82,11 +87,41 @@ async function window(t: SweepTask, from: number, to: number): Promise<PointMetr
   return metricsOf(r.record)
 }
 
+/** The mean of each figure over the folds (the sample counts add up). */
+export function meanMetrics(ms: readonly PointMetrics[]): PointMetrics {
+  const n = Math.max(1, ms.length)
+  const avg = (f: (m: PointMetrics) => number): number => ms.reduce((s, m) => s + f(m), 0) / n
+  return {
+    netPnl: avg((m) => m.netPnl),
+    sharpe: avg((m) => m.sharpe),
+    drawdown: avg((m) => m.drawdown),
+    fills: avg((m) => m.fills),
+    volume: avg((m) => m.volume),
+    sortino: avg((m) => m.sortino),
+    calmar: avg((m) => m.calmar),
+    profitFactor: avg((m) => m.profitFactor),
+    markout60Bps: avg((m) => m.markout60Bps),
+    moments: {
+      sr: avg((m) => m.moments.sr),
+      samples: ms.reduce((s, m) => s + m.moments.samples, 0),
+      skew: avg((m) => m.moments.skew),
+      kurtosis: avg((m) => m.moments.kurtosis),
+    },
+  }
+}
+
 export async function runPoint(t: SweepTask): Promise<SweepResult> {
   const started = performance.now()
   const cpu = threadCpuMs()
-  const inSample = await window(t, t.from, t.cut)
-  const outOfSample = await window(t, t.cut, t.to)
+  const folds = t.folds ?? [{ cut: t.cut, to: t.to }]
+  const is: PointMetrics[] = []
+  const oos: PointMetrics[] = []
+  for (const f of folds) {
+    is.push(await window(t, t.from, f.cut))
+    oos.push(await window(t, f.cut, f.to))
+  }
+  const inSample = meanMetrics(is)
+  const outOfSample = meanMetrics(oos)
   return {
     index: t.index,
     point: t.point,

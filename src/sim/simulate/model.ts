@@ -1,4 +1,5 @@
 /** What a simulation run records, as plain data: the input of the summary and of the HTML report. */
+import type { MarketMakingReport } from '../../analytics/marketMaking.ts'
 import type { SeriesPoint } from './downsample.ts'
 
 export interface SimMeta {
@@ -83,4 +84,8 @@ export interface SimRecord {
   unrealizedPnl: number
   /** The instruments' quote asset as the venue names it (e.g. "USDC"): the unit of every amount. */
   currency?: string | undefined
+  /** A note on the run shown at the top of the report (a replay too thin to fill). */
+  note?: string | undefined
+  /** Markouts, round trips, fill rate by distance, risk ratios (src/analytics/); absent in old records. */
+  marketMaking?: MarketMakingReport | undefined
 }

@@ -7,15 +7,16 @@
  * outlived its cancel: issue 33).
  */
 import type { Alert } from '../../alerts/alert.ts'
+import { MarketMakingAnalytics } from '../../analytics/marketMaking.ts'
 import type { InstrumentState } from '../../bot/observe/statusView.ts'
 import { fillSide } from '../../format/units.ts'
 import type { PerpsExchange } from '../../mock/perps/index.ts'
 import type { BotStatus } from '../../ops/status.ts'
-import type { OrderDataWire } from '../../perps/schemas/orders.ts'
+import type { Order, OrderDataWire } from '../../perps/schemas/orders.ts'
 import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { EventSample, Series } from './downsample.ts'
 import type { AlertRow, FillPoint, FillTotals, SimMeta, SimRecord } from './model.ts'
-import { StateTimer } from './summary.ts'
+import { maxDrawdown, StateTimer } from './summary.ts'
 
 /** Points per series before it is thinned; fills kept per instrument; alert rows kept. */
 export const SERIES_CAP = 1_500
@@ -23,6 +24,8 @@ export const FILLS_CAP = 2_000
 export const ALERTS_CAP = 500
 /** Instrument states are sampled this often (virtual ms) for the time-quoting / time-halted figures. */
 export const STATE_SAMPLE_MS = 5_000
+/** The venue's statuses of an order that rests on the book. */
+const OPEN_STATUSES = new Set(['accepted', 'open', 'partial'])
 
 interface Tracked {
   symbol: string
@@ -49,6 +52,8 @@ export interface Recorder {
    */
   sample(now: number, read: { states: () => readonly InstrumentState[]; status: () => RecordedStatus }): void
   alert(a: Alert): void
+  /** An instrument's mid after the market step at `t` (the mock's market tap): markouts, fill rate. */
+  price(iid: number, t: number, mid: number): void
   finish(now: number, status: RecordedStatus): SimRecord
   dispose(): void
 }
@@ -56,7 +61,7 @@ export interface Recorder {
 /** What the recorder reads of the mock exchange. */
 export type RecordedExchange = Pick<
   PerpsExchange,
-  'instrumentSpecs' | 'onTrade' | 'funding' | 'accountOf' | 'tickers'
+  'instrumentSpecs' | 'onTrade' | 'onOrderChange' | 'funding' | 'accountOf' | 'tickers'
 >
 
 export function createRecorder(o: {
@@ -88,6 +93,7 @@ export function createRecorder(o: {
   let owner: string | undefined
   let pending: (() => void)[] | undefined = []
   let nextStateAt = 0
+  const analytics = new MarketMakingAnalytics(new Map([...tracked.values()].map((t) => [t.id, t.symbol])))
 
   const onFill = (who: string, f: FillItem): void => {
     const apply = (): void => {
@@ -101,20 +107,29 @@ export function createRecorder(o: {
       t.totals.volume += Math.abs(price * qty)
       t.totals.realizedPnl += Number(f.pnl)
       t.totals.fees += Number(f.fee)
-      t.fills.add({
-        t: f.ts,
-        price,
-        qty,
-        // The venue's sides are `long`/`short` (not `buy`/`sell`).
-        buy: fillSide(f.side) === 'buy',
-        maker: !f.taker,
-      })
+      // The venue's sides are `long`/`short` (not `buy`/`sell`).
+      const buy = fillSide(f.side) === 'buy'
+      t.fills.add({ t: f.ts, price, qty, buy, maker: !f.taker })
+      analytics.fill({ iid: f.iid, t: f.ts, price, qty: Math.abs(qty), buy, fee: Number(f.fee) })
     }
     if (pending) pending.push(apply)
     else apply()
   }
   // Every trade on the account, a liquidation's too (the `fills` push leaves those out).
   const offFill = exchange.onTrade(onFill)
+  // Where our orders rest, for the analytics' fill rate against distance from mid (the mock tells its
+  // listeners after each change, so a closed order is never seen resting). The chart reads the book.
+  const onOrder = (who: string, oid: number, order: () => Order): void => {
+    const apply = (): void => {
+      if (who !== owner) return
+      const o = order()
+      const rests = OPEN_STATUSES.has(o.status) && Number(o.rest) > 0
+      analytics.quote(o.iid, oid, rests ? { buy: o.buy, price: Number(o.p) } : undefined)
+    }
+    if (pending) pending.push(apply)
+    else apply()
+  }
+  const offOrder = exchange.onOrderChange(onOrder)
 
   /** Our best resting bid and ask per instrument, from the book as it stands. */
   const bestQuotes = (
@@ -217,9 +232,21 @@ export function createRecorder(o: {
           resolved: a.resolved === true,
         })
     },
+    price(iid, t, mid) {
+      if (owner !== undefined) analytics.price(iid, t, mid)
+    },
     finish(now, status) {
       sampleStates(now, status.instruments)
       sampleSeries(now, status, true)
+      const accountPoints = account.points()
+      const pnl = accountPoints.map((p) => ({ t: p.t, v: p.v[0] ?? 0 }))
+      const marketMaking = analytics.finish({
+        pnl,
+        maxDrawdown: maxDrawdown(pnl.map((p) => p.v)),
+        positions: [...tracked.values()].map((t) =>
+          t.series.points().map((p) => ({ t: p.t, q: p.v[3] ?? 0 })),
+        ),
+      })
       return {
         meta: { ...o.meta, endMs: now },
         instruments: [...tracked.values()].map((t) => ({
@@ -231,8 +258,9 @@ export function createRecorder(o: {
           totals: { ...t.totals },
           time: t.timer.timesUntil(now),
         })),
-        account: account.points(),
+        account: accountPoints,
         weights: weights.points(),
+        marketMaking,
         alerts,
         alertsTotal,
         funding,
@@ -242,6 +270,7 @@ export function createRecorder(o: {
     },
     dispose() {
       offFill()
+      offOrder()
     },
   }
 }

@@ -4,6 +4,7 @@
  */
 import { amount } from '../../format/units.ts'
 import type { SeriesPoint } from './downsample.ts'
+import { FILL_RATE_HEAD, fillRateRows, marketMakingRows } from './marketMakingSection.ts'
 import type { InstrumentRecord, SimRecord } from './model.ts'
 import { formatDuration } from './progress.ts'
 import { REPORT_CLIENT_JS } from './reportClient.ts'
@@ -150,6 +151,7 @@ section { margin-bottom: 24px; }
 <p class="note">Virtual time ${escapeHtml(utcTime(m.startMs))} to ${escapeHtml(utcTime(m.endMs))} UTC on the mock's clock; perpbot ${escapeHtml(m.perpbotVersion)}. Same flags, same report.</p>
 ${partial ? `<p class="note" id="partial"><strong>Partial report:</strong> the run was stopped after ${escapeHtml(formatDuration(Math.max(0, ranMs)))} of ${m.hours} h.</p>` : ''}
 ${m.data === undefined ? '' : `<p class="note" id="replay">Market replayed from data, not invented: ${escapeHtml(m.data)}</p>`}
+${record.note === undefined ? '' : `<p class="note" id="run-note"><strong>${escapeHtml(record.note)}</strong></p>`}
 <h2>Summary</h2>
 ${table(['Figure', 'Value'], summaryRows(s, currency), 'summary')}
 <h2>Per instrument</h2>
@@ -158,6 +160,14 @@ ${table(
   record.instruments.map((i) => instrumentRow(i, currency)),
   'instruments',
 )}
+${
+  record.marketMaking === undefined
+    ? ''
+    : `<h2>Market making</h2>
+${table(['Figure', 'Value'], marketMakingRows(record.marketMaking, currency), 'market-making')}
+<p class="note">Markouts: side × (mid − fill price) ÷ fill price at each horizon after the fill, mid = the mark after each market step; positive is good for us. ${record.marketMaking.tradesTotal} fill(s).</p>
+${table(FILL_RATE_HEAD, fillRateRows(record.marketMaking), 'fill-rate')}`
+}
 <h2>Account</h2>
 <div id="pnl"></div>
 <div id="margin"></div>

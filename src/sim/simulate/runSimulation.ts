@@ -91,6 +91,12 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
   const startMs = o.replay?.startMs ?? SIM_START_MS
   const settings = simulationSettings(o, specs)
   const strategies = await resolveStrategies(settings)
+  // The recorder sees each market step's mid (markouts, fill rate); it is built after the mock.
+  let priceTap: ((iid: number, t: number, mid: number) => void) | undefined
+  const marketTap: MarketTap = (m, t, dtMs) => {
+    o.marketTap?.(m, t, dtMs)
+    priceTap?.(m.spec.id, t, Number(m.markTicks) / 10 ** m.spec.priceDecimals)
+  }
   const assembly = createSteppedAssembly({
     seed: o.seed,
     // A replay drives the market itself; the scenario only seeds the account.
@@ -99,7 +105,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     instruments: specs,
     market: {
       ...(o.replay ? { marketDriver: o.replay.driver, historyMinutes: 0 } : {}),
-      ...(o.marketTap ? { marketTap: o.marketTap } : {}),
+      marketTap,
     },
     settings,
     onAnswer: (req, status, bytes) => o.onAnswer?.(req.method, req.path, status, bytes),
@@ -121,6 +127,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     },
     stepMs: Math.max(1_000, Math.round(totalMs / 1_000)),
   })
+  priceTap = (iid, t, mid) => recorder.price(iid, t, mid)
   const secrets = new SecretBag()
   const logger = createLogger({
     level: settings.logging.level,

@@ -21,6 +21,7 @@ describe('simulate recorder', () => {
         push = l
         return exchange.onTrade(l)
       },
+      onOrderChange: (l) => exchange.onOrderChange(l),
       funding: (owner, filter) => exchange.funding(owner, filter),
       accountOf: (a) => exchange.accountOf(a),
       tickers: (id) => exchange.tickers(id),

@@ -54,7 +54,7 @@ export type StreamRoute<K extends ChannelKind> = (push: PushOf<K>, t: StreamRout
 export type StreamRouteTable = { readonly [K in ChannelKind]?: StreamRoute<K> }
 
 export function indexFromTickerPush(d: TickerPush, ts: number): StrategyIndex {
-  return { price: d.idx, ts, mark: d.mark }
+  return { price: d.idx, ts, mark: d.mark, fundingRate: d.fr }
 }
 
 export function statisticsFromPush(d: StatisticsPush, klinesKept: number): StrategyStatistics {

@@ -106,7 +106,11 @@ describe('the stream routing table', () => {
     expect(routed).toEqual([
       {
         ids: [2],
-        event: { type: 'INDEX', index: { price: '100.5', ts: 5_000, mark: '100.6' }, receivedAt: 42 },
+        event: {
+          type: 'INDEX',
+          index: { price: '100.5', ts: 5_000, mark: '100.6', fundingRate: '0.0001' },
+          receivedAt: 42,
+        },
       },
     ])
   })

@@ -1,0 +1,111 @@
+/**
+ * Markouts of our fills (issue 39.3), online and in bounded memory: each fill waits for the mid at
+ * its own step (the spread it captured) and at 1 s, 10 s and 60 s after it (what the market did next).
+ * A markout is signed for us: side × (mid − fill price) / fill price, in bps, so positive is good;
+ * averages weigh each fill by its notional. Adverse selection at a horizon is the captured spread
+ * minus the markout there: what the price move took back.
+ */
+
+export const MARKOUT_HORIZONS_MS = [1_000, 10_000, 60_000] as const
+
+export interface AnalyticsFill {
+  iid: number
+  t: number
+  price: number
+  /** Contracts, positive. */
+  qty: number
+  buy: boolean
+  fee: number
+}
+
+export interface MarkedFill extends AnalyticsFill {
+  /** Mid at the fill's step, then at each horizon (undefined until seen, or when the run ended first). */
+  mid0: number | undefined
+  mids: (number | undefined)[]
+}
+
+/** Bps for us of a fill against a mid. */
+export const markoutBps = (f: { price: number; buy: boolean }, mid: number): number =>
+  ((f.buy ? mid - f.price : f.price - mid) / f.price) * 10_000
+
+export interface MarkoutSummary {
+  fills: number
+  /** Notional-weighted mean of the spread captured (markout at 0), bps; undefined without fills. */
+  capturedBps: number | undefined
+  /** Per horizon (ms): notional-weighted mean markout, bps, over the fills that reached it. */
+  markoutBps: Record<number, number | undefined>
+  /** Captured − markout at 60 s, bps. */
+  adverseSelectionBps: number | undefined
+}
+
+interface Sum {
+  w: number
+  s: number
+}
+
+/** Every fill in order of arrival; settled ones are passed to `onSettled` and dropped. */
+export class MarkoutTracker {
+  readonly #pending = new Map<number, MarkedFill[]>()
+  readonly #captured: Sum = { w: 0, s: 0 }
+  readonly #at = MARKOUT_HORIZONS_MS.map((): Sum => ({ w: 0, s: 0 }))
+  readonly #onSettled: ((f: MarkedFill) => void) | undefined
+  #fills = 0
+
+  constructor(onSettled?: (f: MarkedFill) => void) {
+    this.#onSettled = onSettled
+  }
+
+  fill(f: AnalyticsFill): void {
+    this.#fills++
+    const list = this.#pending.get(f.iid) ?? []
+    list.push({ ...f, mid0: undefined, mids: MARKOUT_HORIZONS_MS.map(() => undefined) })
+    this.#pending.set(f.iid, list)
+  }
+
+  /** The instrument's mid at `t` (after the step's fills). */
+  price(iid: number, t: number, mid: number): void {
+    const list = this.#pending.get(iid)
+    if (list === undefined || list.length === 0 || !(mid > 0)) return
+    for (const f of list) {
+      if (f.t > t) break
+      if (f.mid0 === undefined) {
+        f.mid0 = mid
+        this.#add(this.#captured, f, markoutBps(f, mid))
+      }
+      MARKOUT_HORIZONS_MS.forEach((h, k) => {
+        const sum = this.#at[k]
+        if (f.mids[k] === undefined && t >= f.t + h && sum !== undefined) {
+          f.mids[k] = mid
+          this.#add(sum, f, markoutBps(f, mid))
+        }
+      })
+    }
+    let settled = 0
+    while (settled < list.length && list[settled]?.mids.every((m) => m !== undefined)) settled++
+    for (const f of list.splice(0, settled)) this.#onSettled?.(f)
+  }
+
+  /** Hands on the fills still waiting (the run ended before their last horizon). */
+  flush(): void {
+    for (const list of this.#pending.values()) for (const f of list.splice(0)) this.#onSettled?.(f)
+  }
+
+  summary(): MarkoutSummary {
+    const mean = (x: Sum): number | undefined => (x.w > 0 ? x.s / x.w : undefined)
+    const captured = mean(this.#captured)
+    const at = Object.fromEntries(MARKOUT_HORIZONS_MS.map((h, k) => [h, mean(this.#at[k] ?? { w: 0, s: 0 })]))
+    const last = at[60_000]
+    return {
+      fills: this.#fills,
+      capturedBps: captured,
+      markoutBps: at,
+      adverseSelectionBps: captured === undefined || last === undefined ? undefined : captured - last,
+    }
+  }
+
+  #add(sum: Sum, f: AnalyticsFill, bps: number): void {
+    const w = f.price * f.qty
+    sum.w += w
+    sum.s += w * bps
+  }
+}
