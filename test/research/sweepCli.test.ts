@@ -16,7 +16,7 @@ describe('perpbot sweep: a bad grid', () => {
   it.each([
     [['--grid', 'halfSpredBps=5,10'], 'Unrecognized key: "halfSpredBps"'],
     [['--grid', 'halfSpreadBps=0,10'], 'halfSpreadBps'],
-    [['--grid', '__proto__=1'], "'__proto__' is not a parameter name"],
+    [['--grid', '__proto__=1'], '"__proto__" is not a parameter name'],
     [['--grid', 'gamma=5', '--strategy', 'index-peg'], 'Unrecognized key: "gamma"'],
     // A whole-bps parameter searched without a step: refused before the search, not mid-way.
     [['--search', 'random', '--range', 'halfSpreadBps=2:20'], 'whole number of basis points'],

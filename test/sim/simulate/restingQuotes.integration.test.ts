@@ -23,7 +23,7 @@ const DAY0 = Date.UTC(2026, 0, 5)
 const base: SimulateOptions = {
   strategy: 'index-peg',
   instruments: 2,
-  hours: 0.15,
+  hours: 0.3,
   scenario: 'calm',
   seed: 1,
   configDir: 'config',
