@@ -6,12 +6,16 @@
  * bot on the old one.
  */
 
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createKeyRotation } from '../../src/bot/startup/keyRotation.ts'
+import { main } from '../../src/cli/main.ts'
+import { systemClock } from '../../src/clock.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
-import { rotateKeyReply } from '../../src/ops/rotateKeyEndpoint.ts'
+import { ROTATE_KEY_PATH, rotateKeyReply } from '../../src/ops/rotateKeyEndpoint.ts'
 import { ProxyCredentials } from '../../src/perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../src/perps/client/createPerpsClient.ts'
 import { RotatingProxyKey } from '../../src/perps/client/rotatingKey.ts'
@@ -172,4 +176,77 @@ describe('proxy key rotation without downtime', () => {
     expect(r).toMatchObject({ status: 'err' })
     expect(await rotateKeyReply({ privateKey: 'nope', secret: '' }, rotation)).toMatchObject({ status: 400 })
   }, 15_000)
+})
+
+describe('perpbot rotate-key --live', () => {
+  it('registers the new key, hands it to the bot through the ops endpoint, revokes the old key, prints the new pair once', async () => {
+    mock = await startMockServer({
+      port: 0,
+      exchange: {
+        accounts: [
+          { owner: OWNER, proxies: [{ proxy: PROXY, secret: SECRET, expiry: Date.now() + 86_400_000 }] },
+        ],
+      },
+    })
+    const m = mock
+    const salts = new SaltSource(seededRandom(4))
+    const key = new RotatingProxyKey({
+      signer: new CommandSigner({ privateKey: PROXY_PK, clock: systemClock, salts }),
+      credentials: new ProxyCredentials(PROXY, SECRET),
+    })
+    const bot = createPerpsClient({
+      baseUrl: m.url,
+      clock: systemClock,
+      random: seededRandom(1),
+      credentials: key,
+      signer: key,
+    })
+    clients.push(bot)
+    const rotation = createKeyRotation({
+      key,
+      perps: bot,
+      clock: systemClock,
+      domain: DEFAULT_PERPS_DOMAIN,
+      salts,
+      logger: createLogger({ level: 'silent', pretty: 'never' }),
+      drainMs: 50,
+    })
+    // The bot's ops server, reduced to the one control endpoint.
+    const ops = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        void rotateKeyReply(JSON.parse(Buffer.concat(chunks).toString('utf8')), rotation).then((r) => {
+          res.writeHead(req.url === ROTATE_KEY_PATH ? r.status : 404, { 'content-type': 'application/json' })
+          res.end(JSON.stringify(r.body))
+        })
+      })
+    })
+    await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', () => resolve()))
+    const { port } = ops.address() as AddressInfo
+    const out: string[] = []
+    const err: string[] = []
+    try {
+      const code = await main(['rotate-key', '--live', '--ops-url', `http://127.0.0.1:${port}`], {
+        env: { PERPS_URL: m.url, PERPS_OWNER_PRIVATE_KEY: OWNER_PK },
+        stdout: (l) => void out.push(l),
+        stderr: (l) => void err.push(l),
+        configDir: 'config',
+        isTty: false,
+        signal: new AbortController().signal,
+      })
+      expect({ code, err }).toMatchObject({ code: 0 })
+    } finally {
+      await new Promise((resolve) => ops.close(resolve))
+    }
+    expect(out[1]).toMatch(/^PERPS_PROXY_PRIVATE_KEY=0x[0-9a-f]{64}$/)
+    expect(out[2]).toMatch(/^PERPS_PROXY_SECRET=.+/)
+    const nextAddress = privateKeyToAccount((out[1] ?? '').split('=')[1] as `0x${string}`).address
+    expect(key.address).toBe(nextAddress)
+    // The bot trades on with the new key; the old one is gone from the account.
+    expect((await bot.cancelOrders([1]))[0]).toMatchObject({ status: 'err', error: 'order_not_found' })
+    const keys = (await bot.getCredentials()).keys.map((k) => k.proxy.toLowerCase())
+    expect(keys).toContain(nextAddress.toLowerCase())
+    expect(keys).not.toContain(PROXY.toLowerCase())
+  }, 60_000)
 })
