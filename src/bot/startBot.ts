@@ -32,6 +32,7 @@ import { createBotOrderDesk } from './orders/orderDesk.ts'
 import { createOrderOwnership } from './orders/orderOwnership.ts'
 import { createBotJournal } from './startup/botJournalPart.ts'
 import type { ConnectOptions, VenueLink } from './startup/connect.ts'
+import { createKeyRotation, type KeyRotator } from './startup/keyRotation.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { botStopFor, type StopReport } from './startup/stopSequence.ts'
 import { connectBot } from './startup/watchedConnect.ts'
@@ -85,6 +86,8 @@ export interface RunningBot {
   ready(): { ok: boolean; reasons: string[] }
   readonly opsUrl: string | undefined
   readonly proxyAddress: string
+  /** Switches the proxy key while running (`POST /control/rotate-key`, src/ops/rotateKeyEndpoint.ts). */
+  readonly keyRotation: KeyRotator
   /** Alerts raised so far (most recent last, bounded). */
   alerts(): readonly Alert[]
   /** Stops everything; applies the exit policy. Idempotent. */
@@ -115,6 +118,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   await journal.reconcileAtStart(perps, venueClock)
   const venue = { ...base, conn, perps, venueClock, instrumentIds }
   const openOrders = createBotOpenOrderBook(venue)
+  const keyRotation = createKeyRotation({
+    ...conn,
+    perps,
+    clock: venueClock,
+    logger: log,
+    secretBag: o.secretBag,
+  })
   const orders = createBotOrderDesk({ ...venue, openOrders })
   startup.step('the dead-man switch')
   const deadMan = await armBotDeadManSwitch({ ...venue, openOrders })
@@ -168,6 +178,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     ready: views.ready,
     opsUrl: ops.url,
     proxyAddress: conn.proxyAddress,
+    keyRotation,
     alerts: alerts.raised,
     stop: botStopFor({ ...parts, views, ops }),
   }

@@ -52,6 +52,8 @@ export function createKeyRotation(o: {
   domain: PerpsDomain
   salts: SaltSource
   logger: Pick<Logger, 'info' | 'warn'>
+  /** Where the process keeps secrets to redact from logs (the new key and secret join it). */
+  secretBag?: { add(secret: string): void } | undefined
   /** How long the old key stays usable after the switch (a command's longest time in flight). Default 10 s. */
   drainMs?: number | undefined
 }): KeyRotator {
@@ -87,6 +89,8 @@ export function createKeyRotation(o: {
         } catch (e) {
           throw new InputValidationError('the new proxy key or secret is malformed', { cause: e })
         }
+        o.secretBag?.add(next.privateKey)
+        o.secretBag?.add(next.secret)
         const previous = o.key.switchTo({ signer, credentials })
         const failed = await selfTest()
         if (failed !== undefined) {

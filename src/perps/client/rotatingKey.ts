@@ -55,4 +55,9 @@ export class RotatingProxyKey {
   get switches(): number {
     return this.#switches
   }
+
+  /** Logged or serialized: the proxy only, never the secret. */
+  toJSON(): { proxy: string } {
+    return { proxy: this.proxy }
+  }
 }
