@@ -37,6 +37,7 @@ import { createBotOrderDesk } from './orders/orderDesk.ts'
 import { createOrderOwnership } from './orders/orderOwnership.ts'
 import { createBotJournal } from './startup/botJournalPart.ts'
 import type { ConnectOptions, VenueLink } from './startup/connect.ts'
+import { createKeyRotation, type KeyRotator } from './startup/keyRotation.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { botStopFor, type StopReport } from './startup/stopSequence.ts'
 import { connectBot } from './startup/watchedConnect.ts'
@@ -92,6 +93,8 @@ export interface RunningBot {
   ready(): { ok: boolean; reasons: string[] }
   readonly opsUrl: string | undefined
   readonly proxyAddress: string
+  /** Switches the proxy key while running (`POST /control/rotate-key`, src/ops/rotateKeyEndpoint.ts). */
+  readonly keyRotation: KeyRotator
   /** Alerts raised so far (most recent last, bounded). */
   alerts(): readonly Alert[]
   /** Commands to the running bot (pause, resume, cancel-all, flatten, reload, stop). */
@@ -128,6 +131,13 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   await journal.reconcileAtStart(perps, venueClock)
   const venue = { ...base, conn, perps, venueClock, instrumentIds }
   const openOrders = createBotOpenOrderBook(venue)
+  const keyRotation = createKeyRotation({
+    ...conn,
+    perps,
+    clock: venueClock,
+    logger: log,
+    secretBag: o.secretBag,
+  })
   const orders = createBotOrderDesk({ ...venue, openOrders })
   startup.step('the dead-man switch')
   const deadMan = await armBotDeadManSwitch({ ...venue, openOrders, orders })
@@ -205,6 +215,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     ready: views.ready,
     opsUrl: ops.url,
     proxyAddress: conn.proxyAddress,
+    keyRotation,
     alerts: alerts.raised,
     control,
     protections,

@@ -26,6 +26,7 @@ import { downloadCommand } from './download.ts'
 import { eventsCommand } from './events.ts'
 import { recordCommand } from './record.ts'
 import { reportCommand } from './report.ts'
+import { rotateKeyCommand } from './rotateKey.ts'
 import { runCommand } from './run.ts'
 import { abortOnSignals } from './signals.ts'
 import { simulateCommand } from './simulate.ts'
@@ -55,6 +56,7 @@ commands:
   withdraw       withdraw pUSD to the owner wallet (owner-signed; shows the fee, asks first)
   revoke-proxy   revoke a proxy key (owner-signed)
   account-stats  the account's 7-day volumes and maker share
+  rotate-key     --live: a new proxy key for the running bot, the old one revoked after the switch
   doctor         preflight checks of the venue, the credentials and the account (--live)
   status         one-shot account and margin view (of the running bot, or --live the venue)
   events         query the event catalogue (filters, cursor paging; table or --format ndjson)
@@ -119,6 +121,8 @@ export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'
         return await revokeProxyCommand(sub)
       case 'account-stats':
         return await accountStatsCommand(sub)
+      case 'rotate-key':
+        return await rotateKeyCommand(sub)
       case 'doctor':
         return await doctorCommand(sub)
       case 'status':

@@ -11,6 +11,7 @@ const COMMANDS = [
   'withdraw',
   'revoke-proxy',
   'account-stats',
+  'rotate-key',
   'status',
   'events',
   'config',

@@ -6,6 +6,7 @@
  * over loopback (127.0.0.1), so nothing of ours stands between the mock and the oracle. Runs on Node 20
  * and 24 (the bindings import on both).
  */
+
 import { request, WebSocket } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -21,10 +22,9 @@ import {
 } from '../../src/perps/signing/ops.ts'
 import { SaltSource } from '../../src/perps/signing/salt.ts'
 import { seededRandom } from '../../src/random.ts'
+import { OWNER_PK } from '../mock/perps/helpers.ts'
 import { advance, PROXY, PROXY_PK, SECRET, startStreamMock, until } from '../perps/stream/streamHarness.ts'
 
-/** The owner of the stream harness's account (public Hardhat dev key 0; never fund it). */
-const OWNER_PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcaf784d7bf4f2ff80'
 /** A second proxy the owner registers (an address only: nothing signs with it). */
 const SECOND_PROXY = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 

@@ -110,6 +110,10 @@ describe('an order filled while its modify and cancel are in flight (every offic
       })
       const plan = { modify: [{ oid: a, p: '149.6', qty: '1' }], create: [], cancel: [b] }
       const outcome = await desk.gateway.submitPlan({ instrumentId: SOL, plan, priority: 'quote' })
+      // No orders push told the book how they ended: after the settle time, the instrument is read.
+      expect(reconciled).toEqual([])
+      m.clock.advance(2_000)
+      for (let i = 0; i < 100 && reconciled.length === 0; i++) await new Promise((r) => setTimeout(r, 1))
       await desk.batcher.stop()
 
       expect(outcome.modify).toEqual([{ status: 'err', error: code, oid: a }])

@@ -24,6 +24,8 @@ describe('the weight table', () => {
         'cancelOrdersCoid',
         'updateLeverage',
         'updateMargin',
+        'deleteProxy',
+        'withdraw',
       ].sort(),
     )
     expect(endpoints.filter((e) => PERPS_WEIGHTS[e].batch === true).sort()).toEqual(

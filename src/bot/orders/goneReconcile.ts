@@ -1,10 +1,12 @@
 /**
  * A modify or cancel answered "order is gone" (`ORDER_GONE_CODES`: filled, cancelled or rejected
  * while the command was in flight) is no rejection, but the bot does not yet know how the order
- * ended: the open-order book is reconciled for that instrument, so a fill or a cancel we did not see
- * is read from the venue rather than guessed. Reconciles are coalesced: instruments found gone while
- * one runs are read together in the next.
+ * ended. The `orders` stream usually says it within moments; if after `settleMs` the open-order book
+ * still lists the order as open (no push, no poll told it), that instrument is reconciled over REST, so
+ * a fill or a cancel we did not see is read from the venue rather than guessed. Reconciles are
+ * coalesced: instruments found gone while one runs are read together in the next.
  */
+import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import { isOrderGoneCode } from '../../perps/schemas/orders.ts'
@@ -13,6 +15,11 @@ import type { Batcher, CancelCommand, CreateCommand, ItemOutcome, ModifyCommand 
 export interface GoneReconcileOptions {
   reconcile(instrumentIds: readonly number[]): Promise<void>
   logger: Pick<Logger, 'info' | 'error'>
+  clock: Pick<Clock, 'setTimeout'>
+  /** Whether the open-order book still lists the order as open (absent: always reconcile). */
+  stillOpen?: ((oid: number) => boolean) | undefined
+  /** How long the stream gets to report the order's end first. Default 2 s. */
+  settleMs?: number | undefined
 }
 
 export interface GoneReconcileState {
@@ -45,12 +52,16 @@ export function withGoneReconcile(
     running = undefined
   }
 
-  const found = (iid: number, oid: number | undefined, code: string): void => {
+  const settleMs = o.settleMs ?? 2_000
+  let stopped = false
+  const found = (iid: number, oid: number, code: string): void => {
     s.gone++
-    o.logger.info({ iid, oid, code }, 'order already gone at the venue; reconciling its instrument')
-    waiting.add(iid)
-    // Started after the current microtasks, so items of one batch share a reconcile.
-    running ??= Promise.resolve().then(drain)
+    o.logger.info({ iid, oid, code }, 'order already gone at the venue')
+    o.clock.setTimeout(() => {
+      if (stopped || (o.stillOpen !== undefined && !o.stillOpen(oid))) return
+      waiting.add(iid)
+      running ??= Promise.resolve().then(drain)
+    }, settleMs)
   }
 
   const goneCode = (r: { status: string; error?: unknown }): string | undefined =>
@@ -85,6 +96,7 @@ export function withGoneReconcile(
     state: () => batcher.state(),
     stop: async () => {
       await batcher.stop()
+      stopped = true
       await running
     },
     goneState: () => ({ ...s }),

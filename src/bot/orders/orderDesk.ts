@@ -91,9 +91,12 @@ export function createOrderDesk(o: {
   // 425 holds, 503 post-only mode and `order_in_flight` cancels handled in front of the batcher.
   const conditioned = withVenueConditions(batched, { clock: o.clock, logger: o.logger, alerts: o.alerts })
   // A modify or cancel answered "order is gone": reconcile that instrument (no rejection).
+  const openNow = o.openOrders.snapshot
   const batcher = withGoneReconcile(conditioned, {
     reconcile: (ids) => o.openOrders.reconcile(ids),
     logger: o.logger,
+    clock: o.clock,
+    stillOpen: openNow && ((oid) => openNow().orders.some((x) => x.oid === oid)),
   })
   const { foreignRestOn } = o.openOrders
   const owed = createOwedCancels(o.clock)

@@ -4,9 +4,14 @@
  */
 import type { Clock } from '../../clock.ts'
 import type { HttpTransport } from '../../http/transport.ts'
-import type { PerpsResponseObserver, ProxyCredentials, RequestGate } from '../../perps/client/context.ts'
+import type {
+  PerpsCommandSigner,
+  PerpsResponseObserver,
+  ProxyCredentials,
+  RequestGate,
+} from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
-import type { CommandSigner } from '../../perps/signing/commandSigner.ts'
+import type { RotatingProxyKey } from '../../perps/client/rotatingKey.ts'
 import type { PerpsEndpoint } from '../../perps/weights.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
@@ -18,8 +23,8 @@ export function createBotPerpsClient(o: {
   transport: HttpTransport
   clock: Clock
   random: Random
-  credentials?: ProxyCredentials | undefined
-  signer: CommandSigner
+  credentials?: ProxyCredentials | RotatingProxyKey | undefined
+  signer: PerpsCommandSigner
   /** Every request passes it (the bot's weight limiter). */
   gate?: RequestGate | undefined
   /** What the venue tells us beside each answer: its rate-limit count, rows it sent that we cannot read. */

@@ -11,6 +11,7 @@ import { createHttpTransport, type HttpTransport } from '../../http/transport.ts
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import { type PerpsResponseObserver, ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
+import { RotatingProxyKey } from '../../perps/client/rotatingKey.ts'
 import { syncClock } from '../../perps/client/syncClock.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import { CommandSigner } from '../../perps/signing/commandSigner.ts'
@@ -54,8 +55,12 @@ export interface Connections {
   venueClock: OffsetClock
   signer: CommandSigner
   proxyAddress: string
-  /** The proxy and its API secret (the stream's `auth`). Never logged. */
-  credentials: ProxyCredentials
+  /** The proxy and its API secret (the stream's `auth`; the rotating key, read per use). Never logged. */
+  credentials: { readonly proxy: string; readonly secret: string }
+  /** The proxy key the client signs with, switched by a key rotation. */
+  key: RotatingProxyKey
+  /** The salts of every signer of this process (a rotated key shares them). */
+  salts: SaltSource
   proxyExpiry: number | undefined
   domain: PerpsDomain
   instruments: Map<string, Instrument>
@@ -236,13 +241,15 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       credentials = new ProxyCredentials(addressOfPrivateKey(proxyKey, 'PERPS_PROXY_PRIVATE_KEY'), secret)
     }
     const signer = new CommandSigner({ privateKey: proxyKey, clock: venueClock, salts, domain })
+    // One key object for the client and the private stream: a rotation (keyRotation.ts) switches both.
+    const key = new RotatingProxyKey({ signer, credentials })
     const perps = createBotPerpsClient({
       settings,
       transport: perpsTransport,
       clock: venueClock,
       random: o.random,
-      credentials,
-      signer,
+      credentials: key,
+      signer: key,
       gate: o.gate,
     })
 
@@ -253,7 +260,9 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       venueClock,
       signer,
       proxyAddress: credentials.proxy,
-      credentials,
+      credentials: key,
+      key,
+      salts,
       proxyExpiry,
       domain,
       instruments,

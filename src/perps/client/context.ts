@@ -3,6 +3,7 @@
  * headers, signers, the request gate), built once from `PerpsClientConfig`. Endpoint functions take it as
  * their first argument (viem/hyperliquid style); `createPerpsClient` only binds it.
  */
+
 import { inspect } from 'node:util'
 import { type Clock, systemClock } from '../../clock.ts'
 import { ConfigError } from '../../errors.ts'
@@ -12,6 +13,7 @@ import { createHttpTransport, type HttpTransport, type HttpTransportOptions } fr
 import { type Random, systemRandom } from '../../random.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
 import type { EndpointKind, PerpsEndpoint, WeightInput } from '../weights.ts'
+import { RotatingProxyKey } from './rotatingKey.ts'
 
 /** The venue's header names (protocol-notes b); the spec's `SERVICE-PROXY`/`SERVICE-SECRET` work by config. */
 export const DEFAULT_AUTH_HEADER_NAMES: Readonly<AuthHeaderNames> = Object.freeze({
@@ -142,7 +144,7 @@ export interface PerpsClientConfig {
   /** Retry jitter. */
   random?: Random | undefined
   /** For `/v1/account/*` reads and applyReferral. */
-  credentials?: ProxyCredentials | { proxy: string; secret: string } | undefined
+  credentials?: ProxyCredentials | RotatingProxyKey | { proxy: string; secret: string } | undefined
   /** Header names; defaults to POLYMARKET-PROXY / POLYMARKET-SECRET. */
   authHeaderNames?: Partial<AuthHeaderNames> | undefined
   /** Proxy signer for createOrders / modifyOrders / cancelOrders / cancelAll. */
@@ -164,7 +166,8 @@ export interface PerpsClientContext {
   readonly clock: Clock
   /** Uniform in [0, 1), for backoff jitter. */
   readonly random: () => number
-  readonly credentials?: ProxyCredentials | undefined
+  /** A fixed key's pair, or a `RotatingProxyKey` (read per request). */
+  readonly credentials?: ProxyCredentials | RotatingProxyKey | undefined
   readonly authHeaderNames: Readonly<AuthHeaderNames>
   readonly signer?: PerpsCommandSigner | undefined
   readonly ownerSigner?: PerpsOwnerSigner | undefined
@@ -199,11 +202,11 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
     !(Number.isFinite(config.defaultExpAfterMs) && config.defaultExpAfterMs > 0)
   )
     issues.push('defaultExpAfterMs: must be a positive number of ms')
-  let credentials: ProxyCredentials | undefined
+  let credentials: ProxyCredentials | RotatingProxyKey | undefined
   if (config.credentials !== undefined) {
     try {
       credentials =
-        config.credentials instanceof ProxyCredentials
+        config.credentials instanceof ProxyCredentials || config.credentials instanceof RotatingProxyKey
           ? config.credentials
           : new ProxyCredentials(config.credentials.proxy, config.credentials.secret)
     } catch (e) {

@@ -75,6 +75,8 @@ it('pushes the charge at the hour to a session that pings on its wall clock only
     const pushed = s.frames.filter((f) => f.ch === 'funding').map((f) => f.data)
     expect(pushed).toEqual(
       charged.map((c) => ({
+        // The payment's id, as on REST (bindings 0.10.0).
+        id: c.id,
         iid: c.instrument_id,
         sz: c.size,
         fr: c.funding_rate,

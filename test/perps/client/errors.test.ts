@@ -12,17 +12,21 @@ import {
   UnknownOutcomeError,
 } from '../../../src/errors.ts'
 import type { PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
+import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
 import type { PerpsEndpoint } from '../../../src/perps/weights.ts'
 import {
   ASSETS_BODY,
   CREDENTIALS_BODY,
   createHarness,
   EXCHANGE_BODY,
+  FakeClock,
   FEES_BODY,
+  fixedRandom,
   type Harness,
   INDEX_BODY,
   INSTRUMENT,
   ORDER_DATA,
+  OWNER_PK,
   PORTFOLIO_BODY,
   PROXY_ADDRESS,
   PUBLIC_PORTFOLIO_BODY,
@@ -45,6 +49,10 @@ interface EndpointCase {
 }
 
 const mod = [{ oid: 1, p: '1', qty: '1' }]
+
+/** The owner's signer, for the owner-signed commands (deleteProxy, withdraw). */
+const ownerSigner = () =>
+  new CommandSigner({ privateKey: OWNER_PK, clock: new FakeClock(), salts: fixedRandom(3) })
 
 const CASES: EndpointCase[] = [
   {
@@ -255,6 +263,42 @@ const CASES: EndpointCase[] = [
     command: true,
     batch: false,
     mismatch: { body: { status: 'ok', deadline: 'soon' }, field: 'deadline' },
+  },
+  {
+    endpoint: 'getAccountStats',
+    method: 'GET',
+    path: '/v1/account/stats',
+    call: (c) => c.getAccountStats(),
+    command: false,
+    batch: false,
+    mismatch: { body: { volume_7d: 7 }, field: 'volume_7d' },
+  },
+  {
+    endpoint: 'getNotifications',
+    method: 'GET',
+    path: '/v1/account/notifications',
+    call: (c) => c.getNotifications(),
+    command: false,
+    batch: false,
+    mismatch: { body: { items: [], unread: 'none', has_more: false }, field: 'unread' },
+  },
+  {
+    endpoint: 'deleteProxy',
+    method: 'DELETE',
+    path: '/v1/account/proxy',
+    call: (c) => c.deleteProxy({ proxy: PROXY_ADDRESS }, { owner: ownerSigner() }),
+    command: true,
+    batch: false,
+    mismatch: { body: { status: 'maybe' }, field: 'status' },
+  },
+  {
+    endpoint: 'withdraw',
+    method: 'POST',
+    path: '/v1/account/withdraw',
+    call: (c) => c.withdraw({ amount: 1_000_000n }, { owner: ownerSigner() }),
+    command: true,
+    batch: false,
+    mismatch: { body: { status: 'maybe' }, field: 'status' },
   },
   {
     endpoint: 'getAutoCancel',
