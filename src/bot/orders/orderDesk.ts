@@ -39,7 +39,7 @@ export interface BatchRecorder {
 export function createOrderDesk(o: {
   perps: BatchSend & CancelById & Pick<PerpsClient, 'cancelAll'> & Partial<Pick<PerpsClient, 'getOpenOrders'>>
   /** With `foreignRestOn`, a cancel-all spares the orders the bot did not place. */
-  openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'foreignRestOn'>>
+  openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'foreignRestOn' | 'snapshot'>>
   /** Our client order ids for creates (absent: none). */
   orderIds?: { next(): string } | undefined
   /** Which orders are ours: while others rest, a cancel-all cancels ours by id (absent: all). */
