@@ -196,6 +196,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     scrubber: o.secretBag,
     history: journal.history,
     control,
+    keyRotation,
   })
   // The phone (TELEGRAM_BOT_TOKEN): commands through the same control part, alerts as they are sent.
   const phone = await startBotTelegram({ ...parts, views, control, secrets: o.secrets })

@@ -95,6 +95,22 @@ async function send(
   url: string,
 ): Promise<{ status: number; text: string }> {
   const body = instrument === undefined ? {} : { instrument }
+  return postToBot({ transport, path: `/control/${name}`, body, token, url })
+}
+
+/**
+ * POSTs to the running bot's control routes: with the ops token when set, else with the session's
+ * CSRF token (loopback), as the dashboard does. No bot answering, or one wanting a token, is a usage
+ * error naming the address.
+ */
+export async function postToBot(o: {
+  transport: HttpTransport
+  path: string
+  body: unknown
+  token: string | undefined
+  url: string
+}): Promise<{ status: number; text: string }> {
+  const { transport, path, body, token, url } = o
   const reach = async <T>(f: () => Promise<T>): Promise<T> => {
     try {
       return await f()
@@ -108,7 +124,7 @@ async function send(
     return reach(() =>
       transport.request({
         method: 'POST',
-        path: `/control/${name}`,
+        path,
         headers: { authorization: `Bearer ${token}`, [CLIENT_HEADER]: 'cli' },
         body,
       }),
@@ -124,7 +140,7 @@ async function send(
   return reach(() =>
     transport.request({
       method: 'POST',
-      path: `/control/${name}`,
+      path,
       headers: { [CSRF_HEADER]: csrf, [CLIENT_HEADER]: 'cli' },
       body,
     }),

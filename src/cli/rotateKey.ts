@@ -1,13 +1,15 @@
 /**
  * `perpbot rotate-key --live`: key rotation without downtime. Registers a new proxy key with the owner
- * key, hands it to the running bot through its ops server (`POST /control/rotate-key`, bearer
- * PERPBOT_OPS_TOKEN), and revokes the old key only once the bot answers that it signs with the new
+ * key, hands it to the running bot through its ops server (`POST /control/rotate-key`, with
+ * PERPBOT_OPS_TOKEN, or the session's CSRF token on loopback), and revokes the old key only once the bot answers that it signs with the new
  * one and the old one has drained. If the bot refuses the new key, the new key is revoked again and
  * the bot trades on with the old one (exit 1). Prints the new key pair once, for the secret store.
  */
 import { parseArgs } from 'node:util'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { systemClock } from '../clock.ts'
+import { describeError } from '../errors.ts'
+import { createHttpTransport } from '../http/transport.ts'
 import { ROTATE_KEY_PATH } from '../ops/rotateKeyEndpoint.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../perps/signing/commandSigner.ts'
@@ -17,6 +19,7 @@ import { SaltSource } from '../perps/signing/salt.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
+import { postToBot } from './control.ts'
 
 export const ROTATE_KEY_USAGE = `usage: perpbot rotate-key --live [--ops-url URL] [--expiry-days N] [--label TEXT]
   Rotates the running bot's proxy key without stopping it: registers a new proxy with the owner key
@@ -76,17 +79,29 @@ export async function rotateKeyCommand(ctx: CliContext): Promise<number> {
       { owner },
     )
     ctx.stderr(`new proxy ${next} registered; handing it to the bot at ${opsUrl}`)
-    const res = await fetch(`${opsUrl}${ROTATE_KEY_PATH}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify({ privateKey: nextKey, secret: created.credentials.secret }),
-      signal: ctx.signal,
-    }).catch((e: unknown) => e)
-    const answer =
-      res instanceof Response ? ((await res.json().catch(() => ({}))) as Record<string, unknown>) : {}
-    if (!(res instanceof Response) || res.status !== 200 || typeof answer.previous !== 'string') {
+    // The ops token when set, else the session's CSRF token on loopback: as every control command.
+    const ops = createHttpTransport({ baseUrl: opsUrl, connectTimeoutMs: 2_000, headersTimeoutMs: 60_000 })
+    let res: { status: number; text: string } | undefined
+    let failure: unknown
+    try {
+      res = await postToBot({
+        transport: ops,
+        path: ROTATE_KEY_PATH,
+        body: { privateKey: nextKey, secret: created.credentials.secret },
+        token,
+        url: opsUrl,
+      })
+    } catch (e) {
+      failure = e
+    } finally {
+      await ops.close()
+    }
+    const answer = replyOf(res?.text)
+    if (res === undefined || res.status !== 200 || typeof answer.previous !== 'string') {
       const why =
-        res instanceof Response ? `${res.status} ${String(answer.reason ?? answer.error ?? '')}` : String(res)
+        res === undefined
+          ? describeError(failure)
+          : `${res.status} ${String(answer.reason ?? answer.error ?? '')}`
       ctx.stderr(`the bot did not take the new key (${why}); revoking the new key, the bot keeps the old one`)
       await client.deleteProxy({ proxy: next }, { owner }).catch(() => undefined)
       return 1
@@ -101,5 +116,16 @@ export async function rotateKeyCommand(ctx: CliContext): Promise<number> {
     return 0
   } finally {
     await client.close()
+  }
+}
+
+/** The bot's JSON answer as fields (empty when it is not an object). */
+function replyOf(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {}
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return parsed !== null && typeof parsed === 'object' ? { ...parsed } : {}
+  } catch {
+    return {}
   }
 }

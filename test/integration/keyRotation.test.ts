@@ -15,7 +15,8 @@ import { main } from '../../src/cli/main.ts'
 import { systemClock } from '../../src/clock.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
-import { ROTATE_KEY_PATH, rotateKeyReply } from '../../src/ops/rotateKeyEndpoint.ts'
+import { createControlRoutes } from '../../src/ops/control/controlRoutes.ts'
+import { rotateKeyReply } from '../../src/ops/rotateKeyEndpoint.ts'
 import { ProxyCredentials } from '../../src/perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../src/perps/client/createPerpsClient.ts'
 import { RotatingProxyKey } from '../../src/perps/client/rotatingKey.ts'
@@ -211,15 +212,19 @@ describe('perpbot rotate-key --live', () => {
       logger: createLogger({ level: 'silent', pretty: 'never' }),
       drainMs: 50,
     })
-    // The bot's ops server, reduced to the one control endpoint.
+    // The bot's control routes as the ops server mounts them (no token: the CLI reads the session's
+    // CSRF token on loopback, as for every control command).
+    const routes = createControlRoutes({
+      target: { run: async () => ({ ok: true, command: 'none', changed: false, message: 'unused' }) },
+      token: undefined,
+      readOnly: false,
+      instruments: () => [],
+      rotateKey: rotation,
+    })
     const ops = createServer((req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        void rotateKeyReply(JSON.parse(Buffer.concat(chunks).toString('utf8')), rotation).then((r) => {
-          res.writeHead(req.url === ROTATE_KEY_PATH ? r.status : 404, { 'content-type': 'application/json' })
-          res.end(JSON.stringify(r.body))
-        })
+      void routes.handle(req, new URL(req.url ?? '/', 'http://127.0.0.1')).then((r) => {
+        res.writeHead(r?.status ?? 404, { 'content-type': r?.contentType ?? 'application/json' })
+        res.end(r?.body ?? '{}')
       })
     })
     await new Promise<void>((resolve) => ops.listen(0, '127.0.0.1', () => resolve()))

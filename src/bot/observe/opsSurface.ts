@@ -11,6 +11,7 @@ import { type ControlTarget, createControlRoutes } from '../../ops/control/contr
 import type { HistorySource } from '../../ops/dashboard/history.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
 import { startOpsServer } from '../../ops/opsServer.ts'
+import type { KeyRotationTarget } from '../../ops/rotateKeyEndpoint.ts'
 import type { WatchdogCheck } from '../../ops/watchdog.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { LedgerFill } from '../account/pnlLedger.ts'
@@ -58,6 +59,8 @@ export async function startOpsSurface(o: {
   fleet?: { view(): Promise<FleetView> } | undefined
   /** The commands to the running bot (`/control/…`); absent: none served. */
   control?: ControlTarget | undefined
+  /** The bot's key rotation, served beside the commands (`POST /control/rotate-key`). */
+  keyRotation?: KeyRotationTarget | undefined
 }): Promise<OpsSurface> {
   if (!o.enabled) return { url: undefined, loops: [], close: async () => undefined }
   const { clock, actors, account, metrics } = o
@@ -113,6 +116,7 @@ export async function startOpsSurface(o: {
             token: o.token,
             readOnly: o.settings.ops.readOnly,
             instruments: () => actors.instruments.map((i) => i.symbol),
+            rotateKey: o.keyRotation,
           }),
   })
   return { url: server.url, loops: [gauges, timeline], close: () => server.close() }

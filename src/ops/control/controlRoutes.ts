@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { bearerChecker, tokenChecker, tokenFromCookie } from '../opsAuth.ts'
+import { type KeyRotationTarget, ROTATE_KEY_PATH, rotateKeyReply } from '../rotateKeyEndpoint.ts'
 import { CONTROLS_SCRIPT } from './controlsScript.ts'
 
 /** The commands, as the bot's control part names them. */
@@ -70,6 +71,8 @@ export function createControlRoutes(o: {
   instruments: () => readonly string[]
   /** This run's CSRF token (default: 32 random bytes). */
   csrf?: string | undefined
+  /** The bot's key rotation (`POST /control/rotate-key`, `perpbot rotate-key`); absent: 404 there. */
+  rotateKey?: KeyRotationTarget | undefined
 }): ControlRoutes {
   const csrf = o.csrf ?? randomBytes(32).toString('hex')
   const csrfMatches = tokenChecker(csrf)
@@ -79,18 +82,48 @@ export function createControlRoutes(o: {
   const mayRead = (req: IncomingMessage): boolean =>
     o.token === undefined || bearer(req.headers.authorization) || cookie(tokenFromCookie(req.headers.cookie))
 
-  const command = async (req: IncomingMessage, name: ControlCommandName): Promise<ControlReplyHttp> => {
-    if (o.readOnly) return json(403, { error: 'read_only', message: 'ops.readOnly is set: commands are off' })
+  /** A POST's body when it may act, else its refusal (read-only, authentication, origin, media type, size). */
+  const admitted = async (
+    req: IncomingMessage,
+  ): Promise<{ body: string } | { refused: ControlReplyHttp }> => {
+    if (o.readOnly)
+      return { refused: json(403, { error: 'read_only', message: 'ops.readOnly is set: commands are off' }) }
     const byToken = bearer(req.headers.authorization)
     if (!byToken) {
       if (!mayRead(req) || !csrfMatches(headerOf(req, CSRF_HEADER)))
-        return json(401, { error: 'unauthorized', message: 'needs the ops token or the session CSRF token' })
-      if (!sameOrigin(req)) return json(403, { error: 'cross_origin', message: 'Origin is not this server' })
+        return {
+          refused: json(401, {
+            error: 'unauthorized',
+            message: 'needs the ops token or the session CSRF token',
+          }),
+        }
+      if (!sameOrigin(req))
+        return { refused: json(403, { error: 'cross_origin', message: 'Origin is not this server' }) }
     }
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
-      return json(415, { error: 'unsupported_media_type', message: 'send application/json' })
+      return { refused: json(415, { error: 'unsupported_media_type', message: 'send application/json' }) }
     const body = await readBody(req)
-    if (body === undefined) return json(413, { error: 'too_large' })
+    if (body === undefined) return { refused: json(413, { error: 'too_large' }) }
+    return { body }
+  }
+
+  const rotate = async (req: IncomingMessage): Promise<ControlReplyHttp> => {
+    const a = await admitted(req)
+    if ('refused' in a) return a.refused
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(a.body)
+    } catch {
+      return json(400, { error: 'bad_request', message: 'the body is not JSON' })
+    }
+    const reply = await rotateKeyReply(parsed, o.rotateKey)
+    return json(reply.status, reply.body)
+  }
+
+  const command = async (req: IncomingMessage, name: ControlCommandName): Promise<ControlReplyHttp> => {
+    const a = await admitted(req)
+    if ('refused' in a) return a.refused
+    const { body } = a
     let instrument: string | undefined
     try {
       const parsed: unknown = body.trim() === '' ? {} : JSON.parse(body)
@@ -133,6 +166,10 @@ export function createControlRoutes(o: {
           commands: CONTROL_COMMAND_NAMES,
           instruments: o.instruments(),
         })
+      }
+      if (path === ROTATE_KEY_PATH) {
+        if (method !== 'POST') return json(405, { error: 'method_not_allowed' }, { allow: 'POST' })
+        return rotate(req)
       }
       const name = CONTROL_COMMAND_NAMES.find((c) => path === `/control/${c}`)
       if (name === undefined) return json(404, { error: 'not_found', path })
