@@ -3,30 +3,20 @@
  * and output functions through `CliContext`. Errors end as one clear message and an exit code:
  * 2 for bad usage or configuration, 1 for everything else — never a bare stack trace.
  */
-
 import { readFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import { errorMessage, fieldOf } from '../guards.ts'
-import { runStandaloneMock } from '../mock/standalone.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
-import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
-import { createProxyCommand } from './createProxy.ts'
-import { doctorCommand } from './doctor.ts'
-import { downloadCommand } from './download.ts'
-import { eventsCommand } from './events.ts'
-import { recordCommand } from './record.ts'
-import { reportCommand } from './report.ts'
-import { runCommand } from './run.ts'
 import { abortOnSignals } from './signals.ts'
-import { simulateCommand } from './simulate.ts'
-import { statusCommand } from './status.ts'
-import { sweepCommand } from './sweep.ts'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** The checkout's root: two folders up from `src/cli/`, three from the build's `dist/src/cli/`. */
+const ROOT = ((up: string) => (basename(up) === 'dist' ? dirname(up) : up))(
+  resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'),
+)
 
 /** The package version, from package.json. */
 export function version(): string {
@@ -65,31 +55,36 @@ export async function main(argv: readonly string[], ctx: Omit<CliContext, 'argv'
     return 0
   }
   try {
+    // Each command's module is imported when that command runs: `--version` and `--help` load nothing
+    // else, and a command loads only its own part of the tree.
     switch (command) {
       case 'run':
-        return await runCommand(sub, version())
+        return await (await import('./run.ts')).runCommand(sub, version())
       case 'mock':
-        return await runStandaloneMock(rest, { stdout: ctx.stdout, stderr: ctx.stderr })
+        return await (await import('../mock/standalone.ts')).runStandaloneMock(rest, {
+          stdout: ctx.stdout,
+          stderr: ctx.stderr,
+        })
       case 'simulate':
-        return await simulateCommand(sub, version())
+        return await (await import('./simulate.ts')).simulateCommand(sub, version())
       case 'download':
-        return await downloadCommand(sub)
+        return await (await import('./download.ts')).downloadCommand(sub)
       case 'record':
-        return await recordCommand(sub)
+        return await (await import('./record.ts')).recordCommand(sub)
       case 'sweep':
-        return await sweepCommand(sub, version())
+        return await (await import('./sweep.ts')).sweepCommand(sub, version())
       case 'create-proxy':
-        return await createProxyCommand(sub)
+        return await (await import('./createProxy.ts')).createProxyCommand(sub)
       case 'doctor':
-        return await doctorCommand(sub)
+        return await (await import('./doctor.ts')).doctorCommand(sub)
       case 'status':
-        return await statusCommand(sub)
+        return await (await import('./status.ts')).statusCommand(sub)
       case 'events':
-        return await eventsCommand(sub)
+        return await (await import('./events.ts')).eventsCommand(sub)
       case 'config':
-        return await configCommand(sub)
+        return await (await import('./configExplain.ts')).configCommand(sub)
       case 'report':
-        return await reportCommand(sub)
+        return await (await import('./report.ts')).reportCommand(sub)
       case 'help':
       case '--help':
       case '-h':
