@@ -26,6 +26,7 @@ import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
+import { nodeEndOfLifeWarning } from './nodeSupport.ts'
 import { startRunRecording } from './runRecording.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
@@ -176,6 +177,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   }
   const joined = warm?.joined
   const secrets = warm?.secrets ?? loaded.secrets
+  const eol = nodeEndOfLifeWarning(process.version, Date.now())
+  if (eol !== undefined) logger.warn({ node: process.version }, eol)
   const heap = applyHeapPolicy(settings.ops.heapGrowthPercent)
   logger.info(
     heap,
