@@ -1,29 +1,29 @@
 # syntax=docker/dockerfile:1
-# perpbot container: the bot runs TypeScript through tsx (a runtime dependency), so nothing is
-# compiled. The build stage exists only as a gate: it type-checks the tree with the dev
-# dependencies, so a tree that does not type-check never becomes an image. The runtime stage
-# installs production dependencies alone and copies only what runs.
+# perpbot container: compiled JavaScript on Node 24 LTS, nothing compiled at run time and no compiler
+# toolchain in either stage. The build stage installs everything, type-checks and compiles (tsc emit,
+# `npm run build`; a tree that does not type-check never becomes an image), then prunes to production
+# modules. The runtime stage gets the compiled tree at the app's root, those modules, the config, and
+# nothing else.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# ---- build: full install + type check; ships the checked sources and the production modules ----
+# ---- build: full install, type check + compile, production modules ----
 FROM ${NODE_IMAGE} AS build
-# The journal's SQLite driver on Node 24 is better-sqlite3 13 (npm alias better-sqlite3-napi; Node-API,
-# prebuilt binaries in the package). better-sqlite3 12 stays in the tree for Node 20 and compiles with
-# node-gyp at npm ci (no prebuilt download for every ABI), which needs these tools. They stay in this
-# stage; the runtime stage gets the built modules, not the compiler.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-# .dockerignore keeps node_modules, .git, secrets and tests out of the context.
+# --ignore-scripts: nothing is compiled natively. The journal's SQLite driver on Node 24 is
+# better-sqlite3 13 (npm alias better-sqlite3-napi: Node-API, prebuilt binaries in the package, no
+# install script). better-sqlite3 12 is Node 20's driver: its install script would compile it from
+# source with a C++ toolchain; it is never loaded on this image's Node and is removed below. The
+# `prepare` build is run explicitly once the sources are in.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+# .dockerignore keeps node_modules, .git, dist, secrets and tests out of the context.
 COPY . .
 # bin/ is optional; make sure it exists so the runtime stage can always copy it.
-RUN mkdir -p bin && npx tsc --noEmit -p tsconfig.json
-# Production modules only, native addons already built against this very image's Node.
-RUN npm prune --omit=dev --no-audit --no-fund && npm cache clean --force \
+RUN mkdir -p bin && npm run build
+# Production modules only; the Node 20 driver goes; the Node 24 driver must load here.
+RUN npm prune --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force \
+  && rm -rf node_modules/better-sqlite3 \
   && node -e "require('better-sqlite3-napi')(':memory:').close()"
 
 # ---- runtime ----
@@ -36,16 +36,15 @@ RUN apt-get update \
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Same base image as the build stage (same Node ABI, same glibc), so its built modules run here.
 COPY --from=build /app/node_modules ./node_modules
-# Code stays root-owned (the bot cannot rewrite itself); tsconfig.json is read by tsx at run time.
-COPY --from=build /app/tsconfig.json ./
-COPY --from=build /app/src ./src
-COPY --from=build /app/strategies ./strategies
+# Code stays root-owned (the bot cannot rewrite itself). The compiled tree goes to the app's root
+# (src/ and strategies/ hold JavaScript here), so the default strategies folder is the shipped one.
+COPY --from=build /app/dist/src ./src
+COPY --from=build /app/dist/strategies ./strategies
 COPY --from=build /app/config ./config
 COPY --from=build /app/bin ./bin
 # The restart journal (ops.stateDir, relative to /app by default) is the only writable path besides
-# /tmp (tsx's compile cache); mount a volume here to keep it across container restarts. The image
+# /tmp; mount a volume here to keep it across container restarts. The image
 # runs with a read-only root filesystem when both are mounted writable (deploy/ does so).
 RUN mkdir -p /app/.perpbot-state && chown node:node /app/.perpbot-state
 USER node
@@ -64,4 +63,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # 10 s stop grace period); a second signal forces exit.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--import", "tsx", "src/cli/main.ts", "run", "--live", "--ops-host", "0.0.0.0"]
+CMD ["node", "src/cli/main.js", "run", "--live", "--ops-host", "0.0.0.0"]

@@ -4,6 +4,7 @@
  * without the markers gets the region appended at the end.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, release, totalmem } from 'node:os'
 
 /** `doc` with the region `name` set to `body` (markers added at the end when missing). */
 export function replaceRegion(doc: string, name: string, body: string): string {
@@ -52,3 +53,16 @@ export function checksTable(checks: readonly Check[]): string {
     ),
   ].join('\n')
 }
+
+/** The machine a run measured on: CPU model and count, memory, Node, kernel. */
+export function machineLine(): string {
+  const cpu = cpus()
+  const model = (cpu[0]?.model ?? 'unknown CPU').replace(/\s+/g, ' ').trim()
+  return `${cpu.length} × ${model}, ${Math.round(totalmem() / 2 ** 30)} GB, Linux ${release()}, Node ${process.version}`
+}
+
+/** The 1-minute load average now (other processes on a shared machine move every figure). */
+export const loadNow = (): number => loadavg()[0] ?? 0
+
+/** `load average 1.2 → 3.4` over a run that started at `from`. */
+export const loadSpan = (from: number): string => `load average ${from.toFixed(1)} → ${loadNow().toFixed(1)}`

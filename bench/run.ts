@@ -8,8 +8,10 @@
  * name contains TEXT; `--record-pairs`: off / on / off-again triples of the recording case, default 3)
  */
 import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { loadNow, loadSpan, machineLine, utcStamp, writeRegion } from './docRegions.ts'
 import { type Distribution, flag, mb, ms, RESULT_PREFIX } from './stats.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -129,6 +131,45 @@ const JOBS: Job[] = [
     nodeFlags: ['--expose-gc'],
     timeoutMs: 240_000,
   },
+  // Issue 36: the 1,000-instrument stream case with the journal on (as `perpbot run` keeps it), and with
+  // recording on as well.
+  ...(['journal on', 'journal on, recording on'] as const).map(
+    (mode): Job => ({
+      name: `tick-to-trade, stream, 1,000 instruments, ${mode}`,
+      script: 'bench/tickToTrade.bench.ts',
+      args: [
+        ...['--transport', 'stream', '--instruments', '1000', '--journal'],
+        ...(mode.endsWith('recording on') ? ['--record', ...RECORD_ARGS] : []),
+        ...['--seconds', QUICK ? '15' : '30', '--warmup', '75', '--warmup-max', '180'],
+      ],
+      nodeFlags: ['--expose-gc'],
+      timeoutMs: 330_000,
+    }),
+  ),
+  // Issue 36: tick-to-trade as a venue measures it: `perpbot run --live` (the compiled build, every
+  // part `run` brings, its journal on unless said) in its own process against the mock in another,
+  // from the venue's price change to the order command arriving there.
+  ...(
+    [
+      [2, 'journal on'],
+      [2, 'journal off'],
+      [1000, 'journal on'],
+      [1000, 'journal on, recording on'],
+    ] as const
+  ).map(
+    ([n, mode]): Job => ({
+      name: `tick-to-trade, venue view (perpbot run --live), ${n.toLocaleString('en')} instruments, ${mode}`,
+      script: 'bench/tickToTradeCli.bench.ts',
+      args: [
+        ...['--instruments', String(n), '--seconds', QUICK ? '15' : '30'],
+        ...(mode.startsWith('journal off') ? ['--no-journal'] : []),
+        ...(mode.endsWith('recording on') ? ['--record'] : []),
+        ...['--warmup', n >= 1000 ? '75' : '8', '--warmup-max', n >= 1000 ? '240' : '60'],
+      ],
+      nodeFlags: [],
+      timeoutMs: n >= 1000 ? 420_000 : 180_000,
+    }),
+  ),
   // The rss baseline: the same 1,000-instrument stream case under V8's own heap growth policy (what
   // `ops.heapGrowthPercent` replaces; src/cli/heapPolicy.ts).
   {
@@ -179,6 +220,8 @@ interface Outcome {
   code: number | null
   timedOut: boolean
   seconds: number
+  /** The machine's load average over the job (shared machine: every figure moves with it). */
+  load: string
   results: Record<string, unknown>[]
   lines: string[]
 }
@@ -186,6 +229,7 @@ interface Outcome {
 function runJob(job: Job): Promise<Outcome> {
   return new Promise((resolve) => {
     const started = performance.now()
+    const load0 = loadNow()
     const child = spawn(process.execPath, [...job.nodeFlags, '--import', 'tsx', job.script, ...job.args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -217,7 +261,8 @@ function runJob(job: Job): Promise<Outcome> {
     child.stderr.on('data', (chunk: string) => process.stderr.write(chunk))
     child.on('close', (code) => {
       clearTimeout(timer)
-      resolve({ job, code, timedOut, seconds: (performance.now() - started) / 1000, results, lines })
+      const seconds = (performance.now() - started) / 1000
+      resolve({ job, code, timedOut, seconds, load: loadSpan(load0), results, lines })
     })
   })
 }
@@ -240,7 +285,9 @@ interface MemoryResult {
 }
 
 const started = performance.now()
-console.log(`# perpbot benches (node ${process.version}, ${QUICK ? 'quick' : 'full'} run)\n`)
+const startedAt = new Date()
+const runLoad0 = loadNow()
+console.log(`# perpbot benches (${machineLine()}, ${QUICK ? 'quick' : 'full'} run)\n`)
 const outcomes: Outcome[] = []
 const selected = ONLY === undefined ? JOBS : JOBS.filter((j) => j.name.includes(ONLY))
 if (selected.length === 0) {
@@ -252,7 +299,7 @@ for (const job of selected) {
   const o = await runJob(job)
   outcomes.push(o)
   const status = o.timedOut ? `TIMED OUT after ${job.timeoutMs / 1000} s` : `exit ${o.code}`
-  console.log(`\n  (${status}, ${o.seconds.toFixed(0)} s)\n`)
+  console.log(`\n  (${status}, ${o.seconds.toFixed(0)} s, ${o.load})\n`)
 }
 
 // --- summary ---
@@ -409,6 +456,52 @@ if (limiterOut) {
   const pick = limiterOut.lines.filter((l) => /one after another|ours \(createWeightLimiter/.test(l))
   if (pick.length > 0) console.log('\nLimiter (colleague’s bench), selected lines\n')
   for (const l of pick) console.log(l)
+}
+
+const venueView = outcomes
+  .flatMap((o) => o.results)
+  .filter((r) => r.bench === 'tickToTradeCli') as unknown as {
+  instruments: number
+  journal: boolean
+  record: boolean
+  latency: Distribution
+  rss: number
+  peakRss: number
+}[]
+if (venueView.length > 0) {
+  console.log(
+    '\nTick-to-trade as a venue sees it (perpbot run --live, compiled, its own process; price change at the mock → order command there; targets at 1,000: p99 ≤ 5 ms, rss ≤ 200 MB)\n',
+  )
+  for (const r of venueView) {
+    const ok = r.instruments >= 1000 ? (r.latency.p99 <= 5 ? ' ✓' : ' ✗') : ''
+    const rssOk = r.instruments >= 1000 ? (r.peakRss <= 200e6 ? ' ✓' : ' ✗') : ''
+    console.log(
+      `venue view ${String(r.instruments).padStart(5)} instruments, journal ${r.journal ? 'on ' : 'off'}${r.record ? ', recording on' : '              '}  p50 ${ms(r.latency.p50)} p90 ${ms(r.latency.p90)} p99 ${ms(r.latency.p99)} ms${ok}  rss ${mb(r.rss)}, peak ${mb(r.peakRss)}${rssOk}`,
+    )
+  }
+}
+
+// The run's figures into docs/benchmarks.md, one region per selection (`--only` runs keep their own),
+// each job with the machine's load while it ran.
+if (!process.argv.includes('--no-write')) {
+  const region = `bench-run${ONLY === undefined ? '' : `-${ONLY.replace(/[^A-Za-z0-9]+/g, '-')}`}${QUICK ? '-quick' : ''}`
+  const rows = outcomes.map((o) => {
+    const figures = o.lines.filter((l) => l.trim() !== '').at(-1) ?? ''
+    return `| ${o.job.name} | ${o.timedOut ? 'timed out' : o.code === 0 ? 'ok' : `exit ${o.code}`} | ${o.load} | ${figures.replaceAll('|', '/').trim()} |`
+  })
+  writeRegion(
+    join(ROOT, 'docs', 'benchmarks.md'),
+    region,
+    [
+      `### \`npm run bench${QUICK ? ' -- --quick' : ''}${ONLY === undefined ? '' : ` --only ${ONLY}`}\` (latest run, written by bench/run.ts)`,
+      '',
+      `Measured ${utcStamp(startedAt)} on ${machineLine()}; ${loadSpan(runLoad0)} over the run (the load of each job beside it).`,
+      '',
+      '| job | result | load during the job | its last figures line |',
+      '|---|---|---|---|',
+      ...rows,
+    ].join('\n'),
+  )
 }
 
 const failed = outcomes.filter((o) => o.timedOut || o.code !== 0)

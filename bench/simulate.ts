@@ -13,7 +13,6 @@
  * raised for `/v1/info/statistics` (100 instruments' answer passes the default 8 MiB).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { type Hex, hashTypedData } from 'viem'
 import { systemClock } from '../src/clock.ts'
@@ -26,6 +25,7 @@ import { DEFAULT_FILL_MODEL } from '../src/research/replay/fillModel.ts'
 import { prepareReplay } from '../src/research/replay/prepareReplay.ts'
 import { runSimulation } from '../src/sim/simulate/runSimulation.ts'
 import { summarize } from '../src/sim/simulate/summary.ts'
+import { loadNow, loadSpan, machineLine } from './docRegions.ts'
 import { DEV_PROXY_PK } from './inProcessBot.ts'
 import { BENCH_DAY0, ensureBenchData } from './researchData.ts'
 import { flag, numberFlag } from './stats.ts'
@@ -52,6 +52,7 @@ const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1,10x1r,10x24f').split('
   }
 })
 const SEED = numberFlag('seed', 1)
+const LOAD0 = loadNow()
 
 interface Row {
   instruments: number
@@ -177,7 +178,7 @@ const fast10 = rows.find((r) => r.instruments === 10 && r.fast)
 const hour100 = rows.find((r) => r.instruments === 100)
 const lines = [
   BEGIN,
-  `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run simulate:bench\` (seed ${SEED}, index-peg, calm; ${cpus().length} cores, load average ${loadavg()[0]?.toFixed(1)} at the end, Node ${process.version}). Wall and CPU time include the bot's start (a few seconds); CPU is the fairer figure on a shared machine.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run simulate:bench\` (seed ${SEED}, index-peg, calm) on ${machineLine()}; ${loadSpan(LOAD0)} over the run. Wall and CPU time include the bot's start (a few seconds); CPU is the fairer figure on a shared machine.`,
   '',
   '| instruments | virtual hours run | signatures | wall s (start) | CPU s (all threads) | wall s per virtual h after start | CPU s per virtual h | speed | clock steps | signed commands | fills | quoting | heap after, MB |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',

@@ -3,37 +3,23 @@
  * and output functions through `CliContext`. Errors end as one clear message and an exit code:
  * 2 for bad usage or configuration, 1 for everything else — never a bare stack trace.
  */
-
 import { readFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { config as loadDotenv } from 'dotenv'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import { errorMessage, fieldOf } from '../guards.ts'
 import { SecretBag } from '../logging/logger.ts'
-import { runStandaloneMock } from '../mock/standalone.ts'
 import { SCRUBBED_ENV_NAMES } from '../settings/schema.ts'
 import { StrategyLoadError } from '../strategy/registryErrors.ts'
-import { accountStatsCommand, revokeProxyCommand, withdrawCommand } from './accountAdmin.ts'
 import { guardBrokenPipe } from './brokenPipe.ts'
-import { compareCommand } from './compare.ts'
-import { configCommand } from './configExplain.ts'
 import { type CliContext, UsageError } from './context.ts'
-import { controlCommand } from './control.ts'
-import { createProxyCommand } from './createProxy.ts'
-import { doctorCommand } from './doctor.ts'
-import { downloadCommand } from './download.ts'
-import { eventsCommand } from './events.ts'
-import { recordCommand } from './record.ts'
-import { reportCommand } from './report.ts'
-import { rotateKeyCommand } from './rotateKey.ts'
-import { runCommand } from './run.ts'
 import { abortOnSignals } from './signals.ts'
-import { simulateCommand } from './simulate.ts'
-import { statusCommand } from './status.ts'
-import { sweepCommand } from './sweep.ts'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** The checkout's root: two folders up from `src/cli/`, three from the build's `dist/src/cli/`. */
+const ROOT = ((up: string) => (basename(up) === 'dist' ? dirname(up) : up))(
+  resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'),
+)
 
 /** The package version, from package.json. */
 export function version(): string {
@@ -98,48 +84,53 @@ export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'
     return 0
   }
   try {
+    // Each command's module is imported when that command runs: `--version` and `--help` load nothing
+    // else, and a command loads only its own part of the tree.
     switch (command) {
       case 'run':
-        return await runCommand(sub, version())
+        return await (await import('./run.ts')).runCommand(sub, version())
       case 'mock':
-        return await runStandaloneMock(rest, { stdout: ctx.stdout, stderr: ctx.stderr })
+        return await (await import('../mock/standalone.ts')).runStandaloneMock(rest, {
+          stdout: ctx.stdout,
+          stderr: ctx.stderr,
+        })
       case 'simulate':
-        return await simulateCommand(sub, version())
+        return await (await import('./simulate.ts')).simulateCommand(sub, version())
       case 'download':
-        return await downloadCommand(sub)
+        return await (await import('./download.ts')).downloadCommand(sub)
       case 'record':
-        return await recordCommand(sub)
+        return await (await import('./record.ts')).recordCommand(sub)
       case 'sweep':
-        return await sweepCommand(sub, version())
+        return await (await import('./sweep.ts')).sweepCommand(sub, version())
       case 'compare':
-        return compareCommand(sub)
+        return (await import('./compare.ts')).compareCommand(sub)
       case 'create-proxy':
-        return await createProxyCommand(sub)
+        return await (await import('./createProxy.ts')).createProxyCommand(sub)
       case 'withdraw':
-        return await withdrawCommand(sub)
+        return await (await import('./accountAdmin.ts')).withdrawCommand(sub)
       case 'revoke-proxy':
-        return await revokeProxyCommand(sub)
+        return await (await import('./accountAdmin.ts')).revokeProxyCommand(sub)
       case 'account-stats':
-        return await accountStatsCommand(sub)
+        return await (await import('./accountAdmin.ts')).accountStatsCommand(sub)
       case 'rotate-key':
-        return await rotateKeyCommand(sub)
+        return await (await import('./rotateKey.ts')).rotateKeyCommand(sub)
       case 'doctor':
-        return await doctorCommand(sub)
+        return await (await import('./doctor.ts')).doctorCommand(sub)
       case 'status':
-        return await statusCommand(sub)
+        return await (await import('./status.ts')).statusCommand(sub)
       case 'events':
-        return await eventsCommand(sub)
+        return await (await import('./events.ts')).eventsCommand(sub)
       case 'config':
-        return await configCommand(sub)
+        return await (await import('./configExplain.ts')).configCommand(sub)
       case 'report':
-        return await reportCommand(sub)
+        return await (await import('./report.ts')).reportCommand(sub)
       case 'pause':
       case 'resume':
       case 'cancel-all':
       case 'flatten':
       case 'reload':
       case 'stop':
-        return await controlCommand(sub, command)
+        return await (await import('./control.ts')).controlCommand(sub, command)
       case 'help':
       case '--help':
       case '-h':

@@ -11,7 +11,6 @@ import { loadAndResolve } from '../bot/startup/resolveConfig.ts'
 import { type Clock, systemClock } from '../clock.ts'
 import { BotError, ConfigError, describeError } from '../errors.ts'
 import type { HolderReports } from '../fleet/fleetReport.ts'
-import { openFleet } from '../fleet/joinFleet.ts'
 import { amount, percent } from '../format/units.ts'
 import { fieldOf } from '../guards.ts'
 import { journalTarget, openJournalDb } from '../journal/database.ts'
@@ -27,6 +26,7 @@ import { type CliContext, UsageError } from './context.ts'
 import { startEmbeddedMock } from './embeddedMock.ts'
 import { botReportOf, venueUrls, type WarmFleetStart, warmFleetStart } from './fleetStart.ts'
 import { applyHeapPolicy } from './heapPolicy.ts'
+import { nodeEndOfLifeWarning } from './nodeSupport.ts'
 import { type ParentWatch, watchParent } from './parentWatch.ts'
 import { checkPaperFlags, startPaper } from './runPaper.ts'
 import { startRunRecording } from './runRecording.ts'
@@ -110,8 +110,12 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   // only after the warm-up (fleetStart.ts), so a standby's hand-over is the account's part alone.
   const standby = new AbortController()
   const abortStandby = (): void => standby.abort(new BotError('stopped while standing by'))
+  // Imported only with --fleet: a single bot's start does not load the Redis client.
   const session = values.fleet
-    ? openFleet({ env: ctx.env, logger: createLogger({ level: 'info', isTty: ctx.isTty }) })
+    ? (await import('../fleet/joinFleet.ts')).openFleet({
+        env: ctx.env,
+        logger: createLogger({ level: 'info', isTty: ctx.isTty }),
+      })
     : undefined
   const firstKeys = session?.candidates[0]?.env
 
@@ -199,6 +203,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   }
   const joined = warm?.joined
   const secrets = warm?.secrets ?? loaded.secrets
+  const eol = nodeEndOfLifeWarning(process.version, Date.now())
+  if (eol !== undefined) logger.warn({ node: process.version }, eol)
   const heap = applyHeapPolicy(settings.ops.heapGrowthPercent)
   logger.info(
     heap,

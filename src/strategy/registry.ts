@@ -1,14 +1,16 @@
 /**
  * The strategy registry. Strategies come from folders: a folder may hold a listing (`index.ts`
  * exporting `strategies`, each entry naming its module; the shipped `strategies/` has one) and any
- * number of drop-in modules, loaded by dynamic `import()` of their file URL (tsx handles `.ts` at run
- * time). Nothing here imports a strategy: start-up names the folders. The scan skips the listing and
+ * number of drop-in modules, loaded by dynamic `import()` of their file URL. Run from the build
+ * (`npm run build`: `dist/`), the shipped folder is `dist/strategies/` (compiled) and `strategies/` is
+ * its source: there only the modules the build did not compile are loaded (see `compiledTwin`). Nothing
+ * here imports a strategy: start-up names the folders. The scan skips the listing and
  * the modules it lists, so each file is loaded once. Every `strategy` export is checked for shape;
  * names must be unique. `resolve(name, rawParams)` parses the params with the strategy's own schema
  * and binds them, so the actor just calls `resolved.quote(snapshot)`.
  */
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
-import { join, resolve as resolvePath } from 'node:path'
+import { basename, join, relative, resolve as resolvePath } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { fieldOf, isOneOf } from '../guards.ts'
 import { StrategyLoadError } from './registryErrors.ts'
@@ -22,8 +24,26 @@ export * from './registryResolve.ts'
 // Shipped strategies and module discovery
 // ---------------------------------------------------------------------------------------------------
 
-/** The top-level `strategies/` folder of this checkout: the shipped strategies and their listing. */
+/**
+ * The shipped strategies and their listing: the top-level `strategies/` folder when this runs from the
+ * sources, `dist/strategies/` (compiled beside `dist/src/`) when it runs from the build.
+ */
 export const DEFAULT_STRATEGIES_DIR: string = fileURLToPath(new URL('../../strategies/', import.meta.url))
+
+/**
+ * Run from the build (`<root>/dist/src/...`): the folder the shipped strategies were compiled from,
+ * `<root>/strategies` (also the default plug-in folder). Undefined when this runs from the sources, or
+ * from an image that holds the compiled tree alone (the Dockerfile copies `dist/` to the app's root).
+ */
+export const SHIPPED_SOURCE_DIR: string | undefined =
+  basename(resolvePath(DEFAULT_STRATEGIES_DIR, '..')) === 'dist'
+    ? resolvePath(DEFAULT_STRATEGIES_DIR, '..', '..', 'strategies')
+    : undefined
+
+/** `x.ts` → `x.js`, `x.mts` → `x.mjs`: the name the build gives a module (others unchanged). */
+export function compiledName(path: string): string {
+  return path.replace(/\.ts$/, '.js').replace(/\.mts$/, '.mjs')
+}
 
 /** One entry of a folder's listing: the module (relative to the folder) and its strategy. */
 export interface ListedStrategy {
@@ -222,7 +242,9 @@ export async function loadStrategyListing(
   }
   const entries = listed.map((raw: unknown, i) => {
     const module = fieldOf(raw, 'module')
-    const full = typeof module === 'string' ? resolvePath(dir, module) : undefined
+    // The build compiles the listing and its modules but not the names in it: `./x.ts` is `./x.js` there.
+    const named = typeof module === 'string' ? resolvePath(dir, module) : undefined
+    const full = named !== undefined && !isRegularFile(named) ? compiledName(named) : named
     if (
       typeof module !== 'string' ||
       !module.startsWith('./') ||
@@ -262,9 +284,20 @@ export async function loadStrategies(options: LoadStrategiesOptions = {}): Promi
   if (!existsSync(plugins) || !statSync(plugins).isDirectory()) {
     throw new StrategyLoadError(plugins, 'strategies directory does not exist')
   }
+  const sourceOfShipped =
+    SHIPPED_SOURCE_DIR !== undefined && safeRealpath(plugins) === safeRealpath(SHIPPED_SOURCE_DIR)
   if (!folders.includes(safeRealpath(plugins))) folders.push(plugins)
   const entries: RegistryEntry[] = []
   for (const folder of folders) {
+    if (folder === plugins && sourceOfShipped) {
+      // The shipped folder's source: its listing and every module the build compiled are loaded
+      // from the shipped folder; what was dropped in after the build loads as it is.
+      for (const file of discoverStrategyFiles(folder)) {
+        if (hasCompiledTwin(file, folder, shippedDir)) continue
+        entries.push({ strategy: await loadStrategyFile(file, options.importTimeoutMs), source: file })
+      }
+      continue
+    }
     const listing = await loadStrategyListing(folder, options.importTimeoutMs)
     const listed = new Set(listing?.entries.map((e) => safeRealpath(e.file)))
     for (const e of listing?.entries ?? []) {
@@ -279,6 +312,22 @@ export async function loadStrategies(options: LoadStrategiesOptions = {}): Promi
     }
   }
   return createStrategyRegistry(entries)
+}
+
+/**
+ * Whether `file` (in `sourceDir`) was compiled into `buildDir` by the build; a source changed after its
+ * compiled twin is refused, so the bot never runs a strategy other than the one on disk.
+ * @throws {StrategyLoadError} when the source is newer than its compiled twin.
+ */
+function hasCompiledTwin(file: string, sourceDir: string, buildDir: string): boolean {
+  const twin = join(buildDir, compiledName(relative(sourceDir, file)))
+  if (!isRegularFile(twin)) return false
+  if (statSync(file).mtimeMs > statSync(twin).mtimeMs) {
+    throw new StrategyLoadError(file, 'changed after the last build (its compiled twin is older)', [
+      `rebuild with \`npm run build\`: the bot runs ${twin}`,
+    ])
+  }
+  return true
 }
 
 // ---------------------------------------------------------------------------------------------------

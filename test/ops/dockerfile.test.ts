@@ -1,7 +1,8 @@
 /**
  * No Docker engine runs here, so this reads the Dockerfile and .dockerignore as text and pins the
- * properties that matter: official Node 24 base, production-only install, non-root user, tini as
- * PID 1, a node-based health check on the ops port, and a CMD whose entry file exists.
+ * properties that matter: official Node 24 base, production-only install, compiled JavaScript (no
+ * compiler at run time, no compiler toolchain in the image), non-root user, tini as PID 1, a
+ * node-based health check on the ops port, and a CMD whose entry file the build makes.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -76,11 +77,28 @@ describe('Dockerfile', () => {
     for (const s of dockerfile.stages) expect(s.image).toMatch(/^node:24([.-]|$)/)
   })
 
-  it('type-checks in the build stage with the full install', () => {
+  it('type-checks and compiles in the build stage with the full install (no emit on a type error)', () => {
     const build = dockerfile.stages[0] as Stage
     const runs = all(build, 'RUN').join('\n')
     expect(runs).toMatch(/\bnpm ci\b/)
-    expect(runs).toMatch(/tsc --noEmit/)
+    expect(runs).toMatch(/\bnpm run build\b/)
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>
+    }
+    expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json/)
+    const config = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as {
+      compilerOptions: Record<string, unknown>
+    }
+    expect(config.compilerOptions).toMatchObject({ noEmit: false, noEmitOnError: true, outDir: 'dist' })
+  })
+
+  it('installs no compiler toolchain in any stage and runs no install script', () => {
+    for (const st of dockerfile.stages) {
+      for (const r of all(st, 'RUN'))
+        expect(r).not.toMatch(/apt-get install\b.*\b(g\+\+|gcc|make|python3|build-essential)\b/)
+      for (const r of all(st, 'RUN').filter((x) => /\bnpm (ci|prune)\b/.test(x)))
+        expect(r).toMatch(/--ignore-scripts/)
+    }
   })
 
   it('ships production dependencies only (pruned in the build stage, native addons built there), with NODE_ENV=production', () => {
@@ -120,13 +138,15 @@ describe('Dockerfile', () => {
     expect(OpsSettings.parse({}).port).toBe(DEFAULT_OPS_PORT)
   })
 
-  it('starts the CLI through tsx, with an entry file that exists and is copied into the image', () => {
+  it('starts the compiled CLI with node alone, from the build copied to the app root', () => {
     const cmd = JSON.parse(one(finalStage, 'CMD')) as string[]
-    expect(cmd.slice(0, 3)).toEqual(['node', '--import', 'tsx'])
-    const entry = cmd.find((a) => a.endsWith('.ts')) as string
-    expect(existsSync(join(ROOT, entry))).toBe(true)
-    const copied = all(finalStage, 'COPY').map((c) => c.split(/\s+/).at(-1)?.replace(/^\.\//, ''))
-    expect(copied).toContain(entry.split('/')[0])
+    expect(cmd[0]).toBe('node')
+    expect(cmd[1]).toBe('src/cli/main.js')
+    expect(cmd.join(' ')).not.toMatch(/tsx|--import|--experimental/)
+    // The build emits src/cli/main.ts as dist/src/cli/main.js; the image copies dist/src to src.
+    expect(existsSync(join(ROOT, 'src', 'cli', 'main.ts'))).toBe(true)
+    expect(all(finalStage, 'COPY')).toContain('--from=build /app/dist/src ./src')
+    expect(all(finalStage, 'COPY')).toContain('--from=build /app/dist/strategies ./strategies')
   })
 
   it('binds the ops server beyond loopback only with the token the bot then requires, and says how', () => {
@@ -140,14 +160,17 @@ describe('Dockerfile', () => {
     expect(one(finalStage, 'HEALTHCHECK')).not.toMatch(/authorization/i)
   })
 
-  it('copies only sources that exist (bin/ is created by the build stage when absent)', () => {
+  it('copies only sources that exist (bin/ is created by the build stage when absent, dist/ by its build)', () => {
     const build = dockerfile.stages[0] as Stage
     const fromBuild = all(finalStage, 'COPY').filter((c) => c.includes(`--from=${build.name}`))
     expect(fromBuild.length).toBeGreaterThan(0)
     for (const c of fromBuild) {
       const src = (c.split(/\s+/).at(-2) ?? '').replace(/^\/app\//, '')
       const ensured = all(build, 'RUN').some((r) => new RegExp(`mkdir -p ${src}\\b`).test(r))
-      expect(existsSync(join(ROOT, src)) || ensured, `${src} exists or is created`).toBe(true)
+      // dist/<x> is the build's output of the checked-in <x>.
+      const compiledFrom = src.startsWith('dist/') ? src.slice('dist/'.length) : undefined
+      const made = compiledFrom !== undefined && existsSync(join(ROOT, compiledFrom))
+      expect(existsSync(join(ROOT, src)) || ensured || made, `${src} exists or is created`).toBe(true)
     }
   })
 })

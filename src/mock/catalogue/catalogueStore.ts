@@ -95,7 +95,17 @@ export function createCatalogueStore(options: CatalogueStoreOptions): CatalogueS
     byId.set(s.event.id, s)
     if (s.event.slug) bySlug.set(s.event.slug, s.event.id)
   }
-  for (let i = 0; i < count; i++) index(generateEvent(gen, pickTopic(gen), allocateEventId(gen)))
+  // The events are drawn on the first read, not at construction: a dry run whose strategies read no
+  // catalogue never pays for them (3,000 events: about a CPU-second of the bot's start). The universe
+  // is drawn first either way, so the same seed gives the same catalogue.
+  let drawn = false
+  const store = (): Map<string, StoredEvent> => {
+    if (!drawn) {
+      drawn = true
+      for (let i = 0; i < count; i++) index(generateEvent(gen, pickTopic(gen), allocateEventId(gen)))
+    }
+    return byId
+  }
 
   const reslug = (
     id: string,
@@ -120,18 +130,20 @@ export function createCatalogueStore(options: CatalogueStoreOptions): CatalogueS
     universe,
     cursorSecret: createHash('sha256').update(`perpbot-mock-catalogue-cursor:${seed}`).digest(),
     get size() {
-      return byId.size
+      return store().size
     },
-    events: () => [...byId.values()],
-    getEvent: (id) => byId.get(id),
+    events: () => [...store().values()],
+    getEvent: (id) => store().get(id),
     getEventBySlug: (slug) => {
+      const events = store()
       const id = bySlug.get(slug)
-      return id === undefined ? undefined : byId.get(id)
+      return id === undefined ? undefined : events.get(id)
     },
     relatedTagIds: (tagId) => universe.relatedTagIds.get(tagId) ?? [],
     tagIdBySlug: (slug) => tagSlugs.get(slug),
     addEvent(overrides = {}) {
       const { id: wantedId, ...patch } = overrides
+      store()
       if (wantedId !== undefined) {
         if (!/^\d+$/.test(wantedId))
           throw new RangeError(`event id must be a decimal integer, got ${wantedId}`)
@@ -150,7 +162,7 @@ export function createCatalogueStore(options: CatalogueStoreOptions): CatalogueS
       return event
     },
     updateEvent(id, patch) {
-      const stored = byId.get(id)
+      const stored = store().get(id)
       if (!stored) throw new RangeError(`no event ${id}`)
       const event = compact({ ...stored.event, ...patch, id })
       reslug(id, stored.event.slug, event.slug)
@@ -158,7 +170,7 @@ export function createCatalogueStore(options: CatalogueStoreOptions): CatalogueS
       return event
     },
     removeEvent(id) {
-      const stored = byId.get(id)
+      const stored = store().get(id)
       if (!stored) return false
       reslug(id, stored.event.slug, undefined)
       byId.delete(id)

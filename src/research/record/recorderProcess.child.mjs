@@ -1,6 +1,10 @@
-// The recorder process (recorderProcess.ts): loads the TypeScript recorder through tsx's API, so the
-// child needs no loader flags of its own.
-import { tsImport } from 'tsx/esm/api'
+// The recorder process (recorderProcess.ts), which needs no loader flags of its own: run from the
+// build (dist/) the compiled recorder sits beside this file; run from the sources it is TypeScript,
+// loaded through tsx's API (a development install).
+import { existsSync } from 'node:fs'
 
-const main = await tsImport('./recorderProcessMain.ts', import.meta.url)
+const compiled = new URL('./recorderProcessMain.js', import.meta.url)
+const main = existsSync(compiled)
+  ? await import(compiled.href)
+  : await (await import('tsx/esm/api')).tsImport('./recorderProcessMain.ts', import.meta.url)
 main.runRecorderProcess()

@@ -1,12 +1,17 @@
-// A sweep pool worker (piscina): loads the TypeScript task through tsx's API once per worker (a
-// worker thread does not inherit the TypeScript loader under every runner), then runs point after
-// point; each result says how long that load took (on the worker's first point) and which thread ran it.
+// A sweep pool worker (piscina): loads the task once per worker, then runs point after point; each
+// result says how long that load took (on the worker's first point) and which thread ran it. Run from
+// the build (dist/) the compiled task sits beside this file; run from the sources (tests, benches) it
+// is TypeScript, loaded through tsx's API (a worker thread does not inherit the TypeScript loader
+// under every runner), which only a development install has.
+import { existsSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { threadId } from 'node:worker_threads'
-import { tsImport } from 'tsx/esm/api'
 
 const started = performance.now()
-const task = await tsImport('./task.ts', import.meta.url)
+const compiled = new URL('./task.js', import.meta.url)
+const task = existsSync(compiled)
+  ? await import(compiled.href)
+  : await (await import('tsx/esm/api')).tsImport('./task.ts', import.meta.url)
 let loadMs = performance.now() - started
 
 export async function run(t) {
