@@ -24,8 +24,8 @@ describe('perpbot compare', { timeout: 120_000 }, () => {
         '--set',
         `instruments=[{"symbol":"BTC-USDC","strategy":"index-peg","params":{"size":"0.001","positionCap":"0.01","halfSpreadBps":${spread}}}]`,
       ])
-    expect((await run('a', '2')).code).toBe(0)
-    expect((await run('b', '20')).code).toBe(0)
+    expect(await run('a', '2')).toMatchObject({ code: 0 })
+    expect(await run('b', '20')).toMatchObject({ code: 0 })
     const a = JSON.parse(readFileSync(join(dir, 'a.json'), 'utf8'))
     expect(a.format).toBe('perpbot-run-summary/1')
     expect(a.figures.fills).toBeGreaterThan(0)
