@@ -102,8 +102,7 @@ describe.skipIf(skip !== undefined)(`a fleet that fills its budget ${skip ?? ''}
         interval: 50,
       })
       const cancels = wire.filter(
-        (x) =>
-          x.at >= filledAt && x.req.method === 'DELETE' && x.req.path.startsWith('/v1/trade/orders'),
+        (x) => x.at >= filledAt && x.req.method === 'DELETE' && x.req.path.startsWith('/v1/trade/orders'),
       )
       expect(cancels.length).toBeGreaterThan(0)
       expect(cancels[0]?.res.status).toBe(200)
