@@ -64,17 +64,18 @@ describe('perpbot simulate --out and stopping early', () => {
     const abort = new AbortController()
     abort.abort()
     const lines: string[] = []
+    const errs: string[] = []
     try {
       const code = await main(['simulate', '--hours', '6', '--instruments', '1', '--out', out], {
         env: {},
         stdout: (l) => void lines.push(l),
-        stderr: () => undefined,
+        stderr: (l) => void errs.push(l),
         configDir: 'config',
         isTty: false,
         signal: abort.signal,
       })
       expect(code).toBe(1)
-      expect(lines.join('\n')).toMatch(/report \(partial: stopped after [\d.]+ of 6 h\)/)
+      expect(lines.join('\n'), errs.join('\n')).toMatch(/report \(partial: stopped after [\d.]+ of 6 h\)/)
       expect(lines.join('\n')).toContain('stopped after')
       const html = readFileSync(out, 'utf8')
       expect(html).toContain('id="partial"')

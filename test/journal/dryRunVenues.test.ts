@@ -26,9 +26,9 @@ describe('two dry runs into one dry-run journal', () => {
       ...['--journal', file, '--out', join(dir, 'report.html')],
     ]
     const first = await perpbot(simulate)
-    expect(first.code).toBe(0)
+    expect(first).toMatchObject({ code: 0 })
     const second = await perpbot(simulate)
-    expect(second.code).toBe(0)
+    expect(second).toMatchObject({ code: 0 })
     for (const r of [first, second]) expect(r.out).toMatch(/journal: .* 0 dropped\)/)
 
     const db = await openJournalDb({ kind: 'sqlite', path: file }, { readonly: true })
