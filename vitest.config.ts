@@ -3,9 +3,16 @@ import { configDefaults, defineConfig } from 'vitest/config'
 /**
  * Files that drive a stepped virtual clock through `settle` (src/sim/simulate/steppedRun.ts), which
  * reads what the whole process has pending: a wall-clock timer another file left behind would keep
- * it from ever idling. They run in a process of their own.
+ * it from ever idling ("did not idle within 1000000 event-loop turns", seen once a second-poll timer
+ * of another file stayed in a shared fork). They run in a process of their own.
  */
-const OWN_PROCESS = ['test/{sim,research}/**/*.integration.test.ts']
+const OWN_PROCESS = [
+  'test/{sim,research}/**/*.integration.test.ts',
+  'test/sim/booksBalance.test.ts',
+  'test/sim/simulate/{compare,defaultMarket}.test.ts',
+  'test/cli/simulate.test.ts',
+  'test/journal/dryRunVenues.test.ts',
+]
 
 export default defineConfig({
   test: {
