@@ -10,8 +10,8 @@
  */
 import type { z } from 'zod'
 import type { JournalDb } from './database.ts'
-import { fillRow } from './journal.ts'
 import type { JournalScope } from './journalScope.ts'
+import { fillRow } from './pendingRows.ts'
 import { FillRecord, FundingRecord, type TransferInput, TransferRecord } from './records.ts'
 import { type JournalRow, type RefusedRow, writeRows } from './rows.ts'
 

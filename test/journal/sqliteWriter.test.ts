@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openJournalDb } from '../../src/journal/database.ts'
-import { fillRow, toRow } from '../../src/journal/journal.ts'
+import { fillRow, toRow } from '../../src/journal/pendingRows.ts'
 import { type JournalRow, writeRows } from '../../src/journal/rows.ts'
 import { fill } from './fixtures.ts'
 
