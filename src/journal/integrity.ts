@@ -4,7 +4,7 @@
  *
  * SQLite: the file deleted or replaced (a process that keeps writing to an unlinked file loses every
  * row), its WAL's header corrupt (magic, version or checksum: SQLite would treat the log as empty and
- * the rows in it as never written), the disk nearly full. PostgreSQL: the connection lost.
+ * the rows in it as not written), the disk nearly full. PostgreSQL: the connection lost.
  */
 import { closeSync, openSync, readSync, type Stats, statfsSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
