@@ -11,13 +11,12 @@ import { systemClock } from '../clock.ts'
 import { parseDecimal, rescale } from '../decimal.ts'
 import { startMockServer } from '../mock/server.ts'
 import { createPerpsClient, type PerpsClient } from '../perps/client/createPerpsClient.ts'
-import { CommandSigner } from '../perps/signing/commandSigner.ts'
-import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
+import type { CommandSigner } from '../perps/signing/commandSigner.ts'
 import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
-import { SaltSource } from '../perps/signing/salt.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
+import { ownerSignerFor } from './ownerSigner.ts'
 
 export const WITHDRAW_USAGE = `usage: perpbot withdraw --amount USD [--to ADDRESS] [--live] [--yes]
   Withdraws collateral (pUSD) from the perps account to the owner wallet (or --to), signed by the owner
@@ -81,13 +80,7 @@ async function ownerSession(ctx: CliContext, live: boolean, command: string): Pr
   if (!baseUrl) throw new UsageError('--live needs PERPS_URL')
   addressOfPrivateKey(ownerKey, 'PERPS_OWNER_PRIVATE_KEY')
   const client = createPerpsClient({ baseUrl, clock: systemClock, random: systemRandom })
-  const domain = perpsDomainFromExchangeInfo(await client.getExchange())
-  const owner = new CommandSigner({
-    privateKey: ownerKey,
-    clock: systemClock,
-    salts: new SaltSource(systemRandom),
-    domain,
-  })
+  const owner = await ownerSignerFor(client, ownerKey)
   return {
     client,
     owner,

@@ -8,13 +8,11 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { systemClock } from '../clock.ts'
 import { startMockServer } from '../mock/server.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
-import { CommandSigner } from '../perps/signing/commandSigner.ts'
-import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
 import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
-import { SaltSource } from '../perps/signing/salt.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
+import { ownerSignerFor } from './ownerSigner.ts'
 
 export const CREATE_PROXY_USAGE = `usage: perpbot create-proxy [--live] [--label TEXT] [--code CODE] [--expiry-days N]
   Registers a new proxy key signed by the owner key and prints the proxy key and its API secret once.
@@ -67,13 +65,7 @@ export async function createProxyCommand(ctx: CliContext): Promise<number> {
   addressOfPrivateKey(ownerKey, 'PERPS_OWNER_PRIVATE_KEY')
   const client = createPerpsClient({ baseUrl, clock: systemClock, random: systemRandom })
   try {
-    const domain = perpsDomainFromExchangeInfo(await client.getExchange())
-    const owner = new CommandSigner({
-      privateKey: ownerKey,
-      clock: systemClock,
-      salts: new SaltSource(systemRandom),
-      domain,
-    })
+    const owner = await ownerSignerFor(client, ownerKey)
     const proxyKey = generatePrivateKey()
     const proxy = privateKeyToAccount(proxyKey).address
     const res = await client.createProxy(

@@ -12,14 +12,12 @@ import { describeError } from '../errors.ts'
 import { createHttpTransport } from '../http/transport.ts'
 import { ROTATE_KEY_PATH } from '../ops/rotateKeyEndpoint.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
-import { CommandSigner } from '../perps/signing/commandSigner.ts'
-import { perpsDomainFromExchangeInfo } from '../perps/signing/domain.ts'
 import { addressOfPrivateKey } from '../perps/signing/privateKey.ts'
-import { SaltSource } from '../perps/signing/salt.ts'
 import { systemRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { postToBot } from './control.ts'
+import { ownerSignerFor } from './ownerSigner.ts'
 
 export const ROTATE_KEY_USAGE = `usage: perpbot rotate-key --live [--ops-url URL] [--expiry-days N] [--label TEXT]
   Rotates the running bot's proxy key without stopping it: registers a new proxy with the owner key
@@ -65,13 +63,7 @@ export async function rotateKeyCommand(ctx: CliContext): Promise<number> {
   const token = ctx.env.PERPBOT_OPS_TOKEN
   const client = createPerpsClient({ baseUrl, clock: systemClock, random: systemRandom })
   try {
-    const domain = perpsDomainFromExchangeInfo(await client.getExchange())
-    const owner = new CommandSigner({
-      privateKey: ownerKey,
-      clock: systemClock,
-      salts: new SaltSource(systemRandom),
-      domain,
-    })
+    const owner = await ownerSignerFor(client, ownerKey)
     const nextKey = generatePrivateKey()
     const next = privateKeyToAccount(nextKey).address
     const created = await client.createProxy(
