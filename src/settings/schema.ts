@@ -326,7 +326,11 @@ export const Settings = z.strictObject({
     })
     .prefault({}),
   instruments: z.array(InstrumentSettings).min(1, 'configure at least one instrument'),
-  strategiesDir: z.string().default('strategies'),
+  /**
+   * A folder of drop-in strategy modules (relative to the working directory), read beside the shipped
+   * ones. Absent: the shipped ones only, so `npx perpbot run` works from any directory.
+   */
+  strategiesDir: z.string().min(1).optional(),
   quoting: QuotingSettings.prefault({}),
   risk: RiskSettings.prefault({}),
   polling: PollingSettings.prefault({}),

@@ -45,6 +45,17 @@ describe('the compiled CLI (dist/)', () => {
     expect(r.code).toBe(0)
   })
 
+  it('checks the config from any working directory (no strategies/ there: the shipped ones only)', () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'perpbot-cwd-'))
+    try {
+      const r = cli(['config'], elsewhere)
+      expect(r.err).not.toMatch(/strategies directory does not exist/)
+      expect(r.code).toBe(0)
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
+  })
+
   it('names the compiled module of a listed TypeScript one', () => {
     expect(compiledName('/a/indexPeg.ts')).toBe('/a/indexPeg.js')
     expect(compiledName('/a/x.mts')).toBe('/a/x.mjs')

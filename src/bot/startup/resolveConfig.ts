@@ -24,7 +24,10 @@ export type { ResolvedInstrumentConfig }
 export async function resolveStrategies(settings: Settings): Promise<ResolvedInstrumentConfig[]> {
   const { resolved, issues } = await checkStrategies(settings.instruments, settings.strategiesDir)
   if (resolved.length === 0 && issues.length === 0) issues.push('instruments: every instrument is disabled')
-  if (issues.length > 0) throw new ConfigError(`invalid configuration (${issues.length} problems)`, issues)
+  if (issues.length > 0) throw new ConfigError(
+      `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'})`,
+      issues,
+    )
   return resolved
 }
 
@@ -48,7 +51,7 @@ function rawInstrument(v: unknown): RawInstrument {
 /** Resolves what can be resolved and lists the rest; works on unvalidated instrument entries too. */
 async function checkStrategies(
   instruments: readonly RawInstrument[],
-  strategiesDir: string,
+  strategiesDir: string | undefined,
 ): Promise<{ resolved: ResolvedInstrumentConfig[]; issues: string[] }> {
   const issues: string[] = []
   const resolved: ResolvedInstrumentConfig[] = []
@@ -57,7 +60,8 @@ async function checkStrategies(
     // The shipped folder (its listing, read at run time) plus the configured folder's drop-ins.
     registry = await loadStrategies({
       shippedDirectory: DEFAULT_STRATEGIES_DIR,
-      directory: resolvePath(strategiesDir),
+      // Absent: the shipped folder is the plug-in folder too (read once), wherever the bot runs from.
+      directory: strategiesDir === undefined ? DEFAULT_STRATEGIES_DIR : resolvePath(strategiesDir),
     })
   } catch (e) {
     return { resolved, issues: [`strategiesDir: ${describeError(e)}`] }
@@ -95,7 +99,7 @@ export async function loadAndResolve(
   if (loaded) return { ...loaded, strategies: await resolveStrategies(loaded.settings) }
   const { merged } = mergeSettingsSources(options)
   const raw = Array.isArray(merged.instruments) ? merged.instruments.map(rawInstrument) : []
-  const dir = typeof merged.strategiesDir === 'string' ? merged.strategiesDir : 'strategies'
+  const dir = typeof merged.strategiesDir === 'string' ? merged.strategiesDir : undefined
   const extra = await checkStrategies(raw, dir)
   const all = [...issues, ...extra.issues]
   throw new ConfigError(`invalid configuration (${all.length} problem${all.length === 1 ? '' : 's'})`, all)
