@@ -6,7 +6,7 @@ import type { Alert, AlertSink } from '../alerts/alert.ts'
 import type { Clock } from '../clock.ts'
 import type { FleetPart } from '../fleet/fleetPart.ts'
 import type { Journal } from '../journal/journal.ts'
-import type { Logger, SecretBag } from '../logging/logger.ts'
+import { componentLogger, type Logger, type SecretBag } from '../logging/logger.ts'
 import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
@@ -108,7 +108,7 @@ export interface RunningBot {
 export async function startBot(o: BotOptions): Promise<RunningBot> {
   const { settings, clock } = o
   const startedAt = clock.now()
-  const log = o.logger.child({ component: 'bot' })
+  const log = componentLogger(o.logger, 'bot')
 
   const metrics = createBotMetrics({ clock })
   const watchdog = createWatchdog({ clock, stallMs: settings.ops.watchdog.eventLoopStallMs })

@@ -12,7 +12,7 @@ import { systemClock } from '../clock.ts'
 import { ConfigError, describeError } from '../errors.ts'
 import { type BotReportBody, statesPhrase } from '../fleet/fleetReport.ts'
 import type { FleetSession, JoinedFleet } from '../fleet/joinFleet.ts'
-import type { Logger, SecretBag } from '../logging/logger.ts'
+import { componentLogger, type Logger, type SecretBag } from '../logging/logger.ts'
 import type { BotStatus } from '../ops/status.ts'
 import type { RequestGate } from '../perps/client/context.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
@@ -99,7 +99,7 @@ export async function warmFleetStart(o: WarmFleetOptions): Promise<WarmFleetStar
   // The venue link first: public reads only, whatever the account.
   const venue = await linkVenue({
     settings,
-    logger: logger.child({ component: 'fleet-standby' }),
+    logger: componentLogger(logger, 'fleet-standby'),
     baseClock: systemClock,
     random: systemRandom,
     perpsUrl,

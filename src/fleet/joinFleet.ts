@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { ConfigError } from '../errors.ts'
-import type { Logger } from '../logging/logger.ts'
+import { componentLogger, type Logger } from '../logging/logger.ts'
 import type { RequestGate } from '../perps/client/context.ts'
 import { claimFirstFree, claimIfFree } from './accountClaim.ts'
 import { AccountLease } from './accountLease.ts'
@@ -99,7 +99,7 @@ export function openFleet(o: {
   const accounts = config.choice.mode === 'auto' ? config.accounts : [config.choice.account]
   // Every candidate's keys are read now: a standby must not find a missing key file at hand-over.
   const candidates = accounts.map((account) => ({ account, env: accountEnvOf(config, account) }))
-  const log = o.logger.child({ component: 'fleet' })
+  const log = componentLogger(o.logger, 'fleet')
   let redisDown = false
   const redis = connectFleetRedis(config.redisUrl, {
     onError: (e) => {

@@ -35,6 +35,22 @@ export const REDACT_PATHS = [
   '*.webhookUrl',
 ]
 
+/** Each logger of a `createLogger` root (the root, and every child through pino's `onChild`) → that root. */
+const roots = new WeakMap<Logger, Logger>()
+
+/**
+ * A part's logger: the parent's bindings with `component` set to this part's name. pino writes a
+ * rebound key once per binding (by design, for speed), so `parent.child({ component })` under a parent
+ * that already names one wrote `"component":"bot","component":"ops"`; this builds the child from the
+ * root instead. A parent pino made some other way (a test's) gets a plain child.
+ */
+export function componentLogger(parent: Logger, component: string): Logger {
+  const root = roots.get(parent)
+  if (root === undefined) return parent.child({ component })
+  const { component: _replaced, ...kept } = parent.bindings()
+  return root.child({ ...kept, component })
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const usePretty = options.pretty === 'always' || (options.pretty !== 'never' && (options.isTty ?? false))
   const base: DestinationStream =
@@ -44,15 +60,19 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       : pino.destination({ dest: 1, sync: false }))
   const bag = options.secrets instanceof SecretBag ? options.secrets : new SecretBag(options.secrets ?? [])
   const dest = scrubbingStream(base, bag)
-  return pino(
+  const root = pino(
     {
       level: options.level ?? 'info',
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: null,
       serializers: { err: pino.stdSerializers.err },
+      // Every descendant (however made) knows the root, for `componentLogger`.
+      onChild: (child) => roots.set(child, root),
     },
     dest,
   )
+  roots.set(root, root)
+  return root
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Registry } from 'prom-client'
 import { ConfigError, describeError } from '../errors.ts'
 import type { FleetView } from '../fleet/fleetView.ts'
 import { tcpPort } from '../guards.ts'
-import type { Logger, Scrubber } from '../logging/logger.ts'
+import { componentLogger, type Logger, type Scrubber } from '../logging/logger.ts'
 import type { ControlRoutes } from './control/controlRoutes.ts'
 import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
 import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
@@ -122,7 +122,7 @@ const json = (status: number, value: unknown, headers?: Record<string, string>):
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<RunningOpsServer> {
   const host = options.host ?? DEFAULT_OPS_HOST
-  const log = options.logger.child({ component: 'ops' })
+  const log = componentLogger(options.logger, 'ops')
   // Settings refuse this first (exit 2); this keeps any other caller from serving /status to the world.
   if (!isLoopbackHost(host) && !options.token) {
     throw new ConfigError('the ops server needs a token to bind beyond loopback', [

@@ -13,7 +13,7 @@ import { constants } from 'node:os'
 import { type Clock, systemClock } from '../clock.ts'
 import { describeError, InputValidationError } from '../errors.ts'
 import { isOneOf } from '../guards.ts'
-import type { Logger } from '../logging/logger.ts'
+import { componentLogger, type Logger } from '../logging/logger.ts'
 
 type Listener = (...args: unknown[]) => void
 
@@ -78,7 +78,7 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   const exit = options.exit ?? ((code: number) => process.exit(code))
   const clock = options.clock ?? systemClock
   const signals = options.signals ?? DEFAULT_SHUTDOWN_SIGNALS
-  const log = options.logger.child({ component: 'shutdown' })
+  const log = componentLogger(options.logger, 'shutdown')
 
   let running: Promise<number> | undefined
   let firstSignalAt: number | undefined

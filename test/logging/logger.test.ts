@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createLogger } from '../../src/logging/logger.ts'
+import { componentLogger, createLogger } from '../../src/logging/logger.ts'
 
 function collector(): { lines: string[]; write: (s: string) => void } {
   const lines: string[] = []
@@ -77,5 +77,24 @@ describe('SecretBag', () => {
     log.error({ err: new Error(`Private key ${forms[0]} is invalid`) }, `${forms.slice(1).join(' / ')}`)
     for (const f of forms) expect(lines.join('\n')).not.toContain(f)
     expect(lines.join('\n')).toContain('[redacted]')
+  })
+})
+
+describe('componentLogger', () => {
+  it('names one component per line, the innermost, and keeps the other bindings', () => {
+    const out = collector()
+    const bot = componentLogger(createLogger({ destination: out, pretty: 'never' }), 'bot')
+    const ops = componentLogger(componentLogger(bot.child({ run: 'r1' }), 'startup'), 'ops')
+    ops.info('listening')
+    const line = out.lines.join('')
+    expect(line.match(/"component"/g)).toHaveLength(1)
+    expect(JSON.parse(line)).toMatchObject({ component: 'ops', run: 'r1', msg: 'listening' })
+  })
+
+  it('a plain pino child under it would repeat the key (what it avoids)', () => {
+    const out = collector()
+    const bot = componentLogger(createLogger({ destination: out, pretty: 'never' }), 'bot')
+    bot.child({ component: 'ops' }).info('x')
+    expect(out.lines.join('').match(/"component"/g)).toHaveLength(2)
   })
 })

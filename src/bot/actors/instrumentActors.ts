@@ -7,7 +7,7 @@
 import type { SnapshotFrom } from 'xstate'
 import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
-import type { Logger } from '../../logging/logger.ts'
+import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { Settings } from '../../settings/schema.ts'
@@ -117,7 +117,7 @@ export function createInstrumentActors(o: {
       },
     })
   }
-  const log = o.logger.child({ component: 'bot' })
+  const log = componentLogger(o.logger, 'bot')
   const supervisor = createInstrumentSupervisor(o.gateway, {
     clock: o.clock,
     instruments: supervised,

@@ -15,7 +15,7 @@
 import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
-import type { Logger } from '../../logging/logger.ts'
+import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { instrumentDeps } from '../actors/actorWiring.ts'
 import type { ResolvedInstrumentConfig } from '../actors/instrumentActors.ts'
@@ -85,7 +85,7 @@ export function createBotControl(o: {
   /** Absent: `reload` answers that it cannot (simulate, tests). */
   configSource?: ConfigSource | undefined
 }): BotControl {
-  const log = o.log.child({ component: 'control' })
+  const log = componentLogger(o.log, 'control')
   const stopRequested = createSignal<string>()
   let seq = 0
   let stopping = false

@@ -8,7 +8,7 @@
 
 import { compareDecimal, fromTicks, roundTicksToSigFigs, toTicks } from '../../decimal.ts'
 import { describeError } from '../../errors.ts'
-import type { Logger } from '../../logging/logger.ts'
+import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { CreateOrderInput } from '../../perps/schemas/orders.ts'
 
@@ -54,7 +54,7 @@ export function createFlattener(o: {
   orderIds?: { next(): string } | undefined
   logger: Logger
 }): Flattener {
-  const log = o.logger.child({ component: 'flatten' })
+  const log = componentLogger(o.logger, 'flatten')
   return {
     async flatten(ids) {
       const lines: FlattenLine[] = []

@@ -10,7 +10,7 @@ import { z } from 'zod'
 import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
-import type { Logger } from '../../logging/logger.ts'
+import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { BotMode } from '../../ops/status.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { PnlSnapshot } from '../../pnlTypes.ts'
@@ -76,7 +76,7 @@ export function createProtections(o: {
   poll?: boolean | undefined
 }): Protections {
   let cfg = o.settings.protections
-  const log = o.logger.child({ component: 'protections' })
+  const log = componentLogger(o.logger, 'protections')
   const currency = o.instruments[0]?.quoteAsset ?? 'USDC'
   const symbolOf = (id: number): string => o.instruments.find((i) => i.id === id)?.symbol ?? String(id)
   let state: ProtectionState =

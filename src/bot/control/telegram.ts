@@ -14,7 +14,7 @@ import { SEVERITY_RANK } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import { controlLines } from '../../format/controlText.ts'
 import { amount, percent } from '../../format/units.ts'
-import type { Logger } from '../../logging/logger.ts'
+import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { BotMode, BotStatus } from '../../ops/status.ts'
 import type { TelegramSettings } from '../../settings/telegramSettings.ts'
 import type { LedgerFill } from '../account/pnlLedger.ts'
@@ -64,7 +64,7 @@ export async function startTelegram(o: {
   fills: () => readonly LedgerFill[]
   symbolOf: (iid: number) => string
 }): Promise<TelegramPart> {
-  const log = o.logger.child({ component: 'telegram' })
+  const log = componentLogger(o.logger, 'telegram')
   const allowed = new Set(o.settings.allowedChatIds)
   const prefix = o.mode === 'dry-run' ? '[dry run] ' : o.mode === 'paper' ? '[PAPER] ' : ''
   // Loaded only when a token is set: grammY costs ~100 ms of CPU to import, which every start paid.

@@ -9,7 +9,7 @@ import type { ListEventsKeysetParams } from '../../catalogue/client/listEventsKe
 import type { Clock, OffsetClock } from '../../clock.ts'
 import { ClockSkewError } from '../../errors.ts'
 import type { HttpTransport } from '../../http/transport.ts'
-import type { Logger } from '../../logging/logger.ts'
+import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import { syncClock } from '../../perps/client/syncClock.ts'
 import type { Portfolio } from '../../perps/schemas/account.ts'
@@ -293,7 +293,7 @@ export function startBotPollers(
       clock: o.clock,
       random: o.random,
     }),
-    logger: o.logger.child({ component: 'pollers' }),
+    logger: componentLogger(o.logger, 'pollers'),
     ...pollerSettings(o.settings),
     inputGates: o.gates,
   })

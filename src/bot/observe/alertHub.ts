@@ -8,7 +8,7 @@ import { type Alert, type AlertSink, fanOut, scrubAlert } from '../../alerts/ale
 import { createLogAlertSink } from '../../alerts/logSink.ts'
 import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
 import type { Clock } from '../../clock.ts'
-import type { Logger, Scrubber } from '../../logging/logger.ts'
+import { componentLogger, type Logger, type Scrubber } from '../../logging/logger.ts'
 import { type BotMetrics, metricsAlertSink } from '../../ops/metrics.ts'
 import { createRecentAlerts } from '../../ops/recentAlerts.ts'
 import type { Random } from '../../random.ts'
@@ -45,7 +45,7 @@ export function createAlertHub(o: {
   const recent = createRecentAlerts(RECENT_ALERTS)
   const raised: Alert[] = []
   const sinks: AlertSink[] = [
-    createLogAlertSink(o.logger.child({ component: 'alerts' })),
+    createLogAlertSink(componentLogger(o.logger, 'alerts')),
     metricsAlertSink(o.metrics),
     recent,
   ]
@@ -58,7 +58,7 @@ export function createAlertHub(o: {
         mode: o.settings.mode,
         clock: o.clock,
         random: o.random,
-        logger: o.logger.child({ component: 'webhook' }),
+        logger: componentLogger(o.logger, 'webhook'),
       }),
     )
   }

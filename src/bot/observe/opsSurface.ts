@@ -6,7 +6,7 @@
 import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import type { FleetView } from '../../fleet/fleetView.ts'
-import type { Logger, Scrubber } from '../../logging/logger.ts'
+import { componentLogger, type Logger, type Scrubber } from '../../logging/logger.ts'
 import { type ControlTarget, createControlRoutes } from '../../ops/control/controlRoutes.ts'
 import type { HistorySource } from '../../ops/dashboard/history.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
@@ -64,7 +64,7 @@ export async function startOpsSurface(o: {
 }): Promise<OpsSurface> {
   if (!o.enabled) return { url: undefined, loops: [], close: async () => undefined }
   const { clock, actors, account, metrics } = o
-  const log = o.logger.child({ component: 'bot' })
+  const log = componentLogger(o.logger, 'bot')
   const gauges: Poller = startPoller({
     name: 'metrics',
     clock,
@@ -101,7 +101,7 @@ export async function startOpsSurface(o: {
     watchdog: o.watchdog,
     token: o.token,
     isReady: o.views.ready,
-    logger: o.logger.child({ component: 'ops' }),
+    logger: componentLogger(o.logger, 'ops'),
     secrets: o.secrets,
     scrubber: o.scrubber,
     hostNames: o.settings.ops.hostNames,

@@ -24,7 +24,8 @@ export type { ResolvedInstrumentConfig }
 export async function resolveStrategies(settings: Settings): Promise<ResolvedInstrumentConfig[]> {
   const { resolved, issues } = await checkStrategies(settings.instruments, settings.strategiesDir)
   if (resolved.length === 0 && issues.length === 0) issues.push('instruments: every instrument is disabled')
-  if (issues.length > 0) throw new ConfigError(
+  if (issues.length > 0)
+    throw new ConfigError(
       `invalid configuration (${issues.length} problem${issues.length === 1 ? '' : 's'})`,
       issues,
     )

@@ -8,7 +8,7 @@
  * address stays the same; with port 0 the final one is the one `RunningBot.opsUrl` names).
  */
 import type { Clock, TimerId } from '../../clock.ts'
-import type { Logger, Scrubber } from '../../logging/logger.ts'
+import { componentLogger, type Logger, type Scrubber } from '../../logging/logger.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
 import { type RunningOpsServer, startOpsServer } from '../../ops/opsServer.ts'
 import type { BotStatus } from '../../ops/status.ts'
@@ -80,7 +80,7 @@ export async function startStartupWatch(o: {
       isLive: () => ({ ok: true, reason: 'starting' }),
       token: o.token,
       isReady: () => startingReadiness(current.name, o.clock.now() - current.since),
-      logger: o.logger.child({ component: 'ops' }),
+      logger: componentLogger(o.logger, 'ops'),
       secrets: o.secrets,
       scrubber: o.scrubber,
       hostNames: o.settings.ops.hostNames,

@@ -7,7 +7,7 @@ import { resolve as resolvePath } from 'node:path'
 import type { Alert, AlertSink } from '../../../alerts/alert.ts'
 import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
-import type { Logger } from '../../../logging/logger.ts'
+import { componentLogger, type Logger } from '../../../logging/logger.ts'
 import type { PerpsClient } from '../../../perps/client/createPerpsClient.ts'
 import type { Fill, FundingCharge, Portfolio, Withdrawal } from '../../../perps/schemas/account.ts'
 import type { Deposit } from '../../../perps/schemas/accountState.ts'
@@ -83,7 +83,7 @@ export function createAccountSupervision(o: {
   /** Fills and withdrawals stream: their pollers stand down while the stream serves them. */
   inputGates?: InputGates | undefined
 }): AccountSupervision {
-  const log = o.logger.child({ component: 'monitor' })
+  const log = componentLogger(o.logger, 'monitor')
   const watch = new AccountWatch(o.settings.monitor)
   const store: StateStore | undefined = !o.journal
     ? undefined

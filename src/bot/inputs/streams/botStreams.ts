@@ -22,7 +22,7 @@ import {
 } from '../../../alerts/venueAlerts.ts'
 import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
-import type { Logger } from '../../../logging/logger.ts'
+import { componentLogger, type Logger } from '../../../logging/logger.ts'
 import type { RateLimitedLog } from '../../../logging/rateLimitedLog.ts'
 import { channel, parseChannel } from '../../../perps/stream/channels.ts'
 import type { FrameTap, StreamTap } from '../../../perps/stream/frameTap.ts'
@@ -153,7 +153,7 @@ export function tapChannels(
 }
 
 export function startStreams(o: StreamsOptions): BotStreams {
-  const log = o.logger.child({ component: 'streams' })
+  const log = componentLogger(o.logger, 'streams')
   const routes = o.routes ?? STREAM_ROUTES
   /** Set when a push routed an input at once; read (and cleared) right after that push. */
   let routedNow = false
