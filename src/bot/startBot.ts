@@ -181,7 +181,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
       ...parts,
       mode: settings.mode,
       startedAt,
-      proxyAddress: conn.proxyAddress,
+      proxy: conn.key,
       pollerHealth: health,
     }),
     () => controlStatus(protections, holds),

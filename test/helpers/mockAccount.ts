@@ -14,16 +14,22 @@ export interface MockAccount {
   domain: PerpsDomain
   /** The owner wallet's address (the mock keys the account's orders by it). */
   owner: string
+  /** The owner wallet's key (to register another proxy on the same account). */
+  ownerKey: `0x${string}`
 }
 
-export async function registerMockProxy(url: string, label = 'test'): Promise<MockAccount> {
+export async function registerMockProxy(
+  url: string,
+  label = 'test',
+  ownerKey: `0x${string}` = generatePrivateKey(),
+): Promise<MockAccount> {
   const pub = createPerpsClient({ baseUrl: url, clock: systemClock, random: seededRandom(1) })
   try {
     const domain = perpsDomainFromExchangeInfo(await pub.getExchange())
     const owner = new CommandSigner({
-      privateKey: generatePrivateKey(),
+      privateKey: ownerKey,
       clock: systemClock,
-      salts: new SaltSource(seededRandom(2)),
+      salts: new SaltSource(seededRandom(ownerKey.length + label.length)),
       domain,
     })
     const key = generatePrivateKey()
@@ -31,7 +37,7 @@ export async function registerMockProxy(url: string, label = 'test'): Promise<Mo
       { proxy: privateKeyToAccount(key).address, expiry: Date.now() + 30 * 86_400_000, label },
       { owner },
     )
-    return { key, credentials, domain, owner: owner.address }
+    return { key, credentials, domain, owner: owner.address, ownerKey }
   } finally {
     await pub.close()
   }

@@ -26,7 +26,8 @@ import type { TimelineInputs } from './timelineSample.ts'
 export interface ObservedParts {
   mode: BotMode
   startedAt: number
-  proxyAddress: string
+  /** The proxy key in use: read at each view, so a rotation shows at once. */
+  proxy: { readonly address: string }
   clock: { now(): number }
   venueClock: { now(): number; readonly offsetMs: number }
   actors: {
@@ -71,7 +72,7 @@ export function createBotViews(p: ObservedParts): BotViews {
       instruments: instruments(),
       account: p.account.snapshot(),
       pnl: p.account.pnl(),
-      proxyAddress: p.proxyAddress,
+      proxyAddress: p.proxy.address,
       fundingCharges: p.account.fundingCharges,
       openOrders: book.orders.length,
       reconciledAt: book.reconciledAt,
