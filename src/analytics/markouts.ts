@@ -36,18 +36,21 @@ export interface MarkoutSummary {
   markoutBps: Record<number, number | undefined>
   /** Captured − markout at 60 s, bps. */
   adverseSelectionBps: number | undefined
+  /** Fills with a mid at the fill (the captured spread's), and per horizon (ms) with a mid there. */
+  measured: { captured: number; at: Record<number, number> }
 }
 
 interface Sum {
   w: number
   s: number
+  n: number
 }
 
 /** Every fill in order of arrival; settled ones are passed to `onSettled` and dropped. */
 export class MarkoutTracker {
   readonly #pending = new Map<number, MarkedFill[]>()
-  readonly #captured: Sum = { w: 0, s: 0 }
-  readonly #at = MARKOUT_HORIZONS_MS.map((): Sum => ({ w: 0, s: 0 }))
+  readonly #captured: Sum = { w: 0, s: 0, n: 0 }
+  readonly #at = MARKOUT_HORIZONS_MS.map((): Sum => ({ w: 0, s: 0, n: 0 }))
   readonly #onSettled: ((f: MarkedFill) => void) | undefined
   #fills = 0
 
@@ -85,6 +88,20 @@ export class MarkoutTracker {
     for (const f of list.splice(0, settled)) this.#onSettled?.(f)
   }
 
+  /**
+   * A fill whose mids were measured elsewhere (the journal's, `src/journal/fillMids.ts`): counted and
+   * summed as `price` would have; an undefined mid stays out of its horizon's mean.
+   */
+  measured(f: MarkedFill): void {
+    this.#fills++
+    if (f.mid0 !== undefined && f.mid0 > 0) this.#add(this.#captured, f, markoutBps(f, f.mid0))
+    MARKOUT_HORIZONS_MS.forEach((_, k) => {
+      const mid = f.mids[k]
+      const sum = this.#at[k]
+      if (mid !== undefined && mid > 0 && sum !== undefined) this.#add(sum, f, markoutBps(f, mid))
+    })
+  }
+
   /** Hands on the fills still waiting (the run ended before their last horizon). */
   flush(): void {
     for (const list of this.#pending.values()) for (const f of list.splice(0)) this.#onSettled?.(f)
@@ -93,13 +110,19 @@ export class MarkoutTracker {
   summary(): MarkoutSummary {
     const mean = (x: Sum): number | undefined => (x.w > 0 ? x.s / x.w : undefined)
     const captured = mean(this.#captured)
-    const at = Object.fromEntries(MARKOUT_HORIZONS_MS.map((h, k) => [h, mean(this.#at[k] ?? { w: 0, s: 0 })]))
+    const at = Object.fromEntries(
+      MARKOUT_HORIZONS_MS.map((h, k) => [h, mean(this.#at[k] ?? { w: 0, s: 0, n: 0 })]),
+    )
     const last = at[60_000]
     return {
       fills: this.#fills,
       capturedBps: captured,
       markoutBps: at,
       adverseSelectionBps: captured === undefined || last === undefined ? undefined : captured - last,
+      measured: {
+        captured: this.#captured.n,
+        at: Object.fromEntries(MARKOUT_HORIZONS_MS.map((h, k) => [h, this.#at[k]?.n ?? 0])),
+      },
     }
   }
 
@@ -107,5 +130,6 @@ export class MarkoutTracker {
     const w = f.price * f.qty
     sum.w += w
     sum.s += w * bps
+    sum.n++
   }
 }
