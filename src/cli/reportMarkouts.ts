@@ -8,7 +8,7 @@ import { MARKOUT_HORIZONS_MS, type MarkoutSummary } from '../analytics/markouts.
 import type { MarkoutRow } from '../journal/markoutReport.ts'
 
 export const MARKOUT_LEGEND =
-  "markouts: bps of the fill price, positive = good for us (side × (mid − price) / price), notional-weighted over the fills measured (n/m: of the row's m fills, n had a mid); mid = the book's best bid/offer mid the bot recorded at the fill and 1 s, 10 s, 60 s after it; adverse selection = captured − 60 s markout"
+  "markouts: bps of the fill price, positive = good for us (side × (mid − price) / price), notional-weighted over the fills measured (n/m: of the row's m fills, n had a mid); mid = the book's best bid/offer mid the bot recorded at the fill and 1 s, 10 s, 60 s after it; adverse selection = captured − 60 s markout, over the fills measured at both"
 
 const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`
 const figure = (x: number | undefined, n: number, m: number): string =>
@@ -19,7 +19,7 @@ function cells(s: MarkoutSummary): string[] {
     String(s.fills),
     figure(s.capturedBps, s.measured.captured, s.fills),
     ...MARKOUT_HORIZONS_MS.map((h) => figure(s.markoutBps[h], s.measured.at[h] ?? 0, s.fills)),
-    s.adverseSelectionBps === undefined ? 'unknown' : signed(s.adverseSelectionBps),
+    figure(s.adverseSelectionBps, s.measured.adverse, s.fills),
   ]
 }
 
@@ -68,6 +68,7 @@ export function markoutsJson(rows: readonly MarkoutRow[] | undefined) {
         measured: r.summary.measured.at[h] ?? 0,
       })),
       adverseSelectionBps: orNull(r.summary.adverseSelectionBps),
+      adverseMeasured: r.summary.measured.adverse,
     })),
   }
 }
@@ -78,6 +79,7 @@ export const MARKOUT_CSV_HEAD: readonly string[] = [
   'captured_fills_measured',
   ...MARKOUT_HORIZONS_MS.flatMap((h) => [`markout_${h / 1000}s_bps`, `markout_${h / 1000}s_fills_measured`]),
   'adverse_selection_bps',
+  'adverse_selection_fills_measured',
 ]
 
 export function markoutCsvCells(s: MarkoutSummary | undefined): string[] {
@@ -88,5 +90,6 @@ export function markoutCsvCells(s: MarkoutSummary | undefined): string[] {
     String(s.measured.captured),
     ...MARKOUT_HORIZONS_MS.flatMap((h) => [cell(s.markoutBps[h]), String(s.measured.at[h] ?? 0)]),
     cell(s.adverseSelectionBps),
+    String(s.measured.adverse),
   ]
 }

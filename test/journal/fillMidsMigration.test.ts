@@ -86,7 +86,7 @@ describeBackends('migration 5: fill mids', (backend) => {
     // The old fill counts among the fills but is measured nowhere.
     const s = markoutsOf(fills)
     expect(s.fills).toBe(2)
-    expect(s.measured).toEqual({ captured: 1, at: { 1000: 1, 10000: 0, 60000: 1 } })
+    expect(s.measured).toEqual({ captured: 1, at: { 1000: 1, 10000: 0, 60000: 1 }, adverse: 1 })
     // Bought at 100.5 with the mid at 100.25: −24.88 bps for us; 10 s unknown.
     expect(s.capturedBps).toBeCloseTo(((100.25 - 100.5) / 100.5) * 10_000, 9)
     expect(s.markoutBps[10_000]).toBeUndefined()

@@ -70,11 +70,12 @@ describe("the report's markouts", () => {
     for (const h of [1_000, 10_000, 60_000])
       expect(measured.markoutBps[h]).toBeCloseTo(expected.markoutBps[h] ?? Number.NaN, 12)
     expect(measured.adverseSelectionBps).toBeCloseTo(expected.adverseSelectionBps ?? Number.NaN, 12)
-    // By hand: captured (notional 200 at +5 bps, 200 at +4 bps) = +4.5 bps; 60 s only the first, +30 bps.
+    // By hand: captured (notional 200 at +5 bps, 200 at +4 bps) = +4.5 bps; 60 s only the first, +30
+    // bps; adverse selection over the fills measured at both (the first): 5 − 30 = −25 bps.
     expect(measured.capturedBps).toBeCloseTo(4.5, 9)
     expect(measured.markoutBps[60_000]).toBeCloseTo(30, 9)
-    expect(measured.adverseSelectionBps).toBeCloseTo(-25.5, 9)
-    expect(measured.measured).toEqual({ captured: 2, at: { 1000: 2, 10000: 2, 60000: 1 } })
+    expect(measured.adverseSelectionBps).toBeCloseTo(-25, 9)
+    expect(measured.measured).toEqual({ captured: 2, at: { 1000: 2, 10000: 2, 60000: 1 }, adverse: 1 })
   })
 
   it('per trade: the same formula, bps for us', () => {
@@ -118,7 +119,11 @@ describe("the report's markouts", () => {
     expect(second?.adverseSelectionBps).toBeUndefined()
     expect(second?.measured.captured).toBe(0)
     expect(second?.markoutBps[1_000]).toBeCloseTo(5, 9)
-    expect(byDay[2]?.summary.measured).toEqual({ captured: 2, at: { 1000: 3, 10000: 3, 60000: 2 } })
+    expect(byDay[2]?.summary.measured).toEqual({
+      captured: 2,
+      at: { 1000: 3, 10000: 3, 60000: 2 },
+      adverse: 1,
+    })
     const byInstrument = markoutRows(input, 'instrument')
     expect(byInstrument.map((r) => r.key)).toEqual(['BTC-PERP', 'ETH-PERP', 'SOL-PERP', 'total'])
     expect(byInstrument[0]?.summary.capturedBps).toBeCloseTo(5, 9)

@@ -118,15 +118,15 @@ describe('perpbot report', () => {
       /markouts\s+fills\s+captured bps\s+1 s bps\s+10 s bps\s+60 s bps\s+adverse sel\. bps/,
     )
     expect(table.out).toMatch(
-      /ETH-PERP\s+1\s+\+2\.50 \(1\/1\)\s+\+5\.00 \(1\/1\)\s+-5\.00 \(1\/1\)\s+unknown \(0\/1\)\s+unknown\n/,
+      /ETH-PERP\s+1\s+\+2\.50 \(1\/1\)\s+\+5\.00 \(1\/1\)\s+-5\.00 \(1\/1\)\s+unknown \(0\/1\)\s+unknown \(0\/1\)\n/,
     )
     expect(table.out).toContain('positive = good for us')
     const csv = await perpbot(['report', '--live', '--config', overlay, '--format', 'csv', '--since', '2h'])
     expect(csv.out.split('\n')[0]).toBe(
-      'key,net_pnl_usdc,realized_pnl_usdc,unrealized_pnl_change_usdc,fees_usdc,funding_usdc,volume_usdc,fills,maker_share,max_drawdown_usdc,quoting_hours,halted_hours,alerts_raised,alerts_resolved,opening_inventory_change_usdc,end_position,captured_bps,captured_fills_measured,markout_1s_bps,markout_1s_fills_measured,markout_10s_bps,markout_10s_fills_measured,markout_60s_bps,markout_60s_fills_measured,adverse_selection_bps',
+      'key,net_pnl_usdc,realized_pnl_usdc,unrealized_pnl_change_usdc,fees_usdc,funding_usdc,volume_usdc,fills,maker_share,max_drawdown_usdc,quoting_hours,halted_hours,alerts_raised,alerts_resolved,opening_inventory_change_usdc,end_position,captured_bps,captured_fills_measured,markout_1s_bps,markout_1s_fills_measured,markout_10s_bps,markout_10s_fills_measured,markout_60s_bps,markout_60s_fills_measured,adverse_selection_bps,adverse_selection_fills_measured',
     )
     // No snapshot yet: the end position is unknown, not guessed from the fills.
-    expect(csv.out).toContain('total,12.6,12.5,0,-0.1,0,1000,1,1,0,0,0,0,0,0,ETH-PERP ?,2.5,1,5,1,-5,1,,0,')
+    expect(csv.out).toContain('total,12.6,12.5,0,-0.1,0,1000,1,1,0,0,0,0,0,0,ETH-PERP ?,2.5,1,5,1,-5,1,,0,,0')
     const json = await perpbot(['report', '--live', '--config', overlay, '--format', 'json'])
     expect(JSON.parse(json.out)).toMatchObject({ account: ACCOUNT, currency: 'USDC' })
     expect(JSON.parse(json.out).total).toMatchObject({ netPnl: '12.6', fills: 1 })
@@ -141,6 +141,7 @@ describe('perpbot report', () => {
         { horizonMs: 60_000, bps: null, measured: 0 },
       ],
       adverseSelectionBps: null,
+      adverseMeasured: 0,
     })
     // The other account reads only its own.
     const theirs = await perpbot([
