@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { describe, expect, it, vi } from 'vitest'
-import { systemClock } from '../../src/clock.ts'
 import { openJournalDb } from '../../src/journal/database.ts'
 import { createJournal } from '../../src/journal/journal.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
+import { VirtualClock } from '../../src/mock/virtualClock.ts'
 import { startBotOnMock } from '../../src/sim/botOnMock.ts'
 import { perpbot } from '../cli/perpbotCli.ts'
 
@@ -24,16 +24,18 @@ describe('markouts recorded by the running bot', () => {
     writeFileSync(overlay, JSON.stringify({ ops: { stateDir } }))
     try {
       const db = await openJournalDb({ kind: 'sqlite', path: join(stateDir, 'journal-dry-run.sqlite') })
+      // The journal on the mock's clock, as `perpbot run` opens it for a dry run.
+      const clock = new VirtualClock({ mode: 'accelerated', factor: 10 })
       const journal = createJournal({
         db,
-        clock: systemClock,
+        clock,
         settings: JournalSettings.parse({ flushMs: 50 }),
         venue: 'per-run',
         bindLater: true,
         run: { version: 't', mode: 'dry-run', configHash: 'h' },
       })
       const run = await startBotOnMock({
-        mock: { seed: 2, scenario: 'calm', clock: 'accelerated', speed: 10, catalogue: { eventCount: 5 } },
+        mock: { seed: 2, scenario: 'calm', clock, catalogue: { eventCount: 5 } },
         logLevel: 'warn',
         journal,
       })
@@ -86,6 +88,17 @@ describe('markouts recorded by the running bot', () => {
       expect(m?.[10]).toMatch(/^[+-]\d+\.\d\d$/)
       expect(Number(m?.[11])).toBeGreaterThanOrEqual(1)
       expect(report.out).toContain('positive = good for us')
+
+      // Per run (JSON): the run's row carries the same measured figures as the total.
+      const byRun = JSON.parse(
+        (await perpbot(['report', '--config', overlay, '--by', 'run', '--format', 'json'])).out,
+      )
+      expect(byRun.markouts.rows).toHaveLength(2)
+      const [runRow, totalRow] = byRun.markouts.rows
+      expect(runRow.key).toMatch(/Z [0-9a-f]{8}$/)
+      expect(runRow.fills).toBe(fills)
+      expect(runRow.markouts).toEqual(totalRow.markouts)
+      expect(runRow.markouts[2]).toMatchObject({ horizonMs: 60_000, measured: Number(m?.[9]) })
 
       const trades = await perpbot(['report', '--config', overlay, '--trades'])
       const lines = trades.out.trim().split('\n')
