@@ -149,6 +149,11 @@ export class FillMids {
     for (const iid of [...this.#pending.keys()]) this.#settle(iid, now)
   }
 
+  /** Whether any touch of the instrument has been received. */
+  touched(iid: number): boolean {
+    return this.#rings.has(iid)
+  }
+
   stats(): FillMidsStats {
     return { pending: this.#pendingCount, ...this.#stats }
   }

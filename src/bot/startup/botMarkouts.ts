@@ -44,6 +44,7 @@ export function createBotMarkouts(o: {
   const tracker = new FillMids({ write: (rec) => journal.fillMid(rec) })
   registerMarkoutMetrics(o.registry, () => tracker.stats())
   let warned = false
+  const untouched = new Set<number>()
   let stopped = false
   return {
     inbox: (actors) => ({
@@ -66,6 +67,13 @@ export function createBotMarkouts(o: {
           records.fill(f)
           if (stopped) return
           tracker.fill({ iid: f.iid, tradeId: String(f.tid), orderId: f.oid, ts: f.ts }, venueClock.now())
+          if (!tracker.touched(f.iid) && !untouched.has(f.iid)) {
+            untouched.add(f.iid)
+            o.logger.warn(
+              { iid: f.iid },
+              'markouts: no best bid/offer received for this instrument (streams off, streams.bbo false, or no room for its subscription): its fills report unknown markouts',
+            )
+          }
           if (!warned && tracker.stats().dropped > 0) {
             warned = true
             o.logger.warn(

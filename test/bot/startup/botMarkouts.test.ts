@@ -66,7 +66,13 @@ describe('the markouts part', () => {
       settings: JournalSettings.parse({ flushMs: 50 }),
       run: { version: 't', mode: 'live', configHash: 'h' },
     })
-    const part = createBotJournal({ journal, clock, logger })
+    const lines: string[] = []
+    const logged = createLogger({
+      level: 'warn',
+      pretty: 'never',
+      destination: { write: (l) => void lines.push(l) },
+    })
+    const part = createBotJournal({ journal, clock, logger: logged })
     const registry = new Registry()
     const markouts = part.markouts({ venueClock: clock, registry })
     const routed: InstrumentEvent[] = []
@@ -85,8 +91,13 @@ describe('the markouts part', () => {
     clock.increment(1_500)
     inbox.route([1], bbo('98', '99', clock.now())) // T0 + 2.5 s: the 1 s moment has passed
     expect(routed).toHaveLength(3)
-    expect(markouts.stats()).toMatchObject({ fills: 1, pending: 1, written: 2 })
-    expect(await registry.getSingleMetricAsString('perpbot_markout_fills_pending')).toMatch(/ 1$/)
+    // An instrument with no touch at all: said once, its fills unknown.
+    account.records?.fill({ ...fill, iid: 2, tid: 78 })
+    account.records?.fill({ ...fill, iid: 2, tid: 79 })
+    expect(lines.filter((l) => l.includes('no best bid/offer received'))).toHaveLength(1)
+    expect(markouts.stats()).toMatchObject({ fills: 3, pending: 3 })
+    expect(markouts.stats()).toMatchObject({ written: 2 })
+    expect(await registry.getSingleMetricAsString('perpbot_markout_fills_pending')).toMatch(/ 3$/)
     // The stop settles what has passed (nothing more here: 10 s is ahead); later moments stay unknown.
     part.stop()
     inbox.route([1], bbo('90', '91', T0 + 20_000))
