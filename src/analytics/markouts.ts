@@ -3,10 +3,13 @@
  * its own step (the spread it captured) and at 1 s, 10 s and 60 s after it (what the market did next).
  * A markout is signed for us: side × (mid − fill price) / fill price, in bps, so positive is good;
  * averages weigh each fill by its notional. Adverse selection at a horizon is the captured spread
- * minus the markout there: what the price move took back.
+ * minus the markout there: what the price move took back, averaged over the fills measured at both
+ * (so a fill with no 60 s mid, e.g. near the run's end, does not tip it).
  */
 
 export const MARKOUT_HORIZONS_MS = [1_000, 10_000, 60_000] as const
+/** The horizon adverse selection is measured at (60 s). */
+const LAST = MARKOUT_HORIZONS_MS.length - 1
 
 export interface AnalyticsFill {
   iid: number
@@ -34,20 +37,27 @@ export interface MarkoutSummary {
   capturedBps: number | undefined
   /** Per horizon (ms): notional-weighted mean markout, bps, over the fills that reached it. */
   markoutBps: Record<number, number | undefined>
-  /** Captured − markout at 60 s, bps. */
+  /** Captured − markout at 60 s, bps, over the fills measured at both. */
   adverseSelectionBps: number | undefined
+  /**
+   * Fills with a mid at the fill (the captured spread's), per horizon (ms) with a mid there, and with
+   * both the fill's and the 60 s mid (adverse selection's).
+   */
+  measured: { captured: number; at: Record<number, number>; adverse: number }
 }
 
 interface Sum {
   w: number
   s: number
+  n: number
 }
 
 /** Every fill in order of arrival; settled ones are passed to `onSettled` and dropped. */
 export class MarkoutTracker {
   readonly #pending = new Map<number, MarkedFill[]>()
-  readonly #captured: Sum = { w: 0, s: 0 }
-  readonly #at = MARKOUT_HORIZONS_MS.map((): Sum => ({ w: 0, s: 0 }))
+  readonly #captured: Sum = { w: 0, s: 0, n: 0 }
+  readonly #at = MARKOUT_HORIZONS_MS.map((): Sum => ({ w: 0, s: 0, n: 0 }))
+  readonly #adverse: Sum = { w: 0, s: 0, n: 0 }
   readonly #onSettled: ((f: MarkedFill) => void) | undefined
   #fills = 0
 
@@ -77,12 +87,28 @@ export class MarkoutTracker {
         if (f.mids[k] === undefined && t >= f.t + h && sum !== undefined) {
           f.mids[k] = mid
           this.#add(sum, f, markoutBps(f, mid))
+          if (k === LAST) this.#addAdverse(f)
         }
       })
     }
     let settled = 0
     while (settled < list.length && list[settled]?.mids.every((m) => m !== undefined)) settled++
     for (const f of list.splice(0, settled)) this.#onSettled?.(f)
+  }
+
+  /**
+   * A fill whose mids were measured elsewhere (the journal's, `src/journal/fillMids.ts`): counted and
+   * summed as `price` would have; an undefined mid stays out of its horizon's mean.
+   */
+  measured(f: MarkedFill): void {
+    this.#fills++
+    if (f.mid0 !== undefined && f.mid0 > 0) this.#add(this.#captured, f, markoutBps(f, f.mid0))
+    MARKOUT_HORIZONS_MS.forEach((_, k) => {
+      const mid = f.mids[k]
+      const sum = this.#at[k]
+      if (mid !== undefined && mid > 0 && sum !== undefined) this.#add(sum, f, markoutBps(f, mid))
+    })
+    if ((f.mid0 ?? 0) > 0 && (f.mids[LAST] ?? 0) > 0) this.#addAdverse(f)
   }
 
   /** Hands on the fills still waiting (the run ended before their last horizon). */
@@ -93,19 +119,35 @@ export class MarkoutTracker {
   summary(): MarkoutSummary {
     const mean = (x: Sum): number | undefined => (x.w > 0 ? x.s / x.w : undefined)
     const captured = mean(this.#captured)
-    const at = Object.fromEntries(MARKOUT_HORIZONS_MS.map((h, k) => [h, mean(this.#at[k] ?? { w: 0, s: 0 })]))
-    const last = at[60_000]
+    const adverse = mean(this.#adverse)
+    const at = Object.fromEntries(
+      MARKOUT_HORIZONS_MS.map((h, k) => [h, mean(this.#at[k] ?? { w: 0, s: 0, n: 0 })]),
+    )
     return {
       fills: this.#fills,
       capturedBps: captured,
       markoutBps: at,
-      adverseSelectionBps: captured === undefined || last === undefined ? undefined : captured - last,
+      adverseSelectionBps: adverse,
+      measured: {
+        captured: this.#captured.n,
+        at: Object.fromEntries(MARKOUT_HORIZONS_MS.map((h, k) => [h, this.#at[k]?.n ?? 0])),
+        adverse: this.#adverse.n,
+      },
     }
+  }
+
+  /** Captured − the last horizon's markout of a fill measured at both. */
+  #addAdverse(f: MarkedFill): void {
+    const m0 = f.mid0
+    const mLast = f.mids[LAST]
+    if (m0 === undefined || mLast === undefined) return
+    this.#add(this.#adverse, f, markoutBps(f, m0) - markoutBps(f, mLast))
   }
 
   #add(sum: Sum, f: AnalyticsFill, bps: number): void {
     const w = f.price * f.qty
     sum.w += w
     sum.s += w * bps
+    sum.n++
   }
 }

@@ -151,13 +151,15 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     readsStatistics: actors.instruments.some((i) => i.readsStatistics),
     logger: log,
   })
-  const records = await journal.account(conn.proxyAddress, o.selfProvision)
+  // Mids at and after each of our fills (markouts), from the touches the streams route.
+  const markouts = journal.markouts({ venueClock, registry: metrics.registry })
+  const records = markouts.account(await journal.account(conn.proxyAddress, o.selfProvision))
   const inputs = { ...venue, actors, openOrders, health, gates, instruments: actors.instruments }
   const account = createBotAccountSupervision({ ...inputs, ...records })
   registerPnlMetrics(metrics.registry, account, actors.instruments)
   journal.registerMetrics(metrics.registry)
   const feeds = startBotPollers({ ...inputs, account })
-  const streams = startBotStreams({ ...inputs, url: streamUrl, account })
+  const streams = startBotStreams({ ...inputs, url: streamUrl, account, actors: markouts.inbox(actors) })
   // Held instruments (an operator's pause, a breached limit), the limits, and the commands.
   const holds = createHolds({ actors })
   const { protections, flattener } = createBotProtections({

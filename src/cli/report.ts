@@ -1,7 +1,7 @@
 /**
  * `perpbot report`: PnL, fees, funding, volume, fills, maker share, drawdown, time quoting and halted,
- * alerts and end positions from the journal, per day, instrument or run, for one account on one venue;
- * `--trades` every fill as CSV; `--check` the journal against the venue's own fills and funding. A
+ * alerts and end positions from the journal, per day, instrument or run, for one account on one venue,
+ * with round trips and markouts under it; `--trades` every fill as CSV (with its mids and markouts); `--check` the journal against the venue's own fills and funding. A
  * reader: it works beside the running bot and after it stopped, never creates or migrates a database,
  * and needs no credentials (except `--check`, which reads the venue).
  */
@@ -10,12 +10,15 @@ import { type RoundTripStats, roundTripsOfFills } from '../analytics/roundTrips.
 import { fillSide } from '../format/units.ts'
 import { describeTarget, journalTarget, openJournalDb } from '../journal/database.ts'
 import { type JournalScope, journalScopes, type ScopeSummary } from '../journal/journalScope.ts'
+import { loadFillMids } from '../journal/markoutQueries.ts'
+import { markoutRows, withMids } from '../journal/markoutReport.ts'
 import { buildReport, type ReportBy, summarizeTransfers } from '../journal/report.ts'
 import { loadReportInput, newestRecordAt } from '../journal/reportQueries.ts'
 import { loadSettings } from '../settings/load.ts'
 import { type CliContext, UsageError } from './context.ts'
 import { checkAgainstVenue, checkFailed, formatCheck } from './reportCheck.ts'
 import { formatCsv, formatJson, formatTable, formatTradesCsv, formatTransfers } from './reportFormat.ts'
+import { formatMarkoutTable, MARKOUT_CSV_HEAD, markoutCsvCells, markoutsJson } from './reportMarkouts.ts'
 
 export const REPORT_USAGE = `usage: perpbot report [--live | --paper | --accelerated] [--since SPAN|DATE] [--until DATE]
                       [--by day|instrument|run] [--format table|csv|json] [--trades] [--check]
@@ -25,6 +28,9 @@ export const REPORT_USAGE = `usage: perpbot report [--live | --paper | --acceler
   first run is not in it: its change in value is shown apart), fees, funding, volume, fills, maker
   share, max drawdown, wall hours quoting and halted, alerts raised and resolved, end positions;
   deposits and withdrawals per status, in asset units. Every money column names its currency.
+  Under the table: round trips, and per row the markouts of our fills in bps (positive = good for
+  us): spread captured, 1 s, 10 s and 60 s after each fill, adverse selection, against the book's
+  mid the bot recorded, with how many fills were measured ('unknown' when none).
   Works while the bot runs.
   --live          the live journal (DATABASE_URL when set, else ops.stateDir/journal-live.sqlite);
                   default: the dry run's (ops.stateDir/journal-dry-run.sqlite), as 'run' picks them
@@ -35,7 +41,8 @@ export const REPORT_USAGE = `usage: perpbot report [--live | --paper | --acceler
   --by K          day (default), instrument or run
   --format F      table (default; amounts to the cent), csv or json (exact decimals)
   --trades        every fill of the window as CSV (time, instrument, side, price, qty, notional, fee,
-                  realized PnL, liquidity, liquidation, trade and order id)
+                  realized PnL, liquidity, liquidation, trade and order id, the mid at the fill and
+                  1 s, 10 s, 60 s after it, captured and markouts in bps; empty: unknown)
   --check         with --live: read the venue's fills and funding of the window (PERPS_URL,
                   PERPS_PROXY_PRIVATE_KEY, PERPS_PROXY_SECRET) and name every difference from the
                   journal, and each position the journal holds otherwise; exit 1 when there is one
@@ -75,7 +82,7 @@ export function chooseScope(
   )
 }
 
-/** One line of round trips under the table (markouts need the mid at each fill: simulate reports have them). */
+/** One line of round trips under the table (the markouts' table follows it). */
 function roundTripLine(t: RoundTripStats): string {
   const pct = t.winRate === undefined ? 'n/a' : `${(t.winRate * 100).toFixed(1)} %`
   const pf = t.profitFactor === undefined ? 'n/a' : t.profitFactor.toFixed(2)
@@ -165,13 +172,17 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
     const newest =
       mode === 'dry-run' && values.until === undefined ? await newestRecordAt(db, scope) : undefined
     if (newest !== undefined && newest > until) until = newest
-    const input = await loadReportInput(db, since, until, scope)
+    const loaded = await loadReportInput(db, since, until, scope)
+    const mids = await loadFillMids(db, since, until, scope)
+    const input = { ...loaded, fills: withMids(loaded.fills, mids) }
     if (values.trades) {
       const inWindow = input.fills.filter((f) => f.ts >= since && f.ts <= until)
       for (const l of formatTradesCsv(inWindow, input.symbols, input.currency)) ctx.stdout(l)
       return 0
     }
     const rows = buildReport(input, by satisfies ReportBy)
+    // undefined: the journal predates the mids (migration 5), every markout unknown.
+    const markouts = mids === undefined ? undefined : markoutRows(input, by)
     const transfers = summarizeTransfers(input)
     if (format === 'json')
       ctx.stdout(
@@ -179,9 +190,15 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
           rows,
           { since, until, by, database: describeTarget(target), ...scope, currency: input.currency },
           transfers,
+          markoutsJson(markouts),
         ),
       )
-    else if (format === 'csv') for (const l of formatCsv(rows, input.currency)) ctx.stdout(l)
+    else if (format === 'csv')
+      for (const l of formatCsv(rows, input.currency, {
+        head: MARKOUT_CSV_HEAD,
+        cells: (key) => markoutCsvCells(markouts?.find((m) => m.key === key)?.summary),
+      }))
+        ctx.stdout(l)
     else {
       ctx.stdout(
         `journal ${describeTarget(target)}, account ${scope.account} on ${scope.venue || "'' (an earlier version's rows)"}, ${new Date(since).toISOString()} → ${new Date(until).toISOString()}`,
@@ -193,6 +210,7 @@ export async function reportCommand(ctx: CliContext, now: () => number = Date.no
         )
       for (const l of formatTable(rows, input.currency)) ctx.stdout(l)
       ctx.stdout(roundTripLine(roundTripsOfFills(input.fills, (s) => fillSide(s) === 'buy')))
+      for (const l of formatMarkoutTable(markouts)) ctx.stdout(l)
       for (const l of formatTransfers(transfers)) ctx.stdout(l)
     }
     return 0

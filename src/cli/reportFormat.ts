@@ -4,6 +4,8 @@
  * a currency the journal cannot name is `unknown`, never guessed.
  */
 import { mulDecimal, toTicks } from '../decimal.ts'
+import { FILL_MID_HORIZONS_MS } from '../journal/fillMids.ts'
+import { fillMarkoutsBps } from '../journal/markoutReport.ts'
 import type { ReportFill, ReportRow, TransferSummary } from '../journal/report.ts'
 
 interface Column {
@@ -90,10 +92,22 @@ export function formatTable(rows: readonly ReportRow[], currency?: string | unde
 
 const csvCell = (v: string): string => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v)
 
-export function formatCsv(rows: readonly ReportRow[], currency?: string | undefined): string[] {
+/** Columns appended to each row (the markouts', reportMarkouts.ts), by the row's key. */
+export interface ExtraCsvColumns {
+  head: readonly string[]
+  cells(key: string): readonly string[]
+}
+
+export function formatCsv(
+  rows: readonly ReportRow[],
+  currency?: string | undefined,
+  extra?: ExtraCsvColumns | undefined,
+): string[] {
   return [
-    COLUMNS.map((c) => csvOf(c, currency)).join(','),
-    ...rows.map((r) => COLUMNS.map((c) => csvCell(c.get(r, true))).join(',')),
+    [...COLUMNS.map((c) => csvOf(c, currency)), ...(extra?.head ?? [])].join(','),
+    ...rows.map((r) =>
+      [...COLUMNS.map((c) => c.get(r, true)), ...(extra?.cells(r.key) ?? [])].map(csvCell).join(','),
+    ),
   ]
 }
 
@@ -119,9 +133,13 @@ export function formatTradesCsv(
     'liquidation',
     'trade_id',
     'order_id',
+    // The book's mid the bot recorded at the fill and after it, and the markouts (bps for us); empty: unknown.
+    ...FILL_MID_HORIZONS_MS.map((h) => (h === 0 ? 'mid_at_fill' : `mid_${h / 1000}s`)),
+    ...FILL_MID_HORIZONS_MS.map((h) => (h === 0 ? 'captured_bps' : `markout_${h / 1000}s_bps`)),
   ]
   const lines = fills.map((f) => {
     const notional = absProduct(f.qty, f.price)
+    const bps = fillMarkoutsBps(f)
     return [
       new Date(f.ts).toISOString(),
       String(f.ts),
@@ -137,6 +155,8 @@ export function formatTradesCsv(
       f.liquidation ? 'yes' : 'no',
       f.tradeId ?? '',
       f.orderId === undefined ? '' : String(f.orderId),
+      ...FILL_MID_HORIZONS_MS.map((_, k) => f.mids?.[k] ?? ''),
+      ...bps.map((x) => (x === undefined ? '' : String(x))),
     ]
       .map(csvCell)
       .join(',')
@@ -161,6 +181,7 @@ export function formatJson(
     currency: string | undefined
   },
   transfers: readonly TransferSummary[] = [],
+  markouts?: unknown,
 ): string {
   return JSON.stringify(
     {
@@ -174,6 +195,7 @@ export function formatJson(
       rows: rows.filter((r) => r.key !== 'total'),
       total: rows.find((r) => r.key === 'total'),
       transfers,
+      ...(markouts === undefined ? {} : { markouts }),
     },
     null,
     2,

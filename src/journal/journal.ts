@@ -17,6 +17,7 @@ import type {
   AlertRecord,
   CommandRecord,
   EquityRecord,
+  FillMidRecord,
   FillRecord,
   FundingRecord,
   OrderEvent,
@@ -87,6 +88,8 @@ export interface Journal {
   snapshot(s: z.input<typeof PnlSnapshotRecord>): void
   /** The account's net PnL at a moment (the drawdown's curve: every 2 s of bot time, when it moved). */
   equity(e: z.input<typeof EquityRecord>): void
+  /** The book's mid at one of our fills or a horizon after it (markouts; fillMids.ts), once known. */
+  fillMid(m: z.input<typeof FillMidRecord>): void
   /** Named restart state (JSON); replaces the `ops.stateDir` JSON files. */
   saveState(name: string, value: unknown): void
   loadState(name: string): Promise<unknown>
@@ -293,6 +296,7 @@ export function createJournal(o: OpenJournalOptions): Journal {
     alert: (rec) => push({ t: 'alerts', rec, at: rec.at }),
     snapshot: (rec) => push({ t: 'pnl_snapshots', rec, at: rec.minute }),
     equity: (rec) => push({ t: 'equity', rec, at: rec.at }),
+    fillMid: (rec) => push({ t: 'fill_mids', rec, at: rec.at }),
     saveState: (name, value) => push({ t: 'state', name, value, at: now() }),
     async loadState(name) {
       const row = await o.db.db

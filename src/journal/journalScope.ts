@@ -33,6 +33,8 @@ export const SCOPED_TABLES = [
   'transfers',
   'pnl_snapshots',
   'alerts',
+  // Migration 5: a fill's mids follow its fill.
+  'fill_mids',
 ] as const
 
 export interface ClaimResult {

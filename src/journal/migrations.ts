@@ -14,6 +14,7 @@ import {
 } from 'kysely'
 import { JournalConfigError } from './errors.ts'
 import { v4AccountAndVenue } from './migrationAccount.ts'
+import { v5FillMids } from './migrationFillMids.ts'
 import type { JournalDatabase } from './tables.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run on a schema-less handle by design
@@ -236,8 +237,9 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002_alerts_and_state': up(v2AlertsAndState),
   '0003_venue': up(v3Venue),
   '0004_account_venue': up(v4AccountAndVenue),
+  '0005_fill_mids': up(v5FillMids),
 }
-export const LATEST_MIGRATION = '0004_account_venue'
+export const LATEST_MIGRATION = '0005_fill_mids'
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) }
 

@@ -9,6 +9,7 @@ import {
   assertNoSecretKeys,
   CommandRecord,
   EquityRecord,
+  FillMidRecord,
   FillRecord,
   FundingRecord,
   OrderEvent,
@@ -29,6 +30,7 @@ export type Pending =
   | { t: 'alerts'; rec: unknown; at: number }
   | { t: 'pnl_snapshots'; rec: unknown; at: number }
   | { t: 'equity'; rec: unknown; at: number }
+  | { t: 'fill_mids'; rec: unknown; at: number }
   | { t: 'state'; name: string; value: unknown; at: number }
   /** A row an earlier run could not write, from its spool (spool.ts): written as it is. */
   | { t: 'spooled'; row: JournalRow; at: number }
@@ -167,6 +169,22 @@ export function toRow(p: Pending, runId: string, pid: number, scope: JournalScop
     case 'equity': {
       const e = EquityRecord.parse(p.rec)
       return { table: 'equity', row: { account, venue, at: e.at, net: e.net } }
+    }
+    case 'fill_mids': {
+      const m = FillMidRecord.parse(p.rec)
+      return {
+        table: 'fill_mids',
+        row: {
+          account,
+          venue,
+          trade_id: m.tradeId,
+          order_id: m.orderId,
+          fill_ts: m.fillTs,
+          horizon_ms: m.horizonMs,
+          mid: m.mid,
+          at: m.at,
+        },
+      }
     }
     case 'state':
       assertNoSecretKeys(p.value)

@@ -161,6 +161,17 @@ export type PnlSnapshotRecord = z.infer<typeof PnlSnapshotRecord>
 export const EquityRecord = z.strictObject({ at: Ms, net: Decimal })
 export type EquityRecord = z.infer<typeof EquityRecord>
 
+/** The book's mid at one of our fills (horizon 0) or a horizon after it (fillMids.ts). */
+export const FillMidRecord = z.strictObject({
+  tradeId: z.string().min(1),
+  orderId: z.number().int().nonnegative(),
+  fillTs: Ms,
+  horizonMs: z.number().int().min(0).max(3_600_000),
+  mid: Decimal,
+  at: Ms,
+})
+export type FillMidRecord = z.infer<typeof FillMidRecord>
+
 /** A named piece of restart state (the alert episodes of the account watch, …), replacing the JSON files. */
 export const StateRecord = z.strictObject({
   name: z.string().min(1).max(120),

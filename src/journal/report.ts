@@ -27,6 +27,8 @@ export interface ReportFill {
   orderId?: number | undefined
   liquidation?: boolean | undefined
   feeAsset?: string | undefined
+  /** The book's mid at the fill, 1 s, 10 s and 60 s after it (`FILL_MID_HORIZONS_MS`); undefined: unknown. */
+  mids?: readonly (string | undefined)[] | undefined
 }
 export interface ReportFunding {
   ts: number
@@ -118,7 +120,7 @@ const abs = (s: string): string => (s.startsWith('-') ? s.slice(1) : s)
 const HALTED = new Set(['halted', 'stopped', 'degraded', 'paused'])
 const isQuoting = (mode: string): boolean => mode === 'quoting' || mode.startsWith('quoting.')
 
-interface Group {
+export interface ReportGroup {
   key: string
   /** Which instrument (undefined: every one). */
   iid: number | undefined
@@ -129,7 +131,12 @@ interface Group {
 }
 
 export function buildReport(input: ReportInput, by: ReportBy): ReportRow[] {
-  const groups: Group[] = []
+  return reportGroups(input, by).map((g) => row(input, g))
+}
+
+/** The report's rows (per day, run or instrument, then `total`): which instrument and time each spans. */
+export function reportGroups(input: ReportInput, by: ReportBy): ReportGroup[] {
+  const groups: ReportGroup[] = []
   const inWindow = (ts: number): boolean => ts >= input.since && ts <= input.until
   if (by === 'day') {
     for (let d = Math.floor(input.since / DAY_MS); d * DAY_MS <= input.until; d++) {
@@ -169,8 +176,14 @@ export function buildReport(input: ReportInput, by: ReportBy): ReportRow[] {
         alerts: false,
       })
   }
-  const total: Group = { key: 'total', iid: undefined, from: input.since, to: input.until, alerts: true }
-  return [...groups, total].map((g) => row(input, g))
+  const total: ReportGroup = {
+    key: 'total',
+    iid: undefined,
+    from: input.since,
+    to: input.until,
+    alerts: true,
+  }
+  return [...groups, total]
 }
 
 /** An unrealized level is one ledger's: per venue (each dry run's mock is its own) and instrument. */
@@ -180,7 +193,7 @@ const tradingLevel = (s: ReportSnapshot): string => subDecimal(s.unrealizedPnl, 
 const signedQty = (f: ReportFill): string =>
   f.side === 'short' ? subDecimal('0', f.qty) : f.side === 'long' ? f.qty : '0'
 
-function row(input: ReportInput, g: Group): ReportRow {
+function row(input: ReportInput, g: ReportGroup): ReportRow {
   const mine = (iid: number): boolean => g.iid === undefined || g.iid === iid
   const inGroup = (ts: number): boolean => ts >= g.from && ts <= g.to
   const fills = input.fills.filter((f) => mine(f.iid) && inGroup(f.ts))
@@ -250,7 +263,7 @@ function equityCurve(
   fills: readonly ReportFill[],
   funding: readonly ReportFunding[],
   snaps: readonly ReportSnapshot[],
-  g: Group,
+  g: ReportGroup,
   before: ReadonlyMap<string, ReportSnapshot>,
 ): number[] {
   type Ev = { t: number; flow?: string; key?: string; level?: string }
@@ -281,7 +294,7 @@ function equityCurve(
  * the group, from the last sample before it; undefined for an instrument's group or where the journal
  * holds no samples in the group (older than their retention): then the minute curve.
  */
-function sampledCurve(input: ReportInput, g: Group): number[] | undefined {
+function sampledCurve(input: ReportInput, g: ReportGroup): number[] | undefined {
   if (g.iid !== undefined || input.equity === undefined) return undefined
   return equitySamplesCurve(input.equity, g.from, g.to)
 }
@@ -318,7 +331,7 @@ export const takenAt = (s: { minute: number; spanMs?: number | undefined }): num
  * Positions at the group's end: each instrument's last snapshot at or before the end plus the fills
  * after it; an instrument with fills but no snapshot is unknown ('?').
  */
-function endPositions(input: ReportInput, g: Group, snaps: readonly ReportSnapshot[]): string {
+function endPositions(input: ReportInput, g: ReportGroup, snaps: readonly ReportSnapshot[]): string {
   const at = new Map<number, { minute: number; position: string | undefined }>()
   for (const s of snaps) if (s.minute <= g.to) at.set(s.iid, { minute: takenAt(s), position: s.position })
   const iids = new Set<number>(at.keys())

@@ -10,6 +10,7 @@ import type {
   AlertsTable,
   CommandsTable,
   EquityTable,
+  FillMidsTable,
   FillsTable,
   FundingTable,
   JournalDatabase,
@@ -31,6 +32,7 @@ export type JournalRow =
   | { table: 'alerts'; row: AlertsTable }
   | { table: 'state'; row: StateTable }
   | { table: 'equity'; row: EquityTable }
+  | { table: 'fill_mids'; row: FillMidsTable }
 
 export type JournalTableName = JournalRow['table']
 
@@ -40,6 +42,8 @@ export const BULK_TABLES: ReadonlySet<JournalTableName> = new Set([
   'order_events',
   'pnl_snapshots',
   'equity',
+  // Markout mids: no figure the venue reconciles is rebuilt from them.
+  'fill_mids',
 ])
 
 /** Rows per insert statement: under SQLite's bound-variable limit at 14 columns, and short on PostgreSQL. */
@@ -69,6 +73,7 @@ interface Grouped {
   alerts: AlertsTable[]
   state: StateTable[]
   equity: EquityTable[]
+  fill_mids: FillMidsTable[]
 }
 
 export function groupRows(rows: readonly JournalRow[]): Grouped {
@@ -83,6 +88,7 @@ export function groupRows(rows: readonly JournalRow[]): Grouped {
     alerts: [],
     state: [],
     equity: [],
+    fill_mids: [],
   }
   for (const r of rows) {
     switch (r.table) {
@@ -115,6 +121,9 @@ export function groupRows(rows: readonly JournalRow[]): Grouped {
         break
       case 'equity':
         g.equity.push(r.row)
+        break
+      case 'fill_mids':
+        g.fill_mids.push(r.row)
         break
     }
   }
@@ -346,6 +355,14 @@ export async function writeRows(
         .insertInto('equity')
         .values(c)
         .onConflict((oc) => oc.columns(['account', 'venue', 'at']).doNothing())
+        .execute()
+    for (const c of chunks(g.fill_mids))
+      await tx
+        .insertInto('fill_mids')
+        .values(c)
+        .onConflict((oc) =>
+          oc.columns(['account', 'venue', 'trade_id', 'order_id', 'fill_ts', 'horizon_ms']).doNothing(),
+        )
         .execute()
     return { newFills, refused }
   })

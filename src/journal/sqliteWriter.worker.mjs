@@ -36,6 +36,7 @@ const CONFLICT = {
   alerts: { key: ['account', 'venue', 'key', 'at', 'resolved'], update: [] },
   state: { key: ['name'], update: ['value', 'at'] },
   equity: { key: ['account', 'venue', 'at'], update: [] },
+  fill_mids: { key: ['account', 'venue', 'trade_id', 'order_id', 'fill_ts', 'horizon_ms'], update: [] },
 }
 const IDENT = /^[a-z_]+$/
 

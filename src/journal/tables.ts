@@ -158,8 +158,26 @@ export interface EquityTable {
   net: string
 }
 
+/**
+ * Migration 5: the book's mid at one of our fills (horizon 0) or a horizon after it (1 s, 10 s, 60 s),
+ * as the bot saw it; no row: unknown. Keyed by the fill's key (`fill_ts` is the fill's `ts`).
+ */
+export interface FillMidsTable {
+  account: string
+  venue: string
+  trade_id: string
+  order_id: number
+  fill_ts: number
+  horizon_ms: number
+  /** (best bid + best ask) / 2, a decimal string in the instrument's price. */
+  mid: string
+  /** When the bot received the touch the mid is from (venue clock, Unix ms). */
+  at: number
+}
+
 export interface JournalDatabase {
   equity: EquityTable
+  fill_mids: FillMidsTable
   runs: RunsTable
   commands: CommandsTable
   order_events: OrderEventsTable

@@ -32,6 +32,21 @@ describe('markouts', () => {
     expect(s.markoutBps[60_000]).toBeUndefined()
     expect(s.adverseSelectionBps).toBeUndefined()
   })
+
+  it('adverse selection pairs each fill with its own 60 s mid (a fill the run ended before is left out)', () => {
+    const m = new MarkoutTracker()
+    m.fill({ iid: 1, t: 0, price: 100, qty: 1, buy: true, fee: 0 })
+    m.price(1, 0, 100.1) // +10 bps captured
+    m.price(1, 60_000, 99.9) // −10 bps at 60 s
+    m.fill({ iid: 1, t: 60_000, price: 100, qty: 1, buy: true, fee: 0 })
+    m.price(1, 61_000, 100.5) // the second: +50 bps captured, no 60 s mid
+    const s = m.summary()
+    expect(s.capturedBps).toBeCloseTo(30, 9)
+    expect(s.markoutBps[60_000]).toBeCloseTo(-10, 9)
+    // Over the first fill only: 10 − (−10) = 20 bps (not 30 − (−10)).
+    expect(s.adverseSelectionBps).toBeCloseTo(20, 9)
+    expect(s.measured).toEqual({ captured: 2, at: { 1000: 2, 10000: 1, 60000: 1 }, adverse: 1 })
+  })
 })
 
 describe('round trips', () => {

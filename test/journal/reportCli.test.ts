@@ -78,6 +78,20 @@ describe('perpbot report', () => {
       },
       'stream',
     )
+    // The mids the bot recorded at that fill, 1 s and 10 s after it; none at 60 s (it stopped first).
+    for (const [horizonMs, mid] of [
+      [0, '2000.5'],
+      [1_000, '2001'],
+      [10_000, '1999'],
+    ] as const)
+      journal.fillMid({
+        tradeId: '1',
+        orderId: 2,
+        fillTs: now - 1_800_000,
+        horizonMs,
+        mid,
+        at: now - 1_800_000 + horizonMs,
+      })
     await journal.flush()
   })
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -99,15 +113,36 @@ describe('perpbot report', () => {
     expect(table.out).toContain(
       "round trips (FIFO over the window's fills): 0, win rate n/a, profit factor n/a",
     )
+    // Markouts in bps for us: bought at 2000, mid 2000.5 at the fill, 2001 at 1 s, 1999 at 10 s, no 60 s.
+    expect(table.out).toMatch(
+      /markouts\s+fills\s+captured bps\s+1 s bps\s+10 s bps\s+60 s bps\s+adverse sel\. bps/,
+    )
+    expect(table.out).toMatch(
+      /ETH-PERP\s+1\s+\+2\.50 \(1\/1\)\s+\+5\.00 \(1\/1\)\s+-5\.00 \(1\/1\)\s+unknown \(0\/1\)\s+unknown \(0\/1\)\n/,
+    )
+    expect(table.out).toContain('positive = good for us')
     const csv = await perpbot(['report', '--live', '--config', overlay, '--format', 'csv', '--since', '2h'])
     expect(csv.out.split('\n')[0]).toBe(
-      'key,net_pnl_usdc,realized_pnl_usdc,unrealized_pnl_change_usdc,fees_usdc,funding_usdc,volume_usdc,fills,maker_share,max_drawdown_usdc,quoting_hours,halted_hours,alerts_raised,alerts_resolved,opening_inventory_change_usdc,end_position',
+      'key,net_pnl_usdc,realized_pnl_usdc,unrealized_pnl_change_usdc,fees_usdc,funding_usdc,volume_usdc,fills,maker_share,max_drawdown_usdc,quoting_hours,halted_hours,alerts_raised,alerts_resolved,opening_inventory_change_usdc,end_position,captured_bps,captured_fills_measured,markout_1s_bps,markout_1s_fills_measured,markout_10s_bps,markout_10s_fills_measured,markout_60s_bps,markout_60s_fills_measured,adverse_selection_bps,adverse_selection_fills_measured',
     )
     // No snapshot yet: the end position is unknown, not guessed from the fills.
-    expect(csv.out).toContain('total,12.6,12.5,0,-0.1,0,1000,1,1,0,0,0,0,0,0,ETH-PERP ?')
+    expect(csv.out).toContain('total,12.6,12.5,0,-0.1,0,1000,1,1,0,0,0,0,0,0,ETH-PERP ?,2.5,1,5,1,-5,1,,0,,0')
     const json = await perpbot(['report', '--live', '--config', overlay, '--format', 'json'])
     expect(JSON.parse(json.out)).toMatchObject({ account: ACCOUNT, currency: 'USDC' })
     expect(JSON.parse(json.out).total).toMatchObject({ netPnl: '12.6', fills: 1 })
+    expect(JSON.parse(json.out).markouts.rows.at(-1)).toEqual({
+      key: 'total',
+      fills: 1,
+      capturedBps: 2.5,
+      capturedMeasured: 1,
+      markouts: [
+        { horizonMs: 1_000, bps: 5, measured: 1 },
+        { horizonMs: 10_000, bps: -5, measured: 1 },
+        { horizonMs: 60_000, bps: null, measured: 0 },
+      ],
+      adverseSelectionBps: null,
+      adverseMeasured: 0,
+    })
     // The other account reads only its own.
     const theirs = await perpbot([
       'report',
@@ -127,11 +162,11 @@ describe('perpbot report', () => {
     expect(trades.code).toBe(0)
     const lines = trades.out.trim().split('\n')
     expect(lines[0]).toBe(
-      'time,time_ms,instrument,side,price,qty,notional_usdc,fee_usdc,fee_asset,realized_pnl_usdc,liquidity,liquidation,trade_id,order_id',
+      'time,time_ms,instrument,side,price,qty,notional_usdc,fee_usdc,fee_asset,realized_pnl_usdc,liquidity,liquidation,trade_id,order_id,mid_at_fill,mid_1s,mid_10s,mid_60s,captured_bps,markout_1s_bps,markout_10s_bps,markout_60s_bps',
     )
     expect(lines).toHaveLength(2)
     expect(lines[1]).toBe(
-      `${new Date(now - 1_800_000).toISOString()},${now - 1_800_000},ETH-PERP,buy,2000,0.5,1000,-0.1,USDC,12.5,maker,no,1,2`,
+      `${new Date(now - 1_800_000).toISOString()},${now - 1_800_000},ETH-PERP,buy,2000,0.5,1000,-0.1,USDC,12.5,maker,no,1,2,2000.5,2001,1999,,2.5,5,-5,`,
     )
     const runs = await perpbot(['report', '--live', '--config', overlay, '--by', 'run', '--format', 'json'])
     const body = JSON.parse(runs.out)

@@ -1,7 +1,7 @@
 /**
  * The journal's SQLite writes on a worker thread: the same rows written through the worker and
  * through rows.ts (the main-thread path, PostgreSQL's) leave the same tables, conflicts included (a
- * repeated fill kept once, a moved snapshot, transfer, state and run stop upserted); a batch the
+ * repeated fill or fill mid kept once, a moved snapshot, transfer, state and run stop upserted); a batch the
  * worker refuses rejects (the writer keeps it) and later batches still go through.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -76,8 +76,24 @@ function batches(): JournalRow[][] {
         pid: 1,
       },
     }) satisfies JournalRow
+  const mid = (horizonMs: number, m: string) =>
+    toRow(
+      {
+        t: 'fill_mids',
+        at: T,
+        rec: { tradeId: '1', orderId: 1001, fillTs: fill(1).ts, horizonMs, mid: m, at: T },
+      },
+      'r1',
+      1,
+    )
   return [
-    [run(null), fillRow({ ...fill(1), tradeId: '1' }, 'stream'), snap('1'), transfer('pending')],
+    [
+      run(null),
+      fillRow({ ...fill(1), tradeId: '1' }, 'stream'),
+      snap('1'),
+      transfer('pending'),
+      mid(0, '100.5'),
+    ],
     [
       fillRow({ ...fill(1), tradeId: '1' }, 'rest'),
       fillRow({ ...fill(2), tradeId: '2' }, 'rest', { account: '0xa', venue: 'mock:r1' }),
@@ -90,6 +106,9 @@ function batches(): JournalRow[][] {
       { table: 'state', row: { name: 's', value: '{"a":1}', at: T } },
       { table: 'state', row: { name: 's', value: '{"a":2}', at: T + 1 } },
       run(T + 5),
+      // A mid written again (a retried batch) is kept once.
+      mid(0, '100.5'),
+      mid(1_000, '100.25'),
     ],
   ]
 }
@@ -122,12 +141,16 @@ describe('the SQLite writer thread', () => {
         },
       ])
       expect(refusedMain).toEqual(refused)
-      for (const table of ['runs', 'fills', 'pnl_snapshots', 'transfers', 'state'] as const) {
+      for (const table of ['runs', 'fills', 'pnl_snapshots', 'transfers', 'state', 'fill_mids'] as const) {
         const a = await viaWorker.db.selectFrom(table).selectAll().execute()
         const b = await viaMain.db.selectFrom(table).selectAll().execute()
         expect(a, table).toEqual(b)
         expect(a.length, table).toBeGreaterThan(0)
       }
+      expect(await viaWorker.db.selectFrom('fill_mids').select(['horizon_ms', 'mid']).execute()).toEqual([
+        { horizon_ms: 0, mid: '100.5' },
+        { horizon_ms: 1_000, mid: '100.25' },
+      ])
       // A batch it refuses rejects; the next one is written.
       const bad = [{ table: 'nope', row: { x: 1 } }] as unknown as JournalRow[]
       await expect(viaWorker.writeThread?.write(bad)).rejects.toThrow(/unknown journal table/)

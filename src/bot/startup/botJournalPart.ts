@@ -32,6 +32,7 @@ import {
   reconcileJournalAtStart,
   startPnlSnapshots,
 } from './botJournal.ts'
+import { type BotMarkouts, createBotMarkouts, noMarkouts } from './botMarkouts.ts'
 
 /** Reconcile at start: pages per kind (weight 10 each), and how far back an empty journal reaches. */
 const JOURNAL_RECONCILE_PAGES = 50
@@ -71,6 +72,11 @@ export interface BotJournal {
    */
   account(proxyAddress: string, selfProvision: boolean): Promise<AccountJournal>
   registerMetrics(registry: Registry): void
+  /**
+   * Markouts of our fills (botMarkouts.ts): the mids at and after each fill into the journal, on the
+   * venue's clock; its gauges on `registry`; stopped with this part.
+   */
+  markouts(o: { venueClock: Clock; registry: Registry }): BotMarkouts
   /** The dashboard's long history (`/history`): PnL per minute and fills from the journal. */
   readonly history: HistorySource | undefined
   /** A PnL snapshot per instrument per minute, with the instrument's state. */
@@ -118,6 +124,11 @@ export function createBotJournal(o: {
       return { store, records, pnlBaseline }
     },
     registerMetrics: (registry) => registerJournalMetrics(registry, journal),
+    markouts(m) {
+      const part = createBotMarkouts({ journal, logger, ...m })
+      stops.push(part)
+      return part
+    },
     history: journalHistory(journal, clock),
     startSnapshots(s) {
       // Stopped first (the last snapshot), then the health watch.
@@ -138,6 +149,7 @@ const noJournal: BotJournal = {
   orderStates: undefined,
   account: async () => ({ store: undefined, records: undefined, pnlBaseline: undefined }),
   registerMetrics() {},
+  markouts: () => noMarkouts,
   history: undefined,
   startSnapshots() {},
   stop() {},
