@@ -13,6 +13,7 @@ import { JournalConfigError, redactUrl } from './errors.ts'
 import { type IntegrityProbe, postgresIntegrity, sqliteIntegrity } from './integrity.ts'
 import { migrate } from './migrations.ts'
 import { type SqliteHandle, sqliteDriver } from './sqliteDriver.ts'
+import { readerKysely, type SqliteReaderThread, startSqliteReaderThread } from './sqliteReader.ts'
 import { type SqliteWriterThread, startSqliteWriterThread } from './sqliteWriter.ts'
 import type { JournalDatabase } from './tables.ts'
 
@@ -48,6 +49,14 @@ export function describeTarget(t: JournalTarget): string {
 
 export interface JournalDb {
   readonly db: Kysely<JournalDatabase>
+  /**
+   * The handle for reads that can be large (the PnL baseline, `/history`, the equity curve): SQLite's
+   * runs them on a reader thread (sqliteReader.ts), off the bot's event loop; PostgreSQL's is `db`
+   * (its I/O is asynchronous). Selects only.
+   */
+  readonly reads: Kysely<JournalDatabase>
+  /** SQLite: the reader thread behind `reads` (its statement counts), when there is one. */
+  readonly readThread?: SqliteReaderThread | undefined
   readonly kind: JournalTarget['kind']
   /** The file or the URL without its password. */
   readonly where: string
@@ -72,6 +81,8 @@ export interface OpenOptions {
   connectTimeoutMs?: number | undefined
   /** SQLite: write the journal's batches on a worker thread (default true; never for a reader). */
   writerThread?: boolean | undefined
+  /** SQLite: large reads on a reader thread (default true; `false` reads on the main handle). */
+  readerThread?: boolean | undefined
 }
 
 /** int8 as a number: our int8 columns are Unix ms and order ids, well inside 2^53. */
@@ -122,8 +133,12 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
   }
   const writeThread =
     options.readonly !== true && options.writerThread !== false ? startSqliteWriterThread(path) : undefined
+  const readThread = options.readerThread !== false ? startSqliteReaderThread(path) : undefined
+  const reads = readThread === undefined ? db : readerKysely(readThread)
   return {
     db,
+    reads,
+    readThread,
     kind: 'sqlite',
     where: path,
     writeThread,
@@ -140,6 +155,7 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
     },
     close: async () => {
       await writeThread?.close()
+      if (reads !== db) await reads.destroy()
       await db.destroy()
     },
   }
@@ -181,6 +197,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<JournalD
   }
   return {
     db,
+    reads: db,
     kind: 'postgres',
     where,
     integrity: options.readonly === true ? undefined : postgresIntegrity(db, where),

@@ -21,7 +21,7 @@ const Stored = z.object({
 
 /** The stored opening inventory; undefined when none (or unreadable: the run's own first positions are). */
 export async function loadOpening(db: JournalDb, scope: JournalScope): Promise<OpeningInventory | undefined> {
-  const row = await db.db
+  const row = await db.reads
     .selectFrom('state')
     .select('value')
     .where('name', '=', openingStateName(scope))

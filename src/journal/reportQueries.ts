@@ -159,7 +159,7 @@ export async function loadReportInput(
  * reaches it, so a dry run just finished is in its window.
  */
 export async function newestRecordAt(db: JournalDb, scope: JournalScope): Promise<number | undefined> {
-  const d = db.db
+  const d = db.reads
   const { account, venue } = scope
   const runs = await d
     .selectFrom('runs')
@@ -194,7 +194,7 @@ export async function loadEquity(
   until: number,
   scope: JournalScope,
 ): Promise<{ at: number; net: string }[]> {
-  const d = db.db
+  const d = db.reads
   const before = await d
     .selectFrom('equity')
     .select(['at', 'net'])
@@ -228,7 +228,7 @@ export async function loadEquity(
 
 /** Every amount is in the settlement asset the venue names on fills (else funding): one, or unknown. */
 export async function loadCurrency(db: JournalDb, scope: JournalScope): Promise<string | undefined> {
-  const d = db.db
+  const d = db.reads
   const assets = await d
     .selectFrom('fills')
     .select('fee_asset')

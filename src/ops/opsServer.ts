@@ -18,7 +18,7 @@ import type { ControlRoutes } from './control/controlRoutes.ts'
 import { dashboardFile, isDashboardPath } from './dashboard/assets.ts'
 import { createEventStream, type EventStream } from './dashboard/eventStream.ts'
 import { FLEET_PAGE_CSP, renderFleetPage } from './dashboard/fleetPage.ts'
-import { type HistorySource, parseHistoryQuery } from './dashboard/history.ts'
+import { HistoryBusyError, type HistorySource, parseHistoryQuery } from './dashboard/history.ts'
 import type { TimelineSource } from './dashboard/timelineTypes.ts'
 import { createHostCheck } from './hostCheck.ts'
 import {
@@ -185,7 +185,12 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
       if (options.history === undefined) return json(200, { journal: false })
       const q = parseHistoryQuery(url.searchParams.get('since'))
       if ('error' in q) return json(400, { error: 'bad_request', message: q.error })
-      return json(200, await options.history.read(q))
+      try {
+        return json(200, await options.history.read(q))
+      } catch (e) {
+        if (!(e instanceof HistoryBusyError)) throw e
+        return json(503, { error: 'busy', message: e.message }, { 'retry-after': '1' })
+      }
     }
     if (fleet && options.fleet !== undefined) return fleetReply(path, await options.fleet.view())
     switch (path) {

@@ -11,6 +11,7 @@
 import type { Alert } from '../../src/alerts/alert.ts'
 import type { RunningBot } from '../../src/bot/startBot.ts'
 import type { StopReport } from '../../src/bot/startup/stopSequence.ts'
+import type { Journal } from '../../src/journal/journal.ts'
 import { FAULT_HEADER, type FaultConfig } from '../../src/mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../../src/mock/httpServer.ts'
 import type { MockHandler, MockRequest, MockResponse } from '../../src/mock/mockHttp.ts'
@@ -175,6 +176,8 @@ export interface HostileRunOptions extends HostileVenueOptions {
   ops?: boolean | undefined
   /** Called with each log line as it is written (besides recording it). */
   onLogLine?: ((line: string) => void) | undefined
+  /** A journal the bot writes to (the caller opens it, and closes it after the stop as `perpbot run` does). */
+  journal?: Journal | undefined
 }
 
 /** The shipped dry-run bot against a hostile venue; the venue is closed again if the start fails. */
@@ -192,6 +195,7 @@ export async function startBotOnHostileVenue(o: HostileRunOptions): Promise<Host
       overrides: o.overrides,
       logLevel: o.logLevel ?? 'info',
       ops: o.ops,
+      journal: o.journal,
       onLogLine: (line) => {
         logs.push(line)
         o.onLogLine?.(line)

@@ -21,7 +21,7 @@ import { reconcileAtStart } from '../../journal/reconcile.ts'
 import type { CommandItem } from '../../journal/records.ts'
 import { ASSETS_STATE, newestRecordAt, SYMBOLS_STATE } from '../../journal/reportQueries.ts'
 import type { Logger } from '../../logging/logger.ts'
-import { HISTORY_DEFAULT_SPAN_MS, type HistorySource } from '../../ops/dashboard/history.ts'
+import { coalescedHistory, HISTORY_DEFAULT_SPAN_MS, type HistorySource } from '../../ops/dashboard/history.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Fill, FundingCharge, Withdrawal } from '../../perps/schemas/account.ts'
 import type { Deposit } from '../../perps/schemas/accountState.ts'
@@ -220,6 +220,11 @@ export function journalOrderStates(journal: Journal): OrderStateRecorder {
 
 /** The pollers' first reads reach back at most an hour (funding): ids of the last two are remembered. */
 const RECENT_IDS_MS = 2 * 3_600_000
+/**
+ * Fills and funding dated more than a week back are final (decision, issue 34): their sums are kept
+ * as a checkpoint for the next start, which checks the counts before trusting it.
+ */
+const BASELINE_FINAL_MS = 7 * 86_400_000
 
 /**
  * The PnL ledger's start at a restart: the account's fills and funding in the journal (after the
@@ -234,6 +239,8 @@ export async function journalPnlBaseline(
     const b = await loadPnlBaseline(journal.db, {
       recentSince: clock.now() - RECENT_IDS_MS,
       scope: journal.scope(),
+      checkpointBefore: clock.now() - BASELINE_FINAL_MS,
+      saveCheckpoint: (name, value) => journal.saveState(name, value),
     })
     logger.info(
       {
@@ -437,7 +444,8 @@ export function startPnlSnapshots(o: {
  * this run's clock.
  */
 export function journalHistory(journal: Journal, clock: Clock): HistorySource {
-  return {
+  // Concurrent asks for the same window share one read (issue 34: 40 at once delayed /livez 15 s).
+  return coalescedHistory({
     async read(q) {
       const now = clock.now()
       const scope = journal.scope()
@@ -445,5 +453,5 @@ export function journalHistory(journal: Journal, clock: Clock): HistorySource {
       const since = q.since ?? now - (q.spanMs ?? HISTORY_DEFAULT_SPAN_MS)
       return loadJournalHistory(journal.db, { since, until, scope })
     },
-  }
+  })
 }

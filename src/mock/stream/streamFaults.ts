@@ -7,6 +7,10 @@
  *   call its channels stale, and drop the socket when past its idle bound;
  * - `slowConsumer`: the server treats the client as too slow, sends `slow_consumer` and closes (1008).
  *   A real backlog above the server's `maxBufferedBytes` does the same.
+ * - `foreignOrders`: another client on the account floods the `orders` channel: `perSecond` pushes a
+ *   second of the mock's clock (in bursts every `everyMs`), each a new order of that client resting
+ *   far from the touch, every third one cancelled again (issue 34: 5,000 a second must leave the bot
+ *   answering and its exit policy working). Not rolled: on while configured.
  */
 import { z } from 'zod'
 
@@ -17,7 +21,19 @@ export const StreamFaultSchema = z.strictObject({
   sequenceGap: probability.optional(),
   stall: z.strictObject({ probability, durationMs: z.number().int().min(1).max(600_000) }).optional(),
   slowConsumer: probability.optional(),
+  foreignOrders: z
+    .strictObject({
+      perSecond: z.number().int().min(1).max(100_000),
+      /** Burst interval on the mock's clock. Default 10 ms. */
+      everyMs: z.number().int().min(1).max(1_000).optional(),
+    })
+    .optional(),
 })
 export type StreamFaultConfig = z.infer<typeof StreamFaultSchema>
 
-export type StreamFaultKind = 'dropConnection' | 'sequenceGap' | 'stall' | 'slowConsumer'
+export type StreamFaultKind = 'dropConnection' | 'sequenceGap' | 'stall' | 'slowConsumer' | 'foreignOrders'
+
+/** The foreign client's order ids start here (far above the mock's own). */
+export const FOREIGN_FLOOD_FIRST_OID = 9_000_000_000_000
+/** The foreign client's client order id: the venue's 32 hex, under a tag of its own (`f0f0f0f0`). */
+export const foreignFloodCoid = (n: number): string => `f0f0f0f0${n.toString(16).padStart(24, '0')}`

@@ -19,7 +19,12 @@ import { PRIVATE_CHANNELS, type PrivateChannel } from '../../perps/stream/channe
 import { MessageWindow } from '../../perps/stream/messageWindow.ts'
 import type { Random } from '../../random.ts'
 import type { PerpsExchange } from '../perps/exchange.ts'
-import type { StreamFaultConfig, StreamFaultKind } from './streamFaults.ts'
+import {
+  FOREIGN_FLOOD_FIRST_OID,
+  foreignFloodCoid,
+  type StreamFaultConfig,
+  type StreamFaultKind,
+} from './streamFaults.ts'
 import { type StreamOut, StreamPublisher, type StreamTape } from './streamPublisher.ts'
 import { StreamSession } from './streamSession.ts'
 
@@ -101,8 +106,14 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     sequenceGap: 0,
     stall: 0,
     slowConsumer: 0,
+    foreignOrders: 0,
   }
   let tickTimer: TimerId | undefined
+  let floodTimer: TimerId | undefined
+  /** The flood's pushes so far (each a new order id; every third a cancel of the one before). */
+  let floodSeq = 0
+  /** Pushes owed to the flood's rate not yet sent (the rate times the time since the last burst). */
+  let floodOwed = 0
   let activityScheduled = false
   let closed = false
 
@@ -213,6 +224,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       for (const d of corked) d.uncork()
     }
     schedule()
+    scheduleFlood()
   }
 
   function publishTick(live: readonly StreamSession[], now: number, flush: () => void): void {
@@ -263,6 +275,64 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     } finally {
       for (const d of corked) d.uncork()
     }
+  }
+
+  /**
+   * The `foreignOrders` fault: another client's order changes on every account's `orders` channel,
+   * `perSecond` a second of the mock's clock in bursts every `everyMs` (stopped when the fault is
+   * cleared). Pushed as the venue pushes orders (the sessions' sequence numbers), not rolled.
+   */
+  function flood(): void {
+    floodTimer = undefined
+    const config = options.faults?.()?.foreignOrders
+    if (closed || config === undefined || sessions.size === 0) return
+    const everyMs = config.everyMs ?? 10
+    floodOwed += (config.perSecond * everyMs) / 1_000
+    const n = Math.floor(floodOwed)
+    floodOwed -= n
+    const now = serverClock.now()
+    const quotes = exchange.bbo(undefined)
+    const targets = [...sessions].filter((s) => s.owner !== undefined && s.subscriptions.has('orders'))
+    const corked = targets.map((s) => raw.get(s)).filter((d) => d !== undefined)
+    for (const d of corked) d.cork()
+    try {
+      for (let i = 0; i < n && quotes.length > 0; i++) {
+        floodSeq += 1
+        const q = quotes[floodSeq % quotes.length]
+        if (q === undefined) continue
+        const gone = floodSeq % 3 === 0
+        const oid = FOREIGN_FLOOD_FIRST_OID + (gone ? floodSeq - 1 : floodSeq)
+        const buy = oid % 2 === 0
+        const json = JSON.stringify({
+          oid,
+          iid: q.iid,
+          buy,
+          // At the touch on its own side: it rests, never crosses.
+          p: buy ? q.bp : q.ap,
+          qty: '0.01',
+          tif: 'gtc',
+          po: true,
+          ro: false,
+          rest: gone ? '0' : '0.01',
+          fill: '0',
+          cts: now,
+          uts: now,
+          status: gone ? 'cancelled' : 'open',
+          coid: foreignFloodCoid(oid - FOREIGN_FLOOD_FIRST_OID),
+        })
+        for (const s of targets) s.push('orders', json, now)
+        counts.foreignOrders += 1
+      }
+    } finally {
+      for (const d of corked) d.uncork()
+    }
+    floodTimer = clock.setTimeout(flood, everyMs)
+  }
+
+  /** Starts the flood when its fault is set (checked on every tick and connection). */
+  function scheduleFlood(): void {
+    if (closed || floodTimer !== undefined || options.faults?.()?.foreignOrders === undefined) return
+    floodTimer = clock.setTimeout(flood, options.faults?.()?.foreignOrders?.everyMs ?? 10)
   }
 
   /** Ticks on the exchange's step boundaries, so a push follows a price change at once. */
@@ -320,6 +390,10 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
         clock.clearTimeout(tickTimer)
         tickTimer = undefined
       }
+      if (sessions.size === 0 && floodTimer !== undefined) {
+        clock.clearTimeout(floodTimer)
+        floodTimer = undefined
+      }
     })
     ws.on('error', () => ws.terminate())
     schedule()
@@ -357,6 +431,8 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       closed = true
       if (tickTimer !== undefined) clock.clearTimeout(tickTimer)
       tickTimer = undefined
+      if (floodTimer !== undefined) clock.clearTimeout(floodTimer)
+      floodTimer = undefined
       publisher.dispose()
       for (const ws of sockets.values()) ws.terminate()
       return new Promise<void>((resolve) => wss.close(() => resolve()))

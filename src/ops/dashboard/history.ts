@@ -38,3 +38,33 @@ export function parseHistoryQuery(since: string | null): HistoryQuery | { error:
   if (Number.isFinite(t)) return { since: t }
   return { error: `since must be a span (30m, 24h, 7d), Unix ms or an ISO date, got '${since.slice(0, 40)}'` }
 }
+
+/** More distinct `/history` windows are being read than the bound: the caller answers 503, retry later. */
+export class HistoryBusyError extends Error {
+  readonly inFlight: number
+  constructor(inFlight: number) {
+    super(`${inFlight} history reads are running; try again shortly`)
+    this.inFlight = inFlight
+    this.name = 'HistoryBusyError'
+  }
+}
+
+/**
+ * A history source whose concurrent reads of the same window share one read, and at most
+ * `maxDistinct` different windows are read at once (more: {@link HistoryBusyError}). Forty dashboards
+ * asking for 90 days at once cost one read of the journal, not forty queued on its reader.
+ */
+export function coalescedHistory(source: HistorySource, maxDistinct = 4): HistorySource {
+  const inFlight = new Map<string, Promise<unknown>>()
+  return {
+    read(q) {
+      const key = `${q.since ?? ''}|${q.spanMs ?? ''}`
+      const running = inFlight.get(key)
+      if (running !== undefined) return running
+      if (inFlight.size >= maxDistinct) return Promise.reject(new HistoryBusyError(inFlight.size))
+      const read = source.read(q).finally(() => inFlight.delete(key))
+      inFlight.set(key, read)
+      return read
+    },
+  }
+}
