@@ -33,7 +33,12 @@ import { flag, numberFlag } from './stats.ts'
 const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- simulate:begin -->'
 const END = '<!-- simulate:end -->'
-const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1,10x1r,10x24f').split(',').map((c) => {
+const OLD_MARKET = 'calm-slow-premium'
+const CASES = (flag('cases') ?? '10x24,10x24o,10x2i,100x0.1,10x1r,10x24f').split(',').map((c) => {
+  // A trailing `o` runs the old market (scenario calm-slow-premium: the premium as it was until
+  // 2026-12-06, before issue 39 made it mean-revert), so figures compare like with like.
+  const old = c.endsWith('o')
+  if (old) c = c.slice(0, -1)
   // A trailing `r` replays a dataset downloaded from the mock with the whole bot (`simulate --data
   // --engine bot`, docs/research.md); a trailing `f` replays it with the fast engine (`--engine fast`).
   const fast = c.endsWith('f')
@@ -49,6 +54,7 @@ const CASES = (flag('cases') ?? '10x24,10x2i,10x2,100x0.1,10x1r,10x24f').split('
     signatures: inline ? ('inline' as const) : ('deferred' as const),
     replay,
     fast,
+    scenario: old ? OLD_MARKET : 'calm',
   }
 })
 const SEED = numberFlag('seed', 1)
@@ -61,6 +67,8 @@ interface Row {
   replay: boolean
   /** The fast backtest engine (src/research/backtest/) instead of the whole bot. */
   fast: boolean
+  /** The mock's scenario: calm (mean-reverting premium) or the old market. */
+  scenario: string
   /** Peak resident set size during the run (sampled), MB. */
   peakRssMb: number
   /** Resident set size at each quarter of the run, MB (flat while the dataset streams). */
@@ -115,7 +123,7 @@ for (const c of CASES) {
       if (doneMs >= ((quarters.length + 1) * totalMs) / 4) quarters.push(process.memoryUsage().rss / 1e6)
     },
     strategy: 'index-peg',
-    scenario: 'calm',
+    scenario: c.scenario,
     seed: SEED,
     configDir: 'config',
     perpbotVersion: 'bench',
@@ -172,7 +180,10 @@ async function cryptoCost(n: number): Promise<{ signMs: number; recoverMs: numbe
 }
 const crypto = await cryptoCost(300)
 
-const day10 = rows.find((r) => r.instruments === 10 && r.signatures === 'deferred' && !r.replay)
+const day10 = rows.find(
+  (r) => r.instruments === 10 && r.signatures === 'deferred' && !r.replay && r.scenario === 'calm',
+)
+const old10 = rows.find((r) => r.instruments === 10 && !r.replay && r.scenario === OLD_MARKET)
 const replay10 = rows.find((r) => r.instruments === 10 && r.replay && !r.fast)
 const fast10 = rows.find((r) => r.instruments === 10 && r.fast)
 const hour100 = rows.find((r) => r.instruments === 100)
@@ -180,15 +191,18 @@ const lines = [
   BEGIN,
   `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run simulate:bench\` (seed ${SEED}, index-peg, calm) on ${machineLine()}; ${loadSpan(LOAD0)} over the run. Wall and CPU time include the bot's start (a few seconds); CPU is the fairer figure on a shared machine.`,
   '',
-  '| instruments | virtual hours run | signatures | wall s (start) | CPU s (all threads) | wall s per virtual h after start | CPU s per virtual h | speed | clock steps | signed commands | fills | quoting | heap after, MB |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| instruments | virtual hours run | market | signatures | wall s (start) | CPU s (all threads) | wall s per virtual h after start | CPU s per virtual h | speed | clock steps | signed commands | fills | quoting | heap after, MB |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.instruments} | ${r.hours} | ${r.fast ? 'none (fast engine)' : r.signatures === 'inline' ? 'inline (baseline)' : `deferred (${r.deferred} on the worker)`}${r.replay ? ', replayed data' : ''} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
+      `| ${r.instruments} | ${r.hours} | ${r.replay ? 'replayed' : r.scenario === OLD_MARKET ? 'old (slow premium)' : 'calm (mean-reverting)'} | ${r.fast ? 'none (fast engine)' : r.signatures === 'inline' ? 'inline (baseline)' : `deferred (${r.deferred} on the worker)`}${r.replay ? ', replayed data' : ''} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
   ),
   '',
   day10
     ? `Target "a simulated day of 10 instruments in under 60 s": ${day10.hours === 24 ? 'measured' : `extrapolated linearly from ${day10.hours} h:`} ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall, ${(day10.cpuPerHourS * 24).toFixed(0)} s CPU after the start — ${day10.startS + day10.wallPerHourS * 24 < 60 ? 'met' : 'MISSED'}.`
+    : '',
+  day10 && old10
+    ? `Like with like, same run: a day of 10 instruments on today's market ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall / ${(day10.cpuPerHourS * 24).toFixed(0)} CPU-s (${day10.fills} fills, ${day10.commands} commands in ${day10.hours} h) beside the old market (${OLD_MARKET}, as measured until 2026-11-27) ${(old10.startS + old10.wallPerHourS * 24).toFixed(0)} s wall / ${(old10.cpuPerHourS * 24).toFixed(0)} CPU-s (${old10.fills} fills, ${old10.commands} commands in ${old10.hours} h); CPU ms per signed command ${((1000 * day10.cpuPerHourS * day10.hours) / Math.max(1, day10.commands)).toFixed(2)} vs ${((1000 * old10.cpuPerHourS * old10.hours) / Math.max(1, old10.commands)).toFixed(2)}.`
     : '',
   day10
     ? `Floor: ${day10.commands} signed commands in ${day10.hours} virtual h of 10 instruments, ${Math.round((day10.commands * 24) / day10.hours)} a day; each costs ${crypto.signMs.toFixed(2)} ms to sign (bot) and ${crypto.recoverMs.toFixed(2)} ms to recover (mock), measured in this run: ${((((day10.commands * 24) / day10.hours) * (crypto.signMs + crypto.recoverMs)) / 1000).toFixed(0)} s a day of signatures, of which the recovery (${((((day10.commands * 24) / day10.hours) * crypto.recoverMs) / 1000).toFixed(0)} s) runs on the mock's worker thread in the deferred rows.`

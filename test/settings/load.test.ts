@@ -154,7 +154,7 @@ describe('loadSettings', () => {
 
     it('unknown mock scenario and fault preset names', () => {
       expect(issuesOf(with_({ mock: { scenario: 'calmm', faults: 'flakey' } }))).toEqual([
-        'mock.scenario: unknown scenario (known: calm, trending, liquidation, withdrawal-failure, flaky)',
+        'mock.scenario: unknown scenario (known: calm, trending, liquidation, withdrawal-failure, flaky, calm-slow-premium)',
         'mock.faults: unknown fault preset (known: none, flaky, slow, skewed)',
       ])
       expect(issuesOf(with_({ mock: { scenario: 'liquidation', faults: 'slow' } }))).toEqual([])

@@ -4,7 +4,14 @@
  */
 import type { Random } from '../../random.ts'
 
-export const REGIMES = ['frozen', 'calm', 'trending-up', 'trending-down', 'crash'] as const
+export const REGIMES = [
+  'frozen',
+  'calm',
+  'calm-slow-premium',
+  'trending-up',
+  'trending-down',
+  'crash',
+] as const
 export type RegimeName = (typeof REGIMES)[number]
 
 export interface RegimeParams {
@@ -18,9 +25,15 @@ export interface RegimeParams {
   jumpMax: number
   /** Level the mark basis (mark/index − 1) reverts to. */
   basisTarget: number
+  /** Mean-reversion time of the basis (s), and its stationary standard deviation. */
+  basisTauS: number
+  basisStd: number
   /** Multiplier on traded volume. */
   activityMultiplier: number
 }
+
+/** Mean-reversion time of the basis, and its stationary standard deviation (issue 39: ~20 s, 5 bps). */
+const BASIS = { basisTauS: 20, basisStd: 0.0005 } as const
 
 export const REGIME_PARAMS: Readonly<Record<RegimeName, RegimeParams>> = Object.freeze({
   frozen: {
@@ -30,6 +43,7 @@ export const REGIME_PARAMS: Readonly<Record<RegimeName, RegimeParams>> = Object.
     jumpMin: 0,
     jumpMax: 0,
     basisTarget: 0,
+    ...BASIS,
     activityMultiplier: 1,
   },
   calm: {
@@ -39,6 +53,21 @@ export const REGIME_PARAMS: Readonly<Record<RegimeName, RegimeParams>> = Object.
     jumpMin: 0,
     jumpMax: 0,
     basisTarget: 0,
+    ...BASIS,
+    activityMultiplier: 1,
+  },
+  // The calm market before issue 39 (until 2026-12-06): the premium sits about 1 bp above the index
+  // and reverts over 10 minutes, so a market maker quoting around the index fills rarely. Kept for
+  // like-with-like benchmarks (bench/simulate.ts) against figures measured before the change.
+  'calm-slow-premium': {
+    drift: 0,
+    volMultiplier: 1,
+    jumpRate: 0,
+    jumpMin: 0,
+    jumpMax: 0,
+    basisTarget: 0.0001,
+    basisTauS: 600,
+    basisStd: 0.0003,
     activityMultiplier: 1,
   },
   // ≈ +3.6 %/hour.
@@ -49,6 +78,7 @@ export const REGIME_PARAMS: Readonly<Record<RegimeName, RegimeParams>> = Object.
     jumpMin: 0,
     jumpMax: 0,
     basisTarget: 0.0006,
+    ...BASIS,
     activityMultiplier: 1.5,
   },
   'trending-down': {
@@ -58,6 +88,7 @@ export const REGIME_PARAMS: Readonly<Record<RegimeName, RegimeParams>> = Object.
     jumpMin: 0,
     jumpMax: 0,
     basisTarget: -0.0004,
+    ...BASIS,
     activityMultiplier: 1.5,
   },
   // ≈ −1.8 %/minute plus 1–3 % down-jumps about once a minute.
@@ -68,6 +99,7 @@ export const REGIME_PARAMS: Readonly<Record<RegimeName, RegimeParams>> = Object.
     jumpMin: 0.01,
     jumpMax: 0.03,
     basisTarget: -0.002,
+    ...BASIS,
     activityMultiplier: 5,
   },
 })
@@ -79,9 +111,6 @@ export interface PriceState {
   basis: number
 }
 
-/** Mean-reversion time of the basis, and its stationary standard deviation. */
-const BASIS_TAU_S = 20
-const BASIS_STD = 0.0005
 /** Prices never fall below this (a crash must not reach zero). */
 export const PRICE_FLOOR = 1e-6
 
@@ -89,18 +118,10 @@ export const PRICE_FLOOR = 1e-6
 export interface StepConstants {
   dt: number
   sqrtDt: number
-  basisDecay: number
-  basisNoise: number
 }
 
 export function stepConstants(dtSeconds: number): StepConstants {
-  const decay = Math.exp(-dtSeconds / BASIS_TAU_S)
-  return {
-    dt: dtSeconds,
-    sqrtDt: Math.sqrt(dtSeconds),
-    basisDecay: decay,
-    basisNoise: BASIS_STD * Math.sqrt(1 - decay * decay),
-  }
+  return { dt: dtSeconds, sqrtDt: Math.sqrt(dtSeconds) }
 }
 
 /**
@@ -129,7 +150,10 @@ export function stepPrice(
     logReturn += Math.log(1 - size)
   }
   state.price = Math.max(PRICE_FLOOR, state.price * Math.exp(logReturn))
-  state.basis = state.basis * k.basisDecay + regime.basisTarget * (1 - k.basisDecay) + k.basisNoise * z1
+  // The regime's own reversion (an exponential decay over the step, noise keeping its stationary deviation).
+  const decay = Math.exp(-k.dt / regime.basisTauS)
+  const noise = regime.basisStd * Math.sqrt(1 - decay * decay)
+  state.basis = state.basis * decay + regime.basisTarget * (1 - decay) + noise * z1
 }
 
 /** Traded volume in base units over the step: uniform around the instrument's activity. */

@@ -9,7 +9,14 @@ import type { InstrumentSpec } from './instruments.ts'
 import type { RegimeName } from './priceProcess.ts'
 import type { WithdrawalOutcome } from './withdrawals.ts'
 
-export const SCENARIO_NAMES = ['calm', 'trending', 'liquidation', 'withdrawal-failure', 'flaky'] as const
+export const SCENARIO_NAMES = [
+  'calm',
+  'trending',
+  'liquidation',
+  'withdrawal-failure',
+  'flaky',
+  'calm-slow-premium',
+] as const
 export type ScenarioName = (typeof SCENARIO_NAMES)[number]
 
 export function isScenarioName(name: string): name is ScenarioName {
@@ -118,6 +125,15 @@ export const SCENARIOS: Readonly<Record<ScenarioName, ScenarioDefinition>> = Obj
     name: 'flaky',
     description: 'Calm market; transport faults are injected by the mock server, not the exchange.',
     activate: allCalm,
+    seedAccount: confirmingWithdrawal,
+  },
+  'calm-slow-premium': {
+    name: 'calm-slow-premium',
+    description:
+      'The calm market before 2026-12-06: the premium sits ~1 bp over the index and reverts over 10 minutes (fewer fills); for like-with-like benchmarks.',
+    activate: (c) => {
+      for (const i of c.instruments()) c.setRegime(i.id, 'calm-slow-premium')
+    },
     seedAccount: confirmingWithdrawal,
   },
 })

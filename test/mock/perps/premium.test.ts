@@ -46,4 +46,21 @@ describe('the calm premium', () => {
     expect(Math.abs(state.basis)).toBeLessThan(0.0015)
     expect(REGIME_PARAMS.calm.basisTarget).toBe(0)
   })
+
+  it('the calm-slow-premium regime (the market before 2026-12-06) keeps its premium for minutes, about 1 bp over the index', () => {
+    const path = (regime: 'calm' | 'calm-slow-premium'): number[] => {
+      const state = { price: 3_200, basis: REGIME_PARAMS[regime].basisTarget }
+      const k = stepConstants(1)
+      const rng = seededRandom(3)
+      return Array.from({ length: 3_600 }, () => {
+        stepPrice(state, REGIME_PARAMS[regime], 0.0002, k, rng)
+        return state.basis
+      })
+    }
+    const crossings = (p: number[]): number =>
+      p.filter((b, i) => i > 0 && Math.sign(b) !== Math.sign(p[i - 1] ?? b)).length
+    const slow = path('calm-slow-premium')
+    expect(crossings(slow)).toBeLessThan(crossings(path('calm')) / 4)
+    expect(slow.reduce((s, b) => s + b, 0) / slow.length).toBeGreaterThan(0)
+  })
 })
