@@ -10,7 +10,8 @@
  * - a delayed raise (the deferred plan's `WAKE`, the halted `RECHECK`/`RETRY`): a timer, fired when the
  *   backtest's clock reaches it (`nextDue`, `wake`); a cancel removes it;
  * - the machine's own functions (its log lines): run as the actor would.
- * Emitted degradation events have no listener here (the backtest has no alerts), and no child starts.
+ * Emitted degradation events have no listener here (the backtest has no alerts), and no child actor
+ * is ever started.
  *
  * The pure transition is the machine's own `transition(snapshot, event, scope)` / `getInitialSnapshot`
  * with an inert scope whose action executor collects the actions, which is what xstate's exported
@@ -58,10 +59,9 @@ const isObject = (v: unknown): v is object => typeof v === 'object' && v !== nul
 const isEvent = (v: unknown): v is EventObject => isObject(v) && 'type' in v && typeof v.type === 'string'
 
 /** An invoked `submitPlan`'s input (the machine's `invoke.input`, resolved by the pure transition). */
-const isSubmitPlanInput = (v: unknown): v is SubmitPlanInput =>
-  typeof v === 'object' && v !== null && 'plan' in v && typeof v.plan === 'object' && v.plan !== null
+const isSubmitPlanInput = (v: unknown): v is SubmitPlanInput => isObject(v) && 'plan' in v && isObject(v.plan)
 
-/** Transitions one input or wake may cause through its side effects before the driver gives up (a loop). */
+/** Answers in a row one input or wake may bring at one moment; past it the driver throws (a loop). */
 const MAX_SETTLE = 64
 
 export class MachineDriver {
@@ -151,10 +151,15 @@ export class MachineDriver {
     }
   }
 
-  /** Carries out the actions the last transition collected. */
+  /**
+   * Carries out the actions the last transition collected. Invoked children start after the whole
+   * list, and not at all when the same transition stopped them again, as the actor defers a child's
+   * start to the end of the transition.
+   */
   #run(): void {
     const now = this.#clock.now()
     const actions = this.#actions.splice(0)
+    const started: { id: string; ref: unknown; src: unknown; input: unknown }[] = []
     for (const a of actions) {
       const p = a.params
       switch (a.type) {
@@ -163,10 +168,7 @@ export class MachineDriver {
           if (isObject(p) && 'delay' in p && typeof p.delay === 'number' && 'event' in p && isEvent(p.event))
             this.#timers.set(
               'id' in p && typeof p.id === 'string' ? p.id : `anonymous:${this.#anonymous++}`,
-              {
-                at: now + p.delay,
-                event: p.event,
-              },
+              { at: now + p.delay, event: p.event },
             )
           break
         case 'xstate.cancel':
@@ -174,17 +176,28 @@ export class MachineDriver {
           break
         case 'xstate.spawnChild':
           if (isObject(p) && 'id' in p && typeof p.id === 'string' && 'src' in p)
-            this.#invoke(p.id, p.src, 'input' in p ? p.input : undefined)
+            started.push({
+              id: p.id,
+              ref: 'actorRef' in p ? p.actorRef : undefined,
+              src: p.src,
+              input: 'input' in p ? p.input : undefined,
+            })
           break
-        case 'xstate.stopChild':
+        case 'xstate.stopChild': {
+          const ref = isObject(p) && 'actorRef' in p ? p.actorRef : undefined
+          const at = ref === undefined ? -1 : started.findIndex((c) => c.ref === ref)
+          if (at >= 0) started.splice(at, 1)
+          break
+        }
         case 'xstate.emit':
         case 'xstate.sendTo':
-          // Children never start here; emitted alerts have no listener; there is no parent.
+          // Emitted alerts have no listener here; there is no parent.
           break
         default:
           a.exec?.(a.info, p)
       }
     }
+    for (const c of started) this.#invoke(c.id, c.src, c.input)
   }
 
   /** Runs an invoked child's work at once; its done event follows this transition (`#drain`). */
