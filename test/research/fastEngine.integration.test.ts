@@ -85,6 +85,8 @@ describe('fast engine vs the full bot on replayed data, 10 virtual minutes, 2 in
   // measured at that commit: 2 bps 339 fills, net -18.268821 USDC, volume 65,558.543; 10 bps 4 fills,
   // net +0.257436, volume 260.516. The real machine gives the same fills and PnL to the micro-dollar
   // (and over 2 and 3 virtual hours: 4,236 and 6,372 fills at 2 bps, the same as the hand-written one).
+  // The figures pin that move; a later, deliberate change of the bot's decisions (strategy, diff,
+  // guard, steps) may move them, and then the test above still holds the two engines together.
   it('reproduces the hand-written engine it replaced, fill for fill', async () => {
     for (const [bps, fills, netPnl, volume] of [
       [2, 339, -18.268821, 65_558.543],
