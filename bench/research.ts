@@ -3,7 +3,7 @@
  * rewrites the section between `<!-- research:begin -->` and `<!-- research:end -->` in
  * docs/benchmarks.md:
  *
- *   node --import tsx bench/research.ts [--cases data,bot,sweep] [--hours 24] [--bot-hours 0.25]
+ *   node --import tsx bench/research.ts [--cases data,bot,fast,sweep] [--hours 24] [--bot-hours 0.25]
  *                                        [--points 16] [--sweep-minutes 240] [--rounds 3]
  *                                        [--sweep-engine fast|bot] [--no-priority] [--no-write]
  *
@@ -12,6 +12,10 @@
  *   minute (the fill model runs on every print), against the mock inventing the same day; peak RSS.
  * - bot: the real bot on the replayed data vs on the invented market (`perpbot simulate`), per
  *   virtual hour after the start, extrapolated to a day.
+ * - fast: the fast engine (`simulate --data --engine fast`: the bot's instrument machine on pure
+ *   transitions against the mock's core) over the whole day, in CPU seconds, beside the whole bot on
+ *   the same data in the same run (`--bot-hours`, scaled to a day) and beside the figure recorded for
+ *   the hand-written engine it replaced (issue 37), which can no longer run.
  * - sweep: N sweep points on a pool of 1 worker thread (the baseline) vs 2, the same pool code, both
  *   warmed first; the fast engine by default (`--sweep-engine bot` for the whole bot).
  * The machine is shared with other agents: wall times vary with their load (the load average is printed).
@@ -25,6 +29,7 @@ import { createPerpsExchange } from '../src/mock/perps/index.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { createMarket } from '../src/mock/perps/market.ts'
 import type { Engine } from '../src/research/backtest/engine.ts'
+import { runBacktest } from '../src/research/backtest/runBacktest.ts'
 import { DatasetStore } from '../src/research/dataset/store.ts'
 import { DEFAULT_FILL_MODEL } from '../src/research/replay/fillModel.ts'
 import { prepareReplay } from '../src/research/replay/prepareReplay.ts'
@@ -39,7 +44,7 @@ import { flag, numberFlag } from './stats.ts'
 const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- research:begin -->'
 const END = '<!-- research:end -->'
-const CASES = (flag('cases') ?? 'data,bot,sweep').split(',')
+const CASES = (flag('cases') ?? 'data,bot,fast,sweep').split(',')
 const HOURS = numberFlag('hours', 24)
 const BOT_HOURS = numberFlag('bot-hours', 0.25)
 const POINTS = numberFlag('points', 16)
@@ -148,7 +153,7 @@ function fakeOrder(buy: boolean, price: bigint, t: number): RestingOrder {
   return { buy, price, qty: 1_000_000n, filled: 0n, cts: t, uts: t }
 }
 
-if (CASES.includes('data') || CASES.includes('bot') || CASES.includes('sweep')) await ensureData()
+if (CASES.some((c) => ['data', 'bot', 'fast', 'sweep'].includes(c))) await ensureData()
 
 if (CASES.includes('data')) {
   const invented = mockDay(undefined)
@@ -219,6 +224,72 @@ if (CASES.includes('bot')) {
     `| replayed dataset (\`simulate --data\`) | ${rep.start.toFixed(1)} | ${rep.perHour.toFixed(1)} | ${rep.cpuPerHour.toFixed(1)} | ${(rep.start + 24 * rep.perHour).toFixed(0)} | ${rep.fills} |`,
     '',
     `With the real bot in the loop a replayed day of 10 instruments takes ${(rep.start + 24 * rep.perHour).toFixed(0)} s (the bot's own cost, as with the invented market), ${rep.start + 24 * rep.perHour < 20 ? 'under' : 'over'} the 20 s target with the whole bot (\`--engine bot\`); the fast engine (\`--engine fast\`, the default of \`simulate --data\` and \`sweep\`) is measured against it by \`npm run simulate:bench\` (case \`10x24f\`).`,
+  )
+}
+
+/**
+ * The hand-written fast engine's day (src/research/backtest/instrumentRunner.ts, removed by issue 37),
+ * measured by `bench/simulate.ts --cases 10x24f` at commit 7f14129: CPU seconds after the start, and
+ * the load average over the run. Two runs, at two loads, since CPU seconds too grow with the load.
+ */
+const HAND_WRITTEN_DAY = [
+  { cpuS: 18.4, load: '0.3–2.0', when: '2026-12-07 01:16Z' },
+  { cpuS: 20.8, load: '16–23', when: '2026-12-07 01:28Z' },
+]
+
+if (CASES.includes('fast')) {
+  const options = (
+    hours: number,
+    p = prepareReplay({
+      dir: DIR,
+      from: DAY0,
+      to: DAY0 + hours * 3_600_000,
+      model: { ...DEFAULT_FILL_MODEL },
+    }),
+  ) => ({
+    strategy: 'index-peg',
+    instruments: N,
+    hours,
+    scenario: 'calm' as const,
+    seed: 1,
+    configDir: 'config',
+    perpbotVersion: 'bench',
+    replay: p,
+  })
+  // CPU after the start (the first progress report), as bench/simulate.ts measures it.
+  const measure = async (engine: 'fast' | 'bot', hours: number) => {
+    let first: { cpu: NodeJS.CpuUsage; doneMs: number } | undefined
+    const load0 = loadavg()[0] ?? 0
+    const o = {
+      ...options(hours),
+      onProgress: (doneMs: number) => {
+        first ??= { cpu: process.cpuUsage(), doneMs }
+      },
+    }
+    const r = await (engine === 'fast' ? runBacktest(o) : runSimulation(o))
+    const cpu = first ? cpuS(process.cpuUsage(first.cpu)) : 0
+    const virtualH = hours - (first?.doneMs ?? 0) / 3_600_000
+    return {
+      cpuDay: (cpu / virtualH) * 24,
+      fills: r.record.instruments.reduce((n, i) => n + i.totals.fills, 0),
+      load: `${load0.toFixed(1)}–${(loadavg()[0] ?? 0).toFixed(1)}`,
+    }
+  }
+  const fast = await measure('fast', HOURS)
+  const bot = await measure('bot', BOT_HOURS)
+  const budget = 1.3 * (HAND_WRITTEN_DAY[0]?.cpuS ?? 0)
+  lines.push(
+    '',
+    `| ${N} instruments, replayed, index-peg defaults | CPU s a day (after the start) | fills | load average during |`,
+    '|---|---|---|---|',
+    `| whole bot (\`--engine bot\`, ${BOT_HOURS} h scaled; same-run baseline) | ${bot.cpuDay.toFixed(0)} | ${bot.fills} in ${BOT_HOURS} h | ${bot.load} |`,
+    `| fast engine: the bot's instrument machine on pure transitions (\`--engine fast\`, ${HOURS} h) | ${fast.cpuDay.toFixed(1)} | ${fast.fills} | ${fast.load} |`,
+    ...HAND_WRITTEN_DAY.map(
+      (h) =>
+        `| the hand-written fast engine it replaced (recorded ${h.when}, no longer runs) | ${h.cpuS.toFixed(1)} | 116 | ${h.load} |`,
+    ),
+    '',
+    `Issue 37's target for the fast engine on the real machine, at most 1.3× the hand-written engine's CPU (${budget.toFixed(1)} s against its quiet-machine figure): ${fast.cpuDay <= budget ? 'met' : 'MISSED'} (${HAND_WRITTEN_DAY.map((h) => `${(fast.cpuDay / h.cpuS).toFixed(2)}× the figure at load ${h.load}`).join(', ')}); the whole bot on the same data takes ${(bot.cpuDay / fast.cpuDay).toFixed(1)}× the fast engine's CPU.`,
   )
 }
 

@@ -1,4 +1,8 @@
-/** The mock Perps venue: the exchange core, its HTTP handler, instruments and scenarios. */
+/**
+ * The mock Perps venue: the exchange core, its HTTP handler, instruments and scenarios; and what
+ * `src/research/` reaches of it (issue 37, point 4): the matching rules called directly (the backtest's
+ * in-process venue: no HTTP, no signatures), the market and the replay seam (`MarketDriver`).
+ */
 export { MockRejection } from './errors.ts'
 export {
   type AccountReferral,
@@ -25,6 +29,22 @@ export {
   type InstrumentInput,
   type InstrumentSpec,
 } from './instruments.ts'
+export type { Market } from './market.ts'
+export type {
+  MarketDriver,
+  MarketTap,
+  ReplayedStep,
+  ReplayFill,
+  RestingOrderView,
+} from './marketDriver.ts'
+export {
+  cancelAllOrders,
+  cancelOrder,
+  checkOpenOrderCap,
+  modifyOrder,
+  placeOrder,
+} from './matching.ts'
+export { rateString } from './money.ts'
 export { REGIMES, type RegimeName } from './priceProcess.ts'
 export {
   isScenarioName,
@@ -33,4 +53,6 @@ export {
   SCENARIOS,
   type ScenarioName,
 } from './scenarios.ts'
+export type { Account, ExchangeState } from './state.ts'
+export { orderWire } from './wire.ts'
 export type { WithdrawalOutcome, WithdrawalTiming } from './withdrawals.ts'

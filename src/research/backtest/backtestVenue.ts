@@ -6,19 +6,22 @@
  * orders, statistics) comes from the same core the mock's endpoints read.
  */
 
-import type { ItemOutcome, OrderPlan, PlannedCreate, PlanOutcome } from '../../bot/quoting/orderPlan.ts'
-import { createPerpsExchange, type PerpsExchange } from '../../mock/perps/index.ts'
-import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
-import type { MarketDriver, MarketTap } from '../../mock/perps/marketDriver.ts'
+import type { ItemOutcome, OrderPlan, PlannedCreate, PlanOutcome } from '../../bot/researchApi.ts'
 import {
+  type Account,
   cancelAllOrders,
   cancelOrder,
   checkOpenOrderCap,
+  createPerpsExchange,
+  type ExchangeState,
+  type InstrumentSpec,
+  type MarketDriver,
+  type MarketTap,
   modifyOrder,
+  orderWire,
+  type PerpsExchange,
   placeOrder,
-} from '../../mock/perps/matching.ts'
-import type { Account, ExchangeState } from '../../mock/perps/state.ts'
-import { orderWire } from '../../mock/perps/wire.ts'
+} from '../../mock/perps/index.ts'
 import type { CreateOrderAck, Order } from '../../perps/schemas/orders.ts'
 import type { CreateOrderBody } from '../../perps/signing/ops.ts'
 

@@ -1,6 +1,7 @@
 /**
- * Which engine runs a replayed backtest: `fast` (runBacktest.ts: the bot's decisions against the
- * mock's core, no HTTP, signing or actors) or `bot` (the whole bot against the mock, runSimulation.ts).
+ * Which engine runs a replayed backtest: `fast` (runBacktest.ts: the bot's instrument machine on pure
+ * transitions against the mock's core, no HTTP, signing, batcher or actor system) or `bot` (the whole
+ * bot against the mock, runSimulation.ts).
  */
 import { isOneOf } from '../../guards.ts'
 

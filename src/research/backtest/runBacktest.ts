@@ -1,29 +1,32 @@
 /**
- * The fast backtest engine (`perpbot simulate --data DIR --engine fast`, the sweep's default): the same
- * strategy objects and the same decisions as the bot (its instrument actor's pure steps, quote diff,
- * price guard; backtest/instrumentRunner.ts), against the mock exchange's own core replaying the
- * dataset through the same fill model (backtest/backtestVenue.ts), on a virtual clock that jumps from
- * one due moment to the next. What it leaves out is everything between a decision and the venue:
- * HTTP, signing and signature recovery, the request limiter, the batcher, the actors' message passing.
+ * The fast backtest engine (`perpbot simulate --data DIR --engine fast`, the sweep's default): the
+ * bot's own instrument machine, run with xstate's pure transitions (backtest/machineDriver.ts), with
+ * the same strategy objects, against the mock exchange's own core replaying the dataset through the
+ * same fill model (backtest/backtestVenue.ts), on a virtual clock that jumps from one due moment to
+ * the next. What it leaves out is everything between a decision and the venue: HTTP, signing and
+ * signature recovery, the request limiter, the batcher, the actor system's mailboxes and timers.
  * The inputs arrive as the bot's pollers deliver them with streams off (as `perpbot simulate` runs
  * it): every index `polling.indexMs`, the portfolio every `polling.portfolioMs`, the open orders every
  * `polling.openOrdersMs`, statistics every `polling.statisticsMs` for strategies that read them.
  * The same recorder as `runSimulation` writes the record, so the report and the sweep's metrics are
  * computed the same way.
  */
-import { instrumentDeps } from '../../bot/actors/actorWiring.ts'
-import { indexFromTicker } from '../../bot/inputs/pollers.ts'
-import type { InputEvent } from '../../bot/instrument/steps.ts'
-import { allocateOrderSlots } from '../../bot/quoting/orderSlots.ts'
-import { resolveStrategies } from '../../bot/startup/resolveConfig.ts'
+import {
+  allocateOrderSlots,
+  type InputEvent,
+  indexFromTicker,
+  instrumentDeps,
+  resolveStrategies,
+} from '../../bot/researchApi.ts'
 import { InputValidationError } from '../../errors.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
-import { createRecorder, type RecordedStatus } from '../../sim/simulate/recorder.ts'
 import {
+  createRecorder,
+  type RecordedStatus,
   type SimulateOptions,
   type SimulationResult,
   simulationSettings,
-} from '../../sim/simulate/runSimulation.ts'
+} from '../../sim/simulate/index.ts'
 import {
   instrumentForStrategy,
   marginForStrategy,
@@ -31,7 +34,7 @@ import {
   statisticsForStrategy,
 } from '../../strategy/snapshot.ts'
 import { createBacktestVenue } from './backtestVenue.ts'
-import { InstrumentRunner } from './instrumentRunner.ts'
+import { MachineDriver } from './machineDriver.ts'
 
 /** Wakes one instrument may take at the same moment (a due time that keeps coming back as now). */
 const MAX_WAKES_PER_MOMENT = 16
@@ -85,7 +88,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     }),
     settings.quoting.accountOpenOrderCap,
   ).trimmed
-  const runners = new Map<number, InstrumentRunner>()
+  const runners = new Map<number, MachineDriver>()
   let readsStatistics = false
   for (const r of strategies) {
     const inst = listed.get(r.symbol)
@@ -95,7 +98,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     readsStatistics ||= r.strategy.reads.has('statistics')
     runners.set(
       id,
-      new InstrumentRunner(
+      new MachineDriver(
         {
           instrument: {
             ...instrumentForStrategy(inst),
@@ -107,7 +110,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       ),
     )
   }
-  const route = (id: number, event: InputEvent, t: number): void => runners.get(id)?.input(event, t)
+  const route = (id: number, event: InputEvent): void => runners.get(id)?.send(event)
 
   const totalMs = Math.round(o.hours * 3_600_000)
   const startMs = replay.startMs
@@ -121,7 +124,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       hours: o.hours,
       startMs,
       perpbotVersion: o.perpbotVersion,
-      data: `${replay.label}; engine fast (the bot's decisions without HTTP, signing, limiter or batcher)`,
+      data: `${replay.label}; engine fast (the bot's instrument machine without HTTP, signing, limiter or batcher)`,
     },
     stepMs: Math.max(1_000, Math.round(totalMs / 1_000)),
   })
@@ -142,7 +145,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const tk of venue.exchange.tickers())
-          route(tk.instrument_id, { type: 'INDEX', index: indexFromTicker(tk, t), receivedAt: t }, t)
+          route(tk.instrument_id, { type: 'INDEX', index: indexFromTicker(tk, t), receivedAt: t })
       },
     },
     {
@@ -152,7 +155,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
         const p = venue.exchange.portfolio(venue.owner)
         const margin = marginForStrategy(p)
         for (const id of runners.keys())
-          route(id, { type: 'ACCOUNT', margin, position: positionForStrategy(p, id), receivedAt: t }, t)
+          route(id, { type: 'ACCOUNT', margin, position: positionForStrategy(p, id), receivedAt: t })
       },
     },
     {
@@ -160,7 +163,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const id of runners.keys())
-          route(id, { type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t }, t)
+          route(id, { type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
       },
     },
   ]
@@ -170,11 +173,11 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const item of venue.exchange.statistics(undefined, settings.quoting.klinesKept))
-          route(
-            item.instrument_id,
-            { type: 'STATISTICS', statistics: statisticsForStrategy(item), receivedAt: t },
-            t,
-          )
+          route(item.instrument_id, {
+            type: 'STATISTICS',
+            statistics: statisticsForStrategy(item),
+            receivedAt: t,
+          })
       },
     })
 

@@ -3,7 +3,7 @@
  * limiter with the download's own request budget (so a download beside a running bot on the same IP
  * leaves it room), and the live source over it. Tests build the same thing on the mock's address.
  */
-import { createWeightLimiter } from '../../bot/limiter/weightLimiter.ts'
+import { createWeightLimiter } from '../../bot/researchApi.ts'
 import { type Clock, systemClock } from '../../clock.ts'
 import type { RetryPolicy } from '../../http/callJson.ts'
 import { createPerpsClient } from '../../perps/client/createPerpsClient.ts'

@@ -7,10 +7,8 @@
  * print of the step's simulated volume at the mark, with no taker side (the mock keeps no tape).
  */
 import { fromTicks } from '../../decimal.ts'
-import { createPerpsExchange, type PerpsExchange } from '../../mock/perps/index.ts'
-import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
-import type { Market } from '../../mock/perps/market.ts'
-import { rateString } from '../../mock/perps/money.ts'
+import type { InstrumentSpec, Market } from '../../mock/perps/index.ts'
+import { createPerpsExchange, type PerpsExchange, rateString } from '../../mock/perps/index.ts'
 import type { DatasetInstrument, RowOf } from '../dataset/format.ts'
 import { DatasetError, HOUR_MS } from '../dataset/format.ts'
 import { type HistoryKind, type HistoryPage, type HistorySource, PAGE_LIMIT } from './source.ts'

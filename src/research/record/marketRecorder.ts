@@ -4,9 +4,8 @@
  * kind, instrument and hour and written as a chunk when the hour turns (and at `finish`), so memory
  * holds at most an hour and the files rotate hourly.
  */
-import type { Market } from '../../mock/perps/market.ts'
-import type { MarketTap } from '../../mock/perps/marketDriver.ts'
-import { rateString } from '../../mock/perps/money.ts'
+import type { Market, MarketTap } from '../../mock/perps/index.ts'
+import { rateString } from '../../mock/perps/index.ts'
 import { chunkPath, type DataKind, HOUR_MS, type RowOf } from '../dataset/format.ts'
 import { DatasetStore } from '../dataset/store.ts'
 import { instrumentOfSpec, tapRows } from '../download/mockSource.ts'

@@ -4,7 +4,7 @@
  * hours, named), and the replay driver with its fill model; a label for the report.
  */
 import { z } from 'zod'
-import { defineInstrument, type InstrumentSpec } from '../../mock/perps/instruments.ts'
+import { defineInstrument, type InstrumentSpec } from '../../mock/perps/index.ts'
 import { ChunkCursor } from '../dataset/cursor.ts'
 import { type DataKind, DatasetError, type DatasetInstrument, HOUR_MS } from '../dataset/format.ts'
 import { DatasetStore } from '../dataset/store.ts'

@@ -5,13 +5,13 @@
  * (tier `trades`), or from klines turned into prints (tier `klines`), through the fill model.
  */
 import { pow10, toTicks } from '../../decimal.ts'
-import type { Market } from '../../mock/perps/market.ts'
 import type {
+  Market,
   MarketDriver,
   ReplayedStep,
   ReplayFill,
   RestingOrderView,
-} from '../../mock/perps/marketDriver.ts'
+} from '../../mock/perps/index.ts'
 import { ChunkCursor } from '../dataset/cursor.ts'
 import { type DataKind, DatasetError, type RowOf } from '../dataset/format.ts'
 import type { DatasetStore } from '../dataset/store.ts'

@@ -4,8 +4,8 @@
  */
 
 import { isOneOf } from '../../guards.ts'
-import type { SimRecord } from '../../sim/simulate/model.ts'
-import { maxDrawdown, summarize } from '../../sim/simulate/summary.ts'
+import type { SimRecord } from '../../sim/simulate/index.ts'
+import { maxDrawdown, summarize } from '../../sim/simulate/index.ts'
 import { changeMoments } from './overfit.ts'
 
 export const OBJECTIVES = [

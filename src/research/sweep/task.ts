@@ -5,7 +5,7 @@
  */
 
 import { performance } from 'node:perf_hooks'
-import { runSimulation } from '../../sim/simulate/runSimulation.ts'
+import { runSimulation } from '../../sim/simulate/index.ts'
 import type { Engine } from '../backtest/engine.ts'
 import { runBacktest } from '../backtest/runBacktest.ts'
 import type { FillModelConfig, FillTier } from '../replay/fillModel.ts'
