@@ -140,6 +140,42 @@ describe('the stream routing table', () => {
     ])
   })
 
+  it('portfolio: a margin moved by millionths (a reprice) waits for the refresh, a real move routes the exact figures', () => {
+    const { t, routed, portfolios } = targets()
+    let now = 0
+    const withFilter: StreamRouteTargets = {
+      ...t,
+      now: () => now,
+      changed: createChangeFilter(() => now, { index: 5_000, bbo: 1_500 }),
+    }
+    const margin = (value: string, im: string) => ({
+      ...portfolio,
+      margin: { ...portfolio.margin, total_account_value: value, total_initial_margin: im },
+    })
+    routePush(STREAM_ROUTES, push('portfolio', margin('100000', '5000')), withFilter)
+    expect(routed).toHaveLength(2)
+    now = 1_000
+    routePush(STREAM_ROUTES, push('portfolio', margin('100000', '5000.01')), withFilter)
+    expect(routed).toHaveLength(2)
+    expect(portfolios).toHaveLength(2) // account supervision sees every portfolio
+    now = 2_000
+    routePush(STREAM_ROUTES, push('portfolio', margin('99000', '5000.01')), withFilter)
+    expect(routed.slice(2).map((r) => [r.ids, r.event.margin])).toEqual([
+      [[1], expect.objectContaining({ accountValue: '99000', initialMargin: '5000.01' })],
+      [[2], expect.objectContaining({ accountValue: '99000', initialMargin: '5000.01' })],
+    ])
+    // Unchanged in its figures, the exact margin arrives with the refresh.
+    now = 3_000
+    routePush(STREAM_ROUTES, push('portfolio', margin('99000.5', '5000.02')), withFilter)
+    expect(routed).toHaveLength(4)
+    now = 7_000
+    routePush(STREAM_ROUTES, push('portfolio', margin('99000.5', '5000.02')), withFilter)
+    expect(routed.slice(4).map((r) => r.event.margin)).toEqual([
+      expect.objectContaining({ accountValue: '99000.5', initialMargin: '5000.02' }),
+      expect.objectContaining({ accountValue: '99000.5', initialMargin: '5000.02' }),
+    ])
+  })
+
   it('orders to the open-order book, fills oldest first and withdrawals to account supervision', () => {
     const { t, orders, fills, withdrawals } = targets()
     routePush(STREAM_ROUTES, push('orders', order(7, 'open', 3)), t)
