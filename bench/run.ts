@@ -481,6 +481,40 @@ if (venueView.length > 0) {
   }
 }
 
+// Issue 36 at 1,000 instruments, side by side: streams with the journal, with journal and recording,
+// the venue's view, beside the same run's polling baseline (targets p99 ≤ 5 ms, rss ≤ 200 MB).
+const issue36: string[] = []
+{
+  const at1000 = ttt.filter((r) => r.instruments === 1000 && r.latency !== undefined)
+  const pick = (transport: string, journal: boolean, record: boolean) =>
+    at1000.find(
+      (r) => r.transport === transport && (r.journal === true) === journal && (r.record === true) === record,
+    )
+  const cases: [string, TickToTradeResult | undefined][] = [
+    ['streams', pick('stream', false, false)],
+    ['streams, journal on', pick('stream', true, false)],
+    ['streams, journal on, recording on', pick('stream', true, true)],
+    ['polling (baseline)', pick('poll', false, false)],
+  ]
+  const line = (name: string, lat: Distribution, peak: number | undefined, target: boolean): string =>
+    `${name.padEnd(42)} p50 ${ms(lat.p50)} p99 ${ms(lat.p99)} ms (n ${lat.n}: ${lat.n < 100 ? 'p99 is the slowest move' : 'p99 of the moves'})${target ? (lat.p99 <= 5 ? ' ✓' : ' ✗') : ''}  peak rss ${peak === undefined ? '?' : mb(peak)}${target && peak !== undefined ? (peak <= 200e6 ? ' ✓' : ' ✗') : ''}`
+  for (const [name, r] of cases)
+    if (r?.latency) issue36.push(line(name, r.latency, r.peakRss, r.transport === 'stream'))
+  for (const r of venueView.filter((v) => v.instruments >= 1000))
+    issue36.push(
+      line(
+        `venue view, journal ${r.journal ? 'on' : 'off'}${r.record ? ', recording on' : ''}`,
+        r.latency,
+        r.peakRss,
+        true,
+      ),
+    )
+  if (issue36.length > 0) {
+    console.log('\nIssue 36, 1,000 instruments, this run side by side (targets: p99 ≤ 5 ms, rss ≤ 200 MB)\n')
+    for (const l of issue36) console.log(l)
+  }
+}
+
 // The run's figures into docs/benchmarks.md, one region per selection (`--only` runs keep their own),
 // each job with the machine's load while it ran.
 if (!process.argv.includes('--no-write')) {
@@ -500,6 +534,16 @@ if (!process.argv.includes('--no-write')) {
       '| job | result | load during the job | its last figures line |',
       '|---|---|---|---|',
       ...rows,
+      ...(issue36.length > 0
+        ? [
+            '',
+            'Issue 36, 1,000 instruments side by side (targets: p99 ≤ 5 ms, rss ≤ 200 MB):',
+            '',
+            '```',
+            ...issue36,
+            '```',
+          ]
+        : []),
     ].join('\n'),
   )
 }
