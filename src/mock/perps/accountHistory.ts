@@ -5,7 +5,7 @@
 import type { FundingPage, RestFillWire, WithdrawalsPage } from '../../perps/schemas/account.ts'
 import type { OrderDataWire } from '../../perps/schemas/orders.ts'
 import type { Account, ExchangeState, FillRow } from './state.ts'
-import { type HistoryWindowFilter, orderDataWire, page } from './wire.ts'
+import { type HistoryWindowFilter, orderDataWire, page, pageOfAscending } from './wire.ts'
 import { withdrawalToWire } from './withdrawals.ts'
 
 export interface WithdrawalFilter extends HistoryWindowFilter {
@@ -41,7 +41,8 @@ export function fillsPage(
   account: Account,
   filter: HistoryWindowFilter,
 ): { data: RestFillWire[]; more: boolean } {
-  return page(s, account.fills, (f) => f.ts, filter, restFillWire)
+  // Fills are appended as they happen, so ascending: no scan of the whole history per read.
+  return pageOfAscending(s, account.fills, (f) => f.ts, filter, restFillWire)
 }
 
 /** A fill row with the REST long keys (bindings `PerpsAccountFillSchema`); the channel keeps the terse row. */

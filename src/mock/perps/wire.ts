@@ -171,6 +171,55 @@ export function page<R, W>(
   }
 }
 
+/**
+ * `page` for rows already ascending by time (an account's fills, appended as they happen): the
+ * window's bounds by binary search and only the page's rows copied, so a read costs the page, not
+ * the account's whole history (a simulated day's ~20,000 fills were scanned at every fills poll).
+ * Same answer as `page` for such rows.
+ */
+export function pageOfAscending<R, W>(
+  s: ExchangeState,
+  rows: readonly R[],
+  timeOf: (r: R) => number,
+  window: HistoryWindowFilter,
+  toWire: (r: R) => W,
+): { data: W[]; more: boolean } {
+  return ascendingPage(rows, timeOf, window, nowOf(s), s.o.historyOrder, toWire)
+}
+
+/** The pure part of `pageOfAscending` (`now` ends an open window). */
+export function ascendingPage<R, W>(
+  rows: readonly R[],
+  timeOf: (r: R) => number,
+  window: HistoryWindowFilter,
+  now: number,
+  order: 'newest-first' | 'oldest-first',
+  toWire: (r: R) => W,
+): { data: W[]; more: boolean } {
+  const start = window.startTimestamp ?? 0
+  const end = window.endTimestamp ?? now
+  const from = firstIndex(rows, (r) => timeOf(r) >= start)
+  const to = firstIndex(rows, (r) => timeOf(r) > end)
+  const n = Math.max(0, to - from)
+  const take = Math.min(n, HISTORY_PAGE_LIMIT)
+  const picked =
+    order === 'newest-first' ? rows.slice(to - take, to).reverse() : rows.slice(from, from + take)
+  return { data: picked.map(toWire), more: n > HISTORY_PAGE_LIMIT }
+}
+
+/** The first index whose row satisfies `ok` (monotone: false … false true … true), else the length. */
+function firstIndex<R>(rows: readonly R[], ok: (r: R) => boolean): number {
+  let lo = 0
+  let hi = rows.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const r = rows[mid]
+    if (r === undefined || ok(r)) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
+
 export function accountView(s: ExchangeState, account: Account): AccountView {
   const risk = accountRisk(s, account)
   return {
