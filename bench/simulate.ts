@@ -9,6 +9,8 @@
  * A trailing `i` runs the mock with inline signature recovery, the baseline for the deferred check
  * (the default; `src/mock/perps/deferredSignerCheck.ts`). A trailing `r` replays the benchmarks' dataset with the
  * whole bot (`simulate --data --engine bot`), a trailing `f` with the fast engine (`--engine fast`).
+ * A trailing `o` runs the old market (scenario `calm-slow-premium`, the calm market before issue 39
+ * made its premium mean-revert): the day on both is printed on one line, like with like.
  * The shipped configuration as it is: index-peg reads no statistics, so no case needs the body cap
  * raised for `/v1/info/statistics` (100 instruments' answer passes the default 8 MiB).
  */
@@ -34,7 +36,7 @@ const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- simulate:begin -->'
 const END = '<!-- simulate:end -->'
 const OLD_MARKET = 'calm-slow-premium'
-const CASES = (flag('cases') ?? '10x24,10x24o,10x2i,100x0.1,10x1r,10x24f').split(',').map((c) => {
+const CASES = (flag('cases') ?? '10x24,10x24o,10x2i,10x2,100x0.1,10x1r,10x24f').split(',').map((c) => {
   // A trailing `o` runs the old market (scenario calm-slow-premium: the premium as it was until
   // 2026-12-06, before issue 39 made it mean-revert), so figures compare like with like.
   const old = c.endsWith('o')

@@ -26,7 +26,9 @@ export function distribution(samples: readonly number[]): Distribution {
   }
 }
 
-export const ms = (x: number, width = 8): string => `${x.toFixed(2)}`.padStart(width)
+/** Milliseconds, 2 decimals; a figure no sample gave (NaN, which JSON carries as null) reads n/a. */
+export const ms = (x: number, width = 8): string =>
+  (Number.isFinite(x) ? x.toFixed(2) : 'n/a').padStart(width)
 
 export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 

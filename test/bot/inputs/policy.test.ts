@@ -27,6 +27,19 @@ describe('input policy', () => {
     expect(changed('index:1', 'x', 'index')).toBe(true)
   })
 
+  it('an unchanged margin is routed again after a third of its own staleness bound', () => {
+    let now = 0
+    const changed = botChangeFilter(() => now, { staleIndexMs: 15_000, staleMarginMs: 30_000 })
+    expect(changed('a1', 'm', 'margin')).toBe(true)
+    now = 9_999
+    expect(changed('a1', 'm', 'margin')).toBe(false)
+    now = 10_000
+    expect(changed('a1', 'm', 'margin')).toBe(true)
+    // A changed margin goes at once.
+    now = 10_001
+    expect(changed('a1', 'm2', 'margin')).toBe(true)
+  })
+
   it('without a stream address every input polls, and says so once', () => {
     const warned: string[] = []
     const logger = { warn: (m: unknown) => void warned.push(String(m)) }

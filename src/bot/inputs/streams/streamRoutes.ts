@@ -190,9 +190,20 @@ export function createChangeFilter(
  */
 export const BBO_REFRESH_MS = 1_500
 
-/** The bot's change filter: unchanged values are refreshed at a third of their staleness bounds. */
-export function botChangeFilter(now: () => number, quoting: { staleIndexMs: number }): ChangeFilter {
-  return createChangeFilter(now, { index: Math.floor(quoting.staleIndexMs / 3), bbo: BBO_REFRESH_MS })
+/**
+ * The bot's change filter: unchanged values are refreshed at a third of their staleness bounds (the
+ * margin at a third of `staleMarginMs` when given: 10 s by default, not the index's 5 s — at 1,000
+ * instruments each refresh is an actor event, and the margin's are 1,000 every refresh period).
+ */
+export function botChangeFilter(
+  now: () => number,
+  quoting: { staleIndexMs: number; staleMarginMs?: number | undefined },
+): ChangeFilter {
+  return createChangeFilter(now, {
+    index: Math.floor(quoting.staleIndexMs / 3),
+    bbo: BBO_REFRESH_MS,
+    margin: quoting.staleMarginMs === undefined ? undefined : Math.floor(quoting.staleMarginMs / 3),
+  })
 }
 
 /** Runs the push's route; false when the table has none for its kind. */
