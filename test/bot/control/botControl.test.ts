@@ -25,10 +25,12 @@ function setup(configSource?: Parameters<typeof createBotControl>[0]['configSour
     { id: 2, symbol: 'ETH-USDC', quoteAsset: 'USDC', strategy: 'index-peg', readsStatistics: false },
   ]
   const routed: InstrumentEvent[] = []
+  const reconfigured: number[] = []
   const actors = {
     instruments,
     restarted: createSignal<number>(),
     route: (_ids: readonly number[] | undefined, e: InstrumentEvent) => void routed.push(e),
+    reconfigure: (id: number) => void reconfigured.push(id),
   }
   const holds = createHolds({ actors })
   const alerts: Alert[] = []
@@ -77,9 +79,10 @@ function setup(configSource?: Parameters<typeof createBotControl>[0]['configSour
     flattener: { flatten: async () => [] },
     orders: { gateway: { cancelAll: async (id) => void cancels.push(id) } },
     actors,
+    strategies: [],
     configSource,
   })
-  return { control, holds, protections, alerts, routed, cancels }
+  return { control, holds, protections, alerts, routed, cancels, reconfigured }
 }
 
 const from = 'cli 127.0.0.1'
