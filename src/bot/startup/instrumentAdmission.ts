@@ -74,12 +74,13 @@ export function createInstrumentAdmission(o: {
     try {
       await applyInstrumentLeverage({
         perps: o.perps,
-        settings: { instruments: settings.instruments.filter((i) => i.symbol === r.symbol) },
+        // Every entry, so a refusal names the file's index; only this instrument is listed.
+        settings,
         listed: new Map([[r.symbol, inst]]),
         logger: log,
       })
     } catch (e) {
-      const why = e instanceof ConfigError ? [e.message, ...e.details].join(': ') : describeError(e)
+      const why = e instanceof ConfigError ? e.details.join('; ') : describeError(e)
       return refuse(r.symbol, `its leverage could not be set (${why})`)
     }
     const share = slots.trimmed ? slots.slots : undefined
