@@ -3,7 +3,7 @@
  * mock over loopback (streams on), started with BTC-USDC and SOL-USDC, neither reading statistics.
  * A reload with SOL-USDC gone, ETH-USDC added on vol-spread (which reads statistics: the statistics
  * input is opened on the stream and the poller) and DOGE-USDC (not listed by the venue): ETH-USDC
- * quotes (its orders rest on the mock), `/status` and the metrics list it, SOL-USDC is halted with
+ * quotes (its orders rest on the mock), `/status`, the metrics and the dashboard's events list it, SOL-USDC is halted with
  * none of its orders resting, DOGE-USDC gets a line and changes nothing; the same reload again
  * changes nothing; every reload is journaled with where it came from.
  */
@@ -21,6 +21,28 @@ const ETH = {
 }
 const DOGE = { symbol: 'DOGE-USDC', strategy: 'index-peg', params: { size: '10', positionCap: '100' } }
 
+/** Reads the server-sent events until one contains `needle`; returns that event. */
+async function firstEventWith(url: string, needle: string): Promise<string> {
+  const abort = new AbortController()
+  const res = await fetch(url, { signal: abort.signal })
+  const reader = res.body?.getReader()
+  if (reader === undefined) throw new Error('no body')
+  const decoder = new TextDecoder()
+  let text = ''
+  try {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) throw new Error(`the stream ended without ${needle}`)
+      text += decoder.decode(value, { stream: true })
+      const events = text.split('\n\n')
+      const hit = events.slice(0, -1).find((e) => e.includes(needle))
+      if (hit !== undefined) return hit
+    }
+  } finally {
+    abort.abort()
+  }
+}
+
 describe('reload: instruments added and removed while running', () => {
   it('an added instrument quotes, a removed one halts with no orders resting, an unknown one changes nothing', async () => {
     const alerts: Alert[] = []
@@ -28,6 +50,7 @@ describe('reload: instruments added and removed while running', () => {
     const run = await startBotOnMock({
       mock: { seed: 5, scenario: 'calm', clock: 'accelerated', speed: 20, catalogue: { eventCount: 5 } },
       logLevel: 'warn',
+      ops: true,
       overrides: { instruments: file },
       onAlert: (a) => void alerts.push(a),
       configSource: {
@@ -91,6 +114,13 @@ describe('reload: instruments added and removed while running', () => {
       expect(bot.status().instruments.map((i) => i.symbol)).toEqual(['BTC-USDC', 'SOL-USDC', 'ETH-USDC'])
       expect(bot.status().control?.held.map((h) => h.symbol)).toEqual(['SOL-USDC'])
       expect(stateOf('BTC-USDC')?.state).toMatch(/^active/)
+      // The metrics and the dashboard's timeline (the /events stream's samples) carry it.
+      const ops = bot.opsUrl ?? ''
+      await vi.waitFor(async () => {
+        const metrics = await (await fetch(`${ops}/metrics`)).text()
+        expect(metrics).toMatch(/perpbot_instrument_state\{instrument="ETH-USDC",state="active[^"]*"\} 1/)
+      }, wait)
+      expect(await firstEventWith(`${ops}/events`, '"symbol":"ETH-USDC"')).toContain('"state":"')
 
       // The same file again: nothing changes, and it says so.
       const again = await bot.control.run({ command: 'reload', from })
