@@ -78,10 +78,11 @@ describe('reload: instruments added and removed while running', () => {
 
       file = [BTC, ETH, DOGE]
       const r = await bot.control.run({ command: 'reload', from })
+      // Not ok (the CLI exits 1, the dashboard shows it failed): the file asks for one it cannot trade.
       expect(r).toMatchObject({
-        ok: true,
+        ok: false,
         changed: true,
-        message: 'configuration reloaded (3 instrument(s))',
+        message: 'configuration reloaded (3 instrument(s)); 1 added instrument(s) not started',
       })
       expect(r.lines).toEqual([
         'BTC-USDC: unchanged',
@@ -137,7 +138,8 @@ describe('reload: instruments added and removed while running', () => {
       // Journaled: what, when, from where.
       const reloads = alerts.filter((a) => a.title === `Operator reload (from ${from})`)
       expect(reloads).toHaveLength(3)
-      expect(reloads[0]?.details).toMatchObject({ command: 'reload', from, ok: true, changed: true })
+      expect(reloads[0]?.details).toMatchObject({ command: 'reload', from, ok: false, changed: true })
+      expect(reloads[2]?.details).toMatchObject({ command: 'reload', from, ok: true, changed: true })
     } finally {
       await run.stop()
     }

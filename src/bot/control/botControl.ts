@@ -194,8 +194,9 @@ export function createBotControl(o: {
     } catch (e) {
       return reply(false, false, `the configuration was not reloaded: ${describeError(e)}`)
     }
-    const { changed, lines } = await applyReload(o, next, applied)
-    return reply(true, changed, `configuration reloaded (${next.strategies.length} instrument(s))`, lines)
+    const { changed, lines, refused } = await applyReload(o, next, applied)
+    const message = `configuration reloaded (${next.strategies.length} instrument(s))${refused > 0 ? `; ${refused} added instrument(s) not started` : ''}`
+    return reply(refused === 0, changed, message, lines)
   }
 
   return {

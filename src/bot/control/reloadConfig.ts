@@ -2,7 +2,8 @@
  * `perpbot reload`'s changes, from the configuration read again: each traded instrument kept (its new
  * strategy or parameters applied at once, or unchanged), removed (held halted, its orders cancelled)
  * or back; each instrument added started through the admission joint (venue listing, open-order room,
- * leverage, a new actor); the protections' new limits. One line per instrument says which.
+ * leverage, a new actor); the protections' new limits. One line per instrument says which; an added
+ * instrument refused is counted (the reply is then not ok, as a flatten that could not close one).
  * Idempotent: the same file twice changes nothing the second time.
  */
 import type { Settings } from '../../settings/schema.ts'
@@ -48,9 +49,10 @@ export async function applyReload(
   t: ReloadTargets,
   next: { settings: Settings; strategies: readonly ResolvedInstrumentConfig[] },
   applied: Map<string, string>,
-): Promise<{ changed: boolean; lines: string[] }> {
+): Promise<{ changed: boolean; lines: string[]; refused: number }> {
   const lines: string[] = []
   let changed = false
+  let refused = 0
   const wanted = new Map(next.strategies.map((s) => [s.symbol, s]))
   // A snapshot: the admissions below append to the live list.
   for (const i of [...t.actors.instruments]) {
@@ -83,7 +85,10 @@ export async function applyReload(
   else
     for (const a of await t.admission.admit(next.settings, added)) {
       lines.push(a.line)
-      if (!a.admitted) continue
+      if (!a.admitted) {
+        refused += 1
+        continue
+      }
       changed = true
       const s = wanted.get(a.symbol)
       if (s !== undefined) applied.set(a.symbol, strategyKey(s.strategy, next.settings))
@@ -92,5 +97,5 @@ export async function applyReload(
     changed = true
     lines.push('protections: the new limits apply from the next check (active halts stay until resume)')
   }
-  return { changed, lines }
+  return { changed, lines, refused }
 }

@@ -150,7 +150,11 @@ describe('reload: instruments added and removed', () => {
       { symbol: 'DOGE-USDC', strategy: t.peg },
     ])
     const r = await t.reload()
-    expect(r).toMatchObject({ ok: true, changed: true, message: 'configuration reloaded (3 instrument(s))' })
+    expect(r).toMatchObject({
+      ok: false,
+      changed: true,
+      message: 'configuration reloaded (3 instrument(s)); 1 added instrument(s) not started',
+    })
     expect(r.lines).toEqual([
       'BTC-USDC: unchanged',
       'ETH-USDC: added',
@@ -160,7 +164,7 @@ describe('reload: instruments added and removed', () => {
     expect(t.admitted).toEqual(['ETH-USDC'])
 
     const again = await t.reload()
-    expect(again.changed).toBe(false)
+    expect(again).toMatchObject({ ok: false, changed: false })
     expect(again.lines).toEqual([
       'BTC-USDC: unchanged',
       'ETH-USDC: unchanged',
@@ -174,6 +178,7 @@ describe('reload: instruments added and removed', () => {
       { symbol: 'ETH-USDC', strategy: t.vol },
     ])
     const changed = await t.reload()
+    expect(changed.ok).toBe(true)
     expect(changed.lines).toEqual(["BTC-USDC: vol-spread with the file's parameters", 'ETH-USDC: unchanged'])
     expect(t.reconfigured).toEqual([[1, 'vol-spread']])
     expect(t.alerts.filter((a) => a.title === `Operator reload (from ${from})`)).toHaveLength(3)
