@@ -78,8 +78,8 @@ export function createBotControl(o: {
   strategies: readonly ResolvedInstrumentConfig[]
   /** Absent: `reload` answers that it cannot (simulate, tests). */
   configSource?: ConfigSource | undefined
-  /** Starts an instrument a reload adds; absent: it needs a restart. */
-  admission?: ReloadTargets['admission']
+  /** Starts an instrument a reload adds (startup/instrumentAdmission.ts). */
+  admission: ReloadTargets['admission']
 }): BotControl {
   const log = o.log.child({ component: 'control' })
   const stopRequested = createSignal<string>()

@@ -32,8 +32,7 @@ export interface ReloadTargets {
   }
   holds: Holds
   protections: Pick<Protections, 'reconfigure'>
-  /** Absent: an added instrument needs a restart (simulate, tests). */
-  admission?: InstrumentAdmitter | undefined
+  admission: InstrumentAdmitter
 }
 
 /** What a strategy's actor is built from: a reload with the same key changes nothing. */
@@ -79,20 +78,16 @@ export async function applyReload(
   }
   const traded = new Set(t.actors.instruments.map((i) => i.symbol))
   const added = next.strategies.filter((s) => !traded.has(s.symbol))
-  if (t.admission === undefined)
-    for (const s of added)
-      lines.push(`${s.symbol}: added: needs a restart to trade (this process cannot add one)`)
-  else
-    for (const a of await t.admission.admit(next.settings, added)) {
-      lines.push(a.line)
-      if (!a.admitted) {
-        refused += 1
-        continue
-      }
-      changed = true
-      const s = wanted.get(a.symbol)
-      if (s !== undefined) applied.set(a.symbol, strategyKey(s.strategy, next.settings))
+  for (const a of await t.admission.admit(next.settings, added)) {
+    lines.push(a.line)
+    if (!a.admitted) {
+      refused += 1
+      continue
     }
+    changed = true
+    const s = wanted.get(a.symbol)
+    if (s !== undefined) applied.set(a.symbol, strategyKey(s.strategy, next.settings))
+  }
   if (t.protections.reconfigure(next.settings.protections)) {
     changed = true
     lines.push('protections: the new limits apply from the next check (active halts stay until resume)')

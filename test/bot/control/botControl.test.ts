@@ -81,6 +81,7 @@ function setup(configSource?: Parameters<typeof createBotControl>[0]['configSour
     actors,
     strategies: [],
     configSource,
+    admission: { admit: async () => [] },
   })
   return { control, holds, protections, alerts, routed, cancels, reconfigured }
 }

@@ -3,7 +3,7 @@
  * and control parts (the actors and the admission faked): an admitted instrument is started with the
  * file's strategy and held at once by a pause of every instrument and an account-wide protection
  * halt that stand; a refused one changes nothing; a strategy left as it was is not re-applied, so the
- * same file twice changes nothing; without an admission part an added instrument needs a restart.
+ * same file twice changes nothing.
  */
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
@@ -29,7 +29,7 @@ interface Traded {
   quoteAsset: string
 }
 
-async function setup(o: { admission?: boolean; net?: () => string } = {}) {
+async function setup(o: { net?: () => string } = {}) {
   const clock = new SimulatedClock()
   clock.set(Date.UTC(2026, 11, 6, 12))
   const registry = await loadStrategies()
@@ -115,7 +115,7 @@ async function setup(o: { admission?: boolean; net?: () => string } = {}) {
     actors,
     strategies: [{ symbol: 'BTC-USDC', strategy: peg }],
     configSource: { read: async () => ({ settings: fileSettings, strategies: file }) },
-    admission: o.admission === false ? undefined : admission,
+    admission,
   })
   const reload = () => control.run({ command: 'reload', from })
   const setFile = (f: ResolvedInstrumentConfig[], s?: Record<string, unknown>): void => {
@@ -233,20 +233,5 @@ describe('reload: instruments added and removed', () => {
     )
     expect((await t.reload()).lines).toContain('ETH-USDC: added')
     expect(t.holds.isHeld(2, 'protection')).toBe(true)
-  })
-
-  it('without an admission part, an added instrument needs a restart', async () => {
-    const t = await setup({ admission: false })
-    t.setFile([
-      { symbol: 'BTC-USDC', strategy: t.peg },
-      { symbol: 'ETH-USDC', strategy: t.peg },
-    ])
-    const r = await t.reload()
-    expect(r.changed).toBe(false)
-    expect(r.lines).toEqual([
-      'BTC-USDC: unchanged',
-      'ETH-USDC: added: needs a restart to trade (this process cannot add one)',
-    ])
-    expect(t.instruments).toHaveLength(1)
   })
 })
