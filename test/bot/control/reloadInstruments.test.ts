@@ -29,7 +29,7 @@ interface Traded {
   quoteAsset: string
 }
 
-async function setup(o: { net?: () => string } = {}) {
+async function setup(o: { net?: () => string; positions?: Record<number, string> } = {}) {
   const clock = new SimulatedClock()
   clock.set(Date.UTC(2026, 11, 6, 12))
   const registry = await loadStrategies()
@@ -76,8 +76,19 @@ async function setup(o: { net?: () => string } = {}) {
     fees: '0',
     funding: '0',
   }
+  const line = (position: string) => ({
+    ...zero,
+    position,
+    entryPrice: undefined,
+    unrealizedPnl: '0',
+    openingPosition: '0',
+    openingUnrealizedPnl: '0',
+    inventoryPnl: '0',
+    netPnl: '0',
+    lastFillAt: undefined,
+  })
   const pnl = (): PnlSnapshot => ({
-    instruments: {},
+    instruments: Object.fromEntries(Object.entries(o.positions ?? {}).map(([id, p]) => [id, line(p)])),
     account: {
       ...zero,
       unrealizedPnl: '0',
@@ -233,5 +244,27 @@ describe('reload: instruments added and removed', () => {
     )
     expect((await t.reload()).lines).toContain('ETH-USDC: added')
     expect(t.holds.isHeld(2, 'protection')).toBe(true)
+  })
+
+  it("an added instrument's notional cap from the same file holds it alone", async () => {
+    const t = await setup({ positions: { 2: '1' } })
+    t.setFile(
+      [
+        { symbol: 'BTC-USDC', strategy: t.peg },
+        { symbol: 'ETH-USDC', strategy: t.peg },
+      ],
+      { protections: { maxInstrumentNotional: { 'ETH-USDC': 50 } } },
+    )
+    expect((await t.reload()).lines).toEqual([
+      'BTC-USDC: unchanged',
+      'ETH-USDC: added',
+      'protections: the new limits apply from the next check (active halts stay until resume)',
+    ])
+    // 1 ETH at the mark 100 is 100 USDC, over its cap of 50: it halts, BTC-USDC quotes on.
+    expect(t.protections.check().map((b) => [b.limit, b.symbol])).toEqual([
+      ['maxInstrumentNotional', 'ETH-USDC'],
+    ])
+    expect(t.holds.isHeld(2, 'protection')).toBe(true)
+    expect(t.holds.isHeld(1)).toBe(false)
   })
 })
