@@ -2,7 +2,7 @@
  * The instrument actors' live list on a simulated clock: an instrument added while running gets an
  * actor under the supervisor (its open orders tracked, `joined` published once the actor exists),
  * quotes once its inputs arrive, and a second add of it changes nothing; a reconfigured strategy that
- * reads statistics is published again.
+ * reads statistics is published again, and a restarted actor keeps the reloaded dependencies.
  */
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
@@ -27,6 +27,17 @@ function venueRow(symbol: string): Instrument {
 async function setup() {
   const clock = new SimulatedClock()
   clock.set(1_767_000_000_000)
+  /** Armed: the actors' next reading of the venue clock throws (a bug inside an actor). */
+  const boom = { armed: false }
+  const venueClock = {
+    now: () => {
+      if (boom.armed) {
+        boom.armed = false
+        throw new Error('bug inside an actor')
+      }
+      return clock.now()
+    },
+  }
   const registry = await loadStrategies()
   const peg = registry.resolve('index-peg', { size: '0.01', positionCap: '0.2' })
   const vol = registry.resolve('vol-spread', { size: '0.2', positionCap: '4' })
@@ -52,9 +63,11 @@ async function setup() {
     breaker: createSignal(),
     alerts: { send: () => undefined },
     clock,
-    venueClock: clock,
+    venueClock,
     logger: silent,
   })
+  const restarts: number[] = []
+  actors.restarted.subscribe((id) => void restarts.push(id))
   const joined: { instrument: ActorInstrument; hadActor: boolean; readsStatistics: boolean }[] = []
   actors.joined.subscribe((instrument) =>
     joined.push({
@@ -72,7 +85,7 @@ async function setup() {
   const flush = async (): Promise<void> => {
     for (let i = 0; i < 10; i++) await Promise.resolve()
   }
-  return { actors, settings, peg, vol, submitted, tracked, joined, feed, flush }
+  return { actors, settings, peg, vol, submitted, tracked, joined, feed, flush, boom, restarts }
 }
 
 describe('instrument actors: instruments added while running', () => {
@@ -131,6 +144,13 @@ describe('instrument actors: instruments added while running', () => {
     expect(t.actors.instruments[0]).toMatchObject({ strategy: 'vol-spread', readsStatistics: true })
     expect(t.actors.snapshotOf(btc.id)?.context.deps.reads?.has('statistics')).toBe(true)
     expect(t.actors.slotDemands()[0]?.wants).toBe(t.vol.maxOrders)
+
+    // A restarted actor starts from its first input: it gets the reloaded dependencies again.
+    t.boom.armed = true
+    t.feed(btc.id, '50000')
+    await t.flush()
+    expect(t.restarts).toEqual([btc.id])
+    expect(t.actors.snapshotOf(btc.id)?.context.deps.reads?.has('statistics')).toBe(true)
     t.actors.stop()
   })
 })
