@@ -49,6 +49,9 @@ export interface ActorInstrument {
   priceDecimals: number
 }
 
+/** What `add` did: spawned the actor, or nothing (already traded; the actors are stopping). */
+export type AddOutcome = 'added' | 'already traded' | 'stopping'
+
 /** An instrument a reload adds: the venue's row, its resolved strategy, and its share of the cap. */
 export interface AddedInstrument {
   listed: Instrument
@@ -71,8 +74,8 @@ export interface InstrumentActors {
    * other inputs (statistics, a catalogue query). Published after the actor exists.
    */
   readonly joined: Pick<Signal<ActorInstrument>, 'subscribe'>
-  /** Spawns an actor for an instrument added while running; false when it is already traded. */
-  add(added: AddedInstrument): boolean
+  /** Spawns an actor for an instrument added while running; not when it is traded or the actors stop. */
+  add(added: AddedInstrument): AddOutcome
   /** A traded instrument's new strategy (a reload): its actor's dependencies replaced, kept across restarts. */
   reconfigure(id: number, strategy: ResolvedStrategy, settings: Settings): void
   /** Each traded instrument's order demand and share of the account's cap (a reload's room check). */
@@ -253,7 +256,9 @@ export function createInstrumentActors(o: {
     restarted,
     joined,
     add(a) {
-      if (instruments.some((i) => i.id === a.listed.instrument_id)) return false
+      if (instruments.some((i) => i.id === a.listed.instrument_id)) return 'already traded'
+      // After STOP_ALL the supervisor is done: a spawn would never run.
+      if (supervisor.getSnapshot().status !== 'active') return 'stopping'
       const { actor, entry } = enlist(a.listed, a.strategy, a.settings, a.share)
       o.openOrders.track(actor.id)
       supervisor.send({ type: 'SPAWN', instrument: entry })
@@ -262,7 +267,7 @@ export function createInstrumentActors(o: {
         `${actor.symbol}: instrument actor started (${actor.strategy})`,
       )
       joined.emit(actor)
-      return true
+      return 'added'
     },
     reconfigure(id, strategy, settings) {
       const actor = instruments.find((i) => i.id === id)

@@ -12,7 +12,7 @@ import type { Logger } from '../../logging/logger.ts'
 import type { PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import type { Settings } from '../../settings/schema.ts'
-import type { AddedInstrument, ResolvedInstrumentConfig } from '../actors/instrumentActors.ts'
+import type { AddedInstrument, AddOutcome, ResolvedInstrumentConfig } from '../actors/instrumentActors.ts'
 import { type RunningSlots, slotsForAdded } from '../quoting/orderSlots.ts'
 import { applyInstrumentLeverage } from './instrumentLeverage.ts'
 
@@ -32,7 +32,7 @@ export function createInstrumentAdmission(o: {
   perps: Pick<PerpsClient, 'getInstruments' | 'getAccountConfig' | 'updateLeverage'>
   actors: {
     readonly instruments: readonly { id: number; symbol: string }[]
-    add(added: AddedInstrument): boolean
+    add(added: AddedInstrument): AddOutcome
     slotDemands(): readonly RunningSlots[]
   }
   logger: Logger
@@ -84,8 +84,10 @@ export function createInstrumentAdmission(o: {
       return refuse(r.symbol, `its leverage could not be set (${why})`)
     }
     const share = slots.trimmed ? slots.slots : undefined
-    if (!o.actors.add({ listed: inst, strategy: r.strategy, settings, share }))
+    const outcome = o.actors.add({ listed: inst, strategy: r.strategy, settings, share })
+    if (outcome === 'already traded')
       return { symbol: r.symbol, admitted: false, line: `${r.symbol}: already traded` }
+    if (outcome === 'stopping') return refuse(r.symbol, 'the bot is stopping')
     const trimmed =
       share === undefined
         ? ''

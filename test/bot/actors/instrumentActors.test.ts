@@ -95,7 +95,9 @@ describe('instrument actors: instruments added while running', () => {
     const eth = venueRow('ETH-USDC')
     expect(t.actors.snapshotOf(eth.instrument_id)).toBeUndefined()
 
-    expect(t.actors.add({ listed: eth, strategy: t.peg, settings: t.settings, share: undefined })).toBe(true)
+    expect(t.actors.add({ listed: eth, strategy: t.peg, settings: t.settings, share: undefined })).toBe(
+      'added',
+    )
     expect(t.actors.instruments.map((i) => i.symbol)).toEqual(['BTC-USDC', 'ETH-USDC'])
     expect(t.tracked).toEqual([eth.instrument_id])
     expect(t.joined).toHaveLength(1)
@@ -116,9 +118,18 @@ describe('instrument actors: instruments added while running', () => {
     expect(t.actors.snapshotOf(eth.instrument_id)?.value).toEqual({ halted: 'cancelling' })
 
     // Adding it again changes nothing.
-    expect(t.actors.add({ listed: eth, strategy: t.peg, settings: t.settings, share: undefined })).toBe(false)
+    expect(t.actors.add({ listed: eth, strategy: t.peg, settings: t.settings, share: undefined })).toBe(
+      'already traded',
+    )
     expect(t.actors.instruments).toHaveLength(2)
     expect(t.joined).toHaveLength(1)
+    // Once the actors stop (the exit), nothing is spawned.
+    t.actors.stopAll()
+    const sol = venueRow('SOL-USDC')
+    expect(t.actors.add({ listed: sol, strategy: t.peg, settings: t.settings, share: undefined })).toBe(
+      'stopping',
+    )
+    expect(t.actors.instruments).toHaveLength(2)
     t.actors.stop()
   })
 

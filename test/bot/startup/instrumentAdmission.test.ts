@@ -56,7 +56,7 @@ async function setup(o: { cap?: number; refuseLeverage?: boolean; listFails?: bo
           venueMax: a.listed.max_order_count,
           share: a.share,
         })
-        return true
+        return 'added'
       },
       slotDemands: () => demands,
     },
