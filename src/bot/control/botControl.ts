@@ -64,7 +64,6 @@ export interface BotControl {
 export function createBotControl(o: {
   settings: Settings
   clock: Clock
-  venueClock: Pick<Clock, 'now'>
   log: Logger
   alerts: AlertSink
   holds: Holds

@@ -71,7 +71,6 @@ function setup(configSource?: Parameters<typeof createBotControl>[0]['configSour
   const control = createBotControl({
     settings: Settings.parse({ instruments: [{ symbol: 'BTC-USDC', strategy: 'index-peg' }] }),
     clock,
-    venueClock: clock,
     log,
     alerts: { send: (a) => void alerts.push(a) },
     holds,

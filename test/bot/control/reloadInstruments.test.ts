@@ -116,7 +116,6 @@ async function setup(o: { net?: () => string; positions?: Record<number, string>
   const control = createBotControl({
     settings,
     clock,
-    venueClock: clock,
     log: silent,
     alerts: { send: (a) => void alerts.push(a) },
     holds,
