@@ -37,6 +37,7 @@ import { createBotOrderDesk } from './orders/orderDesk.ts'
 import { createOrderOwnership } from './orders/orderOwnership.ts'
 import { createBotJournal } from './startup/botJournalPart.ts'
 import type { ConnectOptions, VenueLink } from './startup/connect.ts'
+import { createInstrumentAdmission } from './startup/instrumentAdmission.ts'
 import { createKeyRotation, type KeyRotator } from './startup/keyRotation.ts'
 import type { ResolvedInstrumentConfig } from './startup/resolveConfig.ts'
 import { botStopFor, type StopReport } from './startup/stopSequence.ts'
@@ -149,6 +150,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     streams: settings.streams,
     streamUrl: o.streamUrl,
     readsStatistics: actors.instruments.some((i) => i.readsStatistics),
+    joined: actors.joined,
     logger: log,
   })
   // Mids at and after each of our fills (markouts), from the touches the streams route.
@@ -169,6 +171,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     orders,
     store: records.store,
   })
+  // An instrument a reload adds: listed by the venue, room under the order cap, its leverage, its actor.
+  const admission = createInstrumentAdmission(inputs)
   const control = createBotControl({
     ...inputs,
     holds,
@@ -176,6 +180,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     flattener,
     orders,
     configSource: o.configSource,
+    admission,
   })
   const parts = { ...inputs, orders, deadMan, account, feeds, streams, limiter: limits.limiter, protections }
   const views = withControlStatus(
@@ -204,6 +209,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const phone = await startBotTelegram({ ...parts, views, control, secrets: o.secrets })
   journal.startSnapshots({
     instruments: actors.instruments,
+    joined: actors.joined,
     pnl: account.pnl,
     states: views.instrumentStates,
   })

@@ -7,6 +7,7 @@ import type { Alert } from '../../src/alerts/alert.ts'
 import { createBatcher } from '../../src/bot/orders/batcher.ts'
 import type { BatchSettled } from '../../src/bot/orders/batching/batchTypes.ts'
 import { createOpenOrderBook } from '../../src/bot/orders/openOrderBook.ts'
+import { createSignal } from '../../src/bot/shared/signal.ts'
 import {
   journalAccountRecords,
   journalAlertSink,
@@ -57,13 +58,16 @@ describe('the bot side of the journal', () => {
       const store = await journalStateStore(journal, ['account-watch-0xab'])
       expect(store.read('account-watch-0xab')).toEqual({ marginLevel: 'critical' })
       store.write('account-watch-0xab', { marginLevel: 'ok' })
+      const instruments = [
+        { id: 1, symbol: 'BTC-USDC' },
+        { id: 2, symbol: 'ETH-USDC' },
+      ]
+      const joined = createSignal<{ id: number }>()
       const snaps = startPnlSnapshots({
         journal,
         clock,
-        instruments: [
-          { id: 1, symbol: 'BTC-USDC' },
-          { id: 2, symbol: 'ETH-USDC' },
-        ],
+        instruments,
+        joined,
         pnl: () => ({
           instruments: {
             1: {
@@ -105,6 +109,9 @@ describe('the bot side of the journal', () => {
         ],
       })
       clock.increment(30_000) // the minute turns: one row per instrument
+      // A reload adds SOL-USDC: its rows from the next minute, its name in the journal at once.
+      instruments.push({ id: 3, symbol: 'SOL-USDC' })
+      joined.emit({ id: 3 })
       clock.increment(60_000)
       snaps.stop()
       await journal.flush()
@@ -118,13 +125,14 @@ describe('the bot side of the journal', () => {
           { minute: m0, iid: 1, mode: 'quoting', unrealized_pnl: '-2' },
           { minute: m0, iid: 2, mode: 'halted', unrealized_pnl: '0' },
           { minute: m0 + 60_000, iid: 1, mode: 'quoting', unrealized_pnl: '-2' },
+          { minute: m0 + 60_000, iid: 3, mode: 'unknown', unrealized_pnl: '0' },
         ]),
       )
-      expect(rows).toHaveLength(4)
+      expect(rows).toHaveLength(5)
       // The equity curve: the account's net sampled every 2 s, written only when it moved (once here).
       expect(await db.db.selectFrom('equity').select('net').execute()).toEqual([{ net: '-1.1' }])
       expect(await journal.loadState('account-watch-0xab')).toEqual({ marginLevel: 'ok' })
-      expect(await journal.loadState('instruments')).toEqual({ 1: 'BTC-USDC', 2: 'ETH-USDC' })
+      expect(await journal.loadState('instruments')).toEqual({ 1: 'BTC-USDC', 2: 'ETH-USDC', 3: 'SOL-USDC' })
       expect(await db.db.selectFrom('alerts').select(['key', 'severity', 'resolved']).execute()).toEqual([
         { key: 'margin', severity: 'critical', resolved: 0 },
       ])

@@ -8,6 +8,7 @@ import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadAndResolve } from '../../src/bot/startup/resolveConfig.ts'
 import { type BotOnMock, startBotOnMock } from '../../src/sim/botOnMock.ts'
+import { loadStrategies } from '../../src/strategy/registry.ts'
 import { perpbot } from '../cli/perpbotCli.ts'
 import { CHROMIUM_ARGS, chromiumPath, waitInPage } from '../helpers/chromium.ts'
 
@@ -30,7 +31,20 @@ beforeAll(async () => {
           overrides: { 'ops.port': 0 },
           env: {},
         })
-        return { settings: r.settings, strategies: r.strategies.filter((s) => s.symbol !== 'SOL-USDC') }
+        const registry = await loadStrategies()
+        const wider = registry.resolve('index-peg', {
+          halfSpreadBps: 12,
+          levels: 2,
+          levelSpacingBps: 6,
+          size: '0.01',
+          positionCap: '0.2',
+        })
+        return {
+          settings: r.settings,
+          strategies: r.strategies
+            .filter((s) => s.symbol !== 'SOL-USDC')
+            .map((s) => (s.symbol === 'BTC-USDC' ? { ...s, strategy: wider } : s)),
+        }
       },
     },
   })
@@ -101,7 +115,7 @@ describe('commands to a running bot', () => {
     expect(r.out.split('\n')).toEqual([
       'reload: configuration reloaded (2 instrument(s))',
       "  BTC-USDC: index-peg with the file's parameters",
-      "  ETH-USDC: vol-spread with the file's parameters",
+      '  ETH-USDC: unchanged',
       '  SOL-USDC: removed: halted, orders cancelled',
     ])
     await until('SOL-USDC halted', () => stateOf('SOL-USDC')?.state.startsWith('halted') === true)

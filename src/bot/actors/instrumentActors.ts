@@ -3,6 +3,11 @@
  * plans through the order gateway. It subscribes to what earlier parts publish (reconciled open
  * orders, breaker transitions) and routes them to the actors; an actor that keeps failing raises an
  * alert and has its orders cancelled.
+ *
+ * The traded instruments are a live list: a reload adds one (`add`: spawned under the supervisor, its
+ * open orders tracked) or gives one a new strategy (`reconfigure`); either publishes the instrument on
+ * `joined`, so the parts built later (input gates, pollers, streams, holds, protections, the journal)
+ * serve it as it is now. Everything else reads `instruments` when it needs them.
  */
 import type { SnapshotFrom } from 'xstate'
 import type { AlertSink } from '../../alerts/alert.ts'
@@ -17,7 +22,7 @@ import type { CatalogueQuery } from '../../strategy/strategy.ts'
 import type { InstrumentDeps } from '../instrument/context.ts'
 import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { BreakerState } from '../limiter/weightLimiter.ts'
-import { allocateOrderSlots, type SlotDemand } from '../quoting/orderSlots.ts'
+import { allocateOrderSlots, type RunningSlots, type SlotDemand } from '../quoting/orderSlots.ts'
 import { inChunks } from '../shared/chunks.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
 import { createInstrumentSupervisor, instrumentDeps, type PlanSink } from './actorWiring.ts'
@@ -40,14 +45,41 @@ export interface ActorInstrument {
   catalogueQuery: CatalogueQuery | undefined
   /** Whether its strategy reads statistics (`Strategy.reads`): only then are they read for it. */
   readsStatistics: boolean
+  /** Decimals of its prices (the venue's `price_decimals`): a flatten's bounded price. */
+  priceDecimals: number
+}
+
+/** What `add` did: spawned the actor, or nothing (already traded; the actors are stopping). */
+export type AddOutcome = 'added' | 'already traded' | 'stopping'
+
+/** An instrument a reload adds: the venue's row, its resolved strategy, and its share of the cap. */
+export interface AddedInstrument {
+  listed: Instrument
+  strategy: ResolvedStrategy
+  /** The settings read with it (quoting, risk): its actor's dependencies. */
+  settings: Settings
+  /** The most orders it may rest when the account's cap trims its ladder; undefined: not trimmed. */
+  share: number | undefined
 }
 
 export type InstrumentSnapshot = SnapshotFrom<typeof instrumentMachine>
 
 export interface InstrumentActors {
+  /** The traded instruments, live: a reload's `add` appends, `reconfigure` updates in place. */
   readonly instruments: readonly ActorInstrument[]
   /** An actor was restarted: its inputs must be re-fed (the pollers read them again). */
   readonly restarted: Signal<number>
+  /**
+   * An instrument the later parts must serve as it is now: added by a reload, or reconfigured to read
+   * other inputs (statistics, a catalogue query). Published after the actor exists.
+   */
+  readonly joined: Pick<Signal<ActorInstrument>, 'subscribe'>
+  /** Spawns an actor for an instrument added while running; not when it is traded or the actors stop. */
+  add(added: AddedInstrument): AddOutcome
+  /** A traded instrument's new strategy (a reload): its actor's dependencies replaced, kept across restarts. */
+  reconfigure(id: number, strategy: ResolvedStrategy, settings: Settings): void
+  /** Each traded instrument's order demand and share of the account's cap (a reload's room check). */
+  slotDemands(): readonly RunningSlots[]
   /** Sends an input to the listed instruments' actors (all when `ids` is undefined). */
   route(ids: readonly number[] | undefined, event: InstrumentEvent): void
   /** The actor's current snapshot, or undefined once it is stopped. */
@@ -66,6 +98,8 @@ export function createInstrumentActors(o: {
   gateway: PlanSink
   /** Each complete open-orders read (awaited: the read resolves once the actors took it). */
   openOrders: {
+    /** An instrument added while running: its open orders are read and published from now on. */
+    track(id: number): void
     subscribe(
       listener: (u: {
         byInstrument: ReadonlyMap<number, Order[]>
@@ -85,21 +119,29 @@ export function createInstrumentActors(o: {
 }): InstrumentActors {
   const supervised: SupervisedInstrument[] = []
   const instruments: ActorInstrument[] = []
-  const slots = shareOrderSlots(o)
-  for (const r of o.strategies) {
-    const inst = o.listed.get(r.symbol)
-    if (!inst) continue
-    const share = slots.get(inst.instrument_id)
-    instruments.push({
+  const slots = new Map<number, RunningSlots>()
+  const shares = shareOrderSlots(o)
+  /** One instrument's actor input and its entries in the lists above. */
+  const enlist = (inst: Instrument, strategy: ResolvedStrategy, settings: Settings, share?: number) => {
+    const actor: ActorInstrument = {
       id: inst.instrument_id,
       symbol: inst.symbol,
       asset: inst.base_asset,
       quoteAsset: inst.quote_asset,
-      strategy: r.strategy.name,
-      catalogueQuery: r.strategy.catalogueQuery,
-      readsStatistics: r.strategy.reads.has('statistics'),
+      strategy: strategy.name,
+      catalogueQuery: strategy.catalogueQuery,
+      readsStatistics: strategy.reads.has('statistics'),
+      priceDecimals: inst.price_decimals,
+    }
+    instruments.push(actor)
+    slots.set(inst.instrument_id, {
+      id: inst.instrument_id,
+      symbol: inst.symbol,
+      wants: strategy.maxOrders,
+      venueMax: inst.max_order_count,
+      share,
     })
-    supervised.push({
+    const entry: SupervisedInstrument = {
       id: inst.instrument_id,
       symbol: inst.symbol,
       asset: inst.base_asset,
@@ -109,13 +151,20 @@ export function createInstrumentActors(o: {
           ...instrumentForStrategy(inst),
           ...(share === undefined ? {} : { maxOrderCount: share }),
         },
-        deps: instrumentDeps(o.settings, r.strategy, {
-          clock: o.venueClock,
-          logger: o.logger.child({ instrument: inst.symbol, strategy: r.strategy.name }),
-          repeated: o.repeated,
-        }),
+        deps: depsOf(inst.symbol, strategy, settings),
       },
+    }
+    return { actor, entry }
+  }
+  const depsOf = (symbol: string, strategy: ResolvedStrategy, settings: Settings): InstrumentDeps =>
+    instrumentDeps(settings, strategy, {
+      clock: o.venueClock,
+      logger: o.logger.child({ instrument: symbol, strategy: strategy.name }),
+      repeated: o.repeated,
     })
+  for (const r of o.strategies) {
+    const inst = o.listed.get(r.symbol)
+    if (inst) supervised.push(enlist(inst, r.strategy, o.settings, shares.get(inst.instrument_id)).entry)
   }
   const log = componentLogger(o.logger, 'bot')
   const supervisor = createInstrumentSupervisor(o.gateway, {
@@ -124,6 +173,9 @@ export function createInstrumentActors(o: {
     logger: log,
   })
   const restarted = createSignal<number>()
+  const joined = createSignal<ActorInstrument>()
+  /** Dependencies a reload gave an actor: a restarted one gets them again, not those it started with. */
+  const reconfigured = new Map<number, InstrumentDeps>()
   // Open degradation episodes per instrument, so a restart or a give-up resolves what the dead actor
   // can no longer resolve itself.
   const open = new Map<number, Set<DegradeCause>>()
@@ -174,6 +226,8 @@ export function createInstrumentActors(o: {
   supervisor.on('restarted', (e) => {
     log.warn({ instrumentId: e.id, attempt: e.attempt }, 'instrument actor restarted; re-feeding inputs')
     resolveEpisodes(e.id, 'the instrument actor was restarted')
+    const deps = reconfigured.get(e.id)
+    if (deps !== undefined) route([e.id], { type: 'RECONFIGURE', deps })
     restarted.emit(e.id)
   })
   supervisor.on('gaveUp', (e) => {
@@ -200,6 +254,39 @@ export function createInstrumentActors(o: {
   return {
     instruments,
     restarted,
+    joined,
+    add(a) {
+      if (instruments.some((i) => i.id === a.listed.instrument_id)) return 'already traded'
+      // After STOP_ALL the supervisor is done: a spawn would never run.
+      if (supervisor.getSnapshot().status !== 'active') return 'stopping'
+      const { actor, entry } = enlist(a.listed, a.strategy, a.settings, a.share)
+      o.openOrders.track(actor.id)
+      supervisor.send({ type: 'SPAWN', instrument: entry })
+      log.info(
+        { instrument: actor.symbol, strategy: actor.strategy, orderSlots: a.share },
+        `${actor.symbol}: instrument actor started (${actor.strategy})`,
+      )
+      joined.emit(actor)
+      return 'added'
+    },
+    reconfigure(id, strategy, settings) {
+      const actor = instruments.find((i) => i.id === id)
+      if (actor === undefined) return
+      const deps = depsOf(actor.symbol, strategy, settings)
+      reconfigured.set(id, deps)
+      route([id], { type: 'RECONFIGURE', deps })
+      const readsStatistics = strategy.reads.has('statistics')
+      const inputsChanged =
+        readsStatistics !== actor.readsStatistics ||
+        JSON.stringify(strategy.catalogueQuery) !== JSON.stringify(actor.catalogueQuery)
+      actor.strategy = strategy.name
+      actor.readsStatistics = readsStatistics
+      actor.catalogueQuery = strategy.catalogueQuery
+      const slot = slots.get(id)
+      if (slot !== undefined) slot.wants = strategy.maxOrders
+      if (inputsChanged) joined.emit(actor)
+    },
+    slotDemands: () => [...slots.values()],
     route,
     snapshotOf(id) {
       const child = supervisor.getSnapshot().children[childId(id)]

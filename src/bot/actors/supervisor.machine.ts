@@ -1,10 +1,11 @@
 /**
- * The root actor: spawns one instrument actor per configured instrument, routes inputs to them, and
- * supervises them. A child that fails (a bug throwing inside it) is restarted up to a limit with its
- * last known inputs re-fed by the runtime (`restarted` is emitted for that); past the limit it stays
- * down and `gaveUp` is emitted so the runtime can alert. A child's own alerts (`degraded`/`recovered`,
- * once per episode) reach the supervisor as events and are re-emitted unchanged. Children share the
- * system clock, so their delays run on whatever clock the root was created with.
+ * The root actor: spawns one instrument actor per configured instrument (and one per instrument a
+ * reload adds, on `SPAWN`), routes inputs to them, and supervises them. A child that fails (a bug
+ * throwing inside it) is restarted up to a limit with its last known inputs re-fed by the runtime
+ * (`restarted` is emitted for that); past the limit it stays down and `gaveUp` is emitted so the
+ * runtime can alert. A child's own alerts (`degraded`/`recovered`, once per episode) reach the
+ * supervisor as events and are re-emitted unchanged. Children share the system clock, so their
+ * delays run on whatever clock the root was created with.
  */
 import { type ActorRefFrom, assign, emit, enqueueActions, setup, stopChild } from 'xstate'
 import type { Logger } from '../../logging/logger.ts'
@@ -47,6 +48,8 @@ const isChildFailure = (e: { type: string }): e is ChildFailure => e.type.starts
 
 export type SupervisorEvent =
   | { type: 'STOP_ALL' }
+  /** An instrument added while running (a reload): supervised and spawned like those at start. */
+  | { type: 'SPAWN'; instrument: SupervisedInstrument }
   | ChildFailure
   /** From a child: its alerts, re-emitted as they are. */
   | InstrumentEmitted
@@ -111,6 +114,16 @@ export const supervisorMachine = setup({
     running: {
       on: {
         STOP_ALL: { target: 'stopped' },
+        SPAWN: {
+          guard: ({ context, event }) => !context.instruments.some((i) => i.id === event.instrument.id),
+          actions: enqueueActions(({ context, event, enqueue }) => {
+            enqueue(assign({ instruments: [...context.instruments, event.instrument] }))
+            enqueue.spawnChild('instrument', {
+              id: childId(event.instrument.id),
+              input: event.instrument.input,
+            })
+          }),
+        },
         degraded: { actions: emit(({ event }) => event) },
         recovered: { actions: emit(({ event }) => event) },
         // A child actor failed: restart it (bounded), or give up on it.

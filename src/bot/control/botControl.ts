@@ -8,8 +8,8 @@
  * - resume [instrument]: the pause lifted; without an instrument also every protection breach.
  * - cancel-all: every open order of ours cancelled once; instruments not paused quote again.
  * - flatten [instrument]: paused, then each position closed by a reduce-only IOC at a bounded price.
- * - reload: the configuration read again; new strategy parameters applied to their instruments at
- *   once, instruments removed held halted, instruments added named (they need a restart).
+ * - reload: the configuration read again (reloadConfig.ts): new strategy parameters applied to their
+ *   instruments at once, instruments removed held halted, instruments added started (admission).
  * - stop: the process stops by its exit policy (the CLI listens on `stopRequested`).
  */
 import type { AlertSink } from '../../alerts/alert.ts'
@@ -17,13 +17,13 @@ import type { Clock } from '../../clock.ts'
 import { describeError } from '../../errors.ts'
 import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { Settings } from '../../settings/schema.ts'
-import { instrumentDeps } from '../actors/actorWiring.ts'
 import type { ResolvedInstrumentConfig } from '../actors/instrumentActors.ts'
-import type { InstrumentDeps, InstrumentEvent } from '../instrument/instrument.machine.ts'
+import type { InstrumentEvent } from '../instrument/instrument.machine.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
 import type { Flattener } from './flatten.ts'
 import type { HeldInstrument, Holds } from './holds.ts'
 import type { Protections } from './protections.ts'
+import { applyReload, type ReloadTargets, strategyKey } from './reloadConfig.ts'
 
 export const CONTROL_COMMANDS = ['pause', 'resume', 'cancel-all', 'flatten', 'reload', 'stop'] as const
 export type ControlCommand = (typeof CONTROL_COMMANDS)[number]
@@ -64,36 +64,28 @@ export interface BotControl {
 export function createBotControl(o: {
   settings: Settings
   clock: Clock
-  venueClock: Pick<Clock, 'now'>
   log: Logger
   alerts: AlertSink
   holds: Holds
   protections: Protections
   flattener: Flattener
   orders: { readonly gateway: { cancelAll(instrumentId: number | undefined): Promise<void> } }
-  actors: {
-    readonly instruments: readonly {
-      id: number
-      symbol: string
-      strategy: string
-      readsStatistics: boolean
-    }[]
+  actors: ReloadTargets['actors'] & {
     route(ids: readonly number[] | undefined, event: InstrumentEvent): void
-    /** A restarted actor starts from its first dependencies: it gets the reloaded ones again. */
-    readonly restarted?: Pick<Signal<number>, 'subscribe'> | undefined
   }
+  /** The strategies the bot started with (a reload that leaves one as it was changes nothing). */
+  strategies: readonly ResolvedInstrumentConfig[]
   /** Absent: `reload` answers that it cannot (simulate, tests). */
   configSource?: ConfigSource | undefined
+  /** Starts an instrument a reload adds (startup/instrumentAdmission.ts). */
+  admission: ReloadTargets['admission']
 }): BotControl {
   const log = componentLogger(o.log, 'control')
   const stopRequested = createSignal<string>()
   let seq = 0
   let stopping = false
-  const reloaded = new Map<number, InstrumentDeps>()
-  o.actors.restarted?.subscribe((id) => {
-    const deps = reloaded.get(id)
-    if (deps !== undefined) o.actors.route([id], { type: 'RECONFIGURE', deps })
-  })
+  /** Each traded symbol's strategy as last applied (strategyKey). */
+  const applied = new Map(o.strategies.map((s) => [s.symbol, strategyKey(s.strategy, o.settings)]))
   const idOf = (symbol: string | undefined): number | undefined =>
     o.actors.instruments.find((i) => i.symbol === symbol)?.id
   const traded = (): string => o.actors.instruments.map((i) => i.symbol).join(', ')
@@ -201,44 +193,9 @@ export function createBotControl(o: {
     } catch (e) {
       return reply(false, false, `the configuration was not reloaded: ${describeError(e)}`)
     }
-    const lines: string[] = []
-    let changed = false
-    const wanted = new Map(next.strategies.map((s) => [s.symbol, s]))
-    for (const i of o.actors.instruments) {
-      const s = wanted.get(i.symbol)
-      if (s === undefined) {
-        if (o.holds.set('removed', [i.id], 'removed from the configuration (reload)').length > 0) {
-          changed = true
-          lines.push(`${i.symbol}: removed: halted, orders cancelled`)
-        }
-        continue
-      }
-      if (o.holds.set('removed', [i.id], undefined).length > 0) {
-        changed = true
-        lines.push(`${i.symbol}: back in the configuration: quoting again`)
-      }
-      if (s.strategy.reads.has('statistics') !== i.readsStatistics) {
-        lines.push(
-          `${i.symbol}: not applied: the new strategy reads statistics differently (needs a restart)`,
-        )
-        continue
-      }
-      const deps = instrumentDeps(next.settings, s.strategy, {
-        clock: o.venueClock,
-        logger: o.log.child({ instrument: i.symbol, strategy: s.strategy.name }),
-      })
-      reloaded.set(i.id, deps)
-      o.actors.route([i.id], { type: 'RECONFIGURE', deps })
-      changed = true
-      lines.push(`${i.symbol}: ${s.strategy.name} with the file's parameters`)
-    }
-    for (const symbol of wanted.keys())
-      if (idOf(symbol) === undefined) lines.push(`${symbol}: added: needs a restart to trade`)
-    if (o.protections.reconfigure(next.settings.protections)) {
-      changed = true
-      lines.push('protections: the new limits apply from the next check (active halts stay until resume)')
-    }
-    return reply(true, changed, `configuration reloaded (${next.strategies.length} instrument(s))`, lines)
+    const { changed, lines, refused } = await applyReload(o, next, applied)
+    const message = `configuration reloaded (${next.strategies.length} instrument(s))${refused > 0 ? `; ${refused} added instrument(s) not started` : ''}`
+    return reply(refused === 0, changed, message, lines)
   }
 
   return {

@@ -3,7 +3,8 @@
  * operator's pause, a protection's breach, a cooldown after a loss). An instrument is held while any
  * source holds it; its actor gets one `HOLD` with every reason joined, and one without a reason when
  * the last source lets go (the actor cancels its orders while held and quotes again at once after).
- * A restarted actor gets its hold again.
+ * A restarted actor gets its hold again. A hold of every instrument (`ids` undefined: a pause without
+ * an instrument) also holds an instrument a reload adds while it stands.
  */
 import type { InstrumentEvent } from '../instrument/instrument.machine.ts'
 import type { Signal } from '../shared/signal.ts'
@@ -39,6 +40,8 @@ export function createHolds(o: {
   actors: {
     readonly instruments: readonly { id: number; symbol: string }[]
     readonly restarted: Pick<Signal<number>, 'subscribe'>
+    /** An instrument a reload added: held at once by the holds of every instrument. Absent: fixed instruments. */
+    readonly joined?: { subscribe(listener: (i: { id: number }) => void): () => void } | undefined
     route(ids: readonly number[] | undefined, event: InstrumentEvent): void
   }
 }): Holds {
@@ -53,8 +56,19 @@ export function createHolds(o: {
     if (held.has(id)) tell(id)
   })
   const traded = new Set(o.actors.instruments.map((i) => i.id))
-  return {
+  /** Holds set for every instrument (`ids` undefined), by source: they apply to one added later too. */
+  const everyone = new Map<HoldSource, string>()
+  o.actors.joined?.subscribe((i) => {
+    if (traded.has(i.id)) return
+    traded.add(i.id)
+    for (const [source, reason] of everyone) holds.set(source, [i.id], reason)
+  })
+  const holds: Holds = {
     set(source, ids, reason) {
+      if (ids === undefined) {
+        if (reason === undefined) everyone.delete(source)
+        else everyone.set(source, reason)
+      }
       const changed: number[] = []
       for (const id of ids ?? [...traded]) {
         if (!traded.has(id)) continue
@@ -86,4 +100,5 @@ export function createHolds(o: {
         ]
       }),
   }
+  return holds
 }

@@ -65,7 +65,10 @@ export function createProtections(o: {
   alerts: AlertSink
   holds: Holds
   account: { pnl(): PnlSnapshot }
+  /** The traded instruments, read each time (a reload may add one). */
   instruments: readonly { id: number; symbol: string; quoteAsset: string }[]
+  /** An instrument a reload added (already in `instruments`): the active breaches hold it at once. */
+  joined?: { subscribe(listener: (i: { id: number }) => void): () => void } | undefined
   /** The mark (or index) of an instrument now. */
   mark(id: number): string | undefined
   flattener: Flattener
@@ -183,6 +186,7 @@ export function createProtections(o: {
     return step.breached
   }
 
+  o.joined?.subscribe(() => applyHolds())
   // A restart keeps a halt: the breaches restored hold their instruments from the first moment.
   if (state.breaches.length > 0) {
     applyHolds()
@@ -318,15 +322,15 @@ export function createBotProtections(o: {
   holds: Holds
   account: { pnl(): PnlSnapshot }
   actors: {
-    readonly instruments: readonly { id: number; symbol: string; quoteAsset: string }[]
+    /** The traded instruments, live (a reload may add one). */
+    readonly instruments: readonly { id: number; symbol: string; quoteAsset: string; priceDecimals: number }[]
+    /** An instrument a reload added: the active breaches hold it at once. */
+    readonly joined?: { subscribe(listener: (i: { id: number }) => void): () => void } | undefined
     snapshotOf(
       id: number,
     ): { context: { index: { price: string; mark?: string | undefined } | undefined } } | undefined
   }
-  conn: {
-    readonly instruments: ReadonlyMap<string, { instrument_id: number; price_decimals: number }>
-    readonly proxyAddress: string
-  }
+  conn: { readonly proxyAddress: string }
   perps: Pick<PerpsClient, 'createOrders'>
   orders: { readonly orderIds?: { next(): string } | undefined }
   store: StateStore | undefined
@@ -336,12 +340,7 @@ export function createBotProtections(o: {
     const index = o.actors.snapshotOf(id)?.context.index
     return index?.mark ?? index?.price
   }
-  const instruments = o.actors.instruments.map((i) => ({
-    id: i.id,
-    symbol: i.symbol,
-    quoteAsset: i.quoteAsset,
-    priceDecimals: o.conn.instruments.get(i.symbol)?.price_decimals ?? 2,
-  }))
+  const instruments = o.actors.instruments
   const flattener = createFlattener({
     perps: o.perps,
     instruments,
@@ -355,6 +354,7 @@ export function createBotProtections(o: {
     ...o,
     logger: o.log,
     instruments,
+    joined: o.actors.joined,
     mark,
     flattener,
     // A dry run's mock account is new every time; a live one keeps its halts across restarts.

@@ -1,7 +1,7 @@
 /**
  * The joint from inputs to the instrument actors, declared here by the inputs: where an input goes
- * (`route`), which instruments are traded and what each reads, and which actor restarted (its inputs
- * are fed again). The instrument actors provide it.
+ * (`route`), which instruments are traded and what each reads, which actor restarted (its inputs
+ * are fed again), and which instrument joined (a reload added it). The instrument actors provide it.
  */
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
 import type { InstrumentEvent } from '../instrument/context.ts'
@@ -22,6 +22,12 @@ export interface ActorInbox {
   route(ids: readonly number[] | undefined, event: InstrumentEvent): void
   /** An actor was restarted (its id): its inputs must be fed again. */
   readonly restarted: { subscribe(listener: (id: number) => void): () => void }
+  /**
+   * An instrument to serve as it is now: added by a reload (it is in `instruments` already), or
+   * reading other inputs than before (statistics, a catalogue query). Absent: the instruments are
+   * fixed (tests, benchmarks).
+   */
+  readonly joined?: { subscribe(listener: (instrument: InputInstrument) => void): () => void } | undefined
 }
 
 /** The open-order book as the inputs drive it: a REST read of open orders, published to its subscribers. */

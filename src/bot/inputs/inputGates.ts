@@ -60,6 +60,8 @@ export interface InputGates {
   readonly enabled: boolean
   /** The inputs the bot uses: only their channels are subscribed and only they are reported. */
   readonly inputs: readonly StreamInput[]
+  /** An input used from now on (a reload added an instrument whose strategy reads statistics). */
+  use(name: StreamInput): void
   gate(name: StreamInput): InputGate
   /** The stream side: the input's channels are (not) all fresh. */
   setHealthy(name: StreamInput, healthy: boolean): void
@@ -167,6 +169,11 @@ export function createInputGates(o: {
   return {
     enabled: o.enabled,
     inputs,
+    use(name) {
+      if (inputs.includes(name)) return
+      inputs.push(name)
+      inputs.sort((a, b) => STREAM_INPUTS.indexOf(a) - STREAM_INPUTS.indexOf(b))
+    },
     gate(name) {
       const s = stateOf(name)
       return {
@@ -251,6 +258,8 @@ export function createBotInputGates(o: {
   streams: { enabled: boolean }
   streamUrl: string | undefined
   readsStatistics: boolean
+  /** An instrument a reload added or reconfigured: statistics are used from the first that reads them. */
+  joined?: { subscribe(listener: (i: { readsStatistics: boolean }) => void): () => void } | undefined
   logger: Pick<Logger, 'warn'>
 }): { gates: InputGates; streamUrl: string | undefined } {
   const streamUrl = o.streams.enabled ? o.streamUrl : undefined
@@ -260,6 +269,9 @@ export function createBotInputGates(o: {
     clock: o.clock,
     enabled: streamUrl !== undefined,
     inputs: STREAM_INPUTS.filter((i) => i !== 'statistics' || o.readsStatistics),
+  })
+  o.joined?.subscribe((i) => {
+    if (i.readsStatistics) gates.use('statistics')
   })
   return { gates, streamUrl }
 }

@@ -169,18 +169,24 @@ export function startPollers(o: PollersOptions): Feeds {
     gates?.index,
   )
 
-  // Statistics only for the instruments whose strategy reads them; none, no reads at all.
+  // Statistics only for the instruments whose strategy reads them; none, no reads at all (until a
+  // reload adds one that does: then the poller starts).
   const withStatistics = new Set(instruments.filter((i) => i.readsStatistics).map((i) => i.id))
+  /** The ids the reads cover, sorted; updated in place when an instrument joins. */
+  const statisticsIds = [...withStatistics].sort((a, b) => a - b)
   const readStatistics = createStatisticsReads({
     perps: o.perps,
-    ids: [...withStatistics].sort((a, b) => a - b),
+    ids: statisticsIds,
     intervalMs: o.polling.statisticsMs,
     staleMs: o.staleStatisticsMs,
     weightPerMinute: o.indexWeightPerMinute,
     klinesKept: o.klinesKept,
     logger: o.logger,
   })
-  if (withStatistics.size > 0)
+  let statisticsPolled = false
+  const pollStatistics = (): void => {
+    if (statisticsPolled || withStatistics.size === 0) return
+    statisticsPolled = true
     poll(
       'statistics',
       () => o.polling.statisticsMs,
@@ -202,6 +208,8 @@ export function startPollers(o: PollersOptions): Feeds {
       // A failed read retries well inside the staleness bound, not a whole interval later.
       Math.min(o.polling.statisticsMs, Math.floor(o.staleStatisticsMs / 12)),
     )
+  }
+  pollStatistics()
 
   poll(
     'portfolio',
@@ -226,26 +234,31 @@ export function startPollers(o: PollersOptions): Feeds {
   )
 
   // Catalogue: one poller per distinct query, shared by the instruments that declared it.
-  const byQuery = new Map<string, { query: CatalogueQuery; ids: number[] }>()
-  for (const i of instruments) {
-    if (!i.catalogueQuery) continue
-    const key = JSON.stringify(i.catalogueQuery)
-    const entry = byQuery.get(key) ?? { query: i.catalogueQuery, ids: [] }
-    entry.ids.push(i.id)
+  const byQuery = new Map<string, { query: CatalogueQuery; ids: Set<number> }>()
+  const pollCatalogue = (id: number, query: CatalogueQuery | undefined): void => {
+    for (const entry of byQuery.values()) entry.ids.delete(id)
+    if (!query) return
+    const key = JSON.stringify(query)
+    const known = byQuery.get(key)
+    if (known) {
+      known.ids.add(id)
+      return
+    }
+    const entry = { query, ids: new Set([id]) }
     byQuery.set(key, entry)
-  }
-  let n = 0
-  for (const { query, ids: qIds } of byQuery.values()) {
     poll(
-      `catalogue:${n++}`,
+      `catalogue:${byQuery.size - 1}`,
       () => query.refreshMs,
       async (signal) => {
+        // A query no instrument asks for any more (a reload changed its strategy) is not read.
+        if (entry.ids.size === 0) return
         const page = await o.catalogue.listEventsKeyset(toKeysetParams(query), { signal })
         const events = page.events.map(catalogueEventToSignal)
-        route(qIds, { type: 'CATALOGUE', catalogue: { events, fetchedAt: now() } })
+        route([...entry.ids], { type: 'CATALOGUE', catalogue: { events, fetchedAt: now() } })
       },
     )
   }
+  for (const i of instruments) pollCatalogue(i.id, i.catalogueQuery)
 
   poll(
     'time',
@@ -262,15 +275,32 @@ export function startPollers(o: PollersOptions): Feeds {
     },
   )
   // A restarted actor lost its inputs: read everything again now, streamed inputs included.
-  const unsubscribe = o.actors.restarted.subscribe(() => {
+  const readAll = (): void => {
     if (gates) for (const g of Object.values(gates)) g.want()
     for (const p of pollers) p.trigger()
+  }
+  const unsubscribe = o.actors.restarted.subscribe(readAll)
+  // An instrument a reload added (or gave a strategy reading other inputs): covered by the reads
+  // from now on, and everything read now, so its actor has its inputs at once.
+  const unjoin = o.actors.joined?.subscribe((i) => {
+    traded.add(i.id)
+    if (i.readsStatistics && !withStatistics.has(i.id)) {
+      withStatistics.add(i.id)
+      statisticsIds.push(i.id)
+      statisticsIds.sort((a, b) => a - b)
+    } else if (!i.readsStatistics && withStatistics.delete(i.id)) {
+      statisticsIds.splice(statisticsIds.indexOf(i.id), 1)
+    }
+    pollStatistics()
+    pollCatalogue(i.id, i.catalogueQuery)
+    readAll()
   })
 
   return {
     pollers,
     async stop() {
       unsubscribe()
+      unjoin?.()
       await Promise.all(pollers.map((p) => p.stop()))
     },
   }

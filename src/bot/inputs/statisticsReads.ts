@@ -14,7 +14,7 @@ import { itemAt } from '../shared/itemAt.ts'
 
 export interface StatisticsReadsOptions {
   perps: Pick<PerpsClient, 'getStatistics'>
-  /** The traded instruments. */
+  /** The instruments to read (the caller may add to it in place: a reload added one). */
   ids: readonly number[]
   intervalMs: number
   /** Statistics older than this halt an instrument: each must be read well within it. */
@@ -39,8 +39,8 @@ export function createStatisticsReads(
 ): (signal: AbortSignal) => Promise<StatisticsItem[]> {
   let rotating = false
   let cursor = 0
-  const n = perCycle(o)
   return async (signal) => {
+    const n = perCycle(o)
     if (!rotating) {
       try {
         return await o.perps.getStatistics(undefined, { signal, newestKlines: o.klinesKept })

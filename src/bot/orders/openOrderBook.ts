@@ -46,6 +46,8 @@ export interface OpenOrderBook {
   }
   /** Whether orders not ours may rest on this instrument (any, when undefined). */
   foreignRestOn(iid: number | undefined): boolean
+  /** An instrument traded from now on (a reload added it): read and published with the others. */
+  track(id: number): void
 }
 
 /** Where the venue's order state changes go (the journal): pushed states, and what a read changed. */
@@ -209,6 +211,11 @@ export function createOpenOrderBook(o: {
       foreignOverflow: foreign.overflow(),
     }),
     foreignRestOn: (iid) => foreign.restOn(iid),
+    track(id) {
+      if (open.has(id)) return
+      tracked.push(id)
+      open.set(id, new Map())
+    },
   }
 }
 

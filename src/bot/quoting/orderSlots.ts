@@ -49,3 +49,41 @@ export function allocateOrderSlots(demands: readonly SlotDemand[], accountCap: n
   })
   return { trimmed, wanted }
 }
+
+/** An instrument already quoting: its demand, and its share when the cap trims its ladder. */
+export interface RunningSlots extends SlotDemand {
+  share: number | undefined
+}
+
+/** The most orders an instrument may rest: its share when trimmed, else what it wants within its limit. */
+export function restingAtMost(d: RunningSlots, accountCap: number): number {
+  const limit = d.venueMax > 0 ? d.venueMax : accountCap
+  return Math.min(d.share ?? limit, d.wants ?? limit, limit)
+}
+
+export type AddedSlots =
+  | { ok: true; slots: number; trimmed: boolean; used: number }
+  | { ok: false; used: number; reason: string }
+
+/**
+ * The orders an instrument added while running may rest: what it wants (within its venue limit),
+ * within the room the running ladders leave under the account's cap. The running ladders keep their
+ * shares (shrinking them would race their cancels against the new ladder's creates, and the venue
+ * refuses a create past the cap); no room for one order is a refusal.
+ */
+export function slotsForAdded(
+  running: readonly RunningSlots[],
+  added: SlotDemand,
+  accountCap: number,
+): AddedSlots {
+  const used = running.reduce((s, r) => s + restingAtMost(r, accountCap), 0)
+  const room = accountCap - used
+  if (room < 1)
+    return {
+      ok: false,
+      used,
+      reason: `the running ladders may rest ${used} order(s), the account's cap is ${accountCap} (quoting.accountOpenOrderCap): no room for ${added.symbol}; trade fewer levels or instruments, or restart to share the cap anew`,
+    }
+  const wants = restingAtMost({ ...added, share: undefined }, accountCap)
+  return { ok: true, slots: Math.min(wants, room), trimmed: wants > room, used }
+}

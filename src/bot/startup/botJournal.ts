@@ -363,10 +363,15 @@ export function startPnlSnapshots(o: {
   journal: Journal
   clock: Clock
   instruments: readonly { id: number; symbol: string }[]
+  /** An instrument a reload added: the symbols are saved again, so the report names it. */
+  joined?: { subscribe(listener: (i: { id: number }) => void): () => void } | undefined
   pnl: () => PnlSnapshot
   states: () => readonly { id: number; state: string }[]
 }): { stop(): void } {
-  o.journal.saveState(SYMBOLS_STATE, Object.fromEntries(o.instruments.map((i) => [String(i.id), i.symbol])))
+  const saveSymbols = (): void =>
+    o.journal.saveState(SYMBOLS_STATE, Object.fromEntries(o.instruments.map((i) => [String(i.id), i.symbol])))
+  saveSymbols()
+  const unjoin = o.joined?.subscribe(saveSymbols)
   let timer: TimerId | undefined
   let stopped = false
   const lastMode = new Map<number, string>()
@@ -430,6 +435,7 @@ export function startPnlSnapshots(o: {
   return {
     stop() {
       stopped = true
+      unjoin?.()
       if (timer !== undefined) o.clock.clearTimeout(timer)
       if (equityTimer !== undefined) o.clock.clearTimeout(equityTimer)
       take(true)

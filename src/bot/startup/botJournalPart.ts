@@ -81,7 +81,10 @@ export interface BotJournal {
   readonly history: HistorySource | undefined
   /** A PnL snapshot per instrument per minute, with the instrument's state. */
   startSnapshots(o: {
+    /** The traded instruments, read at each snapshot (a reload may add one). */
     instruments: readonly { id: number; symbol: string }[]
+    /** An instrument a reload added: the journal's symbol names are saved again. */
+    joined?: { subscribe(listener: (i: { id: number }) => void): () => void } | undefined
     pnl: () => PnlSnapshot
     states: () => readonly { id: number; state: string }[]
   }): void

@@ -142,6 +142,11 @@ export class StreamPool {
     }
   }
 
+  /** Whether the channel is subscribed on one of the pool's sockets. */
+  subscribed(channel: string): boolean {
+    return this.#owner.has(channel)
+  }
+
   isFresh(channel: string): boolean {
     return this.#owner.get(channel)?.isFresh(channel) ?? false
   }

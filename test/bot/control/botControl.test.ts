@@ -25,10 +25,12 @@ function setup(configSource?: Parameters<typeof createBotControl>[0]['configSour
     { id: 2, symbol: 'ETH-USDC', quoteAsset: 'USDC', strategy: 'index-peg', readsStatistics: false },
   ]
   const routed: InstrumentEvent[] = []
+  const reconfigured: number[] = []
   const actors = {
     instruments,
     restarted: createSignal<number>(),
     route: (_ids: readonly number[] | undefined, e: InstrumentEvent) => void routed.push(e),
+    reconfigure: (id: number) => void reconfigured.push(id),
   }
   const holds = createHolds({ actors })
   const alerts: Alert[] = []
@@ -69,7 +71,6 @@ function setup(configSource?: Parameters<typeof createBotControl>[0]['configSour
   const control = createBotControl({
     settings: Settings.parse({ instruments: [{ symbol: 'BTC-USDC', strategy: 'index-peg' }] }),
     clock,
-    venueClock: clock,
     log,
     alerts: { send: (a) => void alerts.push(a) },
     holds,
@@ -77,9 +78,11 @@ function setup(configSource?: Parameters<typeof createBotControl>[0]['configSour
     flattener: { flatten: async () => [] },
     orders: { gateway: { cancelAll: async (id) => void cancels.push(id) } },
     actors,
+    strategies: [],
     configSource,
+    admission: { admit: async () => [] },
   })
-  return { control, holds, protections, alerts, routed, cancels }
+  return { control, holds, protections, alerts, routed, cancels, reconfigured }
 }
 
 const from = 'cli 127.0.0.1'

@@ -20,6 +20,8 @@ function setup(opts: {
   indexWeightPerMinute?: number
   /** Which instruments' strategies read statistics (default: all). */
   readsStatistics?: (id: number) => boolean
+  /** Instruments a reload adds: pushed to `instruments`, then published here. */
+  joined?: ReturnType<typeof createSignal<(typeof instrumentsType)[number]>> | undefined
 }) {
   const sent: {
     ids?: readonly number[] | undefined
@@ -86,7 +88,7 @@ function setup(opts: {
     clock,
     venueClock: new OffsetClock(clock),
     logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void logs.push(l) } }),
-    actors: { route, instruments, restarted: createSignal<number>() },
+    actors: { route, instruments, restarted: createSignal<number>(), joined: opts.joined },
     openOrders: createOpenOrderBook({ perps, clock, instrumentIds: instruments.map((i) => i.id) }),
     account: { observePortfolio: () => undefined, observeClockSkew: () => undefined },
     health: createPollerHealth(),
@@ -96,8 +98,18 @@ function setup(opts: {
     staleIndexMs: 15_000,
     staleStatisticsMs: 180_000,
   })
-  return { feeds, sent, logs, perps }
+  return { feeds, sent, logs, perps, instruments, stats, clock }
 }
+
+/** The shape of the harness's instruments (for the `joined` signal's type). */
+const instrumentsType: {
+  id: number
+  symbol: string
+  asset: string
+  strategy: string
+  catalogueQuery: undefined
+  readsStatistics: boolean
+}[] = []
 
 describe('feeds', () => {
   it('routes statistics to every instrument with only the newest klines', async () => {
@@ -143,5 +155,32 @@ describe('feeds', () => {
     }
     expect(first.index).toMatchObject({ price: '1', mark: '1.01' })
     await feeds.stop()
+  })
+
+  it('an instrument a reload adds is read at once, its statistics poller started for it', async () => {
+    const joined = createSignal<(typeof instrumentsType)[number]>()
+    const t = setup({ assets: 2, klinesKept: 5, readsStatistics: () => false, joined })
+    await vi.waitFor(() => expect(t.sent.filter((s) => s.event.type === 'INDEX')).toHaveLength(2))
+    expect(t.perps.getStatistics).not.toHaveBeenCalled()
+    const added = {
+      ...instrumentsType[0],
+      id: 3,
+      symbol: 'A2-USDC',
+      asset: 'A2',
+      strategy: 'vol-spread',
+      catalogueQuery: undefined,
+      readsStatistics: true,
+    }
+    t.instruments.push(added)
+    t.stats.push({ instrument_id: 3, symbol: 'A2-USDC', volume: '1', open_price: '1', klines: [kline(1)] })
+    joined.emit(added)
+    // Read now, not at the next interval: the triggers are due at once (a step of 0 ms).
+    t.clock.increment(0)
+    await vi.waitFor(() => {
+      expect(t.sent.filter((s) => s.event.type === 'STATISTICS').map((s) => s.ids)).toEqual([[3]])
+      expect(t.sent.filter((s) => s.event.type === 'INDEX' && s.ids?.[0] === 3)).toHaveLength(1)
+      expect(t.sent.filter((s) => s.event.type === 'ACCOUNT' && s.ids?.[0] === 3)).toHaveLength(1)
+    })
+    await t.feeds.stop()
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { allocateOrderSlots, type SlotDemand } from '../../../src/bot/quoting/orderSlots.ts'
+import { allocateOrderSlots, type SlotDemand, slotsForAdded } from '../../../src/bot/quoting/orderSlots.ts'
 import { ConfigError } from '../../../src/errors.ts'
 
 const demand = (id: number, wants: number | undefined, venueMax = 0): SlotDemand => ({
@@ -46,5 +46,43 @@ describe('allocateOrderSlots', () => {
     } catch (e) {
       expect((e as ConfigError).details[0]).toContain('quoting.accountOpenOrderCap')
     }
+  })
+})
+
+describe('slotsForAdded: an instrument a reload adds', () => {
+  const running = (id: number, wants: number | undefined, share?: number) => ({
+    ...demand(id, wants),
+    share,
+  })
+  it('gets what it wants while the running ladders leave room', () => {
+    expect(slotsForAdded([running(1, 4), running(2, 4)], demand(3, 4), 12)).toEqual({
+      ok: true,
+      slots: 4,
+      trimmed: false,
+      used: 8,
+    })
+  })
+  it('is trimmed to the room left; the running ladders keep their shares (a trimmed one counts its share)', () => {
+    expect(slotsForAdded([running(1, 10, 5), running(2, 4)], demand(3, 6), 12)).toEqual({
+      ok: true,
+      slots: 3,
+      trimmed: true,
+      used: 9,
+    })
+  })
+  it('is refused, saying why, when the running ladders take the whole cap', () => {
+    const r = slotsForAdded([running(1, 6), running(2, undefined, 6)], demand(3, 2), 12)
+    expect(r.ok).toBe(false)
+    expect(r).toMatchObject({ used: 12 })
+    if (!r.ok) expect(r.reason).toContain('no room for I3')
+  })
+  it('counts a strategy that names no maxOrders at its venue limit', () => {
+    expect(slotsForAdded([running(1, undefined)], { ...demand(2, 3), venueMax: 0 }, 10)).toMatchObject({
+      ok: false,
+    })
+    expect(slotsForAdded([{ ...running(1, undefined), venueMax: 4 }], demand(2, 3), 10)).toMatchObject({
+      ok: true,
+      slots: 3,
+    })
   })
 })

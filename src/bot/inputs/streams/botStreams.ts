@@ -72,6 +72,12 @@ export interface StreamsHealth {
 
 export interface BotStreams {
   health(): StreamsHealth
+  /**
+   * An instrument traded from now on, or now reading statistics (a reload; the caller has added it to
+   * `targets.traded`): its `bbo::{iid}` when a public socket has room, `statistics::all` when it is
+   * the first to read them.
+   */
+  serve(instrument: { id: number; readsStatistics: boolean }): void
   stop(): Promise<void>
 }
 
@@ -157,7 +163,8 @@ export function startStreams(o: StreamsOptions): BotStreams {
   const routes = o.routes ?? STREAM_ROUTES
   /** Set when a push routed an input at once; read (and cleared) right after that push. */
   let routedNow = false
-  const inputs = o.inputGates.inputs
+  /** The inputs served (a reload may add statistics). */
+  const inputs = [...o.inputGates.inputs]
   // Only the inputs in use: a statistics push nobody reads would still cost the venue's message budget.
   const inputChannels = [...new Set(inputs.flatMap((i) => INPUT_CHANNELS[i]))]
   // The venue's own warnings ride the private socket we open anyway (no freshness bound: silent when all is well).
@@ -199,8 +206,29 @@ export function startStreams(o: StreamsOptions): BotStreams {
   })
   const unrouted: Record<string, number> = {}
   const byChannel = new Map<string, StreamInput[]>()
-  for (const input of inputs)
+  const mapInput = (input: StreamInput): void => {
     for (const ch of INPUT_CHANNELS[input]) byChannel.set(ch, [...(byChannel.get(ch) ?? []), input])
+  }
+  for (const input of inputs) mapInput(input)
+  /** Public channels the bot's own sockets carry (the tap's extra sockets not counted). */
+  let publicChannels = botChannels.filter((ch) => parseChannel(ch)?.private === false).length
+  const publicRoom = (): number =>
+    (o.settings.maxConnections - 1) * o.settings.maxSubscriptionsPerConnection - publicChannels
+  /** Subscribes one public channel when the bot's sockets have room; false (said in the log) when not. */
+  const addPublic = (ch: string, without: string): boolean => {
+    if (publicRoom() < 1) {
+      log.warn({ channel: ch }, `no room on the public sockets for ${ch}: ${without}`)
+      return false
+    }
+    try {
+      pool.subscribe([ch])
+    } catch (e) {
+      log.warn({ channel: ch, err: describeError(e) }, `${ch} not subscribed: ${without}`)
+      return false
+    }
+    publicChannels++
+    return true
+  }
 
   const refresh = (inputs: readonly StreamInput[]): void => {
     for (const input of inputs)
@@ -263,6 +291,19 @@ export function startStreams(o: StreamsOptions): BotStreams {
   log.info({ url: o.url }, 'streams started')
 
   return {
+    serve(i) {
+      if (stopping) return
+      if (i.readsStatistics && !inputs.includes('statistics')) {
+        const ch = channel.statistics('all')
+        // Mapped first: the pushes' freshness goes to the gate (no room: the poller serves them).
+        inputs.push('statistics')
+        mapInput('statistics')
+        addPublic(ch, 'statistics are polled (streams.maxConnections × maxSubscriptionsPerConnection)')
+      }
+      const bbo = channel.bbo(i.id)
+      if (o.settings.bbo && !pool.subscribed(bbo))
+        addPublic(bbo, 'the instrument quotes without a streamed best bid/offer')
+    },
     health() {
       const h = pool.health()
       return {
@@ -302,7 +343,14 @@ export function startBotStreams(o: {
   logger: Logger
   repeated?: Pick<RateLimitedLog, 'log'> | undefined
   gates: InputGates
-  actors: { readonly instruments: readonly { id: number }[]; route: StreamRouteTargets['route'] }
+  actors: {
+    readonly instruments: readonly { id: number }[]
+    route: StreamRouteTargets['route']
+    /** An instrument a reload added or reconfigured (actorInbox.ts): routed and subscribed from now on. */
+    readonly joined?:
+      | { subscribe(listener: (i: { id: number; readsStatistics: boolean }) => void): () => void }
+      | undefined
+  }
   openOrders: StreamRouteTargets['orders']
   account: StreamRouteTargets['account']
   alerts?: VenueAlertSink | undefined
@@ -311,7 +359,8 @@ export function startBotStreams(o: {
 }): BotStreams | undefined {
   if (o.url === undefined) return undefined
   const { clock } = o
-  return startStreams({
+  const traded = new Set(o.actors.instruments.map((i) => i.id))
+  const streams = startStreams({
     url: o.url,
     credentials: o.conn.credentials,
     settings: o.settings.streams,
@@ -324,7 +373,7 @@ export function startBotStreams(o: {
     tap: o.streamTap,
     targets: {
       now: () => clock.now(),
-      traded: new Set(o.actors.instruments.map((i) => i.id)),
+      traded,
       route: o.actors.route,
       klinesKept: o.settings.quoting.klinesKept,
       changed: botChangeFilter(() => clock.now(), o.settings.quoting),
@@ -332,4 +381,15 @@ export function startBotStreams(o: {
       account: o.account,
     },
   })
+  const unjoin = o.actors.joined?.subscribe((i) => {
+    traded.add(i.id)
+    streams.serve(i)
+  })
+  return {
+    ...streams,
+    stop: () => {
+      unjoin?.()
+      return streams.stop()
+    },
+  }
 }

@@ -69,16 +69,17 @@ const portfolio = {
   timestamp: 1,
 }
 
-async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
+async function setup(o: { inputs?: readonly StreamInput[]; settings?: Record<string, unknown> } = {}) {
   const alerts: Alert[] = []
   const clock = new SimulatedClock()
   const lines: string[] = []
   const venue = fakeVenue()
   const sources = createInputGates({ clock, enabled: true, inputs: o.inputs })
   const routed: string[] = []
+  const traded = new Set([1])
   const targets: StreamRouteTargets = {
     now: () => clock.now(),
-    traded: new Set([1]),
+    traded,
     route: (ids, event) => void routed.push(`${event.type}:${ids.join(',')}`),
     klinesKept: 0,
     orders: { observe: () => {} },
@@ -90,7 +91,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
       proxy: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       secret: 'not-a-real-secret-0123456789',
     },
-    settings: StreamSettings.parse({ silenceMs: 5_000 }),
+    settings: StreamSettings.parse({ silenceMs: 5_000, ...o.settings }),
     clock,
     random: seededRandom(1),
     logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void lines.push(l) } }),
@@ -111,7 +112,7 @@ async function setup(o: { inputs?: readonly StreamInput[] } = {}) {
   /** A completed REST read of `input` (what its poller does behind the gate). */
   const read = (input: Parameters<typeof sources.gate>[0]): void => sources.gate(input).begin()()
   await settle()
-  return { clock, venue, sources, streams, routed, settle, advance, read, lines, alerts }
+  return { clock, venue, sources, streams, routed, settle, advance, read, lines, alerts, traded }
 }
 
 describe('stream inputs', () => {
@@ -227,6 +228,37 @@ describe('stream inputs', () => {
     expect(t.sources.snapshot().index).toMatchObject({ streamHealthy: true, synced: false, source: 'poll' })
     t.read('index')
     expect(t.sources.snapshot().index?.source).toBe('stream')
+    await t.streams.stop()
+  })
+
+  it('serves an instrument a reload adds: statistics opened for the first that reads them, its bbo where a socket has room', async () => {
+    // One public socket of 5 channels: tickers::all and bbo::1 leave room for three more.
+    const t = await setup({
+      inputs: STREAM_INPUTS.filter((i) => i !== 'statistics'),
+      settings: { maxConnections: 2, maxSubscriptionsPerConnection: 5 },
+    })
+    const publicChannels = () =>
+      t.venue.sockets
+        .flatMap((s) => [...s.channels])
+        .filter((c) => c.includes('::'))
+        .sort()
+    expect(publicChannels()).toEqual(['bbo::1', 'tickers::all'])
+    for (const id of [2, 3, 4]) t.traded.add(id)
+    t.sources.use('statistics')
+    t.streams.serve({ id: 2, readsStatistics: true })
+    t.streams.serve({ id: 3, readsStatistics: true })
+    t.streams.serve({ id: 4, readsStatistics: false })
+    await t.settle()
+    expect(publicChannels()).toEqual(['bbo::1', 'bbo::2', 'bbo::3', 'statistics::all', 'tickers::all'])
+    expect(t.lines.filter((l) => l.includes('no room on the public sockets for bbo::4'))).toHaveLength(1)
+    // Its pushes reach the statistics gate: fresh, and the stream serves them once a read synced.
+    t.venue.push('statistics::all', { iid: 2, vol: '1', open: '1', klines: [] })
+    t.read('statistics')
+    expect(t.sources.snapshot().statistics).toMatchObject({ streamHealthy: true, source: 'stream' })
+    // Served twice: nothing more subscribed.
+    t.streams.serve({ id: 2, readsStatistics: true })
+    await t.settle()
+    expect(publicChannels()).toHaveLength(5)
     await t.streams.stop()
   })
 })
