@@ -3,12 +3,13 @@
  * (their rules become the local book's), the fee schedule (the tiers the local book charges) and the
  * tickers (the first mark). Every read is public; nothing here holds or sends a key.
  */
-import { createWeightLimiter } from '../bot/limiter/weightLimiter.ts'
+
 import type { Clock } from '../clock.ts'
 import { describeError } from '../errors.ts'
 import { defineInstrument, type FeeTierSpec, type InstrumentSpec } from '../mock/perps/instruments.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { type FeeSchedule, fundingIntervalMs, type Instrument } from '../perps/schemas/info.ts'
+import { createWeightLimiter } from '../perps/throttle/weightLimiter.ts'
 import { PaperFeedError } from './liveFeed.ts'
 
 export interface PublicVenueRead {
@@ -77,7 +78,7 @@ export async function readPublicVenue(o: {
   const client = createPerpsClient({
     baseUrl: o.url,
     clock: o.clock,
-    gate: { run: (request, send) => limiter.run(request, send) },
+    gate: limiter,
   })
   try {
     const [instruments, fees, tickers] = await Promise.all([

@@ -26,7 +26,7 @@
 import { type Clock, systemClock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
-import { StoppedError } from '../limiter/limiterErrors.ts'
+import { StoppedError } from '../../perps/throttle/limiterErrors.ts'
 import {
   type AnyResult,
   type Entry,

@@ -1,6 +1,6 @@
 /**
  * The perps client context: everything an endpoint function needs (transport, clock, jitter, auth
- * headers, signers, the request gate), built once from `PerpsClientConfig`. Endpoint functions take it as
+ * headers, signers, the request gate below it), built once from `PerpsClientConfig`. Endpoint functions take it as
  * their first argument (viem/hyperliquid style); `createPerpsClient` only binds it.
  */
 
@@ -12,7 +12,8 @@ import type { RateLimitObservation } from '../../http/rateLimitHeaders.ts'
 import { createHttpTransport, type HttpTransport, type HttpTransportOptions } from '../../http/transport.ts'
 import { type Random, systemRandom } from '../../random.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
-import type { EndpointKind, PerpsEndpoint, WeightInput } from '../weights.ts'
+import type { RequestGate } from '../throttle/requestGate.ts'
+import type { PerpsEndpoint } from '../weights.ts'
 import { RotatingProxyKey } from './rotatingKey.ts'
 
 /** The venue's header names (protocol-notes b); the spec's `SERVICE-PROXY`/`SERVICE-SECRET` work by config. */
@@ -26,38 +27,7 @@ export interface AuthHeaderNames {
   secret: string
 }
 
-/**
- * Scheduling class of a request: risk reduction first, then reads, then quotes. `exit` is the stop
- * sequence's own commands (the exit policy's cancel-all, clearing the dead-man switch): a gate lets
- * them through at once, held by nothing local. `halt` is a halted instrument's cancels (and the read
- * they need): risk work locally, and in a fleet the only work that may use the shared budget's halt
- * reserve, which no other request is ever lent.
- */
-export type RequestPriority = 'risk' | 'read' | 'quote' | 'exit' | 'halt'
-
-/** One HTTP request as the gate sees it (each retry attempt of a read is a request of its own). */
-export interface GatedRequest {
-  endpoint: PerpsEndpoint
-  kind: EndpointKind
-  /** What the weights depend on (batch size, filters). */
-  input: WeightInput
-  /** Its weights, from the one table in perps/weights.ts. */
-  requestWeight: number
-  actionWeight: number
-  /** The caller's class; undefined for ordinary work (reads, createProxy, applyReferral). */
-  priority?: RequestPriority | undefined
-  /** The call's signal: aborting it while the request waits for admission should end the wait. */
-  signal?: AbortSignal | undefined
-}
-
-/**
- * Wraps every HTTP request the client sends: `send` performs the request (for a command: signs, then
- * sends) and settles with its outcome, a 429 as a thrown `RateLimitError`. A gate may wait before
- * calling `send` (a rate limiter) or refuse by throwing; it must call `send` at most once.
- */
-export interface RequestGate {
-  run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T>
-}
+export type { Admission, GatedRequest, RequestGate, RequestPriority } from '../throttle/requestGate.ts'
 
 /**
  * What the client saw that its caller may act on, without changing any call's outcome: the venue's own
@@ -155,7 +125,10 @@ export interface PerpsClientConfig {
   readRetry?: RetryPolicy | undefined
   /** Default relative `exp` for trade commands (ms, clamped to 5000 by the signer); none when unset. */
   defaultExpAfterMs?: number | undefined
-  /** Wraps every request (the bot's weight limiter); none = sent at once. */
+  /**
+   * Admits every request before it is signed and sent (the weight limiter, perps/throttle/, built from
+   * plain settings; a fleet's wraps it); none = sent at once.
+   */
   gate?: RequestGate | undefined
   /** Hears rate-limit headers and dropped rows. */
   observer?: PerpsResponseObserver | undefined
