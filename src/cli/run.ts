@@ -1,15 +1,16 @@
 /**
  * `perpbot run [--live | --paper]`: the bot. Dry run (default) starts the embedded mock in-process and
  * points the normal clients at it, so dry run exercises the same transport, signing and limiter as
- * live. The process root: a list of named steps, each in its own module under `run/`.
+ * live. The process root: a list of named steps, each in its own module under `run/`; the engine
+ * starts through `startEngine` with the venue port's adapter for this run.
  */
 import { resolve } from 'node:path'
-import { startBot } from '../bot/startBot.ts'
+import { startEngine } from '../engine/startEngine.ts'
 import type { CliContext } from './context.ts'
 import { parseRunArgs } from './run/runArgs.ts'
-import { runBotOptions } from './run/runBotOptions.ts'
 import { passStartChecks } from './run/runChecks.ts'
 import { loadRunConfig } from './run/runConfig.ts'
+import { runEngineOptions } from './run/runEngineOptions.ts'
 import { createRunJournal, journalOpener } from './run/runJournal.ts'
 import { logStatusLine } from './run/runStatusLine.ts'
 import { superviseRun } from './run/runSupervision.ts'
@@ -87,7 +88,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
           logger,
         })
   const options = { config, venue, secrets, journal, warm, streamTap: recording?.tap }
-  const starting = startBot(runBotOptions({ ...options, configSource: config.configSource }))
+  const starting = startEngine(runEngineOptions({ ...options, configSource: config.configSource }))
   return superviseRun({
     starting,
     settings,
