@@ -183,8 +183,7 @@ export async function perpsRead<S extends z.ZodType>(
     const policy = spec.retry ?? ctx.readRetry
     for (let attempt = 1; ; attempt++) {
       try {
-        const admission = await admit(ctx, spec, spec.priority)
-        return await sendAdmitted(admission, () =>
+        const send = () =>
           callJson(
             { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
             {
@@ -194,8 +193,10 @@ export async function perpsRead<S extends z.ZodType>(
               retry: NO_RETRY,
               observe: observerFor(ctx, spec.endpoint),
             },
-          ),
-        )
+          )
+        // Without a gate nothing is admitted: straight to the transport.
+        if (ctx.gate === undefined) return await send()
+        return await sendAdmitted(await admit(ctx, spec, spec.priority), send)
       } catch (e) {
         if (attempt >= policy.attempts || spec.signal?.aborted || !isRetryableRead(e)) throw e
         // A 425's own hold (Retry-After / retry_after_seconds) wins over our jitter, capped by the policy.

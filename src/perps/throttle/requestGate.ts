@@ -40,8 +40,11 @@ export interface Admission {
    * lease lost while the request waited); the caller then calls `release`.
    */
   sending(): void
-  /** The request's outcome: no argument for an answer, else the error (a `RateLimitError` pauses). */
-  settle(error?: unknown): Promise<void>
+  /**
+   * The request's outcome: no argument for an answer, else the error (a `RateLimitError` pauses).
+   * A promise when the gate has more to do before the caller goes on (a fleet reports a 429 to Redis).
+   */
+  settle(error?: unknown): Promise<void> | undefined
   /** Nothing was sent: the weight goes back, unspent. */
   release(): void
 }
@@ -57,7 +60,7 @@ export interface RequestGate {
 /** An admission that holds nothing (a gate that admits everything at once, a client without a gate). */
 export const FREE_ADMISSION: Admission = Object.freeze({
   sending: () => undefined,
-  settle: async () => undefined,
+  settle: () => undefined,
   release: () => undefined,
 })
 
@@ -88,6 +91,8 @@ export async function sendAdmitted<T>(admission: Admission, send: () => Promise<
     await admission.settle(e)
     throw e
   }
-  await admission.settle()
+  // Awaited only when the gate returns a promise: the limiter settles at once (one request's hot path).
+  const settling = admission.settle()
+  if (settling !== undefined) await settling
   return result
 }

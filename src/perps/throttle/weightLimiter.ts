@@ -416,13 +416,14 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     }
     return {
       sending: () => undefined,
-      settle: async (e?: unknown) => {
-        if (!finish()) return
+      settle: (e?: unknown) => {
+        if (!finish()) return undefined
         // Counted and reported, but no pause: the stop sequence honours the venue's Retry-After itself.
         if (e instanceof RateLimitError && !seen.has(e)) {
           seen.add(e)
           report429(e)
         }
+        return undefined
       },
       release: () => void finish(),
     }
@@ -459,12 +460,13 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     }
     return {
       sending: () => undefined,
-      settle: async (e?: unknown) => {
-        if (done) return
+      settle: (e?: unknown) => {
+        if (done) return undefined
         // Recorded with the answer, not at admission: a request still in flight proves nothing.
         if (e === undefined) breaker.recordSuccess()
         else if (e instanceof RateLimitError) onRateLimited(e, priority)
         finish(true)
+        return undefined
       },
       release: () => void finish(false),
     }
