@@ -9,7 +9,6 @@ import { describeError } from '../errors.ts'
 import { defineInstrument, type FeeTierSpec, type InstrumentSpec } from '../mock/perps/instruments.ts'
 import { createPerpsClient } from '../perps/client/createPerpsClient.ts'
 import { type FeeSchedule, fundingIntervalMs, type Instrument } from '../perps/schemas/info.ts'
-import { createWeightLimiter } from '../perps/throttle/weightLimiter.ts'
 import { PaperFeedError } from './liveFeed.ts'
 
 export interface PublicVenueRead {
@@ -73,12 +72,11 @@ export async function readPublicVenue(o: {
   symbols: readonly string[]
   clock: Clock
 }): Promise<PublicVenueRead> {
-  // A small budget of its own: three reads at start, nothing after.
-  const limiter = createWeightLimiter({ requestBudget: 100, headroom: 1, riskReserve: 0, clock: o.clock })
   const client = createPerpsClient({
     baseUrl: o.url,
     clock: o.clock,
-    gate: limiter,
+    // A small throttle of its own, from plain values: three reads at start, nothing after.
+    throttle: { requestBudget: 100, headroom: 1, riskReserve: 0 },
   })
   try {
     const [instruments, fees, tickers] = await Promise.all([
@@ -109,7 +107,6 @@ export async function readPublicVenue(o: {
       fundingIntervalMs: new Map(specs.map((s) => [s.id, fundingIntervalMs(s.fundingInterval) ?? 3_600_000])),
     }
   } finally {
-    await limiter.stop()
     await client.close()
   }
 }

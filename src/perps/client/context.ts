@@ -13,6 +13,11 @@ import { createHttpTransport, type HttpTransport, type HttpTransportOptions } fr
 import { type Random, systemRandom } from '../../random.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
 import type { RequestGate } from '../throttle/requestGate.ts'
+import {
+  createWeightLimiter,
+  type LimiterView,
+  type WeightLimiterOptions,
+} from '../throttle/weightLimiter.ts'
 import type { PerpsEndpoint } from '../weights.ts'
 import { RotatingProxyKey } from './rotatingKey.ts'
 
@@ -130,6 +135,12 @@ export interface PerpsClientConfig {
    * plain settings; a fleet's wraps it); none = sent at once.
    */
   gate?: RequestGate | undefined
+  /**
+   * A throttle of the client's own, from plain values (budgets, headroom, reserve, breaker): the
+   * client builds the weight limiter on its clock, admits every request through it and stops it at
+   * `close`. Exclusive with `gate` (a throttle shared by a process's clients).
+   */
+  throttle?: Omit<WeightLimiterOptions, 'clock'> | undefined
   /** Hears rate-limit headers and dropped rows. */
   observer?: PerpsResponseObserver | undefined
 }
@@ -147,6 +158,8 @@ export interface PerpsClientContext {
   readonly readRetry: RetryPolicy
   readonly defaultExpAfterMs?: number | undefined
   readonly gate?: RequestGate | undefined
+  /** The throttle built from `throttle` (the client's own, read-only here; stopped at close). */
+  readonly ownThrottle?: (LimiterView & { stop(): Promise<void> }) | undefined
   readonly observer?: PerpsResponseObserver | undefined
 }
 
@@ -168,6 +181,8 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
   }
   if (names.proxy.toLowerCase() === names.secret.toLowerCase())
     issues.push('authHeaderNames: proxy and secret headers must differ')
+  if (config.gate !== undefined && config.throttle !== undefined)
+    issues.push('throttle: give either a gate or the values of a throttle of its own, not both')
   if (config.transport === undefined && config.baseUrl === undefined)
     issues.push('baseUrl: required when no transport is given')
   if (
@@ -198,9 +213,11 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
     }
   }
   const random = config.random ?? systemRandom
+  const clock = config.clock ?? systemClock
+  const own = config.throttle === undefined ? undefined : createWeightLimiter({ ...config.throttle, clock })
   return {
     transport,
-    clock: config.clock ?? systemClock,
+    clock,
     random: () => random.next(),
     credentials,
     authHeaderNames: Object.freeze(names),
@@ -208,7 +225,8 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
     ownerSigner: config.ownerSigner,
     readRetry: config.readRetry ?? READ_RETRY,
     defaultExpAfterMs: config.defaultExpAfterMs,
-    gate: config.gate,
+    gate: config.gate ?? own,
+    ownThrottle: own,
     observer: config.observer,
   }
 }

@@ -39,6 +39,7 @@ import type { CancelResult, CreateOrderAck, ModifyResult, Order } from '../schem
 import type { Ticker } from '../schemas/tickers.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
 import type { CreateOrderInput } from '../signing/ops.ts'
+import type { LimiterView } from '../throttle/weightLimiter.ts'
 import { type ApplyReferralResult, applyReferral } from './applyReferral.ts'
 import { type CancelAllParams, type CancelAllResult, cancelAll } from './cancelAll.ts'
 import { admitCancelOrders, cancelOrders } from './cancelOrders.ts'
@@ -111,6 +112,8 @@ export interface AdmittedBatches {
 
 export interface PerpsClient {
   readonly context: PerpsClientContext
+  /** The client's own throttle (`throttle` in the config): its budgets and breaker, read-only. */
+  readonly throttle: LimiterView | undefined
   // public info
   getIndex(asset: string, options?: PerpsReadOptions): Promise<Index>
   getPublicPortfolio(address: string, options?: PerpsReadOptions): Promise<PublicPortfolio>
@@ -215,6 +218,7 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
   const ownsTransport = config.transport === undefined
   return {
     context: ctx,
+    throttle: ctx.ownThrottle,
     getIndex: (asset, o) => getIndex(ctx, asset, o),
     getPublicPortfolio: (address, o) => getPublicPortfolio(ctx, address, o),
     getStatistics: (p, o) => getStatistics(ctx, p, o),
@@ -269,6 +273,7 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     updateMargin: (p, o) => updateMargin(ctx, p, o),
     setAutoCancel: (p, o) => setAutoCancel(ctx, p, o),
     close: async () => {
+      await ctx.ownThrottle?.stop()
       if (ownsTransport) await ctx.transport.close()
     },
   }

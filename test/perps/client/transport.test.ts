@@ -7,15 +7,19 @@ import type { AddressInfo } from 'node:net'
 import { inspect } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
+  ConfigError,
   RateLimitError,
   RequestRejectedError,
   TransportError,
   UnknownOutcomeError,
 } from '../../../src/errors.ts'
 import { NO_RETRY } from '../../../src/http/callJson.ts'
+import { createPerpsContext } from '../../../src/perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import { redactSecrets } from '../../../src/perps/client/perpsCall.ts'
 import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
+import { OPEN_GATE } from '../../../src/perps/throttle/requestGate.ts'
+import { PERPS_WEIGHTS } from '../../../src/perps/weights.ts'
 import {
   createHarness,
   FakeClock,
@@ -344,6 +348,33 @@ describe('request gate', () => {
     admitted.release()
     expect(order).toEqual(['released'])
     expect(h.requests).toHaveLength(0)
+  })
+})
+
+describe("the client's own throttle (plain values)", () => {
+  let h: Harness
+  afterEach(async () => {
+    await h.close()
+  })
+
+  it('admits every request through a limiter built from the values, readable on client.throttle', async () => {
+    h = createHarness({ gate: undefined, throttle: { requestBudget: 10, headroom: 1, riskReserve: 0 } })
+    h.respond(() => ({ body: { time: 1 } }))
+    h.respond(() => ({ body: { time: 1 } }))
+    await h.client.getTime()
+    await h.client.getTime()
+    const state = h.client.throttle?.state()
+    expect(state?.request.limit).toBe(10)
+    expect(state?.request.used).toBe(2 * PERPS_WEIGHTS.getTime.request({}))
+    expect(state?.started.read).toBe(2)
+  })
+})
+
+describe('a client throttle and a gate', () => {
+  it('refuses a gate and a throttle of its own together', () => {
+    expect(() =>
+      createPerpsContext({ baseUrl: 'http://127.0.0.1:1', gate: OPEN_GATE, throttle: {} }),
+    ).toThrow(ConfigError)
   })
 })
 
