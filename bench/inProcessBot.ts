@@ -8,15 +8,11 @@
  * real per-order results. The parts are the bot's own (src/bot/runtime: the perps client as the bot
  * builds it, the open-order book, the order desk and the instrument actors); only the venue differs.
  */
+
 import { performance } from 'node:perf_hooks'
 import { MockAgent } from 'undici'
 import { createInstrumentActors } from '../src/bot/actors/instrumentActors.ts'
 import type { InstrumentContext } from '../src/bot/instrument/instrument.machine.ts'
-import {
-  type BreakerState,
-  createWeightLimiter,
-  type WeightLimiter,
-} from '../src/bot/limiter/weightLimiter.ts'
 import { createOpenOrderBook } from '../src/bot/orders/openOrderBook.ts'
 import { createOrderDesk } from '../src/bot/orders/orderDesk.ts'
 import { createSignal } from '../src/bot/shared/signal.ts'
@@ -31,6 +27,12 @@ import type { PerpsClient } from '../src/perps/client/createPerpsClient.ts'
 import type { Instrument } from '../src/perps/schemas/info.ts'
 import type { Order } from '../src/perps/schemas/orders.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'
+import { OPEN_GATE } from '../src/perps/throttle/requestGate.ts'
+import {
+  type BreakerState,
+  createWeightLimiter,
+  type WeightLimiter,
+} from '../src/perps/throttle/weightLimiter.ts'
 import { seededRandom } from '../src/random.ts'
 import { Settings } from '../src/settings/schema.ts'
 import { sizeFor } from '../src/sim/generatedInstruments.ts'
@@ -205,9 +207,9 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
 
   // --- limiter, client, batcher, gateway: as in bot.ts ---
   const random = seededRandom(11)
-  let limiter: Pick<WeightLimiter, 'schedule' | 'run'> & { stop?: () => Promise<void> }
+  let limiter: Pick<WeightLimiter, 'schedule' | 'admit'> & { stop?: () => Promise<void> }
   const mode = o.limiter ?? 'large'
-  if (mode === 'none') limiter = { schedule: (_job, fn) => fn(), run: (_request, send) => send() }
+  if (mode === 'none') limiter = { schedule: (_job, fn) => fn(), admit: OPEN_GATE.admit }
   else {
     const l = settings.limiter
     limiter = createWeightLimiter({

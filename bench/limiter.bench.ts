@@ -9,13 +9,13 @@
  */
 import { performance } from 'node:perf_hooks'
 import Bottleneck from 'bottleneck'
+import { splitBatchSizes } from '../src/bot/orders/batching/batchSizes.ts'
+import { TokenBucket } from '../src/mock/tokenBucket.ts'
 import {
   createWeightLimiter,
   type JobPriority,
   type WeightLimiter,
-} from '../src/bot/limiter/weightLimiter.ts'
-import { splitBatchSizes } from '../src/bot/orders/batching/batchSizes.ts'
-import { TokenBucket } from '../src/mock/tokenBucket.ts'
+} from '../src/perps/throttle/weightLimiter.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../src/perps/weights.ts'
 
 // ---------------------------------------------------------------------------------------------------

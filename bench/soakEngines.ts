@@ -162,14 +162,12 @@ async function startStepped(o: SoakEngineOptions): Promise<SoakEngine> {
   })
   let bot: RunningBot
   try {
-    bot = await assembly.startBot({
+    bot = await assembly.startEngine({
       settings,
-      secrets: {},
       logger,
       secretBag: secrets,
       strategies,
       random: seededRandom(11),
-      selfProvision: true,
       ops: true,
       alertSinks: [webhook, { send: o.onAlert }],
     })

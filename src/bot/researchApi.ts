@@ -19,7 +19,6 @@ export {
   instrumentMachine,
 } from './instrument/instrument.machine.ts'
 export type { InputEvent } from './instrument/steps.ts'
-export { createWeightLimiter } from './limiter/weightLimiter.ts'
 export type {
   ItemOutcome,
   OrderPlan,

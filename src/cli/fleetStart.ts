@@ -15,6 +15,7 @@ import type { FleetSession, JoinedFleet } from '../fleet/joinFleet.ts'
 import { componentLogger, type Logger, type SecretBag } from '../logging/logger.ts'
 import type { BotStatus } from '../ops/status.ts'
 import type { RequestGate } from '../perps/client/context.ts'
+import { OPEN_GATE } from '../perps/throttle/requestGate.ts'
 import { checkLogLevel, formatCheckLine, runPreflight } from '../preflight/preflight.ts'
 import { systemRandom } from '../random.ts'
 import { Secrets, type Settings } from '../settings/schema.ts'
@@ -114,7 +115,7 @@ export async function warmFleetStart(o: WarmFleetOptions): Promise<WarmFleetStar
     if (now !== undefined) {
       const failures = await preflight(
         { account: now.lease.account, env: now.accountEnv },
-        now.part.gate(SEND_AT_ONCE),
+        now.part.gate(OPEN_GATE),
         true,
       )
       if (failures.length > 0) {
@@ -165,6 +166,3 @@ export function botReportOf(s: BotStatus): BotReportBody {
     ...(s.account.currency === undefined ? {} : { currency: s.account.currency }),
   }
 }
-
-/** Before the bot exists there is no local limiter to queue in: the shared budget (and fence) only. */
-const SEND_AT_ONCE: RequestGate = { run: (_request, send) => send() }

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import { ConfigError } from '../errors.ts'
 import { componentLogger, type Logger } from '../logging/logger.ts'
 import type { RequestGate } from '../perps/client/context.ts'
+import { OPEN_GATE } from '../perps/throttle/requestGate.ts'
 import { claimFirstFree, claimIfFree } from './accountClaim.ts'
 import { AccountLease } from './accountLease.ts'
 import { accountSecretFiles, type FleetConfig, loadFleetConfig } from './fleetEnv.ts'
@@ -87,9 +88,6 @@ function accountEnvOf(config: FleetConfig, account: string): AccountEnv {
     PERPS_PROXY_SECRET: readKey(files.proxySecret, `${account} proxy secret`),
   }
 }
-
-/** A gate that sends at once: before the bot exists there is no local limiter to queue in. */
-const SEND_AT_ONCE: RequestGate = { run: (_request, send) => send() }
 
 export function openFleet(o: {
   env: Readonly<Record<string, string | undefined>>
@@ -235,7 +233,7 @@ export function openFleet(o: {
   return {
     config,
     candidates,
-    standbyGate: withSharedBudget(SEND_AT_ONCE, budget),
+    standbyGate: withSharedBudget(OPEN_GATE, budget),
     claim,
     claimNow,
     close: closeAll,

@@ -7,7 +7,7 @@
  * the successor's. Reads always go.
  */
 import { BotError } from '../errors.ts'
-import type { GatedRequest, RequestGate } from '../perps/client/context.ts'
+import type { Admission, GatedRequest, RequestGate } from '../perps/client/context.ts'
 import type { PerpsEndpoint } from '../perps/weights.ts'
 
 /** The lease no longer lets this process write for the account. */
@@ -29,12 +29,18 @@ export function withLeaseFence(inner: RequestGate, fence: WriteFence): RequestGa
   const refused = (r: GatedRequest): boolean =>
     r.kind === 'command' && !AFTER_LOSS.has(r.endpoint) && !fence.canWrite()
   return {
-    run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T> {
-      if (refused(request)) return Promise.reject(new LeaseLostError(fence.account, request.endpoint))
-      return inner.run(request, () => {
-        if (refused(request)) return Promise.reject(new LeaseLostError(fence.account, request.endpoint))
-        return send()
-      })
+    async admit(request: GatedRequest): Promise<Admission> {
+      if (refused(request)) throw new LeaseLostError(fence.account, request.endpoint)
+      const admitted = await inner.admit(request)
+      return {
+        sending: () => {
+          // Again right before the send: the wait for admission (or a batcher's hold) may outlast the lease.
+          if (refused(request)) throw new LeaseLostError(fence.account, request.endpoint)
+          admitted.sending()
+        },
+        settle: (e?: unknown) => admitted.settle(e),
+        release: () => admitted.release(),
+      }
     },
   }
 }

@@ -3,7 +3,7 @@
  * (their rules become the local book's), the fee schedule (the tiers the local book charges) and the
  * tickers (the first mark). Every read is public; nothing here holds or sends a key.
  */
-import { createWeightLimiter } from '../bot/limiter/weightLimiter.ts'
+
 import type { Clock } from '../clock.ts'
 import { describeError } from '../errors.ts'
 import { defineInstrument, type FeeTierSpec, type InstrumentSpec } from '../mock/perps/instruments.ts'
@@ -72,12 +72,11 @@ export async function readPublicVenue(o: {
   symbols: readonly string[]
   clock: Clock
 }): Promise<PublicVenueRead> {
-  // A small budget of its own: three reads at start, nothing after.
-  const limiter = createWeightLimiter({ requestBudget: 100, headroom: 1, riskReserve: 0, clock: o.clock })
   const client = createPerpsClient({
     baseUrl: o.url,
     clock: o.clock,
-    gate: { run: (request, send) => limiter.run(request, send) },
+    // A small throttle of its own, from plain values: three reads at start, nothing after.
+    throttle: { requestBudget: 100, headroom: 1, riskReserve: 0 },
   })
   try {
     const [instruments, fees, tickers] = await Promise.all([
@@ -108,7 +107,6 @@ export async function readPublicVenue(o: {
       fundingIntervalMs: new Map(specs.map((s) => [s.id, fundingIntervalMs(s.fundingInterval) ?? 3_600_000])),
     }
   } finally {
-    await limiter.stop()
     await client.close()
   }
 }

@@ -1,17 +1,19 @@
 /**
  * The real bot against the real mock over loopback HTTP (127.0.0.1), on the mock's virtual clock: the
  * mock's handler behind a loopback server, the shipped dry-run configuration with overrides, and the
- * same `startBot` as `perpbot run`. Observers see every exchange on the wire and every log line, so
+ * same `startEngine` as `perpbot run`. Observers see every exchange on the wire and every log line, so
  * the integration tests can record them and the soak can count them in bounded memory.
  */
 
 import type { Alert } from '../alerts/alert.ts'
 import type { ConfigSource } from '../bot/control/botControl.ts'
 import { deadManOnClockRate } from '../bot/orders/deadManSwitch.ts'
-import { type RunningBot, startBot } from '../bot/startBot.ts'
+import type { RunningBot } from '../bot/startBot.ts'
 import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import type { StopReport } from '../bot/startup/stopSequence.ts'
 import type { Clock } from '../clock.ts'
+import { startEngine } from '../engine/startEngine.ts'
+import { httpVenue, loopbackMockVenue, paperVenue } from '../engine/venueAdapters.ts'
 import type { FleetPart } from '../fleet/fleetPart.ts'
 import { fieldOf } from '../guards.ts'
 import type { Journal } from '../journal/journal.ts'
@@ -185,18 +187,21 @@ export async function startBotAgainst(
   for (const k of SECRET_ENV_NAMES) secrets.register(env[k])
   for (const k of SCRUBBED_ENV_NAMES) secrets.register(o.env?.[k])
   const strategies = await resolveStrategies(settings)
-  const bot = await startBot({
+  // The mock's own account (dry run), the paper book's local keys, or keys given in `env`.
+  const where = { url: o.perpsUrl, streamUrl: o.streamUrl, clock: o.clock, secrets: env }
+  const venue =
+    o.selfProvision !== false
+      ? loopbackMockVenue(where)
+      : o.mode === 'paper'
+        ? paperVenue({ ...where, catalogueUrl: o.perpsUrl })
+        : httpVenue({ ...where, perpsUrl: o.perpsUrl, catalogueUrl: o.perpsUrl })
+  const bot = await startEngine({
     settings: deadManOnClockRate(settings, o.clockRate ?? 1),
-    secrets: env,
+    venue,
     logger,
     secretBag: secrets,
     strategies,
-    clock: o.clock,
     random: seededRandom(o.botSeed ?? 11),
-    perpsUrl: o.perpsUrl,
-    streamUrl: o.streamUrl,
-    catalogueUrl: o.perpsUrl,
-    selfProvision: o.selfProvision ?? true,
     ops: o.ops ?? false,
     alertSinks: o.onAlert ? [{ send: o.onAlert }] : [],
     fleet: o.fleet,

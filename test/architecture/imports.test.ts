@@ -126,7 +126,10 @@ const FORBIDDEN: readonly (readonly [string, readonly string[]])[] = [
   ['src/catalogue/', ['src/bot/', 'src/mock/', 'src/cli/', 'src/ops/', 'src/strategy/', 'src/sim/']],
   ['src/http/', ['src/bot/', 'src/mock/', 'src/cli/', 'src/ops/', 'src/perps/', 'src/catalogue/']],
   ['src/mock/', ['src/bot/', 'src/cli/', 'src/ops/', 'src/sim/']],
-  ['src/bot/', ['src/cli/', 'src/sim/']],
+  ['src/bot/', ['src/cli/', 'src/sim/', 'src/engine/']],
+  // The engine (startEngine and the venue port) sits above the bot and below its callers.
+  ['src/engine/', ['src/cli/', 'src/sim/', 'src/research/', 'src/paper/', 'src/ops/']],
+  ['src/perps/throttle/', ['src/perps/client/', 'src/perps/stream/', 'src/perps/signing/']],
   ['src/journal/', ['src/bot/', 'src/mock/', 'src/cli/', 'src/ops/', 'src/sim/', 'src/strategy/']],
   ['src/preflight/', ['src/cli/', 'src/sim/']],
 ]

@@ -2,6 +2,7 @@
  * The pieces the bot uses in fleet mode, alone: the lease fence on the request path, orders by
  * epoch, the fleet gauges with the account label, and coids on creates through the order gateway.
  */
+
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { createBatcher } from '../../src/bot/orders/batcher.ts'
@@ -13,7 +14,9 @@ import { LeaseLostError, withLeaseFence } from '../../src/fleet/leaseFence.ts'
 import type { GatedRequest } from '../../src/perps/client/context.ts'
 import { createClientOrderIds, orderTagFor, parseClientOrderId } from '../../src/perps/orderTag.ts'
 import type { CreateOrderInput } from '../../src/perps/schemas/orders.ts'
+import { OPEN_GATE } from '../../src/perps/throttle/requestGate.ts'
 import type { PerpsEndpoint } from '../../src/perps/weights.ts'
+import { gateOf, legacyBatchSend, runThrough } from '../helpers/admission.ts'
 
 const req = (endpoint: PerpsEndpoint, kind: 'read' | 'command'): GatedRequest => ({
   endpoint,
@@ -27,8 +30,8 @@ describe('lease fence', () => {
   it('commands only while the lease allows; after it, reads and cancels by id still go', async () => {
     let ok = true
     const sent: string[] = []
-    const gate = withLeaseFence({ run: (_r, send) => send() }, { account: 'a', canWrite: () => ok })
-    const go = (r: GatedRequest) => gate.run(r, async () => sent.push(r.endpoint))
+    const gate = withLeaseFence(OPEN_GATE, { account: 'a', canWrite: () => ok })
+    const go = (r: GatedRequest) => runThrough(gate, r, async () => sent.push(r.endpoint))
     await go(req('createOrders', 'command'))
     ok = false
     await expect(go(req('createOrders', 'command'))).rejects.toThrow(LeaseLostError)
@@ -43,15 +46,15 @@ describe('lease fence', () => {
   it('checks again right before the send (the wait for admission may outlast the lease)', async () => {
     let ok = true
     const gate = withLeaseFence(
-      {
-        run: async (_r, send) => {
-          ok = false // the lease lapsed while this request waited in the limiter
-          return send()
-        },
-      },
+      gateOf(async (_r, send) => {
+        ok = false // the lease lapsed while this request waited in the limiter
+        return send()
+      }),
       { account: 'a', canWrite: () => ok },
     )
-    await expect(gate.run(req('createOrders', 'command'), async () => 'sent')).rejects.toThrow(LeaseLostError)
+    await expect(runThrough(gate, req('createOrders', 'command'), async () => 'sent')).rejects.toThrow(
+      LeaseLostError,
+    )
   })
 })
 
@@ -142,14 +145,12 @@ describe('fleet metrics', () => {
 describe('order gateway with client order ids', () => {
   it('a create without a coid gets the next (tag | epoch | sequence); one with a coid keeps it', async () => {
     const created: CreateOrderInput[] = []
-    const send: BatchSend = {
-      modifyOrders: async () => [],
-      cancelOrders: async () => [],
+    const send: BatchSend = legacyBatchSend({
       createOrders: async (items) => {
         created.push(...items)
         return items.map((_, i) => ({ status: 'ok' as const, oid: i + 1 }))
       },
-    }
+    })
     const tag = orderTagFor('perpbot')
     const gateway = createOrderGateway({
       batcher: createBatcher({ send, reconcile: async () => undefined, windowMs: 0 }),

@@ -3,6 +3,7 @@
  * wait, the risk share, the shared 429 pause, NOSCRIPT reload, a new generation after data loss;
  * the lease's compare-and-set, epochs, and the re-assert after a flush; the gate adapter.
  */
+
 import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../../src/clock.ts'
@@ -14,6 +15,8 @@ import { intAt, LuaScript, stringAt } from '../../src/fleet/redisScript.ts'
 import { createSharedBudget } from '../../src/fleet/sharedBudget.ts'
 import { withSharedBudget } from '../../src/fleet/sharedGate.ts'
 import type { GatedRequest } from '../../src/perps/client/context.ts'
+import { OPEN_GATE } from '../../src/perps/throttle/requestGate.ts'
+import { runThrough } from '../helpers/admission.ts'
 import { type RedisServer, redisSkipReason } from '../helpers/redis.ts'
 import { startFleetRedis, stopFleetRedis } from './fleetRedis.ts'
 
@@ -138,10 +141,11 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
     expect(await fill(b, 'risk')).toBe(15)
     expect(b.state().windowWeight).toBe(285)
     // The halted process's cancel-all (and a cancel by id of 99 orders, weight 5) go without a wait.
-    const gate = withSharedBudget({ run: (_r, send) => send() }, halted)
+    const gate = withSharedBudget(OPEN_GATE, halted)
     const sent: string[] = []
     const halt = (endpoint: 'cancelAll' | 'cancelOrders', requestWeight: number): Promise<void> =>
-      gate.run(
+      runThrough(
+        gate,
         { endpoint, kind: 'command', input: {}, requestWeight, actionWeight: 0, priority: 'halt' },
         async () => {
           sent.push(endpoint)
@@ -276,8 +280,7 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
       windowMs: 1_000,
     })
     const order: string[] = []
-    const inner = { run: <T>(_r: GatedRequest, send: () => Promise<T>) => send() }
-    const gate = withSharedBudget(inner, budget)
+    const gate = withSharedBudget(OPEN_GATE, budget)
     const req = (w: number): GatedRequest => ({
       endpoint: 'getOpenOrders',
       kind: 'read',
@@ -285,18 +288,20 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
       requestWeight: w,
       actionWeight: 0,
     })
-    await gate.run(req(3), async () => {
+    await runThrough(gate, req(3), async () => {
       order.push(`sent after ${budget.state().admittedWeight}`)
     })
     expect(order).toEqual(['sent after 3'])
     await expect(
-      gate.run(req(1), () =>
+      runThrough(gate, req(1), () =>
         Promise.reject(new RateLimitError('/v1/trade/orders', 'action_rate_limited', 5_000)),
       ),
     ).rejects.toThrow(RateLimitError)
     expect(budget.state().blocked).toBe(false)
     await expect(
-      gate.run(req(1), () => Promise.reject(new RateLimitError('/v1/info/index', 'ip_rate_limited', 300))),
+      runThrough(gate, req(1), () =>
+        Promise.reject(new RateLimitError('/v1/info/index', 'ip_rate_limited', 300)),
+      ),
     ).rejects.toThrow(RateLimitError)
     expect(budget.state().blocked).toBe(true)
     expect(Number(await redis.pttl('perpbot:ip:{w6}:blocked'))).toBeGreaterThan(100)

@@ -72,7 +72,7 @@ interface ClientCall {
   run: () => Promise<unknown>
 }
 
-type PerpsMethod = Exclude<keyof PerpsClient, 'context' | 'close'>
+type PerpsMethod = Exclude<keyof PerpsClient, 'context' | 'close' | 'admitted' | 'throttle'>
 
 /** Every perps client method (a new one fails the typecheck until it is listed here). */
 function perpsCalls(): Record<PerpsMethod, ClientCall> {

@@ -72,23 +72,29 @@ describe('an order filled while its modify and cancel are in flight (every offic
         for (let i = 0; i < 30 && m.exchange.openOrders(OWNER).length > 0; i++) m.clock.advance(1_000)
         expect(m.exchange.openOrders(OWNER)).toEqual([])
       }
-      const send: Pick<BatchSend, 'modifyOrders'> & Pick<PerpsClient, 'cancelOrders'> = {
-        modifyOrders: (items, o) =>
-          client.modifyOrders(items, {
-            ...o,
-            onAdmitted: async () => {
-              await o.onAdmitted()
+      // Admitted by the gate, then the market moves, then the batcher sends: the handle's send.
+      const admitted: BatchSend = {
+        ...client.admitted,
+        modifyOrders: async (items, o) => {
+          const h = await client.admitted.modifyOrders(items, o)
+          return {
+            send: () => {
               fillBoth()
+              return h.send()
             },
-          }),
-        cancelOrders: (items, o) =>
-          client.cancelOrders(items, {
-            ...o,
-            onAdmitted: async () => {
-              await o?.onAdmitted?.()
+            release: h.release,
+          }
+        },
+        cancelOrders: async (items, o) => {
+          const h = await client.admitted.cancelOrders(items, o)
+          return {
+            send: () => {
               fillBoth()
+              return h.send()
             },
-          }),
+            release: h.release,
+          }
+        },
       }
       const reconciled: (readonly number[] | undefined)[] = []
       const { settings } = loadSettings({
@@ -98,7 +104,7 @@ describe('an order filled while its modify and cancel are in flight (every offic
         env: {},
       })
       const desk = createOrderDesk({
-        perps: { ...client, ...send },
+        perps: { ...client, admitted },
         openOrders: {
           reconcile: async (ids) => {
             reconciled.push(ids)

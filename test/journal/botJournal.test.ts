@@ -24,6 +24,7 @@ import { createJournal, type Journal, type JournalStats } from '../../src/journa
 import { JournalSettings } from '../../src/journal/settings.ts'
 import type { Order } from '../../src/perps/schemas/orders.ts'
 import { flushMicrotasks, ManualClock } from '../bot/limiter/helpers.ts'
+import { legacyBatchSend } from '../helpers/admission.ts'
 
 describe('the bot side of the journal', () => {
   it('maps instrument machine states to report modes', () => {
@@ -167,7 +168,7 @@ describe('the bot side of the journal', () => {
           settled.push(b)
           recorder.recordBatch({ command: b.type, size: b.size, outcome: b.outcome, settled: b })
         },
-        send: {
+        send: legacyBatchSend({
           async createOrders(items, o) {
             await o.onAdmitted()
             await new Promise<void>((r) => {
@@ -184,7 +185,7 @@ describe('the bot side of the journal', () => {
             await o.onAdmitted()
             throw new RequestRejectedError('/v1/trade/orders', 400, 'invalid signature')
           },
-        },
+        }),
       })
       const a = batcher.submit({
         type: 'createOrders',

@@ -86,9 +86,8 @@ async function balance(o: Run) {
   })
   const alerts: Alert[] = []
   const secrets = new SecretBag()
-  const bot = await assembly.startBot({
+  const bot = await assembly.startEngine({
     settings,
-    secrets: {},
     logger: createLogger({
       level: 'warn',
       pretty: 'never',
@@ -98,7 +97,6 @@ async function balance(o: Run) {
     secretBag: secrets,
     strategies,
     random: seededRandom(9),
-    selfProvision: true,
     ops: false,
     alertSinks: [{ send: (a) => alerts.push(a) }],
     journal,

@@ -1,20 +1,20 @@
 /**
- * The bot's weight limiter, built from the settings: every perps request passes it (it is the perps
- * client's request gate). Breaker transitions become alerts and are published on a signal that the
- * instrument actors subscribe to later, so the limiter never needs to know who listens.
+ * The bot's weight limiter, built from the settings: the perps throttle (perps/throttle/), which the
+ * perps client asks to admit every request. The bot only reads it: its breaker transitions and long
+ * pauses become alerts and are published again on signals the instrument actors subscribe to later.
  */
 import type { AlertSink } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
-import type { Random } from '../../random.ts'
-import type { Settings } from '../../settings/schema.ts'
-import { createSignal, type Signal } from '../shared/signal.ts'
 import {
   type BreakerState,
   createWeightLimiter,
   type LimiterPause,
   type WeightLimiter,
-} from './weightLimiter.ts'
+} from '../../perps/throttle/weightLimiter.ts'
+import type { Random } from '../../random.ts'
+import type { Settings } from '../../settings/schema.ts'
+import { createSignal, type Signal } from '../shared/signal.ts'
 
 export interface BotLimiter {
   readonly limiter: WeightLimiter
@@ -45,6 +45,7 @@ export function createBotLimiter(o: {
   const { settings, clock } = o
   const breaker = createSignal<BreakerState>()
   const pauses = createSignal<LimiterPause>()
+  // Plain values in; what the limiter sees comes back on its signals (it sits below the perps client).
   const limiter = createWeightLimiter({
     requestBudget: settings.limiter.requestBudgetPerMinute,
     actionBudget: settings.limiter.actionBudgetPerMinute,
@@ -57,30 +58,30 @@ export function createBotLimiter(o: {
     longPauseMs: settings.limiter.longPauseAlertMs,
     clock,
     random: o.random,
-    onRateLimited: (error) => o.metrics?.recordRateLimited(error.code),
-    // A long pause (or a clamped Retry-After) is worth a person's attention: nothing trades meanwhile.
-    onPause: (p) => {
-      pauses.emit(p)
-      o.alerts.send({
-        key: `rate-limit-pause:${p.scope}`,
-        severity: 'warning',
-        title: `Requests paused for ${Math.round(p.durationMs / 1000)} s after a rate limit`,
-        message: `${p.cause}${p.clampedRetryAfterMs === undefined ? '' : `; Retry-After ${p.clampedRetryAfterMs} ms clamped`}${p.holdsRisk ? '; cancels held too' : ''}`,
-        at: clock.now(),
-      })
-    },
-    onBreaker: (state, reason) => {
-      o.logger.warn({ breaker: state, reason }, `rate-limit breaker ${state}: ${reason}`)
-      o.alerts.send({
-        key: 'rate-limit-breaker',
-        severity: 'warning',
-        title: state === 'open' ? 'Quoting paused by the rate-limit breaker' : `Rate-limit breaker ${state}`,
-        message: reason,
-        at: clock.now(),
-        ...(state === 'closed' ? { resolved: true } : {}),
-      })
-      breaker.emit(state)
-    },
+  })
+  limiter.signals.rateLimited.subscribe((error) => o.metrics?.recordRateLimited(error.code))
+  // A long pause (or a clamped Retry-After) is worth a person's attention: nothing trades meanwhile.
+  limiter.signals.pauses.subscribe((p) => {
+    pauses.emit(p)
+    o.alerts.send({
+      key: `rate-limit-pause:${p.scope}`,
+      severity: 'warning',
+      title: `Requests paused for ${Math.round(p.durationMs / 1000)} s after a rate limit`,
+      message: `${p.cause}${p.clampedRetryAfterMs === undefined ? '' : `; Retry-After ${p.clampedRetryAfterMs} ms clamped`}${p.holdsRisk ? '; cancels held too' : ''}`,
+      at: clock.now(),
+    })
+  })
+  limiter.signals.breaker.subscribe(({ state, reason }) => {
+    o.logger.warn({ breaker: state, reason }, `rate-limit breaker ${state}: ${reason}`)
+    o.alerts.send({
+      key: 'rate-limit-breaker',
+      severity: 'warning',
+      title: state === 'open' ? 'Quoting paused by the rate-limit breaker' : `Rate-limit breaker ${state}`,
+      message: reason,
+      at: clock.now(),
+      ...(state === 'closed' ? { resolved: true } : {}),
+    })
+    breaker.emit(state)
   })
   const window = createCountWindow(
     clock,

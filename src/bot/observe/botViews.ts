@@ -5,11 +5,11 @@
  */
 import type { Alert } from '../../alerts/alert.ts'
 import type { BotMode, BotStatus } from '../../ops/status.ts'
+import type { WeightLimiterState } from '../../perps/throttle/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { PnlSnapshot } from '../account/pnlLedger.ts'
 import type { InputGatesSnapshot } from '../inputs/inputGates.ts'
 import type { StreamsHealth } from '../inputs/streams/botStreams.ts'
-import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { BatcherState } from '../orders/batcher.ts'
 import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 import {

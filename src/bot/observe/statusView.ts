@@ -5,12 +5,12 @@
 import type { Alert } from '../../alerts/alert.ts'
 import { formatStatePath, type StateValueLike } from '../../ops/metrics.ts'
 import type { BotMode, BotStatus, InstrumentStatus } from '../../ops/status.ts'
+import type { WeightLimiterState } from '../../perps/throttle/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { InputGatesSnapshot } from '../inputs/inputGates.ts'
 import type { StreamsHealth } from '../inputs/streams/botStreams.ts'
 import { degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
-import type { WeightLimiterState } from '../limiter/weightLimiter.ts'
 import type { BatcherState } from '../orders/batcher.ts'
 import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 

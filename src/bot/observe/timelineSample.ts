@@ -11,9 +11,9 @@ import type {
   TimelineInstrument,
   TimelineSample,
 } from '../../ops/dashboard/timelineTypes.ts'
+import type { WindowBudgetState } from '../../perps/throttle/windowBudget.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { LedgerFill, PnlSnapshot } from '../account/pnlLedger.ts'
-import type { WindowBudgetState } from '../limiter/windowBudget.ts'
 import { currencyOf, type InstrumentView, instrumentBasics, type StatusInputs } from './statusView.ts'
 
 /** The part of the status inputs a sample reads (`StatusInputs` is one). */

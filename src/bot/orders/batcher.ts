@@ -7,8 +7,8 @@
  *
  * - Types are never mixed in a request; risk queues (cancels, reduce-only) flush without waiting for a
  *   timer (`riskWindowMs` 0 = same tick) and are handed to the gate first, at risk priority.
- * - Nothing is signed or sent while a reconciliation holds: checked when the gate admits a batch
- *   (`onAdmitted`). A batch the gate can never admit (`JobTooHeavyError`) is split into ones that fit.
+ * - Nothing is signed or sent while a reconciliation holds: the admitted batch (the client's
+ *   `AdmittedCommand`) is held until it lifts, then sent. A batch the gate can never admit (`JobTooHeavyError`) is split into ones that fit.
  * - A queue that reaches `maxBatchSize` flushes at once; otherwise the window timer (injected clock)
  *   flushes it, so a lone command waits at most `windowMs` (a lazy one, an age refresh, at most
  *   `lazyWindowMs`, and no longer than the next urgent command of its queue).
@@ -26,7 +26,7 @@
 import { type Clock, systemClock } from '../../clock.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
-import { StoppedError } from '../limiter/limiterErrors.ts'
+import { StoppedError } from '../../perps/throttle/limiterErrors.ts'
 import {
   type AnyResult,
   type Entry,

@@ -37,7 +37,10 @@ export interface BatchRecorder {
 }
 
 export function createOrderDesk(o: {
-  perps: BatchSend & CancelById & Pick<PerpsClient, 'cancelAll'> & Partial<Pick<PerpsClient, 'getOpenOrders'>>
+  /** The batch commands in two halves (`admitted`: the gate's admission, then the send), cancels by id, cancel-all. */
+  perps: { readonly admitted: BatchSend } & CancelById &
+    Pick<PerpsClient, 'cancelAll'> &
+    Partial<Pick<PerpsClient, 'getOpenOrders'>>
   /** With `foreignRestOn`, a cancel-all spares the orders the bot did not place. */
   openOrders: Pick<OpenOrderBook, 'reconcile'> & Partial<Pick<OpenOrderBook, 'foreignRestOn' | 'snapshot'>>
   /** Our client order ids for creates (absent: none). */
@@ -58,7 +61,7 @@ export function createOrderDesk(o: {
     windowMs: o.settings.batcher.windowMs,
     lazyWindowMs: o.settings.batcher.lazyWindowMs,
     maxBatchSize: o.settings.batcher.maxBatchSize,
-    send: o.perps,
+    send: o.perps.admitted,
     reconcile: async (ids) => {
       o.logger.warn({ instruments: ids }, 'reconciling open orders after an unknown outcome')
       await o.openOrders.reconcile(ids)

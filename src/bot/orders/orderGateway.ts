@@ -50,7 +50,6 @@ export interface CancelById {
       priority: 'halt' | 'exit'
       signal: AbortSignal
       localClockIfUntrusted?: boolean
-      onAdmitted: () => Promise<void>
     },
   ): Promise<readonly CancelResult[]>
 }
@@ -162,7 +161,7 @@ export function createOrderGateway(deps: {
     for (let i = 0; i < ids.length; i += CANCEL_BY_ID_CHUNK) {
       const chunk = ids.slice(i, i + CANCEL_BY_ID_CHUNK)
       const results = await recorded('cancelOrders', chunk.length, () =>
-        deps.perps.cancelOrders(chunk, { ...command, signal, onAdmitted: async () => undefined }),
+        deps.perps.cancelOrders(chunk, { ...command, signal }),
       )
       const refused = results.filter(
         (r) => r.status !== 'ok' && !/not.?found|not_in_orderbook/i.test(r.error ?? ''),

@@ -12,10 +12,10 @@ import type {
 } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
 import type { RotatingProxyKey } from '../../perps/client/rotatingKey.ts'
+import type { WeightLimiter } from '../../perps/throttle/weightLimiter.ts'
 import type { PerpsEndpoint } from '../../perps/weights.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
-import type { WeightLimiter } from '../limiter/weightLimiter.ts'
 
 /** The bot's authenticated perps client (also built by the benchmarks, so both sign and gate alike). */
 export function createBotPerpsClient(o: {

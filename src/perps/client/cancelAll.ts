@@ -45,6 +45,5 @@ export async function cancelAll(
     schema: OkAck,
     signal: options.signal,
     priority: options.priority,
-    onAdmitted: options.onAdmitted,
   })
 }

@@ -11,11 +11,12 @@ import { type CancelResult, CancelResults } from '../schemas/orders.ts'
 import { buildCancelOrders, type CancelOrdersInput } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
 import {
+  type AdmittedCommand,
+  admitCommand,
   checkBatchLength,
   expOptions,
   type PerpsCommandOptions,
   parseInput,
-  perpsCommand,
   requireSigner,
   validateCommandOptions,
 } from './perpsCall.ts'
@@ -35,18 +36,32 @@ export async function cancelOrders(
   oids: readonly number[],
   options: PerpsCommandOptions = {},
 ): Promise<CancelResult[]> {
+  return (await admitCancelOrders(ctx, oids, options)).send()
+}
+
+/**
+ * `cancelOrders` in two halves: validated and admitted by the request gate now (the same throws before
+ * any request), signed and sent when the caller calls `send` (the batcher, after its reconcile hold).
+ */
+export async function admitCancelOrders(
+  ctx: PerpsClientContext,
+  oids: readonly number[],
+  options: PerpsCommandOptions = {},
+): Promise<AdmittedCommand<CancelResult[]>> {
   const valid = parseInput('cancelOrders', CancelOrdersParams, oids)
   validateCommandOptions(ctx, 'cancelOrders', options)
   const signer = requireSigner(ctx, 'cancelOrders')
   const built = buildCancelOrders({ oids: valid })
-  const results = await perpsCommand(ctx, {
+  const admitted = await admitCommand(ctx, {
     endpoint: 'cancelOrders',
     weight: { n: valid.length },
     body: () => signer.signCommand(built, expOptions(ctx, options)),
     schema: CancelResults,
     signal: options.signal,
     priority: options.priority,
-    onAdmitted: options.onAdmitted,
   })
-  return checkBatchLength('cancelOrders', results, valid.length)
+  return {
+    send: async () => checkBatchLength('cancelOrders', await admitted.send(), valid.length),
+    release: admitted.release,
+  }
 }

@@ -45,7 +45,6 @@ export async function cancelOrdersCoid(
     schema: CancelResults,
     signal: options.signal,
     priority: options.priority,
-    onAdmitted: options.onAdmitted,
   })
   return checkBatchLength('cancelOrdersCoid', results, valid.length)
 }

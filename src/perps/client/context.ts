@@ -1,6 +1,6 @@
 /**
  * The perps client context: everything an endpoint function needs (transport, clock, jitter, auth
- * headers, signers, the request gate), built once from `PerpsClientConfig`. Endpoint functions take it as
+ * headers, signers, the request gate below it), built once from `PerpsClientConfig`. Endpoint functions take it as
  * their first argument (viem/hyperliquid style); `createPerpsClient` only binds it.
  */
 
@@ -12,7 +12,13 @@ import type { RateLimitObservation } from '../../http/rateLimitHeaders.ts'
 import { createHttpTransport, type HttpTransport, type HttpTransportOptions } from '../../http/transport.ts'
 import { type Random, systemRandom } from '../../random.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
-import type { EndpointKind, PerpsEndpoint, WeightInput } from '../weights.ts'
+import type { RequestGate } from '../throttle/requestGate.ts'
+import {
+  createWeightLimiter,
+  type LimiterView,
+  type WeightLimiterOptions,
+} from '../throttle/weightLimiter.ts'
+import type { PerpsEndpoint } from '../weights.ts'
 import { RotatingProxyKey } from './rotatingKey.ts'
 
 /** The venue's header names (protocol-notes b); the spec's `SERVICE-PROXY`/`SERVICE-SECRET` work by config. */
@@ -26,38 +32,7 @@ export interface AuthHeaderNames {
   secret: string
 }
 
-/**
- * Scheduling class of a request: risk reduction first, then reads, then quotes. `exit` is the stop
- * sequence's own commands (the exit policy's cancel-all, clearing the dead-man switch): a gate lets
- * them through at once, held by nothing local. `halt` is a halted instrument's cancels (and the read
- * they need): risk work locally, and in a fleet the only work that may use the shared budget's halt
- * reserve, which no other request is ever lent.
- */
-export type RequestPriority = 'risk' | 'read' | 'quote' | 'exit' | 'halt'
-
-/** One HTTP request as the gate sees it (each retry attempt of a read is a request of its own). */
-export interface GatedRequest {
-  endpoint: PerpsEndpoint
-  kind: EndpointKind
-  /** What the weights depend on (batch size, filters). */
-  input: WeightInput
-  /** Its weights, from the one table in perps/weights.ts. */
-  requestWeight: number
-  actionWeight: number
-  /** The caller's class; undefined for ordinary work (reads, createProxy, applyReferral). */
-  priority?: RequestPriority | undefined
-  /** The call's signal: aborting it while the request waits for admission should end the wait. */
-  signal?: AbortSignal | undefined
-}
-
-/**
- * Wraps every HTTP request the client sends: `send` performs the request (for a command: signs, then
- * sends) and settles with its outcome, a 429 as a thrown `RateLimitError`. A gate may wait before
- * calling `send` (a rate limiter) or refuse by throwing; it must call `send` at most once.
- */
-export interface RequestGate {
-  run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T>
-}
+export type { Admission, GatedRequest, RequestGate, RequestPriority } from '../throttle/requestGate.ts'
 
 /**
  * What the client saw that its caller may act on, without changing any call's outcome: the venue's own
@@ -155,8 +130,17 @@ export interface PerpsClientConfig {
   readRetry?: RetryPolicy | undefined
   /** Default relative `exp` for trade commands (ms, clamped to 5000 by the signer); none when unset. */
   defaultExpAfterMs?: number | undefined
-  /** Wraps every request (the bot's weight limiter); none = sent at once. */
+  /**
+   * Admits every request before it is signed and sent (the weight limiter, perps/throttle/, built from
+   * plain settings; a fleet's wraps it); none = sent at once.
+   */
   gate?: RequestGate | undefined
+  /**
+   * A throttle of the client's own, from plain values (budgets, headroom, reserve, breaker): the
+   * client builds the weight limiter on its clock, admits every request through it and stops it at
+   * `close`. Exclusive with `gate` (a throttle shared by a process's clients).
+   */
+  throttle?: Omit<WeightLimiterOptions, 'clock'> | undefined
   /** Hears rate-limit headers and dropped rows. */
   observer?: PerpsResponseObserver | undefined
 }
@@ -174,6 +158,8 @@ export interface PerpsClientContext {
   readonly readRetry: RetryPolicy
   readonly defaultExpAfterMs?: number | undefined
   readonly gate?: RequestGate | undefined
+  /** The throttle built from `throttle` (the client's own, read-only here; stopped at close). */
+  readonly ownThrottle?: (LimiterView & { stop(): Promise<void> }) | undefined
   readonly observer?: PerpsResponseObserver | undefined
 }
 
@@ -195,6 +181,8 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
   }
   if (names.proxy.toLowerCase() === names.secret.toLowerCase())
     issues.push('authHeaderNames: proxy and secret headers must differ')
+  if (config.gate !== undefined && config.throttle !== undefined)
+    issues.push('throttle: give either a gate or the values of a throttle of its own, not both')
   if (config.transport === undefined && config.baseUrl === undefined)
     issues.push('baseUrl: required when no transport is given')
   if (
@@ -225,9 +213,11 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
     }
   }
   const random = config.random ?? systemRandom
+  const clock = config.clock ?? systemClock
+  const own = config.throttle === undefined ? undefined : createWeightLimiter({ ...config.throttle, clock })
   return {
     transport,
-    clock: config.clock ?? systemClock,
+    clock,
     random: () => random.next(),
     credentials,
     authHeaderNames: Object.freeze(names),
@@ -235,7 +225,8 @@ export function createPerpsContext(config: PerpsClientConfig): PerpsClientContex
     ownerSigner: config.ownerSigner,
     readRetry: config.readRetry ?? READ_RETRY,
     defaultExpAfterMs: config.defaultExpAfterMs,
-    gate: config.gate,
+    gate: config.gate ?? own,
+    ownThrottle: own,
     observer: config.observer,
   }
 }

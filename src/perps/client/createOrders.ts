@@ -12,12 +12,13 @@ import { type CreateOrderAck, CreateOrderAcks, TimeInForce } from '../schemas/or
 import { buildCreateOrders, type CreateOrderInput, type OrderGroup } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
 import {
+  type AdmittedCommand,
+  admitCommand,
   checkBatchLength,
   expOptions,
   type PerpsCommandOptions,
   PositiveDecimalInput,
   parseInput,
-  perpsCommand,
   requireSigner,
   validateCommandOptions,
 } from './perpsCall.ts'
@@ -70,20 +71,34 @@ export async function createOrders(
   orders: readonly CreateOrderInput[],
   options: CreateOrdersOptions = {},
 ): Promise<CreateOrderAck[]> {
+  return (await admitCreateOrders(ctx, orders, options)).send()
+}
+
+/**
+ * `createOrders` in two halves: validated and admitted by the request gate now (the same throws before
+ * any request), signed and sent when the caller calls `send` (the batcher, after its reconcile hold).
+ */
+export async function admitCreateOrders(
+  ctx: PerpsClientContext,
+  orders: readonly CreateOrderInput[],
+  options: CreateOrdersOptions = {},
+): Promise<AdmittedCommand<CreateOrderAck[]>> {
   const valid = parseInput('createOrders', CreateOrdersParams, orders)
   if (options.grp !== undefined)
     parseInput('createOrders', z.object({ grp: z.enum(['order', 'position']) }), options)
   validateCommandOptions(ctx, 'createOrders', options)
   const signer = requireSigner(ctx, 'createOrders')
   const built = buildCreateOrders({ orders: valid, grp: options.grp })
-  const results = await perpsCommand(ctx, {
+  const admitted = await admitCommand(ctx, {
     endpoint: 'createOrders',
     weight: { n: valid.length },
     body: () => signer.signCommand(built, expOptions(ctx, options)),
     schema: CreateOrderAcks,
     signal: options.signal,
     priority: options.priority,
-    onAdmitted: options.onAdmitted,
   })
-  return checkBatchLength('createOrders', results, valid.length)
+  return {
+    send: async () => checkBatchLength('createOrders', await admitted.send(), valid.length),
+    release: admitted.release,
+  }
 }

@@ -39,12 +39,13 @@ import type { CancelResult, CreateOrderAck, ModifyResult, Order } from '../schem
 import type { Ticker } from '../schemas/tickers.ts'
 import type { CommandSigner } from '../signing/commandSigner.ts'
 import type { CreateOrderInput } from '../signing/ops.ts'
+import type { LimiterView } from '../throttle/weightLimiter.ts'
 import { type ApplyReferralResult, applyReferral } from './applyReferral.ts'
 import { type CancelAllParams, type CancelAllResult, cancelAll } from './cancelAll.ts'
-import { cancelOrders } from './cancelOrders.ts'
+import { admitCancelOrders, cancelOrders } from './cancelOrders.ts'
 import { cancelOrdersCoid } from './cancelOrdersCoid.ts'
 import { createPerpsContext, type PerpsClientConfig, type PerpsClientContext } from './context.ts'
-import { type CreateOrdersOptions, createOrders } from './createOrders.ts'
+import { admitCreateOrders, type CreateOrdersOptions, createOrders } from './createOrders.ts'
 import {
   type CreateProxyOptions,
   type CreateProxyParams,
@@ -86,15 +87,33 @@ import {
   paginateWithdrawals,
 } from './getWithdrawals.ts'
 import type { HistoryPage, PaginateHistoryOptions } from './historyPaging.ts'
-import { type ModifyOrderParams, modifyOrders } from './modifyOrders.ts'
-import type { PerpsCallOptions, PerpsCommandOptions, PerpsReadOptions } from './perpsCall.ts'
+import { admitModifyOrders, type ModifyOrderParams, modifyOrders } from './modifyOrders.ts'
+import type { AdmittedCommand, PerpsCallOptions, PerpsCommandOptions, PerpsReadOptions } from './perpsCall.ts'
 import { type AutoCancelAck, type SetAutoCancelParams, setAutoCancel } from './setAutoCancel.ts'
 import { type UpdateLeverageParams, updateLeverage } from './updateLeverage.ts'
 import { type UpdateMarginParams, updateMargin } from './updateMargin.ts'
 import { type WithdrawParams, withdraw } from './withdraw.ts'
 
+/** The batch commands, admitted by the request gate before they are signed (see `AdmittedCommand`). */
+export interface AdmittedBatches {
+  createOrders(
+    orders: readonly CreateOrderInput[],
+    options?: CreateOrdersOptions,
+  ): Promise<AdmittedCommand<CreateOrderAck[]>>
+  modifyOrders(
+    mods: readonly ModifyOrderParams[],
+    options?: PerpsCommandOptions,
+  ): Promise<AdmittedCommand<ModifyResult[]>>
+  cancelOrders(
+    oids: readonly number[],
+    options?: PerpsCommandOptions,
+  ): Promise<AdmittedCommand<CancelResult[]>>
+}
+
 export interface PerpsClient {
   readonly context: PerpsClientContext
+  /** The client's own throttle (`throttle` in the config): its budgets and breaker, read-only. */
+  readonly throttle: LimiterView | undefined
   // public info
   getIndex(asset: string, options?: PerpsReadOptions): Promise<Index>
   getPublicPortfolio(address: string, options?: PerpsReadOptions): Promise<PublicPortfolio>
@@ -177,6 +196,8 @@ export interface PerpsClient {
   modifyOrders(mods: readonly ModifyOrderParams[], options?: PerpsCommandOptions): Promise<ModifyResult[]>
   cancelOrders(oids: readonly number[], options?: PerpsCommandOptions): Promise<CancelResult[]>
   cancelOrdersCoid(coids: readonly string[], options?: PerpsCommandOptions): Promise<CancelResult[]>
+  /** The three batch commands in two halves: admitted now, signed and sent by the handle's `send`. */
+  readonly admitted: AdmittedBatches
   cancelAll(params?: CancelAllParams, options?: PerpsCommandOptions): Promise<CancelAllResult>
   /** Leverage and margin mode (`cross` false = isolated) of one instrument. */
   updateLeverage(params: UpdateLeverageParams, options?: PerpsCommandOptions): Promise<UpdateLeverageResult>
@@ -197,6 +218,7 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
   const ownsTransport = config.transport === undefined
   return {
     context: ctx,
+    throttle: ctx.ownThrottle,
     getIndex: (asset, o) => getIndex(ctx, asset, o),
     getPublicPortfolio: (address, o) => getPublicPortfolio(ctx, address, o),
     getStatistics: (p, o) => getStatistics(ctx, p, o),
@@ -241,11 +263,17 @@ export function createPerpsClient(config: PerpsClientConfig): PerpsClient {
     modifyOrders: (mods, o) => modifyOrders(ctx, mods, o),
     cancelOrders: (oids, o) => cancelOrders(ctx, oids, o),
     cancelOrdersCoid: (coids, o) => cancelOrdersCoid(ctx, coids, o),
+    admitted: {
+      createOrders: (orders, o) => admitCreateOrders(ctx, orders, o),
+      modifyOrders: (mods, o) => admitModifyOrders(ctx, mods, o),
+      cancelOrders: (oids, o) => admitCancelOrders(ctx, oids, o),
+    },
     cancelAll: (p, o) => cancelAll(ctx, p, o),
     updateLeverage: (p, o) => updateLeverage(ctx, p, o),
     updateMargin: (p, o) => updateMargin(ctx, p, o),
     setAutoCancel: (p, o) => setAutoCancel(ctx, p, o),
     close: async () => {
+      await ctx.ownThrottle?.stop()
       if (ownsTransport) await ctx.transport.close()
     },
   }

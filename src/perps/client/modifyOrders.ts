@@ -13,12 +13,13 @@ import { type ModifyResult, ModifyResults } from '../schemas/orders.ts'
 import { buildModifyOrders, type ModifyOrdersInput } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
 import {
+  type AdmittedCommand,
+  admitCommand,
   checkBatchLength,
   expOptions,
   type PerpsCommandOptions,
   PositiveDecimalInput,
   parseInput,
-  perpsCommand,
   requireSigner,
   validateCommandOptions,
 } from './perpsCall.ts'
@@ -49,18 +50,32 @@ export async function modifyOrders(
   mods: readonly ModifyOrderParams[],
   options: PerpsCommandOptions = {},
 ): Promise<ModifyResult[]> {
+  return (await admitModifyOrders(ctx, mods, options)).send()
+}
+
+/**
+ * `modifyOrders` in two halves: validated and admitted by the request gate now (the same throws before
+ * any request), signed and sent when the caller calls `send` (the batcher, after its reconcile hold).
+ */
+export async function admitModifyOrders(
+  ctx: PerpsClientContext,
+  mods: readonly ModifyOrderParams[],
+  options: PerpsCommandOptions = {},
+): Promise<AdmittedCommand<ModifyResult[]>> {
   const valid = parseInput('modifyOrders', ModifyOrdersParams, mods)
   validateCommandOptions(ctx, 'modifyOrders', options)
   const signer = requireSigner(ctx, 'modifyOrders')
   const built = buildModifyOrders({ orders: valid })
-  const results = await perpsCommand(ctx, {
+  const admitted = await admitCommand(ctx, {
     endpoint: 'modifyOrders',
     weight: { n: valid.length },
     body: () => signer.signCommand(built, expOptions(ctx, options)),
     schema: ModifyResults,
     signal: options.signal,
     priority: options.priority,
-    onAdmitted: options.onAdmitted,
   })
-  return checkBatchLength('modifyOrders', results, valid.length)
+  return {
+    send: async () => checkBatchLength('modifyOrders', await admitted.send(), valid.length),
+    release: admitted.release,
+  }
 }

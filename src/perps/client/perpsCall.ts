@@ -1,13 +1,17 @@
 /**
  * What every perps endpoint file shares: the error-body parser, input parsing, auth headers, the
- * request gate around every send, secret redaction of thrown errors, and the two call shapes (a read
- * whose every attempt passes the gate and that may retry; a command that passes the gate once, is
- * signed after the gate admits it, and is never retried).
+ * request gate's admission before every send, secret redaction of thrown errors, and the call shapes
+ * (a read whose every attempt is admitted on its own and that may retry; a command admitted once,
+ * signed after its admission, and never retried). The pipeline runs one way: endpoint → gate
+ * (`admit`, perps/throttle/) → signing → transport; the gate answers with a value and calls nothing
+ * back. A caller that must act between admission and signing (the batcher's reconcile hold) takes
+ * the command's `AdmittedCommand` and sends it when ready.
  */
 import { z } from 'zod'
 import { sleep } from '../../clock.ts'
 import { isDecimalString, parseDecimal } from '../../decimal.ts'
 import {
+  BotError,
   ConfigError,
   EngineRestartingError,
   InputValidationError,
@@ -30,8 +34,14 @@ import type { HttpRequest } from '../../http/transport.ts'
 import { PerpsErrorBody } from '../schemas/common.ts'
 import type { SignCommandOptions } from '../signing/commandSigner.ts'
 import { MAX_EXP_AHEAD_MS } from '../signing/timing.ts'
+import {
+  type Admission,
+  FREE_ADMISSION,
+  type RequestPriority,
+  sendAdmitted,
+} from '../throttle/requestGate.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint, type WeightInput } from '../weights.ts'
-import type { PerpsClientContext, RequestPriority } from './context.ts'
+import type { PerpsClientContext } from './context.ts'
 
 export interface PerpsCallOptions {
   /** Aborts the call, also while it waits in the gate. */
@@ -57,11 +67,17 @@ export interface PerpsCommandOptions extends PerpsCallOptions {
   priority?: RequestPriority | undefined
   /** Sign with the local clock while the venue clock is refused (the exit policy's cancel-all only). */
   localClockIfUntrusted?: boolean | undefined
-  /**
-   * Called once the gate admits the command, before it is signed; may wait (the batcher holds sends
-   * here while it reconciles). A throw ends the call unsent.
-   */
-  onAdmitted?: (() => Promise<void> | void) | undefined
+}
+
+/**
+ * A command the gate has admitted, not yet signed: its weight is held until `send` settles or
+ * `release` hands it back. Exactly one of them is called.
+ */
+export interface AdmittedCommand<T> {
+  /** Signs (ts and exp from now) and sends it once; the outcome is the command's. */
+  send(): Promise<T>
+  /** Not sent after all (the caller stopped): the weight goes back. */
+  release(): void
 }
 
 /**
@@ -152,7 +168,6 @@ export interface CommandSpec<S extends z.ZodType> extends CallSpec<S> {
   /** Builds (signs) the body; called after the gate admitted the request, so ts/exp are fresh. */
   body: () => unknown
   priority?: RequestPriority | undefined
-  onAdmitted?: (() => Promise<void> | void) | undefined
 }
 
 /**
@@ -168,7 +183,7 @@ export async function perpsRead<S extends z.ZodType>(
     const policy = spec.retry ?? ctx.readRetry
     for (let attempt = 1; ; attempt++) {
       try {
-        return await gated(ctx, spec, spec.priority, () =>
+        const send = () =>
           callJson(
             { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
             {
@@ -178,8 +193,10 @@ export async function perpsRead<S extends z.ZodType>(
               retry: NO_RETRY,
               observe: observerFor(ctx, spec.endpoint),
             },
-          ),
-        )
+          )
+        // Without a gate nothing is admitted: straight to the transport.
+        if (ctx.gate === undefined) return await send()
+        return await sendAdmitted(await admit(ctx, spec, spec.priority), send)
       } catch (e) {
         if (attempt >= policy.attempts || spec.signal?.aborted || !isRetryableRead(e)) throw e
         // A 425's own hold (Retry-After / retry_after_seconds) wins over our jitter, capped by the policy.
@@ -210,53 +227,77 @@ function isRetryableRead(e: unknown): boolean {
   return e instanceof RequestRejectedError && e.status >= 500 && e.status !== 501
 }
 
-/** A command: passes the gate once, then the body is built/signed and sent once; unknown outcomes surface as such. */
+/** A command: admitted once, then the body is built/signed and sent once; unknown outcomes surface as such. */
 export async function perpsCommand<S extends z.ZodType>(
   ctx: PerpsClientContext,
   spec: CommandSpec<S>,
 ): Promise<z.output<S>> {
-  return guard(ctx, async () => {
-    const headers = spec.auth ? authHeaders(ctx, spec.endpoint) : undefined
-    return gated(ctx, spec, spec.priority, async () => {
-      await spec.onAdmitted?.()
-      const body = await spec.body()
-      const request = buildRequest(ctx, spec, body, headers)
-      return callJson(
-        { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
-        {
-          request,
-          schema: spec.schema,
-          parseErrorBody: parsePerpsErrorBody,
-          command: true,
-          observe: observerFor(ctx, spec.endpoint),
-        },
-      )
-    })
-  })
+  return (await admitCommand(ctx, spec)).send()
 }
 
-/** Runs one send through the context's gate (or at once without one). */
-function gated<S extends z.ZodType, T>(
+/**
+ * A command's first half: admitted by the gate, not yet signed. `send` signs it with a fresh ts/exp
+ * and sends it once; `release` hands the weight back unsent.
+ */
+export async function admitCommand<S extends z.ZodType>(
+  ctx: PerpsClientContext,
+  spec: CommandSpec<S>,
+): Promise<AdmittedCommand<z.output<S>>> {
+  const admission = await guard(ctx, async () => {
+    // Headers first: a missing credential is refused before any weight is taken.
+    const headers = spec.auth ? authHeaders(ctx, spec.endpoint) : undefined
+    return { headers, admission: await admit(ctx, spec, spec.priority) }
+  })
+  let used = false
+  const once = (): void => {
+    if (used) throw new BotError(`${spec.endpoint}: an admitted command is sent or released once`)
+    used = true
+  }
+  return {
+    send: () => {
+      once()
+      return guard(ctx, () =>
+        sendAdmitted(admission.admission, async () => {
+          const body = await spec.body()
+          const request = buildRequest(ctx, spec, body, admission.headers)
+          return callJson(
+            { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
+            {
+              request,
+              schema: spec.schema,
+              parseErrorBody: parsePerpsErrorBody,
+              command: true,
+              observe: observerFor(ctx, spec.endpoint),
+            },
+          )
+        }),
+      )
+    },
+    release: () => {
+      once()
+      admission.admission.release()
+    },
+  }
+}
+
+/** The gate's admission of one request (a free one without a gate). */
+function admit<S extends z.ZodType>(
   ctx: PerpsClientContext,
   spec: CallSpec<S>,
   priority: RequestPriority | undefined,
-  send: () => Promise<T>,
-): Promise<T> {
-  if (ctx.gate === undefined) return send()
+): Promise<Admission> {
+  if (ctx.gate === undefined) return Promise.resolve(FREE_ADMISSION)
   const w = PERPS_WEIGHTS[spec.endpoint]
   const input = spec.weight ?? {}
-  return ctx.gate.run(
-    {
-      endpoint: spec.endpoint,
-      kind: w.kind,
-      input,
-      requestWeight: w.request(input),
-      actionWeight: w.action(input),
-      priority,
-      signal: spec.signal,
-    },
-    send,
-  )
+  return ctx.gate.admit({
+    endpoint: spec.endpoint,
+    kind: w.kind,
+    input,
+    requestWeight: w.request(input),
+    actionWeight: w.action(input),
+    priority,
+    signal: spec.signal,
+  })
 }
 
 function buildRequest<S extends z.ZodType>(

@@ -67,6 +67,5 @@ export async function setAutoCancel(
     schema: AutoCancelAck,
     signal: options.signal,
     priority: options.priority,
-    onAdmitted: options.onAdmitted,
   })
 }

@@ -46,6 +46,5 @@ export async function updateLeverage(
     schema: UpdateLeverageResult,
     signal: options.signal,
     priority: options.priority,
-    onAdmitted: options.onAdmitted,
   })
 }

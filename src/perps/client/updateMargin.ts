@@ -43,6 +43,5 @@ export async function updateMargin(
     schema: UpdateMarginResult,
     signal: options.signal,
     priority: options.priority,
-    onAdmitted: options.onAdmitted,
   })
 }

@@ -3,10 +3,10 @@
  * limiter with the download's own request budget (so a download beside a running bot on the same IP
  * leaves it room), and the live source over it. Tests build the same thing on the mock's address.
  */
-import { createWeightLimiter } from '../../bot/researchApi.ts'
 import { type Clock, systemClock } from '../../clock.ts'
 import type { RetryPolicy } from '../../http/callJson.ts'
 import { createPerpsClient } from '../../perps/client/createPerpsClient.ts'
+import { createWeightLimiter } from '../../perps/throttle/weightLimiter.ts'
 import { LiveHistorySource, type LiveKlineInterval } from './liveSource.ts'
 
 export interface LiveDownloadOptions {
@@ -45,11 +45,11 @@ export function openLiveDownload(o: LiveDownloadOptions): LiveDownload {
     clock,
     readRetry: o.readRetry,
     gate: {
-      run: (request, send) =>
-        limiter.run(request, () => {
-          spent += request.requestWeight
-          return send()
-        }),
+      admit: async (request) => {
+        const admission = await limiter.admit(request)
+        spent += request.requestWeight
+        return admission
+      },
     },
   })
   return {

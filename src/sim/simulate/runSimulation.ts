@@ -148,14 +148,12 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     })
   let bot: RunningBot | undefined
   try {
-    bot = await assembly.startBot({
+    bot = await assembly.startEngine({
       settings,
-      secrets: {},
       logger,
       secretBag: secrets,
       strategies,
       random: seededRandom((o.seed ^ 0x51b07) >>> 0),
-      selfProvision: true,
       ops: false,
       alertSinks: [{ send: (a) => recorder.alert(a) }],
       journal,

@@ -3,11 +3,13 @@
  * and the soak's stepped engine (bench/soak.ts): the mock with a count of the requests inside it, the
  * in-process transports with their delivery queue, zero-delay timers, and the drivers (`driveUntil`
  * for the bot's start and stop, `run` for the stepped clock; steppedRun.ts). The caller loads the
- * settings and starts the bot through `startBot`, which fills in the clock and the transports.
+ * settings and starts the engine through `startEngine`, which hands it the in-process venue (the
+ * exchange core behind these transports, on this clock, its account provisioned at start).
  */
 
-import type { BotOptions, RunningBot } from '../../bot/startBot.ts'
-import { startBot } from '../../bot/startBot.ts'
+import type { RunningBot } from '../../bot/startBot.ts'
+import { type EngineOptions, startEngine } from '../../engine/startEngine.ts'
+import { inProcessVenue } from '../../engine/venueAdapters.ts'
 import { InputValidationError } from '../../errors.ts'
 import type { HttpRequest, HttpTransport } from '../../http/transport.ts'
 import { FAULT_HEADER } from '../../mock/faults.ts'
@@ -56,8 +58,8 @@ export interface SteppedAssembly {
   readonly mock: MockServer
   readonly hooks: SettleHooks
   readonly transports: { perps: HttpTransport; catalogue: HttpTransport }
-  /** Starts the bot on the assembly's clock and transports, driving the clock until it is up. */
-  startBot(o: Omit<BotOptions, 'clock' | 'perpsUrl' | 'catalogueUrl' | 'transports'>): Promise<RunningBot>
+  /** Starts the engine on the in-process venue (the assembly's clock and transports), driving the clock until it is up. */
+  startEngine(o: Omit<EngineOptions, 'venue'>): Promise<RunningBot>
   /** Stops the bot, driving the clock until it has stopped. */
   stopBot(bot: RunningBot, reason: string): Promise<void>
   /** Drives the clock until `p` settles (or `budgetMs` of virtual time passed). */
@@ -166,14 +168,16 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
     mock,
     hooks,
     transports,
-    startBot: (b) =>
+    startEngine: (b) =>
       driveUntil(
-        startBot({
+        startEngine({
           ...b,
-          clock,
-          perpsUrl: transports.perps.origin,
-          catalogueUrl: transports.perps.origin,
-          transports,
+          venue: inProcessVenue({
+            transports,
+            clock,
+            secrets: {},
+            replay: o.market?.marketDriver !== undefined,
+          }),
         }),
         START_STOP_BUDGET_MS,
         'the bot start',

@@ -3,17 +3,17 @@
  * never held by a pause it did not cause, and Retry-After bounds. All on a manual clock.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { LimiterAbortedError } from '../../../src/bot/limiter/limiterErrors.ts'
-import { MAX_TIMER_MS } from '../../../src/bot/limiter/rateLimitBreaker.ts'
+import { RateLimitError } from '../../../src/errors.ts'
+import { parseRetryAfterMs } from '../../../src/http/callJson.ts'
+import type { GatedRequest } from '../../../src/perps/client/context.ts'
+import { LimiterAbortedError } from '../../../src/perps/throttle/limiterErrors.ts'
+import { MAX_TIMER_MS } from '../../../src/perps/throttle/rateLimitBreaker.ts'
 import {
   createWeightLimiter,
   type LimiterPause,
   type WeightLimiter,
   type WeightLimiterOptions,
-} from '../../../src/bot/limiter/weightLimiter.ts'
-import { RateLimitError } from '../../../src/errors.ts'
-import { parseRetryAfterMs } from '../../../src/http/callJson.ts'
-import type { GatedRequest } from '../../../src/perps/client/context.ts'
+} from '../../../src/perps/throttle/weightLimiter.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../../../src/perps/weights.ts'
 import { createHarness, FakeClock } from '../../perps/client/harness.ts'
 import { flushMicrotasks, ManualClock } from './helpers.ts'
@@ -233,7 +233,8 @@ describe('Retry-After bounds', () => {
   for (const seconds of ['999999', '9999999']) {
     it(`Retry-After: ${seconds} gives the clamped pause, within Node's timer limit, and is reported`, async () => {
       const pauses: LimiterPause[] = []
-      const { l, clock } = setup({ onPause: (p) => pauses.push(p), breakerThreshold: 10 })
+      const { l, clock } = setup({ breakerThreshold: 10 })
+      l.signals.pauses.subscribe((p) => pauses.push(p))
       const retryAfterMs = parseRetryAfterMs(seconds)
       l.onRateLimited(ipLimited(retryAfterMs))
       expect(l.state().pausedUntil.request).toBe(START + 60_000)
@@ -263,7 +264,8 @@ describe('Retry-After bounds', () => {
 
   it('honours a configured maximum and reports long pauses only', () => {
     const pauses: LimiterPause[] = []
-    const { l } = setup({ maxRetryAfterMs: 5_000, longPauseMs: 4_000, onPause: (p) => pauses.push(p) })
+    const { l } = setup({ maxRetryAfterMs: 5_000, longPauseMs: 4_000 })
+    l.signals.pauses.subscribe((p) => pauses.push(p))
     l.onRateLimited(ipLimited(3_000))
     expect(pauses).toEqual([])
     l.onRateLimited(ipLimited(3_600_000))

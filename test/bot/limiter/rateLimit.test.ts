@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { rateLimitPauseMs } from '../../../src/bot/limiter/rateLimitBreaker.ts'
+import { RateLimitError } from '../../../src/errors.ts'
+import { rateLimitPauseMs } from '../../../src/perps/throttle/rateLimitBreaker.ts'
 import {
   type BreakerState,
   createWeightLimiter,
   type WeightLimiter,
   type WeightLimiterOptions,
-} from '../../../src/bot/limiter/weightLimiter.ts'
-import { RateLimitError } from '../../../src/errors.ts'
+} from '../../../src/perps/throttle/weightLimiter.ts'
 import { tick } from './helpers.ts'
 
 const START = 1_000_000
@@ -163,8 +163,8 @@ describe('breaker', () => {
       breakerWindowMs: 60_000,
       breakerCoolDownMs: 30_000,
       breakerSuccessPeriodMs: 20_000,
-      onBreaker: (state, reason) => events.push([state, reason]),
     })
+    l.signals.breaker.subscribe(({ state, reason }) => events.push([state, reason]))
     l.onRateLimited(ipLimited(1000))
     await tick(10_000)
     l.onRateLimited(ipLimited(1000))
@@ -200,8 +200,8 @@ describe('breaker', () => {
       breakerThreshold: 1,
       breakerCoolDownMs: 5_000,
       breakerSuccessPeriodMs: 5_000,
-      onBreaker: (state) => events.push(state),
     })
+    l.signals.breaker.subscribe(({ state }) => events.push(state))
     l.onRateLimited(ipLimited(100))
     await tick(5_100)
     expect(events).toEqual(['open', 'half-open'])

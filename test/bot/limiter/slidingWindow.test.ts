@@ -5,8 +5,8 @@
  */
 import Bottleneck from 'bottleneck'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createWeightLimiter, type JobPriority } from '../../../src/bot/limiter/weightLimiter.ts'
 import { TokenBucket } from '../../../src/mock/tokenBucket.ts'
+import { createWeightLimiter, type JobPriority } from '../../../src/perps/throttle/weightLimiter.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint } from '../../../src/perps/weights.ts'
 import { seededRandom } from '../../../src/random.ts'
 import { maxWindowWeight } from './helpers.ts'

@@ -6,13 +6,13 @@
  * until the venue's reset (a Unix time).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createWeightLimiter, type WeightLimiter } from '../../../src/bot/limiter/weightLimiter.ts'
 import { botResponseObserver } from '../../../src/bot/startup/botPerpsClient.ts'
 import { type RunningMock, startMockServer } from '../../../src/mock/server.ts'
 import { VirtualClock } from '../../../src/mock/virtualClock.ts'
 import { createPerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
 import { SaltSource } from '../../../src/perps/signing/salt.ts'
+import { createWeightLimiter, type WeightLimiter } from '../../../src/perps/throttle/weightLimiter.ts'
 import { PERPS_WEIGHTS } from '../../../src/perps/weights.ts'
 import { seededRandom } from '../../../src/random.ts'
 import { OWNER, PROXY, PROXY_PK, SECRET } from '../../perps/stream/streamHarness.ts'

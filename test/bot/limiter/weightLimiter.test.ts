@@ -1,8 +1,8 @@
 import Bottleneck from 'bottleneck'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { JobTooHeavyError, StoppedError } from '../../../src/bot/limiter/limiterErrors.ts'
-import { createWeightLimiter, type WeightLimiter } from '../../../src/bot/limiter/weightLimiter.ts'
 import { ConfigError, InputValidationError } from '../../../src/errors.ts'
+import { JobTooHeavyError, StoppedError } from '../../../src/perps/throttle/limiterErrors.ts'
+import { createWeightLimiter, type WeightLimiter } from '../../../src/perps/throttle/weightLimiter.ts'
 import { flushMicrotasks, tick } from './helpers.ts'
 
 let limiters: WeightLimiter[] = []

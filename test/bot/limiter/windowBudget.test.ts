@@ -4,14 +4,14 @@
  * Bottleneck's internal `setTimeout(0)` hops.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { LimiterAbortedError, StoppedError } from '../../../src/bot/limiter/limiterErrors.ts'
+import { systemClock } from '../../../src/clock.ts'
+import { LimiterAbortedError, StoppedError } from '../../../src/perps/throttle/limiterErrors.ts'
 import {
   type Admission,
   type JobPriority,
   QUEUE_RANK,
   WindowBudget,
-} from '../../../src/bot/limiter/windowBudget.ts'
-import { systemClock } from '../../../src/clock.ts'
+} from '../../../src/perps/throttle/windowBudget.ts'
 import { seededRandom } from '../../../src/random.ts'
 import { flushMicrotasks, tick } from './helpers.ts'
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import type { Alert } from '../../../src/alerts/alert.ts'
-import type { LimiterPause } from '../../../src/bot/limiter/weightLimiter.ts'
 import { startDeadManSwitch } from '../../../src/bot/orders/deadManSwitch.ts'
 import { createSignal } from '../../../src/bot/shared/signal.ts'
 import { RequestRejectedError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
+import type { LimiterPause } from '../../../src/perps/throttle/weightLimiter.ts'
 
 const settle = async (): Promise<void> => {
   for (let i = 0; i < 10; i++) await Promise.resolve()

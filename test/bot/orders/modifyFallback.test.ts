@@ -3,10 +3,10 @@
  * verify, the order path alerts once and reprices each modify as cancel + create, reporting the pair
  * as the modify's one result (the instrument machine's plan contract is unchanged).
  */
+
 import { describe, expect, it } from 'vitest'
 import type { Alert } from '../../../src/alerts/alert.ts'
 import { applyOutcome } from '../../../src/bot/instrument/results.ts'
-import type { BatchSend } from '../../../src/bot/orders/batcher.ts'
 import { isSignatureRejection, ModifyCapability } from '../../../src/bot/orders/modifyCapability.ts'
 import { createOrderDesk } from '../../../src/bot/orders/orderDesk.ts'
 import type { OrderPlan } from '../../../src/bot/quoting/orderPlan.ts'
@@ -15,6 +15,7 @@ import { RateLimitError, RequestRejectedError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { CreateOrderInput, Order } from '../../../src/perps/schemas/orders.ts'
 import { loadSettings } from '../../../src/settings/load.ts'
+import { type LegacyBatchSend, legacyBatchSend } from '../../helpers/admission.ts'
 
 const badSig = () => new RequestRejectedError('/v1/trade/orders', 400, 'account not found for proxy')
 
@@ -75,7 +76,7 @@ function fakeVenue(opts: { rejectCreatesAt?: string } = {}) {
   const sent: { type: string; items: unknown[] }[] = []
   const book = new Map<number, CreateOrderInput>()
   let nextOid = 100
-  const send: BatchSend = {
+  const send: LegacyBatchSend = {
     async modifyOrders(items, o) {
       await o.onAdmitted()
       sent.push({ type: 'modifyOrders', items: [...items] })
@@ -105,11 +106,11 @@ function fakeVenue(opts: { rejectCreatesAt?: string } = {}) {
     sent,
     book,
     perps: {
-      ...send,
+      admitted: legacyBatchSend(send),
       cancelAll: async () => ({ status: 'ok' as const }),
       // The gateway's own cancels by id (foreign orders resting, or at exit) may go at exit priority.
-      cancelOrders: (oids: readonly number[], o: { signal: AbortSignal; onAdmitted: () => Promise<void> }) =>
-        send.cancelOrders(oids, { ...o, priority: 'risk' }),
+      cancelOrders: (oids: readonly number[], o: { signal: AbortSignal }) =>
+        send.cancelOrders(oids, { ...o, priority: 'risk', onAdmitted: async () => undefined }),
     },
   }
 }

@@ -4,12 +4,12 @@
  * body as the venue's field `c` (undici MockAgent records the exact request).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { createWeightLimiter, type WeightLimiter } from '../../../src/bot/limiter/weightLimiter.ts'
 import { createBatcher } from '../../../src/bot/orders/batcher.ts'
 import { createOrderGateway } from '../../../src/bot/orders/orderGateway.ts'
 import { createPlanFn } from '../../../src/bot/quoting/planFunction.ts'
 import { DEFAULT_PERPS_DOMAIN } from '../../../src/perps/signing/domain.ts'
 import { recoverOpSigner } from '../../../src/perps/signing/verify.ts'
+import { createWeightLimiter, type WeightLimiter } from '../../../src/perps/throttle/weightLimiter.ts'
 import type { DesiredQuote } from '../../../src/strategy/strategy.ts'
 import { createHarness, FakeClock, type Harness, PROXY_ADDRESS, T0 } from '../../perps/client/harness.ts'
 import { makeSnapshot } from '../../strategy/fixtures.ts'
@@ -43,7 +43,7 @@ describe('the order path keeps a strategy client order id', () => {
     const plan = createPlanFn({ quote: () => quotes }, tolerance)(makeSnapshot({ now: T0 }))
     expect(plan.create.map((c) => c.coid)).toEqual([COID_BID, COID_ASK, undefined])
 
-    const batcher = createBatcher({ send: h.client, reconcile: async () => undefined, windowMs: 0 })
+    const batcher = createBatcher({ send: h.client.admitted, reconcile: async () => undefined, windowMs: 0 })
     const gateway = createOrderGateway({ batcher, perps: h.client })
     const outcome = await gateway.submitPlan({ instrumentId: 7, plan, priority: 'quote' })
 

@@ -8,12 +8,12 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import type { Alert } from '../../../src/alerts/alert.ts'
-import { createWeightLimiter } from '../../../src/bot/limiter/weightLimiter.ts'
 import { startDeadManSwitch } from '../../../src/bot/orders/deadManSwitch.ts'
 import { createOrderGateway } from '../../../src/bot/orders/orderGateway.ts'
 import { createOwedCancels } from '../../../src/bot/orders/owedCancels.ts'
 import { RequestRejectedError } from '../../../src/errors.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
+import { createWeightLimiter } from '../../../src/perps/throttle/weightLimiter.ts'
 
 const settle = async (): Promise<void> => {
   for (let i = 0; i < 10; i++) await Promise.resolve()

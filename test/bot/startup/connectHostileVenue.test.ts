@@ -3,6 +3,7 @@
  * hang the bot before its first log line; an oversized time body was read whole; `time: 1` moved the
  * clock 56 years. Each now ends `connect` with a typed error within the configured bounds.
  */
+
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -10,6 +11,7 @@ import { connect } from '../../../src/bot/startup/connect.ts'
 import { systemClock } from '../../../src/clock.ts'
 import { ClockSkewError, ResponseTooLargeError, TransportError } from '../../../src/errors.ts'
 import { createLogger, SecretBag } from '../../../src/logging/logger.ts'
+import { OPEN_GATE } from '../../../src/perps/throttle/requestGate.ts'
 import { seededRandom } from '../../../src/random.ts'
 import { Secrets, Settings } from '../../../src/settings/schema.ts'
 
@@ -49,7 +51,7 @@ function start(url: string, perps: Record<string, unknown>) {
     catalogueUrl: url,
     selfProvision: true,
     // No limiter: every request goes straight through.
-    gate: { run: (_request, send) => send() },
+    gate: OPEN_GATE,
   })
 }
 

@@ -2,6 +2,7 @@
  * Signed commands: exact bodies (golden vectors from protocol-notes a.4 where they exist), signer
  * recovery, per-order results as data, request-level errors as typed errors, input validation.
  */
+
 import { inspect } from 'node:util'
 import { recoverTypedDataAddress } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -18,6 +19,7 @@ import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
 import { DEFAULT_PERPS_DOMAIN } from '../../../src/perps/signing/domain.ts'
 import { opTypedData } from '../../../src/perps/signing/typedData.ts'
 import { recoverCreateProxySigner, recoverOpSigner } from '../../../src/perps/signing/verify.ts'
+import { FREE_ADMISSION } from '../../../src/perps/throttle/requestGate.ts'
 import {
   createHarness,
   fixedRandom,
@@ -316,9 +318,9 @@ describe('modifyOrders', () => {
     let clock: Harness['clock'] | undefined
     setup({
       gate: {
-        run: (_r, send) => {
+        admit: async () => {
           if (clock) clock.t += clockDelay
-          return send()
+          return FREE_ADMISSION
         },
       },
     })

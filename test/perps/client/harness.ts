@@ -121,13 +121,14 @@ export function createHarness(options: HarnessOptions = {}): Harness {
     ownerSigner: new CommandSigner({ privateKey: OWNER_PK, clock, salts }),
     // A recording gate: each request's weights on admission, each 429 as thrown by the send.
     gate: {
-      run: async (r, send) => {
+      admit: async (r) => {
         charges.push({ endpoint: r.endpoint, requestWeight: r.requestWeight, actionWeight: r.actionWeight })
-        try {
-          return await send()
-        } catch (e) {
-          if (e instanceof RateLimitError) rateLimited.push({ endpoint: r.endpoint, error: e })
-          throw e
+        return {
+          sending: () => undefined,
+          settle: async (e?: unknown) => {
+            if (e instanceof RateLimitError) rateLimited.push({ endpoint: r.endpoint, error: e })
+          },
+          release: () => undefined,
         }
       },
     },

@@ -7,15 +7,19 @@ import type { AddressInfo } from 'node:net'
 import { inspect } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
+  ConfigError,
   RateLimitError,
   RequestRejectedError,
   TransportError,
   UnknownOutcomeError,
 } from '../../../src/errors.ts'
 import { NO_RETRY } from '../../../src/http/callJson.ts'
+import { createPerpsContext } from '../../../src/perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
 import { redactSecrets } from '../../../src/perps/client/perpsCall.ts'
 import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
+import { OPEN_GATE } from '../../../src/perps/throttle/requestGate.ts'
+import { PERPS_WEIGHTS } from '../../../src/perps/weights.ts'
 import {
   createHarness,
   FakeClock,
@@ -236,9 +240,7 @@ describe('request gate', () => {
   it('a gate that refuses stops the call before the request', async () => {
     h = createHarness({
       gate: {
-        run: () => {
-          throw new Error('limiter stopped')
-        },
+        admit: () => Promise.reject(new Error('limiter stopped')),
       },
     })
     await expect(h.client.cancelAll()).rejects.toThrow('limiter stopped')
@@ -250,14 +252,13 @@ describe('request gate', () => {
     const seen: unknown[] = []
     h = createHarness({
       gate: {
-        run: async (_r, send) => {
-          try {
-            return await send()
-          } catch (e) {
-            seen.push(e)
-            throw e
-          }
-        },
+        admit: async () => ({
+          sending: () => undefined,
+          settle: async (e?: unknown) => {
+            if (e !== undefined) seen.push(e)
+          },
+          release: () => undefined,
+        }),
       },
     })
     h.reply({
@@ -271,17 +272,19 @@ describe('request gate', () => {
     expect(seen).toEqual([e])
   })
 
-  it('wraps the real send: admission first, the outcome after the answer (the limiter awaits capacity)', async () => {
+  it('asks the gate first, then sends, then settles the admission with the answer (the limiter awaits capacity)', async () => {
     const order: string[] = []
     h = createHarness({
       gate: {
-        run: async (info, send) => {
+        admit: async (info) => {
           order.push(`wait ${info.endpoint}`)
           await new Promise((r) => setImmediate(r))
           order.push('admitted')
-          const out = await send()
-          order.push('answered')
-          return out
+          return {
+            sending: () => void order.push('sending'),
+            settle: async () => void order.push('answered'),
+            release: () => void order.push('released'),
+          }
         },
       },
     })
@@ -290,33 +293,88 @@ describe('request gate', () => {
       return { body: { time: 1 } }
     })
     await h.client.getTime()
-    expect(order).toEqual(['wait getTime', 'admitted', 'sent', 'answered'])
+    expect(order).toEqual(['wait getTime', 'admitted', 'sending', 'sent', 'answered'])
     h.agent.assertNoPendingInterceptors()
   })
 
-  it('passes a command its priority, signal and onAdmitted, called after admission and before signing', async () => {
+  it('passes a command its priority and signal; an admitted batch is signed and sent only when its holder sends it', async () => {
     const seen: { priority: unknown; signal: unknown }[] = []
     const order: string[] = []
     h = createHarness({
       gate: {
-        run: async (info, send) => {
+        admit: async (info) => {
           seen.push({ priority: info.priority, signal: info.signal })
           order.push('admitted')
-          return send()
+          return {
+            sending: () => void order.push('sending'),
+            settle: async () => void order.push('settled'),
+            release: () => void order.push('released'),
+          }
         },
       },
     })
     h.respond(() => {
       order.push('sent')
-      return { body: { status: 'ok' } }
+      return { body: [{ status: 'ok', oid: 5 }] }
     })
     const controller = new AbortController()
-    await h.client.cancelAll(
-      {},
-      { priority: 'risk', signal: controller.signal, onAdmitted: () => void order.push('onAdmitted') },
-    )
+    const admitted = await h.client.admitted.cancelOrders([5], {
+      priority: 'risk',
+      signal: controller.signal,
+    })
     expect(seen).toEqual([{ priority: 'risk', signal: controller.signal }])
-    expect(order).toEqual(['admitted', 'onAdmitted', 'sent'])
+    expect(order).toEqual(['admitted'])
+    order.push('held')
+    expect(h.requests).toHaveLength(0)
+    expect(await admitted.send()).toEqual([{ status: 'ok', oid: 5 }])
+    expect(order).toEqual(['admitted', 'held', 'sending', 'sent', 'settled'])
+    expect(() => admitted.release()).toThrow(/sent or released once/)
+  })
+
+  it('an admitted command released unsent hands its weight back and sends nothing', async () => {
+    const order: string[] = []
+    h = createHarness({
+      gate: {
+        admit: async () => ({
+          sending: () => void order.push('sending'),
+          settle: async () => void order.push('settled'),
+          release: () => void order.push('released'),
+        }),
+      },
+    })
+    const admitted = await h.client.admitted.modifyOrders([{ oid: 1, p: '1', qty: '1' }], {
+      priority: 'quote',
+    })
+    admitted.release()
+    expect(order).toEqual(['released'])
+    expect(h.requests).toHaveLength(0)
+  })
+})
+
+describe("the client's own throttle (plain values)", () => {
+  let h: Harness
+  afterEach(async () => {
+    await h.close()
+  })
+
+  it('admits every request through a limiter built from the values, readable on client.throttle', async () => {
+    h = createHarness({ gate: undefined, throttle: { requestBudget: 10, headroom: 1, riskReserve: 0 } })
+    h.respond(() => ({ body: { time: 1 } }))
+    h.respond(() => ({ body: { time: 1 } }))
+    await h.client.getTime()
+    await h.client.getTime()
+    const state = h.client.throttle?.state()
+    expect(state?.request.limit).toBe(10)
+    expect(state?.request.used).toBe(2 * PERPS_WEIGHTS.getTime.request({}))
+    expect(state?.started.read).toBe(2)
+  })
+})
+
+describe('a client throttle and a gate', () => {
+  it('refuses a gate and a throttle of its own together', () => {
+    expect(() =>
+      createPerpsContext({ baseUrl: 'http://127.0.0.1:1', gate: OPEN_GATE, throttle: {} }),
+    ).toThrow(ConfigError)
   })
 })
 

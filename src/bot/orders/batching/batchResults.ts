@@ -12,8 +12,8 @@ import {
   UnknownOutcomeError,
 } from '../../../errors.ts'
 import type { BatchRejected } from '../../../perps/schemas/orders.ts'
+import { JobTooHeavyError } from '../../../perps/throttle/limiterErrors.ts'
 import { maxBatchForWeight, PERPS_WEIGHTS } from '../../../perps/weights.ts'
-import { JobTooHeavyError } from '../../limiter/limiterErrors.ts'
 import type { BatchType } from './batchTypes.ts'
 
 /**

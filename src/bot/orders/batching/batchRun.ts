@@ -1,6 +1,6 @@
 /**
- * Sends one batch and settles it: the typed send (the perps client, whose request gate admits it),
- * the answer timeout started at admission, the per-item results routed back to the submitters, and
+ * Sends one batch and settles it: the typed admission (the perps client's, through its request gate),
+ * the reconcile hold between admission and signing, the answer timeout started at the send, the per-item results routed back to the submitters, and
  * what a failure means. An unknown outcome (a possibly delivered failure, a 5xx, a malformed answer,
  * `sendTimeoutMs`) is never resent: the reconcile hold starts at once and the items resolve `unknown`
  * after it. A batch the gate can never admit is handed back to be split; any other failure resolves
@@ -77,29 +77,35 @@ export function createBatchRunner(o: {
     const timeout = new Promise<never>((_, reject) => {
       timedOut = reject
     })
-    const sendOptions: SendOptions = {
-      signal: controller.signal,
-      priority,
-      onAdmitted: async () => {
-        admitted()
+    const sendOptions: SendOptions = { signal: controller.signal, priority }
+    // Admitted by the request gate (a value the client hands back), then held here while a
+    // reconciliation is pending, then signed and sent: nothing calls back into the batcher.
+    const admitThenSend = async (): Promise<readonly AnyResult[]> => {
+      const admittedBatch = await sendBatch(o.send, type, batch, sendOptions)
+      admitted()
+      try {
         // Nothing is sent while a reconciliation is pending (a new one may start while we wait).
         while (hold.current !== undefined) await hold.current
-        sent = true
-        sentAt = clock.now()
-        stats.batchesSent += 1
-        stats.itemsSent += batch.length
-        stats.batchesBySize[batch.length] = (stats.batchesBySize[batch.length] ?? 0) + 1
-        timer = clock.setTimeout(() => {
-          const error = new UnknownOutcomeError(PERPS_WEIGHTS[type].path, {
-            details: [`no answer within ${o.sendTimeoutMs} ms`],
-          })
-          controller.abort(error)
-          timedOut(error)
-        }, o.sendTimeoutMs)
-      },
+      } catch (e) {
+        admittedBatch.release()
+        throw e
+      }
+      sent = true
+      sentAt = clock.now()
+      stats.batchesSent += 1
+      stats.itemsSent += batch.length
+      stats.batchesBySize[batch.length] = (stats.batchesBySize[batch.length] ?? 0) + 1
+      timer = clock.setTimeout(() => {
+        const error = new UnknownOutcomeError(PERPS_WEIGHTS[type].path, {
+          details: [`no answer within ${o.sendTimeoutMs} ms`],
+        })
+        controller.abort(error)
+        timedOut(error)
+      }, o.sendTimeoutMs)
+      return admittedBatch.send()
     }
     try {
-      const answer = sendBatch(o.send, type, batch, sendOptions).catch((e: unknown) => {
+      const answer = admitThenSend().catch((e: unknown) => {
         // Hold sending as soon as the failure is known, before anything else can be admitted.
         if (sent && isUnknownOutcome(e)) hold.begin(batch)
         throw e

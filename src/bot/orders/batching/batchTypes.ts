@@ -31,21 +31,30 @@ export interface SendOptions {
   signal: AbortSignal
   /** The batch's priority in the request gate. */
   priority: CommandPriority
-  /**
-   * Must be called once the request gate admits the batch and before it is signed: the batcher holds
-   * the send there while a reconciliation runs, and starts the batch's answer timeout.
-   */
-  onAdmitted: () => Promise<void>
 }
 
 /**
- * Signs and sends ONE batch of a type (the perps client satisfies it) and returns one result per
- * item, in request order. Throws for request-level failures (the client's typed errors).
+ * A batch the request gate has admitted, not yet signed (the perps client's `AdmittedCommand`): the
+ * batcher holds it while a reconciliation runs, then `send` signs and sends it once (or `release`
+ * hands the weight back when the batcher stops first).
+ */
+export interface AdmittedBatch<R> {
+  send(): Promise<readonly R[]>
+  release(): void
+}
+
+/**
+ * Admits ONE batch of a type in the request gate (the perps client's `admitted` commands satisfy it);
+ * its `send` signs and sends it and returns one result per item, in request order. Throws for
+ * request-level failures (the client's typed errors), before admission or from `send`.
  */
 export interface BatchSend {
-  modifyOrders(items: readonly ModifyOrderInput[], options: SendOptions): Promise<readonly ModifyResult[]>
-  createOrders(items: readonly CreateOrderInput[], options: SendOptions): Promise<readonly CreateOrderAck[]>
-  cancelOrders(oids: readonly number[], options: SendOptions): Promise<readonly CancelResult[]>
+  modifyOrders(items: readonly ModifyOrderInput[], options: SendOptions): Promise<AdmittedBatch<ModifyResult>>
+  createOrders(
+    items: readonly CreateOrderInput[],
+    options: SendOptions,
+  ): Promise<AdmittedBatch<CreateOrderAck>>
+  cancelOrders(oids: readonly number[], options: SendOptions): Promise<AdmittedBatch<CancelResult>>
 }
 
 /** Reads the venue's open orders for these instruments and updates the bot's view. */

@@ -1,13 +1,13 @@
-/** Hands one same-type batch to its typed send (the perps client's endpoint), items unchanged. */
+/** Hands one same-type batch to its typed admission (the perps client's endpoint), items unchanged. */
 import type { AnyResult, Entry } from './batchEntries.ts'
-import type { BatchSend, BatchType, SendOptions } from './batchTypes.ts'
+import type { AdmittedBatch, BatchSend, BatchType, SendOptions } from './batchTypes.ts'
 
 export function sendBatch(
   send: BatchSend,
   type: BatchType,
   batch: readonly Entry[],
   o: SendOptions,
-): Promise<readonly AnyResult[]> {
+): Promise<AdmittedBatch<AnyResult>> {
   switch (type) {
     case 'modifyOrders':
       return send.modifyOrders(

@@ -1,6 +1,7 @@
 /**
- * The bot's weight-aware limiter and the perps client's request gate: every perps HTTP request runs
- * through it as ONE job (`run` wraps the real send, reads and commands alike), charged its request
+ * The weight-aware limiter, the perps client's request gate (requestGate.ts): every perps HTTP request
+ * is admitted by it as ONE job (`admit`, reads and commands alike; `schedule`/`run` wrap a send for
+ * tools outside the client), charged its request
  * weight (per-IP budget, 1,000/min on the venue) and its action weight (per-account budget, 5,000/min),
  * both from the one table in perps/weights.ts, each capped at `headroom` of the venue's budget in
  * EVERY sliding window (see windowBudget.ts for how). A success is recorded after the answer; a 429
@@ -22,17 +23,26 @@
  * no pause, breaker, budget or even the limiter's stop; a 429 on one is its caller's to honour.
  * `breakerThreshold` 429s within `breakerWindowMs` open the breaker, which holds quotes for a
  * cool-down (see rateLimitBreaker.ts).
+ *
+ * It sits below the client and calls nothing above it: configured by plain values, it publishes its
+ * breaker transitions, long pauses and 429s on typed signals (`signals`) and answers `state()`.
  */
 import { z } from 'zod'
 import { type Clock, systemClock, type TimerId } from '../../clock.ts'
 import { ConfigError, InputValidationError, RateLimitError } from '../../errors.ts'
 import type { RateLimitObservation } from '../../http/rateLimitHeaders.ts'
-import type { GatedRequest, RequestGate } from '../../perps/client/context.ts'
-import { PERPS_WEIGHTS, type PerpsEndpoint } from '../../perps/weights.ts'
 import { type Random, systemRandom } from '../../random.ts'
+import { createSignal, type Subscribable } from '../../signal.ts'
+import { PERPS_WEIGHTS, type PerpsEndpoint } from '../weights.ts'
 import { Gate } from './gate.ts'
 import { JobTooHeavyError, LimiterAbortedError, StoppedError } from './limiterErrors.ts'
 import { type BreakerState, MAX_TIMER_MS, RateLimitBreaker, rateLimitPauseMs } from './rateLimitBreaker.ts'
+import {
+  type Admission as GateAdmission,
+  type GatedRequest,
+  type RequestGate,
+  sendAdmitted,
+} from './requestGate.ts'
 import {
   type Admission,
   type JobPriority,
@@ -81,12 +91,21 @@ export type WeightLimiterOptions = z.input<typeof WeightLimiterSettings> & {
   clock?: Clock | undefined
   /** Jitter source. */
   random?: Random | undefined
-  /** Breaker transitions, for alerts. Exceptions thrown here are ignored. */
-  onBreaker?: ((state: BreakerState, reason: string) => void) | undefined
-  /** Every distinct 429 seen (metrics, the monitor's rate-limit count). Exceptions are ignored. */
-  onRateLimited?: ((err: RateLimitError) => void) | undefined
-  /** A long pause began (at least `longPauseMs`, or a clamped Retry-After), for alerts. Exceptions are ignored. */
-  onPause?: ((pause: LimiterPause) => void) | undefined
+}
+
+/** What the limiter publishes; a throwing listener affects neither the limiter nor other listeners. */
+export interface LimiterSignals {
+  /** Breaker transitions (open / half-open / closed) with the reason, for alerts and the actors. */
+  readonly breaker: Subscribable<BreakerChange>
+  /** Every distinct 429 seen (metrics, the monitor's rate-limit count). */
+  readonly rateLimited: Subscribable<RateLimitError>
+  /** A long pause began (at least `longPauseMs`, or a clamped Retry-After), for alerts. */
+  readonly pauses: Subscribable<LimiterPause>
+}
+
+export interface BreakerChange {
+  state: BreakerState
+  reason: string
 }
 
 export interface LimiterPause {
@@ -142,7 +161,13 @@ export interface WeightLimiterState {
   breaker: BreakerState
 }
 
-export interface WeightLimiter extends RequestGate {
+/** What a part above the client may see of the limiter: its state and its signals, nothing to steer. */
+export interface LimiterView {
+  state(): WeightLimiterState
+  readonly signals: LimiterSignals
+}
+
+export interface WeightLimiter extends RequestGate, LimiterView {
   /**
    * Runs `fn` (one HTTP request) once its weights fit. Resolves or rejects with `fn`'s outcome; a
    * `RateLimitError` from `fn` pauses and feeds the breaker.
@@ -152,6 +177,8 @@ export interface WeightLimiter extends RequestGate {
    * @throws {@link LimiterAbortedError} `job.signal` aborted before the job started.
    */
   schedule<T>(job: WeightJob, fn: () => Promise<T>): Promise<T>
+  /** `schedule` for one request as the client describes it (a tool gating a send outside the client). */
+  run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T>
   /**
    * Reports a 429 of a request of this priority (default `read`) made outside `schedule`; each
    * error object counts once.
@@ -163,7 +190,6 @@ export interface WeightLimiter extends RequestGate {
    * difference counts as used until the venue's reset. Returns the weight charged.
    */
   observeVenueCount(o: RateLimitObservation): number
-  state(): WeightLimiterState
   /** Rejects queued jobs with `StoppedError`; running jobs finish. */
   stop(): Promise<void>
 }
@@ -177,14 +203,7 @@ type PauseScope = 'request' | 'action'
  * @throws {@link ConfigError} invalid settings.
  */
 export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightLimiter {
-  const {
-    clock = systemClock,
-    random = systemRandom,
-    onBreaker,
-    onPause,
-    onRateLimited: observe429,
-    ...raw
-  } = options
+  const { clock = systemClock, random = systemRandom, ...raw } = options
   const parsed = WeightLimiterSettings.safeParse(raw)
   if (!parsed.success) {
     throw new ConfigError(
@@ -227,18 +246,13 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
   }
   let stopped = false
 
-  const quiet =
-    <A extends unknown[]>(fn: ((...args: A) => void) | undefined) =>
-    (...args: A): void => {
-      try {
-        fn?.(...args)
-      } catch {
-        // An alerting or metrics bug must not break rate limiting.
-      }
-    }
-  const report429 = quiet(observe429)
-  const reportPause = quiet(onPause)
-  const reportBreaker = quiet(onBreaker)
+  // A signal ignores a throwing listener: an alerting or metrics bug must not break rate limiting.
+  const breakerSignal = createSignal<BreakerChange>()
+  const rateLimitedSignal = createSignal<RateLimitError>()
+  const pauseSignal = createSignal<LimiterPause>()
+  const report429 = (e: RateLimitError): void => rateLimitedSignal.emit(e)
+  const reportPause = (p: LimiterPause): void => pauseSignal.emit(p)
+  const reportBreaker = (state: BreakerState, reason: string): void => breakerSignal.emit({ state, reason })
 
   const breaker = new RateLimitBreaker({
     clock,
@@ -387,28 +401,40 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     }
   }
 
-  /** An exit job: sent now, whatever pauses, the breaker, the budgets or a stop say. */
-  async function runExit<T>(job: WeightJob, fn: () => Promise<T>): Promise<T> {
+  /** An exit job: admitted now, whatever pauses, the breaker, the budgets or a stop say. */
+  function admitExit(job: WeightJob): GateAdmission {
     weightsOf(job)
     if (job.signal?.aborted) throw new LimiterAbortedError('admission', { cause: job.signal.reason })
     counters.exitSent += 1
     counters.running += 1
-    try {
-      return await fn()
-    } catch (e) {
-      // Counted and reported, but no pause: the stop sequence honours the venue's Retry-After itself.
-      if (e instanceof RateLimitError && !seen.has(e)) {
-        seen.add(e)
-        report429(e)
-      }
-      throw e
-    } finally {
+    let done = false
+    const finish = (): boolean => {
+      if (done) return false
+      done = true
       counters.running -= 1
+      return true
+    }
+    return {
+      sending: () => undefined,
+      settle: (e?: unknown) => {
+        if (!finish()) return undefined
+        // Counted and reported, but no pause: the stop sequence honours the venue's Retry-After itself.
+        if (e instanceof RateLimitError && !seen.has(e)) {
+          seen.add(e)
+          report429(e)
+        }
+        return undefined
+      },
+      release: () => void finish(),
     }
   }
 
-  async function schedule<T>(job: WeightJob, fn: () => Promise<T>): Promise<T> {
-    if (job.priority === 'exit') return runExit(job, fn)
+  /**
+   * Admits one job once its weights fit; the admission holds them until it is settled (charged from
+   * settle time: the venue counted the request somewhere between send and answer) or released.
+   */
+  async function admitJob(job: WeightJob): Promise<GateAdmission> {
+    if (job.priority === 'exit') return admitExit(job)
     if (stopped) throw new StoppedError('limiter')
     const { signal } = job
     if (signal?.aborted) throw new LimiterAbortedError('admission', { cause: signal.reason })
@@ -424,39 +450,47 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     }
     started[priority] += 1
     counters.running += 1
-    try {
-      const result = await fn()
-      // Recorded with the answer, not at admission: a request still in flight proves nothing.
-      breaker.recordSuccess()
-      return result
-    } catch (e) {
-      if (e instanceof RateLimitError) onRateLimited(e, priority)
-      throw e
-    } finally {
+    let done = false
+    const finish = (spent: boolean): boolean => {
+      if (done) return false
+      done = true
       counters.running -= 1
-      // Charged from settle time: the venue counted the request somewhere between send and answer.
-      for (const a of taken) a.release(true)
+      for (const a of taken) a.release(spent)
+      return true
+    }
+    return {
+      sending: () => undefined,
+      settle: (e?: unknown) => {
+        if (done) return undefined
+        // Recorded with the answer, not at admission: a request still in flight proves nothing.
+        if (e === undefined) breaker.recordSuccess()
+        else if (e instanceof RateLimitError) onRateLimited(e, priority)
+        finish(true)
+        return undefined
+      },
+      release: () => void finish(false),
     }
   }
 
-  /**
-   * The client's gate: reads run as `read`, commands at the priority their caller gave; a halted
-   * instrument's cancels (`halt`) are risk work here (their own reserve is the fleet's, sharedGate.ts).
-   */
-  function run<T>(request: GatedRequest, send: () => Promise<T>): Promise<T> {
-    return schedule(
-      {
-        endpoint: request.endpoint,
-        n: request.input.n,
-        instrumentId: request.input.instrumentId,
-        orderId: request.input.orderId,
-        priority: request.priority === 'halt' ? 'risk' : (request.priority ?? 'read'),
-        signal: request.signal,
-      },
-      send,
-    )
+  async function schedule<T>(job: WeightJob, fn: () => Promise<T>): Promise<T> {
+    return sendAdmitted(await admitJob(job), fn)
   }
 
+  /**
+   * The client's gate: reads are admitted as `read`, commands at the priority their caller gave; a
+   * halted instrument's cancels (`halt`) are risk work here (their own reserve is the fleet's,
+   * sharedGate.ts).
+   */
+  function jobOf(r: GatedRequest): WeightJob {
+    return {
+      endpoint: r.endpoint,
+      n: r.input.n,
+      instrumentId: r.input.instrumentId,
+      orderId: r.input.orderId,
+      priority: r.priority === 'halt' ? 'risk' : (r.priority ?? 'read'),
+      signal: r.signal,
+    }
+  }
   const until = (scope: PauseScope, cls: PauseClass): number | undefined => pausedUntil.get(`${scope}:${cls}`)
   const observeVenueCount = (o: RateLimitObservation): number => {
     if (o.remaining === undefined || stopped) return 0
@@ -469,10 +503,12 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     return charged
   }
   return {
+    admit: (r) => admitJob(jobOf(r)),
     schedule,
-    run,
+    run: (r, send) => schedule(jobOf(r), send),
     onRateLimited,
     observeVenueCount,
+    signals: { breaker: breakerSignal, rateLimited: rateLimitedSignal, pauses: pauseSignal },
     state: () => ({
       venueCharged: counters.venueCharged,
       request: budgets.request.state(),

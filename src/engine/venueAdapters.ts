@@ -1,0 +1,85 @@
+/**
+ * The adapters of the venue port: each names one venue for `startEngine` and nothing more. The
+ * local books are started by their owners (the CLI's embedded mock and paper book, the simulator's
+ * stepped assembly) and handed in as addresses or transports; the engine never knows which it has.
+ */
+import type { VenueLink } from '../bot/startup/connect.ts'
+import type { Clock } from '../clock.ts'
+import type { HttpTransport } from '../http/transport.ts'
+import type { Secrets } from '../settings/schema.ts'
+import type { VenuePort } from './venuePort.ts'
+
+/** The real venue over HTTP and WebSocket (`run --live`): the operator's keys, the system clock. */
+export function httpVenue(o: {
+  perpsUrl: string
+  catalogueUrl: string
+  streamUrl: string | undefined
+  clock: Clock
+  secrets: Secrets
+  link?: VenueLink | undefined
+}): VenuePort {
+  return {
+    kind: 'live',
+    clock: o.clock,
+    commands: { via: 'http', perpsUrl: o.perpsUrl, catalogueUrl: o.catalogueUrl },
+    events: { streamUrl: o.streamUrl },
+    account: { kind: 'keys', secrets: o.secrets },
+    link: o.link,
+  }
+}
+
+/** A local book on loopback: the embedded mock's exchange core (dry run), its own account and clock. */
+export function loopbackMockVenue(o: {
+  url: string
+  streamUrl: string | undefined
+  clock: Clock
+  secrets: Secrets
+}): VenuePort {
+  return {
+    kind: 'dry-run',
+    clock: o.clock,
+    commands: { via: 'http', perpsUrl: o.url, catalogueUrl: o.url },
+    events: { streamUrl: o.streamUrl },
+    account: { kind: 'self-provisioned', secrets: o.secrets },
+  }
+}
+
+/**
+ * The paper book (`run --paper`): the mock's exchange core whose market is the venue's public feed,
+ * on loopback, with the paper account's local keys; the catalogue is the real (public) one.
+ */
+export function paperVenue(o: {
+  url: string
+  streamUrl: string | undefined
+  catalogueUrl: string
+  clock: Clock
+  secrets: Secrets
+}): VenuePort {
+  return {
+    kind: 'paper',
+    clock: o.clock,
+    commands: { via: 'http', perpsUrl: o.url, catalogueUrl: o.catalogueUrl },
+    events: { streamUrl: o.streamUrl },
+    account: { kind: 'local-keys', secrets: o.secrets },
+  }
+}
+
+/**
+ * The exchange core in this process (`simulate`, and `simulate --data`: the same core with its
+ * market from a dataset): in-process transports with ordered delivery on the stepped clock.
+ */
+export function inProcessVenue(o: {
+  transports: { perps: HttpTransport; catalogue: HttpTransport }
+  streamUrl?: string | undefined
+  clock: Clock
+  secrets: Secrets
+  replay: boolean
+}): VenuePort {
+  return {
+    kind: o.replay ? 'replay' : 'simulate',
+    clock: o.clock,
+    commands: { via: 'in-process', transports: o.transports },
+    events: { streamUrl: o.streamUrl },
+    account: { kind: 'self-provisioned', secrets: o.secrets },
+  }
+}
