@@ -12,6 +12,11 @@ import type { InstrumentMachine } from './instrument/instrument.machine.ts'
 export { instrumentDeps } from './actors/actorWiring.ts'
 export { indexFromTicker } from './inputs/pollers.ts'
 export {
+  accountChangeValue,
+  botChangeFilter,
+  indexChangeValue,
+} from './inputs/streams/streamRoutes.ts'
+export {
   type InstrumentContext,
   type InstrumentEvent,
   type InstrumentInput,

@@ -5,15 +5,21 @@
  * same fill model (backtest/backtestVenue.ts), on a virtual clock that jumps from one due moment to
  * the next. What it leaves out is everything between a decision and the venue: HTTP, signing and
  * signature recovery, the request limiter, the batcher, the actor system's mailboxes and timers.
- * The inputs arrive as the bot's pollers deliver them with streams off (as `perpbot simulate` runs
- * it): every index `polling.indexMs`, the portfolio every `polling.portfolioMs`, the open orders every
- * `polling.openOrdersMs`, statistics every `polling.statisticsMs` for strategies that read them.
+ * The inputs are read as the bot's pollers read them: every index `polling.indexMs`, the portfolio
+ * every `polling.portfolioMs`, the open orders every `polling.openOrdersMs`, statistics every
+ * `polling.statisticsMs` for strategies that read them. Index and ACCOUNT inputs then pass the live
+ * bot's change filter (`botChangeFilter`, the one its streams route through, streams being on by
+ * default): an unchanged index or account is held back and re-sent only when its refresh is due (a
+ * third of `quoting.staleIndexMs`), so the machine sees what it sees live, not every unchanged poll.
  * The same recorder as `runSimulation` writes the record, so the report and the sweep's metrics are
  * computed the same way.
  */
 import {
+  accountChangeValue,
   allocateOrderSlots,
+  botChangeFilter,
   type InputEvent,
+  indexChangeValue,
   indexFromTicker,
   instrumentDeps,
   resolveStrategies,
@@ -111,6 +117,8 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     )
   }
   const route = (id: number, event: InputEvent): void => runners.get(id)?.send(event)
+  // The live bot's change filter, on the virtual clock (streamRoutes.ts: the same keys and verdicts).
+  const changed = botChangeFilter(clock.now, settings.quoting)
 
   const totalMs = Math.round(o.hours * 3_600_000)
   const startMs = replay.startMs
@@ -145,7 +153,8 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const tk of venue.exchange.tickers())
-          route(tk.instrument_id, { type: 'INDEX', index: indexFromTicker(tk, t), receivedAt: t })
+          if (changed(`i${tk.instrument_id}`, indexChangeValue(tk.index_price, tk.mark_price), 'index'))
+            route(tk.instrument_id, { type: 'INDEX', index: indexFromTicker(tk, t), receivedAt: t })
       },
     },
     {
@@ -154,8 +163,11 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       read: (t) => {
         const p = venue.exchange.portfolio(venue.owner)
         const margin = marginForStrategy(p)
-        for (const id of runners.keys())
-          route(id, { type: 'ACCOUNT', margin, position: positionForStrategy(p, id), receivedAt: t })
+        for (const id of runners.keys()) {
+          const position = positionForStrategy(p, id)
+          if (changed(`a${id}`, accountChangeValue(margin, position), 'margin'))
+            route(id, { type: 'ACCOUNT', margin, position, receivedAt: t })
+        }
       },
     },
     {
