@@ -12,9 +12,10 @@ import type { InstrumentMachine } from './instrument/instrument.machine.ts'
 export { instrumentDeps } from './actors/actorWiring.ts'
 export { indexFromTicker } from './inputs/pollers.ts'
 export {
-  accountChangeValue,
   botChangeFilter,
-  indexChangeValue,
+  routePush,
+  STREAM_ROUTES,
+  type StreamRouteTargets,
 } from './inputs/streams/streamRoutes.ts'
 export {
   type InstrumentContext,

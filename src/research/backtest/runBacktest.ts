@@ -7,25 +7,26 @@
  * signature recovery, the request limiter, the batcher, the actor system's mailboxes and timers.
  * The inputs are read as the bot's pollers read them: every index `polling.indexMs`, the portfolio
  * every `polling.portfolioMs`, the open orders every `polling.openOrdersMs`, statistics every
- * `polling.statisticsMs` for strategies that read them. Index and ACCOUNT inputs then pass the live
- * bot's change filter (`botChangeFilter`, the one its streams route through, streams being on by
- * default): an unchanged index or account is held back and re-sent only when its refresh is due (a
- * third of `quoting.staleIndexMs`), so the machine sees what it sees live, not every unchanged poll.
+ * `polling.statisticsMs` for strategies that read them. The tickers and the portfolio then go through
+ * the live bot's own stream routes (`STREAM_ROUTES`, streams being on by default) with its change
+ * filter (`botChangeFilter`): an unchanged index or account is held back and re-sent only when its
+ * refresh is due, so the machine gets the events the live bot's routing gives it, not every poll.
  * The same recorder as `runSimulation` writes the record, so the report and the sweep's metrics are
  * computed the same way.
  */
 import {
-  accountChangeValue,
   allocateOrderSlots,
   botChangeFilter,
-  type InputEvent,
-  indexChangeValue,
-  indexFromTicker,
   instrumentDeps,
   resolveStrategies,
+  routePush,
+  STREAM_ROUTES,
+  type StreamRouteTargets,
 } from '../../bot/researchApi.ts'
 import { InputValidationError } from '../../errors.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
+import type { Ticker } from '../../perps/schemas/tickers.ts'
+import type { TickerPush } from '../../perps/stream/pushSchemas.ts'
 import {
   createRecorder,
   type RecordedStatus,
@@ -33,12 +34,7 @@ import {
   type SimulationResult,
   simulationSettings,
 } from '../../sim/simulate/index.ts'
-import {
-  instrumentForStrategy,
-  marginForStrategy,
-  positionForStrategy,
-  statisticsForStrategy,
-} from '../../strategy/snapshot.ts'
+import { instrumentForStrategy, statisticsForStrategy } from '../../strategy/snapshot.ts'
 import { createBacktestVenue } from './backtestVenue.ts'
 import { MachineDriver } from './machineDriver.ts'
 
@@ -116,9 +112,20 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       ),
     )
   }
-  const route = (id: number, event: InputEvent): void => runners.get(id)?.send(event)
-  // The live bot's change filter, on the virtual clock (streamRoutes.ts: the same keys and verdicts).
-  const changed = botChangeFilter(clock.now, settings.quoting)
+  // The live bot's stream routing and change filter, on the virtual clock. A refresh the bot defers
+  // until the pushes in hand are routed is routed at the same virtual moment here.
+  const none = (): void => undefined
+  const targets: StreamRouteTargets = {
+    now: clock.now,
+    traded: new Set(runners.keys()),
+    route: (ids, event) => {
+      for (const id of ids) runners.get(id)?.send(event)
+    },
+    klinesKept: settings.quoting.klinesKept,
+    changed: botChangeFilter(clock.now, settings.quoting),
+    orders: { observe: none },
+    account: { observePortfolio: none, observeFill: none, observeWithdrawal: none },
+  }
 
   const totalMs = Math.round(o.hours * 3_600_000)
   const startMs = replay.startMs
@@ -153,21 +160,30 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const tk of venue.exchange.tickers())
-          if (changed(`i${tk.instrument_id}`, indexChangeValue(tk.index_price, tk.mark_price), 'index'))
-            route(tk.instrument_id, { type: 'INDEX', index: indexFromTicker(tk, t), receivedAt: t })
+          routePush(
+            STREAM_ROUTES,
+            {
+              kind: 'tickers',
+              ch: 'tickers::all',
+              iid: undefined,
+              ts: tk.timestamp ?? t,
+              sq: 0,
+              data: tickerPush(tk),
+            },
+            targets,
+          )
       },
     },
     {
       every: settings.polling.portfolioMs,
       next: startMs,
       read: (t) => {
-        const p = venue.exchange.portfolio(venue.owner)
-        const margin = marginForStrategy(p)
-        for (const id of runners.keys()) {
-          const position = positionForStrategy(p, id)
-          if (changed(`a${id}`, accountChangeValue(margin, position), 'margin'))
-            route(id, { type: 'ACCOUNT', margin, position, receivedAt: t })
-        }
+        const data = venue.exchange.portfolio(venue.owner)
+        routePush(
+          STREAM_ROUTES,
+          { kind: 'portfolio', ch: 'portfolio', iid: undefined, ts: t, sq: 0, data },
+          targets,
+        )
       },
     },
     {
@@ -175,7 +191,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const id of runners.keys())
-          route(id, { type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
+          runners.get(id)?.send({ type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
       },
     },
   ]
@@ -185,7 +201,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const item of venue.exchange.statistics(undefined, settings.quoting.klinesKept))
-          route(item.instrument_id, {
+          runners.get(item.instrument_id)?.send({
             type: 'STATISTICS',
             statistics: statisticsForStrategy(item),
             receivedAt: t,
@@ -228,5 +244,19 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     return { record: recorder.finish(now, status()), steps, signatures: { deferred: 0, checked: 0 } }
   } finally {
     recorder.dispose()
+  }
+}
+
+/** A ticker row as the `tickers::` push carries it (the venue's terse keys). */
+function tickerPush(t: Ticker): TickerPush {
+  return {
+    iid: t.instrument_id,
+    idx: t.index_price,
+    mark: t.mark_price,
+    last: t.last_price,
+    mid: t.mid_price,
+    oi: t.open_interest,
+    fr: t.funding_rate,
+    nxf: t.next_funding,
   }
 }

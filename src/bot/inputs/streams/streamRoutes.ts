@@ -15,12 +15,7 @@ import type {
 } from '../../../perps/stream/pushSchemas.ts'
 import type { StreamPush, StreamPushByKind } from '../../../perps/stream/schemas.ts'
 import { bboForStrategy, marginForStrategy, positionForStrategy } from '../../../strategy/snapshot.ts'
-import type {
-  StrategyIndex,
-  StrategyMargin,
-  StrategyPosition,
-  StrategyStatistics,
-} from '../../../strategy/strategy.ts'
+import type { StrategyIndex, StrategyStatistics } from '../../../strategy/strategy.ts'
 import type { InstrumentEvent } from '../../instrument/context.ts'
 
 type RoutedEvent = Extract<InstrumentEvent, { type: 'INDEX' | 'STATISTICS' | 'ACCOUNT' | 'BBO' }>
@@ -78,17 +73,6 @@ function verdictOf(t: StreamRouteTargets, key: string, value: string, kind: Filt
   return f(key, value, kind) ? 'new' : 'hold'
 }
 
-/** What the change filter compares of a ticker: its index and mark (a funding estimate alone is not routed). */
-export const indexChangeValue = (idx: string, mark: string | undefined): string => `${idx}|${mark}`
-
-/** What the change filter compares of an instrument's ACCOUNT input: the account's totals and its position. */
-export function accountChangeValue(margin: StrategyMargin, position: StrategyPosition | undefined): string {
-  const m = `${margin.accountValue}|${margin.initialMargin}|${margin.maintenanceMargin}|${margin.inLiquidation}`
-  return position === undefined
-    ? `${m}|`
-    : `${m}|${position.size}|${position.entryPrice}|${position.liquidationPrice}`
-}
-
 /** Routes a new value at once, a refresh deferred, and drops a held-back one. */
 function routeBy(t: StreamRouteTargets, verdict: FilterVerdict, id: number, event: RoutedEvent): void {
   if (verdict === 'new') t.route([id], event)
@@ -100,7 +84,7 @@ export const STREAM_ROUTES: StreamRouteTable = {
   tickers: (p, t) => {
     const d = p.data
     if (!t.traded.has(d.iid)) return
-    const verdict = verdictOf(t, `i${d.iid}`, indexChangeValue(d.idx, d.mark), 'index')
+    const verdict = verdictOf(t, `i${d.iid}`, `${d.idx}|${d.mark}`, 'index')
     if (verdict === 'hold') return
     routeBy(t, verdict, d.iid, { type: 'INDEX', index: indexFromTickerPush(d, p.ts), receivedAt: t.now() })
   },
@@ -124,13 +108,16 @@ export const STREAM_ROUTES: StreamRouteTable = {
     const at = t.now()
     const margin = marginForStrategy(p.data)
     t.account.observePortfolio(p.data)
+    const marginKey = `${margin.accountValue}|${margin.initialMargin}|${margin.maintenanceMargin}|${margin.inLiquidation}`
     // Each instrument's positions looked up once (a scan per instrument is quadratic at 1,000).
     const byId = new Map<number, Portfolio['positions']>()
     for (const x of p.data.positions) byId.set(x.instrument_id, [...(byId.get(x.instrument_id) ?? []), x])
     for (const id of t.traded) {
       const own = byId.get(id)
       const position = own === undefined ? undefined : positionForStrategy({ ...p.data, positions: own }, id)
-      const verdict = verdictOf(t, `a${id}`, accountChangeValue(margin, position), 'margin')
+      const key =
+        position === undefined ? '' : `${position.size}|${position.entryPrice}|${position.liquidationPrice}`
+      const verdict = verdictOf(t, `a${id}`, `${marginKey}|${key}`, 'margin')
       if (verdict === 'hold') continue
       const event: RoutedEvent = { type: 'ACCOUNT', margin, position, receivedAt: at }
       if (margin.inLiquidation) t.route([id], event)
