@@ -12,6 +12,12 @@ import type { InstrumentMachine } from './instrument/instrument.machine.ts'
 export { instrumentDeps } from './actors/actorWiring.ts'
 export { indexFromTicker } from './inputs/pollers.ts'
 export {
+  botChangeFilter,
+  routePush,
+  STREAM_ROUTES,
+  type StreamRouteTargets,
+} from './inputs/streams/streamRoutes.ts'
+export {
   type InstrumentContext,
   type InstrumentEvent,
   type InstrumentInput,

@@ -11,8 +11,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { generateInstruments } from '../../src/mock/perps/instruments.ts'
+import { MachineDriver } from '../../src/research/backtest/machineDriver.ts'
 import { runBacktest } from '../../src/research/backtest/runBacktest.ts'
 import { DatasetStore } from '../../src/research/dataset/store.ts'
 import { download } from '../../src/research/download/downloader.ts'
@@ -99,6 +100,34 @@ describe('fast engine vs the full bot on replayed data, 10 virtual minutes, 2 in
       expect(s.volume).toBeCloseTo(volume, 6)
     }
   }, 120_000)
+
+  // The polled tickers and portfolio go through the live bot's change filter: an unchanged value is
+  // held back until its refresh (a third of quoting.staleIndexMs), as the live bot routes it.
+  it('routes the polls through the live change filter: no unchanged index before its refresh', async () => {
+    const sent: { id: number; price: string; at: number }[] = []
+    const spy = vi.spyOn(MachineDriver.prototype, 'send').mockImplementation(function (
+      this: MachineDriver,
+      e,
+    ) {
+      if (e.type === 'INDEX')
+        sent.push({ id: this.context.instrument.id, price: e.index.price, at: e.receivedAt })
+    })
+    try {
+      await runBacktest(options())
+    } finally {
+      spy.mockRestore()
+    }
+    const polls = (MINUTES * 60_000) / 2_000 + 1
+    expect(sent.length).toBeGreaterThan(0)
+    expect(sent.length).toBeLessThan(2 * polls)
+    const last = new Map<number, { price: string; at: number }>()
+    for (const s of sent) {
+      const prev = last.get(s.id)
+      // The same price again only once the refresh is due (15 s / 3).
+      if (prev !== undefined && prev.price === s.price) expect(s.at - prev.at).toBeGreaterThanOrEqual(5_000)
+      last.set(s.id, s)
+    }
+  }, 60_000)
 
   it('refuses to run without a dataset', async () => {
     const { replay: _, ...noData } = options()

@@ -5,21 +5,28 @@
  * same fill model (backtest/backtestVenue.ts), on a virtual clock that jumps from one due moment to
  * the next. What it leaves out is everything between a decision and the venue: HTTP, signing and
  * signature recovery, the request limiter, the batcher, the actor system's mailboxes and timers.
- * The inputs arrive as the bot's pollers deliver them with streams off (as `perpbot simulate` runs
- * it): every index `polling.indexMs`, the portfolio every `polling.portfolioMs`, the open orders every
- * `polling.openOrdersMs`, statistics every `polling.statisticsMs` for strategies that read them.
+ * The inputs are read as the bot's pollers read them: every index `polling.indexMs`, the portfolio
+ * every `polling.portfolioMs`, the open orders every `polling.openOrdersMs`, statistics every
+ * `polling.statisticsMs` for strategies that read them. The tickers and the portfolio then go through
+ * the live bot's own stream routes (`STREAM_ROUTES`, streams being on by default) with its change
+ * filter (`botChangeFilter`): an unchanged index or account is held back and re-sent only when its
+ * refresh is due, so the machine gets the events the live bot's routing gives it, not every poll.
  * The same recorder as `runSimulation` writes the record, so the report and the sweep's metrics are
  * computed the same way.
  */
 import {
   allocateOrderSlots,
-  type InputEvent,
-  indexFromTicker,
+  botChangeFilter,
   instrumentDeps,
   resolveStrategies,
+  routePush,
+  STREAM_ROUTES,
+  type StreamRouteTargets,
 } from '../../bot/researchApi.ts'
 import { InputValidationError } from '../../errors.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
+import type { Ticker } from '../../perps/schemas/tickers.ts'
+import type { TickerPush } from '../../perps/stream/pushSchemas.ts'
 import {
   createRecorder,
   type RecordedStatus,
@@ -27,12 +34,7 @@ import {
   type SimulationResult,
   simulationSettings,
 } from '../../sim/simulate/index.ts'
-import {
-  instrumentForStrategy,
-  marginForStrategy,
-  positionForStrategy,
-  statisticsForStrategy,
-} from '../../strategy/snapshot.ts'
+import { instrumentForStrategy, statisticsForStrategy } from '../../strategy/snapshot.ts'
 import { createBacktestVenue } from './backtestVenue.ts'
 import { MachineDriver } from './machineDriver.ts'
 
@@ -110,7 +112,20 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       ),
     )
   }
-  const route = (id: number, event: InputEvent): void => runners.get(id)?.send(event)
+  // The live bot's stream routing and change filter, on the virtual clock. A refresh the bot defers
+  // until the pushes in hand are routed is routed at the same virtual moment here.
+  const none = (): void => undefined
+  const targets: StreamRouteTargets = {
+    now: clock.now,
+    traded: new Set(runners.keys()),
+    route: (ids, event) => {
+      for (const id of ids) runners.get(id)?.send(event)
+    },
+    klinesKept: settings.quoting.klinesKept,
+    changed: botChangeFilter(clock.now, settings.quoting),
+    orders: { observe: none },
+    account: { observePortfolio: none, observeFill: none, observeWithdrawal: none },
+  }
 
   const totalMs = Math.round(o.hours * 3_600_000)
   const startMs = replay.startMs
@@ -145,17 +160,30 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const tk of venue.exchange.tickers())
-          route(tk.instrument_id, { type: 'INDEX', index: indexFromTicker(tk, t), receivedAt: t })
+          routePush(
+            STREAM_ROUTES,
+            {
+              kind: 'tickers',
+              ch: 'tickers::all',
+              iid: undefined,
+              ts: tk.timestamp ?? t,
+              sq: 0,
+              data: tickerPush(tk),
+            },
+            targets,
+          )
       },
     },
     {
       every: settings.polling.portfolioMs,
       next: startMs,
       read: (t) => {
-        const p = venue.exchange.portfolio(venue.owner)
-        const margin = marginForStrategy(p)
-        for (const id of runners.keys())
-          route(id, { type: 'ACCOUNT', margin, position: positionForStrategy(p, id), receivedAt: t })
+        const data = venue.exchange.portfolio(venue.owner)
+        routePush(
+          STREAM_ROUTES,
+          { kind: 'portfolio', ch: 'portfolio', iid: undefined, ts: t, sq: 0, data },
+          targets,
+        )
       },
     },
     {
@@ -163,7 +191,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const id of runners.keys())
-          route(id, { type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
+          runners.get(id)?.send({ type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
       },
     },
   ]
@@ -173,7 +201,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const item of venue.exchange.statistics(undefined, settings.quoting.klinesKept))
-          route(item.instrument_id, {
+          runners.get(item.instrument_id)?.send({
             type: 'STATISTICS',
             statistics: statisticsForStrategy(item),
             receivedAt: t,
@@ -216,5 +244,19 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     return { record: recorder.finish(now, status()), steps, signatures: { deferred: 0, checked: 0 } }
   } finally {
     recorder.dispose()
+  }
+}
+
+/** A ticker row as the `tickers::` push carries it (the venue's terse keys). */
+function tickerPush(t: Ticker): TickerPush {
+  return {
+    iid: t.instrument_id,
+    idx: t.index_price,
+    mark: t.mark_price,
+    last: t.last_price,
+    mid: t.mid_price,
+    oi: t.open_interest,
+    fr: t.funding_rate,
+    nxf: t.next_funding,
   }
 }
