@@ -9,6 +9,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { perpbotNodeArgs } from '../helpers/perpbotProcess.ts'
 import { perpbot } from './perpbotCli.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-signals-'))
@@ -32,16 +33,7 @@ async function runArgs(name: string): Promise<string[]> {
       logging: { level: 'info', pretty: 'never' },
     }),
   )
-  return [
-    '--import',
-    'tsx',
-    'src/cli/main.ts',
-    'run',
-    '--config',
-    config,
-    '--ops-port',
-    String(await freePort()),
-  ]
+  return perpbotNodeArgs(['run', '--config', config, '--ops-port', String(await freePort())])
 }
 
 /** Collects the child's stdout lines; resolves `ended` when the pipe closes (every writer gone). */
