@@ -6,10 +6,10 @@
  * account's local keys. The paper bot's fill count and net PnL must land within docs/research.md's
  * ground-truth tolerance of the live bot's; the venue must count no signed or authenticated request
  * that is not the live bot's (the paper side sends none at all).
- * Accelerated clock (6 virtual s per wall s: faster, and the paper side's two extra loopback hops
- * cost it more virtual latency than the live bot pays), 2 instruments, index-peg at a 2 bps half-spread,
- * 3 virtual minutes: ~85 fills each side (measured at 6× and 8× under load 16: fills within 12 of ~85,
- * net PnL within 49–71 % of its tolerance), 30 wall s where 4 minutes at 4× took 60.
+ * Accelerated clock (4 virtual s per wall s: faster, and the paper side's two extra loopback hops
+ * cost it more virtual latency than the live bot pays), 2 instruments, index-peg at a 2 bps half-spread.
+ * 4 virtual minutes at 4× is 60 wall s; 3 minutes at 6× passed alone under load 16 but missed the
+ * PnL tolerance in a full run at load 17, so the run stays as long as it is.
  */
 import { describe, expect, it, vi } from 'vitest'
 import { AUTH_HEADER_PAIRS } from '../../src/mock/perps/handler.ts'
@@ -20,8 +20,8 @@ import { startPaperVenue } from '../../src/paper/paperVenue.ts'
 import { startBotAgainst, startLoopbackMock } from '../../src/sim/botOnMock.ts'
 import { generatedInstrumentConfig } from '../../src/sim/generatedInstruments.ts'
 
-const MINUTES = Number(process.env.PAPER_GT_MINUTES ?? 3)
-const SPEED = Number(process.env.PAPER_GT_SPEED ?? 6)
+const MINUTES = Number(process.env.PAPER_GT_MINUTES ?? 4)
+const SPEED = Number(process.env.PAPER_GT_SPEED ?? 4)
 
 function within(
   paper: { fills: number; netPnl: number },
