@@ -8,10 +8,11 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseFleetRedisUrl } from '../../src/fleet/redisConnection.ts'
 import { expandGrid, parseAxis } from '../../src/research/sweep/grid.ts'
+import { perpbotNodeArgs } from '../helpers/perpbotProcess.ts'
 import { perpbot } from './perpbotCli.ts'
 
 function cli(args: string[]): Promise<{ code: number | null; err: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, perpbotNodeArgs(args), {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, PERPBOT_BIN: '' },
   })

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EVENTS_OPTION_NAMES, EVENTS_USAGE } from '../../src/cli/events.ts'
 import { printBotStatus } from '../../src/cli/status.ts'
+import { perpbotNodeArgs } from '../helpers/perpbotProcess.ts'
 import { perpbot } from './perpbotCli.ts'
 
 const COMMANDS = ['run', 'mock', 'simulate', 'create-proxy', 'status', 'events', 'config', 'doctor']
@@ -41,7 +42,7 @@ describe('the command line for a newcomer', () => {
   it('events | head -1 exits 0 without a stack trace', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'events', '--limit', '2000', '--format', 'ndjson'],
+      perpbotNodeArgs(['events', '--limit', '2000', '--format', 'ndjson']),
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPBOT_BIN: '' } },
     )
     let stderr = ''

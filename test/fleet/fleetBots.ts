@@ -7,11 +7,11 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseClientOrderId } from '../../src/perps/orderTag.ts'
 import { endpointFor, PERPS_WEIGHTS } from '../../src/perps/weights.ts'
 import { type LoopbackMock, startLoopbackMock } from '../../src/sim/botOnMock.ts'
 import { registerMockProxy } from '../helpers/mockAccount.ts'
+import { perpbotNodeArgs } from '../helpers/perpbotProcess.ts'
 
 export interface Arrival {
   readonly endpoint: string
@@ -146,8 +146,6 @@ export interface FleetBot {
   exited(ms: number): Promise<number | null>
 }
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
-
 export interface FleetRig {
   readonly dir: string
   readonly secretsDir: string
@@ -180,7 +178,7 @@ export function fleetRig(o: {
         ...(opts?.opsPort === undefined ? {} : { port: opts.opsPort }),
       }
       writeFileSync(overlay, JSON.stringify({ mode: 'live', ops }))
-      const args = ['--import', 'tsx', MAIN, 'run', '--live', '--fleet', '--config', overlay]
+      const args = perpbotNodeArgs(['run', '--live', '--fleet', '--config', overlay])
       if (opts?.opsPort === undefined) args.push('--ops-port', '0')
       const proc = spawn(process.execPath, args, {
         env: {

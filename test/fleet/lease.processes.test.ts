@@ -80,6 +80,12 @@ describe.skipIf(skip !== undefined)(`account lease across processes ${skip ?? ''
     await sleep(300)
     zombie.kill('SIGCONT')
     const lost = await zombie.waitFor(/^LOST acct-1 /, 5_000)
+    // The successor's first order at the venue (counted, not timed: at load 17 none had arrived 600 ms
+    // after its HELD line).
+    for (let i = 0; i < 200; i++) {
+      if (venue.orders.some((o) => o.account === 'acct-1' && o.epoch === second.epoch)) break
+      await sleep(50)
+    }
     await sleep(300)
 
     expect(second.epoch).toBeGreaterThan(first.epoch)

@@ -13,6 +13,7 @@ import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { createPerpsClient, type PerpsClient } from '../../src/perps/client/createPerpsClient.ts'
 import { seededRandom } from '../../src/random.ts'
 import { registerMockProxy } from '../helpers/mockAccount.ts'
+import { perpbotNodeArgs } from '../helpers/perpbotProcess.ts'
 
 let mock: RunningMock
 let account: PerpsClient
@@ -47,19 +48,7 @@ describe('dead-man switch', () => {
     writeFileSync(overlay, JSON.stringify({ mode: 'live', ops: { stateDir: join(dir, 'state') } }))
     bot = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
-        'run',
-        '--live',
-        '--config',
-        overlay,
-        '--ops-port',
-        '0',
-        '--log-level',
-        'info',
-      ],
+      perpbotNodeArgs(['run', '--live', '--config', overlay, '--ops-port', '0', '--log-level', 'info']),
       { env, stdio: ['ignore', 'pipe', 'pipe'] },
     )
     bot.stdout?.on('data', (d: Buffer) => output.push(d.toString()))

@@ -17,7 +17,8 @@ interface Seen {
 }
 
 const MARKET_DATA = ['/v1/info/tickers', '/v1/info/statistics', '/v1/info/index']
-const SILENCE_MS = 5_000
+// 1 wall s at 10×: a shorter silence bound let a stall of a loaded machine (load 17) read as a cut.
+const SILENCE_MS = 10_000
 
 function inputs(run: BotOnMock): Record<StreamInput, InputGateView> {
   return run.bot.status().details?.inputs as Record<StreamInput, InputGateView>

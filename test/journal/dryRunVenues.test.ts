@@ -22,7 +22,8 @@ describe('two dry runs into one dry-run journal', () => {
     writeFileSync(overlay, JSON.stringify({ ops: { stateDir } }))
     const simulate = [
       'simulate',
-      ...['--hours', '0.1', '--instruments', '2', '--scenario', 'trending', '--seed', '7'],
+      // 3 virtual minutes: fills enough that the second run's trade ids repeat the first's from 1.
+      ...['--hours', '0.05', '--instruments', '2', '--scenario', 'trending', '--seed', '7'],
       ...['--journal', file, '--out', join(dir, 'report.html')],
     ]
     const first = await perpbot(simulate)

@@ -75,9 +75,12 @@ describe.each([
     withoutIndex: 'empty' as const,
   },
 ])('conformance: $strategy.name', ({ strategy, paramsArbitrary, withoutIndex }) => {
+  // 100 cases per property (the kit's default is 200): a fresh seed every run, so the cases add up
+  // across runs; 56 properties at 200 were a minute of CPU under load.
   for (const check of conformanceChecks(strategy, {
     paramsArbitrary,
     withoutIndex,
+    numRuns: 100,
     snapshot: { marketSlugs: ['fed-cut'] },
   })) {
     it(check.name, () => check.run())
@@ -234,7 +237,12 @@ describe('conformance kit catches broken strategies', () => {
       'quotes the same until its revisitAt',
     ],
   ])('%s', (_label, strategy, property) => {
-    const failures = conformanceChecks(strategy, { params: {}, numRuns: 50, seed: 7 })
+    // Only the property the strategy breaks: the others pass all their cases, at a cost and proving nothing here.
+    const checks = conformanceChecks(strategy, { params: {}, numRuns: 50, seed: 7 }).filter((c) =>
+      c.name.includes(property),
+    )
+    expect(checks.length).toBeGreaterThan(0)
+    const failures = checks
       .map((c) => {
         try {
           c.run()

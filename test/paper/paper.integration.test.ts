@@ -8,6 +8,8 @@
  * that is not the live bot's (the paper side sends none at all).
  * Accelerated clock (4 virtual s per wall s: faster, and the paper side's two extra loopback hops
  * cost it more virtual latency than the live bot pays), 2 instruments, index-peg at a 2 bps half-spread.
+ * 4 virtual minutes at 4× is 60 wall s; 3 minutes at 6× passed alone under load 16 but missed the
+ * PnL tolerance in a full run at load 17, so the run stays as long as it is.
  */
 import { describe, expect, it, vi } from 'vitest'
 import { AUTH_HEADER_PAIRS } from '../../src/mock/perps/handler.ts'

@@ -14,6 +14,7 @@ import { chunkPath, DatasetError } from '../../src/research/dataset/format.ts'
 import { DatasetStore } from '../../src/research/dataset/store.ts'
 import { parseTimeArg } from '../../src/research/timeArg.ts'
 import { perpbot } from '../cli/perpbotCli.ts'
+import { perpbotNodeArgs } from '../helpers/perpbotProcess.ts'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -148,18 +149,7 @@ describe('download windows', () => {
       const out = join(tempDir(), 'ds')
       const child = spawn(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          'src/cli/main.ts',
-          'download',
-          '--out',
-          out,
-          '--from',
-          '30d',
-          '--mock-instruments',
-          '2',
-        ],
+        perpbotNodeArgs(['download', '--out', out, '--from', '30d', '--mock-instruments', '2']),
         { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PERPBOT_BIN: '' } },
       )
       let stderr = ''
