@@ -111,19 +111,23 @@ export async function loadPnlBaseline(
       .where('account', '=', account)
       .where('venue', '=', venue)
       .$if(Number.isFinite(from), (q) => q.where('ts', '>=', from))
+      // `ts >=` beside the tie-break: the index on (account, venue, ts) starts each page at the cursor
+      // (the `or` alone made SQLite walk the account's fills from the first on every page: quadratic).
       .$if(cursor !== undefined, (q) =>
-        q.where((eb) =>
-          eb.or([
-            eb('ts', '>', cursor?.ts ?? 0),
-            eb.and([
-              eb('ts', '=', cursor?.ts ?? 0),
-              eb.or([
-                eb('trade_id', '>', cursor?.tid ?? ''),
-                eb.and([eb('trade_id', '=', cursor?.tid ?? ''), eb('order_id', '>', cursor?.oid ?? 0)]),
+        q
+          .where('ts', '>=', cursor?.ts ?? 0)
+          .where((eb) =>
+            eb.or([
+              eb('ts', '>', cursor?.ts ?? 0),
+              eb.and([
+                eb('ts', '=', cursor?.ts ?? 0),
+                eb.or([
+                  eb('trade_id', '>', cursor?.tid ?? ''),
+                  eb.and([eb('trade_id', '=', cursor?.tid ?? ''), eb('order_id', '>', cursor?.oid ?? 0)]),
+                ]),
               ]),
             ]),
-          ]),
-        ),
+          ),
       )
       .orderBy('ts')
       .orderBy('trade_id')
@@ -160,12 +164,14 @@ export async function loadPnlBaseline(
       .where('venue', '=', venue)
       .$if(Number.isFinite(from), (q) => q.where('ts', '>=', from))
       .$if(cursor !== undefined, (q) =>
-        q.where((eb) =>
-          eb.or([
-            eb('ts', '>', cursor?.ts ?? 0),
-            eb.and([eb('ts', '=', cursor?.ts ?? 0), eb('key', '>', cursor?.key ?? '')]),
-          ]),
-        ),
+        q
+          .where('ts', '>=', cursor?.ts ?? 0)
+          .where((eb) =>
+            eb.or([
+              eb('ts', '>', cursor?.ts ?? 0),
+              eb.and([eb('ts', '=', cursor?.ts ?? 0), eb('key', '>', cursor?.key ?? '')]),
+            ]),
+          ),
       )
       .orderBy('ts')
       .orderBy('key')
