@@ -13,8 +13,10 @@ import type { JournalDb } from './database.ts'
 import type { JournalScope } from './journalScope.ts'
 import { loadOpening } from './opening.ts'
 
-/** Rows read per page (~12 ms of summing each for fills, idle), the event loop turning between pages. */
+/** Rows read per page, the event loop turning between pages. */
 const PAGE = 1_000
+/** Fills summed between turns of the event loop (~2.5 ms of CPU, idle). */
+const SUM_CHUNK = 250
 
 /** The `state` row of an account's checkpoint: its sums before a time, so a start reads only what came after. */
 export const checkpointStateName = (scope: JournalScope): string =>
@@ -134,7 +136,9 @@ export async function loadPnlBaseline(
       .orderBy('order_id')
       .limit(PAGE)
       .execute()
-    for (const f of page) {
+    for (const [i, f] of page.entries()) {
+      // Exact decimal sums cost ~10 µs a fill: the loop turns every SUM_CHUNK of them too.
+      if (i > 0 && i % SUM_CHUNK === 0) await turn()
       const ts = Number(f.ts)
       if (next !== undefined && taken === undefined && ts >= next) take()
       if (next !== undefined && ts < next) fillsBefore += 1
