@@ -102,6 +102,8 @@ export function createWebhookAlertSink(o: WebhookSinkOptions): AlertSink & { sta
   let lastPostAt = Number.NEGATIVE_INFINITY
   /** Set by `flush`: no more back-off waits; whatever fails now is reported. */
   let draining = false
+  /** Aborted by `flush`: a back-off wait under way ends at once (its timer cleared, none left behind). */
+  const drained = new AbortController()
 
   const undelivered = (alerts: readonly Alert[], why: string): void => {
     stats.failed += alerts.length
@@ -133,7 +135,9 @@ export function createWebhookAlertSink(o: WebhookSinkOptions): AlertSink & { sta
         why = e instanceof Error ? e.message : String(e)
       }
       if (attempt < o.retries && !draining)
-        await sleep(o.clock, Math.round(500 * 2 ** attempt * (0.5 + o.random.next())))
+        await sleep(o.clock, Math.round(500 * 2 ** attempt * (0.5 + o.random.next())), drained.signal).catch(
+          () => undefined,
+        )
       if (draining) break
     }
     undelivered(alerts, why)
@@ -166,6 +170,7 @@ export function createWebhookAlertSink(o: WebhookSinkOptions): AlertSink & { sta
     },
     async flush(timeoutMs) {
       draining = true
+      drained.abort()
       if (timer !== undefined) {
         o.clock.clearTimeout(timer)
         timer = undefined
@@ -178,11 +183,16 @@ export function createWebhookAlertSink(o: WebhookSinkOptions): AlertSink & { sta
         }
       }
       let timedOut = false
+      // The budget's timer is cleared when the flush ends first: a stop leaves no timer behind.
+      const budget = new AbortController()
       await Promise.race([
-        idle(),
-        sleep(o.clock, Math.max(0, deadline - o.clock.now())).then(() => {
-          timedOut = true
-        }),
+        idle().finally(() => budget.abort()),
+        sleep(o.clock, Math.max(0, deadline - o.clock.now()), budget.signal).then(
+          () => {
+            timedOut = true
+          },
+          () => undefined,
+        ),
       ])
       if (timedOut) {
         const left = [...(inFlight?.alerts ?? []), ...pending]

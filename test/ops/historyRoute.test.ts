@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createLogger } from '../../src/logging/logger.ts'
-import { type HistoryQuery, parseHistoryQuery } from '../../src/ops/dashboard/history.ts'
+import { coalescedHistory, type HistoryQuery, parseHistoryQuery } from '../../src/ops/dashboard/history.ts'
 import type { TimelineSource } from '../../src/ops/dashboard/timelineTypes.ts'
 import { createBotMetrics } from '../../src/ops/metrics.ts'
 import { type OpsServerOptions, type RunningOpsServer, startOpsServer } from '../../src/ops/opsServer.ts'
@@ -91,5 +91,30 @@ describe('ops server: /history', () => {
       headers: { authorization: 'Bearer a-long-ops-token-for-tests' },
     })
     expect(ok.status).toBe(200)
+  })
+
+  it('forty concurrent asks for one window are one read; a fifth window at once is 503 busy', async () => {
+    let reads = 0
+    const held: (() => void)[] = []
+    const server = await start({
+      history: coalescedHistory({
+        read: (q) => {
+          reads += 1
+          return new Promise((resolve) => held.push(() => resolve({ q })))
+        },
+      }),
+    })
+    const same = Array.from({ length: 40 }, () => fetch(`${server.url}/history?since=90d`))
+    const others = ['1d', '2d', '3d'].map((d) => fetch(`${server.url}/history?since=${d}`))
+    // Every ask has reached the source (or joined a read) before the fifth window is asked.
+    while (held.length < 4) await new Promise((r) => setImmediate(r))
+    const busy = await fetch(`${server.url}/history?since=4d`)
+    expect(busy.status).toBe(503)
+    expect(busy.headers.get('retry-after')).toBe('1')
+    expect(await busy.json()).toMatchObject({ error: 'busy' })
+    for (const release of held) release()
+    const answers = await Promise.all([...same, ...others])
+    expect(answers.every((r) => r.status === 200)).toBe(true)
+    expect(reads).toBe(4)
   })
 })

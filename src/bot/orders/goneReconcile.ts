@@ -6,7 +6,7 @@
  * a fill or a cancel we did not see is read from the venue rather than guessed. Reconciles are
  * coalesced: instruments found gone while one runs are read together in the next.
  */
-import type { Clock } from '../../clock.ts'
+import type { Clock, TimerId } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult } from '../../perps/schemas/orders.ts'
 import { isOrderGoneCode } from '../../perps/schemas/orders.ts'
@@ -15,7 +15,7 @@ import type { Batcher, CancelCommand, CreateCommand, ItemOutcome, ModifyCommand 
 export interface GoneReconcileOptions {
   reconcile(instrumentIds: readonly number[]): Promise<void>
   logger: Pick<Logger, 'info' | 'error'>
-  clock: Pick<Clock, 'setTimeout'>
+  clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>
   /** Whether the open-order book still lists the order as open (absent: always reconcile). */
   stillOpen?: ((oid: number) => boolean) | undefined
   /** How long the stream gets to report the order's end first. Default 2 s. */
@@ -54,14 +54,19 @@ export function withGoneReconcile(
 
   const settleMs = o.settleMs ?? 2_000
   let stopped = false
+  /** The settle timers pending, cleared at the stop (none is left behind). */
+  const timers = new Set<TimerId>()
   const found = (iid: number, oid: number, code: string): void => {
     s.gone++
     o.logger.info({ iid, oid, code }, 'order already gone at the venue')
-    o.clock.setTimeout(() => {
+    if (stopped) return
+    const timer = o.clock.setTimeout(() => {
+      timers.delete(timer)
       if (stopped || (o.stillOpen !== undefined && !o.stillOpen(oid))) return
       waiting.add(iid)
       running ??= Promise.resolve().then(drain)
     }, settleMs)
+    timers.add(timer)
   }
 
   const goneCode = (r: { status: string; error?: unknown }): string | undefined =>
@@ -97,6 +102,8 @@ export function withGoneReconcile(
     stop: async () => {
       await batcher.stop()
       stopped = true
+      for (const t of timers) o.clock.clearTimeout(t)
+      timers.clear()
       await running
     },
     goneState: () => ({ ...s }),

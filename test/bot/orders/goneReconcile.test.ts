@@ -60,4 +60,45 @@ describe('reconcile after a gone order', () => {
     expect(t.reconciled).toEqual([])
     expect(t.wrapped.goneState().gone).toBe(0)
   })
+
+  it('the stop clears the settle timers it left pending (no timer outlives the bot)', async () => {
+    const t = setup((c) => ({
+      status: 'err',
+      error: 'order_not_in_orderbook',
+      oid: c.type === 'cancelOrders' ? c.oid : 0,
+    }))
+    let pending = 0
+    const counting = {
+      setTimeout: (fn: () => void, ms: number) => {
+        pending += 1
+        return t.clock.setTimeout(() => {
+          pending -= 1
+          fn()
+        }, ms)
+      },
+      clearTimeout: (id: unknown) => {
+        pending -= 1
+        if (typeof id === 'number') t.clock.clearTimeout(id)
+      },
+    }
+    const batcher = {
+      submit: async () => ({ status: 'err', error: 'order_not_in_orderbook', oid: 1 }),
+      flush: () => {},
+      state: () => ({}),
+      stop: async () => {},
+    } as unknown as Batcher
+    const reconciled: (readonly number[])[] = []
+    const wrapped = withGoneReconcile(batcher, {
+      reconcile: async (ids) => void reconciled.push(ids),
+      logger: createLogger({ level: 'silent', pretty: 'never' }),
+      clock: counting,
+    })
+    await wrapped.submit({ type: 'cancelOrders', iid: 7, oid: 1 })
+    expect(pending).toBe(1)
+    await wrapped.stop()
+    expect(pending).toBe(0)
+    t.clock.increment(5_000)
+    await flush()
+    expect(reconciled).toEqual([])
+  })
 })
