@@ -7,7 +7,7 @@
  * Each case is INSTRUMENTSxHOURS; a case shorter than the target's duration is extrapolated linearly
  * to it (and says so), since the cost per virtual hour is flat after the start (bounded recorder).
  * A trailing `i` runs the mock with inline signature recovery, the baseline for the deferred check
- * (the default; `src/mock/perps/deferredSignerCheck.ts`). A trailing `r` replays the benchmarks' dataset with the
+ * (the default; `src/mock/perps/signatures/deferredSignerCheck.ts`). A trailing `r` replays the benchmarks' dataset with the
  * whole bot (`simulate --data --engine bot`), a trailing `f` with the fast engine (`--engine fast`).
  * A trailing `o` runs the old market (scenario `calm-slow-premium`, the calm market before issue 39
  * made its premium mean-revert): the day on both is printed on one line, like with like.
@@ -18,7 +18,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { type Hex, hashTypedData } from 'viem'
 import { systemClock } from '../src/clock.ts'
-import { SignerRecovery } from '../src/mock/perps/signerRecovery.ts'
+import { SignerRecovery } from '../src/mock/perps/signatures/signerRecovery.ts'
 import { CommandSigner } from '../src/perps/signing/commandSigner.ts'
 import { opTypedData } from '../src/perps/signing/typedData.ts'
 import { seededRandom } from '../src/random.ts'

@@ -95,25 +95,25 @@ export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'
           stderr: ctx.stderr,
         })
       case 'simulate':
-        return await (await import('./simulate.ts')).simulateCommand(sub, version())
+        return await (await import('./research/simulate.ts')).simulateCommand(sub, version())
       case 'download':
-        return await (await import('./download.ts')).downloadCommand(sub)
+        return await (await import('./research/download.ts')).downloadCommand(sub)
       case 'record':
-        return await (await import('./record.ts')).recordCommand(sub)
+        return await (await import('./research/record.ts')).recordCommand(sub)
       case 'sweep':
-        return await (await import('./sweep.ts')).sweepCommand(sub, version())
+        return await (await import('./research/sweep.ts')).sweepCommand(sub, version())
       case 'compare':
-        return (await import('./compare.ts')).compareCommand(sub)
+        return (await import('./report/compare.ts')).compareCommand(sub)
       case 'create-proxy':
-        return await (await import('./createProxy.ts')).createProxyCommand(sub)
+        return await (await import('./account/createProxy.ts')).createProxyCommand(sub)
       case 'withdraw':
-        return await (await import('./accountAdmin.ts')).withdrawCommand(sub)
+        return await (await import('./account/accountAdmin.ts')).withdrawCommand(sub)
       case 'revoke-proxy':
-        return await (await import('./accountAdmin.ts')).revokeProxyCommand(sub)
+        return await (await import('./account/accountAdmin.ts')).revokeProxyCommand(sub)
       case 'account-stats':
-        return await (await import('./accountAdmin.ts')).accountStatsCommand(sub)
+        return await (await import('./account/accountAdmin.ts')).accountStatsCommand(sub)
       case 'rotate-key':
-        return await (await import('./rotateKey.ts')).rotateKeyCommand(sub)
+        return await (await import('./account/rotateKey.ts')).rotateKeyCommand(sub)
       case 'doctor':
         return await (await import('./doctor.ts')).doctorCommand(sub)
       case 'status':
@@ -123,7 +123,7 @@ export async function main(argv: readonly string[], raw: Omit<CliContext, 'argv'
       case 'config':
         return await (await import('./configExplain.ts')).configCommand(sub)
       case 'report':
-        return await (await import('./report.ts')).reportCommand(sub)
+        return await (await import('./report/report.ts')).reportCommand(sub)
       case 'pause':
       case 'resume':
       case 'cancel-all':

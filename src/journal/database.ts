@@ -11,11 +11,11 @@ import pg from 'pg'
 import { fieldOf } from '../guards.ts'
 import { JournalConfigError, redactUrl } from './errors.ts'
 import { type IntegrityProbe, postgresIntegrity, sqliteIntegrity } from './integrity.ts'
-import { migrate } from './migrations.ts'
-import { type SqliteHandle, sqliteDriver } from './sqliteDriver.ts'
-import { readerKysely, type SqliteReaderThread, startSqliteReaderThread } from './sqliteReader.ts'
-import { type SqliteWriterThread, startSqliteWriterThread } from './sqliteWriter.ts'
-import type { JournalDatabase } from './tables.ts'
+import { migrate } from './schema/migrations.ts'
+import type { JournalDatabase } from './schema/tables.ts'
+import { type SqliteHandle, sqliteDriver } from './sqlite/sqliteDriver.ts'
+import { readerKysely, type SqliteReaderThread, startSqliteReaderThread } from './sqlite/sqliteReader.ts'
+import { type SqliteWriterThread, startSqliteWriterThread } from './sqlite/sqliteWriter.ts'
 
 export type JournalTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
 

@@ -9,7 +9,7 @@
 import { closeSync, openSync, readSync, type Stats, statfsSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { type Kysely, sql } from 'kysely'
-import type { JournalDatabase } from './tables.ts'
+import type { JournalDatabase } from './schema/tables.ts'
 
 /** Free bytes below which the journal's disk counts as full (SQLite needs room for its WAL). */
 export const MIN_FREE_BYTES = 4 * 1024 * 1024

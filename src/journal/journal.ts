@@ -27,9 +27,9 @@ import type {
 } from './records.ts'
 import { type PruneResult, pruneJournal } from './retention.ts'
 import { BULK_TABLES, type JournalRow, type JournalTableName, type RefusedRow, writeRows } from './rows.ts'
+import type { RunsTable } from './schema/tables.ts'
 import type { JournalSettings } from './settings.ts'
 import { readSpools, removeSpools, writeSpool } from './spool.ts'
-import type { RunsTable } from './tables.ts'
 
 export interface JournalStats extends WriterStats {
   /** Records refused by their schema (a bug upstream), by table. */

@@ -9,7 +9,7 @@
  */
 import { sql } from 'kysely'
 import type { JournalDb } from './database.ts'
-import { UNKNOWN_ACCOUNT } from './migrationAccount.ts'
+import { UNKNOWN_ACCOUNT } from './schema/migrationAccount.ts'
 
 export { UNKNOWN_ACCOUNT }
 

@@ -17,7 +17,7 @@ import {
   TransferRecord,
 } from './records.ts'
 import type { JournalRow } from './rows.ts'
-import type { RunsTable } from './tables.ts'
+import type { RunsTable } from './schema/tables.ts'
 
 /** What a caller hands in; checked against the schemas when written, not on the caller's path. */
 export type Pending =

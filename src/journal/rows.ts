@@ -19,7 +19,7 @@ import type {
   RunsTable,
   StateTable,
   TransfersTable,
-} from './tables.ts'
+} from './schema/tables.ts'
 
 export type JournalRow =
   | { table: 'runs'; row: RunsTable }

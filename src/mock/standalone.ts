@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import { describeError } from '../errors.ts'
 import { isOneOf } from '../guards.ts'
 import { FAULT_PRESET_NAMES, type FaultPresetName, isFaultPresetName } from './faults.ts'
-import { SCENARIO_NAMES } from './perps/scenarios.ts'
+import { SCENARIO_NAMES } from './perps/market/scenarios.ts'
 import type { RunningMock } from './server.ts'
 import { CLOCK_MODES, type ClockMode } from './virtualClock.ts'
 

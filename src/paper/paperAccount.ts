@@ -14,11 +14,11 @@ import { addDecimal, subDecimal, toTicks } from '../decimal.ts'
 import type { JournalDb } from '../journal/database.ts'
 import type { Journal } from '../journal/journal.ts'
 import { fillInput, fundingInput } from '../journal/perpsHistory.ts'
+import { applyFill, newPosition, type PositionState } from '../mock/perps/account/positions.ts'
 import type { PerpsExchange } from '../mock/perps/exchange.ts'
 import type { InstrumentSpec } from '../mock/perps/instruments.ts'
 import { parseUsd } from '../mock/perps/money.ts'
 import type { AccountSeed } from '../mock/perps/options.ts'
-import { applyFill, newPosition, type PositionState } from '../mock/perps/positions.ts'
 
 /** The journal's venue label of every paper row (fills, funding, commands, …). */
 export const PAPER_VENUE = 'paper'

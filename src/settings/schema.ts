@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import { JournalSettings } from '../journal/settings.ts'
 import { FAULT_PRESET_NAMES } from '../mock/faults.ts'
-import { SCENARIO_NAMES } from '../mock/perps/scenarios.ts'
+import { SCENARIO_NAMES } from '../mock/perps/market/scenarios.ts'
 import { MIN_OPS_TOKEN_LENGTH } from '../ops/opsAuth.ts'
 import { apiSecretProblem } from '../perps/client/context.ts'
 import { DEFAULT_ORDER_TAG_NAME } from '../perps/orderTag.ts'

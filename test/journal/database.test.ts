@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError } from '../../src/errors.ts'
 import { journalTarget, openJournalDb } from '../../src/journal/database.ts'
 import { redactUrl } from '../../src/journal/errors.ts'
-import { LATEST_MIGRATION, MIGRATIONS } from '../../src/journal/migrations.ts'
+import { LATEST_MIGRATION, MIGRATIONS } from '../../src/journal/schema/migrations.ts'
 import { describeBackends } from './backends.ts'
 
 describeBackends('migrations', (backend) => {

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MarkoutTracker } from '../../src/analytics/markouts.ts'
-import { fillMarkoutsBps, markoutRows, markoutsOf } from '../../src/journal/markoutReport.ts'
-import type { ReportFill, ReportInput } from '../../src/journal/report.ts'
+import { fillMarkoutsBps, markoutRows, markoutsOf } from '../../src/journal/reading/markoutReport.ts'
+import type { ReportFill, ReportInput } from '../../src/journal/reading/report.ts'
 
 const DAY = 86_400_000
 const T0 = Date.UTC(2026, 11, 6)

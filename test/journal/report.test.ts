@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildReport, type ReportInput, summarizeTransfers } from '../../src/journal/report.ts'
+import { buildReport, type ReportInput, summarizeTransfers } from '../../src/journal/reading/report.ts'
 
 const D0 = Date.UTC(2026, 10, 20)
 const H = 3_600_000

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import { openJournalDb } from '../../src/journal/database.ts'
 import { createJournal } from '../../src/journal/journal.ts'
-import { SYMBOLS_STATE } from '../../src/journal/reportQueries.ts'
+import { SYMBOLS_STATE } from '../../src/journal/reading/reportQueries.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import { perpbot } from '../cli/perpbotCli.ts'
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { sqliteDriver, sqlitePackage } from '../../src/journal/sqliteDriver.ts'
+import { sqliteDriver, sqlitePackage } from '../../src/journal/sqlite/sqliteDriver.ts'
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0])
 const versionOf = (name: string): string =>

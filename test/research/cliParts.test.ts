@@ -3,7 +3,7 @@
  * the replay flags' engine.
  */
 import { describe, expect, it } from 'vitest'
-import { parseReplayFlags } from '../../src/cli/simulateReplay.ts'
+import { parseReplayFlags } from '../../src/cli/research/simulateReplay.ts'
 import { countLine, createCountProgress } from '../../src/research/progress.ts'
 import { parseTimeArg } from '../../src/research/timeArg.ts'
 

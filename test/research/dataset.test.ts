@@ -141,7 +141,7 @@ describe('replay driver over a corrupt file', () => {
     await fetchInto(dir)
     truncateSync(join(dir, chunkPath('trades', 'BTC-USDC', T1 - 1)), 30)
     const { createReplayDriver } = await import('../../src/research/replay/replayDriver.ts')
-    const { createMarket } = await import('../../src/mock/perps/market.ts')
+    const { createMarket } = await import('../../src/mock/perps/market/market.ts')
     const driver = createReplayDriver({
       store: DatasetStore.open(dir),
       symbols: ['BTC-USDC'],

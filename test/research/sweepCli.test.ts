@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { thinDataNote } from '../../src/cli/simulate.ts'
+import { thinDataNote } from '../../src/cli/research/simulate.ts'
 import { DatasetStore } from '../../src/research/dataset/store.ts'
 import { perpbot } from '../cli/perpbotCli.ts'
 

@@ -5,9 +5,9 @@
  */
 
 import { fromTicks } from '../../decimal.ts'
-import type { Market } from './market.ts'
+import { applyFill, entryPriceString, newPosition, scaledToMicros } from './account/positions.ts'
+import type { Market } from './market/market.ts'
 import { abs, applyRate, notionalMicros, usd } from './money.ts'
-import { applyFill, entryPriceString, newPosition, scaledToMicros } from './positions.ts'
 import type { Account, ExchangeState, FillRow, OrderState, OrderStatus } from './state.ts'
 
 /** Tells the order listeners (the mock's WebSocket) that `order` was created or changed. */

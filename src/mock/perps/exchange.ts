@@ -40,7 +40,7 @@ import {
   orderHistory,
   type WithdrawalFilter,
   withdrawalsPage,
-} from './accountHistory.ts'
+} from './account/accountHistory.ts'
 import {
   type AccountReferral,
   applyReferral,
@@ -52,8 +52,16 @@ import {
   registerAccount,
   registerProxy,
   setLeverage,
-} from './accounts.ts'
-import { startWithdrawal, type WithdrawalRequest } from './accountWithdrawals.ts'
+} from './account/accounts.ts'
+import { startWithdrawal, type WithdrawalRequest } from './account/accountWithdrawals.ts'
+import { type DepositFilter, type DepositRequest, depositsPage, startDeposit } from './account/deposits.ts'
+import { accountRisk } from './account/margin.ts'
+import {
+  accountStats,
+  deleteProxyCommand,
+  notificationsPage,
+  withdrawCommand,
+} from './account/ownerCommands.ts'
 import {
   AUTO_CANCEL_ACTION_WEIGHT,
   type AutoCancelStatus,
@@ -61,7 +69,6 @@ import {
   checkAutoCancel,
   setAutoCancel,
 } from './autoCancel.ts'
-import { type DepositFilter, type DepositRequest, depositsPage, startDeposit } from './deposits.ts'
 import { badRequest } from './errors.ts'
 import {
   admitCommand,
@@ -74,8 +81,17 @@ import {
   verifyCreateProxy,
 } from './gate.ts'
 import { collateralToWire, type InstrumentSpec } from './instruments.ts'
-import { accountRisk } from './margin.ts'
-import { indexToWire, statisticsToWire } from './market.ts'
+import { indexToWire, statisticsToWire } from './market/market.ts'
+import type { RegimeName } from './market/priceProcess.ts'
+import type { ScenarioName } from './market/scenarios.ts'
+import {
+  advanceTo,
+  setIndexPrice,
+  setRegime,
+  setScenario,
+  startHistory,
+  syncState,
+} from './market/stepping.ts'
 import { cancelAllOrders, cancelOrder, checkOpenOrderCap, modifyOrder, placeOrder } from './matching.ts'
 import { usd } from './money.ts'
 import {
@@ -85,11 +101,7 @@ import {
   type PerpsExchangeOptions,
   SIGNATURE_WINDOW_MS,
 } from './options.ts'
-import { accountStats, deleteProxyCommand, notificationsPage, withdrawCommand } from './ownerCommands.ts'
-import type { RegimeName } from './priceProcess.ts'
-import type { ScenarioName } from './scenarios.ts'
 import { type Account, createState, type ExchangeState, nowOf, unknownModifyLayout } from './state.ts'
-import { advanceTo, setIndexPrice, setRegime, setScenario, startHistory, syncState } from './stepping.ts'
 import * as streamHooks from './streamHooks.ts'
 import {
   type AccountView,
@@ -100,9 +112,9 @@ import {
   snapshot,
 } from './wire.ts'
 
-export type { FundingFilter, OrderHistoryFilter, WithdrawalFilter } from './accountHistory.ts'
-export type { AccountReferral } from './accounts.ts'
-export type { WithdrawalRequest } from './accountWithdrawals.ts'
+export type { FundingFilter, OrderHistoryFilter, WithdrawalFilter } from './account/accountHistory.ts'
+export type { AccountReferral } from './account/accounts.ts'
+export type { WithdrawalRequest } from './account/accountWithdrawals.ts'
 export type { AutoCancelStatus } from './autoCancel.ts'
 export {
   type AccountSeed,

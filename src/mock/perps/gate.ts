@@ -16,11 +16,11 @@ import {
   parseCreateProxyBody,
   parseSignedCommand,
 } from '../../perps/signing/verify.ts'
-import { isRecord, MAX_LABEL_LENGTH } from './accounts.ts'
+import { isRecord, MAX_LABEL_LENGTH } from './account/accounts.ts'
 import { badRequest, MockRejection, TEXT } from './errors.ts'
+import { syncState } from './market/stepping.ts'
 import { SIGNATURE_WINDOW_MS } from './options.ts'
 import { type Account, type ExchangeState, nowOf } from './state.ts'
-import { syncState } from './stepping.ts'
 
 const SIG_RE = /^0x[0-9a-fA-F]{128}(1b|1c|1B|1C)$/
 const UInt = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)

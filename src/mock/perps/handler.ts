@@ -5,8 +5,8 @@
  * for modifyOrders (a batch endpoint); token-bucket 429s carry `Retry-After`.
  */
 import { json, type MockHandler, type MockRequest, type MockResponse } from '../mockHttp.ts'
-import { cancelByCoidCommand, updateLeverageCommand, updateMarginCommand } from './accountSettings.ts'
-import { authedAccount } from './accounts.ts'
+import { cancelByCoidCommand, updateLeverageCommand, updateMarginCommand } from './account/accountSettings.ts'
+import { authedAccount } from './account/accounts.ts'
 import { badRequest, MockRejection } from './errors.ts'
 import type { PerpsExchange } from './exchange.ts'
 import {

@@ -3,6 +3,8 @@
  * `src/research/` reaches of it (issue 37, point 4): the matching rules called directly (the backtest's
  * in-process venue: no HTTP, no signatures), the market and the replay seam (`MarketDriver`).
  */
+
+export type { WithdrawalOutcome, WithdrawalTiming } from './account/withdrawals.ts'
 export { MockRejection } from './errors.ts'
 export {
   type AccountReferral,
@@ -29,14 +31,22 @@ export {
   type InstrumentInput,
   type InstrumentSpec,
 } from './instruments.ts'
-export type { Market } from './market.ts'
+export type { Market } from './market/market.ts'
 export type {
   MarketDriver,
   MarketTap,
   ReplayedStep,
   ReplayFill,
   RestingOrderView,
-} from './marketDriver.ts'
+} from './market/marketDriver.ts'
+export { REGIMES, type RegimeName } from './market/priceProcess.ts'
+export {
+  isScenarioName,
+  LIQUIDATION_SEED,
+  SCENARIO_NAMES,
+  SCENARIOS,
+  type ScenarioName,
+} from './market/scenarios.ts'
 export {
   cancelAllOrders,
   cancelOrder,
@@ -45,14 +55,5 @@ export {
   placeOrder,
 } from './matching.ts'
 export { rateString } from './money.ts'
-export { REGIMES, type RegimeName } from './priceProcess.ts'
-export {
-  isScenarioName,
-  LIQUIDATION_SEED,
-  SCENARIO_NAMES,
-  SCENARIOS,
-  type ScenarioName,
-} from './scenarios.ts'
 export type { Account, ExchangeState } from './state.ts'
 export { orderWire } from './wire.ts'
-export type { WithdrawalOutcome, WithdrawalTiming } from './withdrawals.ts'

@@ -9,6 +9,7 @@ import type { FeeSchedule } from '../../perps/schemas/info.ts'
 import type { OrderGoneCode } from '../../perps/schemas/orders.ts'
 import { DEFAULT_PERPS_DOMAIN, type PerpsDomain } from '../../perps/signing/domain.ts'
 import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP, DEFAULT_ACTION_BUDGET_PER_MINUTE } from '../../perps/weights.ts'
+import { DEFAULT_WITHDRAWAL_TIMING, type WithdrawalTiming } from './account/withdrawals.ts'
 import {
   type CollateralSpec,
   DEFAULT_COLLATERAL,
@@ -18,11 +19,10 @@ import {
   feeScheduleToWire,
   type InstrumentSpec,
 } from './instruments.ts'
-import type { MarketDriver, MarketTap } from './marketDriver.ts'
+import type { MarketDriver, MarketTap } from './market/marketDriver.ts'
+import { SCENARIO_NAMES } from './market/scenarios.ts'
 import { parseUsd, toScaled } from './money.ts'
-import { SCENARIO_NAMES } from './scenarios.ts'
-import type { SignerCheck } from './signerRecovery.ts'
-import { DEFAULT_WITHDRAWAL_TIMING, type WithdrawalTiming } from './withdrawals.ts'
+import type { SignerCheck } from './signatures/signerRecovery.ts'
 
 /** Signatures older than this are `signature expired`; ts further ahead is `invalid signature`. */
 export const SIGNATURE_WINDOW_MS = 5 * 60_000

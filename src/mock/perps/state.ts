@@ -11,9 +11,13 @@ import { isOrderGoneCode, ORDER_GONE_CODES, type OrderGoneCode } from '../../per
 import type { FillItem } from '../../perps/stream/pushSchemas.ts'
 import { type Random, seededRandom } from '../../random.ts'
 import type { TokenBucket } from '../tokenBucket.ts'
-import type { DepositRecord } from './depositRecord.ts'
+import type { DepositRecord } from './account/depositRecord.ts'
+import type { PositionState } from './account/positions.ts'
+import type { WithdrawalRecord } from './account/withdrawals.ts'
 import { DEFAULT_INSTRUMENTS } from './instruments.ts'
-import { createMarket, type Market } from './market.ts'
+import { createMarket, type Market } from './market/market.ts'
+import type { StepConstants } from './market/priceProcess.ts'
+import { isScenarioName, type ScenarioName } from './market/scenarios.ts'
 import {
   isModifyOrdersLayout,
   MODIFY_ORDERS_LAYOUTS,
@@ -23,12 +27,8 @@ import {
   resolveOptions,
   unknownScenario,
 } from './options.ts'
-import type { PositionState } from './positions.ts'
-import type { StepConstants } from './priceProcess.ts'
-import { ReplayGuard } from './replay.ts'
-import { isScenarioName, type ScenarioName } from './scenarios.ts'
-import { recoveringSignerCheck, type SignerCheck } from './signerRecovery.ts'
-import type { WithdrawalRecord } from './withdrawals.ts'
+import { ReplayGuard } from './signatures/replay.ts'
+import { recoveringSignerCheck, type SignerCheck } from './signatures/signerRecovery.ts'
 
 export type OrderStatus =
   | 'open'

@@ -6,7 +6,7 @@
 import { fromTicks } from '../../decimal.ts'
 import type { Ticker } from '../../perps/schemas/tickers.ts'
 import type { BboPush } from '../../perps/stream/pushSchemas.ts'
-import { askTicks, bidTicks, type Market } from './market.ts'
+import { askTicks, bidTicks, type Market } from './market/market.ts'
 import { rateString } from './money.ts'
 
 /** Displayed size at each side of the synthetic touch, in lots. */

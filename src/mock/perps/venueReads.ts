@@ -7,8 +7,8 @@
  */
 import { addDecimal, fromTicks, negateDecimal, subDecimal } from '../../decimal.ts'
 import type { Kline } from '../../perps/schemas/info.ts'
+import { accountRisk } from './account/margin.ts'
 import { badRequest } from './errors.ts'
-import { accountRisk } from './margin.ts'
 import { rateString, usd } from './money.ts'
 import type { Account, ExchangeState } from './state.ts'
 import { marketOf, nowOf } from './state.ts'

@@ -5,12 +5,12 @@
 import { divRound, fromTicks } from '../../decimal.ts'
 import type { Portfolio, Position } from '../../perps/schemas/account.ts'
 import type { Order, OrderDataWire } from '../../perps/schemas/orders.ts'
-import { type AccountRisk, accountRisk } from './margin.ts'
+import { type AccountRisk, accountRisk } from './account/margin.ts'
+import { entryPriceString, liquidationPriceTicks, scaledToMicros } from './account/positions.ts'
+import type { RegimeName } from './market/priceProcess.ts'
+import type { ScenarioName } from './market/scenarios.ts'
 import { abs, maxBig, minBig, rateString, usd } from './money.ts'
 import { HISTORY_PAGE_LIMIT } from './options.ts'
-import { entryPriceString, liquidationPriceTicks, scaledToMicros } from './positions.ts'
-import type { RegimeName } from './priceProcess.ts'
-import type { ScenarioName } from './scenarios.ts'
 import { type Account, type ExchangeState, marketOf, nowOf, type OrderState } from './state.ts'
 
 export interface HistoryWindowFilter {

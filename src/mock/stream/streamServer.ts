@@ -16,7 +16,7 @@ import { type WebSocket, WebSocketServer } from 'ws'
 import type { Clock, TimerId } from '../../clock.ts'
 import { isOneOf } from '../../guards.ts'
 import { PRIVATE_CHANNELS, type PrivateChannel } from '../../perps/stream/channels.ts'
-import { MessageWindow } from '../../perps/stream/messageWindow.ts'
+import { MessageWindow } from '../../perps/stream/socket/messageWindow.ts'
 import type { Random } from '../../random.ts'
 import type { PerpsExchange } from '../perps/exchange.ts'
 import {

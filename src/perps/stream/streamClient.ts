@@ -31,11 +31,7 @@ import { createRateLimitedLog, type RateLimitedLog } from '../../logging/rateLim
 import { ChannelFreshness } from './channelFreshness.ts'
 import { tapFrame } from './frameTap.ts'
 import { GapHolds } from './gapHolds.ts'
-import { Inbox } from './inbox.ts'
-import { KeyedTimers } from './keyedTimers.ts'
-import { Outbox } from './outbox.ts'
 import { PushIntake } from './pushIntake.ts'
-import { reconnectDelay } from './reconnectBackoff.ts'
 import {
   ackItems,
   authFrame,
@@ -45,7 +41,12 @@ import {
   type StreamPush,
   subscribeFrame,
 } from './schemas.ts'
-import type { StreamSocket } from './socket.ts'
+import { Inbox } from './socket/inbox.ts'
+import { KeyedTimers } from './socket/keyedTimers.ts'
+import { Outbox } from './socket/outbox.ts'
+import { reconnectDelay } from './socket/reconnectBackoff.ts'
+import type { StreamSocket } from './socket/socket.ts'
+import { TypedEvents } from './socket/typedEvents.ts'
 import {
   StreamAuthError,
   StreamProtocolError,
@@ -61,7 +62,6 @@ import type {
   StreamState,
 } from './streamTypes.ts'
 import { Subscriptions } from './subscriptions.ts'
-import { TypedEvents } from './typedEvents.ts'
 
 export * from './streamTypes.ts'
 

@@ -10,6 +10,7 @@
 
 import { InputValidationError } from '../../errors.ts'
 import { parseChannel } from './channels.ts'
+import { TypedEvents } from './socket/typedEvents.ts'
 import {
   DEFAULT_STREAM_LIMITS,
   StreamClient,
@@ -20,7 +21,6 @@ import {
   type StreamState,
 } from './streamClient.ts'
 import { StreamLimitError } from './streamErrors.ts'
-import { TypedEvents } from './typedEvents.ts'
 
 export interface StreamPoolOptions extends Omit<StreamClientOptions, 'credentials' | 'limits'> {
   /** Needed for the private channels; they get a socket of their own. */

@@ -9,9 +9,9 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import type { FrameTap } from './frameTap.ts'
 import { defaultStaleAfterMs } from './freshness.ts'
-import { type BackoffPolicy, DEFAULT_BACKOFF } from './reconnectBackoff.ts'
 import type { StreamPush } from './schemas.ts'
-import { type SocketFactory, undiciSocketFactory } from './socket.ts'
+import { type BackoffPolicy, DEFAULT_BACKOFF } from './socket/reconnectBackoff.ts'
+import { type SocketFactory, undiciSocketFactory } from './socket/socket.ts'
 import {
   DEFAULT_STREAM_LIMITS,
   type StreamClientOptions,

@@ -3,9 +3,9 @@ import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import type { FrameTap } from './frameTap.ts'
-import type { BackoffPolicy } from './reconnectBackoff.ts'
 import type { StreamPush } from './schemas.ts'
-import type { SocketFactory } from './socket.ts'
+import type { BackoffPolicy } from './socket/reconnectBackoff.ts'
+import type { SocketFactory } from './socket/socket.ts'
 import type { StreamError } from './streamErrors.ts'
 
 /** The venue's WebSocket (the official client's production environment; ws-protocol §1). */

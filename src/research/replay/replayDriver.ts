@@ -1,5 +1,5 @@
 /**
- * A `MarketDriver` (src/mock/perps/replayMarket.ts) over a dataset: each mock step takes the rows of
+ * A `MarketDriver` (src/mock/perps/market/replayMarket.ts) over a dataset: each mock step takes the rows of
  * (t − dt, t] per instrument. What the bot reads (index, mark) comes from tickers rows, or from kline
  * closes when there are none, as of t − feed latency; what fills our orders comes from trades rows
  * (tier `trades`), or from klines turned into prints (tier `klines`), through the fill model.

@@ -4,10 +4,10 @@ import {
   MAX_LABEL_LENGTH,
   MAX_PROXIES_PER_ACCOUNT,
   registerAccount,
-} from '../../../src/mock/perps/accounts.ts'
+} from '../../../src/mock/perps/account/accounts.ts'
 import { admitCommand, verifyCommand } from '../../../src/mock/perps/gate.ts'
 import { SIGNATURE_WINDOW_MS } from '../../../src/mock/perps/options.ts'
-import { ReplayGuard } from '../../../src/mock/perps/replay.ts'
+import { ReplayGuard } from '../../../src/mock/perps/signatures/replay.ts'
 import { createState } from '../../../src/mock/perps/state.ts'
 import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
 import { buildCancelOrders } from '../../../src/perps/signing/ops.ts'

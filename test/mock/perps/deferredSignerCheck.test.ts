@@ -1,7 +1,10 @@
 import { keccak256, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
-import { DeferredSignerCheck, SignatureCheckError } from '../../../src/mock/perps/deferredSignerCheck.ts'
+import {
+  DeferredSignerCheck,
+  SignatureCheckError,
+} from '../../../src/mock/perps/signatures/deferredSignerCheck.ts'
 
 const alice = privateKeyToAccount(generatePrivateKey())
 const mallory = privateKeyToAccount(generatePrivateKey())

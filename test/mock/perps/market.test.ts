@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { isIntegerValue, significantFigures } from '../../../src/decimal.ts'
+import { applyFill, liquidationPriceTicks, newPosition } from '../../../src/mock/perps/account/positions.ts'
 import { createPerpsExchange } from '../../../src/mock/perps/exchange.ts'
 import {
   DEFAULT_INSTRUMENTS,
   defineInstrument,
   generateInstruments,
 } from '../../../src/mock/perps/instruments.ts'
-import { KlineRing } from '../../../src/mock/perps/klines.ts'
+import { KlineRing } from '../../../src/mock/perps/market/klines.ts'
 import { quantizePrice } from '../../../src/mock/perps/money.ts'
-import { applyFill, liquidationPriceTicks, newPosition } from '../../../src/mock/perps/positions.ts'
 import { Instruments, Statistics } from '../../../src/perps/schemas/info.ts'
 import { manualClock, START } from './helpers.ts'
 

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { toTicks } from '../../../src/decimal.ts'
-import { ensureAccount } from '../../../src/mock/perps/accounts.ts'
+import { ensureAccount } from '../../../src/mock/perps/account/accounts.ts'
 import { MockRejection } from '../../../src/mock/perps/errors.ts'
-import { setMarketPrice } from '../../../src/mock/perps/market.ts'
+import { setMarketPrice } from '../../../src/mock/perps/market/market.ts'
 import {
   cancelAllOrders,
   cancelOrder,

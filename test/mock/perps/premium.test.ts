@@ -4,7 +4,7 @@
  * index for minutes fills only asks.
  */
 import { describe, expect, it } from 'vitest'
-import { REGIME_PARAMS, stepConstants, stepPrice } from '../../../src/mock/perps/priceProcess.ts'
+import { REGIME_PARAMS, stepConstants, stepPrice } from '../../../src/mock/perps/market/priceProcess.ts'
 import { seededRandom } from '../../../src/random.ts'
 
 function calmPremiumPath(seed: number, seconds: number): number[] {

@@ -1,7 +1,7 @@
 import { type Hex, keccak256, recoverAddress, toHex } from 'viem'
 import { privateKeyToAccount, sign } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { SignerRecovery } from '../../../src/mock/perps/signerRecovery.ts'
+import { SignerRecovery } from '../../../src/mock/perps/signatures/signerRecovery.ts'
 import { SECP256K1_N as N } from '../../../src/perps/signing/privateKey.ts'
 
 const key = (i: number): Hex => `0x${(BigInt(i) * 0x9e3779b97f4a7c15n + 7n).toString(16).padStart(64, '0')}`

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { toTicks } from '../../../src/decimal.ts'
-import { ensureAccount } from '../../../src/mock/perps/accounts.ts'
+import { ensureAccount } from '../../../src/mock/perps/account/accounts.ts'
 import { trade } from '../../../src/mock/perps/book.ts'
-import { setMarketPrice } from '../../../src/mock/perps/market.ts'
+import { setMarketPrice } from '../../../src/mock/perps/market/market.ts'
 import { cancelOrder, modifyOrder, placeOrder } from '../../../src/mock/perps/matching.ts'
 import { SIGNATURE_WINDOW_MS } from '../../../src/mock/perps/options.ts'
 import { type Account, createState, type ExchangeState, marketOf } from '../../../src/mock/perps/state.ts'

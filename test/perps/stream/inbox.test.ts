@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Inbox } from '../../../src/perps/stream/inbox.ts'
+import { Inbox } from '../../../src/perps/stream/socket/inbox.ts'
 
 /** A scheduler the test turns by hand. */
 function manual() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
-import { KeyedTimers } from '../../../src/perps/stream/keyedTimers.ts'
+import { KeyedTimers } from '../../../src/perps/stream/socket/keyedTimers.ts'
 
 describe('KeyedTimers', () => {
   it('keeps one timer per key: rescheduling replaces, clearing cancels, a fired one may reschedule', () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { VirtualClock } from '../../../src/mock/virtualClock.ts'
-import type { SocketHandlers, StreamSocket } from '../../../src/perps/stream/socket.ts'
+import type { SocketHandlers, StreamSocket } from '../../../src/perps/stream/socket/socket.ts'
 import { StreamClient } from '../../../src/perps/stream/streamClient.ts'
 import { StreamProtocolError } from '../../../src/perps/stream/streamErrors.ts'
 import { seededRandom } from '../../../src/random.ts'

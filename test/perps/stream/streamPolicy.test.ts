@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { MessageWindow } from '../../../src/perps/stream/messageWindow.ts'
-import { DEFAULT_BACKOFF, reconnectDelay } from '../../../src/perps/stream/reconnectBackoff.ts'
 import { SequenceTracker } from '../../../src/perps/stream/sequenceTracker.ts'
+import { MessageWindow } from '../../../src/perps/stream/socket/messageWindow.ts'
+import { DEFAULT_BACKOFF, reconnectDelay } from '../../../src/perps/stream/socket/reconnectBackoff.ts'
 import { seededRandom } from '../../../src/random.ts'
 
 describe('SequenceTracker', () => {

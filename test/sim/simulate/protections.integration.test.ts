@@ -4,7 +4,7 @@
  * the breach with the figures.
  */
 import { describe, expect, it } from 'vitest'
-import { loadReportAssets } from '../../../src/cli/simulate.ts'
+import { loadReportAssets } from '../../../src/cli/research/simulate.ts'
 import { renderReport } from '../../../src/sim/simulate/report.ts'
 import { runSimulation } from '../../../src/sim/simulate/runSimulation.ts'
 

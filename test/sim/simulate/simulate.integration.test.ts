@@ -3,7 +3,7 @@
  * recorded and rendered. Same seed, same bytes; another seed, another report.
  */
 import { describe, expect, it } from 'vitest'
-import { loadReportAssets } from '../../../src/cli/simulate.ts'
+import { loadReportAssets } from '../../../src/cli/research/simulate.ts'
 import { renderReport } from '../../../src/sim/simulate/report.ts'
 import { runSimulation } from '../../../src/sim/simulate/runSimulation.ts'
 

@@ -5,7 +5,7 @@ import { createInputGates, STREAM_INPUTS, type StreamInput } from '../../../../s
 import { startStreams } from '../../../../src/bot/inputs/streams/botStreams.ts'
 import type { StreamRouteTargets } from '../../../../src/bot/inputs/streams/streamRoutes.ts'
 import { createLogger } from '../../../../src/logging/logger.ts'
-import type { SocketFactory, SocketHandlers } from '../../../../src/perps/stream/socket.ts'
+import type { SocketFactory, SocketHandlers } from '../../../../src/perps/stream/socket/socket.ts'
 import { seededRandom } from '../../../../src/random.ts'
 import { StreamSettings } from '../../../../src/settings/schema.ts'
 
