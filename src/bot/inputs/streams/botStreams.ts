@@ -38,6 +38,7 @@ import type { InputGates, StreamInput } from '../inputGates.ts'
 import { createRouteQueue } from './routeQueue.ts'
 import {
   botChangeFilter,
+  type ChangeFilter,
   routePush,
   STREAM_ROUTES,
   type StreamRouteTable,
@@ -356,6 +357,11 @@ export function startBotStreams(o: {
   alerts?: VenueAlertSink | undefined
   /** `run --record`: reads the public frames as they arrive (frameTap.ts). */
   streamTap?: StreamTap | undefined
+  /**
+   * Which pushes become actor events, keeping the ages the actors read (`InputAges`); the composition
+   * root shares it with the actors. Default: a `botChangeFilter` of its own.
+   */
+  changes?: ChangeFilter | undefined
 }): BotStreams | undefined {
   if (o.url === undefined) return undefined
   const { clock } = o
@@ -376,7 +382,7 @@ export function startBotStreams(o: {
       traded,
       route: o.actors.route,
       klinesKept: o.settings.quoting.klinesKept,
-      changed: botChangeFilter(() => clock.now(), o.settings.quoting),
+      changed: o.changes ?? botChangeFilter(() => clock.now(), o.settings.quoting),
       orders: o.openOrders,
       account: o.account,
     },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { bboChannels } from '../../../../src/bot/inputs/streams/botStreams.ts'
 import {
+  BBO_REFRESH_MS,
+  botChangeFilter,
   createChangeFilter,
   routePush,
   STREAM_ROUTES,
@@ -334,6 +336,29 @@ describe('urgent and deferred routes', () => {
     expect(f.classify('a1', 'm', 'margin')).toBe('new')
     now = 10_000
     expect(f.classify('a1', 'm', 'margin')).toBe('refresh')
+  })
+
+  it("the bot's filter: an unchanged BBO or margin only renews its age; routed again after a silence", () => {
+    let now = 0
+    const f = botChangeFilter(() => now, { staleIndexMs: 15_000, staleMarginMs: 30_000 })
+    expect(f.classify('b1', 'touch', 'bbo')).toBe('new')
+    expect(f.classify('a1', 'm', 'margin')).toBe('new')
+    expect(f.classify('i1', 'x', 'index')).toBe('new')
+    const verdicts: string[] = []
+    for (now = 1_000; now <= 60_000; now += 1_000) {
+      verdicts.push(f.classify('b1', 'touch', 'bbo'), f.classify('a1', 'm', 'margin'))
+      expect(f.seenAt('bbo', 1)).toBe(now)
+      expect(f.seenAt('margin', 1)).toBe(now)
+      f.classify('i1', 'x', 'index')
+    }
+    expect(verdicts.every((v) => v === 'hold')).toBe(true)
+    // A silence of the BBO's refresh period: the repeat is an event (a stale touch may be fresh again).
+    now += BBO_REFRESH_MS
+    expect(f.classify('b1', 'touch', 'bbo')).toBe('refresh')
+    expect(f.classify('a1', 'm', 'margin')).toBe('hold') // a third of 30 s has not passed
+    now += 10_000
+    expect(f.classify('a1', 'm', 'margin')).toBe('refresh')
+    expect(f.seenAt('bbo', 2)).toBeUndefined()
   })
 
   it('a changed index is routed at once, its refresh deferred, a repeat in between dropped', () => {
