@@ -168,7 +168,8 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
     ...inputs,
     url: streamUrl,
     account,
-    actors: markouts.inbox(actors),
+    // The markouts' inbox, and the actors' own joined and restarted signals.
+    actors: { ...markouts.inbox(actors), joined: actors.joined, restarted: actors.restarted },
     changes,
   })
   // Held instruments (an operator's pause, a breached limit), the limits, and the commands.

@@ -39,6 +39,11 @@ export interface StreamRouteTargets {
    * (see `createChangeFilter`, whose `classify` also tells the two apart). Default: always true.
    */
   changed?: ChangeFilter | ((key: string, value: string, refreshMs: FilterKind) => boolean) | undefined
+  /**
+   * An unchanged BBO pushed again and not routed (its age renewed in the change filter): the markout
+   * tracker's touch. Default: nothing.
+   */
+  touchRenewed?: ((id: number) => void) | undefined
   orders: { observe(order: Order): void }
   account: {
     observePortfolio(p: Portfolio): void
@@ -65,6 +70,7 @@ export function statisticsFromPush(d: StatisticsPush, klinesKept: number): Strat
 /** What the change filter says of a value: new, unchanged but due a refresh, or held back. */
 export type FilterVerdict = 'new' | 'refresh' | 'hold'
 export type FilterKind = 'index' | 'bbo' | 'margin'
+const FILTER_KINDS: readonly FilterKind[] = ['index', 'bbo', 'margin']
 
 function verdictOf(t: StreamRouteTargets, key: string, value: string, kind: FilterKind): FilterVerdict {
   const f = t.changed
@@ -102,7 +108,7 @@ export const STREAM_ROUTES: StreamRouteTable = {
     const d = p.data
     if (!t.traded.has(d.iid)) return
     const verdict = verdictOf(t, filterKey('bbo', d.iid), `${d.bp}|${d.bq}|${d.ap}|${d.aq}`, 'bbo')
-    if (verdict === 'hold') return
+    if (verdict === 'hold') return t.touchRenewed?.(d.iid)
     routeBy(t, verdict, d.iid, { type: 'BBO', bbo: bboForStrategy(d), receivedAt: t.now() })
   },
   // Once a minute for every instrument, and each one plans: after the pushes in hand.
@@ -158,6 +164,8 @@ export const STREAM_ROUTES: StreamRouteTable = {
 export interface ChangeFilter extends InputAges {
   (key: string, value: string, kind: FilterKind): boolean
   classify(key: string, value: string, kind: FilterKind): FilterVerdict
+  /** Forgets an instrument's values (its actor restarted with none): their next pushes are new. */
+  forget(id: number): void
 }
 
 /** The change filter's key of an instrument's input (one fact: the routes and `seenAt` both use it). */
@@ -204,7 +212,10 @@ export function createChangeFilter(
     classify(key, value, kind) !== 'hold'
   const seenAt = (kind: AgedInput, id: number): number | undefined =>
     quiet[kind] ? last.get(filterKey(kind, id))?.at : undefined
-  return Object.assign(filter, { classify, seenAt })
+  const forget = (id: number): void => {
+    for (const kind of FILTER_KINDS) last.delete(filterKey(kind, id))
+  }
+  return Object.assign(filter, { classify, seenAt, forget })
 }
 
 /**

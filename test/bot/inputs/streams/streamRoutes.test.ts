@@ -359,6 +359,31 @@ describe('urgent and deferred routes', () => {
     now += 10_000
     expect(f.classify('a1', 'm', 'margin')).toBe('refresh')
     expect(f.seenAt('bbo', 2)).toBeUndefined()
+    // A restarted actor lost its inputs: the filter forgets them, so the next pushes reach it.
+    f.forget(1)
+    expect(f.seenAt('bbo', 1)).toBeUndefined()
+    expect([
+      f.classify('b1', 'touch', 'bbo'),
+      f.classify('a1', 'm', 'margin'),
+      f.classify('i1', 'x', 'index'),
+    ]).toEqual(['new', 'new', 'new'])
+  })
+
+  it('an unchanged BBO held by the bot filter is handed to `touchRenewed` (the markouts), not routed', () => {
+    const { t, routed } = targets()
+    let now = 0
+    const renewed: number[] = []
+    const withFilter: StreamRouteTargets = {
+      ...t,
+      now: () => now,
+      changed: botChangeFilter(() => now, { staleIndexMs: 15_000 }),
+      touchRenewed: (id) => void renewed.push(id),
+    }
+    const touch = () => push('bbo::1', { iid: 1, bp: '99', bq: '1', ap: '101', aq: '2' })
+    routePush(STREAM_ROUTES, touch(), withFilter)
+    for (now = 1_000; now <= 5_000; now += 1_000) routePush(STREAM_ROUTES, touch(), withFilter)
+    expect(routed.map((r) => r.event.type)).toEqual(['BBO'])
+    expect(renewed).toEqual([1, 1, 1, 1, 1])
   })
 
   it('a changed index is routed at once, its refresh deferred, a repeat in between dropped', () => {
