@@ -198,6 +198,15 @@ const JOBS: Job[] = [
           timeoutMs: 1_050_000,
         },
       ]),
+  // Issue 36: actor events and CPU at 1,000 instruments of unchanged ticks, refresh events against
+  // input ages renewed in the change filter (same run).
+  {
+    name: 'tick-to-trade, input ages at 1,000 instruments (actor events)',
+    script: 'bench/inputAges.bench.ts',
+    args: ['--instruments', '1000', '--seconds', QUICK ? '30' : '60'],
+    nodeFlags: [],
+    timeoutMs: 180_000,
+  },
   {
     name: 'limiter (colleague’s bench)',
     script: 'bench/limiter.bench.ts',
@@ -449,6 +458,13 @@ for (const l of flushOut?.lines.filter((x) => x.startsWith('record flush')) ?? [
     console.log(
       `\nJournal off vs on (stream, 100 instruments, back to back; SQLite writes on a worker thread): p50 ${ms(off.p50)} vs ${ms(on.p50)} ms, p99 ${ms(off.p99)} vs ${ms(on.p99)} ms (one run each on a shared machine: alternate more pairs to judge, docs/benchmarks.md)`,
     )
+}
+
+const agesOut = outcomes.find((o) => o.job.script.endsWith('inputAges.bench.ts'))
+if (agesOut) {
+  const pick = agesOut.lines.filter((l) => /^(# input ages|refresh events|ages renewed)/.test(l))
+  if (pick.length > 0) console.log('\nInput ages (actor events at 1,000 instruments, same run)\n')
+  for (const l of pick) console.log(l)
 }
 
 const limiterOut = outcomes.find((o) => o.job.script.endsWith('limiter.bench.ts'))

@@ -50,7 +50,7 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import type { RunningBot } from '../src/bot/startBot.ts'
 import { applyHeapPolicy } from '../src/cli/heapPolicy.ts'
@@ -294,6 +294,19 @@ const budgetsAtStart = bot.status().limiter.budgets
 const queuedAtStart = (budgetsAtStart.request?.queued ?? 0) + (budgetsAtStart.action?.queued ?? 0)
 await mock.take()
 
+// The bot's own CPU and collections over the measured window (with `--layout process` this process is
+// the bot and the bench's probe; the mock runs in its own).
+const gcKinds = { scavenges: 0, full: 0 }
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const detail: unknown = 'detail' in e ? e.detail : undefined
+    const kind = typeof detail === 'object' && detail !== null && 'kind' in detail ? detail.kind : undefined
+    if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gcKinds.scavenges++
+    else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcKinds.full++
+  }
+})
+gcObserver.observe({ entryTypes: ['gc'] })
+const cpuAtStart = process.cpuUsage()
 const startedWall = performance.now()
 const startTotals = await mock.totals()
 let next = 0
@@ -314,6 +327,10 @@ while (performance.now() - startedWall < SECONDS * 1000) {
   }
 }
 const wallS = (performance.now() - startedWall) / 1000
+const windowCpu = process.cpuUsage(cpuAtStart)
+const cpuMsPerS = (windowCpu.user + windowCpu.system) / 1000 / wallS
+await sleepMs(50) // the last collections' entries arrive on a later turn
+gcObserver.disconnect()
 const endTotals = await mock.totals()
 const latencies = await mock.take()
 const virtualMin = (endTotals.now - startTotals.now) / 60_000
@@ -341,6 +358,7 @@ const latency =
 console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency} (${lat.n} of ${moves} moves)` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
+    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
@@ -378,6 +396,9 @@ emitResult({
   heapUsed,
   heapAfterGc: afterGc?.heapUsed,
   warmupSeconds: warmedS,
+  cpuMsPerS,
+  scavenges: gcKinds.scavenges,
+  fullGcs: gcKinds.full,
   limiterQueuedAtStart: queuedAtStart,
   virtualMinutes: virtualMin,
 })

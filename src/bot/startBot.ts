@@ -25,6 +25,7 @@ import { createBotInputGates } from './inputs/inputGates.ts'
 import { createPollerHealth } from './inputs/pollerHealth.ts'
 import { startBotPollers } from './inputs/pollers.ts'
 import { startBotStreams } from './inputs/streams/botStreams.ts'
+import { botChangeFilter } from './inputs/streams/streamRoutes.ts'
 import { createBotLimiter } from './limiter/botLimiter.ts'
 import { createBotAlertHub } from './observe/alertHub.ts'
 import { createBotViews } from './observe/botViews.ts'
@@ -142,7 +143,9 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const orders = createBotOrderDesk({ ...venue, openOrders })
   startup.step('the dead-man switch')
   const deadMan = await armBotDeadManSwitch({ ...venue, openOrders, orders })
-  const actors = createBotInstrumentActors({ ...venue, orders, openOrders })
+  // Which stream pushes become actor events; the ages of the unchanged ones, which the actors read.
+  const changes = botChangeFilter(() => clock.now(), settings.quoting)
+  const actors = createBotInstrumentActors({ ...venue, orders, openOrders, ages: changes })
   const health = createPollerHealth({ watchdog, graceMs: settings.ops.watchdog.loopGraceMs, alerts, clock })
   // Which inputs come from the streams right now; the pollers stand down behind these gates.
   const { gates, streamUrl } = createBotInputGates({
@@ -161,7 +164,14 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   registerPnlMetrics(metrics.registry, account, actors.instruments)
   journal.registerMetrics(metrics.registry)
   const feeds = startBotPollers({ ...inputs, account })
-  const streams = startBotStreams({ ...inputs, url: streamUrl, account, actors: markouts.inbox(actors) })
+  const streams = startBotStreams({
+    ...inputs,
+    url: streamUrl,
+    account,
+    // The markouts' inbox, and the actors' own joined and restarted signals.
+    actors: { ...markouts.inbox(actors), joined: actors.joined, restarted: actors.restarted },
+    changes,
+  })
   // Held instruments (an operator's pause, a breached limit), the limits, and the commands.
   const holds = createHolds({ actors })
   const { protections, flattener } = createBotProtections({

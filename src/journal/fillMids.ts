@@ -126,6 +126,15 @@ export class FillMids {
     ring.push(t, bid, ask)
   }
 
+  /**
+   * The instrument's newest touch pushed again unchanged at `t` (the streams renew its age without
+   * routing it): as a touch with the same sides, so a quiet book's mid stays known.
+   */
+  renew(iid: number, t: number): void {
+    const last = this.#rings.get(iid)?.at(Number.POSITIVE_INFINITY)
+    if (last !== undefined) this.touch(iid, t, last.bid, last.ask)
+  }
+
   /** One of our fills, seen at `now`: every moment of it already past is settled at once. */
   fill(f: TrackedFill, now: number): void {
     this.#stats.fills++

@@ -38,6 +38,15 @@ describe('FillMids (the pending-markout tracker)', () => {
     expect(FILL_MID_HORIZONS_MS).toEqual([0, 1_000, 10_000, 60_000])
   })
 
+  it("an unchanged touch renewed (pushed again, not routed) keeps a quiet book's mid known", () => {
+    const { mids, byHorizon } = setup()
+    mids.renew(1, 0) // no touch yet: nothing to renew
+    mids.touch(1, 0, '100', '101')
+    mids.fill({ iid: 1, tradeId: 'q', orderId: 1, ts: 100 }, 100)
+    for (let s = 1; s <= 61; s++) mids.renew(1, s * 1_500)
+    expect(byHorizon('q')).toEqual({ 0: '100.5', 1000: '100.5', 10000: '100.5', 60000: '100.5' })
+  })
+
   it('a fill that arrives late takes its past moments from the touches before them', () => {
     const { mids, byHorizon } = setup()
     for (let s = 0; s <= 12; s++) mids.touch(2, s * 1_000, `${10 + s}`, `${11 + s}`)

@@ -28,10 +28,13 @@ export function instrumentDeps(
     logger: Logger
     minRepriceIntervalMs?: number | undefined
     repeated?: InstrumentDeps['repeated']
+    /** Input ages the streams renew without events (absent: none). */
+    ages?: InstrumentDeps['ages']
   },
 ): InstrumentDeps {
   return {
     clock: o.clock,
+    ages: o.ages,
     logger: o.logger,
     repeated: o.repeated,
     plan: createPlanFn(strategy, {

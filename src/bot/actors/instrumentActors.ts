@@ -116,6 +116,8 @@ export function createInstrumentActors(o: {
   logger: Logger
   /** The bot's rate-limited log for lines that repeat (rejections, guard drops, strategy failures). */
   repeated?: InstrumentDeps['repeated']
+  /** Input ages the streams renew without events (`InputAges`); absent: none. */
+  ages?: InstrumentDeps['ages']
 }): InstrumentActors {
   const supervised: SupervisedInstrument[] = []
   const instruments: ActorInstrument[] = []
@@ -161,6 +163,7 @@ export function createInstrumentActors(o: {
       clock: o.venueClock,
       logger: o.logger.child({ instrument: symbol, strategy: strategy.name }),
       repeated: o.repeated,
+      ages: o.ages,
     })
   for (const r of o.strategies) {
     const inst = o.listed.get(r.symbol)

@@ -41,6 +41,19 @@ export interface PriceGuardSettings {
   positionCap?: string | undefined
 }
 
+/** The inputs whose age a feed may renew without an event (`InputAges`). */
+export type AgedInput = 'bbo' | 'margin'
+
+/**
+ * When a feed last delivered an instrument's input, changed or not: read-only, like the clock. The
+ * stream routes renew an unchanged BBO's or margin's age here instead of sending the actor an event
+ * (streamRoutes.ts `botChangeFilter`); the actor judges the input's age by the later of this and its
+ * own receive time. Undefined: the feed keeps no age for it (the actor's own time stands).
+ */
+export interface InputAges {
+  seenAt(kind: AgedInput, instrumentId: number): number | undefined
+}
+
 export interface InstrumentDeps {
   clock: Pick<Clock, 'now'>
   logger: Logger
@@ -71,6 +84,8 @@ export interface InstrumentDeps {
   /** While the strategy fails, orders this old (since their last update) are cancelled; ≤ 0 never. */
   maxOrderAgeMs: number
   guard: PriceGuardSettings
+  /** Input ages renewed without events (streams); absent: the events' receive times alone (backtest, polling). */
+  ages?: InputAges | undefined
   /** Where the lines that repeat under a hostile venue go (one per kind per interval); absent: the logger. */
   repeated?: Pick<RateLimitedLog, 'log'> | undefined
 }
@@ -282,6 +297,25 @@ export function withUpdate(
   return c
 }
 
+/** The later of `at` (the actor's own receive time) and the feed's renewal; undefined while `at` is. */
+function renewed(ctx: InstrumentContext, kind: AgedInput, at: number | undefined): number | undefined {
+  if (at === undefined) return undefined
+  const seen = ctx.deps.ages?.seenAt(kind, ctx.instrument.id)
+  return seen !== undefined && seen > at ? seen : at
+}
+
+/** When the margin was last known current: its event's receive time, or a later unchanged push's. */
+export const marginSeenAt = (ctx: InstrumentContext): number | undefined =>
+  renewed(ctx, 'margin', ctx.marginAt)
+
+/** The stored best bid/offer with the age the feed renewed (`InputAges`). */
+export function currentBbo(ctx: InstrumentContext): StrategySnapshotBbo | undefined {
+  const bbo = ctx.bbo
+  if (bbo === undefined) return undefined
+  const at = renewed(ctx, 'bbo', bbo.receivedAt)
+  return at === bbo.receivedAt ? bbo : { bid: bbo.bid, ask: bbo.ask, receivedAt: at ?? bbo.receivedAt }
+}
+
 /** Whether the strategy reads this optional input (`InstrumentDeps.reads`; every one when absent). */
 export const reads = (ctx: InstrumentContext, input: OptionalInput): boolean =>
   ctx.deps.reads?.has(input) ?? true
@@ -302,7 +336,7 @@ export function assess(ctx: InstrumentContext): RiskAssessment & { transient: bo
       indexAt: ctx.indexAt,
       statisticsAt: ctx.statisticsAt,
       needsStatistics: reads(ctx, 'statistics'),
-      marginAt: ctx.marginAt,
+      marginAt: marginSeenAt(ctx),
       marginRatio: ctx.margin?.marginRatio,
       inLiquidation: ctx.margin?.inLiquidation ?? false,
       marginExhausted: ctx.margin !== undefined && compareDecimal(ctx.margin.accountValue, '0') <= 0,
@@ -323,6 +357,7 @@ function quoteMode(mode: RiskMode): QuoteMode {
 
 /** The strategy's view of this instrument now. */
 export function buildSnapshot(ctx: InstrumentContext, now: number): StrategySnapshot {
+  const bbo = currentBbo(ctx)
   return {
     now,
     instrument: ctx.instrument,
@@ -339,6 +374,6 @@ export function buildSnapshot(ctx: InstrumentContext, now: number): StrategySnap
     openOrders: ctx.openOrders,
     mode: quoteMode(ctx.assessment.mode),
     ...(ctx.catalogue ? { catalogue: ctx.catalogue } : {}),
-    ...(ctx.bbo ? { bbo: ctx.bbo } : {}),
+    ...(bbo ? { bbo } : {}),
   }
 }

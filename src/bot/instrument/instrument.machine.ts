@@ -45,7 +45,7 @@ export type {
   InstrumentStats,
   PriceGuardSettings,
 } from './context.ts'
-export { buildSnapshot } from './context.ts'
+export { buildSnapshot, currentBbo, type InputAges } from './context.ts'
 export { type DegradeCause, degradations } from './health.ts'
 
 // ---------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@
  * Pure: the machine schedules its `WAKE` for `nextTimeDue`, and `planStep` plans when `planTimeReached`.
  */
 import type { Order } from '../../perps/schemas/orders.ts'
-import { type InstrumentContext, reads } from './context.ts'
+import { type InstrumentContext, marginSeenAt, reads } from './context.ts'
 
 /** When the next order reaches `maxOrderAgeMs` (undefined: no orders or no limit). */
 export function nextExpiry(orders: readonly Order[], maxOrderAgeMs: number): number | undefined {
@@ -64,6 +64,7 @@ export function nextTimeDue(ctx: InstrumentContext, now: number): number | undef
   next = earliestAfter(next, staleFrom(ctx.indexAt, risk.staleIndexMs), now)
   if (reads(ctx, 'statistics'))
     next = earliestAfter(next, staleFrom(ctx.statisticsAt, risk.staleStatisticsMs), now)
-  next = earliestAfter(next, staleFrom(ctx.marginAt, risk.staleMarginMs), now)
+  // The margin's age as the feed renewed it (`InputAges`): at this wake it is read again.
+  next = earliestAfter(next, staleFrom(marginSeenAt(ctx), risk.staleMarginMs), now)
   return earliestAfter(next, dwellEnds, now)
 }

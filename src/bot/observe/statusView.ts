@@ -10,7 +10,7 @@ import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { InputGatesSnapshot } from '../inputs/inputGates.ts'
 import type { StreamsHealth } from '../inputs/streams/botStreams.ts'
-import { degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
+import { currentBbo, degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
 import type { BatcherState } from '../orders/batcher.ts'
 import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 
@@ -105,8 +105,9 @@ export function instrumentStatus(i: InstrumentView, venueNow: number, pnl?: Inst
       indexPrice: ctx?.index?.price ?? null,
       // The age of the index the actor would act on now (venue time): the inputs' freshness.
       indexAgeMs: ctx?.index ? venueNow - ctx.index.ts : null,
-      // How long ago the book's touch arrived (null without a `bbo::{iid}` subscription).
-      bboAgeMs: ctx?.bbo ? venueNow - ctx.bbo.receivedAt : null,
+      // How long ago the book's touch arrived or was last pushed unchanged (null without a `bbo::{iid}`
+      // subscription).
+      bboAgeMs: ctx?.bbo ? venueNow - (currentBbo(ctx)?.receivedAt ?? ctx.bbo.receivedAt) : null,
       rejectBackoffMs: ctx?.backoffMs ?? 0,
     },
     ...(pnl ? { pnl } : {}),

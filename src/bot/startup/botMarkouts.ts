@@ -14,12 +14,15 @@ import type { Logger } from '../../logging/logger.ts'
 import { METRIC_PREFIX } from '../../ops/metrics.ts'
 import type { Fill } from '../../perps/schemas/account.ts'
 import type { AccountRecords } from '../account/supervision/accountSupervision.ts'
+import { BBO_REFRESH_MS } from '../inputs/streams/streamRoutes.ts'
 import type { InstrumentEvent } from '../instrument/context.ts'
 
 /** What the streams route into (the instrument actors' inbox). */
 export interface TouchInbox {
   readonly instruments: readonly { id: number }[]
   route(ids: readonly number[], event: InstrumentEvent): void
+  /** An unchanged BBO pushed again and not routed (streamRoutes.ts `touchRenewed`). */
+  touchRenewed?: ((id: number) => void) | undefined
 }
 
 export interface BotMarkouts {
@@ -46,6 +49,7 @@ export function createBotMarkouts(o: {
   let warned = false
   const untouched = new Set<number>()
   let stopped = false
+  const renewedAt = new Map<number, number>()
   return {
     inbox: (actors) => ({
       get instruments() {
@@ -56,6 +60,14 @@ export function createBotMarkouts(o: {
         if (event.type !== 'BBO' || stopped) return
         const t = venueClock.now()
         for (const iid of ids) tracker.touch(iid, t, event.bbo.bid?.price, event.bbo.ask?.price)
+      },
+      // As often as the unchanged touch was routed before issue 36's cut: the ring keeps its look-back.
+      touchRenewed(iid) {
+        if (stopped) return
+        const t = venueClock.now()
+        if (t - (renewedAt.get(iid) ?? Number.NEGATIVE_INFINITY) < BBO_REFRESH_MS) return
+        renewedAt.set(iid, t)
+        tracker.renew(iid, t)
       },
     }),
     account(a) {

@@ -11,32 +11,36 @@ describe('input policy', () => {
     )
   })
 
-  it('an unchanged BBO is routed again after 1.5 s, an unchanged index after a third of its bound', () => {
+  it('an unchanged BBO is routed again after a silence of 1.5 s (pushes in between renew its age), an unchanged index after a third of its bound', () => {
     let now = 0
     const changed = botChangeFilter(() => now, { staleIndexMs: 30_000 })
     expect(BBO_REFRESH_MS).toBe(1_500)
-    expect(changed('bbo:1', 'a', 'bbo')).toBe(true)
+    expect(changed('b1', 'a', 'bbo')).toBe(true)
     now = 1_499
-    expect(changed('bbo:1', 'a', 'bbo')).toBe(false)
-    now = 1_500
-    expect(changed('bbo:1', 'a', 'bbo')).toBe(true)
-    expect(changed('index:1', 'x', 'index')).toBe(true)
-    now = 1_500 + 9_999
-    expect(changed('index:1', 'x', 'index')).toBe(false)
-    now = 1_500 + 10_000
-    expect(changed('index:1', 'x', 'index')).toBe(true)
+    expect(changed('b1', 'a', 'bbo')).toBe(false)
+    expect(changed.seenAt('bbo', 1)).toBe(1_499)
+    now = 1_499 + 1_499
+    expect(changed('b1', 'a', 'bbo')).toBe(false)
+    now += 1_500
+    expect(changed('b1', 'a', 'bbo')).toBe(true)
+    expect(changed('i1', 'x', 'index')).toBe(true)
+    const t = now
+    now = t + 9_999
+    expect(changed('i1', 'x', 'index')).toBe(false)
+    now = t + 10_000
+    expect(changed('i1', 'x', 'index')).toBe(true)
   })
 
-  it('an unchanged margin is routed again after a third of its own staleness bound', () => {
+  it('an unchanged margin is routed again after a silence of a third of its own staleness bound', () => {
     let now = 0
     const changed = botChangeFilter(() => now, { staleIndexMs: 15_000, staleMarginMs: 30_000 })
     expect(changed('a1', 'm', 'margin')).toBe(true)
     now = 9_999
     expect(changed('a1', 'm', 'margin')).toBe(false)
-    now = 10_000
+    now = 9_999 + 10_000
     expect(changed('a1', 'm', 'margin')).toBe(true)
     // A changed margin goes at once.
-    now = 10_001
+    now += 1
     expect(changed('a1', 'm2', 'margin')).toBe(true)
   })
 

@@ -71,6 +71,8 @@ export function harness(
     revisitAt?: ((s: StrategySnapshot) => number | undefined) | undefined
     /** The optional inputs the strategy reads (absent: every one). */
     reads?: readonly OptionalInput[] | undefined
+    /** Input ages a feed renews without events (absent: none). */
+    ages?: InstrumentDeps['ages']
   } = {},
 ): Harness {
   const clock = new SimulatedClock()
@@ -98,6 +100,7 @@ export function harness(
     },
     ...(opts.revisitAt ? { revisitAt: opts.revisitAt } : {}),
     ...(opts.reads ? { reads: new Set(opts.reads) } : {}),
+    ...(opts.ages ? { ages: opts.ages } : {}),
     risk,
     recheckMs: 1_000,
     minRepriceIntervalMs: 250,

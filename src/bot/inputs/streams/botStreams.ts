@@ -38,6 +38,7 @@ import type { InputGates, StreamInput } from '../inputGates.ts'
 import { createRouteQueue } from './routeQueue.ts'
 import {
   botChangeFilter,
+  type ChangeFilter,
   routePush,
   STREAM_ROUTES,
   type StreamRouteTable,
@@ -350,16 +351,27 @@ export function startBotStreams(o: {
     readonly joined?:
       | { subscribe(listener: (i: { id: number; readsStatistics: boolean }) => void): () => void }
       | undefined
+    /** An unchanged BBO pushed again, not routed (the markout tracker's touch). */
+    touchRenewed?: StreamRouteTargets['touchRenewed']
+    /** A restarted actor lost its inputs: the next push of each is routed to it as new. */
+    readonly restarted?: { subscribe(listener: (id: number) => void): () => void } | undefined
   }
   openOrders: StreamRouteTargets['orders']
   account: StreamRouteTargets['account']
   alerts?: VenueAlertSink | undefined
   /** `run --record`: reads the public frames as they arrive (frameTap.ts). */
   streamTap?: StreamTap | undefined
+  /**
+   * Which pushes become actor events, keeping the ages the actors read (`InputAges`); the composition
+   * root shares it with the actors. Default: a `botChangeFilter` of its own.
+   */
+  changes?: ChangeFilter | undefined
 }): BotStreams | undefined {
   if (o.url === undefined) return undefined
   const { clock } = o
   const traded = new Set(o.actors.instruments.map((i) => i.id))
+  const changed = o.changes ?? botChangeFilter(() => clock.now(), o.settings.quoting)
+  const unrestarted = o.actors.restarted?.subscribe((id) => changed.forget(id))
   const streams = startStreams({
     url: o.url,
     credentials: o.conn.credentials,
@@ -375,8 +387,9 @@ export function startBotStreams(o: {
       now: () => clock.now(),
       traded,
       route: o.actors.route,
+      touchRenewed: o.actors.touchRenewed,
       klinesKept: o.settings.quoting.klinesKept,
-      changed: botChangeFilter(() => clock.now(), o.settings.quoting),
+      changed,
       orders: o.openOrders,
       account: o.account,
     },
@@ -389,6 +402,7 @@ export function startBotStreams(o: {
     ...streams,
     stop: () => {
       unjoin?.()
+      unrestarted?.()
       return streams.stop()
     },
   }

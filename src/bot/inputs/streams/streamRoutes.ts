@@ -16,7 +16,7 @@ import type {
 import type { StreamPush, StreamPushByKind } from '../../../perps/stream/schemas.ts'
 import { bboForStrategy, marginForStrategy, positionForStrategy } from '../../../strategy/snapshot.ts'
 import type { StrategyIndex, StrategyStatistics } from '../../../strategy/strategy.ts'
-import type { InstrumentEvent } from '../../instrument/context.ts'
+import type { AgedInput, InputAges, InstrumentEvent } from '../../instrument/context.ts'
 
 type RoutedEvent = Extract<InstrumentEvent, { type: 'INDEX' | 'STATISTICS' | 'ACCOUNT' | 'BBO' }>
 
@@ -39,6 +39,11 @@ export interface StreamRouteTargets {
    * (see `createChangeFilter`, whose `classify` also tells the two apart). Default: always true.
    */
   changed?: ChangeFilter | ((key: string, value: string, refreshMs: FilterKind) => boolean) | undefined
+  /**
+   * An unchanged BBO pushed again and not routed (its age renewed in the change filter): the markout
+   * tracker's touch. Default: nothing.
+   */
+  touchRenewed?: ((id: number) => void) | undefined
   orders: { observe(order: Order): void }
   account: {
     observePortfolio(p: Portfolio): void
@@ -65,6 +70,7 @@ export function statisticsFromPush(d: StatisticsPush, klinesKept: number): Strat
 /** What the change filter says of a value: new, unchanged but due a refresh, or held back. */
 export type FilterVerdict = 'new' | 'refresh' | 'hold'
 export type FilterKind = 'index' | 'bbo' | 'margin'
+const FILTER_KINDS: readonly FilterKind[] = ['index', 'bbo', 'margin']
 
 function verdictOf(t: StreamRouteTargets, key: string, value: string, kind: FilterKind): FilterVerdict {
   const f = t.changed
@@ -93,7 +99,7 @@ export const STREAM_ROUTES: StreamRouteTable = {
   tickers: (p, t) => {
     const d = p.data
     if (!t.traded.has(d.iid)) return
-    const verdict = verdictOf(t, `i${d.iid}`, `${d.idx}|${d.mark}`, 'index')
+    const verdict = verdictOf(t, filterKey('index', d.iid), `${d.idx}|${d.mark}`, 'index')
     if (verdict === 'hold') return
     routeBy(t, verdict, d.iid, { type: 'INDEX', index: indexFromTickerPush(d, p.ts), receivedAt: t.now() })
   },
@@ -101,8 +107,8 @@ export const STREAM_ROUTES: StreamRouteTable = {
   bbo: (p, t) => {
     const d = p.data
     if (!t.traded.has(d.iid)) return
-    const verdict = verdictOf(t, `b${d.iid}`, `${d.bp}|${d.bq}|${d.ap}|${d.aq}`, 'bbo')
-    if (verdict === 'hold') return
+    const verdict = verdictOf(t, filterKey('bbo', d.iid), `${d.bp}|${d.bq}|${d.ap}|${d.aq}`, 'bbo')
+    if (verdict === 'hold') return t.touchRenewed?.(d.iid)
     routeBy(t, verdict, d.iid, { type: 'BBO', bbo: bboForStrategy(d), receivedAt: t.now() })
   },
   // Once a minute for every instrument, and each one plans: after the pushes in hand.
@@ -116,8 +122,9 @@ export const STREAM_ROUTES: StreamRouteTable = {
   // The margin counts as changed when one of its totals moved in its first MARGIN_KEY_FIGURES
   // significant figures: any order's reprice changes the initial margin by a few millionths, and an
   // exact key sent every instrument an event every second (1,000 at 1,000 instruments: most of the
-  // bot's allocation and its scavenges, issue 36). The event carries the exact figures, and the
-  // refresh brings them within a third of the staleness bound.
+  // bot's allocation and its scavenges, issue 36). The event carries the exact figures; an unchanged
+  // margin only renews its age in the filter (`botChangeFilter`: silent), so the actor's exact figures
+  // are those of the last change in the key's figures (within 1e-4 of the venue's).
   portfolio: (p, t) => {
     const at = t.now()
     const margin = marginForStrategy(p.data)
@@ -131,7 +138,7 @@ export const STREAM_ROUTES: StreamRouteTable = {
       const position = own === undefined ? undefined : positionForStrategy({ ...p.data, positions: own }, id)
       const key =
         position === undefined ? '' : `${position.size}|${position.entryPrice}|${position.liquidationPrice}`
-      const verdict = verdictOf(t, `a${id}`, `${marginKey}|${key}`, 'margin')
+      const verdict = verdictOf(t, filterKey('margin', id), `${marginKey}|${key}`, 'margin')
       if (verdict === 'hold') continue
       const event: RoutedEvent = { type: 'ACCOUNT', margin, position, receivedAt: at }
       if (margin.inLiquidation) t.route([id], event)
@@ -150,38 +157,65 @@ export const STREAM_ROUTES: StreamRouteTable = {
   },
 }
 
-/** `createChangeFilter`'s answer: the boolean form, and `classify` telling a new value from a refresh. */
-export interface ChangeFilter {
+/**
+ * `createChangeFilter`'s answer: the boolean form, `classify` telling a new value from a refresh, and
+ * `seenAt`, the input ages it keeps (the instrument actors read them as their `InputAges`).
+ */
+export interface ChangeFilter extends InputAges {
   (key: string, value: string, kind: FilterKind): boolean
   classify(key: string, value: string, kind: FilterKind): FilterVerdict
+  /** Forgets an instrument's values (its actor restarted with none): their next pushes are new. */
+  forget(id: number): void
 }
+
+/** The change filter's key of an instrument's input (one fact: the routes and `seenAt` both use it). */
+export const filterKey = (kind: FilterKind, id: number): string =>
+  `${kind === 'index' ? 'i' : kind === 'bbo' ? 'b' : 'a'}${id}`
 
 /**
  * Which pushes are worth an actor event: every ticker and BBO of every instrument is pushed each
  * second, and at 1,000 instruments an event each is most of the bot's time, so an unchanged value is
  * routed again only when its refresh is due (keeping the input's age well inside its staleness bound).
  * `margin` (the portfolio's ACCOUNT events) refreshes as often as the index unless given.
+ *
+ * Kinds in `silent` are not refreshed by events: an unchanged push only renews the time the filter
+ * last saw it (`seenAt`, which the actors read when they judge the input's age), and it is routed
+ * again only after a silence of at least its refresh period (so an actor that judged it stale gets an
+ * event, and re-plans, when the feed comes back). The index is never silent: the price guard counts
+ * the repeats of a jumped index as its confirmations (`screenIndex`).
  */
 export function createChangeFilter(
   now: () => number,
   refreshMs: { index: number; bbo: number; margin?: number | undefined },
+  silent: readonly Exclude<FilterKind, 'index'>[] = [],
 ): ChangeFilter {
   const every: Record<FilterKind, number> = { ...refreshMs, margin: refreshMs.margin ?? refreshMs.index }
+  const quiet: Record<FilterKind, boolean> = {
+    index: false,
+    bbo: silent.includes('bbo'),
+    margin: silent.includes('margin'),
+  }
+  // `at`: when last routed, or for a silent kind when last seen (changed or not).
   const last = new Map<string, { value: string; at: number }>()
   const classify = (key: string, value: string, kind: FilterKind): FilterVerdict => {
     const t = now()
     const seen = last.get(key)
     if (seen !== undefined && seen.value === value) {
-      if (t - seen.at < every[kind]) return 'hold'
-      seen.at = t
-      return 'refresh'
+      const due = t - seen.at >= every[kind]
+      if (due || quiet[kind]) seen.at = t
+      return due ? 'refresh' : 'hold'
     }
     last.set(key, { value, at: t })
     return 'new'
   }
   const filter = (key: string, value: string, kind: FilterKind): boolean =>
     classify(key, value, kind) !== 'hold'
-  return Object.assign(filter, { classify })
+  const seenAt = (kind: AgedInput, id: number): number | undefined =>
+    quiet[kind] ? last.get(filterKey(kind, id))?.at : undefined
+  const forget = (id: number): void => {
+    for (const kind of FILTER_KINDS) last.delete(filterKey(kind, id))
+  }
+  return Object.assign(filter, { classify, seenAt, forget })
 }
 
 /**
@@ -191,19 +225,24 @@ export function createChangeFilter(
 export const BBO_REFRESH_MS = 1_500
 
 /**
- * The bot's change filter: unchanged values are refreshed at a third of their staleness bounds (the
- * margin at a third of `staleMarginMs` when given: 10 s by default, not the index's 5 s — at 1,000
- * instruments each refresh is an actor event, and the margin's are 1,000 every refresh period).
+ * The bot's change filter: unchanged indices are refreshed at a third of their staleness bound; the
+ * BBO and the margin are silent (their ages renewed in the filter, read by the actors through
+ * `InputAges`), routed again unchanged only after a silence of `BBO_REFRESH_MS` or a third of
+ * `staleMarginMs` (10 s by default; the index's third when not given).
  */
 export function botChangeFilter(
   now: () => number,
   quoting: { staleIndexMs: number; staleMarginMs?: number | undefined },
 ): ChangeFilter {
-  return createChangeFilter(now, {
-    index: Math.floor(quoting.staleIndexMs / 3),
-    bbo: BBO_REFRESH_MS,
-    margin: quoting.staleMarginMs === undefined ? undefined : Math.floor(quoting.staleMarginMs / 3),
-  })
+  return createChangeFilter(
+    now,
+    {
+      index: Math.floor(quoting.staleIndexMs / 3),
+      bbo: BBO_REFRESH_MS,
+      margin: quoting.staleMarginMs === undefined ? undefined : Math.floor(quoting.staleMarginMs / 3),
+    },
+    ['bbo', 'margin'],
+  )
 }
 
 /** Runs the push's route; false when the table has none for its kind. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { bboChannels } from '../../../../src/bot/inputs/streams/botStreams.ts'
 import {
+  BBO_REFRESH_MS,
+  botChangeFilter,
   createChangeFilter,
   routePush,
   STREAM_ROUTES,
@@ -334,6 +336,54 @@ describe('urgent and deferred routes', () => {
     expect(f.classify('a1', 'm', 'margin')).toBe('new')
     now = 10_000
     expect(f.classify('a1', 'm', 'margin')).toBe('refresh')
+  })
+
+  it("the bot's filter: an unchanged BBO or margin only renews its age; routed again after a silence", () => {
+    let now = 0
+    const f = botChangeFilter(() => now, { staleIndexMs: 15_000, staleMarginMs: 30_000 })
+    expect(f.classify('b1', 'touch', 'bbo')).toBe('new')
+    expect(f.classify('a1', 'm', 'margin')).toBe('new')
+    expect(f.classify('i1', 'x', 'index')).toBe('new')
+    const verdicts: string[] = []
+    for (now = 1_000; now <= 60_000; now += 1_000) {
+      verdicts.push(f.classify('b1', 'touch', 'bbo'), f.classify('a1', 'm', 'margin'))
+      expect(f.seenAt('bbo', 1)).toBe(now)
+      expect(f.seenAt('margin', 1)).toBe(now)
+      f.classify('i1', 'x', 'index')
+    }
+    expect(verdicts.every((v) => v === 'hold')).toBe(true)
+    // A silence of the BBO's refresh period: the repeat is an event (a stale touch may be fresh again).
+    now += BBO_REFRESH_MS
+    expect(f.classify('b1', 'touch', 'bbo')).toBe('refresh')
+    expect(f.classify('a1', 'm', 'margin')).toBe('hold') // a third of 30 s has not passed
+    now += 10_000
+    expect(f.classify('a1', 'm', 'margin')).toBe('refresh')
+    expect(f.seenAt('bbo', 2)).toBeUndefined()
+    // A restarted actor lost its inputs: the filter forgets them, so the next pushes reach it.
+    f.forget(1)
+    expect(f.seenAt('bbo', 1)).toBeUndefined()
+    expect([
+      f.classify('b1', 'touch', 'bbo'),
+      f.classify('a1', 'm', 'margin'),
+      f.classify('i1', 'x', 'index'),
+    ]).toEqual(['new', 'new', 'new'])
+  })
+
+  it('an unchanged BBO held by the bot filter is handed to `touchRenewed` (the markouts), not routed', () => {
+    const { t, routed } = targets()
+    let now = 0
+    const renewed: number[] = []
+    const withFilter: StreamRouteTargets = {
+      ...t,
+      now: () => now,
+      changed: botChangeFilter(() => now, { staleIndexMs: 15_000 }),
+      touchRenewed: (id) => void renewed.push(id),
+    }
+    const touch = () => push('bbo::1', { iid: 1, bp: '99', bq: '1', ap: '101', aq: '2' })
+    routePush(STREAM_ROUTES, touch(), withFilter)
+    for (now = 1_000; now <= 5_000; now += 1_000) routePush(STREAM_ROUTES, touch(), withFilter)
+    expect(routed.map((r) => r.event.type)).toEqual(['BBO'])
+    expect(renewed).toEqual([1, 1, 1, 1, 1])
   })
 
   it('a changed index is routed at once, its refresh deferred, a repeat in between dropped', () => {
