@@ -92,6 +92,9 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
   ).trimmed
   const runners = new Map<number, MachineDriver>()
   let readsStatistics = false
+  // The live bot's change filter, on the virtual clock: it holds back unchanged values and keeps the
+  // ages they renew, which the machine reads as its input ages (as the live bot's actors do).
+  const changed = botChangeFilter(clock.now, settings.quoting)
   for (const r of strategies) {
     const inst = listed.get(r.symbol)
     if (inst === undefined) continue
@@ -106,7 +109,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
             ...instrumentForStrategy(inst),
             ...(share === undefined ? {} : { maxOrderCount: share }),
           },
-          deps: instrumentDeps(settings, r.strategy, { clock, logger }),
+          deps: instrumentDeps(settings, r.strategy, { clock, logger, ages: changed }),
         },
         { submit: (plan) => venue.submit(plan), cancelAll: () => venue.cancelAll(id) },
       ),
@@ -122,7 +125,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       for (const id of ids) runners.get(id)?.send(event)
     },
     klinesKept: settings.quoting.klinesKept,
-    changed: botChangeFilter(clock.now, settings.quoting),
+    changed,
     orders: { observe: none },
     account: { observePortfolio: none, observeFill: none, observeWithdrawal: none },
   }
