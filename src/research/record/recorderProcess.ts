@@ -43,23 +43,25 @@ export type RecorderProcessOptions = Omit<StreamRecorderOptions, 'clock' | 'stre
   clock: ClockImage
 }
 
-/** The child's niceness, where its scheduling class cannot be set to idle (no `chrt`). */
-export const RECORDER_NICE = 10
+/** The child's niceness (the lowest): set at spawn, so every thread it starts inherits it. */
+export const RECORDER_NICE = 19
 
 /**
- * Puts every thread of `pid` in Linux's idle scheduling class (`chrt --idle --all-tasks`, util-linux;
- * lowering one's own priority needs no privilege). An idle-class thread runs only on a core nothing
- * else wants and is preempted at once when the bot or anything else wakes; at nice 10 the recorder's
- * bursts still held a core for a moment now and then (a p99 shift in tick-to-trade, docs/benchmarks.md).
- * Threads started later inherit the class from the thread that starts them. Best effort: without
- * `chrt`, or elsewhere than Linux, the child stays at `RECORDER_NICE`.
+ * Puts every thread of `pid` in Linux's batch scheduling class (`chrt --batch --all-tasks`, util-linux;
+ * lowering one's own priority needs no privilege): at nice 19 a batch thread weighs 15 against a
+ * normal thread's 1,024 and is never the one a wake-up preempts for, so the bot's thread runs at once
+ * when a price moves (at nice 10 the recorder's bursts held a core now and then: a p99 shift in
+ * tick-to-trade, docs/benchmarks.md). Not the idle class: an idle-class thread gets no CPU at all
+ * while the cores are busy, so on a saturated machine the recording stopped outright (both recording
+ * tests failed under a CPU burner); at nice 19 it keeps ~1.5 % of a busy core and catches up.
+ * Best effort: without `chrt`, or elsewhere than Linux, the child stays at `RECORDER_NICE`.
  */
-export function idleScheduling(pid: number, done?: (applied: boolean) => void): void {
+export function lowScheduling(pid: number, done?: (applied: boolean) => void): void {
   if (process.platform !== 'linux') {
     done?.(false)
     return
   }
-  execFile('chrt', ['--idle', '--all-tasks', '--pid', '0', String(pid)], { timeout: 5_000 }, (e) =>
+  execFile('chrt', ['--batch', '--all-tasks', '--pid', '0', String(pid)], { timeout: 5_000 }, (e) =>
     done?.(e === null),
   )
 }
@@ -157,8 +159,8 @@ export async function forkRecorder(
   })
   // After the start, an error is a flush's: reported through onError, the recording goes on.
   failed = undefined
-  // Once started, every thread the child has (V8's, libuv's) exists: all of them go idle-class.
-  if (child.pid !== undefined) idleScheduling(child.pid)
+  // Once started, every thread the child has (V8's, libuv's) exists: all of them go batch-class.
+  if (child.pid !== undefined) lowScheduling(child.pid)
   return {
     dir,
     send(message, written) {

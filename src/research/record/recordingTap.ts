@@ -2,7 +2,7 @@
  * `run --record`: the public stream the bot receives, recorded from the bot's own sockets. The bot's
  * stream client hands every public frame to this tap as it arrives (perps/stream/frameTap.ts); the tap
  * keeps the frames of recorded channels with their receive time and passes them in batches to the
- * recorder process (recorderProcess.ts, idle scheduling class), which parses and writes them. On the
+ * recorder process (recorderProcess.ts, batch scheduling class at nice 19), which parses and writes them. On the
  * bot's thread that is a channel peek and an array push per frame, and one IPC message per
  * `sendEveryMs`: no second socket for what the bot receives, no second parse, no compression.
  *
@@ -83,7 +83,7 @@ export function startRecordingTap(o: RecordingTapOptions): RecordingTap {
   let times: number[] = []
   let frames = 0
   let received = 0
-  // Batches handed to the IPC pipe but not yet written: an idle-class child starved by a busy
+  // Batches handed to the IPC pipe but not yet written: a low-priority child slowed by a busy
   // machine must not make the bot's memory grow; past the bound, batches are dropped and counted.
   let inFlight = 0
   let droppedFrames = 0
