@@ -93,7 +93,6 @@ import {
   syncState,
 } from './market/stepping.ts'
 import { cancelAllOrders, cancelOrder, checkOpenOrderCap, modifyOrder, placeOrder } from './matching.ts'
-import { usd } from './money.ts'
 import {
   type AccountSeed,
   isModifyOrdersLayout,
@@ -103,6 +102,7 @@ import {
 } from './options.ts'
 import { type Account, createState, type ExchangeState, nowOf, unknownModifyLayout } from './state.ts'
 import * as streamHooks from './streamHooks.ts'
+import { type InstrumentFilter, instrumentsMatching, publicPortfolioOf } from './venueReads.ts'
 import {
   type AccountView,
   accountView,
@@ -111,29 +111,6 @@ import {
   portfolioWire,
   snapshot,
 } from './wire.ts'
-
-export type { FundingFilter, OrderHistoryFilter, WithdrawalFilter } from './account/accountHistory.ts'
-export type { AccountReferral } from './account/accounts.ts'
-export type { WithdrawalRequest } from './account/accountWithdrawals.ts'
-export type { AutoCancelStatus } from './autoCancel.ts'
-export {
-  type AccountSeed,
-  DEFAULT_CONTRACT,
-  HISTORY_PAGE_LIMIT,
-  type HistoryOrder,
-  MODIFY_ORDERS_LAYOUTS,
-  type ModifyOrdersLayout,
-  type PerpsExchangeOptions,
-  type ProxySeed,
-  SIGNATURE_WINDOW_MS,
-} from './options.ts'
-export type { AccountView, ExchangeSnapshot, HistoryWindowFilter } from './wire.ts'
-
-export interface InstrumentFilter {
-  instrumentId?: number | undefined
-  instrumentType?: string | undefined
-  category?: string | undefined
-}
 
 export class PerpsExchange {
   readonly #s: ExchangeState
@@ -271,12 +248,7 @@ export class PerpsExchange {
 
   instruments(filter: InstrumentFilter = {}): Instrument[] {
     this.sync()
-    return this.#s.instrumentWire.filter(
-      (i) =>
-        (filter.instrumentId === undefined || i.instrument_id === filter.instrumentId) &&
-        (filter.instrumentType === undefined || i.instrument_type === filter.instrumentType) &&
-        (filter.category === undefined || i.category === filter.category),
-    )
+    return instrumentsMatching(this.#s, filter)
   }
 
   /** @throws {@link MockRejection} 400 for an unknown asset. */
@@ -342,23 +314,7 @@ export class PerpsExchange {
   /** Decision: an address without an account has an empty portfolio and equity 0. */
   publicPortfolio(address: string): PublicPortfolio {
     this.sync()
-    const s = this.#s
-    const account = s.accounts.get(address.toLowerCase())
-    if (account === undefined) return { positions: [], equity: '0', timestamp: nowOf(s) }
-    const risk = accountRisk(s, account)
-    const full = portfolioWire(s, account, risk)
-    return {
-      positions: full.positions.map((p) => ({
-        instrument_id: p.instrument_id,
-        symbol: p.symbol,
-        size: p.size,
-        entry_price: p.entry_price,
-        unrealized_pnl: p.unrealized_pnl,
-        return_on_equity: p.return_on_equity,
-      })),
-      equity: usd(risk.equity),
-      timestamp: nowOf(s),
-    }
+    return publicPortfolioOf(this.#s, address)
   }
 
   // ---- header-authenticated account reads ------------------------------------------------------

@@ -4,23 +4,11 @@
  * in-process venue: no HTTP, no signatures), the market and the replay seam (`MarketDriver`).
  */
 
+export type { AccountReferral } from './account/accounts.ts'
+export type { WithdrawalRequest } from './account/accountWithdrawals.ts'
 export type { WithdrawalOutcome, WithdrawalTiming } from './account/withdrawals.ts'
 export { MockRejection } from './errors.ts'
-export {
-  type AccountReferral,
-  type AccountSeed,
-  type AccountView,
-  createPerpsExchange,
-  DEFAULT_CONTRACT,
-  type ExchangeSnapshot,
-  HISTORY_PAGE_LIMIT,
-  type HistoryOrder,
-  PerpsExchange,
-  type PerpsExchangeOptions,
-  type ProxySeed,
-  SIGNATURE_WINDOW_MS,
-  type WithdrawalRequest,
-} from './exchange.ts'
+export { createPerpsExchange, PerpsExchange } from './exchange.ts'
 export { AUTH_HEADER_PAIRS, createPerpsHandler } from './handler.ts'
 export {
   DEFAULT_COLLATERAL,
@@ -55,5 +43,15 @@ export {
   placeOrder,
 } from './matching.ts'
 export { rateString } from './money.ts'
+export {
+  type AccountSeed,
+  DEFAULT_CONTRACT,
+  HISTORY_PAGE_LIMIT,
+  type HistoryOrder,
+  type PerpsExchangeOptions,
+  type ProxySeed,
+  SIGNATURE_WINDOW_MS,
+} from './options.ts'
 export type { Account, ExchangeState } from './state.ts'
+export type { AccountView, ExchangeSnapshot } from './wire.ts'
 export { orderWire } from './wire.ts'

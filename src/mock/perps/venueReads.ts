@@ -6,14 +6,14 @@
  * ones; equity and PnL histories are rebuilt from fills and funding (see `pnlPoints`).
  */
 import { addDecimal, fromTicks, negateDecimal, subDecimal } from '../../decimal.ts'
-import type { Kline } from '../../perps/schemas/info.ts'
+import type { Instrument, Kline, PublicPortfolio } from '../../perps/schemas/info.ts'
 import { accountRisk } from './account/margin.ts'
 import { badRequest } from './errors.ts'
 import { rateString, usd } from './money.ts'
 import type { Account, ExchangeState } from './state.ts'
 import { marketOf, nowOf } from './state.ts'
 import { bboToWire } from './tickerWire.ts'
-import { type HistoryWindowFilter, page } from './wire.ts'
+import { type HistoryWindowFilter, page, portfolioWire } from './wire.ts'
 
 type Level = [string, string]
 const MINUTE = 60_000
@@ -246,4 +246,40 @@ export function pnlPoints(
     data.push([t, kind === 'pnl' ? pnl : subDecimal(equityNow, subDecimal(pnlNow, pnl))])
   }
   return { data: data.slice(0, 1_000), more: data.length > 1_000 }
+}
+
+export interface InstrumentFilter {
+  instrumentId?: number | undefined
+  instrumentType?: string | undefined
+  category?: string | undefined
+}
+
+/** `GET /v1/info/instruments`: the listed instruments matching every given field. */
+export function instrumentsMatching(s: ExchangeState, filter: InstrumentFilter): Instrument[] {
+  return s.instrumentWire.filter(
+    (i) =>
+      (filter.instrumentId === undefined || i.instrument_id === filter.instrumentId) &&
+      (filter.instrumentType === undefined || i.instrument_type === filter.instrumentType) &&
+      (filter.category === undefined || i.category === filter.category),
+  )
+}
+
+/** The public portfolio of any address: positions without margin detail, and equity (0 without an account). */
+export function publicPortfolioOf(s: ExchangeState, address: string): PublicPortfolio {
+  const account = s.accounts.get(address.toLowerCase())
+  if (account === undefined) return { positions: [], equity: '0', timestamp: nowOf(s) }
+  const risk = accountRisk(s, account)
+  const full = portfolioWire(s, account, risk)
+  return {
+    positions: full.positions.map((p) => ({
+      instrument_id: p.instrument_id,
+      symbol: p.symbol,
+      size: p.size,
+      entry_price: p.entry_price,
+      unrealized_pnl: p.unrealized_pnl,
+      return_on_equity: p.return_on_equity,
+    })),
+    equity: usd(risk.equity),
+    timestamp: nowOf(s),
+  }
 }

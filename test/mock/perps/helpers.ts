@@ -1,12 +1,9 @@
 /** Shared fixtures of the mock-exchange tests: a manual clock, the public dev keys, signed requests. */
 import { privateKeyToAccount } from 'viem/accounts'
 import type { MockHandler, MockResponse } from '../../../src/mock/mockHttp.ts'
-import {
-  createPerpsExchange,
-  type PerpsExchange,
-  type PerpsExchangeOptions,
-} from '../../../src/mock/perps/exchange.ts'
+import { createPerpsExchange, type PerpsExchange } from '../../../src/mock/perps/exchange.ts'
 import { createPerpsHandler } from '../../../src/mock/perps/handler.ts'
+import type { PerpsExchangeOptions } from '../../../src/mock/perps/options.ts'
 import { CommandSigner } from '../../../src/perps/signing/commandSigner.ts'
 import type { SignedOp } from '../../../src/perps/signing/typedData.ts'
 import { seededRandom } from '../../../src/random.ts'
