@@ -218,6 +218,14 @@ export function describeError(e: unknown): string {
 }
 
 /**
+ * Our own throttle held a request back longer than it allows (the fleet's shared budget busy):
+ * nothing was sent, so trying again later is safe (start-up reads do, as after a 429).
+ */
+export class ThrottledError extends BotError {
+  override name: string = 'ThrottledError'
+}
+
+/**
  * HTTP 425: the venue's matching engine is restarting. Nothing was applied; hold and try again after
  * `retryAfterMs` (from `Retry-After` or the body's `retry_after_seconds`) when given.
  */

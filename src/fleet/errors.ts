@@ -1,5 +1,5 @@
 /** The fleet's typed errors. */
-import { BotError, type BotErrorOptions } from '../errors.ts'
+import { BotError, type BotErrorOptions, ThrottledError } from '../errors.ts'
 
 /** Redis could not be reached or answered with an error; nothing was admitted or changed. */
 export class FleetUnavailableError extends BotError {
@@ -9,8 +9,8 @@ export class FleetUnavailableError extends BotError {
   }
 }
 
-/** A caller waited longer than it allowed for the shared budget. */
-export class SharedBudgetTimeoutError extends BotError {
+/** A caller waited longer than it allowed for the shared budget (nothing was sent). */
+export class SharedBudgetTimeoutError extends ThrottledError {
   override name = 'SharedBudgetTimeoutError' as const
   constructor(weight: number, waitedMs: number) {
     super(`shared request budget: weight ${weight} not admitted within ${waitedMs} ms`)

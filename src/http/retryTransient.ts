@@ -1,11 +1,17 @@
 /**
  * A start-up read (or an idempotent check) through a transient refusal: the venue's 429 (after its
- * Retry-After), a 5xx, a transport failure or a malformed body are tried again a few times with
+ * Retry-After), the fleet's shared budget busy past its wait, a 5xx, a transport failure or a malformed body are tried again a few times with
  * backoff before the start fails. A bot restarted by its supervisor into a busy venue should start, not crash-loop; a
  * persistent refusal (4xx other than 429, config errors) still fails at once.
  */
 import type { Clock } from '../clock.ts'
-import { RateLimitError, RequestRejectedError, TransportError, UnexpectedResponseError } from '../errors.ts'
+import {
+  RateLimitError,
+  RequestRejectedError,
+  ThrottledError,
+  TransportError,
+  UnexpectedResponseError,
+} from '../errors.ts'
 
 export interface StartupReadOptions {
   clock: Clock
@@ -21,7 +27,12 @@ export interface StartupReadOptions {
 }
 
 export function isTransient(e: unknown): boolean {
-  if (e instanceof RateLimitError || e instanceof TransportError || e instanceof UnexpectedResponseError)
+  if (
+    e instanceof RateLimitError ||
+    e instanceof ThrottledError ||
+    e instanceof TransportError ||
+    e instanceof UnexpectedResponseError
+  )
     return true
   return e instanceof RequestRejectedError && e.status >= 500
 }

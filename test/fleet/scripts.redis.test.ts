@@ -119,16 +119,22 @@ describe.skipIf(skip !== undefined)(`fleet scripts on redis-server ${skip ?? ''}
     )
     const [a, b, halted] = fleet
     if (a === undefined || b === undefined || halted === undefined) throw new Error('three processes')
+    // Refused is read from the process's own counters, not from a timer: a refusal for a full window
+    // counts one more `refused` while not `blocked` (the first call on a new egress opens a generation
+    // and is paused for its grace, blocked, then admitted; under load that pause outlasts any timer).
     const fill = async (p: typeof a, priority: 'quote' | 'read' | 'risk'): Promise<number> => {
       let taken = 0
       for (;;) {
         const ctl = new AbortController()
-        const ask = p.acquire(5, priority, ctl.signal)
-        const refused = await Promise.race([
-          ask.then(() => false),
-          new Promise<boolean>((r) => setTimeout(() => r(true), 100)),
-        ])
-        if (refused) {
+        const before = p.state().refused
+        let admitted = false
+        const ask = p.acquire(5, priority, ctl.signal).then(() => {
+          admitted = true
+        })
+        const full = (): boolean => p.state().refused > before && !p.state().blocked
+        for (let i = 0; i < 2_000 && !admitted && !full(); i++) await new Promise((r) => setTimeout(r, 5))
+        if (!admitted) {
+          expect(full()).toBe(true)
           ctl.abort()
           await ask.catch(() => undefined)
           return taken

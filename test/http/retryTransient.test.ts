@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import { InputValidationError, RateLimitError, RequestRejectedError } from '../../src/errors.ts'
+import { SharedBudgetTimeoutError } from '../../src/fleet/errors.ts'
 import { isTransient, retryTransient } from '../../src/http/retryTransient.ts'
 
 function clock() {
@@ -71,5 +72,24 @@ describe('retryTransient', () => {
     }
     await result
     expect(calls).toBe(3)
+  })
+
+  it("tries again when the fleet's shared budget was busy past its wait (nothing was sent)", async () => {
+    const { sim, clock: c } = clock()
+    let calls = 0
+    const done = retryTransient(
+      'cancelling a predecessor',
+      async () => {
+        calls += 1
+        if (calls === 1) throw new SharedBudgetTimeoutError(20, 3_931)
+        return 3
+      },
+      { clock: c, logger: { warn: () => undefined } },
+    )
+    await settle()
+    sim.increment(500)
+    await settle()
+    await expect(done).resolves.toBe(3)
+    expect(calls).toBe(2)
   })
 })

@@ -5,7 +5,13 @@
  */
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type Clock, OffsetClock } from '../../clock.ts'
-import { ConfigError, describeError, RateLimitError, UnexpectedResponseError } from '../../errors.ts'
+import {
+  ConfigError,
+  describeError,
+  RateLimitError,
+  ThrottledError,
+  UnexpectedResponseError,
+} from '../../errors.ts'
 import { retryTransient } from '../../http/retryTransient.ts'
 import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
@@ -137,7 +143,10 @@ export async function linkVenue(o: VenueLinkOptions): Promise<VenueLink> {
           clock: o.baseClock,
           logger,
           attempts: 4,
-          transient: (e) => e instanceof UnexpectedResponseError || e instanceof RateLimitError,
+          transient: (e) =>
+            e instanceof UnexpectedResponseError ||
+            e instanceof RateLimitError ||
+            e instanceof ThrottledError,
         },
       )
     const offset = await resync()

@@ -5,6 +5,7 @@
  */
 import { droppedRowsObserver, type VenueAlertSink } from '../../alerts/venueAlerts.ts'
 import type { Clock } from '../../clock.ts'
+import { retryTransient } from '../../http/retryTransient.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { BotMetrics } from '../../ops/metrics.ts'
 import type { RequestGate } from '../../perps/client/context.ts'
@@ -84,7 +85,18 @@ export async function connectBot(
     }),
   })
   const { startup, conn } = watched
-  await o.fleet?.cancelOlderEpochs(conn.perps, o.ownership.tag, o.log)
+  const fleet = o.fleet
+  if (fleet !== undefined) {
+    // Re-reading the open orders makes a retry safe; a fleet budget busy past its wait is tried again.
+    await retryTransient(
+      "cancelling a fleet predecessor's orders",
+      () => fleet.cancelOlderEpochs(conn.perps, o.ownership.tag, o.log),
+      { clock: o.clock, logger: o.log },
+    ).catch(async (e: unknown) => {
+      await startup.close()
+      throw e
+    })
+  }
   startup.step('leverage and margin mode')
   await applyInstrumentLeverage({
     perps: conn.perps,
