@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path'
 import { startEngine } from '../engine/startEngine.ts'
+import { SCENARIO_NAMES } from '../mock/perps/market/scenarios.ts'
 import type { CliContext } from './context.ts'
 import { parseRunArgs } from './run/runArgs.ts'
 import { passStartChecks } from './run/runChecks.ts'
@@ -34,7 +35,8 @@ export const RUN_USAGE = `usage: perpbot run [--live | --paper] [--config FILE] 
                      free: venue linked and every candidate preflighted before the lease), read the
                      keys from FLEET_SECRETS_DIR, share FLEET_EGRESS_ID's request budget;
                      exits 75 when the lease is lost (restart it to stand by). See docs/fleet.md
-  --scenario NAME    mock scenario: calm, trending, liquidation, withdrawal-failure, flaky
+  --scenario NAME    mock scenario (default calm):
+                     ${SCENARIO_NAMES.join(', ')}
   --speed F          run the mock's clock F times faster than wall time
   --ops-host ADDR    bind the ops server here (default 127.0.0.1); any non-loopback address needs
                      env PERPBOT_OPS_TOKEN, then required as a Bearer token on all but /livez

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SCENARIO_NAMES } from '../../src/mock/perps/market/scenarios.ts'
 import { type RunningMock, startMockServer } from '../../src/mock/server.ts'
 import { OWNER_PK } from '../mock/perps/helpers.ts'
 import { perpbot } from './perpbotCli.ts'
@@ -30,6 +31,11 @@ describe('perpbot command line', () => {
     const r = await perpbot([command, '--help'])
     expect(r.code).toBe(0)
     expect(r.out).toContain(`usage: perpbot ${command}`)
+  })
+
+  it.each(['run', 'simulate'])('%s --help names every mock scenario', async (command) => {
+    const r = await perpbot([command, '--help'])
+    for (const name of SCENARIO_NAMES) expect(r.out).toContain(name)
   })
 
   it.each(COMMANDS)('%s exits 2 on an unknown option, naming it', async (command) => {
