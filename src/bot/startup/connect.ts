@@ -31,6 +31,7 @@ import { SaltSource } from '../../perps/signing/salt.ts'
 import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { createBotPerpsClient } from './botPerpsClient.ts'
+import { quoteAssetProblems } from './quoteAssets.ts'
 
 export interface ConnectOptions {
   settings: Settings
@@ -203,6 +204,8 @@ function configuredInstruments(
       `the venue lists: ${known}${bySymbol.size > 20 ? ', …' : ''}`,
     ])
   }
+  const mixed = quoteAssetProblems(instruments.values())
+  if (mixed.length > 0) throw new ConfigError('instruments quoted in more than one asset', mixed)
   return instruments
 }
 

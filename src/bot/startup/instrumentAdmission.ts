@@ -15,6 +15,7 @@ import type { Settings } from '../../settings/schema.ts'
 import type { AddedInstrument, AddOutcome, ResolvedInstrumentConfig } from '../actors/instrumentActors.ts'
 import { type RunningSlots, slotsForAdded } from '../quoting/orderSlots.ts'
 import { applyInstrumentLeverage } from './instrumentLeverage.ts'
+import { quoteAssetRefusal } from './quoteAssets.ts'
 
 /** One added instrument's outcome: trading now, or refused (nothing changed) with the reason. */
 export interface AdmissionLine {
@@ -59,6 +60,11 @@ export function createInstrumentAdmission(o: {
     const traded = o.actors.instruments.find((i) => i.id === inst.instrument_id || i.symbol === r.symbol)
     if (traded !== undefined)
       return { symbol: r.symbol, admitted: false, line: `${r.symbol}: already traded` }
+    const running = [...listed.values()].filter((l) =>
+      o.actors.instruments.some((i) => i.id === l.instrument_id),
+    )
+    const mixed = quoteAssetRefusal(inst, running)
+    if (mixed !== undefined) return refuse(r.symbol, mixed)
     const cap = settings.quoting.accountOpenOrderCap
     const slots = slotsForAdded(
       o.actors.slotDemands(),

@@ -17,7 +17,10 @@ import { loadStrategies } from '../../../src/strategy/registry.ts'
 const silent = createLogger({ destination: { write: () => undefined }, pretty: 'never' })
 const listed = DEFAULT_INSTRUMENTS.map(instrumentToWire)
 
-async function setup(o: { cap?: number; refuseLeverage?: boolean; listFails?: boolean } = {}) {
+async function setup(
+  o: { cap?: number; refuseLeverage?: boolean; listFails?: boolean; euroQuoted?: string } = {},
+) {
+  const rows = listed.map((l) => (l.symbol === o.euroQuoted ? { ...l, quote_asset: 'EURC' } : l))
   const registry = await loadStrategies()
   const peg = registry.resolve('index-peg', { size: '0.01', positionCap: '0.2' })
   const instruments = [{ id: 1, symbol: 'BTC-USDC' }]
@@ -30,7 +33,7 @@ async function setup(o: { cap?: number; refuseLeverage?: boolean; listFails?: bo
     perps: {
       getInstruments: async () => {
         if (o.listFails) throw new Error('venue down')
-        return listed
+        return rows
       },
       getAccountConfig: async () => [],
       updateLeverage: async (params) => {
@@ -137,5 +140,19 @@ describe('instrument admission', () => {
     expect(l2?.line).toBe(
       "ETH-USDC: not added: the venue's instruments could not be read (Error: venue down); nothing changed",
     )
+  })
+
+  it('refuses an instrument quoted in another asset than the running ones (totals are one currency)', async () => {
+    const t = await setup({ euroQuoted: 'ETH-USDC' })
+    const s = t.settings([{ symbol: 'BTC-USDC' }, { symbol: 'ETH-USDC' }, { symbol: 'SOL-USDC' }])
+    const lines = await t.admission.admit(s, [
+      { symbol: 'ETH-USDC', strategy: t.peg },
+      { symbol: 'SOL-USDC', strategy: t.peg },
+    ])
+    expect(lines.map((l) => l.admitted)).toEqual([false, true])
+    expect(lines[0]?.line).toBe(
+      'ETH-USDC: not added: it quotes in EURC, the running instruments in USDC (BTC-USDC); totals are summed in one currency; nothing changed',
+    )
+    expect(t.added.map((a) => a.listed.symbol)).toEqual(['SOL-USDC'])
   })
 })
