@@ -68,7 +68,7 @@ export function paperVenue(o: {
 /**
  * The exchange core in this process (`simulate`, and `simulate --data`: the same core with its
  * market from a dataset): in-process transports with ordered delivery on the stepped clock; the
- * trading commands reach the core as typed values (no signature, no JSON) when the perps transport
+ * proxy-signed commands reach the core as typed values (no signature, no JSON) when the perps transport
  * takes them (src/sim/simulate/inProcessTransport.ts).
  */
 export function inProcessVenue(o: {

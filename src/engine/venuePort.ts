@@ -6,12 +6,12 @@
  *
  * What crosses, by direction (the throttle sits in the engine's client, above every adapter, and
  * weighs each command from the same values whichever way it then goes):
- * - commands in: the client's batch commands (create, modify, cancel), cancel-all and the dead-man
- *   switch. Their value is `TypedCommand` (perps/typedCommands.ts): the op the zod-checked inputs
+ * - commands in: the client's batch commands (create, modify, cancel), cancel-all, the dead-man
+ *   switch and the account settings (leverage, margin, cancel by client id). Their value is `TypedCommand` (perps/typedCommands.ts): the op the zod-checked inputs
  *   build (perps/signing/ops.ts), stamped with salt, ts and exp. The HTTP adapters sign that value
  *   with the engine's proxy key and send it as JSON; the in-process adapter hands the value itself
  *   to the exchange core (`TypedCommandTransport`), which answers with the body as a value: no
- *   signature, no JSON. The rare account settings (leverage, margin) are signed on every adapter;
+ *   signature, no JSON. The owner's commands (createProxy, withdraw) are signed on every adapter;
  * - events out: market (tickers, statistics, best bid/offer), order, fill and account (portfolio,
  *   withdrawals) pushes on `events` (the stream), with the same reads over `commands` as the safety
  *   net; in simulate the stream is off and the reads (still HTTP-shaped, parsed from JSON) carry them;
@@ -34,7 +34,7 @@ export type VenueCommands =
   | { via: 'http'; perpsUrl: string; catalogueUrl: string }
   /**
    * Calls into a local book in this process: no socket, ordered delivery (simulate, replay); the
-   * trading commands typed when the perps transport takes them (`TypedCommandTransport`).
+   * proxy-signed commands typed when the perps transport takes them (`TypedCommandTransport`).
    */
   | {
       via: 'in-process'

@@ -4,21 +4,15 @@
  * in this process that vouches for the signer itself: no signature, no JSON, answered with the body as
  * a value. The HTTP venue never has this capability; the client then signs and sends as always.
  *
- * Which commands go typed: the trading commands the bot sends all day and the dead-man switch. The
- * rare account settings (leverage, margin, cancel by client id) stay signed on every venue.
+ * Every proxy-signed op goes typed on such a venue (the trading commands, the dead-man switch and
+ * the account settings); the owner-signed ones (createProxy, withdraw, deleteProxy) stay signed.
  */
 import type { HttpRequest, HttpResponse, HttpTransport } from '../http/transport.ts'
 import type { StampedCommand } from './signing/commandSigner.ts'
-import type {
-  AutoCancelOp,
-  CancelAllOp,
-  CancelOrdersOp,
-  CreateOrdersOp,
-  ModifyOrdersOp,
-} from './signing/ops.ts'
+import type { PerpsOp } from './signing/ops.ts'
 
-/** The ops an in-process venue takes typed. */
-export type TypedOp = CreateOrdersOp | ModifyOrdersOp | CancelOrdersOp | CancelAllOp | AutoCancelOp
+/** The ops an in-process venue takes typed: every proxy-signed op. */
+export type TypedOp = PerpsOp
 
 /** One typed command: the stamped op and the proxy that issued it (the venue vouches for the link). */
 export interface TypedCommand {

@@ -30,7 +30,6 @@ import type {
 } from '../../perps/schemas/info.ts'
 import type { CancelResult, CreateOrderAck, ModifyResult, OrderDataWire } from '../../perps/schemas/orders.ts'
 import type { Ticker } from '../../perps/schemas/tickers.ts'
-import type { PerpsOp } from '../../perps/signing/ops.ts'
 import type { BboPush } from '../../perps/stream/pushSchemas.ts'
 import type { VouchedCommand } from '../mockHttp.ts'
 import {
@@ -78,11 +77,10 @@ import {
   admitSigner,
   signerRateLimitHeaders,
   takeActionWeight,
+  verifyAny,
   verifyAutoCancel,
-  verifyCommand,
   verifyCreateProxy,
   vouchedAutoCancel,
-  vouchedCommand,
 } from './gate.ts'
 import { collateralToWire, type InstrumentSpec } from './instruments.ts'
 import { indexToWire, statisticsToWire } from './market/market.ts'
@@ -409,7 +407,7 @@ export class PerpsExchange {
     return autoCancelStatus(this.#authed(owner), nowOf(this.#s))
   }
 
-  // ---- signed commands (the trading ones also typed: `vouched`, from an in-process venue) -------
+  // ---- signed commands (the proxy-signed ones also typed: `vouched`, from an in-process venue) -
 
   /**
    * `POST /v1/account/proxy`: the owner's EIP-712 CreateProxy signature registers a proxy.
@@ -430,7 +428,7 @@ export class PerpsExchange {
 
   /** `POST /v1/trade/orders`: one ack per order, in order. */
   async createOrders(body: unknown, vouched?: VouchedCommand): Promise<CreateOrderAck[]> {
-    const cmd = admitCommand(this.#s, await this.#verify(body, 'createOrders', vouched), 'createOrders')
+    const cmd = admitCommand(this.#s, await verifyAny(this.#s, body, 'createOrders', vouched), 'createOrders')
     checkOpenOrderCap(this.#s, cmd.account, cmd.op.args)
     takeActionWeight(cmd.account, cmd.op.args.length)
     cmd.commit()
@@ -440,7 +438,7 @@ export class PerpsExchange {
 
   /** `PATCH /v1/trade/orders`: new price and total quantity per order. */
   async modifyOrders(body: unknown, vouched?: VouchedCommand): Promise<ModifyResult[]> {
-    const cmd = admitCommand(this.#s, await this.#verify(body, 'modifyOrders', vouched), 'modifyOrders')
+    const cmd = admitCommand(this.#s, await verifyAny(this.#s, body, 'modifyOrders', vouched), 'modifyOrders')
     takeActionWeight(cmd.account, cmd.op.args.length)
     cmd.commit()
     const now = nowOf(this.#s)
@@ -449,7 +447,7 @@ export class PerpsExchange {
 
   /** `DELETE /v1/trade/orders`: per-order ok or `order_not_found`. */
   async cancelOrders(body: unknown, vouched?: VouchedCommand): Promise<CancelResult[]> {
-    const cmd = admitCommand(this.#s, await this.#verify(body, 'cancelOrders', vouched), 'cancelOrders')
+    const cmd = admitCommand(this.#s, await verifyAny(this.#s, body, 'cancelOrders', vouched), 'cancelOrders')
     cmd.commit()
     const now = nowOf(this.#s)
     return cmd.op.args.map((oid) => cancelOrder(this.#s, cmd.account, oid, now))
@@ -457,7 +455,7 @@ export class PerpsExchange {
 
   /** `DELETE /v1/trade/orders/all`: cancels every resting order (of `iid` when given). */
   async cancelAll(body: unknown, vouched?: VouchedCommand): Promise<{ status: 'ok' }> {
-    const cmd = admitCommand(this.#s, await this.#verify(body, 'cancelAll', vouched), 'cancelAll')
+    const cmd = admitCommand(this.#s, await verifyAny(this.#s, body, 'cancelAll', vouched), 'cancelAll')
     cmd.commit()
     cancelAllOrders(this.#s, cmd.account, cmd.op.args.iid, nowOf(this.#s))
     return { status: 'ok' }
@@ -482,10 +480,6 @@ export class PerpsExchange {
   synced(): ExchangeState {
     this.sync()
     return this.#s
-  }
-
-  #verify(body: unknown, type: PerpsOp['type'], vouched: VouchedCommand | undefined) {
-    return vouched === undefined ? verifyCommand(this.#s, body, type) : vouchedCommand(this.#s, vouched, type)
   }
 
   #authed(owner: string): Account {

@@ -130,6 +130,16 @@ export async function verifyAutoCancel(s: ExchangeState, body: unknown): Promise
   return { time: op.args.time, stamp, signer }
 }
 
+/** A signed body's gate (`verifyCommand`), or a typed command's when the request is `vouched`. */
+export function verifyAny(
+  s: ExchangeState,
+  body: unknown,
+  type: PerpsOp['type'],
+  vouched: VouchedCommand | undefined,
+): Promise<VerifiedCommand> | VerifiedCommand {
+  return vouched === undefined ? verifyCommand(s, body, type) : vouchedCommand(s, vouched, type)
+}
+
 /** The dead-man switch as a typed command (see `vouchedCommand`). @throws {@link MockRejection} 400. */
 export function vouchedAutoCancel(s: ExchangeState, command: VouchedCommand): VerifiedAutoCancel {
   const { op, salt, ts, exp } = command.stamped

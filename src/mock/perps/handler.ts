@@ -92,9 +92,9 @@ const ROUTES: Readonly<Record<string, Route>> = {
   'DELETE /v1/trade/orders': (r, ex) => ex.cancelOrders(r.body, r.vouched),
   'DELETE /v1/trade/orders/all': (r, ex) => ex.cancelAll(r.body, r.vouched),
   'PATCH /v1/trade/auto-cancel': (r, ex) => ex.setAutoCancel(r.body, r.vouched),
-  'PATCH /v1/trade/leverage': (r, ex) => updateLeverageCommand(ex.synced(), r.body),
-  'PATCH /v1/trade/margin': (r, ex) => updateMarginCommand(ex.synced(), r.body),
-  'DELETE /v1/trade/orders-coid': (r, ex) => cancelByCoidCommand(ex.synced(), r.body),
+  'PATCH /v1/trade/leverage': (r, ex) => updateLeverageCommand(ex.synced(), r.body, r.vouched),
+  'PATCH /v1/trade/margin': (r, ex) => updateMarginCommand(ex.synced(), r.body, r.vouched),
+  'DELETE /v1/trade/orders-coid': (r, ex) => cancelByCoidCommand(ex.synced(), r.body, r.vouched),
   'GET /v1/account/config': (r, ex) =>
     accountConfigWire(
       ex.synced(),

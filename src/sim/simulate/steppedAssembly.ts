@@ -55,7 +55,7 @@ export interface SteppedAssemblyOptions {
    */
   signatures?: 'deferred' | 'inline' | undefined
   /**
-   * `typed` (default): the trading commands reach the exchange core as typed values (stamped, not
+   * `typed` (default): the proxy-signed commands reach the exchange core as typed values (stamped, not
    * signed; no JSON; perps/typedCommands.ts); `signed`: every command is signed and crosses as JSON
    * like on the wire (the equivalence test's and the benchmark's baseline).
    */

@@ -2,13 +2,18 @@
  * Typed commands at the mock (`MockRequest.vouched`, from the in-process venue): the exchange core
  * executes the stamped op for the signer the link vouches for, with the same answers as the signed
  * body, and the same refusals for a stale stamp, an expired command, a reused salt and an unknown
- * signer; a route that only takes signed bodies is not opened by vouching.
+ * signer; leverage is set typed too, and the owner-signed createProxy is not opened by vouching.
  */
 import { describe, expect, it } from 'vitest'
 import type { MockRequest, MockResponse } from '../../../src/mock/mockHttp.ts'
 import { SIGNATURE_WINDOW_MS } from '../../../src/mock/perps/options.ts'
 import type { StampedCommand } from '../../../src/perps/signing/commandSigner.ts'
-import { buildCreateOrders, buildUpdateLeverage, type PerpsOp } from '../../../src/perps/signing/ops.ts'
+import {
+  buildCancelAll,
+  buildCreateOrders,
+  buildUpdateLeverage,
+  type PerpsOp,
+} from '../../../src/perps/signing/ops.ts'
 import { OTHER, PROXY, type Rig, rig } from './helpers.ts'
 
 const ETH = 2
@@ -85,10 +90,13 @@ describe('typed (vouched) commands at the mock', () => {
     })
   })
 
-  it('do not open a route that takes only signed bodies', async () => {
+  it('set leverage typed, and do not open the owner-signed createProxy', async () => {
     const r = await pinned()
     const leverage = r.proxy.stampCommand(buildUpdateLeverage({ iid: ETH, lev: 5, cross: true }))
-    const res = await vouched(r, 'PATCH', '/v1/trade/leverage', leverage)
+    const set = await vouched(r, 'PATCH', '/v1/trade/leverage', leverage)
+    expect(set.body).toEqual({ status: 'ok', instrument_id: ETH, leverage: 5, cross: true })
+    const proxy = r.proxy.stampCommand(buildCancelAll({}))
+    const res = await vouched(r, 'POST', '/v1/account/proxy', proxy)
     expect(res.status).toBe(400)
   })
 })

@@ -95,12 +95,16 @@ describe('typed commands in the perps client', () => {
     expect(t.sent).toHaveLength(0)
   })
 
-  it('still signs the account settings (leverage) on a transport that takes typed commands', async () => {
-    const t = transports(() => ({ status: 200, body: { status: 'ok' } }))
-    await client(t.withTyped, [])
-      .updateLeverage({ instrumentId: 2, leverage: 5, cross: true })
-      .catch(() => undefined)
-    expect(t.typed).toHaveLength(0)
+  it('types the account settings too (leverage), with the same result as signed', async () => {
+    const answer = { status: 'ok', instrument_id: 2, leverage: 5, cross: true }
+    const t = transports(() => ({ status: 200, body: answer }))
+    const params = { instrumentId: 2, leverage: 5, cross: true }
+    const typed = await client(t.withTyped, []).updateLeverage(params)
+    const signed = await client(t.plain, []).updateLeverage(params)
+    expect(typed).toEqual(signed)
+    expect(t.typed.map((x) => x.stamped.op)).toEqual([
+      { type: 'updateLeverage', args: { cross: true, iid: 2, lev: 5 } },
+    ])
     expect(typeof (t.sent[0]?.body as { sig?: unknown })?.sig).toBe('string')
   })
 })
