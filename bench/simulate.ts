@@ -9,6 +9,8 @@
  * A trailing `i` runs the mock with inline signature recovery, the baseline for the deferred check
  * (the default; `src/mock/perps/signatures/deferredSignerCheck.ts`). A trailing `r` replays the benchmarks' dataset with the
  * whole bot (`simulate --data --engine bot`), a trailing `f` with the fast engine (`--engine fast`).
+ * A trailing `s` sends every command signed, as JSON (the HTTP-shaped path; the baseline of the
+ * in-process venue's typed commands, src/perps/typedCommands.ts, which every other case uses).
  * A trailing `o` runs the old market (scenario `calm-slow-premium`, the calm market before issue 39
  * made its premium mean-revert): the day on both is printed on one line, like with like.
  * The shipped configuration as it is: index-peg reads no statistics, so no case needs the body cap
@@ -36,7 +38,9 @@ const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- simulate:begin -->'
 const END = '<!-- simulate:end -->'
 const OLD_MARKET = 'calm-slow-premium'
-const CASES = (flag('cases') ?? '10x24,10x24o,10x2i,10x2,100x0.1,10x1r,10x24f').split(',').map((c) => {
+const CASES = (flag('cases') ?? '10x24,10x24o,10x2s,10x2,100x0.1,10x1r,10x24f').split(',').map((c) => {
+  const signed = c.endsWith('s')
+  if (signed) c = c.slice(0, -1)
   // A trailing `o` runs the old market (scenario calm-slow-premium: the premium as it was until
   // 2026-12-06, before issue 39 made it mean-revert), so figures compare like with like.
   const old = c.endsWith('o')
@@ -57,6 +61,7 @@ const CASES = (flag('cases') ?? '10x24,10x24o,10x2i,10x2,100x0.1,10x1r,10x24f').
     replay,
     fast,
     scenario: old ? OLD_MARKET : 'calm',
+    commands: signed ? ('signed' as const) : ('typed' as const),
   }
 })
 const SEED = numberFlag('seed', 1)
@@ -71,6 +76,10 @@ interface Row {
   fast: boolean
   /** The mock's scenario: calm (mean-reverting premium) or the old market. */
   scenario: string
+  /** Trading commands typed to the in-process venue, or signed JSON (the HTTP-shaped baseline). */
+  commands: 'typed' | 'signed'
+  /** Commands the bot sent (typed or signed). */
+  sent: number
   /** Peak resident set size during the run (sampled), MB. */
   peakRssMb: number
   /** Resident set size at each quarter of the run, MB (flat while the dataset streams). */
@@ -86,8 +95,6 @@ interface Row {
   /** Signatures the mock answered at once and recovered on its worker thread. */
   deferred: number
   fills: number
-  /** Signed commands the bot sent (each signed by the bot and recovered by the mock). */
-  commands: number
   /** Share of instrument-time spent quoting. */
   quoting: number
   speed: number
@@ -101,7 +108,7 @@ for (const c of CASES) {
   // The first progress call comes right after the bot's start: the run's cost per virtual hour is
   // measured from there, so an extrapolation does not multiply the start-up.
   let first: { wall: number; cpu: NodeJS.CpuUsage; doneMs: number } | undefined
-  let commands = 0
+  let sent = 0
   const data = c.replay ? await ensureBenchData(c.instruments, Math.ceil(c.hours)) : undefined
   const replay = data
     ? prepareReplay({
@@ -117,7 +124,7 @@ for (const c of CASES) {
   const r = await (c.fast ? runBacktest : runSimulation)({
     replay,
     onAnswer: (method, path) => {
-      if (method !== 'GET' && path.startsWith('/v1/trade/')) commands += 1
+      if (method !== 'GET' && path.startsWith('/v1/trade/')) sent += 1
     },
     onProgress: (doneMs, totalMs) => {
       first ??= { wall: performance.now(), cpu: process.cpuUsage(), doneMs }
@@ -132,6 +139,7 @@ for (const c of CASES) {
     instruments: c.instruments,
     hours: c.hours,
     signatures: c.signatures,
+    commands: c.commands,
   })
   const wallS = (performance.now() - started) / 1000
   const cpu = process.cpuUsage(cpu0)
@@ -145,7 +153,7 @@ for (const c of CASES) {
     wallS,
     cpuS: (cpu.user + cpu.system) / 1e6,
     steps: r.steps,
-    commands,
+    sent,
     deferred: r.signatures.deferred,
     fills: r.record.instruments.reduce((n, i) => n + i.totals.fills, 0),
     quoting: summarize(r.record).quotingShare,
@@ -183,8 +191,27 @@ async function cryptoCost(n: number): Promise<{ signMs: number; recoverMs: numbe
 const crypto = await cryptoCost(300)
 
 const day10 = rows.find(
-  (r) => r.instruments === 10 && r.signatures === 'deferred' && !r.replay && r.scenario === 'calm',
+  (r) =>
+    r.instruments === 10 &&
+    r.signatures === 'deferred' &&
+    r.commands === 'typed' &&
+    !r.replay &&
+    r.scenario === 'calm',
 )
+const signed10 = rows.find(
+  (r) => r.instruments === 10 && r.commands === 'signed' && !r.replay && r.scenario === 'calm',
+)
+const typed10 =
+  signed10 &&
+  rows.find(
+    (r) =>
+      r !== signed10 &&
+      r.instruments === 10 &&
+      r.commands === 'typed' &&
+      !r.replay &&
+      r.scenario === 'calm' &&
+      r.hours === signed10.hours,
+  )
 const old10 = rows.find((r) => r.instruments === 10 && !r.replay && r.scenario === OLD_MARKET)
 const replay10 = rows.find((r) => r.instruments === 10 && r.replay && !r.fast)
 const fast10 = rows.find((r) => r.instruments === 10 && r.fast)
@@ -193,21 +220,21 @@ const lines = [
   BEGIN,
   `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run simulate:bench\` (seed ${SEED}, index-peg, calm) on ${machineLine()}; ${loadSpan(LOAD0)} over the run. Wall and CPU time include the bot's start (a few seconds); CPU is the fairer figure on a shared machine.`,
   '',
-  '| instruments | virtual hours run | market | signatures | wall s (start) | CPU s (all threads) | wall s per virtual h after start | CPU s per virtual h | speed | clock steps | signed commands | fills | quoting | heap after, MB |',
+  '| instruments | virtual hours run | market | commands | wall s (start) | CPU s (all threads) | wall s per virtual h after start | CPU s per virtual h | speed | clock steps | commands sent | fills | quoting | heap after, MB |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.instruments} | ${r.hours} | ${r.replay ? 'replayed' : r.scenario === OLD_MARKET ? 'old (slow premium)' : 'calm (mean-reverting)'} | ${r.fast ? 'none (fast engine)' : r.signatures === 'inline' ? 'inline (baseline)' : `deferred (${r.deferred} on the worker)`}${r.replay ? ', replayed data' : ''} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.commands} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
+      `| ${r.instruments} | ${r.hours} | ${r.replay ? 'replayed' : r.scenario === OLD_MARKET ? 'old (slow premium)' : 'calm (mean-reverting)'} | ${r.fast ? 'none (fast engine)' : r.commands === 'typed' ? `typed (${r.deferred} signed, on the worker)` : r.signatures === 'inline' ? 'signed JSON, checked inline' : `signed JSON (${r.deferred} checked on the worker)`}${r.replay ? ', replayed data' : ''} | ${r.wallS.toFixed(1)} (${r.startS.toFixed(1)}) | ${r.cpuS.toFixed(1)} | ${r.wallPerHourS.toFixed(1)} | ${r.cpuPerHourS.toFixed(1)} | ${r.speed.toFixed(0)}× | ${r.steps} | ${r.sent} | ${r.fills} | ${(100 * r.quoting).toFixed(0)} % | ${r.heapMb.toFixed(0)} |`,
   ),
   '',
   day10
     ? `Target "a simulated day of 10 instruments in under 60 s": ${day10.hours === 24 ? 'measured' : `extrapolated linearly from ${day10.hours} h:`} ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall, ${(day10.cpuPerHourS * 24).toFixed(0)} s CPU after the start — ${day10.startS + day10.wallPerHourS * 24 < 60 ? 'met' : 'MISSED'}.`
     : '',
   day10 && old10
-    ? `Like with like, same run: a day of 10 instruments on today's market ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall / ${(day10.cpuPerHourS * 24).toFixed(0)} CPU-s (${day10.fills} fills, ${day10.commands} commands in ${day10.hours} h) beside the old market (${OLD_MARKET}, as measured until 2026-11-27) ${(old10.startS + old10.wallPerHourS * 24).toFixed(0)} s wall / ${(old10.cpuPerHourS * 24).toFixed(0)} CPU-s (${old10.fills} fills, ${old10.commands} commands in ${old10.hours} h); CPU ms per signed command ${((1000 * day10.cpuPerHourS * day10.hours) / Math.max(1, day10.commands)).toFixed(2)} vs ${((1000 * old10.cpuPerHourS * old10.hours) / Math.max(1, old10.commands)).toFixed(2)}.`
+    ? `Like with like, same run: a day of 10 instruments on today's market ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall / ${(day10.cpuPerHourS * 24).toFixed(0)} CPU-s (${day10.fills} fills, ${day10.sent} commands in ${day10.hours} h) beside the old market (${OLD_MARKET}, as measured until 2026-11-27) ${(old10.startS + old10.wallPerHourS * 24).toFixed(0)} s wall / ${(old10.cpuPerHourS * 24).toFixed(0)} CPU-s (${old10.fills} fills, ${old10.sent} commands in ${old10.hours} h); CPU ms per command ${((1000 * day10.cpuPerHourS * day10.hours) / Math.max(1, day10.sent)).toFixed(2)} vs ${((1000 * old10.cpuPerHourS * old10.hours) / Math.max(1, old10.sent)).toFixed(2)}.`
     : '',
-  day10
-    ? `Floor: ${day10.commands} signed commands in ${day10.hours} virtual h of 10 instruments, ${Math.round((day10.commands * 24) / day10.hours)} a day; each costs ${crypto.signMs.toFixed(2)} ms to sign (bot) and ${crypto.recoverMs.toFixed(2)} ms to recover (mock), measured in this run: ${((((day10.commands * 24) / day10.hours) * (crypto.signMs + crypto.recoverMs)) / 1000).toFixed(0)} s a day of signatures, of which the recovery (${((((day10.commands * 24) / day10.hours) * crypto.recoverMs) / 1000).toFixed(0)} s) runs on the mock's worker thread in the deferred rows.`
+  typed10 && signed10
+    ? `Typed commands (the in-process venue: stamped, not signed, no JSON) against signed JSON commands (the HTTP-shaped path), same run, ${signed10.hours} h of 10 instruments: ${typed10.cpuPerHourS.toFixed(1)} against ${signed10.cpuPerHourS.toFixed(1)} CPU-s per virtual hour (all threads), ${(100 * (1 - typed10.cpuPerHourS / signed10.cpuPerHourS)).toFixed(0)} % less; ${typed10.fills} and ${signed10.fills} fills. Each signed command costs ${crypto.signMs.toFixed(2)} ms to sign (bot) and ${crypto.recoverMs.toFixed(2)} ms to recover (mock, on its worker), measured in this run: ${((((signed10.sent * 24) / signed10.hours) * (crypto.signMs + crypto.recoverMs)) / 1000).toFixed(0)} s a day the typed path does not spend.`
     : '',
   replay10
     ? `Replay (\`simulate --data\`, 1 s data downloaded from the mock, fill model trades): a day of 10 instruments ${replay10.hours === 24 ? 'measured' : `extrapolated linearly from ${replay10.hours} h:`} ${(replay10.startS + replay10.wallPerHourS * 24).toFixed(0)} s wall, ${(replay10.cpuPerHourS * 24).toFixed(0)} s CPU after the start; target under 20 s — ${replay10.startS + replay10.wallPerHourS * 24 < 20 ? 'met' : 'MISSED'} (the bot's own cost per virtual hour is the same as on the invented market).`

@@ -133,6 +133,8 @@ async function startStepped(o: SoakEngineOptions): Promise<SoakEngine> {
     instruments: o.instruments,
     settings,
     onExchange: o.onExchange,
+    // Signed as on the wire: the soak counts each command's signature (a resent one is a bug).
+    commands: 'signed',
   })
   const { clock, mock } = assembly
   const secrets = new SecretBag()

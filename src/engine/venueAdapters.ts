@@ -6,6 +6,7 @@
 import type { VenueLink } from '../bot/startup/connect.ts'
 import type { Clock } from '../clock.ts'
 import type { HttpTransport } from '../http/transport.ts'
+import type { TypedCommandTransport } from '../perps/typedCommands.ts'
 import type { Secrets } from '../settings/schema.ts'
 import type { VenuePort } from './venuePort.ts'
 
@@ -66,10 +67,12 @@ export function paperVenue(o: {
 
 /**
  * The exchange core in this process (`simulate`, and `simulate --data`: the same core with its
- * market from a dataset): in-process transports with ordered delivery on the stepped clock.
+ * market from a dataset): in-process transports with ordered delivery on the stepped clock; the
+ * proxy-signed commands reach the core as typed values (no signature, no JSON) when the perps transport
+ * takes them (src/sim/simulate/inProcessTransport.ts).
  */
 export function inProcessVenue(o: {
-  transports: { perps: HttpTransport; catalogue: HttpTransport }
+  transports: { perps: TypedCommandTransport | HttpTransport; catalogue: HttpTransport }
   streamUrl?: string | undefined
   clock: Clock
   secrets: Secrets

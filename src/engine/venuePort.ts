@@ -4,18 +4,26 @@
  * HTTP, the embedded mock's exchange core (dry run, simulate on its stepped clock), the replay of a
  * dataset through that core (`simulate --data`), and the paper book on the live market.
  *
- * What crosses, by direction (the perps protocol is the port's wire format, so each adapter is a
- * transport to an exchange that speaks it; signing and the throttle sit in the engine's client):
- * - commands in: the client's batch commands, cancel-all and the dead-man switch, signed by the
- *   engine's proxy key, admitted by its throttle, sent on `commands`;
+ * What crosses, by direction (the throttle sits in the engine's client, above every adapter, and
+ * weighs each command from the same values whichever way it then goes):
+ * - commands in: the client's batch commands (create, modify, cancel), cancel-all, the dead-man
+ *   switch and the account settings (leverage, margin, cancel by client id). Their value is `TypedCommand` (perps/typedCommands.ts): the op the zod-checked inputs
+ *   build (perps/signing/ops.ts), stamped with salt, ts and exp. The HTTP adapters sign that value
+ *   with the engine's proxy key and send it as JSON; the in-process adapter hands the value itself
+ *   to the exchange core (`TypedCommandTransport`), which answers with the body as a value: no
+ *   signature, no JSON. The owner's commands (createProxy, withdraw) are signed on every adapter;
  * - events out: market (tickers, statistics, best bid/offer), order, fill and account (portfolio,
- *   withdrawals) pushes on `events` (the stream), with the same reads over `commands` as the safety net;
+ *   withdrawals) pushes on `events` (the stream), with the same reads over `commands` as the safety
+ *   net; in simulate the stream is off and the reads (still HTTP-shaped, parsed from JSON) carry them;
  * - the clock: the venue's base time, which the engine corrects by the venue's own clock.
  */
 import type { VenueLink } from '../bot/startup/connect.ts'
 import type { Clock } from '../clock.ts'
 import type { HttpTransport } from '../http/transport.ts'
+import type { TypedCommandTransport } from '../perps/typedCommands.ts'
 import type { Secrets } from '../settings/schema.ts'
+
+export type { TypedCommand, TypedCommandTransport, TypedOp } from '../perps/typedCommands.ts'
 
 /** Which venue: the real one, or one of the local books. */
 export type VenueKind = 'live' | 'dry-run' | 'paper' | 'simulate' | 'replay'
@@ -24,8 +32,14 @@ export type VenueKind = 'live' | 'dry-run' | 'paper' | 'simulate' | 'replay'
 export type VenueCommands =
   /** HTTP to an address (the real venue, or a local book on loopback). */
   | { via: 'http'; perpsUrl: string; catalogueUrl: string }
-  /** Calls into a local book in this process: no socket, ordered delivery (simulate, replay). */
-  | { via: 'in-process'; transports: { perps: HttpTransport; catalogue: HttpTransport } }
+  /**
+   * Calls into a local book in this process: no socket, ordered delivery (simulate, replay); the
+   * proxy-signed commands typed when the perps transport takes them (`TypedCommandTransport`).
+   */
+  | {
+      via: 'in-process'
+      transports: { perps: TypedCommandTransport | HttpTransport; catalogue: HttpTransport }
+    }
 
 /** Whose account trades, and with which keys. */
 export type VenueAccount =

@@ -48,6 +48,8 @@ export interface CallOptions<S extends z.ZodType> {
   command?: boolean | undefined
   /** Sees every answer (its headers) and the rows a tolerant list dropped. */
   observe?: CallObserver | undefined
+  /** Sends the request another way than `transport.request` (a typed command to an in-process venue). */
+  send?: (() => Promise<HttpResponse>) | undefined
 }
 
 /** Hooks on what a call received: nothing here changes the outcome of the call. */
@@ -68,7 +70,7 @@ export async function callJson<S extends z.ZodType>(
   for (let attempt = 1; ; attempt++) {
     let res: HttpResponse
     try {
-      res = await ctx.transport.request(opts.request)
+      res = await (opts.send === undefined ? ctx.transport.request(opts.request) : opts.send())
     } catch (e) {
       if (opts.command && e instanceof TransportError && e.maybeDelivered) {
         throw new UnknownOutcomeError(path, { cause: e, details: [e.shortMessage] })
@@ -82,7 +84,7 @@ export async function callJson<S extends z.ZodType>(
       throw e
     }
     opts.observe?.response?.(res)
-    if (res.status >= 200 && res.status < 300) return parseBody(path, res.text, opts.schema, opts.observe)
+    if (res.status >= 200 && res.status < 300) return parseBody(path, res, opts.schema, opts.observe)
     const err = toRejection(path, res, opts.parseErrorBody)
     // A 503 naming post-only mode is a definite refusal, neither an unknown outcome nor worth a retry.
     const retryable = res.status >= 500 && res.status !== 501 && !(err instanceof PostOnlyModeError)
@@ -100,15 +102,17 @@ export async function callJson<S extends z.ZodType>(
 
 function parseBody<S extends z.ZodType>(
   path: string,
-  text: string,
+  res: HttpResponse,
   schema: S,
   observe: CallObserver | undefined,
 ): z.output<S> {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    throw new UnexpectedResponseError(path, ['body is not valid JSON'])
+  let json: unknown = res.json
+  if (json === undefined) {
+    try {
+      json = JSON.parse(res.text)
+    } catch {
+      throw new UnexpectedResponseError(path, ['body is not valid JSON'])
+    }
   }
   const { value: parsed, dropped } = collectDroppedItems(() => schema.safeParse(json))
   if (!parsed.success) throw new UnexpectedResponseError(path, formatZodIssues(parsed.error))
@@ -122,11 +126,13 @@ export function formatZodIssues(error: z.ZodError): string[] {
 }
 
 function toRejection(path: string, res: HttpResponse, parseErrorBody: ErrorBodyParser): RequestRejectedError {
-  let body: unknown
-  try {
-    body = JSON.parse(res.text)
-  } catch {
-    body = undefined
+  let body: unknown = res.json
+  if (body === undefined) {
+    try {
+      body = JSON.parse(res.text)
+    } catch {
+      body = undefined
+    }
   }
   const parsed = parseErrorBody(body)
   const code = parsed?.code ?? `http_${res.status}`

@@ -24,6 +24,8 @@ export interface HttpResponse {
   status: number
   headers: Readonly<Record<string, string | string[] | undefined>>
   text: string
+  /** The body as a value, from a venue in this process that never wrote it as text (`text` is then ''). */
+  json?: unknown
 }
 
 export interface HttpTransport {

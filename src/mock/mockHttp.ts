@@ -4,6 +4,9 @@
  * its handlers are testable without sockets.
  */
 
+import type { StampedCommand } from '../perps/signing/commandSigner.ts'
+import type { PerpsOp } from '../perps/signing/ops.ts'
+
 export interface MockRequest {
   method: string
   /** Path without query string, e.g. `/events/keyset`. */
@@ -15,6 +18,17 @@ export interface MockRequest {
   body: unknown
   /** Identifies the caller for per-client rate limits (the remote address in the adapter). */
   clientId: string
+  /**
+   * A typed command from an in-process venue (perps/typedCommands.ts; `body` is its stamped op): the
+   * signer is vouched for by the link, so nothing is parsed or recovered. Never set from a socket.
+   */
+  vouched?: VouchedCommand | undefined
+}
+
+/** A typed command as the mock gets it: the stamped op and the signer its in-process venue vouches for. */
+export interface VouchedCommand {
+  readonly signer: string
+  readonly stamped: StampedCommand<PerpsOp>
 }
 
 export interface MockResponse {

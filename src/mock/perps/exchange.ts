@@ -31,6 +31,7 @@ import type {
 import type { CancelResult, CreateOrderAck, ModifyResult, OrderDataWire } from '../../perps/schemas/orders.ts'
 import type { Ticker } from '../../perps/schemas/tickers.ts'
 import type { BboPush } from '../../perps/stream/pushSchemas.ts'
+import type { VouchedCommand } from '../mockHttp.ts'
 import {
   type FundingFilter,
   fillsPage,
@@ -76,9 +77,10 @@ import {
   admitSigner,
   signerRateLimitHeaders,
   takeActionWeight,
+  verifyAny,
   verifyAutoCancel,
-  verifyCommand,
   verifyCreateProxy,
+  vouchedAutoCancel,
 } from './gate.ts'
 import { collateralToWire, type InstrumentSpec } from './instruments.ts'
 import { indexToWire, statisticsToWire } from './market/market.ts'
@@ -405,7 +407,7 @@ export class PerpsExchange {
     return autoCancelStatus(this.#authed(owner), nowOf(this.#s))
   }
 
-  // ---- signed commands -------------------------------------------------------------------------
+  // ---- signed commands (the proxy-signed ones also typed: `vouched`, from an in-process venue) -
 
   /**
    * `POST /v1/account/proxy`: the owner's EIP-712 CreateProxy signature registers a proxy.
@@ -425,8 +427,8 @@ export class PerpsExchange {
   }
 
   /** `POST /v1/trade/orders`: one ack per order, in order. */
-  async createOrders(body: unknown): Promise<CreateOrderAck[]> {
-    const cmd = admitCommand(this.#s, await verifyCommand(this.#s, body, 'createOrders'), 'createOrders')
+  async createOrders(body: unknown, vouched?: VouchedCommand): Promise<CreateOrderAck[]> {
+    const cmd = admitCommand(this.#s, await verifyAny(this.#s, body, 'createOrders', vouched), 'createOrders')
     checkOpenOrderCap(this.#s, cmd.account, cmd.op.args)
     takeActionWeight(cmd.account, cmd.op.args.length)
     cmd.commit()
@@ -435,8 +437,8 @@ export class PerpsExchange {
   }
 
   /** `PATCH /v1/trade/orders`: new price and total quantity per order. */
-  async modifyOrders(body: unknown): Promise<ModifyResult[]> {
-    const cmd = admitCommand(this.#s, await verifyCommand(this.#s, body, 'modifyOrders'), 'modifyOrders')
+  async modifyOrders(body: unknown, vouched?: VouchedCommand): Promise<ModifyResult[]> {
+    const cmd = admitCommand(this.#s, await verifyAny(this.#s, body, 'modifyOrders', vouched), 'modifyOrders')
     takeActionWeight(cmd.account, cmd.op.args.length)
     cmd.commit()
     const now = nowOf(this.#s)
@@ -444,16 +446,16 @@ export class PerpsExchange {
   }
 
   /** `DELETE /v1/trade/orders`: per-order ok or `order_not_found`. */
-  async cancelOrders(body: unknown): Promise<CancelResult[]> {
-    const cmd = admitCommand(this.#s, await verifyCommand(this.#s, body, 'cancelOrders'), 'cancelOrders')
+  async cancelOrders(body: unknown, vouched?: VouchedCommand): Promise<CancelResult[]> {
+    const cmd = admitCommand(this.#s, await verifyAny(this.#s, body, 'cancelOrders', vouched), 'cancelOrders')
     cmd.commit()
     const now = nowOf(this.#s)
     return cmd.op.args.map((oid) => cancelOrder(this.#s, cmd.account, oid, now))
   }
 
   /** `DELETE /v1/trade/orders/all`: cancels every resting order (of `iid` when given). */
-  async cancelAll(body: unknown): Promise<{ status: 'ok' }> {
-    const cmd = admitCommand(this.#s, await verifyCommand(this.#s, body, 'cancelAll'), 'cancelAll')
+  async cancelAll(body: unknown, vouched?: VouchedCommand): Promise<{ status: 'ok' }> {
+    const cmd = admitCommand(this.#s, await verifyAny(this.#s, body, 'cancelAll', vouched), 'cancelAll')
     cmd.commit()
     cancelAllOrders(this.#s, cmd.account, cmd.op.args.iid, nowOf(this.#s))
     return { status: 'ok' }
@@ -463,8 +465,9 @@ export class PerpsExchange {
    * `PATCH /v1/trade/auto-cancel`: arms (`time` ≥ now + 5 s) or clears (`0`) the dead-man switch.
    * @throws {@link MockRejection} 400 (gate, bad time), 422 `auto_cancel_daily_limit_reached`, 429.
    */
-  async setAutoCancel(body: unknown): Promise<{ status: 'ok'; deadline: number }> {
-    const v = await verifyAutoCancel(this.#s, body)
+  async setAutoCancel(body: unknown, vouched?: VouchedCommand): Promise<{ status: 'ok'; deadline: number }> {
+    const v =
+      vouched === undefined ? await verifyAutoCancel(this.#s, body) : vouchedAutoCancel(this.#s, vouched)
     const { account, commit } = admitSigner(this.#s, v.signer, v.stamp)
     // The 5 s lead is counted from when the command was sent (less an accelerated clock's transit).
     checkAutoCancel(account, v.time, nowOf(this.#s) - this.#s.o.transitAllowanceMs)

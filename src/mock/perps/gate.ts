@@ -16,6 +16,7 @@ import {
   parseCreateProxyBody,
   parseSignedCommand,
 } from '../../perps/signing/verify.ts'
+import type { VouchedCommand } from '../mockHttp.ts'
 import { isRecord, MAX_LABEL_LENGTH } from './account/accounts.ts'
 import { badRequest, MockRejection, TEXT } from './errors.ts'
 import { syncState } from './market/stepping.ts'
@@ -48,7 +49,8 @@ export interface VerifiedAutoCancel {
 }
 
 export interface VerifiedCommand {
-  parsed: ParsedSignedCommand
+  op: PerpsOp
+  stamp: Stamp
   signer: string
 }
 
@@ -83,7 +85,27 @@ export async function verifyCommand(
   checkFreshness(parsed.stamp.ts, parsed.exp, received, s.o.transitAllowanceMs)
   const signer = recoverOpSigner(s, signedOpOf(s, parsed), parsed.stamp, parsed.sig)
   if (typeof body === 'object' && body !== null) s.commandSigners.set(body, signer)
-  return { parsed, signer }
+  return { op, stamp: parsed.stamp, signer }
+}
+
+/**
+ * The gate of a typed command from an in-process venue (perps/typedCommands.ts), up to where a signed
+ * one has its signer: the link vouches for `signer`, so there is no body to parse and no signature to
+ * recover; the op type, an empty batch and ts/exp freshness are checked as for a signed body. The
+ * salt is the signer's own and passes the same replay check in `admitCommand`.
+ * @throws {@link MockRejection} 400 with the venue's text.
+ */
+export function vouchedCommand(
+  s: ExchangeState,
+  command: VouchedCommand,
+  type: PerpsOp['type'],
+): VerifiedCommand {
+  const { op, salt, ts, exp } = command.stamped
+  if (op.type !== type) throw badRequest(`invalid request body: op.type must be ${type}`)
+  if (Array.isArray(op.args) && op.args.length === 0) throw badRequest(TEXT.noOrders)
+  checkFreshness(ts, exp, nowOf(s), s.o.transitAllowanceMs)
+  s.commandSigners.set(command.stamped, command.signer)
+  return { op, stamp: { salt, ts }, signer: command.signer }
 }
 
 /**
@@ -106,6 +128,25 @@ export async function verifyAutoCancel(s: ExchangeState, body: unknown): Promise
   const signer = recoverOpSigner(s, ['autoCancel', [op.args.time]], stamp, sig)
   if (typeof body === 'object' && body !== null) s.commandSigners.set(body, signer)
   return { time: op.args.time, stamp, signer }
+}
+
+/** A signed body's gate (`verifyCommand`), or a typed command's when the request is `vouched`. */
+export function verifyAny(
+  s: ExchangeState,
+  body: unknown,
+  type: PerpsOp['type'],
+  vouched: VouchedCommand | undefined,
+): Promise<VerifiedCommand> | VerifiedCommand {
+  return vouched === undefined ? verifyCommand(s, body, type) : vouchedCommand(s, vouched, type)
+}
+
+/** The dead-man switch as a typed command (see `vouchedCommand`). @throws {@link MockRejection} 400. */
+export function vouchedAutoCancel(s: ExchangeState, command: VouchedCommand): VerifiedAutoCancel {
+  const { op, salt, ts, exp } = command.stamped
+  if (op.type !== 'autoCancel') throw badRequest('invalid request body: op.type must be autoCancel')
+  checkFreshness(ts, exp, nowOf(s), s.o.transitAllowanceMs)
+  s.commandSigners.set(command.stamped, command.signer)
+  return { time: op.args.time, stamp: { salt, ts }, signer: command.signer }
 }
 
 /**
@@ -174,8 +215,8 @@ export function admitCommand<T extends PerpsOp['type']>(
   v: VerifiedCommand,
   type: T,
 ): AdmittedCommand<T> {
-  const { account, commit } = admitSigner(s, v.signer, v.parsed.stamp)
-  const op = v.parsed.built.op
+  const { account, commit } = admitSigner(s, v.signer, v.stamp)
+  const op = v.op
   if (!isOp(op, type)) throw badRequest(`invalid request body: op.type must be ${type}`)
   return { account, op, commit }
 }

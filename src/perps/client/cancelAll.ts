@@ -15,6 +15,7 @@ import {
   parseInput,
   perpsCommand,
   requireSigner,
+  typedCommand,
   validateCommandOptions,
 } from './perpsCall.ts'
 import type { SameShape } from './sameShape.ts'
@@ -42,6 +43,7 @@ export async function cancelAll(
   return perpsCommand(ctx, {
     endpoint: 'cancelAll',
     body: () => signer.signCommand(built, expOptions(ctx, options)),
+    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
     schema: OkAck,
     signal: options.signal,
     priority: options.priority,

@@ -18,6 +18,7 @@ import {
   type PerpsCommandOptions,
   parseInput,
   requireSigner,
+  typedCommand,
   validateCommandOptions,
 } from './perpsCall.ts'
 import type { SameShape } from './sameShape.ts'
@@ -56,6 +57,7 @@ export async function admitCancelOrders(
     endpoint: 'cancelOrders',
     weight: { n: valid.length },
     body: () => signer.signCommand(built, expOptions(ctx, options)),
+    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
     schema: CancelResults,
     signal: options.signal,
     priority: options.priority,

@@ -16,6 +16,7 @@ import {
   parseInput,
   perpsCommand,
   requireSigner,
+  typedCommand,
   validateCommandOptions,
 } from './perpsCall.ts'
 
@@ -42,6 +43,7 @@ export async function cancelOrdersCoid(
     endpoint: 'cancelOrdersCoid',
     weight: { n: valid.length },
     body: () => signer.signCommand(built, expOptions(ctx, options)),
+    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
     schema: CancelResults,
     signal: options.signal,
     priority: options.priority,

@@ -11,7 +11,7 @@ import { READ_RETRY, type RetryPolicy } from '../../http/callJson.ts'
 import type { RateLimitObservation } from '../../http/rateLimitHeaders.ts'
 import { createHttpTransport, type HttpTransport, type HttpTransportOptions } from '../../http/transport.ts'
 import { type Random, systemRandom } from '../../random.ts'
-import type { CommandSigner } from '../signing/commandSigner.ts'
+import type { CommandSigner, ProxyCommandSigner } from '../signing/commandSigner.ts'
 import type { RequestGate } from '../throttle/requestGate.ts'
 import {
   createWeightLimiter,
@@ -45,8 +45,8 @@ export interface PerpsResponseObserver {
   droppedItems?(endpoint: PerpsEndpoint, lines: readonly string[]): void
 }
 
-/** A proxy signer for `/v1/trade/*` ops (satisfied by `CommandSigner`). */
-export type PerpsCommandSigner = Pick<CommandSigner, 'address' | 'signCommand'>
+/** A proxy signer for `/v1/trade/*` ops (satisfied by `CommandSigner`; commandSigner.ts). */
+export type PerpsCommandSigner = ProxyCommandSigner
 /** The owner (EOA) signer for createProxy (satisfied by `CommandSigner`). */
 export type PerpsOwnerSigner = Pick<CommandSigner, 'address' | 'signCreateProxy'>
 

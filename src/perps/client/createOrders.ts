@@ -20,6 +20,7 @@ import {
   PositiveDecimalInput,
   parseInput,
   requireSigner,
+  typedCommand,
   validateCommandOptions,
 } from './perpsCall.ts'
 import type { SameShape } from './sameShape.ts'
@@ -93,6 +94,7 @@ export async function admitCreateOrders(
     endpoint: 'createOrders',
     weight: { n: valid.length },
     body: () => signer.signCommand(built, expOptions(ctx, options)),
+    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
     schema: CreateOrderAcks,
     signal: options.signal,
     priority: options.priority,

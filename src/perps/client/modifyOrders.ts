@@ -21,6 +21,7 @@ import {
   PositiveDecimalInput,
   parseInput,
   requireSigner,
+  typedCommand,
   validateCommandOptions,
 } from './perpsCall.ts'
 import type { SameShape } from './sameShape.ts'
@@ -70,6 +71,7 @@ export async function admitModifyOrders(
     endpoint: 'modifyOrders',
     weight: { n: valid.length },
     body: () => signer.signCommand(built, expOptions(ctx, options)),
+    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
     schema: ModifyResults,
     signal: options.signal,
     priority: options.priority,

@@ -33,6 +33,7 @@ import { parseRateLimitHeaders } from '../../http/rateLimitHeaders.ts'
 import type { HttpRequest } from '../../http/transport.ts'
 import { PerpsErrorBody } from '../schemas/common.ts'
 import type { SignCommandOptions } from '../signing/commandSigner.ts'
+import type { BuiltOp } from '../signing/ops.ts'
 import { MAX_EXP_AHEAD_MS } from '../signing/timing.ts'
 import {
   type Admission,
@@ -40,6 +41,7 @@ import {
   type RequestPriority,
   sendAdmitted,
 } from '../throttle/requestGate.ts'
+import { type TypedCommand, type TypedOp, takesTypedCommands } from '../typedCommands.ts'
 import { PERPS_WEIGHTS, type PerpsEndpoint, type WeightInput } from '../weights.ts'
 import type { PerpsClientContext } from './context.ts'
 
@@ -167,7 +169,29 @@ export interface ReadSpec<S extends z.ZodType> extends CallSpec<S> {
 export interface CommandSpec<S extends z.ZodType> extends CallSpec<S> {
   /** Builds (signs) the body; called after the gate admitted the request, so ts/exp are fresh. */
   body: () => unknown
+  /**
+   * The command as a typed value for a venue in this process that takes it (`typedCommand`): stamped
+   * instead of signed, at the moment `body` would have been built; undefined = always signed.
+   */
+  typed?: (() => TypedCommand | undefined) | undefined
   priority?: RequestPriority | undefined
+}
+
+/**
+ * The typed form of a command when the client's transport takes typed commands and its key can stamp
+ * without signing (perps/typedCommands.ts); undefined otherwise (the HTTP venue: signed as always).
+ */
+export function typedCommand(
+  ctx: PerpsClientContext,
+  signer: NonNullable<PerpsClientContext['signer']>,
+  built: BuiltOp<TypedOp>,
+  options: SignCommandOptions,
+): (() => TypedCommand | undefined) | undefined {
+  if (signer.stampCommand === undefined || !takesTypedCommands(ctx.transport)) return undefined
+  return () => {
+    const stamped = signer.stampCommand?.(built, options)
+    return stamped === undefined ? undefined : { signer: signer.address, stamped }
+  }
 }
 
 /**
@@ -258,16 +282,20 @@ export async function admitCommand<S extends z.ZodType>(
       once()
       return guard(ctx, () =>
         sendAdmitted(admission.admission, async () => {
-          const body = await spec.body()
+          const transport = ctx.transport
+          const typed = takesTypedCommands(transport) ? spec.typed?.() : undefined
+          const body = typed === undefined ? await spec.body() : undefined
           const request = buildRequest(ctx, spec, body, admission.headers)
           return callJson(
-            { transport: ctx.transport, clock: ctx.clock, random: ctx.random },
+            { transport, clock: ctx.clock, random: ctx.random },
             {
               request,
               schema: spec.schema,
               parseErrorBody: parsePerpsErrorBody,
               command: true,
               observe: observerFor(ctx, spec.endpoint),
+              send:
+                typed && takesTypedCommands(transport) ? () => transport.command(request, typed) : undefined,
             },
           )
         }),

@@ -5,12 +5,17 @@
  * command, and a command signed just before it still verifies (the old key stays valid on the venue
  * until it is revoked, after the switch).
  */
-import type { CommandSigner, SignCommandOptions, SignedCommand } from '../signing/commandSigner.ts'
+import type {
+  ProxyCommandSigner,
+  SignCommandOptions,
+  SignedCommand,
+  StampedCommand,
+} from '../signing/commandSigner.ts'
 import type { BuiltOp } from '../signing/ops.ts'
 
 /** One proxy key: its signer and its validated header pair (a `ProxyCredentials`). */
 export interface ProxyKey {
-  signer: Pick<CommandSigner, 'address' | 'signCommand'>
+  signer: ProxyCommandSigner
   credentials: { readonly proxy: string; readonly secret: string }
 }
 
@@ -42,6 +47,14 @@ export class RotatingProxyKey {
     options?: SignCommandOptions,
   ): Promise<SignedCommand<TOp>> {
     return this.#current.signer.signCommand(built, options)
+  }
+
+  /** Stamps with the current key without signing (typed commands), when that key can. */
+  stampCommand<TOp extends { type: string }>(
+    built: BuiltOp<TOp>,
+    options?: SignCommandOptions,
+  ): StampedCommand<TOp> | undefined {
+    return this.#current.signer.stampCommand?.(built, options)
   }
 
   /** Switches to `next`; returns the key it replaced (to revoke once the switch is confirmed). */

@@ -18,6 +18,7 @@ import {
   parseInput,
   perpsCommand,
   requireSigner,
+  typedCommand,
   validateCommandOptions,
 } from './perpsCall.ts'
 import type { SameShape } from './sameShape.ts'
@@ -58,12 +59,19 @@ export async function setAutoCancel(
   lead()
   const signer = requireSigner(ctx, 'setAutoCancel')
   const built = buildAutoCancel(valid)
+  const typed = typedCommand(ctx, signer, built, expOptions(ctx, options))
   return perpsCommand(ctx, {
     endpoint: 'setAutoCancel',
     body: () => {
       lead()
       return signer.signCommand(built, expOptions(ctx, options))
     },
+    typed:
+      typed &&
+      (() => {
+        lead()
+        return typed()
+      }),
     schema: AutoCancelAck,
     signal: options.signal,
     priority: options.priority,

@@ -15,6 +15,7 @@ import {
   parseInput,
   perpsCommand,
   requireSigner,
+  typedCommand,
   validateCommandOptions,
 } from './perpsCall.ts'
 
@@ -43,6 +44,7 @@ export async function updateLeverage(
     endpoint: 'updateLeverage',
     // No exp, as the official client: a setting, not an order.
     body: () => signer.signCommand(built),
+    typed: typedCommand(ctx, signer, built, {}),
     schema: UpdateLeverageResult,
     signal: options.signal,
     priority: options.priority,

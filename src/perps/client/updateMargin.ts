@@ -14,6 +14,7 @@ import {
   parseInput,
   perpsCommand,
   requireSigner,
+  typedCommand,
   validateCommandOptions,
 } from './perpsCall.ts'
 
@@ -40,6 +41,7 @@ export async function updateMargin(
   return perpsCommand(ctx, {
     endpoint: 'updateMargin',
     body: () => signer.signCommand(built),
+    typed: typedCommand(ctx, signer, built, {}),
     schema: UpdateMarginResult,
     signal: options.signal,
     priority: options.priority,

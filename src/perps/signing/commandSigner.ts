@@ -40,13 +40,20 @@ export interface CommandSignerOptions {
   domain?: PerpsDomain | undefined
 }
 
-/** The JSON envelope of a signed op: `{op, sig, salt, ts, exp?}`. */
-export interface SignedCommand<TOp> {
+/**
+ * A stamped op, not signed: `{op, salt, ts, exp?}`. What an in-process venue takes as a typed value
+ * (the signer vouched for by the link, src/perps/typedCommands.ts), and what a signature covers.
+ */
+export interface StampedCommand<TOp> {
   op: TOp
-  sig: Hex
   salt: number
   ts: number
   exp?: number | undefined
+}
+
+/** The JSON envelope of a signed op: `{op, sig, salt, ts, exp?}`. */
+export interface SignedCommand<TOp> extends StampedCommand<TOp> {
+  sig: Hex
 }
 
 export interface SignCommandOptions {
@@ -85,6 +92,18 @@ export interface CreateProxyInput {
   label?: string | undefined
   /** Referral/invite code. */
   code?: string | undefined
+}
+
+/** A proxy key as the perps client uses it: an address that signs ops (`CommandSigner`, a rotating key). */
+export interface ProxyCommandSigner extends Pick<CommandSigner, 'address' | 'signCommand'> {
+  /**
+   * Stamps an op as `signCommand` would, without signing: a typed command for an in-process venue
+   * (perps/typedCommands.ts). Absent, or undefined, when this key only signs.
+   */
+  stampCommand?<TOp extends { type: string }>(
+    built: BuiltOp<TOp>,
+    options?: SignCommandOptions,
+  ): StampedCommand<TOp> | undefined
 }
 
 export class CommandSigner {
@@ -127,11 +146,25 @@ export class CommandSigner {
     built: BuiltOp<TOp>,
     options: SignCommandOptions = {},
   ): Promise<SignedCommand<TOp>> {
+    const stamped = this.stampCommand(built, options)
+    const sig = await this.signOp(built.signedOp, stamped)
+    const command: SignedCommand<TOp> = { op: stamped.op, sig, salt: stamped.salt, ts: stamped.ts }
+    if (stamped.exp !== undefined) command.exp = stamped.exp
+    return command
+  }
+
+  /**
+   * Stamps a built op as `signCommand` does (ts, exp, a fresh salt), without signing it: the typed
+   * command an in-process venue takes from this signer.
+   * @throws {@link InputValidationError} when exp is out of range; {@link ClockSkewError} while untrusted.
+   */
+  stampCommand<TOp extends { type: string }>(
+    built: BuiltOp<TOp>,
+    options: SignCommandOptions = {},
+  ): StampedCommand<TOp> {
     const ts = this.#now(options.localClockIfUntrusted === true)
     const exp = resolveExp(options, ts)
-    const stamp = { salt: this.#salts.next(this.address, ts), ts }
-    const sig = await this.signOp(built.signedOp, stamp)
-    const command: SignedCommand<TOp> = { op: built.op, sig, salt: stamp.salt, ts: stamp.ts }
+    const command: StampedCommand<TOp> = { op: built.op, salt: this.#salts.next(this.address, ts), ts }
     if (exp !== undefined) command.exp = exp
     return command
   }

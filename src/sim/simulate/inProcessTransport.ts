@@ -14,6 +14,7 @@ import type { Clock, TimerId } from '../../clock.ts'
 import { ResponseTooLargeError, TransportError } from '../../errors.ts'
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../http/transport.ts'
 import type { MockHandler, MockRequest, MockResponse } from '../../mock/mockHttp.ts'
+import type { TypedCommand, TypedCommandTransport } from '../../perps/typedCommands.ts'
 
 export interface InProcessTransportOptions {
   handler: MockHandler
@@ -67,8 +68,52 @@ export function createDeliveryQueue(): DeliveryQueue {
 
 export function createInProcessTransport(
   o: InProcessTransportOptions & { deliveries: DeliveryQueue },
-): HttpTransport {
-  return {
+): HttpTransport
+export function createInProcessTransport(
+  o: InProcessTransportOptions & { deliveries: DeliveryQueue; typedCommands: true },
+): TypedCommandTransport
+export function createInProcessTransport(
+  o: InProcessTransportOptions & { deliveries: DeliveryQueue; typedCommands?: boolean | undefined },
+): HttpTransport | TypedCommandTransport {
+  /** One request through the mock, its answer handed back in delivery order within the deadline. */
+  async function exchange(req: HttpRequest, mockReq: MockRequest): Promise<MockResponse> {
+    const onExchange = o.onExchange
+    const handled = Promise.resolve()
+      .then(() => o.handler(mockReq))
+      .catch(() => INTERNAL_ERROR)
+    const answer = (
+      onExchange === undefined
+        ? handled
+        : handled.then((res) => {
+            onExchange(mockReq, res)
+            return res
+          })
+    ).then((res) => new Promise<MockResponse>((resolve) => o.deliveries.push(() => resolve(res))))
+    let timer: TimerId | undefined
+    let onAbort: (() => void) | undefined
+    const stop = new Promise<never>((_, reject) => {
+      timer = o.clock.setTimeout(
+        () =>
+          reject(
+            new TransportError(req.path, `no complete answer within the ${o.deadlineMs} ms deadline`, {
+              maybeDelivered: true,
+              timedOut: true,
+            }),
+          ),
+        o.deadlineMs,
+      )
+      onAbort = () => reject(new TransportError(req.path, 'aborted', { maybeDelivered: true }))
+      req.signal?.addEventListener('abort', onAbort, { once: true })
+    })
+    try {
+      return await Promise.race([answer, stop])
+    } finally {
+      if (timer !== undefined) o.clock.clearTimeout(timer)
+      if (onAbort) req.signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
+  const transport: HttpTransport = {
     origin: o.origin ?? 'http://127.0.0.1:0',
     async request(req: HttpRequest): Promise<HttpResponse> {
       if (req.signal?.aborted) throw new TransportError(req.path, 'aborted', { maybeDelivered: false })
@@ -77,55 +122,55 @@ export function createInProcessTransport(
       // As on the wire: what JSON cannot carry does not arrive.
       const body: unknown = req.body === undefined ? undefined : JSON.parse(JSON.stringify(req.body))
       if (body !== undefined) headers['content-type'] = 'application/json'
-      const mockReq: MockRequest = {
+      const res = await exchange(req, {
         method: req.method,
         path: req.path,
         query: new URLSearchParams(req.query),
         headers,
         body,
-        clientId: '127.0.0.1',
-      }
-      const onExchange = o.onExchange
-      const handled = Promise.resolve()
-        .then(() => o.handler(mockReq))
-        .catch(() => INTERNAL_ERROR)
-      const answer = (
-        onExchange === undefined
-          ? handled
-          : handled.then((res) => {
-              onExchange(mockReq, res)
-              return res
-            })
-      ).then((res) => new Promise<MockResponse>((resolve) => o.deliveries.push(() => resolve(res))))
-      let timer: TimerId | undefined
-      let onAbort: (() => void) | undefined
-      const stop = new Promise<never>((_, reject) => {
-        timer = o.clock.setTimeout(
-          () =>
-            reject(
-              new TransportError(req.path, `no complete answer within the ${o.deadlineMs} ms deadline`, {
-                maybeDelivered: true,
-                timedOut: true,
-              }),
-            ),
-          o.deadlineMs,
-        )
-        onAbort = () => reject(new TransportError(req.path, 'aborted', { maybeDelivered: true }))
-        req.signal?.addEventListener('abort', onAbort, { once: true })
+        clientId: CLIENT_ID,
       })
-      try {
-        const res = await Promise.race([answer, stop])
-        const text = res.raw ?? (res.body === undefined ? '' : JSON.stringify(res.body))
-        // UTF-8 is at most 3 bytes per UTF-16 unit: count the bytes only when the cap may be near.
-        const bytes = text.length * 3 > o.maxBodyBytes ? Buffer.byteLength(text) : text.length
-        o.onAnswer?.(req, res.status, bytes)
-        if (bytes > o.maxBodyBytes) throw new ResponseTooLargeError(req.path, o.maxBodyBytes, bytes, true)
-        return { status: res.status, headers: { 'content-type': 'application/json', ...res.headers }, text }
-      } finally {
-        if (timer !== undefined) o.clock.clearTimeout(timer)
-        if (onAbort) req.signal?.removeEventListener('abort', onAbort)
-      }
+      const text = res.raw ?? (res.body === undefined ? '' : JSON.stringify(res.body))
+      // UTF-8 is at most 3 bytes per UTF-16 unit: count the bytes only when the cap may be near.
+      const bytes = text.length * 3 > o.maxBodyBytes ? Buffer.byteLength(text) : text.length
+      o.onAnswer?.(req, res.status, bytes)
+      if (bytes > o.maxBodyBytes) throw new ResponseTooLargeError(req.path, o.maxBodyBytes, bytes, true)
+      return { status: res.status, headers: { 'content-type': 'application/json', ...res.headers }, text }
     },
     async close(): Promise<void> {},
   }
+  if (o.typedCommands !== true) return transport
+  return {
+    ...transport,
+    /**
+     * A typed command (perps/typedCommands.ts): the stamped op goes to the mock as a value with its
+     * vouched signer, through the same limiter, faults, delivery order and deadline as a request; the
+     * answer comes back as a value. Decision: no byte cap on it (a command's answer is one ack per
+     * order, and there are no bytes); `onAnswer` counts it with 0 bytes.
+     */
+    async command(req: HttpRequest, command: TypedCommand): Promise<HttpResponse> {
+      if (req.signal?.aborted) throw new TransportError(req.path, 'aborted', { maybeDelivered: false })
+      const res = await exchange(req, {
+        method: req.method,
+        path: req.path,
+        query: new URLSearchParams(req.query),
+        headers: TYPED_HEADERS,
+        body: command.stamped,
+        clientId: CLIENT_ID,
+        vouched: command,
+      })
+      o.onAnswer?.(req, res.status, 0)
+      const headers = { 'content-type': 'application/json', ...res.headers }
+      // A fault's malformed text stays text: the client reads it as it would off the wire.
+      return res.raw === undefined
+        ? { status: res.status, headers, text: '', json: res.body }
+        : { status: res.status, headers, text: res.raw }
+    },
+  }
+}
+
+const CLIENT_ID = '127.0.0.1'
+const TYPED_HEADERS: Readonly<Record<string, string>> = {
+  accept: 'application/json',
+  'content-type': 'application/json',
 }

@@ -41,6 +41,8 @@ export interface SimulateOptions {
   onAnswer?: ((method: string, path: string, status: number, bytes: number) => void) | undefined
   /** How the mock checks signatures (steppedAssembly.ts); default `deferred`. */
   signatures?: 'deferred' | 'inline' | undefined
+  /** Trading commands as typed values (default) or signed JSON as on the wire (steppedAssembly.ts). */
+  commands?: 'typed' | 'signed' | undefined
   /** Journal the run here (closed at the end, also on failure). */
   journal?: JournalDb | undefined
   /**
@@ -110,6 +112,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     settings,
     onAnswer: (req, status, bytes) => o.onAnswer?.(req.method, req.path, status, bytes),
     signatures: o.signatures,
+    commands: o.commands,
   })
   const { clock, mock } = assembly
   const totalMs = Math.round(o.hours * 3_600_000)

@@ -21,7 +21,12 @@ import { buildMockInterfaces, composeMock, type MockServer } from '../../mock/se
 import { VirtualClock } from '../../mock/virtualClock.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { COMMAND_PATHS, type WireExchange } from '../botOnMock.ts'
-import { createDeliveryQueue, createInProcessTransport } from './inProcessTransport.ts'
+import {
+  createDeliveryQueue,
+  createInProcessTransport,
+  type DeliveryQueue,
+  type InProcessTransportOptions,
+} from './inProcessTransport.ts'
 import { runStepped, type SettleHooks, type SteppedRunOptions, settle } from './steppedRun.ts'
 import { installZeroDelayTimers } from './zeroDelayTimers.ts'
 
@@ -49,6 +54,12 @@ export interface SteppedAssemblyOptions {
    * thread; `inline`: it recovers before answering, as the mock server does (the benchmark's baseline).
    */
   signatures?: 'deferred' | 'inline' | undefined
+  /**
+   * `typed` (default): the proxy-signed commands reach the exchange core as typed values (stamped, not
+   * signed; no JSON; perps/typedCommands.ts); `signed`: every command is signed and crosses as JSON
+   * like on the wire (the equivalence test's and the benchmark's baseline).
+   */
+  commands?: 'typed' | 'signed' | undefined
   /** The replay seam (`simulate --data`) and the market tap (recording the mock's market). */
   market?: Pick<PerpsExchangeOptions, 'marketDriver' | 'marketTap' | 'historyMinutes'> | undefined
 }
@@ -116,27 +127,30 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
   )
   const onExchange = o.onExchange
   const deliveries = createDeliveryQueue()
-  const transport = (maxBodyBytes: number): HttpTransport =>
-    createInProcessTransport({
-      deliveries,
-      handler: mock.handler,
-      clock,
-      deadlineMs: o.settings.perps.requestTimeoutMs,
-      maxBodyBytes,
-      onAnswer: o.onAnswer,
-      onExchange:
-        onExchange &&
-        ((req, res) =>
-          onExchange({
-            req,
-            res,
-            fault: res.headers?.[FAULT_HEADER],
-            command: req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p)),
-          })),
-    })
+  const transport = (maxBodyBytes: number): InProcessTransportOptions & { deliveries: DeliveryQueue } => ({
+    deliveries,
+    handler: mock.handler,
+    clock,
+    deadlineMs: o.settings.perps.requestTimeoutMs,
+    maxBodyBytes,
+    onAnswer: o.onAnswer,
+    onExchange:
+      onExchange &&
+      ((req, res) =>
+        onExchange({
+          req,
+          res,
+          fault: res.headers?.[FAULT_HEADER],
+          command: req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p)),
+        })),
+  })
+  const perps = transport(o.settings.perps.maxResponseBytes)
   const transports = {
-    perps: transport(o.settings.perps.maxResponseBytes),
-    catalogue: transport(o.settings.catalogue.maxResponseBytes),
+    perps:
+      o.commands === 'signed'
+        ? createInProcessTransport(perps)
+        : createInProcessTransport({ ...perps, typedCommands: true }),
+    catalogue: createInProcessTransport(transport(o.settings.catalogue.maxResponseBytes)),
   }
   const hooks: SettleHooks = { busy: () => inside > 0, deliver: () => deliveries.deliverOne() }
   const restoreTimers = installZeroDelayTimers()

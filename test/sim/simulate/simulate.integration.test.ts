@@ -7,9 +7,10 @@ import { loadReportAssets } from '../../../src/cli/research/simulate.ts'
 import { renderReport } from '../../../src/sim/simulate/report.ts'
 import { runSimulation } from '../../../src/sim/simulate/runSimulation.ts'
 
-const run = async (seed: number, signatures?: 'inline' | 'deferred') => {
+const run = async (seed: number, signatures?: 'inline' | 'deferred', commands?: 'typed' | 'signed') => {
   const r = await runSimulation({
     signatures,
+    commands,
     strategy: 'index-peg',
     instruments: 2,
     hours: 0.03,
@@ -46,13 +47,17 @@ describe('perpbot simulate (0.03 h, 2 instruments)', () => {
   }, 60_000)
 
   it('gives the same report whether the mock checks signatures inline or on its worker thread', async () => {
-    const deferred = await run(3)
-    const inline = await run(3, 'inline')
+    // Signed commands (simulate's default sends them typed, unsigned: typedCommands.integration.test.ts).
+    const deferred = await run(3, 'deferred', 'signed')
+    const inline = await run(3, 'inline', 'signed')
     // Every command after the proxy's first was answered at once, and every one of them was checked.
     expect(deferred.signatures.deferred).toBeGreaterThan(10)
     expect(deferred.signatures.checked).toBe(deferred.signatures.deferred)
     expect(inline.signatures).toEqual({ deferred: 0, checked: 0 })
     expect(inline.steps).toBe(deferred.steps)
     expect(inline.html === deferred.html).toBe(true)
+    const typed = await run(3)
+    expect(typed.signatures.deferred).toBeLessThan(deferred.signatures.deferred / 10)
+    expect(typed.html === deferred.html).toBe(true)
   }, 60_000)
 })
