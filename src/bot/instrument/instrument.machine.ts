@@ -174,7 +174,13 @@ export const instrumentMachine = setup({
       let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
       if (due !== undefined && due < now) due = now
       const rewake = due !== context.planDueAt
-      if (s.update !== undefined || rewake || s.due !== context.deferredAt)
+      if (s.whole !== undefined) {
+        // The step's own copy: finished in place and stored as it is (no second copy of the context).
+        const whole = s.whole
+        whole.deferredAt = s.due
+        whole.planDueAt = due
+        enqueue.assign(() => whole)
+      } else if (s.update !== undefined || rewake || s.due !== context.deferredAt)
         enqueue.assign({ ...s.update, deferredAt: s.due, planDueAt: due })
       if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
       if (rewake) {

@@ -290,11 +290,12 @@ function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boole
   assessed.assessment = assess(assessed)
   // Time alone may have moved the risk mode (an input turned stale, a dwell ended): plan in the new one.
   const plan = planStep(assessed, now, force || assessed.assessment.mode !== ctx.assessment.mode)
-  // `whole` is that copy with the plan's update stored over it (the machine reads it, and stores
-  // `update`): xstate copies the context with each assign, so only the fields that changed go there.
+  // The update is that copy with the plan's update stored over it: the whole context, so applying it
+  // to `ctx` gives the same context as the fields that changed would, without merging objects of many
+  // shapes (a megamorphic spread cost as much as the risk assessment on every input).
   if (plan.update !== undefined) Object.assign(assessed, plan.update)
   return {
-    update: { ...first.update, assessment: assessed.assessment, ...plan.update },
+    update: assessed,
     whole: assessed,
     logs: first.logs.length === 0 ? plan.logs : [...first.logs, ...plan.logs],
     changes: first.changes.length === 0 ? plan.changes : [...first.changes, ...plan.changes],
