@@ -3,6 +3,7 @@
  * input event, for this tree's machine beside a baseline tree's in the same run.
  *
  *   npm run bench:machine -- [--events 200000] [--instruments 10] [--rounds 3] [--baseline 6e1c930]
+ *                            [--mix stream|backtest]
  *
  * Each variant runs in its own child process (rounds alternate baseline, current), so neither shares
  * a JIT or heap with the other. The baseline is `git archive <ref> src` unpacked under
@@ -42,6 +43,11 @@ const ROUNDS = numberFlag('rounds', 3)
 /** The tree before issue 36/37's cut of the machine. */
 const BASELINE = flag('baseline') ?? '6e1c930'
 const CHILD = flag('child')
+/**
+ * `stream` (default): the live bot's mix above. `backtest`: the fast engine's, no best bid/offer, the
+ * index every 2 s and the account every 3 s (its pollers' cadence), mostly a new value each time.
+ */
+const MIX = flag('mix') === 'backtest' ? 'backtest' : 'stream'
 
 /** The part of `MachineDriver` both trees share. */
 interface Driver {
@@ -221,6 +227,28 @@ function drive(Driver: DriverClass): Figures {
     now += 100
     for (const u of units) {
       const d = u.driver
+      if (MIX === 'backtest') {
+        if (step % 20 === u.slot) {
+          if (random() < 0.9) u.ticks += random() < 0.5 ? -7 : 7
+          send(d, { type: 'INDEX', index: { price: (u.ticks / 10).toFixed(1), ts: now }, receivedAt: now })
+        }
+        if (step % 30 === u.slot) {
+          const value = (10_000 + Math.round(random() * 100)).toString()
+          send(d, {
+            type: 'ACCOUNT',
+            margin: { ...margin, accountValue: value },
+            position: undefined,
+            receivedAt: now,
+          })
+        }
+        if (step % 100 === 0) send(d, { type: 'ORDERS', orders: u.venue.open(), receivedAt: now })
+        for (let due = d.nextDue(), k = 0; due !== undefined && due <= now && k < 16; k++) {
+          d.wake(now)
+          events++
+          due = d.nextDue()
+        }
+        continue
+      }
       if (random() < 0.5) {
         u.bid += random() < 0.5 ? -10 : 10
         u.ask = u.bid + 20
@@ -317,6 +345,8 @@ else {
           v.dir,
           '--events',
           String(EVENTS),
+          '--mix',
+          MIX,
           '--instruments',
           String(INSTRUMENTS),
         ],
@@ -331,7 +361,7 @@ else {
     }
   const best = (fs: Figures[], k: 'cpuUsPerEvent' | 'bytesPerEvent') => Math.min(...fs.map((f) => f[k]))
   console.log(
-    `\nInstrument machine step, ${INSTRUMENTS} instruments, ${EVENTS} events (a fifth warm-up), best of ${ROUNDS} rounds, load ${load0.toFixed(1)}–${(loadavg()[0] ?? 0).toFixed(1)}:`,
+    `\nInstrument machine step, ${MIX} mix, ${INSTRUMENTS} instruments, ${EVENTS} events (a fifth warm-up), best of ${ROUNDS} rounds, load ${load0.toFixed(1)}–${(loadavg()[0] ?? 0).toFixed(1)}:`,
   )
   console.log('| variant | µs CPU/event | KB allocated/event |\n|---|---|---|')
   for (const [label, fs] of results)
