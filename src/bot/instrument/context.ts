@@ -179,6 +179,11 @@ export type InstrumentEvent =
   | { type: 'STOP' }
   /** Internal (a delayed self-event): a deferred plan is due. */
   | { type: 'WAKE' }
+  /**
+   * Internal (raised by a step): the context asks for another state (a risk mode the state is not in,
+   * a plan to send). In place of `always` transitions, which xstate checks after every event.
+   */
+  | { type: 'SETTLE' }
 
 /**
  * Alerts, emitted once per episode (and sent to the parent, which re-emits them): `degraded` when
@@ -203,8 +208,15 @@ export type InstrumentEmitted =
       at: number
     }
 
+/**
+ * The context an actor starts with. Returned as a spread: the spread builds the context's layout as
+ * V8 map transitions from the empty object, which xstate's copy at every assign
+ * (`Object.assign({}, context, update)`) then follows. Without such a path V8 turns each copy (20 or
+ * more fields added one by one) into a dictionary object, several times slower to copy and to read
+ * (bench/machineStep.bench.ts prints whether the context stays fast).
+ */
 export function initialContext(input: InstrumentInput): InstrumentContext {
-  return {
+  const fields: InstrumentContext = {
     instrument: input.instrument,
     deps: input.deps,
     index: undefined,
@@ -248,6 +260,7 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
       lastSubmitAt: undefined,
     },
   }
+  return { ...fields }
 }
 
 /**

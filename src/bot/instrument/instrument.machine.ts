@@ -156,6 +156,8 @@ export const instrumentMachine = setup({
         mode: { mode: params.mode, since: now, transient: context.assessment.transient },
         dirty: true,
       })
+      // Entered a mode the assessment has already left (a resume straight into a raised mode).
+      if (params.mode !== context.assessment.mode) enqueue.raise({ type: 'SETTLE' })
     }),
     /**
      * Applies a pure step: assigns its update, logs, (re)schedules or cancels the deferred plan's
@@ -164,14 +166,21 @@ export const instrumentMachine = setup({
     step: enqueueActions(({ context, enqueue, self }, params: StepParams) => {
       const now = context.deps.clock.now()
       const s = computeStep(context, params, now)
+      // The context after the step: the step's own copy (`whole`), else one made here.
+      const after = s.update === undefined ? context : (s.whole ?? withUpdate(context, s.update))
       // The deferred plan, or the next moment time alone matters, whichever comes first. A due time
       // already past (its WAKE was dropped in a state without a handler) is due now.
-      const after = s.update === undefined ? context : withUpdate(context, s.update)
       const timeDue = nextTimeDue(after, now)
       let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
       if (due !== undefined && due < now) due = now
       const rewake = due !== context.planDueAt
-      if (s.update || rewake || s.due !== context.deferredAt)
+      if (s.whole !== undefined) {
+        // The step's own copy: finished in place and stored as it is (no second copy of the context).
+        const whole = s.whole
+        whole.deferredAt = s.due
+        whole.planDueAt = due
+        enqueue.assign(() => whole)
+      } else if (s.update !== undefined || rewake || s.due !== context.deferredAt)
         enqueue.assign({ ...s.update, deferredAt: s.due, planDueAt: due })
       if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
       if (rewake) {
@@ -184,6 +193,12 @@ export const instrumentMachine = setup({
         // A supervisor re-emits it; a standalone actor (tests) has no parent to tell.
         if (self._parent) enqueue.sendParent(emitted)
       }
+      // The state follows the context (`SETTLE`): a risk mode the state is not in, or a plan to send.
+      if (
+        after.assessment.mode !== after.mode.mode ||
+        (after.pendingPlan !== undefined && (context.pendingPlan === undefined || params.kind === 'plan'))
+      )
+        enqueue.raise({ type: 'SETTLE' })
     }),
     /** The delayed `WAKE` fired (or must not fire any more). */
     clearWake: enqueueActions(({ context, enqueue, event }) => {
@@ -198,7 +213,8 @@ export const instrumentMachine = setup({
   context: ({ input }) => initialContext(input),
   initial: 'syncing',
   // Inputs are handled once, here, in one step: store, re-assess risk, and plan if quoting is allowed.
-  // The `always` transitions below then move between risk modes and into repricing.
+  // When that leaves the state behind the context (another risk mode, a plan to send), the step
+  // raises `SETTLE`, whose transitions below move between risk modes and into repricing.
   on: {
     INDEX: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     STATISTICS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
@@ -223,31 +239,37 @@ export const instrumentMachine = setup({
     },
     active: {
       type: 'parallel',
-      always: { guard: 'shouldHalt', target: 'halted' },
+      on: { SETTLE: { guard: 'shouldHalt', target: 'halted' } },
       states: {
         risk: {
           initial: 'normal',
           states: {
             normal: {
               entry: { type: 'enterMode', params: { mode: 'normal' } },
-              always: [
-                { guard: 'isWidened', target: 'widened' },
-                { guard: 'isReduceOnly', target: 'reduceOnly' },
-              ],
+              on: {
+                SETTLE: [
+                  { guard: 'isWidened', target: 'widened' },
+                  { guard: 'isReduceOnly', target: 'reduceOnly' },
+                ],
+              },
             },
             widened: {
               entry: { type: 'enterMode', params: { mode: 'widened' } },
-              always: [
-                { guard: 'isNormal', target: 'normal' },
-                { guard: 'isReduceOnly', target: 'reduceOnly' },
-              ],
+              on: {
+                SETTLE: [
+                  { guard: 'isNormal', target: 'normal' },
+                  { guard: 'isReduceOnly', target: 'reduceOnly' },
+                ],
+              },
             },
             reduceOnly: {
               entry: { type: 'enterMode', params: { mode: 'reduce-only' } },
-              always: [
-                { guard: 'isNormal', target: 'normal' },
-                { guard: 'isWidened', target: 'widened' },
-              ],
+              on: {
+                SETTLE: [
+                  { guard: 'isNormal', target: 'normal' },
+                  { guard: 'isWidened', target: 'widened' },
+                ],
+              },
             },
           },
         },
@@ -256,7 +278,7 @@ export const instrumentMachine = setup({
           states: {
             quoting: {
               entry: { type: 'step', params: { kind: 'plan' } },
-              always: { guard: 'hasPlan', target: 'repricing' },
+              on: { SETTLE: { guard: 'hasPlan', target: 'repricing' } },
             },
             repricing: {
               invoke: {

@@ -13,6 +13,8 @@ export interface LogEntry {
 export interface Step {
   /** Context fields to assign (undefined = none). */
   update: Partial<InstrumentContext> | undefined
+  /** The context with `update` stored over it, when the step made that copy anyway (`thenPlan`). */
+  whole?: InstrumentContext | undefined
   logs: readonly LogEntry[]
   changes: readonly HealthChange[]
   /**

@@ -296,6 +296,7 @@ function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boole
   if (plan.update !== undefined) Object.assign(assessed, plan.update)
   return {
     update: assessed,
+    whole: assessed,
     logs: first.logs.length === 0 ? plan.logs : [...first.logs, ...plan.logs],
     changes: first.changes.length === 0 ? plan.changes : [...first.changes, ...plan.changes],
     due: plan.due,

@@ -157,9 +157,12 @@ export class MachineDriver {
    * start to the end of the transition.
    */
   #run(): void {
+    const actions = this.#actions
+    if (actions.length === 0) return
     const now = this.#clock.now()
-    const actions = this.#actions.splice(0)
-    const started: { id: string; ref: unknown; src: unknown; input: unknown }[] = []
+    // Most transitions invoke nothing: the list of children is made for the few that do.
+    let started: { id: string; ref: unknown; src: unknown; input: unknown }[] | undefined
+    // The list is emptied after the loop: an action run here adds none (nothing runs a transition).
     for (const a of actions) {
       const p = a.params
       switch (a.type) {
@@ -175,18 +178,20 @@ export class MachineDriver {
           if (isObject(p) && 'sendId' in p && typeof p.sendId === 'string') this.#timers.delete(p.sendId)
           break
         case 'xstate.spawnChild':
-          if (isObject(p) && 'id' in p && typeof p.id === 'string' && 'src' in p)
+          if (isObject(p) && 'id' in p && typeof p.id === 'string' && 'src' in p) {
+            started ??= []
             started.push({
               id: p.id,
               ref: 'actorRef' in p ? p.actorRef : undefined,
               src: p.src,
               input: 'input' in p ? p.input : undefined,
             })
+          }
           break
         case 'xstate.stopChild': {
           const ref = isObject(p) && 'actorRef' in p ? p.actorRef : undefined
-          const at = ref === undefined ? -1 : started.findIndex((c) => c.ref === ref)
-          if (at >= 0) started.splice(at, 1)
+          const at = ref === undefined || started === undefined ? -1 : started.findIndex((c) => c.ref === ref)
+          if (at >= 0) started?.splice(at, 1)
           break
         }
         case 'xstate.emit':
@@ -197,7 +202,8 @@ export class MachineDriver {
           a.exec?.(a.info, p)
       }
     }
-    for (const c of started) this.#invoke(c.id, c.src, c.input)
+    actions.length = 0
+    if (started !== undefined) for (const c of started) this.#invoke(c.id, c.src, c.input)
   }
 
   /** Runs an invoked child's work at once; its done event follows this transition (`#drain`). */
