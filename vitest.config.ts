@@ -101,6 +101,8 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
+          // One PostgreSQL server for the project's journal files (a database each).
+          globalSetup: ['test/setup/postgres.ts'],
           exclude: [...configDefaults.exclude, ...OWN_PROCESS],
           // Each fork keeps its module cache across the files it runs. Isolation re-imported the tree
           // for every file: ~130 s of import and transform CPU per run on 2 cores, more than the tests
