@@ -17,38 +17,38 @@ const OWN_PROCESS = [
 ]
 
 /**
- * The longest files, longest first (measured 2026-12-07 under load 17, after that round's cuts). Two
- * forks finish together only when the long files start early: vitest orders by the durations it kept
- * from the last run, and without them (a fresh clone, as `.ci/run` uses) by file size, which put a
- * 30 s file among the last. An outdated list only changes the order, never what runs.
+ * The longest files, longest first (measured 2026-12-07 in a full run at load 7–9, after issue 34's
+ * suite cuts). Two forks finish together only when the long files start early: vitest orders by the
+ * durations it kept from the last run, and without them (a fresh clone, as `.ci/run` uses) by file
+ * size, which put a 30 s file among the last. An outdated list only changes the order, never what runs.
  */
 const SLOW_FIRST = [
   // own-process
   'test/research/recordingTap.integration.test.ts',
-  'test/sim/simulate/restingQuotes.integration.test.ts',
-  'test/research/groundTruth.integration.test.ts',
-  'test/sim/simulate/defaultMarket.test.ts',
   'test/sim/booksBalance.test.ts',
-  'test/research/recordStream.integration.test.ts',
-  'test/sim/simulate/compare.test.ts',
+  'test/sim/simulate/restingQuotes.integration.test.ts',
   'test/sim/simulate/simulate.integration.test.ts',
+  'test/research/recordStream.integration.test.ts',
+  'test/journal/dryRunVenues.test.ts',
+  'test/research/groundTruth.integration.test.ts',
   'test/research/fastEngine.integration.test.ts',
+  'test/sim/simulate/defaultMarket.test.ts',
   // shared
-  'test/fleet/botProcesses.redis.test.ts',
-  'test/cli/signals.process.test.ts',
   'test/paper/paper.integration.test.ts',
   'test/integration/botScenarios.test.ts',
-  'test/kit/conformance.test.ts',
-  'test/research/contained.test.ts',
-  'test/integration/streamCut.test.ts',
-  'test/integration/dryRunDeadMan.test.ts',
-  'test/journal/killNine.test.ts',
-  'test/integration/hostileExit.test.ts',
-  'test/cli/newcomer.test.ts',
-  'test/catalogue/contract.test.ts',
-  'test/journal/accounts.test.ts',
-  'test/journal/reconcile.test.ts',
+  'test/fleet/botProcesses.redis.test.ts',
+  'test/cli/signals.process.test.ts',
+  'test/research/sweepShards.test.ts',
   'test/fleet/lease.processes.test.ts',
+  'test/integration/hostileExit.test.ts',
+  'test/catalogue/contract.test.ts',
+  'test/journal/killNine.test.ts',
+  'test/integration/streamCut.test.ts',
+  'test/integration/exitPaths.test.ts',
+  'test/journal/largeReads.test.ts',
+  'test/integration/foreignFloodE2e.test.ts',
+  'test/kit/conformance.test.ts',
+  'test/cli/compiledCli.test.ts',
 ]
 
 /**
