@@ -6,14 +6,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * Files that drive a stepped virtual clock through `settle` (src/sim/simulate/steppedRun.ts), which
  * reads what the whole process has pending: a wall-clock timer another file left behind would keep
  * it from ever idling ("did not idle within 1000000 event-loop turns", seen once a second-poll timer
- * of another file stayed in a shared fork). They run in a process of their own.
+ * of another file stayed in a shared fork). They share forks only with each other (vitest reuses a
+ * fork within one project): none of them runs a wall-clock part, so none leaves such a timer, and
+ * each no longer pays a fresh import of the tree (~3 s a file).
  */
-const OWN_PROCESS = [
-  'test/{sim,research}/**/*.integration.test.ts',
+const STEPPED = [
+  'test/research/{fastEngine,groundTruth,liveDownload}.integration.test.ts',
+  'test/sim/**/*.integration.test.ts',
   'test/sim/booksBalance.test.ts',
   'test/sim/simulate/{compare,defaultMarket}.test.ts',
   'test/cli/simulate.test.ts',
   'test/journal/dryRunVenues.test.ts',
+]
+
+/**
+ * The recorder's files run the accelerated mock (its clock keeps a wall timer armed) and child
+ * processes: each in a process of its own, where nothing it leaves can reach a stepped file.
+ */
+const OWN_PROCESS = [
+  'test/research/recordingTap.integration.test.ts',
+  'test/research/recordStream.integration.test.ts',
 ]
 
 /**
@@ -23,7 +35,7 @@ const OWN_PROCESS = [
  * size, which put a 30 s file among the last. An outdated list only changes the order, never what runs.
  */
 const SLOW_FIRST = [
-  // own-process
+  // own-process and stepped
   'test/research/recordingTap.integration.test.ts',
   'test/sim/booksBalance.test.ts',
   'test/sim/simulate/restingQuotes.integration.test.ts',
@@ -103,7 +115,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           // One PostgreSQL server for the project's journal files (a database each).
           globalSetup: ['test/setup/postgres.ts'],
-          exclude: [...configDefaults.exclude, ...OWN_PROCESS],
+          exclude: [...configDefaults.exclude, ...STEPPED, ...OWN_PROCESS],
           // Each fork keeps its module cache across the files it runs. Isolation re-imported the tree
           // for every file: ~130 s of import and transform CPU per run on 2 cores, more than the tests
           // themselves (measured: 3 min 54 s of CPU isolated against 1 min 41 s shared, same tree).
@@ -111,6 +123,7 @@ export default defineConfig({
           isolate: false,
         },
       },
+      { extends: true, test: { name: 'stepped', include: STEPPED, isolate: false } },
       { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
     ],
   },
