@@ -12,6 +12,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { Socket } from 'node:net'
+import { onTestFinished } from 'vitest'
 import type { VirtualClock } from '../../src/mock/virtualClock.ts'
 
 /** Long-lived handles that say nothing about work in flight (sockets are counted by bytes instead). */
@@ -44,7 +45,7 @@ export interface LoopbackStepper {
    * returns its result.
    */
   during<T>(work: Promise<T>, maxMs?: number): Promise<T>
-  /** Stops tracking sockets. */
+  /** Stops tracking sockets (also done when the test that made it finishes). */
   close(): void
 }
 
@@ -69,6 +70,15 @@ export function loopbackStepper(clock: VirtualClock): LoopbackStepper {
   subscribe('net.server.socket', onSocket)
   subscribe('http.server.request.start', onRequest)
   subscribe('http.server.response.finish', onFinish)
+  const close = (): void => {
+    unsubscribe('net.client.socket', onSocket)
+    unsubscribe('net.server.socket', onSocket)
+    unsubscribe('http.server.request.start', onRequest)
+    unsubscribe('http.server.response.finish', onFinish)
+    sockets.clear()
+  }
+  // A test that fails before its own `close` leaves no subscription behind in a shared fork.
+  onTestFinished(close)
 
   const key = (port: number | undefined, peer: number | undefined): string => `${port}>${peer}`
   /** Ends that have met their peer: once the peer is gone, what is left unread is nobody's work. */
@@ -160,12 +170,6 @@ export function loopbackStepper(clock: VirtualClock): LoopbackStepper {
       while (!done && clock.now() < end) await step(end)
       return watched
     },
-    close() {
-      unsubscribe('net.client.socket', onSocket)
-      unsubscribe('net.server.socket', onSocket)
-      unsubscribe('http.server.request.start', onRequest)
-      unsubscribe('http.server.response.finish', onFinish)
-      sockets.clear()
-    },
+    close,
   }
 }
