@@ -6,11 +6,13 @@
  * so "nothing in flight" also counts bytes: every loopback socket of this process is tracked from
  * both ends (node's `net.client.socket` and `net.server.socket` diagnostics channels), and a pair is
  * quiet when each end has read all its peer wrote. An HTTP request is in flight from its server's
- * `request` to the response's `finish` (the `http.server.*` channels), and any pending libuv request
- * (a connect, a file write) counts too. Time moves only when all of that is quiet: the parties see
- * no network latency in virtual time, and the run's length is counted in timer steps, not wall seconds.
+ * `request` (the `http.server.request.start` channel) to its response's `finish` or `close`, and any
+ * pending libuv request (a connect, a file write) counts too. Time moves only when all of that is
+ * quiet: the parties see no network latency in virtual time, and the run's length is counted in timer
+ * steps, not wall seconds.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { onTestFinished } from 'vitest'
 import type { VirtualClock } from '../../src/mock/virtualClock.ts'
@@ -59,22 +61,26 @@ export function loopbackStepper(clock: VirtualClock): LoopbackStepper {
     sockets.add(s)
     s.once('close', () => sockets.delete(s))
   }
-  const onRequest = (): void => {
+  const onRequest = (m: unknown): void => {
     requests += 1
     requestsSeen += 1
-  }
-  const onFinish = (): void => {
-    requests -= 1
+    // Answered, or its connection gone before the answer (then nobody is working on it either).
+    let open = true
+    const end = (): void => {
+      if (open) requests -= 1
+      open = false
+    }
+    const res = (m as { response: ServerResponse }).response
+    res.once('finish', end)
+    res.once('close', end)
   }
   subscribe('net.client.socket', onSocket)
   subscribe('net.server.socket', onSocket)
   subscribe('http.server.request.start', onRequest)
-  subscribe('http.server.response.finish', onFinish)
   const close = (): void => {
     unsubscribe('net.client.socket', onSocket)
     unsubscribe('net.server.socket', onSocket)
     unsubscribe('http.server.request.start', onRequest)
-    unsubscribe('http.server.response.finish', onFinish)
     sockets.clear()
   }
   // A test that fails before its own `close` leaves no subscription behind in a shared fork.
