@@ -6,10 +6,13 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * Files that drive a stepped virtual clock through `settle` (src/sim/simulate/steppedRun.ts), which
  * reads what the whole process has pending: a wall-clock timer another file left behind would keep
  * it from ever idling ("did not idle within 1000000 event-loop turns", seen once a second-poll timer
- * of another file stayed in a shared fork). They run in a process of their own.
+ * of another file stayed in a shared fork). They share forks only with each other (vitest reuses a
+ * fork within one project): none of them runs a wall-clock part, so none leaves such a timer, and
+ * each no longer pays a fresh import of the tree (~3 s a file).
  */
-const OWN_PROCESS = [
-  'test/{sim,research}/**/*.integration.test.ts',
+const STEPPED = [
+  'test/research/{fastEngine,groundTruth,liveDownload}.integration.test.ts',
+  'test/sim/**/*.integration.test.ts',
   'test/sim/booksBalance.test.ts',
   'test/sim/simulate/{compare,defaultMarket}.test.ts',
   'test/cli/simulate.test.ts',
@@ -17,38 +20,47 @@ const OWN_PROCESS = [
 ]
 
 /**
- * The longest files, longest first (measured 2026-12-07 under load 17, after that round's cuts). Two
- * forks finish together only when the long files start early: vitest orders by the durations it kept
- * from the last run, and without them (a fresh clone, as `.ci/run` uses) by file size, which put a
- * 30 s file among the last. An outdated list only changes the order, never what runs.
+ * The recorder's files run the accelerated mock (its clock keeps a wall timer armed) and child
+ * processes: each in a process of its own, where nothing it leaves can reach a stepped file.
+ */
+const OWN_PROCESS = [
+  'test/research/recordingTap.integration.test.ts',
+  'test/research/recordStream.integration.test.ts',
+]
+
+/**
+ * The longest files, longest first (measured 2026-12-07 in a full run at load 7–9, after issue 34's
+ * suite cuts). Two forks finish together only when the long files start early: vitest orders by the
+ * durations it kept from the last run, and without them (a fresh clone, as `.ci/run` uses) by file
+ * size, which put a 30 s file among the last. An outdated list only changes the order, never what runs.
  */
 const SLOW_FIRST = [
-  // own-process
+  // own-process and stepped
   'test/research/recordingTap.integration.test.ts',
-  'test/sim/simulate/restingQuotes.integration.test.ts',
-  'test/research/groundTruth.integration.test.ts',
-  'test/sim/simulate/defaultMarket.test.ts',
   'test/sim/booksBalance.test.ts',
-  'test/research/recordStream.integration.test.ts',
-  'test/sim/simulate/compare.test.ts',
+  'test/sim/simulate/restingQuotes.integration.test.ts',
   'test/sim/simulate/simulate.integration.test.ts',
+  'test/research/recordStream.integration.test.ts',
+  'test/journal/dryRunVenues.test.ts',
+  'test/research/groundTruth.integration.test.ts',
   'test/research/fastEngine.integration.test.ts',
+  'test/sim/simulate/defaultMarket.test.ts',
   // shared
-  'test/fleet/botProcesses.redis.test.ts',
-  'test/cli/signals.process.test.ts',
   'test/paper/paper.integration.test.ts',
   'test/integration/botScenarios.test.ts',
-  'test/kit/conformance.test.ts',
-  'test/research/contained.test.ts',
-  'test/integration/streamCut.test.ts',
-  'test/integration/dryRunDeadMan.test.ts',
-  'test/journal/killNine.test.ts',
-  'test/integration/hostileExit.test.ts',
-  'test/cli/newcomer.test.ts',
-  'test/catalogue/contract.test.ts',
-  'test/journal/accounts.test.ts',
-  'test/journal/reconcile.test.ts',
+  'test/fleet/botProcesses.redis.test.ts',
+  'test/cli/signals.process.test.ts',
+  'test/research/sweepShards.test.ts',
   'test/fleet/lease.processes.test.ts',
+  'test/integration/hostileExit.test.ts',
+  'test/catalogue/contract.test.ts',
+  'test/journal/killNine.test.ts',
+  'test/integration/streamCut.test.ts',
+  'test/integration/exitPaths.test.ts',
+  'test/journal/largeReads.test.ts',
+  'test/integration/foreignFloodE2e.test.ts',
+  'test/kit/conformance.test.ts',
+  'test/cli/compiledCli.test.ts',
 ]
 
 /**
@@ -101,7 +113,9 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...OWN_PROCESS],
+          // One PostgreSQL server for the project's journal files (a database each).
+          globalSetup: ['test/setup/postgres.ts'],
+          exclude: [...configDefaults.exclude, ...STEPPED, ...OWN_PROCESS],
           // Each fork keeps its module cache across the files it runs. Isolation re-imported the tree
           // for every file: ~130 s of import and transform CPU per run on 2 cores, more than the tests
           // themselves (measured: 3 min 54 s of CPU isolated against 1 min 41 s shared, same tree).
@@ -109,6 +123,7 @@ export default defineConfig({
           isolate: false,
         },
       },
+      { extends: true, test: { name: 'stepped', include: STEPPED, isolate: false } },
       { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
     ],
   },

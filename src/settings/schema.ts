@@ -331,6 +331,11 @@ export const Settings = z.strictObject({
    * ones. Absent: the shipped ones only, so `npx perpbot run` works from any directory.
    */
   strategiesDir: z.string().min(1).optional(),
+  /**
+   * How long one strategy module may take to import before the start is refused (wall ms): a
+   * top-level await that never settles must not hang the start. Raise it for a slow disk.
+   */
+  strategyImportTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
   quoting: QuotingSettings.prefault({}),
   risk: RiskSettings.prefault({}),
   polling: PollingSettings.prefault({}),

@@ -70,10 +70,11 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   return { uid, gid }
 }
 
-async function waitReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+async function waitReady(url: string, child: ChildProcess | undefined, log: () => string): Promise<void> {
   const deadline = Date.now() + 15_000
   for (let i = 0; Date.now() < deadline; i++) {
-    if (child.exitCode !== null) throw new Error(`postgres exited (${child.exitCode}): ${log()}`)
+    if (child !== undefined && child.exitCode !== null)
+      throw new Error(`postgres exited (${child.exitCode}): ${log()}`)
     const client = new pg.Client({ connectionString: url })
     try {
       await client.connect()
@@ -118,8 +119,15 @@ function dataTemplate(bin: string, user: { uid: number; gid: number } | undefine
   return template
 }
 
+export interface StartPostgresOptions {
+  /** Wait until it accepts connections (default); false: return once spawned. */
+  wait?: boolean
+  /** Default 30 (a file's own server); one server shared by the run's forks needs more. */
+  maxConnections?: number
+}
+
 /** Starts a server; the caller must `stop()` it (afterAll). */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(o: StartPostgresOptions = {}): Promise<TestPostgres> {
   if (PG_BIN === undefined) throw new Error(POSTGRES_SKIP_REASON)
   const dir = mkdtempSync(join(tmpdir(), 'perpbot-pg-'))
   const user = postgresUser()
@@ -149,7 +157,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       '-c',
       'shared_buffers=16MB',
       '-c',
-      'max_connections=30',
+      `max_connections=${o.maxConnections ?? 30}`,
     ],
     { ...as, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
   )
@@ -169,12 +177,27 @@ export async function startPostgres(): Promise<TestPostgres> {
     }
     rmSync(dir, { recursive: true, force: true })
   }
-  try {
-    await waitReady(url, child, () => output)
-  } catch (e) {
-    await stop()
-    throw e
+  if (o.wait !== false) {
+    try {
+      await waitReady(url, child, () => output)
+    } catch (e) {
+      await stop()
+      throw e
+    }
   }
+  return { ...serverAt(url, port), stop }
+}
+
+/**
+ * The server the run shares (test/setup/postgres.ts starts it and provides its URL), once it accepts
+ * connections; its `stop` is the run's, so this one does nothing.
+ */
+export async function connectPostgres(url: string): Promise<TestPostgres> {
+  await waitReady(url, undefined, () => `(the run's shared server at ${url})`)
+  return { ...serverAt(url, Number(new URL(url).port)), stop: async () => undefined }
+}
+
+function serverAt(url: string, port: number): Omit<TestPostgres, 'stop'> {
   return {
     url,
     port,
@@ -188,6 +211,5 @@ export async function startPostgres(): Promise<TestPostgres> {
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`
     },
-    stop,
   }
 }

@@ -10,13 +10,24 @@ import { type BotRun, runBotAgainstMock, virtualSince } from './harness.ts'
 
 const critical = (run: BotRun) => run.alerts.filter((a) => a.severity === 'critical' && !a.resolved)
 
-/** Waits (bounded, in real time) until `cond` holds, then lets `extraVirtualMs` of bot time pass. */
+/** Bound of a wait on the stepped clock, in virtual time (each takes a few bot-minutes when it works). */
+const STEPPED_BOUND_MS = 3_600_000
+
+/**
+ * Waits (bounded) until `cond` holds, then lets `extraVirtualMs` of bot time pass: on a stepped run by
+ * stepping its clock, on an accelerated one in real time (`timeoutMs` per wait).
+ */
 async function until(
   run: BotRun,
   cond: () => boolean,
   extraVirtualMs = 0,
   timeoutMs = 40_000,
 ): Promise<void> {
+  if (run.stepper !== undefined) {
+    expect(await run.stepper.until(cond, STEPPED_BOUND_MS)).toBe(true)
+    await run.stepper.runTo(run.mock.clock.now() + extraVirtualMs)
+    return
+  }
   await vi.waitFor(() => expect(cond()).toBe(true), { timeout: timeoutMs, interval: 50 })
   const from = run.mock.clock.now()
   await vi.waitFor(() => expect(virtualSince(run, from)).toBeGreaterThanOrEqual(extraVirtualMs), {
@@ -25,13 +36,15 @@ async function until(
   })
 }
 
-// The bot runs on the mock's accelerated clock in wall time: under CPU contention a scenario takes longer
-// in real time, so each waits (bounded) past the default 20 s test limit.
+// Most scenarios run on a stepped clock moved over loopback (test/helpers/loopbackStepper.ts): time
+// moves when every request and frame is through, so a loaded machine only slows them. The flaky one
+// stays on the accelerated clock (its fault holds are wall time). Each waits (bounded) past the
+// default 20 s test limit.
 describe('bot against the mock', { timeout: 90_000 }, () => {
   it('liquidation: in_liquidation raises exactly one critical liquidation alert and halts every instrument', async () => {
-    // 20×: a signed command lives 4 s of venue time (200 ms of wall time here); the position that
-    // gets liquidated is built by fills of orders that must reach the venue in time on a loaded machine.
-    const run = await runBotAgainstMock({ scenario: 'liquidation', speed: 20 })
+    // Stepped: a signed command reaches the venue in the virtual ms it was signed in, however loaded
+    // the machine (at 20× it lived 200 ms of wall time); the liquidated position is built by its fills.
+    const run = await runBotAgainstMock({ scenario: 'liquidation', stepped: true })
     try {
       await until(run, () => critical(run).some((a) => a.key === 'liquidation'), 60_000)
       const liquidation = critical(run).filter((a) => a.key === 'liquidation')
@@ -101,7 +114,7 @@ describe('bot against the mock', { timeout: 90_000 }, () => {
   })
 
   it('withdrawal-failure: a failed withdrawal raises exactly one critical alert', async () => {
-    const run = await runBotAgainstMock({ scenario: 'withdrawal-failure', speed: 30 })
+    const run = await runBotAgainstMock({ scenario: 'withdrawal-failure', stepped: true })
     try {
       await until(run, () => critical(run).some((a) => a.key.startsWith('withdrawal:')), 120_000)
       const failed = critical(run).filter((a) => a.key.startsWith('withdrawal:'))
@@ -151,7 +164,7 @@ describe('bot against the mock', { timeout: 90_000 }, () => {
   })
 
   it('a full dry run never writes a secret to a log line or an alert', async () => {
-    const run = await runBotAgainstMock({ scenario: 'calm', speed: 20 })
+    const run = await runBotAgainstMock({ scenario: 'calm', stepped: true })
     try {
       await until(run, () => run.commands.filter((c) => c.path.startsWith('/v1/trade/')).length >= 5, 30_000)
     } finally {
@@ -170,7 +183,7 @@ describe('bot against the mock', { timeout: 90_000 }, () => {
   ] as const)('on stop, exit policy %s', async (policy, minLeft) => {
     const run = await runBotAgainstMock({
       scenario: 'calm',
-      speed: 5,
+      stepped: true,
       overrides: { 'ops.exitPolicy': policy },
     })
     const openOrders = () => run.mock.exchange.accountOf(run.bot.proxyAddress)?.openOrders.length ?? 0

@@ -17,14 +17,21 @@ describe('the dead-man switch in a dry run', { timeout: 60_000 }, () => {
   ] as const)(
     'at $scenario, speed $speed: armed and refreshed with no dead-man alert and no refused switch command',
     async ({ scenario, speed }) => {
-      const run = await runBotAgainstMock({ scenario, speed })
+      // The deadline stays the shipped 15 s (scaled: 450 s of virtual time at 30×); refreshes come
+      // every wall second, the settings' floor, instead of every 5 s, so three refreshes (one more
+      // than the 5-s run waited for) take seconds. Each is a switch command that could be refused.
+      const run = await runBotAgainstMock({
+        scenario,
+        speed,
+        overrides: { 'ops.deadManSwitch.refreshMs': 1_000 },
+      })
       try {
-        // Armed, then refreshed (its timings are wall time: 150 s of virtual time apart at 30×).
+        // Armed, then refreshed (its timings are wall time: 30 s of virtual time apart at 30×).
         await vi.waitFor(
           () =>
             expect(
               run.commands.filter((c) => c.path === '/v1/trade/auto-cancel').length,
-            ).toBeGreaterThanOrEqual(3),
+            ).toBeGreaterThanOrEqual(4),
           { timeout: 40_000, interval: 50 },
         )
       } finally {

@@ -9,7 +9,9 @@ import type { RunningBot } from '../../src/bot/startBot.ts'
 import type { SecretBag } from '../../src/logging/logger.ts'
 import type { RunningMockServer } from '../../src/mock/httpServer.ts'
 import type { MockServer, MockServerOptions } from '../../src/mock/server.ts'
+import { VirtualClock } from '../../src/mock/virtualClock.ts'
 import { rateLimitCode, startBotOnMock } from '../../src/sim/botOnMock.ts'
+import { type LoopbackStepper, loopbackStepper } from '../helpers/loopbackStepper.ts'
 
 export interface RecordedCommand {
   method: string
@@ -35,6 +37,8 @@ export interface BotRun {
   logs: string[]
   alerts: Alert[]
   secrets: SecretBag
+  /** On a stepped clock: what moves time (test/helpers/loopbackStepper.ts). */
+  stepper: LoopbackStepper | undefined
   stop(): Promise<void>
 }
 
@@ -44,17 +48,20 @@ export async function runBotAgainstMock(opts: {
   speed?: number
   faults?: MockServerOptions['faults']
   overrides?: Record<string, unknown>
+  /** A stepped clock the test moves (`run.stepper`) instead of the accelerated one (`speed`). */
+  stepped?: boolean
 }): Promise<BotRun> {
   const commands: RecordedCommand[] = []
   const rateLimits: RecordedRateLimit[] = []
   const logs: string[] = []
   const alerts: Alert[] = []
-  const run = await startBotOnMock({
+  const stepped = opts.stepped === true ? new VirtualClock({ mode: 'stepped', startMs: T0 }) : undefined
+  const stepper = stepped && loopbackStepper(stepped)
+  const start = startBotOnMock({
     mock: {
       seed: opts.seed ?? 7,
       scenario: opts.scenario,
-      clock: 'accelerated',
-      speed: opts.speed ?? 20,
+      ...(stepped ? { clock: stepped } : { clock: 'accelerated', speed: opts.speed ?? 20 }),
       catalogue: { eventCount: 120 },
       ...(opts.faults !== undefined ? { faults: opts.faults } : {}),
     },
@@ -68,6 +75,10 @@ export async function runBotAgainstMock(opts: {
     onLogLine: (line) => void logs.push(line),
     onAlert: (a) => void alerts.push(a),
   })
+  const run = await (stepper ? stepper.during(start) : start).catch((e: unknown) => {
+    stepper?.close()
+    throw e
+  })
   return {
     mock: run.mock,
     server: run.server,
@@ -77,11 +88,17 @@ export async function runBotAgainstMock(opts: {
     logs,
     alerts,
     secrets: run.secrets,
+    stepper,
     async stop() {
-      await run.stop('test over')
+      if (stepper === undefined) return void (await run.stop('test over'))
+      await stepper.during(run.stop('test over'))
+      stepper.close()
     },
   }
 }
+
+/** Where a stepped run's clock starts. */
+const T0 = Date.UTC(2026, 10, 2, 12)
 
 /** Virtual time elapsed since `from`, per the mock's clock. */
 export function virtualSince(run: BotRun, from: number): number {

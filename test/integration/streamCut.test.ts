@@ -4,9 +4,12 @@
  * the bot keeps quoting on polls, then returns to the streams and its pollers stand down again. No
  * command is sent twice and no order is left unknown.
  */
-import { describe, expect, it, vi } from 'vitest'
+import { isDeepStrictEqual } from 'node:util'
+import { describe, expect, it } from 'vitest'
 import type { InputGateView, StreamInput } from '../../src/bot/inputs/inputGates.ts'
+import { VirtualClock } from '../../src/mock/virtualClock.ts'
 import { type BotOnMock, startBotOnMock } from '../../src/sim/botOnMock.ts'
+import { loopbackStepper } from '../helpers/loopbackStepper.ts'
 
 interface Seen {
   at: number
@@ -17,8 +20,12 @@ interface Seen {
 }
 
 const MARKET_DATA = ['/v1/info/tickers', '/v1/info/statistics', '/v1/info/index']
-// 1 wall s at 10×: a shorter silence bound let a stall of a loaded machine (load 17) read as a cut.
+// On the accelerated clock a shorter bound let a stall of a loaded machine (load 17) read as a cut;
+// on the stepped clock a stall is no virtual time, and the bound stays as it was.
 const SILENCE_MS = 10_000
+/** Bound of every wait, in virtual time (each is a few seconds of bot time when it works). */
+const WAIT_MS = 300_000
+const T0 = Date.UTC(2026, 10, 2, 12)
 
 function inputs(run: BotOnMock): Record<StreamInput, InputGateView> {
   return run.bot.status().details?.inputs as Record<StreamInput, InputGateView>
@@ -26,32 +33,27 @@ function inputs(run: BotOnMock): Record<StreamInput, InputGateView> {
 const allFrom = (run: BotOnMock, source: 'stream' | 'poll'): boolean =>
   Object.values(inputs(run)).every((i) => i.source === source)
 
-async function until(cond: () => boolean, timeout = 30_000): Promise<void> {
-  await vi.waitFor(() => expect(cond()).toBe(true), { timeout, interval: 20 })
-}
-
 describe('stream cut', { timeout: 120_000 }, () => {
   it('keeps quoting on polls while the stream is cut, then returns to it', async () => {
     const seen: Seen[] = []
-    let clockNow = (): number => 0
-    const run = await startBotOnMock({
-      mock: {
-        seed: 7,
-        scenario: 'calm',
-        clock: 'accelerated',
-        speed: 10,
-        catalogue: { eventCount: 120 },
-      },
-      overrides: { 'streams.silenceMs': SILENCE_MS },
-
-      onExchange: ({ req, command }) =>
-        void seen.push({ at: clockNow(), method: req.method, path: req.path, body: req.body, command }),
-    })
-    clockNow = () => run.mock.clock.now()
-    const now = (): number => run.mock.clock.now()
+    // The stepped clock over loopback (test/helpers/loopbackStepper.ts): time moves only when every
+    // request and frame is through, so each wait counts the bot's own timer steps.
+    const clock = new VirtualClock({ mode: 'stepped', startMs: T0 })
+    const stepper = loopbackStepper(clock)
+    const now = (): number => clock.now()
+    const run = await stepper.during(
+      startBotOnMock({
+        mock: { seed: 7, scenario: 'calm', clock, catalogue: { eventCount: 120 } },
+        overrides: { 'streams.silenceMs': SILENCE_MS },
+        onExchange: ({ req, command }) =>
+          void seen.push({ at: now(), method: req.method, path: req.path, body: req.body, command }),
+      }),
+    )
+    const until = async (cond: () => boolean): Promise<void> => {
+      expect(await stepper.until(cond, WAIT_MS)).toBe(true)
+    }
     const waitVirtual = async (ms: number): Promise<void> => {
-      const from = now()
-      await until(() => now() - from >= ms)
+      await stepper.runTo(now() + ms)
     }
     const trades = (from: number, to = Number.POSITIVE_INFINITY) =>
       seen.filter((s) => s.command && s.path.startsWith('/v1/trade/') && s.at >= from && s.at < to)
@@ -60,7 +62,8 @@ describe('stream cut', { timeout: 120_000 }, () => {
     try {
       // 1. On the streams: every input stands down, no market data is read over REST.
       await until(() => allFrom(run, 'stream'))
-      const streamed = now()
+      // From the next ms: the stand-down's own resync reads share its virtual ms on the stepped clock.
+      const streamed = now() + 1
       await waitVirtual(20_000)
       expect(reads(MARKET_DATA, streamed)).toHaveLength(0)
       expect(reads(['/v1/account/portfolio', '/v1/account/open-orders'], streamed)).toHaveLength(0)
@@ -93,9 +96,9 @@ describe('stream cut', { timeout: 120_000 }, () => {
       expect(trades(dropped).length).toBeGreaterThan(0)
       run.mock.setFaults('none')
       await until(() => allFrom(run, 'stream'))
-      const back = now()
+      const back = now() + 1
       await waitVirtual(20_000)
-      // At most a stray read from a spurious silence on a loaded machine; polling would be ~10.
+      // At most one read, a poll already due as the streams came back; polling would be ~10.
       expect(reads(['/v1/info/tickers'], back).length).toBeLessThanOrEqual(1)
       expect(trades(back).length).toBeGreaterThan(0)
 
@@ -116,10 +119,12 @@ describe('stream cut', { timeout: 120_000 }, () => {
         for (const i of run.bot.status().instruments) if (i.openOrders > 0) out[i.id] = i.openOrders
         return out
       }
-      await vi.waitFor(() => expect(botCounts()).toEqual(venueCounts()), { timeout: 10_000, interval: 5 })
+      await stepper.until(() => isDeepStrictEqual(botCounts(), venueCounts()), 100_000)
+      expect(botCounts()).toEqual(venueCounts())
       expect(Object.keys(venueCounts()).length).toBeGreaterThan(0)
     } finally {
-      await run.stop()
+      await stepper.during(run.stop())
+      stepper.close()
     }
   })
 })

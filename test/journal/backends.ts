@@ -1,14 +1,15 @@
 /**
- * The journal's tests run the same cases against SQLite (a temp file) and a real PostgreSQL (one
- * throwaway server per test file, a fresh database per case). Without PostgreSQL the second suite is
+ * The journal's tests run the same cases against SQLite (a temp file) and a real PostgreSQL (the
+ * run's one throwaway server, test/setup/postgres.ts, else one per test file; a fresh database per
+ * case, named for the fork's pid so forks never share one). Without PostgreSQL the second suite is
  * skipped with a message locally and fails in CI (PERPBOT_REQUIRE_SERVICES=1).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe } from 'vitest'
+import { afterAll, beforeAll, describe, inject } from 'vitest'
 import type { JournalTarget } from '../../src/journal/database.ts'
-import { postgresEnabled, startPostgres, type TestPostgres } from '../helpers/postgres.ts'
+import { connectPostgres, postgresEnabled, startPostgres, type TestPostgres } from '../helpers/postgres.ts'
 
 export interface Backend {
   name: 'sqlite' | 'postgres'
@@ -34,7 +35,8 @@ export function describeBackends(title: string, body: (b: Backend) => void): voi
     })
   })
   const enabled = postgresEnabled()
-  // One server per test file, started by the first suite that needs it, stopped after the file.
+  // The run's server, else one per test file, started by the first suite that needs it and stopped
+  // after the file.
   if (enabled) afterAll(stopShared)
   describe.runIf(enabled)(`${title} (postgres)`, () => {
     let server: TestPostgres | undefined
@@ -55,7 +57,8 @@ export function describeBackends(title: string, body: (b: Backend) => void): voi
 let shared: Promise<TestPostgres> | undefined
 
 function sharedServer(): Promise<TestPostgres> {
-  shared ??= startPostgres()
+  const runs = inject('postgresUrl')
+  shared ??= runs === undefined ? startPostgres() : connectPostgres(runs)
   return shared
 }
 

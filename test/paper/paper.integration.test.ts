@@ -6,12 +6,14 @@
  * account's local keys. The paper bot's fill count and net PnL must land within docs/research.md's
  * ground-truth tolerance of the live bot's; the venue must count no signed or authenticated request
  * that is not the live bot's (the paper side sends none at all).
- * Accelerated clock (4 virtual s per wall s: faster, and the paper side's two extra loopback hops
- * cost it more virtual latency than the live bot pays), 2 instruments, index-peg at a 2 bps half-spread.
- * 4 virtual minutes at 4× is 60 wall s; 3 minutes at 6× passed alone under load 16 but missed the
- * PnL tolerance in a full run at load 17, so the run stays as long as it is.
+ * Stepped clock shared by every party (test/helpers/loopbackStepper.ts): time jumps to the next timer
+ * only once every request and frame on the loopback sockets has been read, so the run is counted in
+ * timer steps, not wall seconds, and neither bot pays network latency in virtual time (the paper side's
+ * two extra loopback hops included). 2 instruments, index-peg at a 2 bps half-spread, 4 virtual minutes.
+ * (On the accelerated clock, 4 minutes at 4× took 60 wall s, and less time or more speed missed the
+ * PnL tolerance under load: the paper side's hops cost it more virtual latency than the live bot paid.)
  */
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { AUTH_HEADER_PAIRS } from '../../src/mock/perps/handler.ts'
 import { generateInstruments } from '../../src/mock/perps/instruments.ts'
 import { PaperFeedError } from '../../src/paper/liveFeed.ts'
@@ -19,9 +21,10 @@ import { PAPER_KEYS, paperProxyAddress } from '../../src/paper/paperAccount.ts'
 import { startPaperVenue } from '../../src/paper/paperVenue.ts'
 import { startBotAgainst, startLoopbackMock } from '../../src/sim/botOnMock.ts'
 import { generatedInstrumentConfig } from '../../src/sim/generatedInstruments.ts'
+import { loopbackStepper } from '../helpers/loopbackStepper.ts'
 
 const MINUTES = Number(process.env.PAPER_GT_MINUTES ?? 4)
-const SPEED = Number(process.env.PAPER_GT_SPEED ?? 4)
+const T0 = Date.UTC(2026, 10, 2, 12)
 
 function within(
   paper: { fills: number; netPnl: number },
@@ -43,8 +46,8 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
       mock: {
         seed: 3,
         scenario: 'calm',
-        clock: 'accelerated',
-        speed: SPEED,
+        clock: 'stepped',
+        startTime: T0,
         streamTape: 'tick',
         catalogue: { eventCount: 5 },
         exchange: { instruments: specs },
@@ -56,45 +59,48 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
       },
     })
     const clock = venue.mock.clock
-    const rate = clock.info().rate
+    const stepper = loopbackStepper(clock)
     const overrides = {
       instruments: generatedInstrumentConfig(specs, 'index-peg', { levels: 1, halfSpreadBps: 2 }),
     }
-    const paper = await startPaperVenue({
-      restUrl: venue.server.url,
-      wsUrl: venue.streamUrl ?? '',
-      symbols: specs.map((s) => s.symbol),
-      startingCollateral: '100000',
-      clock,
-    })
-    const live = await startBotAgainst({
-      perpsUrl: venue.server.url,
-      streamUrl: venue.streamUrl,
-      clock,
-      clockRate: rate,
-      overrides,
-      logLevel: 'warn',
-    })
-    const paperBot = await startBotAgainst({
-      perpsUrl: paper.mock.url,
-      streamUrl: paper.mock.wsUrl,
-      clock,
-      clockRate: rate,
-      overrides,
-      logLevel: 'warn',
-      mode: 'paper',
-      selfProvision: false,
-      env: { PERPS_PROXY_PRIVATE_KEY: PAPER_KEYS.proxyKey, PERPS_PROXY_SECRET: PAPER_KEYS.secret },
-    })
-    const started = clock.now()
+    const paper = await stepper.during(
+      startPaperVenue({
+        restUrl: venue.server.url,
+        wsUrl: venue.streamUrl ?? '',
+        symbols: specs.map((s) => s.symbol),
+        startingCollateral: '100000',
+        clock,
+        streamClock: clock,
+      }),
+    )
+    const live = await stepper.during(
+      startBotAgainst({
+        perpsUrl: venue.server.url,
+        streamUrl: venue.streamUrl,
+        clock,
+        overrides,
+        logLevel: 'warn',
+      }),
+    )
+    const paperBot = await stepper.during(
+      startBotAgainst({
+        perpsUrl: paper.mock.url,
+        streamUrl: paper.mock.wsUrl,
+        clock,
+        overrides,
+        logLevel: 'warn',
+        mode: 'paper',
+        selfProvision: false,
+        env: { PERPS_PROXY_PRIVATE_KEY: PAPER_KEYS.proxyKey, PERPS_PROXY_SECRET: PAPER_KEYS.secret },
+      }),
+    )
     try {
-      await vi.waitFor(() => expect(clock.now() - started).toBeGreaterThan(MINUTES * 60_000), {
-        timeout: 300_000,
-        interval: 250,
-      })
+      const steps = await stepper.runTo(clock.now() + MINUTES * 60_000)
+      if (process.env.PERPBOT_GT_PRINT) console.log({ steps })
     } finally {
-      await paperBot.bot.stop('test over')
-      await live.bot.stop('test over')
+      await stepper.during(paperBot.bot.stop('test over'))
+      await stepper.during(live.bot.stop('test over'))
+      stepper.close()
     }
     const pnl = (b: typeof live) => {
       const p = b.bot.status().account.pnl
@@ -123,8 +129,8 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
     const venue = await startLoopbackMock({
       mock: {
         seed: 4,
-        clock: 'accelerated',
-        speed: 12,
+        clock: 'stepped',
+        startTime: T0,
         streamTape: 'tick',
         exchange: { instruments: specs },
       },
@@ -134,43 +140,48 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
       },
     })
     const clock = venue.mock.clock
+    const stepper = loopbackStepper(clock)
     const silences: boolean[] = []
-    const paper = await startPaperVenue({
-      restUrl: venue.server.url,
-      wsUrl: venue.streamUrl ?? '',
-      symbols: specs.map((s) => s.symbol),
-      startingCollateral: '100000',
-      clock,
-      silentAfterMs: 2_000,
-      onFeedSilence: (silent) => silences.push(silent),
-    })
-    const bot = await startBotAgainst({
-      perpsUrl: paper.mock.url,
-      streamUrl: paper.mock.wsUrl,
-      clock,
-      clockRate: clock.info().rate,
-      overrides: {
-        instruments: generatedInstrumentConfig(specs, 'index-peg', { levels: 1, halfSpreadBps: 2 }),
-      },
-      logLevel: 'warn',
-      mode: 'paper',
-      selfProvision: false,
-      env: { PERPS_PROXY_PRIVATE_KEY: PAPER_KEYS.proxyKey, PERPS_PROXY_SECRET: PAPER_KEYS.secret },
-    })
-    const started = clock.now()
+    const paper = await stepper.during(
+      startPaperVenue({
+        restUrl: venue.server.url,
+        wsUrl: venue.streamUrl ?? '',
+        symbols: specs.map((s) => s.symbol),
+        startingCollateral: '100000',
+        clock,
+        streamClock: clock,
+        silentAfterMs: 2_000,
+        onFeedSilence: (silent) => silences.push(silent),
+      }),
+    )
+    const bot = await stepper.during(
+      startBotAgainst({
+        perpsUrl: paper.mock.url,
+        streamUrl: paper.mock.wsUrl,
+        clock,
+        overrides: {
+          instruments: generatedInstrumentConfig(specs, 'index-peg', { levels: 1, halfSpreadBps: 2 }),
+        },
+        logLevel: 'warn',
+        mode: 'paper',
+        selfProvision: false,
+        env: { PERPS_PROXY_PRIVATE_KEY: PAPER_KEYS.proxyKey, PERPS_PROXY_SECRET: PAPER_KEYS.secret },
+      }),
+    )
     try {
-      await vi.waitFor(() => expect(clock.now() - started).toBeGreaterThan(90_000), {
-        timeout: 60_000,
-        interval: 250,
-      })
+      await stepper.runTo(clock.now() + 90_000)
       // The paper bot traded its local book (orders went there, signed with the local keys) ...
       expect(paper.mock.exchange.openOrders(PAPER_KEYS.owner).length).toBeGreaterThan(0)
       // The venue's stream goes away: the paper side says so (its own book's stream stays fresh).
       expect(silences).toEqual([])
-      await venue.stream?.close()
-      await vi.waitFor(() => expect(silences).toEqual([true]), { timeout: 10_000, interval: 100 })
+      await stepper.during(venue.stream?.close() ?? Promise.resolve())
+      // The silence watch looks once a wall second (paperVenue.ts): virtual time runs on meanwhile,
+      // bounded far beyond the 2 s it needs to call the stream silent.
+      await stepper.until(() => silences.length > 0, 3_600_000)
+      expect(silences).toEqual([true])
     } finally {
-      await bot.bot.stop('test over')
+      await stepper.during(bot.bot.stop('test over'))
+      stepper.close()
       await paper.close()
       await venue.close()
     }

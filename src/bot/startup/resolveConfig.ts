@@ -11,7 +11,7 @@ import {
   loadSettings,
   mergeSettingsSources,
 } from '../../settings/load.ts'
-import type { Settings } from '../../settings/schema.ts'
+import { Settings } from '../../settings/schema.ts'
 import { DEFAULT_STRATEGIES_DIR, loadStrategies } from '../../strategy/registry.ts'
 import type { ResolvedInstrumentConfig } from '../actors/instrumentActors.ts'
 
@@ -22,7 +22,11 @@ export type { ResolvedInstrumentConfig }
  * one `ConfigError` naming each instrument's path.
  */
 export async function resolveStrategies(settings: Settings): Promise<ResolvedInstrumentConfig[]> {
-  const { resolved, issues } = await checkStrategies(settings.instruments, settings.strategiesDir)
+  const { resolved, issues } = await checkStrategies(
+    settings.instruments,
+    settings.strategiesDir,
+    settings.strategyImportTimeoutMs,
+  )
   if (resolved.length === 0 && issues.length === 0) issues.push('instruments: every instrument is disabled')
   if (issues.length > 0)
     throw new ConfigError(
@@ -53,6 +57,7 @@ function rawInstrument(v: unknown): RawInstrument {
 async function checkStrategies(
   instruments: readonly RawInstrument[],
   strategiesDir: string | undefined,
+  importTimeoutMs: number | undefined,
 ): Promise<{ resolved: ResolvedInstrumentConfig[]; issues: string[] }> {
   const issues: string[] = []
   const resolved: ResolvedInstrumentConfig[] = []
@@ -63,6 +68,7 @@ async function checkStrategies(
       shippedDirectory: DEFAULT_STRATEGIES_DIR,
       // Absent: the shipped folder is the plug-in folder too (read once), wherever the bot runs from.
       directory: strategiesDir === undefined ? DEFAULT_STRATEGIES_DIR : resolvePath(strategiesDir),
+      importTimeoutMs,
     })
   } catch (e) {
     return { resolved, issues: [`strategiesDir: ${describeError(e)}`] }
@@ -101,7 +107,9 @@ export async function loadAndResolve(
   const { merged } = mergeSettingsSources(options)
   const raw = Array.isArray(merged.instruments) ? merged.instruments.map(rawInstrument) : []
   const dir = typeof merged.strategiesDir === 'string' ? merged.strategiesDir : undefined
-  const extra = await checkStrategies(raw, dir)
+  // The file is invalid somewhere: a timeout that is itself invalid is left to its own message.
+  const timeout = Settings.shape.strategyImportTimeoutMs.safeParse(merged.strategyImportTimeoutMs)
+  const extra = await checkStrategies(raw, dir, timeout.success ? timeout.data : undefined)
   const all = [...issues, ...extra.issues]
   throw new ConfigError(`invalid configuration (${all.length} problem${all.length === 1 ? '' : 's'})`, all)
 }
