@@ -10,7 +10,11 @@
  * wait a turn (`Inbox`, `yieldAfter`). As the pool keeps the private channels on a socket of their
  * own, the private pushes have an inbox of their own: a yield on the public ones does not hold them.
  * No socket, no JSON, no reconnects: one session per source, bound to the account by its
- * credentials.
+ * credentials. The handshake costs what the socket protocol's round trips cost on the same queue:
+ * a side opens in one turn (the private one then authenticates: a request and its answer), and a
+ * subscription takes effect one turn after it is asked (the request) and marks its event channels
+ * fresh one turn later (the answer); the pushes that follow a command are missed or not as on the
+ * wire.
  */
 import type { Clock, TimerId } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
@@ -45,6 +49,10 @@ export class InProcessStreamSource implements StreamSource {
   readonly #inbox: { public: Inbox<PushEnvelope>; private: Inbox<PushEnvelope> }
   readonly #wanted = new Set<string>()
   #session: InProcessStreamSession | undefined
+  /** Each side's handshake: absent before it starts, false until open. */
+  readonly #open = new Map<Side, boolean>()
+  /** Channels asked of the session (their request sent). */
+  readonly #requested = new Set<string>()
   #state: StreamState = 'idle'
   #watchdog: TimerId | undefined
   #lastInboundAt: number | undefined
@@ -104,8 +112,11 @@ export class InProcessStreamSource implements StreamSource {
       this.#setState('down')
       return
     }
-    this.#setState('open')
-    this.#subscribeNow([...this.#wanted])
+    this.#setState('connecting')
+    const sides = new Set([...this.#wanted].map(sideOf))
+    // In the pool's order: the private socket first.
+    for (const side of ['private', 'public'] as const) if (sides.has(side)) this.#openSide(side)
+    if (sides.size === 0) this.#setState('open')
     this.#scheduleWatchdog()
   }
 
@@ -119,12 +130,20 @@ export class InProcessStreamSource implements StreamSource {
         throw new InputValidationError(`channel '${ch}' is private: the stream needs credentials`)
     }
     for (const ch of fresh) this.#wanted.add(ch)
-    if (this.#state === 'open') this.#subscribeNow(fresh)
+    if (this.#state === 'idle' || this.#state === 'closed') return
+    for (const side of ['private', 'public'] as const) {
+      const mine = fresh.filter((ch) => sideOf(ch) === side)
+      if (mine.length === 0) continue
+      const open = this.#open.get(side)
+      if (open === undefined) this.#openSide(side)
+      else if (open) this.#request(mine)
+    }
   }
 
   unsubscribe(channels: readonly string[]): void {
     const gone = channels.filter((ch) => this.#wanted.delete(ch))
     for (const ch of gone) {
+      this.#requested.delete(ch)
       this.#freshness.forget(ch)
       this.#intake.forget(ch)
       this.#gapHolds.release(ch)
@@ -154,7 +173,7 @@ export class InProcessStreamSource implements StreamSource {
           messagesSentLastMinute: 0,
           channels: [...this.#wanted].map((channel) => ({
             channel,
-            subscribed: this.#state === 'open',
+            subscribed: this.#requested.has(channel),
             fresh: this.#freshness.isFresh(channel),
             lastPushAt: this.#freshness.lastPushAt(channel),
             lastSq: this.#intake.sequences.last(channel),
@@ -178,13 +197,44 @@ export class InProcessStreamSource implements StreamSource {
     this.#setState('closed')
   }
 
-  #subscribeNow(channels: readonly string[]): void {
-    if (channels.length === 0) return
-    this.#session?.subscribe(channels)
-    // Event channels are silent when nothing happens: subscribed on a live session is fresh.
-    for (const ch of channels)
-      if (this.#freshness.staleAfter(ch) === Number.POSITIVE_INFINITY && this.#freshness.mark(ch))
-        this.#events.emit('fresh', ch)
+  /** A side's handshake on the queue: open (and, private, auth asked and answered), then its channels asked. */
+  #openSide(side: Side): void {
+    this.#open.set(side, false)
+    const ready = (): void => {
+      if (this.#state === 'closed') return
+      this.#open.set(side, true)
+      if ([...this.#open.values()].every(Boolean)) this.#setState('open')
+      this.#request([...this.#wanted].filter((ch) => sideOf(ch) === side))
+    }
+    this.#turn(() => (side === 'private' ? this.#turn(() => this.#turn(ready)) : ready()))
+  }
+
+  /** Subscribes: in effect on the next turn (the request), event channels fresh on the one after (the answer). */
+  #request(channels: readonly string[]): void {
+    const asked = channels.filter((ch) => !this.#requested.has(ch))
+    if (asked.length === 0) return
+    for (const ch of asked) this.#requested.add(ch)
+    this.#turn(() => {
+      const still = asked.filter((ch) => this.#wanted.has(ch))
+      if (this.#state === 'closed' || still.length === 0) return
+      this.#session?.subscribe(still)
+      this.#turn(() => {
+        if (this.#state === 'closed') return
+        // Event channels are silent when nothing happens: subscribed on a live session is fresh.
+        for (const ch of still)
+          if (
+            this.#wanted.has(ch) &&
+            this.#freshness.staleAfter(ch) === Number.POSITIVE_INFINITY &&
+            this.#freshness.mark(ch)
+          )
+            this.#events.emit('fresh', ch)
+      })
+    })
+  }
+
+  /** One turn of the queue the hub hands its pushes over on. */
+  #turn(fn: () => void): void {
+    this.#hub.enqueue(fn)
   }
 
   /** One push, the socket client's way (streamClient.ts `#onPush`). */
@@ -217,4 +267,10 @@ export class InProcessStreamSource implements StreamSource {
     this.#state = state
     this.#events.emit('state', state)
   }
+}
+
+type Side = 'public' | 'private'
+
+function sideOf(channel: string): Side {
+  return parseChannel(channel)?.private === true ? 'private' : 'public'
 }

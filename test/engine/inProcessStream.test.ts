@@ -10,13 +10,13 @@ import { InProcessStreamSource } from '../../src/engine/inProcessStream.ts'
 import { InputValidationError } from '../../src/errors.ts'
 import type { InProcessStreamHub } from '../../src/mock/stream/inProcessStreamHub.ts'
 import { VirtualClock } from '../../src/mock/virtualClock.ts'
-import type { PushEnvelope } from '../../src/perps/stream/schemas.ts'
+import type { PushEnvelope, StreamPush } from '../../src/perps/stream/schemas.ts'
 import { isVenueEvent } from '../../src/perps/stream/streamSource.ts'
-import type { StreamGap, StreamPush } from '../../src/perps/stream/streamTypes.ts'
+import type { StreamGap } from '../../src/perps/stream/streamTypes.ts'
 import { seededRandom } from '../../src/random.ts'
 
 /** A hub that hands the pushes the test gives it straight to the one session. */
-function fakeHub() {
+function fakeHub(turns?: (() => void)[]) {
   let deliver: ((push: PushEnvelope) => void) | undefined
   const subscribed = new Set<string>()
   let credentials: unknown
@@ -38,7 +38,7 @@ function fakeHub() {
       }
     },
     serve: () => () => undefined,
-    enqueue: (h) => h(),
+    enqueue: (h) => (turns === undefined ? h() : void turns.push(h)),
     changed: () => undefined,
     sessions: 1,
     close: () => undefined,
@@ -52,9 +52,9 @@ const ticker = (iid: number, idx: string) => ({ iid, idx, mark: idx, nxf: 0 })
 let clock: VirtualClock
 afterEach(() => clock?.dispose())
 
-function source(traded = new Set([1])) {
+function source(traded = new Set([1]), turns?: (() => void)[]) {
   clock = new VirtualClock({ mode: 'stepped', startMs: 0 })
-  const f = fakeHub()
+  const f = fakeHub(turns)
   const s = new InProcessStreamSource(f.hub, {
     url: 'in-process:test',
     clock,
@@ -115,6 +115,28 @@ describe('InProcessStreamSource', () => {
     clock.set(5_000)
     expect(s.isFresh('tickers::all')).toBe(false)
     expect(edges).toEqual(['fresh orders', 'fresh tickers::all', 'stale tickers::all'])
+  })
+
+  it('pays the socket handshake in queue turns: open, auth asked and answered, subscribe asked and answered', () => {
+    const turns: (() => void)[] = []
+    const { s, f } = source(new Set([1]), turns)
+    s.subscribe(['tickers::all', 'orders'])
+    s.start()
+    const seen: string[] = []
+    for (let turn = 1; turns.length > 0; turn++) {
+      const now = turns.splice(0, turns.length)
+      for (const h of now) h()
+      seen.push(
+        `${turn}: ${[...f.subscribed].sort().join(',')} ${s.state}${s.isFresh('orders') ? ' orders fresh' : ''}`,
+      )
+    }
+    expect(seen).toEqual([
+      '1:  connecting',
+      '2: tickers::all connecting',
+      '3: tickers::all open',
+      '4: orders,tickers::all open',
+      '5: orders,tickers::all open orders fresh',
+    ])
   })
 
   it('turns every channel stale and closed at close', async () => {
