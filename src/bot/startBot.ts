@@ -12,6 +12,7 @@ import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
 import type { BotStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
 import type { StreamTap } from '../perps/stream/frameTap.ts'
+import type { OpenStreamSource } from '../perps/stream/streamSource.ts'
 import type { Random } from '../random.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
 import { createBotAccountSupervision } from './account/supervision/accountSupervision.ts'
@@ -57,6 +58,8 @@ export interface BotOptions {
   perpsUrl: string
   /** The venue's WebSocket (PERPS_WS_URL, or the embedded mock's); without it every input polls. */
   streamUrl?: string | undefined
+  /** The stream's pushes from a source in this process, not sockets (streamSource.ts); `streamUrl` is its label. */
+  streamSource?: OpenStreamSource | undefined
   catalogueUrl: string
   /** Dry run: generate keys and register a proxy on the venue (the mock). */
   selfProvision: boolean
@@ -167,6 +170,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const streams = startBotStreams({
     ...inputs,
     url: streamUrl,
+    open: o.streamSource,
     account,
     // The markouts' inbox, and the actors' own joined and restarted signals.
     actors: { ...markouts.inbox(actors), joined: actors.joined, restarted: actors.restarted },

@@ -9,7 +9,15 @@ import type { VenuePort } from './venuePort.ts'
 /** The engine's own options: everything but the venue (its clock, addresses, transports and account). */
 export type EngineOptions = Omit<
   BotOptions,
-  'clock' | 'perpsUrl' | 'catalogueUrl' | 'streamUrl' | 'transports' | 'secrets' | 'selfProvision' | 'venue'
+  | 'clock'
+  | 'perpsUrl'
+  | 'catalogueUrl'
+  | 'streamUrl'
+  | 'streamSource'
+  | 'transports'
+  | 'secrets'
+  | 'selfProvision'
+  | 'venue'
 > & { venue: VenuePort }
 
 export type RunningEngine = RunningBot
@@ -24,7 +32,15 @@ function botVenueOptions(
   venue: VenuePort,
 ): Pick<
   BotOptions,
-  'clock' | 'perpsUrl' | 'catalogueUrl' | 'streamUrl' | 'transports' | 'secrets' | 'selfProvision' | 'venue'
+  | 'clock'
+  | 'perpsUrl'
+  | 'catalogueUrl'
+  | 'streamUrl'
+  | 'streamSource'
+  | 'transports'
+  | 'secrets'
+  | 'selfProvision'
+  | 'venue'
 > {
   const c = venue.commands
   const addresses =
@@ -39,6 +55,7 @@ function botVenueOptions(
     clock: venue.clock,
     ...addresses,
     streamUrl: venue.events.streamUrl,
+    streamSource: venue.events.source,
     secrets: venue.account.secrets,
     selfProvision: venue.account.kind === 'self-provisioned',
     venue: venue.link,

@@ -6,6 +6,7 @@
 import type { VenueLink } from '../bot/startup/connect.ts'
 import type { Clock } from '../clock.ts'
 import type { HttpTransport } from '../http/transport.ts'
+import type { OpenStreamSource } from '../perps/stream/streamSource.ts'
 import type { TypedCommandTransport } from '../perps/typedCommands.ts'
 import type { Secrets } from '../settings/schema.ts'
 import type { VenuePort } from './venuePort.ts'
@@ -69,11 +70,14 @@ export function paperVenue(o: {
  * The exchange core in this process (`simulate`, and `simulate --data`: the same core with its
  * market from a dataset): in-process transports with ordered delivery on the stepped clock; the
  * proxy-signed commands reach the core as typed values (no signature, no JSON) when the perps transport
- * takes them (src/sim/simulate/inProcessTransport.ts).
+ * takes them (src/sim/simulate/inProcessTransport.ts); with a stream source, the core's pushes reach
+ * the engine as values too (engine/inProcessStream.ts), else every input polls.
  */
 export function inProcessVenue(o: {
   transports: { perps: TypedCommandTransport | HttpTransport; catalogue: HttpTransport }
   streamUrl?: string | undefined
+  /** The exchange core's stream in this process (engine/inProcessStream.ts); `streamUrl` is its label. */
+  streamSource?: OpenStreamSource | undefined
   clock: Clock
   secrets: Secrets
   replay: boolean
@@ -82,7 +86,7 @@ export function inProcessVenue(o: {
     kind: o.replay ? 'replay' : 'simulate',
     clock: o.clock,
     commands: { via: 'in-process', transports: o.transports },
-    events: { streamUrl: o.streamUrl },
+    events: { streamUrl: o.streamUrl, source: o.streamSource },
     account: { kind: 'self-provisioned', secrets: o.secrets },
   }
 }

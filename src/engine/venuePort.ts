@@ -13,16 +13,21 @@
  *   to the exchange core (`TypedCommandTransport`), which answers with the body as a value: no
  *   signature, no JSON. The owner's commands (createProxy, withdraw) are signed on every adapter;
  * - events out: market (tickers, statistics, best bid/offer), order, fill and account (portfolio,
- *   withdrawals) pushes on `events` (the stream), with the same reads over `commands` as the safety
- *   net; in simulate the stream is off and the reads (still HTTP-shaped, parsed from JSON) carry them;
+ *   withdrawals, notifications) pushes as one typed stream (`VenueEvent`, perps/stream/streamSource.ts:
+ *   the push schemas' types), with the same reads over `commands` as the safety net. The bot's inputs
+ *   take a `StreamSource`: the WebSocket pool (live, dry run, paper) or, with `events.source`, the
+ *   exchange core's publisher in this process (simulate `--streams`: no socket, no JSON, the same
+ *   channels, sequence numbers and gaps). Simulate without `--streams` polls the reads;
  * - the clock: the venue's base time, which the engine corrects by the venue's own clock.
  */
 import type { VenueLink } from '../bot/startup/connect.ts'
 import type { Clock } from '../clock.ts'
 import type { HttpTransport } from '../http/transport.ts'
+import type { OpenStreamSource } from '../perps/stream/streamSource.ts'
 import type { TypedCommandTransport } from '../perps/typedCommands.ts'
 import type { Secrets } from '../settings/schema.ts'
 
+export type { OpenStreamSource, StreamSource, VenueEvent } from '../perps/stream/streamSource.ts'
 export type { TypedCommand, TypedCommandTransport, TypedOp } from '../perps/typedCommands.ts'
 
 /** Which venue: the real one, or one of the local books. */
@@ -55,8 +60,13 @@ export interface VenuePort {
   /** The venue's base clock: the system's, the embedded mock's (virtual, accelerated), or stepped. */
   readonly clock: Clock
   readonly commands: VenueCommands
-  /** The stream's address (market, order, fill and account events); without one every input polls. */
-  readonly events: { streamUrl: string | undefined }
+  /**
+   * The events (market, order, fill and account pushes; `VenueEvent`): the stream's address, without
+   * one every input polls; with `source`, the pushes come from a source in this process instead of
+   * sockets (`StreamSource`, the exchange core's publisher; engine/inProcessStream.ts) and the
+   * address is only its label.
+   */
+  readonly events: { streamUrl: string | undefined; source?: OpenStreamSource | undefined }
   readonly account: VenueAccount
   /** Already linked (a fleet's warm standby: transports, clock offset, domain, instruments). */
   readonly link?: VenueLink | undefined

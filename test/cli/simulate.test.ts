@@ -11,7 +11,15 @@ describe('perpbot simulate flags', () => {
   it('--help prints the usage with every flag and exits 0', async () => {
     const r = await perpbot(['simulate', '--help'])
     expect(r.code).toBe(0)
-    for (const flag of ['--strategy', '--instruments', '--hours', '--scenario', '--seed', '--out'])
+    for (const flag of [
+      '--strategy',
+      '--instruments',
+      '--hours',
+      '--scenario',
+      '--seed',
+      '--out',
+      '--streams',
+    ])
       expect(r.out).toContain(flag)
   })
 
@@ -33,6 +41,7 @@ describe('perpbot simulate flags', () => {
     ],
     [['--set', 'novalue'], '--set expects KEY=VALUE'],
     [['--out', ' '], '--out must name a file'],
+    [['--streams', '--data', '/nonexistent', '--engine', 'fast'], '--streams needs --engine bot'],
   ])('exits 2 with a clear message for %j', async (args, message) => {
     const r = await perpbot(['simulate', ...args])
     expect(r.code).toBe(2)

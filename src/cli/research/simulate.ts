@@ -23,7 +23,7 @@ import { type CliContext, UsageError } from '../context.ts'
 import { parseReplayFlags, REPLAY_OPTIONS, type ReplayFlags, startReplay } from './simulateReplay.ts'
 
 export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--instruments N] [--hours H] [--scenario NAME]
-                        [--seed S] [--out FILE] [--journal FILE] [--set KEY=VALUE ...]
+                        [--seed S] [--out FILE] [--journal FILE] [--streams] [--set KEY=VALUE ...]
   Runs the bot against the embedded mock on a virtual clock, as fast as the machine allows, and
   writes one self-contained HTML report (charts inlined, opens offline). Same flags, same report.
   --strategy NAME    strategy quoting every instrument (default index-peg; see strategies/)
@@ -37,6 +37,8 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
   --trades-csv FILE  also write one row per fill: time, side, price, size, fee, mid, spread captured and
                      markouts at 1 s, 10 s, 60 s (bps, positive = good for us)
   --json FILE        also write the run's figures as JSON, for 'perpbot compare A.json B.json'
+  --streams          the bot's inputs from the exchange's stream in this process (as a live bot reads
+                     the WebSocket: pushes, gaps, the polls standing down), not from polls alone
   --set KEY=VALUE    config override (dotted key, JSON or text value), e.g. polling.indexMs=5000
   Replay (docs/research.md): the mock replays a dataset instead of inventing the market
   --data DIR         dataset folder (perpbot download / perpbot record); instruments, window from it
@@ -67,6 +69,8 @@ export interface SimulateFlags {
   json: string | undefined
   overrides: Record<string, unknown>
   replay: ReplayFlags | undefined
+  /** `--streams`: the inputs from the in-process stream (engine/inProcessStream.ts). */
+  streams: boolean
 }
 
 /** Parses and checks the flags (strategy names are checked later, against the registry). */
@@ -84,6 +88,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
       'trades-csv': { type: 'string' },
       json: { type: 'string' },
       set: { type: 'string', multiple: true, default: [] },
+      streams: { type: 'boolean', default: false },
       ...REPLAY_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
@@ -132,6 +137,7 @@ export function parseSimulateFlags(argv: readonly string[]): SimulateFlags | 'he
     json: values.json === undefined ? undefined : resolve(values.json),
     overrides,
     replay: parseReplayFlags(values),
+    streams: values.streams,
   }
 }
 
@@ -168,6 +174,8 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
   const progress = createProgress({ write, isTty: tty, now: () => performance.now() })
   if (flags.replay?.engine === 'fast' && flags.journal !== undefined)
     throw new UsageError('--journal needs --engine bot (the fast engine keeps no journal)')
+  if (flags.replay?.engine === 'fast' && flags.streams)
+    throw new UsageError('--streams needs --engine bot (the fast engine has no stream inputs)')
   const replay = flags.replay === undefined ? undefined : startReplay(flags.replay, ctx)
   if (replay === 'failed') return 2
   const stop = new AbortController()
@@ -190,6 +198,7 @@ export async function simulateCommand(ctx: CliContext, version: string): Promise
     configDir: ctx.configDir,
     perpbotVersion: version,
     overrides: flags.overrides,
+    streams: flags.streams ? 'in-process' : 'off',
     // A stop signal (even one before the start) or a corrupt file met mid-run.
     signal: AbortSignal.any([ctx.signal, stop.signal]),
     onProgress: (d, total) => {

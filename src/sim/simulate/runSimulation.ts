@@ -43,6 +43,13 @@ export interface SimulateOptions {
   signatures?: 'deferred' | 'inline' | undefined
   /** Trading commands as typed values (default) or signed JSON as on the wire (steppedAssembly.ts). */
   commands?: 'typed' | 'signed' | undefined
+  /**
+   * `in-process` (`simulate --streams`): the bot's inputs from the exchange core's stream, pushed as
+   * values (engine/inProcessStream.ts), the polls standing down behind it as live; `off` (default):
+   * every input polls; `wire`: the same stream as JSON frames to the bot's own WebSocket pool
+   * (steppedAssembly.ts; the equivalence test's and the benchmark's baseline).
+   */
+  streams?: 'in-process' | 'wire' | 'off' | undefined
   /** Journal the run here (closed at the end, also on failure). */
   journal?: JournalDb | undefined
   /**
@@ -70,7 +77,7 @@ export interface SimulationResult {
 
 /** The shipped dry-run configuration with the strategy on every instrument (also the fast backtest engine's). */
 export function simulationSettings(
-  o: Pick<SimulateOptions, 'configDir' | 'strategy' | 'strategyParams' | 'overrides'>,
+  o: Pick<SimulateOptions, 'configDir' | 'strategy' | 'strategyParams' | 'overrides' | 'streams'>,
   specs: readonly InstrumentSpec[],
 ): Settings {
   return loadSettings({
@@ -79,8 +86,8 @@ export function simulationSettings(
     overrides: {
       'ops.port': 0,
       'logging.level': 'warn',
-      // The in-process transport carries requests only: the bot's inputs come from its polls.
-      'streams.enabled': false,
+      // Without the in-process stream the bot's inputs come from its polls.
+      'streams.enabled': o.streams === 'in-process' || o.streams === 'wire',
       instruments: generatedInstrumentConfig(specs, o.strategy, { ...o.strategyParams }),
       ...o.overrides,
     },
@@ -113,6 +120,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     onAnswer: (req, status, bytes) => o.onAnswer?.(req.method, req.path, status, bytes),
     signatures: o.signatures,
     commands: o.commands,
+    streams: o.streams,
   })
   const { clock, mock } = assembly
   const totalMs = Math.round(o.hours * 3_600_000)

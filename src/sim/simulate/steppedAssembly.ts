@@ -8,6 +8,7 @@
  */
 
 import type { RunningBot } from '../../bot/startBot.ts'
+import { openInProcessStream } from '../../engine/inProcessStream.ts'
 import { type EngineOptions, startEngine } from '../../engine/startEngine.ts'
 import { inProcessVenue } from '../../engine/venueAdapters.ts'
 import { InputValidationError } from '../../errors.ts'
@@ -18,7 +19,10 @@ import type { PerpsExchangeOptions } from '../../mock/perps/index.ts'
 import type { InstrumentSpec } from '../../mock/perps/instruments.ts'
 import { DeferredSignerCheck } from '../../mock/perps/signatures/deferredSignerCheck.ts'
 import { buildMockInterfaces, composeMock, type MockServer } from '../../mock/server.ts'
+import { createInProcessStreamHub, type InProcessStreamHub } from '../../mock/stream/inProcessStreamHub.ts'
 import { VirtualClock } from '../../mock/virtualClock.ts'
+import { StreamPool } from '../../perps/stream/streamPool.ts'
+import type { OpenStreamSource } from '../../perps/stream/streamSource.ts'
 import type { Settings } from '../../settings/schema.ts'
 import { COMMAND_PATHS, type WireExchange } from '../botOnMock.ts'
 import {
@@ -28,7 +32,13 @@ import {
   type InProcessTransportOptions,
 } from './inProcessTransport.ts'
 import { runStepped, type SettleHooks, type SteppedRunOptions, settle } from './steppedRun.ts'
+import { wireStreamOnQueue } from './wireStreamOnQueue.ts'
 import { installZeroDelayTimers } from './zeroDelayTimers.ts'
+
+/** The in-process stream's name where a stream address is shown (status, logs); never dialled. */
+export const IN_PROCESS_STREAM_LABEL = 'in-process:exchange-core'
+/** The socket protocol on the delivery queue (wireStreamOnQueue.ts): the address the pool is given, never dialled. */
+export const WIRE_STREAM_LABEL = 'ws://127.0.0.1/v1/ws'
 
 /** Virtual time allowed for the bot to start and to stop. */
 export const START_STOP_BUDGET_MS = 10 * 60_000
@@ -60,6 +70,14 @@ export interface SteppedAssemblyOptions {
    * like on the wire (the equivalence test's and the benchmark's baseline).
    */
   commands?: 'typed' | 'signed' | undefined
+  /**
+   * `in-process`: the bot's stream inputs from the exchange core's publisher in this process, as
+   * values through the delivery queue (engine/inProcessStream.ts; the settings must enable
+   * streams); `wire`: the same publisher through the socket protocol's JSON frames, the bot's own
+   * WebSocket pool against the mock's session, on the delivery queue (wireStreamOnQueue.ts; the
+   * baseline); `off` (default): no stream, every input polls.
+   */
+  streams?: 'in-process' | 'wire' | 'off' | undefined
   /** The replay seam (`simulate --data`) and the market tap (recording the mock's market). */
   market?: Pick<PerpsExchangeOptions, 'marketDriver' | 'marketTap' | 'historyMinutes'> | undefined
 }
@@ -153,6 +171,15 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
     catalogue: createInProcessTransport(transport(o.settings.catalogue.maxResponseBytes)),
   }
   const hooks: SettleHooks = { busy: () => inside > 0, deliver: () => deliveries.deliverOne() }
+  // The core's pushes as values, on the clock's ticks, handed over in delivery order.
+  const hub: InProcessStreamHub | undefined =
+    o.streams === 'in-process' || o.streams === 'wire'
+      ? createInProcessStreamHub({
+          exchange: mock.exchange,
+          clock,
+          deliver: (handOver) => deliveries.push(handOver),
+        })
+      : undefined
   const restoreTimers = installZeroDelayTimers()
 
   async function driveUntil<T>(p: Promise<T>, budgetMs: number, what: string): Promise<T> {
@@ -177,6 +204,18 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
     return p
   }
 
+  /** The venue port's events: none, the hub's values, or its JSON frames to the bot's own pool. */
+  function streamEvents(): { streamUrl?: string; streamSource?: OpenStreamSource } {
+    if (hub === undefined) return {}
+    if (o.streams === 'in-process')
+      return { streamUrl: IN_PROCESS_STREAM_LABEL, streamSource: openInProcessStream(hub) }
+    const socketFactory = wireStreamOnQueue({ hub, exchange: mock.exchange, clock, deliveries })
+    return {
+      streamUrl: WIRE_STREAM_LABEL,
+      streamSource: (options) => new StreamPool({ ...options, socketFactory }),
+    }
+  }
+
   return {
     clock,
     mock,
@@ -191,6 +230,7 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
             clock,
             secrets: {},
             replay: o.market?.marketDriver !== undefined,
+            ...streamEvents(),
           }),
         }),
         START_STOP_BUDGET_MS,
@@ -218,6 +258,7 @@ export function createSteppedAssembly(o: SteppedAssemblyOptions): SteppedAssembl
     signatures: () => signerCheck.stats(),
     dispose() {
       void signerCheck.close()
+      hub?.close()
       restoreTimers()
       mock.dispose()
       clock.dispose()

@@ -31,6 +31,7 @@ import { afterNextWrite } from '../../../perps/stream/socket/inbox.ts'
 import type { SocketFactory } from '../../../perps/stream/socket/socket.ts'
 import type { StreamCredentials, StreamState } from '../../../perps/stream/streamClient.ts'
 import { StreamPool } from '../../../perps/stream/streamPool.ts'
+import type { OpenStreamSource } from '../../../perps/stream/streamSource.ts'
 import type { Random } from '../../../random.ts'
 import { VENUE_STREAM_CONNECTIONS } from '../../../settings/limits.ts'
 import type { Settings } from '../../../settings/schema.ts'
@@ -83,8 +84,10 @@ export interface BotStreams {
 }
 
 export interface StreamsOptions {
-  /** `ws://` or `wss://` (PERPS_WS_URL, or the embedded mock's). */
+  /** `ws://` or `wss://` (PERPS_WS_URL, or the embedded mock's); an in-process source's label. */
   url: string
+  /** Where the pushes come from (streamSource.ts). Default: the WebSocket pool at `url`. */
+  open?: OpenStreamSource | undefined
   credentials: StreamCredentials
   settings: Settings['streams']
   clock: Clock
@@ -180,7 +183,8 @@ export function startStreams(o: StreamsOptions): BotStreams {
       { tapped: tap.only.size, left: tap.left },
       `stream tap: ${tap.left} of its channels do not fit in the venue's ${VENUE_STREAM_CONNECTIONS} sockets; not tapped`,
     )
-  const pool = new StreamPool({
+  const open: OpenStreamSource = o.open ?? ((options) => new StreamPool(options))
+  const pool = open({
     url: o.url,
     credentials: o.credentials,
     // Pushes on shared channels for instruments we do not trade are dropped at the door (bounded memory).
@@ -336,6 +340,8 @@ export function startStreams(o: StreamsOptions): BotStreams {
  */
 export function startBotStreams(o: {
   url: string | undefined
+  /** An in-process source in place of the sockets (streamSource.ts); `url` is then its label. */
+  open?: OpenStreamSource | undefined
   /** The connection: the proxy's credentials for the private sockets' `auth`. */
   conn: { readonly credentials: StreamCredentials }
   settings: Pick<Settings, 'streams' | 'quoting'>
@@ -374,6 +380,7 @@ export function startBotStreams(o: {
   const unrestarted = o.actors.restarted?.subscribe((id) => changed.forget(id))
   const streams = startStreams({
     url: o.url,
+    open: o.open,
     credentials: o.conn.credentials,
     settings: o.settings.streams,
     clock,
