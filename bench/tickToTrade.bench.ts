@@ -52,6 +52,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { GCProfiler, getHeapSpaceStatistics } from 'node:v8'
 import type { RunningBot } from '../src/bot/startBot.ts'
 import { applyHeapPolicy } from '../src/cli/heapPolicy.ts'
 import { systemClock } from '../src/clock.ts'
@@ -70,6 +71,7 @@ import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { distribution, emitResult, flag, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
 import { createTickToTradeProbe, openOrderCap, type ProbeTotals } from './tickToTradeProbe.ts'
+import { startWindowProfile } from './windowProfile.ts'
 
 const TRANSPORT = flag('transport') ?? 'stream'
 if (TRANSPORT !== 'stream' && TRANSPORT !== 'poll') throw new Error('--transport must be stream or poll')
@@ -306,6 +308,20 @@ const gcObserver = new PerformanceObserver((list) => {
   }
 })
 gcObserver.observe({ entryTypes: ['gc'] })
+// Bytes allocated in the window: the young and old heap grown between collections (V8's GC profiler
+// reports the used heap before and after each one), plus what the last collection left to grow.
+const gcProfiler = new GCProfiler()
+gcProfiler.start()
+const heapAtStart = process.memoryUsage().heapUsed
+// `TICK_TO_TRADE_PROFILE=<dir>`: a CPU profile and an allocation profile of the measured window.
+const profileDir = process.env.TICK_TO_TRADE_PROFILE
+const windowProfile =
+  profileDir === undefined
+    ? undefined
+    : await startWindowProfile(
+        profileDir,
+        `ttt-${TRANSPORT}-${N}${JOURNAL ? '-journal' : ''}${RECORD ? '-record' : ''}`,
+      )
 const cpuAtStart = process.cpuUsage()
 const startedWall = performance.now()
 const startTotals = await mock.totals()
@@ -329,6 +345,24 @@ while (performance.now() - startedWall < SECONDS * 1000) {
 const wallS = (performance.now() - startedWall) / 1000
 const windowCpu = process.cpuUsage(cpuAtStart)
 const cpuMsPerS = (windowCpu.user + windowCpu.system) / 1000 / wallS
+const allocatedMbPerS = allocatedBytes(gcProfiler.stop()?.statistics ?? []) / 1024 / 1024 / wallS
+const profiles = await windowProfile?.stop()
+
+/** Sum of heap growth between collections in the window (each collection's before − the previous after). */
+function allocatedBytes(
+  stats: readonly {
+    beforeGC: { heapStatistics: { usedHeapSize: number } }
+    afterGC: { heapStatistics: { usedHeapSize: number } }
+  }[],
+): number {
+  let from = heapAtStart
+  let total = 0
+  for (const s of stats) {
+    total += Math.max(0, s.beforeGC.heapStatistics.usedHeapSize - from)
+    from = s.afterGC.heapStatistics.usedHeapSize
+  }
+  return total + Math.max(0, process.memoryUsage().heapUsed - from)
+}
 await sleepMs(50) // the last collections' entries arrive on a later turn
 gcObserver.disconnect()
 const endTotals = await mock.totals()
@@ -343,6 +377,13 @@ const peakRss = process.resourceUsage().maxRSS * 1024
 const gc = (globalThis as { gc?: () => void }).gc
 gc?.()
 const afterGc = gc ? process.memoryUsage() : undefined
+// Where the rss goes: V8's spaces (committed), what lives outside the heap (buffers, SQLite, WebAssembly).
+const spaces = getHeapSpaceStatistics()
+  .filter((s) => s.physical_space_size > 1024 * 1024)
+  .map((s) => `${s.space_name.replace('_space', '')} ${mb(s.physical_space_size)}`)
+  .join(', ')
+const memory = afterGc ?? process.memoryUsage()
+const rssParts = `heap committed ${mb(memory.heapTotal)} (${spaces}), external ${mb(memory.external)} (array buffers ${mb(memory.arrayBuffers)})`
 const quotingAtEnd = quoting()
 const recorded = await recorder?.stop()
 if (recordDir !== undefined) rmSync(recordDir, { recursive: true, force: true })
@@ -358,12 +399,13 @@ const latency =
 console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency} (${lat.n} of ${moves} moves)` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
-    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s` +
+    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
     ` · rss ${mb(rss)} (peak ${mb(peakRss)}; heap growth ${HEAP.growthPercent === undefined ? "V8's default" : `${HEAP.growthPercent} %`}), heap ${mb(heapUsed)}` +
     (afterGc ? ` (after a full GC: rss ${mb(afterGc.rss)}, heap ${mb(afterGc.heapUsed)})` : '') +
+    ` · ${rssParts}` +
     ` (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
     (journalStats
       ? ` · journal ${journalStats.written} rows in ${journalStats.batches} batches (${journalStats.droppedTotal} dropped)`
@@ -371,6 +413,7 @@ console.log(
     (recorded
       ? ` · recorded ${recorded.rows} rows (${mb(recorded.bytes)} on disk, flushed every ${RECORD_FLUSH_S} s)`
       : '') +
+    (profiles ? ` · window profiles ${profiles.join(', ')}` : '') +
     ` · warm-up ${warmedS.toFixed(0)} s (then ${queuedAtStart} limiter jobs queued) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
 )
 emitResult({
@@ -397,6 +440,7 @@ emitResult({
   heapAfterGc: afterGc?.heapUsed,
   warmupSeconds: warmedS,
   cpuMsPerS,
+  allocatedMbPerS,
   scavenges: gcKinds.scavenges,
   fullGcs: gcKinds.full,
   limiterQueuedAtStart: queuedAtStart,
