@@ -50,7 +50,7 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
+import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { GCProfiler, getHeapSpaceStatistics } from 'node:v8'
 import type { RunningBot } from '../src/bot/startBot.ts'
@@ -322,6 +322,9 @@ const windowProfile =
         profileDir,
         `ttt-${TRANSPORT}-${N}${JOURNAL ? '-journal' : ''}${RECORD ? '-record' : ''}`,
       )
+// How long the bot's thread was held at a time: the event loop's delay over the window (1 ms bins).
+const loopDelay = monitorEventLoopDelay({ resolution: 1 })
+loopDelay.enable()
 const cpuAtStart = process.cpuUsage()
 const startedWall = performance.now()
 const startTotals = await mock.totals()
@@ -344,6 +347,9 @@ while (performance.now() - startedWall < SECONDS * 1000) {
 }
 const wallS = (performance.now() - startedWall) / 1000
 const windowCpu = process.cpuUsage(cpuAtStart)
+loopDelay.disable()
+const loopMs = (ns: number): string => (ns / 1e6).toFixed(1)
+const loopDelayText = `loop delay p99 ${loopMs(loopDelay.percentile(99))} / max ${loopMs(loopDelay.max)} ms`
 const cpuMsPerS = (windowCpu.user + windowCpu.system) / 1000 / wallS
 const allocatedMbPerS = allocatedBytes(gcProfiler.stop()?.statistics ?? []) / 1024 / 1024 / wallS
 const profiles = await windowProfile?.stop()
@@ -399,7 +405,7 @@ const latency =
 console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency} (${lat.n} of ${moves} moves)` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
-    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s` +
+    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s, ${loopDelayText}` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
@@ -441,6 +447,8 @@ emitResult({
   warmupSeconds: warmedS,
   cpuMsPerS,
   allocatedMbPerS,
+  loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+  loopDelayMaxMs: loopDelay.max / 1e6,
   scavenges: gcKinds.scavenges,
   fullGcs: gcKinds.full,
   limiterQueuedAtStart: queuedAtStart,
