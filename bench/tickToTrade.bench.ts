@@ -13,7 +13,7 @@
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
  *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25] [--journal]
- *        [--record] [--record-flush-s 5] [--record-received-only]
+ *        [--record] [--record-flush-s 5] [--record-received-only] [--ages-every-s 5]
  *
  * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
  * does; without it, none. The same case with and without it shows the journal's cost on the order path.
@@ -263,11 +263,22 @@ const { bot, mock } = LAYOUT === 'process' ? await separate() : await inline()
 
 const ageSamples: number[] = []
 const staleHalted = new Set<string>()
+/**
+ * The probe, every second: halts for stale data from each instrument's state (`instrumentStates`, the
+ * cheap read), and every `--ages-every-s` seconds the index each actor holds from the whole status.
+ * That read builds the status of every instrument on the bot's thread (at 1,000 instruments several ms,
+ * and 12 % of the window's allocation when it was read every second): the probe's cost, not the
+ * bot's, so at 500 instruments and more it is read every 5 s, not to be what a move waits behind.
+ */
+const AGES_EVERY = numberFlag('ages-every-s', N >= 500 ? 5 : 1)
+let samples = 0
 function sample(): void {
+  for (const i of bot.instrumentStates())
+    if (i.state.startsWith('halted') && /stale/.test(i.reason ?? '')) staleHalted.add(i.symbol)
+  if (samples++ % AGES_EVERY !== 0) return
   for (const i of bot.status().instruments) {
     const age = i.details?.indexAgeMs
     if (typeof age === 'number') ageSamples.push(age)
-    if (i.state.startsWith('halted') && /stale/.test(i.reason ?? '')) staleHalted.add(i.symbol)
   }
 }
 const quoting = (): number => bot.status().instruments.filter((i) => i.state.startsWith('active')).length
