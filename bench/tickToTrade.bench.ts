@@ -13,7 +13,7 @@
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
  *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
  *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25] [--journal]
- *        [--record] [--record-flush-s 5] [--record-received-only]
+ *        [--record] [--record-flush-s 5] [--record-received-only] [--ages-every-s 5]
  *
  * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
  * does; without it, none. The same case with and without it shows the journal's cost on the order path.
@@ -50,8 +50,9 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { constants, PerformanceObserver, performance } from 'node:perf_hooks'
+import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { GCProfiler, getHeapSpaceStatistics } from 'node:v8'
 import type { RunningBot } from '../src/bot/startBot.ts'
 import { applyHeapPolicy } from '../src/cli/heapPolicy.ts'
 import { systemClock } from '../src/clock.ts'
@@ -70,6 +71,7 @@ import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { distribution, emitResult, flag, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
 import { createTickToTradeProbe, openOrderCap, type ProbeTotals } from './tickToTradeProbe.ts'
+import { startWindowProfile } from './windowProfile.ts'
 
 const TRANSPORT = flag('transport') ?? 'stream'
 if (TRANSPORT !== 'stream' && TRANSPORT !== 'poll') throw new Error('--transport must be stream or poll')
@@ -261,11 +263,22 @@ const { bot, mock } = LAYOUT === 'process' ? await separate() : await inline()
 
 const ageSamples: number[] = []
 const staleHalted = new Set<string>()
+/**
+ * The probe, every second: halts for stale data from each instrument's state (`instrumentStates`, the
+ * cheap read), and every `--ages-every-s` seconds the index each actor holds from the whole status.
+ * That read builds the status of every instrument on the bot's thread (at 1,000 instruments several ms,
+ * and 12 % of the window's allocation when it was read every second): the probe's cost, not the
+ * bot's, so at 500 instruments and more it is read every 5 s, not to be what a move waits behind.
+ */
+const AGES_EVERY = numberFlag('ages-every-s', N >= 500 ? 5 : 1)
+let samples = 0
 function sample(): void {
+  for (const i of bot.instrumentStates())
+    if (i.state.startsWith('halted') && /stale/.test(i.reason ?? '')) staleHalted.add(i.symbol)
+  if (samples++ % AGES_EVERY !== 0) return
   for (const i of bot.status().instruments) {
     const age = i.details?.indexAgeMs
     if (typeof age === 'number') ageSamples.push(age)
-    if (i.state.startsWith('halted') && /stale/.test(i.reason ?? '')) staleHalted.add(i.symbol)
   }
 }
 const quoting = (): number => bot.status().instruments.filter((i) => i.state.startsWith('active')).length
@@ -306,6 +319,23 @@ const gcObserver = new PerformanceObserver((list) => {
   }
 })
 gcObserver.observe({ entryTypes: ['gc'] })
+// Bytes allocated in the window: the young and old heap grown between collections (V8's GC profiler
+// reports the used heap before and after each one), plus what the last collection left to grow.
+const gcProfiler = new GCProfiler()
+gcProfiler.start()
+const heapAtStart = process.memoryUsage().heapUsed
+// `TICK_TO_TRADE_PROFILE=<dir>`: a CPU profile and an allocation profile of the measured window.
+const profileDir = process.env.TICK_TO_TRADE_PROFILE
+const windowProfile =
+  profileDir === undefined
+    ? undefined
+    : await startWindowProfile(
+        profileDir,
+        `ttt-${TRANSPORT}-${N}${JOURNAL ? '-journal' : ''}${RECORD ? '-record' : ''}`,
+      )
+// How long the bot's thread was held at a time: the event loop's delay over the window (1 ms bins).
+const loopDelay = monitorEventLoopDelay({ resolution: 1 })
+loopDelay.enable()
 const cpuAtStart = process.cpuUsage()
 const startedWall = performance.now()
 const startTotals = await mock.totals()
@@ -328,7 +358,28 @@ while (performance.now() - startedWall < SECONDS * 1000) {
 }
 const wallS = (performance.now() - startedWall) / 1000
 const windowCpu = process.cpuUsage(cpuAtStart)
+loopDelay.disable()
+const loopMs = (ns: number): string => (ns / 1e6).toFixed(1)
+const loopDelayText = `loop delay p99 ${loopMs(loopDelay.percentile(99))} / max ${loopMs(loopDelay.max)} ms`
 const cpuMsPerS = (windowCpu.user + windowCpu.system) / 1000 / wallS
+const allocatedMbPerS = allocatedBytes(gcProfiler.stop()?.statistics ?? []) / 1024 / 1024 / wallS
+const profiles = await windowProfile?.stop()
+
+/** Sum of heap growth between collections in the window (each collection's before − the previous after). */
+function allocatedBytes(
+  stats: readonly {
+    beforeGC: { heapStatistics: { usedHeapSize: number } }
+    afterGC: { heapStatistics: { usedHeapSize: number } }
+  }[],
+): number {
+  let from = heapAtStart
+  let total = 0
+  for (const s of stats) {
+    total += Math.max(0, s.beforeGC.heapStatistics.usedHeapSize - from)
+    from = s.afterGC.heapStatistics.usedHeapSize
+  }
+  return total + Math.max(0, process.memoryUsage().heapUsed - from)
+}
 await sleepMs(50) // the last collections' entries arrive on a later turn
 gcObserver.disconnect()
 const endTotals = await mock.totals()
@@ -343,6 +394,13 @@ const peakRss = process.resourceUsage().maxRSS * 1024
 const gc = (globalThis as { gc?: () => void }).gc
 gc?.()
 const afterGc = gc ? process.memoryUsage() : undefined
+// Where the rss goes: V8's spaces (committed), what lives outside the heap (buffers, SQLite, WebAssembly).
+const spaces = getHeapSpaceStatistics()
+  .filter((s) => s.physical_space_size > 1024 * 1024)
+  .map((s) => `${s.space_name.replace('_space', '')} ${mb(s.physical_space_size)}`)
+  .join(', ')
+const memory = afterGc ?? process.memoryUsage()
+const rssParts = `heap committed ${mb(memory.heapTotal)} (${spaces}), external ${mb(memory.external)} (array buffers ${mb(memory.arrayBuffers)})`
 const quotingAtEnd = quoting()
 const recorded = await recorder?.stop()
 if (recordDir !== undefined) rmSync(recordDir, { recursive: true, force: true })
@@ -358,12 +416,13 @@ const latency =
 console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency} (${lat.n} of ${moves} moves)` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
-    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s` +
+    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s, ${loopDelayText}` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
     ` · rss ${mb(rss)} (peak ${mb(peakRss)}; heap growth ${HEAP.growthPercent === undefined ? "V8's default" : `${HEAP.growthPercent} %`}), heap ${mb(heapUsed)}` +
     (afterGc ? ` (after a full GC: rss ${mb(afterGc.rss)}, heap ${mb(afterGc.heapUsed)})` : '') +
+    ` · ${rssParts}` +
     ` (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
     (journalStats
       ? ` · journal ${journalStats.written} rows in ${journalStats.batches} batches (${journalStats.droppedTotal} dropped)`
@@ -371,6 +430,7 @@ console.log(
     (recorded
       ? ` · recorded ${recorded.rows} rows (${mb(recorded.bytes)} on disk, flushed every ${RECORD_FLUSH_S} s)`
       : '') +
+    (profiles ? ` · window profiles ${profiles.join(', ')}` : '') +
     ` · warm-up ${warmedS.toFixed(0)} s (then ${queuedAtStart} limiter jobs queued) · ${virtualMin.toFixed(1)} virtual min in ${wallS.toFixed(0)} s`,
 )
 emitResult({
@@ -397,6 +457,9 @@ emitResult({
   heapAfterGc: afterGc?.heapUsed,
   warmupSeconds: warmedS,
   cpuMsPerS,
+  allocatedMbPerS,
+  loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+  loopDelayMaxMs: loopDelay.max / 1e6,
   scavenges: gcKinds.scavenges,
   fullGcs: gcKinds.full,
   limiterQueuedAtStart: queuedAtStart,

@@ -7,7 +7,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
-import pg from 'pg'
 import { fieldOf } from '../guards.ts'
 import { JournalConfigError, redactUrl } from './errors.ts'
 import { type IntegrityProbe, postgresIntegrity, sqliteIntegrity } from './integrity.ts'
@@ -85,10 +84,6 @@ export interface OpenOptions {
   readerThread?: boolean | undefined
 }
 
-/** int8 as a number: our int8 columns are Unix ms and order ids, well inside 2^53. */
-const pgTypes = new pg.TypeOverrides()
-pgTypes.setTypeParser(20, (v: string) => Number(v))
-
 export async function openJournalDb(target: JournalTarget, options: OpenOptions = {}): Promise<JournalDb> {
   return target.kind === 'sqlite' ? openSqlite(target.path, options) : openPostgres(target.url, options)
 }
@@ -163,6 +158,11 @@ async function openSqlite(path: string, options: OpenOptions): Promise<JournalDb
 
 async function openPostgres(url: string, options: OpenOptions): Promise<JournalDb> {
   const where = redactUrl(url)
+  // Loaded only for PostgreSQL: a SQLite journal never needs the driver (~0.5 MB of heap at start).
+  const { default: pg } = await import('pg')
+  /** int8 as a number: our int8 columns are Unix ms and order ids, well inside 2^53. */
+  const pgTypes = new pg.TypeOverrides()
+  pgTypes.setTypeParser(20, (v: string) => Number(v))
   const pool = new pg.Pool({
     connectionString: url,
     max: 4,

@@ -302,16 +302,27 @@ export type StateValueLike = string | { readonly [key: string]: StateValueLike |
  */
 export function formatStatePath(value: StateValueLike, ignoreRegions: readonly string[] = []): string {
   if (typeof value === 'string') return value
-  const entries = Object.entries(value).filter((e): e is [string, StateValueLike] => e[1] !== undefined)
-  const only = entries[0]
-  if (entries.length === 1 && only !== undefined) {
-    const [key, child] = only
-    const rest = formatStatePath(child, ignoreRegions)
-    return rest === '' ? key : `${key}.${rest}`
+  // One pass without intermediate arrays: `/status` and the metrics format every instrument's path.
+  let regions = 0
+  let onlyKey = ''
+  let onlyChild: StateValueLike = ''
+  for (const key in value) {
+    const child = value[key]
+    if (child === undefined) continue
+    regions++
+    onlyKey = key
+    onlyChild = child
   }
-  return entries
-    .filter(([region]) => !ignoreRegions.includes(region))
-    .map(([, child]) => formatStatePath(child, ignoreRegions))
-    .filter((part) => part !== '')
-    .join('.')
+  if (regions === 1) {
+    const rest = formatStatePath(onlyChild, ignoreRegions)
+    return rest === '' ? onlyKey : `${onlyKey}.${rest}`
+  }
+  let path = ''
+  for (const key in value) {
+    const child = value[key]
+    if (child === undefined || ignoreRegions.includes(key)) continue
+    const part = formatStatePath(child, ignoreRegions)
+    if (part !== '') path = path === '' ? part : `${path}.${part}`
+  }
+  return path
 }

@@ -11,7 +11,7 @@
  */
 import type { SnapshotFrom } from 'xstate'
 import type { AlertSink } from '../../alerts/alert.ts'
-import type { Clock } from '../../clock.ts'
+import { type Clock, systemClock } from '../../clock.ts'
 import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
@@ -26,6 +26,7 @@ import { allocateOrderSlots, type RunningSlots, type SlotDemand } from '../quoti
 import { inChunks } from '../shared/chunks.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
 import { createInstrumentSupervisor, instrumentDeps, type PlanSink } from './actorWiring.ts'
+import { pacedTimers } from './pacedTimers.ts'
 import { childId, routeToInstruments, type SupervisedInstrument } from './supervisor.machine.ts'
 
 /** An instrument as configured, with its strategy and params resolved (start-up resolves them). */
@@ -344,6 +345,9 @@ export function createBotInstrumentActors(
 ): InstrumentActors {
   return createInstrumentActors({
     ...o,
+    // On the wall clock the actors' timers are paced behind the socket reads (pacedTimers.ts); a
+    // virtual or stepped clock keeps running them as its driver steps it.
+    clock: o.clock === systemClock ? pacedTimers(o.clock) : o.clock,
     listed: o.conn.instruments,
     gateway: o.orders.gateway,
     breaker: o.limits.breaker,

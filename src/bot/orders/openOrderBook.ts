@@ -136,7 +136,17 @@ export function createOpenOrderBook(o: {
   }
   const listeners = new Set<(update: OpenOrdersUpdate) => Promise<void> | void>()
   const tracked = [...o.instrumentIds]
-  let last: readonly Order[] = []
+  // The last complete read with the pushes since laid over it: the read's orders of instruments not
+  // pushed since, then each pushed instrument's orders in the order they were last pushed. Kept apart
+  // and joined when read: a push per order would otherwise copy every open order (2,000 at 1,000
+  // instruments) twice.
+  let lastRead: readonly Order[] = []
+  const pushedSince = new Map<number, Order[]>()
+  let last: readonly Order[] | undefined = []
+  const lastOrders = (): readonly Order[] => {
+    last ??= [...lastRead.filter((x) => !pushedSince.has(x.iid)), ...[...pushedSince.values()].flat()]
+    return last
+  }
   let reconciledAt: number | undefined
   /** The open orders per tracked instrument, by order id: the last read, then pushes. */
   const open = new Map<number, Map<number, Order>>(tracked.map((id) => [id, new Map()]))
@@ -170,7 +180,9 @@ export function createOpenOrderBook(o: {
       foreign.read(wanted ? (iid) => covered.has(iid) : undefined, theirs)
       sayForeign()
       if (!wanted) {
-        last = ours
+        lastRead = ours
+        pushedSince.clear()
+        last = undefined
         reconciledAt = receivedAt
       }
       for (const [id, list] of byInstrument) {
@@ -196,7 +208,9 @@ export function createOpenOrderBook(o: {
       if (DIFFABLE_ORDER_STATUSES.has(order.status)) mine.set(order.oid, order)
       else if (!mine.delete(order.oid)) return
       const orders = [...mine.values()]
-      last = [...last.filter((x) => x.iid !== order.iid), ...orders]
+      pushedSince.delete(order.iid)
+      pushedSince.set(order.iid, orders)
+      last = undefined
       void publish({ byInstrument: new Map([[order.iid, orders]]), receivedAt: o.clock.now() })
     },
     subscribe(listener) {
@@ -204,7 +218,7 @@ export function createOpenOrderBook(o: {
       return () => listeners.delete(listener)
     },
     snapshot: () => ({
-      orders: last,
+      orders: lastOrders(),
       reconciledAt,
       foreign: foreign.kept(),
       foreignCount: foreign.count(),

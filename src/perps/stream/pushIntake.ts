@@ -24,6 +24,8 @@ export interface PushReading {
   changed: boolean
 }
 
+const invalidPush = (channel: string, sq: number): StreamGap => ({ channel, reason: 'invalid_push', sq })
+
 export class PushIntake {
   readonly sequences = new SequenceTracker()
   readonly #accepted = new PushDataCache<StreamPush>()
@@ -54,10 +56,9 @@ export class PushIntake {
     const parsed: PushParseResult =
       known === undefined ? parsePushData(env) : { ok: true, push: { ...known, ts: env.ts, sq } }
     if (parsed.ok && known === undefined) this.#accepted.remember(ch, env.data, parsed.push)
-    const gap: StreamGap = { channel: ch, reason: 'invalid_push', sq }
     if (!parsed.ok) {
       const error = new StreamProtocolError(`invalid push on ${ch}`, { details: parsed.issues })
-      return { sequenceGap, invalid: { error, gap }, changed: false }
+      return { sequenceGap, invalid: { error, gap: invalidPush(ch, sq) }, changed: false }
     }
     // Rows we could not read: the rest is delivered, and a gap asks for the REST read that settles it.
     const invalid =
@@ -65,7 +66,7 @@ export class PushIntake {
         ? undefined
         : {
             error: new StreamProtocolError(`unreadable rows dropped on ${ch}`, { details: parsed.dropped }),
-            gap,
+            gap: invalidPush(ch, sq),
           }
     this.#pushes++
     return { sequenceGap, invalid, push: parsed.push, changed: known === undefined }

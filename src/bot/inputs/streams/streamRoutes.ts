@@ -133,12 +133,16 @@ export const STREAM_ROUTES: StreamRouteTable = {
     // Each instrument's positions looked up once (a scan per instrument is quadratic at 1,000).
     const byId = new Map<number, Portfolio['positions']>()
     for (const x of p.data.positions) byId.set(x.instrument_id, [...(byId.get(x.instrument_id) ?? []), x])
+    // The value of every instrument without a position, built once per push (not once per instrument).
+    const flatValue = `${marginKey}|`
     for (const id of t.traded) {
       const own = byId.get(id)
       const position = own === undefined ? undefined : positionForStrategy({ ...p.data, positions: own }, id)
-      const key =
-        position === undefined ? '' : `${position.size}|${position.entryPrice}|${position.liquidationPrice}`
-      const verdict = verdictOf(t, filterKey('margin', id), `${marginKey}|${key}`, 'margin')
+      const value =
+        position === undefined
+          ? flatValue
+          : `${flatValue}${position.size}|${position.entryPrice}|${position.liquidationPrice}`
+      const verdict = verdictOf(t, filterKey('margin', id), value, 'margin')
       if (verdict === 'hold') continue
       const event: RoutedEvent = { type: 'ACCOUNT', margin, position, receivedAt: at }
       if (margin.inLiquidation) t.route([id], event)
@@ -168,9 +172,28 @@ export interface ChangeFilter extends InputAges {
   forget(id: number): void
 }
 
+const KEY_PREFIX: Readonly<Record<FilterKind, string>> = { index: 'i', bbo: 'b', margin: 'a' }
+/**
+ * Keys made so far, per kind: the routes ask for one per push (3,000 a second at 1,000 instruments),
+ * and a key made once is also hashed once. Bounded by the instruments ever routed (pushes for others
+ * are dropped before they ask).
+ */
+const KEYS: Readonly<Record<FilterKind, Map<number, string>>> = {
+  index: new Map(),
+  bbo: new Map(),
+  margin: new Map(),
+}
+
 /** The change filter's key of an instrument's input (one fact: the routes and `seenAt` both use it). */
-export const filterKey = (kind: FilterKind, id: number): string =>
-  `${kind === 'index' ? 'i' : kind === 'bbo' ? 'b' : 'a'}${id}`
+export function filterKey(kind: FilterKind, id: number): string {
+  const keys = KEYS[kind]
+  let key = keys.get(id)
+  if (key === undefined) {
+    key = `${KEY_PREFIX[kind]}${id}`
+    keys.set(id, key)
+  }
+  return key
+}
 
 /**
  * Which pushes are worth an actor event: every ticker and BBO of every instrument is pushed each

@@ -304,6 +304,34 @@ describe('open-order book: pushed order states', () => {
     expect(ids).toEqual([['1:open'], ['1:open', '2:accepted'], ['2:accepted']])
     expect(book.snapshot().orders.map((o) => o.oid)).toEqual([2])
   })
+
+  it('the snapshot is the last full read with each pushed instrument laid over it, newest push last', async () => {
+    const reads: Order[][] = [
+      [order(1, 'open', 10, 1), order(2, 'open', 10, 2), order(3, 'open', 10, 3), order(4, 'open', 10, 1)],
+      [order(5, 'open', 20, 2)],
+    ]
+    const book = createOpenOrderBook({
+      perps: { getOpenOrders: async () => reads.shift() ?? [] },
+      clock: { now: () => 77 },
+      instrumentIds: [1, 2, 3],
+    })
+    await book.reconcile()
+    expect(book.snapshot().orders.map((o) => o.oid)).toEqual([1, 2, 3, 4])
+    book.observe(order(6, 'open', 11, 1))
+    book.observe(order(3, 'filled', 11, 3))
+    expect(book.snapshot().orders.map((o) => o.oid)).toEqual([2, 1, 4, 6])
+    book.observe(order(7, 'open', 12, 1))
+    expect(book.snapshot().orders.map((o) => o.oid)).toEqual([2, 1, 4, 6, 7])
+    // A read of one instrument is published but not taken as the complete picture.
+    await book.reconcile([2])
+    expect(book.snapshot().orders.map((o) => o.oid)).toEqual([2, 1, 4, 6, 7])
+    book.observe(order(8, 'open', 21, 2))
+    expect(book.snapshot().orders.map((o) => o.oid)).toEqual([1, 4, 6, 7, 5, 8])
+    // A complete read replaces everything pushed before it.
+    reads.push([order(9, 'open', 30, 3)])
+    await book.reconcile()
+    expect(book.snapshot().orders.map((o) => o.oid)).toEqual([9])
+  })
 })
 
 describe('urgent and deferred routes', () => {
