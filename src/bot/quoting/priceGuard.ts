@@ -67,17 +67,27 @@ const show = (s: string): string => (s.length > 24 ? `${s.slice(0, 24)}…(${s.l
 
 /**
  * Parsed decimals by spelling: the same index, bounds and quote prices come back on every input, and
- * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Bounded: cleared
- * when full. Undefined for a string that is not a decimal.
+ * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Undefined for a
+ * string that is not a decimal. Bounded by two generations of `PARSED_GENERATION` spellings: when the
+ * young one is full it becomes the old one and the old one is dropped, and a spelling found only in the
+ * old one moves to the young one. So the spellings in use (the bounds, the prices near the index) stay
+ * however many others went by, without an LRU's reordering on every hit (clearing everything when
+ * full made a long run re-parse its whole working set every 4,096 new prices).
  */
-const parsed = new Map<string, Fixed | undefined>()
+const PARSED_GENERATION = 4_096
+let parsedYoung = new Map<string, Fixed | undefined>()
+let parsedOld = new Map<string, Fixed | undefined>()
 function parseCached(s: string): Fixed | undefined {
-  let f = parsed.get(s)
-  if (f === undefined && !parsed.has(s)) {
-    if (parsed.size >= 4_096) parsed.clear()
+  let f = parsedYoung.get(s)
+  if (f !== undefined || parsedYoung.has(s)) return f
+  f = parsedOld.get(s)
+  if (f === undefined && !parsedOld.has(s))
     f = s.length <= 64 && isDecimalString(s) ? parseDecimal(s) : undefined
-    parsed.set(s, f)
+  if (parsedYoung.size >= PARSED_GENERATION) {
+    parsedOld = parsedYoung
+    parsedYoung = new Map()
   }
+  parsedYoung.set(s, f)
   return f
 }
 
