@@ -36,6 +36,7 @@ import {
   subDecimal,
 } from '../../decimal.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
+import { RecentCache } from '../../recentCache.ts'
 import {
   capExcess,
   type OrderSizeLimits,
@@ -67,28 +68,17 @@ const show = (s: string): string => (s.length > 24 ? `${s.slice(0, 24)}…(${s.l
 
 /**
  * Parsed decimals by spelling: the same index, bounds and quote prices come back on every input, and
- * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Undefined for a
- * string that is not a decimal. Bounded by two generations of `PARSED_GENERATION` spellings: when the
- * young one is full it becomes the old one and the old one is dropped, and a spelling found only in the
- * old one moves to the young one. So the spellings in use (the bounds, the prices near the index) stay
- * however many others went by, without an LRU's reordering on every hit (clearing everything when
- * full made a long run re-parse its whole working set every 4,096 new prices).
+ * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Bounded
+ * (`RecentCache`); null for a spelling that is not a decimal.
  */
-const PARSED_GENERATION = 4_096
-let parsedYoung = new Map<string, Fixed | undefined>()
-let parsedOld = new Map<string, Fixed | undefined>()
+const parsed = new RecentCache<Fixed | null>(4_096)
 function parseCached(s: string): Fixed | undefined {
-  let f = parsedYoung.get(s)
-  if (f !== undefined || parsedYoung.has(s)) return f
-  f = parsedOld.get(s)
-  if (f === undefined && !parsedOld.has(s))
-    f = s.length <= 64 && isDecimalString(s) ? parseDecimal(s) : undefined
-  if (parsedYoung.size >= PARSED_GENERATION) {
-    parsedOld = parsedYoung
-    parsedYoung = new Map()
+  let f = parsed.get(s)
+  if (f === undefined) {
+    f = s.length <= 64 && isDecimalString(s) ? parseDecimal(s) : null
+    parsed.set(s, f)
   }
-  parsedYoung.set(s, f)
-  return f
+  return f ?? undefined
 }
 
 const INDEX_RE = /^(-)?(\d+)(?:\.(\d+))?$/
