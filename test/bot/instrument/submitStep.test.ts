@@ -22,7 +22,7 @@ describe("a submit's answer and the plan after it", () => {
     expect(h.snapshots.at(-1)?.openOrders.map((o) => o.oid)).toEqual([1000])
     expect(h.submitted).toHaveLength(2)
     expect(h.submitted[1]?.plan.cancel).toEqual([1000])
-    expect(h.submitted[1]?.openOrders.map((o) => o.oid)).toEqual([1000])
+    expect(h.submitted[1]?.openOrders?.map((o) => o.oid)).toEqual([1000])
     expect(h.value()).toMatchObject({ active: { work: 'repricing' } })
     const ctx = h.actor.getSnapshot().context
     expect(ctx.stats.submitted).toBe(1)
