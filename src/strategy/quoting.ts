@@ -9,13 +9,13 @@ import {
   divRound,
   fromTicks,
   isDecimalString,
+  isIntegerValue,
   parseDecimal,
   pow10,
   roundTicksToSigFigs,
   significantFigures,
   toTicks,
 } from '../decimal.ts'
-import { RecentCache } from '../recentCache.ts'
 import type { DesiredQuote, QuoteSide, StrategyInstrument, StrategySnapshot } from './strategy.ts'
 
 /** The smaller of two bigints (Math.min does not take bigint). */
@@ -81,62 +81,29 @@ export function exceedsMaxLimitNotional(
   return priceTicks * qtyTicks > toTicks(max, scale, 'down')
 }
 
-/** What the venue's format rules read of a decimal spelling. */
-interface DecimalFacts {
-  readonly sign: -1 | 0 | 1
-  /** Fraction digits, trailing zeros trimmed (`decimalPlaces`). */
-  readonly places: number
-  readonly figures: number
-}
-
-/**
- * Facts by spelling (null: not a decimal): a plan validates the same few prices and sizes again and
- * again, and one lookup here stands for the five of the checks (`isDecimalString`, the sign,
- * `decimalPlaces` twice, `significantFigures`). Spellings longer than a price ever is are not kept.
- */
-const facts = new RecentCache<DecimalFacts | null>(4_096)
-const FACTS_MAX_LENGTH = 64
-function factsOf(s: string): DecimalFacts | null {
-  let f = facts.get(s)
-  if (f === undefined) {
-    f = isDecimalString(s)
-      ? { sign: compareDecimal(s, '0'), places: decimalPlaces(s), figures: significantFigures(s) }
-      : null
-    if (s.length <= FACTS_MAX_LENGTH) facts.set(s, f)
-  }
-  return f
-}
-
-const NO_PROBLEMS: readonly string[] = Object.freeze([])
-
 /** Problems with one price or quantity string for this instrument ([] when valid). */
-export function priceProblems(price: string, instrument: StrategyInstrument): readonly string[] {
-  const f = factsOf(price)
-  if (f === null) return [`price ${JSON.stringify(price)} is not a decimal string`]
-  // Integer prices are exempt from the significant-figure rule.
-  if (f.sign > 0 && f.places <= instrument.priceDecimals && (f.places === 0 || f.figures <= MAX_SIG_FIGS))
-    return NO_PROBLEMS
+export function priceProblems(price: string, instrument: StrategyInstrument): string[] {
+  if (!isDecimalString(price)) return [`price ${JSON.stringify(price)} is not a decimal string`]
   const out: string[] = []
-  if (f.sign <= 0) out.push(`price ${price} is not positive`)
-  if (f.places > instrument.priceDecimals) {
+  if (compareDecimal(price, '0') <= 0) out.push(`price ${price} is not positive`)
+  if (decimalPlaces(price) > instrument.priceDecimals) {
     out.push(`price ${price} has more than ${instrument.priceDecimals} decimals`)
   }
-  if (f.places !== 0 && f.figures > MAX_SIG_FIGS) {
+  if (!isIntegerValue(price) && significantFigures(price) > MAX_SIG_FIGS) {
     out.push(`price ${price} has more than ${MAX_SIG_FIGS} significant figures`)
   }
   return out
 }
 
-export function qtyProblems(qty: string, instrument: StrategyInstrument): readonly string[] {
-  const f = factsOf(qty)
-  if (f === null) return [`qty ${JSON.stringify(qty)} is not a decimal string`]
-  if (f.sign > 0 && f.places <= instrument.quantityDecimals && f.figures <= MAX_SIG_FIGS) return NO_PROBLEMS
+export function qtyProblems(qty: string, instrument: StrategyInstrument): string[] {
+  if (!isDecimalString(qty)) return [`qty ${JSON.stringify(qty)} is not a decimal string`]
   const out: string[] = []
-  if (f.sign <= 0) out.push(`qty ${qty} is not positive`)
-  if (f.places > instrument.quantityDecimals) {
+  if (compareDecimal(qty, '0') <= 0) out.push(`qty ${qty} is not positive`)
+  if (decimalPlaces(qty) > instrument.quantityDecimals) {
     out.push(`qty ${qty} has more than ${instrument.quantityDecimals} decimals`)
   }
-  if (f.figures > MAX_SIG_FIGS) out.push(`qty ${qty} has more than ${MAX_SIG_FIGS} significant figures`)
+  if (significantFigures(qty) > MAX_SIG_FIGS)
+    out.push(`qty ${qty} has more than ${MAX_SIG_FIGS} significant figures`)
   return out
 }
 
@@ -161,10 +128,8 @@ export function validateQuotes(snapshot: StrategySnapshot, quotes: readonly Desi
     if (q.side !== 'buy' && q.side !== 'sell') issues.push(`quote ${i}: side must be "buy" or "sell"`)
     if (q.reduceOnly !== undefined && typeof q.reduceOnly !== 'boolean')
       issues.push(`quote ${i}: reduceOnly must be boolean`)
-    const pp: readonly string[] =
-      typeof q.price === 'string' ? priceProblems(q.price, instrument) : ['price is not a string']
-    const qp: readonly string[] =
-      typeof q.qty === 'string' ? qtyProblems(q.qty, instrument) : ['qty is not a string']
+    const pp = typeof q.price === 'string' ? priceProblems(q.price, instrument) : ['price is not a string']
+    const qp = typeof q.qty === 'string' ? qtyProblems(q.qty, instrument) : ['qty is not a string']
     if (pp.length > 0 || qp.length > 0) {
       for (const p of pp) issues.push(`quote ${i}: ${p}`)
       for (const p of qp) issues.push(`quote ${i}: ${p}`)
