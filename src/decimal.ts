@@ -4,6 +4,7 @@
  * binary float ever reaches the wire.
  */
 import { InputValidationError } from './errors.ts'
+import { RecentCache } from './recentCache.ts'
 
 const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/
 
@@ -23,15 +24,15 @@ export interface Fixed {
 
 export function isDecimalString(s: string): boolean {
   // A spelling in the parse cache below parsed, so it is one (the same few are checked every plan).
-  return parsed.has(s) || DECIMAL_RE.test(s)
+  return parsed.get(s) !== undefined || DECIMAL_RE.test(s)
 }
 
 /**
  * Recently parsed spellings: the same prices and sizes are parsed again and again (each plan's ladder,
- * diff and validation re-read the index, the quotes and the live orders). Bounded: cleared when full.
+ * diff and validation re-read the index, the quotes and the live orders). Bounded (`RecentCache`).
  */
-const parsed = new Map<string, Fixed>()
-const PARSED_MAX = 4_096
+const PARSED_GENERATION = 4_096
+const parsed = new RecentCache<Fixed>(PARSED_GENERATION)
 
 /** Parses a decimal string exactly. */
 export function parseDecimal(s: string): Fixed {
@@ -42,17 +43,15 @@ export function parseDecimal(s: string): Fixed {
   const frac = m[3] ?? ''
   const units = BigInt(`${m[2]}${frac}`)
   const f: Fixed = Object.freeze({ units: m[1] ? -units : units, scale: frac.length })
-  if (parsed.size >= PARSED_MAX) parsed.clear()
   parsed.set(s, f)
   return f
 }
 
 /** Answers of `decimalPlaces` and `significantFigures` by spelling (the same quotes are validated every plan). */
-const places = new Map<string, number>()
-const figures = new Map<string, number>()
+const places = new RecentCache<number>(PARSED_GENERATION)
+const figures = new RecentCache<number>(PARSED_GENERATION)
 
-function remember(cache: Map<string, number>, s: string, n: number): number {
-  if (cache.size >= PARSED_MAX) cache.clear()
+function remember(cache: RecentCache<number>, s: string, n: number): number {
   cache.set(s, n)
   return n
 }

@@ -69,6 +69,9 @@ type StepParams =
   | { kind: 'results'; outcome: PlanOutcome }
   | { kind: 'failed'; error: unknown }
 
+/** The plan on (re-)entering `quoting`. */
+const PLAN: StepParams = { kind: 'plan' }
+
 function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
   switch (p.kind) {
     case 'input':
@@ -161,44 +164,64 @@ export const instrumentMachine = setup({
     }),
     /**
      * Applies a pure step: assigns its update, logs, (re)schedules or cancels the deferred plan's
-     * delayed `WAKE`, and emits (and sends to the parent) opened/closed degradation episodes.
+     * delayed `WAKE`, and emits (and sends to the parent) opened/closed degradation episodes. A
+     * submit's results (or failure) are followed by the plan after them in the same action and one
+     * assign: the same actions, in the same order, as the two steps one after the other would enqueue.
      */
     step: enqueueActions(({ context, enqueue, self }, params: StepParams) => {
       const now = context.deps.clock.now()
-      const s = computeStep(context, params, now)
-      // The context after the step: the step's own copy (`whole`), else one made here.
-      const after = s.update === undefined ? context : (s.whole ?? withUpdate(context, s.update))
-      // The deferred plan, or the next moment time alone matters, whichever comes first. A due time
-      // already past (its WAKE was dropped in a state without a handler) is due now.
-      const timeDue = nextTimeDue(after, now)
-      let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
-      if (due !== undefined && due < now) due = now
-      const rewake = due !== context.planDueAt
-      if (s.whole !== undefined) {
-        // The step's own copy: finished in place and stored as it is (no second copy of the context).
-        const whole = s.whole
-        whole.deferredAt = s.due
-        whole.planDueAt = due
+      // Back in `quoting` after a submit (results or failure): its plan follows, over the context they left.
+      const chained = params.kind === 'results' || params.kind === 'failed'
+      let ctx = context
+      let p: StepParams = params
+      for (;;) {
+        const s = computeStep(ctx, p, now)
+        const beforeDue = ctx.planDueAt
+        const beforeDeferred = ctx.deferredAt
+        const beforePending = ctx.pendingPlan
+        // The context after the step: the step's own copy (`whole`), the copy this action made for
+        // the step before (finished in place), else one made here.
+        let after =
+          s.update === undefined
+            ? ctx
+            : (s.whole ?? (ctx !== context ? Object.assign(ctx, s.update) : withUpdate(ctx, s.update)))
+        // The deferred plan, or the next moment time alone matters, whichever comes first. A due time
+        // already past (its WAKE was dropped in a state without a handler) is due now.
+        const timeDue = nextTimeDue(after, now)
+        let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
+        if (due !== undefined && due < now) due = now
+        const rewake = due !== beforeDue
+        if (after !== ctx || rewake || s.due !== beforeDeferred) {
+          if (after === context) after = withUpdate(context, undefined)
+          after.deferredAt = s.due
+          after.planDueAt = due
+        }
+        if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
+        if (rewake) {
+          if (beforeDue !== undefined) enqueue.cancel(WAKE_ID)
+          if (due !== undefined) enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: due - now })
+        }
+        for (const c of s.changes) {
+          const emitted = toEmitted(context, c)
+          enqueue.emit(emitted)
+          // A supervisor re-emits it; a standalone actor (tests) has no parent to tell.
+          if (self._parent) enqueue.sendParent(emitted)
+        }
+        // The state follows the context (`SETTLE`): a risk mode the state is not in, or a plan to send.
+        if (
+          after.assessment.mode !== after.mode.mode ||
+          (after.pendingPlan !== undefined && (beforePending === undefined || p.kind === 'plan'))
+        )
+          enqueue.raise({ type: 'SETTLE' })
+        ctx = after
+        if (!chained || p.kind === 'plan') break
+        p = PLAN
+      }
+      // One assign for the whole action: the context is stored as it is (no second copy of it).
+      if (ctx !== context) {
+        const whole = ctx
         enqueue.assign(() => whole)
-      } else if (s.update !== undefined || rewake || s.due !== context.deferredAt)
-        enqueue.assign({ ...s.update, deferredAt: s.due, planDueAt: due })
-      if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
-      if (rewake) {
-        if (context.planDueAt !== undefined) enqueue.cancel(WAKE_ID)
-        if (due !== undefined) enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: due - now })
       }
-      for (const c of s.changes) {
-        const emitted = toEmitted(context, c)
-        enqueue.emit(emitted)
-        // A supervisor re-emits it; a standalone actor (tests) has no parent to tell.
-        if (self._parent) enqueue.sendParent(emitted)
-      }
-      // The state follows the context (`SETTLE`): a risk mode the state is not in, or a plan to send.
-      if (
-        after.assessment.mode !== after.mode.mode ||
-        (after.pendingPlan !== undefined && (context.pendingPlan === undefined || params.kind === 'plan'))
-      )
-        enqueue.raise({ type: 'SETTLE' })
     }),
     /** The delayed `WAKE` fired (or must not fire any more). */
     clearWake: enqueueActions(({ context, enqueue, event }) => {
@@ -274,10 +297,12 @@ export const instrumentMachine = setup({
           },
         },
         work: {
+          // The plan on entering `quoting`: here, run as `quoting`'s entry would be (nothing is entered
+          // between the two), and in the submit's `onDone`/`onError` step, which returns to it.
+          entry: { type: 'step', params: PLAN },
           initial: 'quoting',
           states: {
             quoting: {
-              entry: { type: 'step', params: { kind: 'plan' } },
               on: { SETTLE: { guard: 'hasPlan', target: 'repricing' } },
             },
             repricing: {

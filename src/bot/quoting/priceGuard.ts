@@ -36,6 +36,7 @@ import {
   subDecimal,
 } from '../../decimal.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
+import { RecentCache } from '../../recentCache.ts'
 import {
   capExcess,
   type OrderSizeLimits,
@@ -67,18 +68,17 @@ const show = (s: string): string => (s.length > 24 ? `${s.slice(0, 24)}…(${s.l
 
 /**
  * Parsed decimals by spelling: the same index, bounds and quote prices come back on every input, and
- * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Bounded: cleared
- * when full. Undefined for a string that is not a decimal.
+ * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Bounded
+ * (`RecentCache`); null for a spelling that is not a decimal.
  */
-const parsed = new Map<string, Fixed | undefined>()
+const parsed = new RecentCache<Fixed | null>(4_096)
 function parseCached(s: string): Fixed | undefined {
   let f = parsed.get(s)
-  if (f === undefined && !parsed.has(s)) {
-    if (parsed.size >= 4_096) parsed.clear()
-    f = s.length <= 64 && isDecimalString(s) ? parseDecimal(s) : undefined
+  if (f === undefined) {
+    f = s.length <= 64 && isDecimalString(s) ? parseDecimal(s) : null
     parsed.set(s, f)
   }
-  return f
+  return f ?? undefined
 }
 
 const INDEX_RE = /^(-)?(\d+)(?:\.(\d+))?$/
