@@ -24,6 +24,7 @@ import { type InstrumentDeps, instrumentMachine } from '../src/bot/instrument/in
 import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../src/bot/quoting/orderPlan.ts'
 import { createLogger } from '../src/logging/logger.ts'
 import { parsePush, type StreamPush } from '../src/perps/stream/schemas.ts'
+import { QuotingSettings, RiskSettings } from '../src/settings/schema.ts'
 import { numberFlag } from './stats.ts'
 
 const N = numberFlag('instruments', 1_000)
@@ -35,18 +36,9 @@ const ROUNDS = numberFlag('rounds', 2)
  * (xstate's `SimulatedClock` scans its timers at every increment), which the bot's real timers do not.
  */
 const REVISIT_MS = numberFlag('revisit-ms', 0)
-const QUOTING = { staleIndexMs: 15_000, staleMarginMs: 30_000 }
-const RISK = {
-  widenAtMarginRatio: 0.5,
-  reduceOnlyAtMarginRatio: 0.7,
-  haltAtMarginRatio: 0.9,
-  widenAtLiquidationDistance: 0.15,
-  reduceOnlyAtLiquidationDistance: 0.08,
-  hysteresis: 0.05,
-  minModeDwellMs: 10_000,
-  staleStatisticsMs: 180_000,
-  ...QUOTING,
-}
+// The shipped defaults, as the bot builds its machines' risk from settings (actorWiring.ts).
+const QUOTING = QuotingSettings.parse({})
+const RISK = { ...RiskSettings.parse({}), ...QUOTING }
 
 function push(ch: string, data: unknown, ts: number): StreamPush {
   const parsed = parsePush({ ch, ts, sq: 1, data })

@@ -34,6 +34,7 @@ import type {
 import type { OrderPlan, PlanOutcome } from '../src/bot/quoting/orderPlan.ts'
 import { createLogger } from '../src/logging/logger.ts'
 import type { Order } from '../src/perps/schemas/orders.ts'
+import { QuotingSettings, RiskSettings } from '../src/settings/schema.ts'
 import type { StrategySnapshot } from '../src/strategy/strategy.ts'
 import { flag, numberFlag } from './stats.ts'
 
@@ -61,18 +62,8 @@ type DriverClass = new (
   target: { submit(plan: OrderPlan): PlanOutcome; cancelAll(): void },
 ) => Driver
 
-const RISK = {
-  widenAtMarginRatio: 0.5,
-  reduceOnlyAtMarginRatio: 0.7,
-  haltAtMarginRatio: 0.9,
-  widenAtLiquidationDistance: 0.15,
-  reduceOnlyAtLiquidationDistance: 0.08,
-  hysteresis: 0.05,
-  minModeDwellMs: 10_000,
-  staleIndexMs: 15_000,
-  staleStatisticsMs: 180_000,
-  staleMarginMs: 30_000,
-}
+// The shipped defaults, as the bot builds its machines' risk from settings (actorWiring.ts).
+const RISK = { ...RiskSettings.parse({}), ...QuotingSettings.parse({}) }
 
 /** A deterministic generator (mulberry32), so both variants see the same events. */
 function rng(seed: number): () => number {

@@ -6,9 +6,8 @@
 import { type BotOptions, type RunningBot, startBot } from '../bot/startBot.ts'
 import type { VenuePort } from './venuePort.ts'
 
-/** The engine's own options: everything but the venue (its clock, addresses, transports and account). */
-export type EngineOptions = Omit<
-  BotOptions,
+/** The bot's options the venue port supplies (its clock, addresses, transports and account). */
+type VenueKeys =
   | 'clock'
   | 'perpsUrl'
   | 'catalogueUrl'
@@ -18,7 +17,9 @@ export type EngineOptions = Omit<
   | 'secrets'
   | 'selfProvision'
   | 'venue'
-> & { venue: VenuePort }
+
+/** The engine's own options: everything but the venue. */
+export type EngineOptions = Omit<BotOptions, VenueKeys> & { venue: VenuePort }
 
 export type RunningEngine = RunningBot
 
@@ -28,20 +29,7 @@ export function startEngine(o: EngineOptions): Promise<RunningEngine> {
 }
 
 /** What the bot's connect step takes from the port. */
-function botVenueOptions(
-  venue: VenuePort,
-): Pick<
-  BotOptions,
-  | 'clock'
-  | 'perpsUrl'
-  | 'catalogueUrl'
-  | 'streamUrl'
-  | 'streamSource'
-  | 'transports'
-  | 'secrets'
-  | 'selfProvision'
-  | 'venue'
-> {
+function botVenueOptions(venue: VenuePort): Pick<BotOptions, VenueKeys> {
   const c = venue.commands
   const addresses =
     c.via === 'http'

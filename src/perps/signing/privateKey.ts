@@ -8,7 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { SigningError } from '../../errors.ts'
 import { isHexText } from '../../guards.ts'
 
-/** The secp256k1 group order n: a private key must be in [1, n-1]. */
+/** The secp256k1 group order n (a public curve constant, SEC 2 §2.4.1): a private key must be in [1, n-1]. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 
 const HEX64_RE = /^(0x)?[0-9a-fA-F]{64}$/
