@@ -1,6 +1,6 @@
 /**
- * A paper restart resumes the paper account from the journal: the bot trades the paper book (over
- * loopback, on the stand-in venue's public feed) with a journal under the venue label `paper` until
+ * A paper restart resumes the paper account from the journal: the bot trades the paper book (in
+ * process, on the stand-in venue's public feed over loopback) with a journal under the venue label `paper` until
  * it holds a position; after the stop, a new paper venue on the same journal starts the account with
  * the cash and positions the first book ended with, and numbers its next fills and orders past every
  * id the journal holds (so no row of the second run collides with the first's).
