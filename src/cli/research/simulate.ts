@@ -46,9 +46,10 @@ export const SIMULATE_USAGE = `usage: perpbot simulate [--strategy NAME] [--inst
   --fill-model M     trades (default when the data has trades) or klines (fills only through by ≥ 1 tick)
   --participation P  share of each print our orders may take, percent (default 100)
   --order-latency MS / --feed-latency MS   order and feed latency, virtual ms (default 0)
-  --engine E         fast (default): the bot's strategy, quote diff and price guard driven straight
-                     by the dataset against the mock's core, no HTTP, signing or actors; bot: the
-                     whole bot against the mock over the in-process transport (slower, end to end)
+  --engine E         fast (default): the bot's own instrument machine on xstate's pure transitions,
+                     driven by the dataset against the mock's core (no HTTP, signing, batcher or
+                     limiter); bot: the whole bot against the mock over the in-process transport
+                     (slower, end to end; with --streams its inputs are pushed, not polled)
   Progress goes to stderr; the summary to stdout.`
 
 export const MAX_SIM_INSTRUMENTS = 500
