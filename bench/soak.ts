@@ -34,7 +34,7 @@ import { compareDecimal, subDecimal } from '../src/decimal.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { rateLimitCode, type WireExchange } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
-import { AlertEpisodes, countsSince, type EpisodeCounts } from './alertEpisodes.ts'
+import { AlertEpisodes, type EpisodeCounts } from './alertEpisodes.ts'
 import {
   type Check,
   checksTable,
@@ -47,64 +47,30 @@ import {
 } from './docRegions.ts'
 import { probeOps } from './opsProbe.ts'
 import { formatScan, SecretsScanner } from './secretsScan.ts'
-import { type SoakEngineName, startSoakEngine } from './soakEngines.ts'
+import { compareViews, crashEpisodes } from './soakChecks.ts'
+import { startSoakEngine } from './soakEngines.ts'
+import { parseSoakFlags } from './soakFlags.ts'
 import { dueSteps, intervalGate, type SoakStep, soakSteps } from './soakPhases.ts'
-import { flag, mb, numberFlag } from './stats.ts'
+import { mb } from './stats.ts'
 
 /** The machine's load as the run starts (the docs say it beside the figures). */
 const LOAD0 = loadNow()
 
-const USAGE = `usage: npm run soak -- [--engine stepped|wire] [--hours H | --minutes M] [--instruments N] [--seed N]
-                       [--scenario NAME] [--speed F] [--report-every S] [--sample-every-min M]
-                       [--max-real-seconds S] [--no-docs]
-  --engine E         stepped (default): bot and mock in one process on the stepped virtual clock of
-                     \`perpbot simulate\` (in-process transport, no sockets to the mock, streams off: every
-                     input polls; ops server probed on 127.0.0.1, webhook payloads through an in-process
-                     poster), as fast as the machine allows.
-                     wire: the real HTTP and WebSocket path on 127.0.0.1, on the mock's accelerated clock
-                     (real time × --speed)
-  --hours H          virtual hours (default: 24 stepped; 5 wire, ~30 min of wall time at speed 10)
-  --minutes M        virtual minutes instead of --hours
-  --instruments N    generated instruments quoted by index-peg (default 20; 0 = the config's three)
-  --seed N           mock seed (default 7)
-  --scenario NAME    one mock scenario throughout instead of calm → trending → crash → recovery
-  --speed F          wire only: speed-up of the mock's clock (default 10; measured: at 50, 79 % of
-                     commands expired their 4 s exp; at 20, 6.5 % with load 3 and 61 % with load 15)
-  --report-every S   wire: a full report every S wall seconds; stepped: a progress line (virtual time
-                     done, speed, phase) every S wall seconds (default 60 wire, 15 stepped)
-  --sample-every-min M  stepped only: a full report, heap after GC and an ops probe every M virtual
-                     minutes (default: the run / 24, at least 5)
-  --max-real-seconds wall-time cap; past it the run stops cleanly and fails "did not finish"
-                     (default: wire 1.5 × the expected time + 60 s; stepped 3 h)
-  --no-docs          do not rewrite the soak regions of docs/reliability.md and docs/benchmarks.md`
-
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log(USAGE)
-  process.exit(0)
-}
-
-const ENGINE_FLAG = flag('engine') ?? 'stepped'
-if (ENGINE_FLAG !== 'stepped' && ENGINE_FLAG !== 'wire') {
-  console.error(`--engine must be stepped or wire, not ${ENGINE_FLAG}\n${USAGE}`)
-  process.exit(2)
-}
-const ENGINE: SoakEngineName = ENGINE_FLAG
-const STEPPED = ENGINE === 'stepped'
-const HOURS = numberFlag('hours', STEPPED ? 24 : 5)
-const MINUTES = numberFlag('minutes', HOURS * 60)
-const SPEED = numberFlag('speed', 10)
-const SCENARIO = flag('scenario')
-const SEED = numberFlag('seed', 7)
-const REPORT_EVERY_S = numberFlag('report-every', STEPPED ? 15 : 60)
-const INSTRUMENTS = numberFlag('instruments', 20)
-const WRITE_DOCS = !process.argv.includes('--no-docs')
-const virtualMs = MINUTES * 60_000
-const SAMPLE_EVERY_MS = numberFlag('sample-every-min', Math.max(5, MINUTES / 24)) * 60_000
-const MAX_REAL_S = numberFlag(
-  'max-real-seconds',
-  STEPPED ? 3 * 3_600 : Math.ceil((virtualMs / SPEED / 1000) * 1.5) + 60,
-)
-const FLAGS = process.argv.slice(2).join(' ') || '(defaults)'
+const {
+  ENGINE,
+  STEPPED,
+  MINUTES,
+  SPEED,
+  SCENARIO,
+  SEED,
+  REPORT_EVERY_S,
+  INSTRUMENTS,
+  WRITE_DOCS,
+  virtualMs,
+  SAMPLE_EVERY_MS,
+  MAX_REAL_S,
+  FLAGS,
+} = parseSoakFlags()
 /** Stepped engine: instrument states sampled every this many virtual ms (the wire engine: every 250 ms wall). */
 const STATE_SAMPLE_MS = 2_500
 /** Memory flat: heap after GC at the end may exceed the warm-up figure by at most this much. */
@@ -374,49 +340,6 @@ function report(label: string): Snapshot {
   return s
 }
 
-interface ViewDiff {
-  equal: boolean
-  orders: { bot: number; mock: number }
-  positions: { bot: number; mock: number }
-  differences: string[]
-}
-
-/** The bot's open orders (count per instrument) and positions against the mock's own books. */
-function compareViews(): ViewDiff {
-  const status = bot.status()
-  const venue = mock.exchange.accountOf(bot.proxyAddress)
-  const mockOrders = new Map<number, number>()
-  for (const o of venue?.openOrders ?? [])
-    mockOrders.set(o.instrument_id, (mockOrders.get(o.instrument_id) ?? 0) + 1)
-  const mockPos = new Map<number, number>()
-  for (const p of venue?.portfolio.positions ?? [])
-    if (Number(p.size) !== 0) mockPos.set(p.instrument_id, Number(p.size))
-  const differences: string[] = []
-  let botOrders = 0
-  let botPositions = 0
-  const seen = new Set<number>()
-  for (const i of status.instruments) {
-    seen.add(i.id)
-    botOrders += i.openOrders
-    const pos = Number(i.pnl?.position ?? '0')
-    if (pos !== 0) botPositions += 1
-    if (i.openOrders !== (mockOrders.get(i.id) ?? 0))
-      differences.push(`${i.symbol} orders bot ${i.openOrders} / mock ${mockOrders.get(i.id) ?? 0}`)
-    if (pos !== (mockPos.get(i.id) ?? 0))
-      differences.push(`${i.symbol} position bot ${pos} / mock ${mockPos.get(i.id) ?? 0}`)
-  }
-  for (const [id, n] of mockOrders)
-    if (!seen.has(id)) differences.push(`instrument ${id}: ${n} mock order(s) the bot does not track`)
-  for (const [id, q] of mockPos)
-    if (!seen.has(id)) differences.push(`instrument ${id}: mock position ${q} the bot does not track`)
-  return {
-    equal: differences.length === 0,
-    orders: { bot: botOrders, mock: [...mockOrders.values()].reduce((a, b) => a + b, 0) },
-    positions: { bot: botPositions, mock: mockPos.size },
-    differences,
-  }
-}
-
 let currentPhase = steps[0]?.phase ?? 'calm'
 const pace = STEPPED
   ? 'stepped clock (as fast as the machine allows)'
@@ -537,11 +460,11 @@ await probe()
 const endHeap = heapAfterGc().heapUsed
 // Orders in flight can make the two views differ for a moment: compare a few times, a moment apart
 // (1 virtual s on the stepped clock; 0.5 s of wall time on the wire).
-let views = compareViews()
+let views = compareViews(bot.status(), mock.exchange.accountOf(bot.proxyAddress))
 let viewAttempts = 1
 while (!views.equal && viewAttempts < 20) {
   await engine.pause(STEPPED ? 1_000 : 500 * SPEED)
-  views = compareViews()
+  views = compareViews(bot.status(), mock.exchange.accountOf(bot.proxyAddress))
   viewAttempts += 1
 }
 loopDelay.disable()
@@ -613,19 +536,13 @@ check(
         .join('; '),
 )
 const crashKeys = (k: string): boolean => k === 'margin' || k === 'liquidation'
-const crashFigures: string[] = []
-let crashOk = true
-steps.forEach((st, i) => {
-  if (st.phase !== 'crash') return
-  const d = countsSince(countsAtStep[i] ?? new Map(), countsAtStep[i + 1] ?? counts)
-  const margin = d.get('margin') ?? { raised: 0, resolved: 0 }
-  const liq = d.get('liquidation') ?? { raised: 0, resolved: 0 }
-  const venue = (venueLiqAtStep[i + 1] ?? venueLiquidation.episodes) - (venueLiqAtStep[i] ?? 0)
-  if (margin.raised + liq.raised === 0 || liq.raised > Math.max(1, venue)) crashOk = false
-  crashFigures.push(
-    `#${st.episode}: margin raised ${margin.raised} / resolved ${margin.resolved}, liquidation ${liq.raised} / ${liq.resolved} (venue liquidation episodes ${venue})`,
-  )
-})
+const { ok: crashOk, figures: crashFigures } = crashEpisodes(
+  steps,
+  countsAtStep,
+  counts,
+  venueLiqAtStep,
+  venueLiquidation.episodes,
+)
 const crashOpen = episodes.open(crashKeys)
 if (crashFigures.length > 0 || SCENARIO === undefined) {
   check(
