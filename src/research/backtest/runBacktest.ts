@@ -17,6 +17,7 @@
 import {
   allocateOrderSlots,
   botChangeFilter,
+  type InputEvent,
   instrumentDeps,
   resolveStrategies,
   routePush,
@@ -118,11 +119,35 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
   // The live bot's stream routing and change filter, on the virtual clock. A refresh the bot defers
   // until the pushes in hand are routed is routed at the same virtual moment here.
   const none = (): void => undefined
+  // The inputs of the polls due at one virtual moment, per instrument, in the order they were read;
+  // sent after every poll of the moment has been read (`deliver`).
+  const inputs = new Map<number, InputEvent[]>()
+  const receive = (id: number, event: InputEvent): void => {
+    if (!runners.has(id)) return
+    const list = inputs.get(id)
+    if (list === undefined) inputs.set(id, [event])
+    else list.push(event)
+  }
+  // One input alone is sent as itself; several of one moment as one `INPUTS`: the machine stores
+  // them in order and plans once on all of them, instead of planning (and sending) on each in turn
+  // with the moment's later inputs not yet seen.
+  const deliver = (): void => {
+    for (const [id, list] of inputs) {
+      const runner = runners.get(id)
+      const only = list.length === 1 ? list[0] : undefined
+      if (only !== undefined) runner?.send(only)
+      else runner?.send({ type: 'INPUTS', inputs: list })
+    }
+    inputs.clear()
+  }
   const targets: StreamRouteTargets = {
     now: clock.now,
     traded: new Set(runners.keys()),
     route: (ids, event) => {
-      for (const id of ids) runners.get(id)?.send(event)
+      // The backtest routes no book (no `bbo::` pushes); a BBO would be stored at once.
+      for (const id of ids)
+        if (event.type === 'BBO') runners.get(id)?.send(event)
+        else receive(id, event)
     },
     klinesKept: settings.quoting.klinesKept,
     changed,
@@ -194,7 +219,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const id of runners.keys())
-          runners.get(id)?.send({ type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
+          receive(id, { type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
       },
     },
   ]
@@ -204,7 +229,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const item of venue.exchange.statistics(undefined, settings.quoting.klinesKept))
-          runners.get(item.instrument_id)?.send({
+          receive(item.instrument_id, {
             type: 'STATISTICS',
             statistics: statisticsForStrategy(item),
             receivedAt: t,
@@ -223,6 +248,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
           p.read(t)
           p.next = t + p.every
         }
+      deliver()
       for (const r of runners.values())
         for (let k = 0, d = r.nextDue(); d !== undefined && d <= t && k < MAX_WAKES_PER_MOMENT; k++) {
           r.wake(t)
