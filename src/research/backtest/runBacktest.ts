@@ -11,6 +11,8 @@
  * the live bot's own stream routes (`STREAM_ROUTES`, streams being on by default) with its change
  * filter (`botChangeFilter`): an unchanged index or account is held back and re-sent only when its
  * refresh is due, so the machine gets the events the live bot's routing gives it, not every poll.
+ * The inputs of the polls due at one virtual moment reach an instrument's machine as one `INPUTS`
+ * event (stored in order, planned once on all of them), a lone input as itself.
  * The same recorder as `runSimulation` writes the record, so the report and the sweep's metrics are
  * computed the same way.
  */
