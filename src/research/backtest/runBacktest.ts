@@ -17,14 +17,14 @@
  * computed the same way.
  */
 import {
-  allocateOrderSlots,
   botChangeFilter,
   type InputEvent,
-  instrumentDeps,
+  instrumentInput,
   resolveStrategies,
   routePush,
   STREAM_ROUTES,
   type StreamRouteTargets,
+  shareOrderSlots,
 } from '../../bot/researchApi.ts'
 import { InputValidationError } from '../../errors.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
@@ -37,7 +37,7 @@ import {
   type SimulationResult,
   simulationSettings,
 } from '../../sim/simulate/index.ts'
-import { instrumentForStrategy, statisticsForStrategy } from '../../strategy/snapshot.ts'
+import { statisticsForStrategy } from '../../strategy/snapshot.ts'
 import { createBacktestVenue } from './backtestVenue.ts'
 import { MachineDriver } from './machineDriver.ts'
 
@@ -77,22 +77,9 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     secrets: new SecretBag(),
     destination: { write: () => undefined },
   })
-  const slots = allocateOrderSlots(
-    strategies.flatMap((r) => {
-      const i = listed.get(r.symbol)
-      return i === undefined
-        ? []
-        : [
-            {
-              id: i.instrument_id,
-              symbol: i.symbol,
-              wants: r.strategy.maxOrders,
-              venueMax: i.max_order_count,
-            },
-          ]
-    }),
-    settings.quoting.accountOpenOrderCap,
-  ).trimmed
+  // The live engine's assembly of the instrument part (bot/actors/instrumentInputs.ts): the same
+  // shares of the account's open-order cap and the same actor input for each instrument.
+  const slots = shareOrderSlots({ settings, strategies, listed, logger })
   const runners = new Map<number, MachineDriver>()
   let readsStatistics = false
   // The live bot's change filter, on the virtual clock: it holds back unchanged values and keeps the
@@ -102,18 +89,11 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     const inst = listed.get(r.symbol)
     if (inst === undefined) continue
     const id = inst.instrument_id
-    const share = slots.get(id)
     readsStatistics ||= r.strategy.reads.has('statistics')
     runners.set(
       id,
       new MachineDriver(
-        {
-          instrument: {
-            ...instrumentForStrategy(inst),
-            ...(share === undefined ? {} : { maxOrderCount: share }),
-          },
-          deps: instrumentDeps(settings, r.strategy, { clock, logger, ages: changed }),
-        },
+        instrumentInput(inst, r.strategy, settings, slots.get(id), { clock, logger, ages: changed }),
         { submit: (plan) => venue.submit(plan), cancelAll: () => venue.cancelAll(id) },
       ),
     )
