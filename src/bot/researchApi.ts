@@ -9,7 +9,7 @@ import type { SnapshotFrom } from 'xstate'
 import { formatStatePath, type StateValueLike } from '../ops/metrics.ts'
 import type { InstrumentMachine } from './instrument/instrument.machine.ts'
 
-export { instrumentDeps } from './actors/actorWiring.ts'
+export { instrumentInput, shareOrderSlots } from './actors/instrumentInputs.ts'
 export { indexFromTicker } from './inputs/pollers.ts'
 export {
   botChangeFilter,

@@ -18,22 +18,18 @@ import type { Order } from '../../perps/schemas/orders.ts'
 import type { BreakerState } from '../../perps/throttle/weightLimiter.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { ResolvedStrategy } from '../../strategy/registry.ts'
-import { instrumentForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery } from '../../strategy/strategy.ts'
 import type { InstrumentDeps } from '../instrument/context.ts'
 import type { DegradeCause, InstrumentEvent, instrumentMachine } from '../instrument/instrument.machine.ts'
-import { allocateOrderSlots, type RunningSlots, type SlotDemand } from '../quoting/orderSlots.ts'
+import type { RunningSlots } from '../quoting/orderSlots.ts'
 import { inChunks } from '../shared/chunks.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
 import { createInstrumentSupervisor, instrumentDeps, type PlanSink } from './actorWiring.ts'
+import { instrumentInput, type ResolvedInstrumentConfig, shareOrderSlots } from './instrumentInputs.ts'
 import { pacedTimers } from './pacedTimers.ts'
 import { childId, routeToInstruments, type SupervisedInstrument } from './supervisor.machine.ts'
 
-/** An instrument as configured, with its strategy and params resolved (start-up resolves them). */
-export interface ResolvedInstrumentConfig {
-  symbol: string
-  strategy: ResolvedStrategy
-}
+export type { ResolvedInstrumentConfig }
 
 /** A traded instrument as the inputs see it (see inputs/actorInbox.ts). */
 export interface ActorInstrument {
@@ -148,24 +144,18 @@ export function createInstrumentActors(o: {
       id: inst.instrument_id,
       symbol: inst.symbol,
       asset: inst.base_asset,
-      input: {
-        // The account's cap trims a ladder as the venue's own per-instrument count does.
-        instrument: {
-          ...instrumentForStrategy(inst),
-          ...(share === undefined ? {} : { maxOrderCount: share }),
-        },
-        deps: depsOf(inst.symbol, strategy, settings),
-      },
+      input: instrumentInput(inst, strategy, settings, share, depsOptions(inst.symbol, strategy)),
     }
     return { actor, entry }
   }
+  const depsOptions = (symbol: string, strategy: ResolvedStrategy) => ({
+    clock: o.venueClock,
+    logger: o.logger.child({ instrument: symbol, strategy: strategy.name }),
+    repeated: o.repeated,
+    ages: o.ages,
+  })
   const depsOf = (symbol: string, strategy: ResolvedStrategy, settings: Settings): InstrumentDeps =>
-    instrumentDeps(settings, strategy, {
-      clock: o.venueClock,
-      logger: o.logger.child({ instrument: symbol, strategy: strategy.name }),
-      repeated: o.repeated,
-      ages: o.ages,
-    })
+    instrumentDeps(settings, strategy, depsOptions(symbol, strategy))
   for (const r of o.strategies) {
     const inst = o.listed.get(r.symbol)
     if (inst) supervised.push(enlist(inst, r.strategy, o.settings, shares.get(inst.instrument_id)).entry)
@@ -299,40 +289,6 @@ export function createInstrumentActors(o: {
     stopAll: () => supervisor.send({ type: 'STOP_ALL' }),
     stop: () => supervisor.stop(),
   }
-}
-
-/**
- * Each instrument's share of the account's open-order cap, for those whose ladder it trims
- * (orderSlots.ts); says so once at start.
- * @throws {@link ConfigError} when the cap cannot give every instrument one order.
- */
-function shareOrderSlots(o: {
-  settings: Settings
-  strategies: readonly ResolvedInstrumentConfig[]
-  listed: ReadonlyMap<string, Instrument>
-  logger: Logger
-}): ReadonlyMap<number, number> {
-  const demands: SlotDemand[] = []
-  for (const r of o.strategies) {
-    const inst = o.listed.get(r.symbol)
-    if (inst)
-      demands.push({
-        id: inst.instrument_id,
-        symbol: inst.symbol,
-        wants: r.strategy.maxOrders,
-        venueMax: inst.max_order_count,
-      })
-  }
-  const cap = o.settings.quoting.accountOpenOrderCap
-  const plan = allocateOrderSlots(demands, cap)
-  if (plan.trimmed.size > 0) {
-    const fewest = Math.min(...plan.trimmed.values())
-    o.logger.warn(
-      { wanted: plan.wanted, cap, trimmed: plan.trimmed.size, fewest },
-      `the ladders want ${plan.wanted} resting orders, the account may hold ${cap} (quoting.accountOpenOrderCap): ${plan.trimmed.size} instrument(s) quote trimmed ladders, down to ${fewest} order(s) each`,
-    )
-  }
-  return plan.trimmed
 }
 
 /** The bot's instrument actors, from the parts before them: plans go to the order desk's gateway. */

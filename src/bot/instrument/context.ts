@@ -163,17 +163,26 @@ export interface InstrumentContext {
   stats: InstrumentStats
 }
 
-export type InstrumentEvent =
+/** The inputs a step stores, re-assesses risk on and plans on (`inputStep`). */
+export type InstrumentInputEvent =
   | { type: 'INDEX'; index: StrategyIndex; receivedAt: number }
   | { type: 'STATISTICS'; statistics: StrategyStatistics; receivedAt: number }
   | { type: 'ACCOUNT'; margin: StrategyMargin; position: StrategyPosition | undefined; receivedAt: number }
   | { type: 'ORDERS'; orders: Order[]; receivedAt: number }
   | { type: 'CATALOGUE'; catalogue: StrategyCatalogue }
-  /** The book's touch (`bboForStrategy` of a `bbo::{iid}` push); stored only, never a plan by itself. */
-  | { type: 'BBO'; bbo: StrategyBbo; receivedAt: number }
   | { type: 'BREAKER'; open: boolean }
   /** Held halted (orders cancelled) for `reason` until a HOLD without one (src/bot/control/holds.ts). */
   | { type: 'HOLD'; reason: string | undefined }
+
+export type InstrumentEvent =
+  | InstrumentInputEvent
+  /**
+   * Several inputs of one moment (the backtest's polls due at the same virtual time): stored in
+   * order, then one re-assessment and one plan, as if they had arrived together (`inputsStep`).
+   */
+  | { type: 'INPUTS'; inputs: readonly InstrumentInputEvent[] }
+  /** The book's touch (`bboForStrategy` of a `bbo::{iid}` push); stored only, never a plan by itself. */
+  | { type: 'BBO'; bbo: StrategyBbo; receivedAt: number }
   /** New strategy parameters (`perpbot reload`): the plan function and its guards, planned at once. */
   | { type: 'RECONFIGURE'; deps: InstrumentDeps }
   | { type: 'STOP' }

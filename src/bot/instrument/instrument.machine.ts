@@ -33,7 +33,7 @@ import {
 import type { HealthChange } from './health.ts'
 import { applyOutcome, resultsStep, submitFailedStep } from './results.ts'
 import type { LogEntry, Step } from './step.ts'
-import { type InputEvent, inputStep, planStep, wakeStep } from './steps.ts'
+import { type InputEvent, inputStep, inputsStep, planStep, wakeStep } from './steps.ts'
 import { nextTimeDue } from './timeDue.ts'
 
 export type {
@@ -63,6 +63,7 @@ const WAKE_ID = 'wake'
 
 type StepParams =
   | { kind: 'input'; event: InputEvent }
+  | { kind: 'inputs'; events: readonly InputEvent[] }
   | { kind: 'wake' }
   | { kind: 'bbo'; event: Extract<InstrumentEvent, { type: 'BBO' }> }
   | { kind: 'plan' }
@@ -76,6 +77,8 @@ function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
   switch (p.kind) {
     case 'input':
       return inputStep(ctx, p.event, now)
+    case 'inputs':
+      return inputsStep(ctx, p.events, now)
     case 'wake':
       return wakeStep(ctx, now)
     case 'bbo':
@@ -246,6 +249,7 @@ export const instrumentMachine = setup({
     CATALOGUE: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     BREAKER: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
     HOLD: { actions: { type: 'step', params: ({ event }) => ({ kind: 'input', event }) } },
+    INPUTS: { actions: { type: 'step', params: ({ event }) => ({ kind: 'inputs', events: event.inputs }) } },
     RECONFIGURE: {
       actions: [
         assign(({ event }) => ({ deps: event.deps, dirty: true })),
@@ -262,7 +266,12 @@ export const instrumentMachine = setup({
     },
     active: {
       type: 'parallel',
-      on: { SETTLE: { guard: 'shouldHalt', target: 'halted' } },
+      on: {
+        SETTLE: { guard: 'shouldHalt', target: 'halted' },
+        // A deferred plan, or a moment when time alone matters (`timeDue.ts`), is due: no periodic
+        // tick, so an actor whose inputs and orders do not change does no work.
+        WAKE: { actions: ['clearWake', { type: 'step', params: { kind: 'wake' } }] },
+      },
       states: {
         risk: {
           initial: 'normal',
@@ -326,18 +335,6 @@ export const instrumentMachine = setup({
                   target: 'quoting',
                   actions: { type: 'step', params: ({ event }) => ({ kind: 'failed', error: event.error }) },
                 },
-              },
-            },
-          },
-        },
-        ticker: {
-          initial: 'waiting',
-          states: {
-            waiting: {
-              // A deferred plan, or a moment when time alone matters (`timeDue.ts`), is due: no
-              // periodic tick, so an actor whose inputs and orders do not change does no work.
-              on: {
-                WAKE: { actions: ['clearWake', { type: 'step', params: { kind: 'wake' } }] },
               },
             },
           },

@@ -16,7 +16,7 @@ import {
   assess,
   buildSnapshot,
   type InstrumentContext,
-  type InstrumentEvent,
+  type InstrumentInputEvent,
   type InstrumentStats,
   reads,
   withUpdate,
@@ -213,10 +213,7 @@ function cancelExpired(ctx: InstrumentContext, expired: number[]): Step {
 // ---------------------------------------------------------------------------------------------------
 // Inputs
 
-export type InputEvent = Extract<
-  InstrumentEvent,
-  { type: 'INDEX' | 'STATISTICS' | 'ACCOUNT' | 'ORDERS' | 'CATALOGUE' | 'BREAKER' | 'HOLD' }
->
+export type InputEvent = InstrumentInputEvent
 
 /** What storing a non-index input changes. */
 function storeUpdate(
@@ -271,11 +268,47 @@ function replans(ctx: InstrumentContext, input: OptionalInput | undefined): bool
  * quoting is allowed — one step, so one action per input on the input → transport path.
  */
 export function inputStep(ctx: InstrumentContext, event: InputEvent, now: number): Step {
-  const stored =
-    event.type === 'INDEX'
-      ? indexStep(ctx, event.index, event.receivedAt, now)
-      : { update: storeUpdate(ctx, event), logs: NONE, changes: NONE, due: ctx.deferredAt }
-  return thenPlan(ctx, stored, now, false)
+  return thenPlan(ctx, storeStep(ctx, event, now), now, false)
+}
+
+/**
+ * Inputs of one moment (`INPUTS`): each stored in order over the context the one before left, exactly
+ * as `inputStep` stores it, then one re-assessment and one plan over all of them. One input alone is
+ * `inputStep`.
+ */
+export function inputsStep(ctx: InstrumentContext, events: readonly InputEvent[], now: number): Step {
+  const only = events.length === 1 ? events[0] : undefined
+  if (only !== undefined) return inputStep(ctx, only, now)
+  // One copy of the context for the whole list, each input's update stored over it in place.
+  let stored = ctx
+  let logs: readonly LogEntry[] = NONE
+  let changes: readonly HealthChange[] = NONE
+  for (const event of events) {
+    const s = storeStep(stored, event, now)
+    if (s.update !== undefined)
+      stored = stored === ctx ? withUpdate(ctx, s.update) : Object.assign(stored, s.update)
+    if (s.logs.length > 0) logs = [...logs, ...s.logs]
+    if (s.changes.length > 0) changes = [...changes, ...s.changes]
+  }
+  return thenPlan(
+    ctx,
+    {
+      update: stored === ctx ? undefined : stored,
+      whole: stored === ctx ? undefined : stored,
+      logs,
+      changes,
+      due: ctx.deferredAt,
+    },
+    now,
+    false,
+  )
+}
+
+/** What storing one input changes (an index only after screening), before re-assessment and plan. */
+function storeStep(ctx: InstrumentContext, event: InputEvent, now: number): Step {
+  return event.type === 'INDEX'
+    ? indexStep(ctx, event.index, event.receivedAt, now)
+    : { update: storeUpdate(ctx, event), logs: NONE, changes: NONE, due: ctx.deferredAt }
 }
 
 /** A wake (something is due, see `timeDue.ts`): re-assess (inputs age), then plan, forced. */
@@ -285,8 +318,9 @@ export function wakeStep(ctx: InstrumentContext, now: number): Step {
 
 /** `first`, then re-assessment and a plan over the context it leaves; one merged step. */
 function thenPlan(ctx: InstrumentContext, first: Step, now: number, force: boolean): Step {
-  // One copy of the context per input: assessed in place before anything else sees it.
-  const assessed = withUpdate(ctx, first.update)
+  // One copy of the context per input: assessed in place before anything else sees it (the copy
+  // `first` made already, when it made one).
+  const assessed = first.whole ?? withUpdate(ctx, first.update)
   assessed.assessment = assess(assessed)
   // Time alone may have moved the risk mode (an input turned stale, a dwell ended): plan in the new one.
   const plan = planStep(assessed, now, force || assessed.assessment.mode !== ctx.assessment.mode)

@@ -11,17 +11,20 @@
  * the live bot's own stream routes (`STREAM_ROUTES`, streams being on by default) with its change
  * filter (`botChangeFilter`): an unchanged index or account is held back and re-sent only when its
  * refresh is due, so the machine gets the events the live bot's routing gives it, not every poll.
+ * The inputs of the polls due at one virtual moment reach an instrument's machine as one `INPUTS`
+ * event (stored in order, planned once on all of them), a lone input as itself.
  * The same recorder as `runSimulation` writes the record, so the report and the sweep's metrics are
  * computed the same way.
  */
 import {
-  allocateOrderSlots,
   botChangeFilter,
-  instrumentDeps,
+  type InputEvent,
+  instrumentInput,
   resolveStrategies,
   routePush,
   STREAM_ROUTES,
   type StreamRouteTargets,
+  shareOrderSlots,
 } from '../../bot/researchApi.ts'
 import { InputValidationError } from '../../errors.ts'
 import { createLogger, SecretBag } from '../../logging/logger.ts'
@@ -34,7 +37,7 @@ import {
   type SimulationResult,
   simulationSettings,
 } from '../../sim/simulate/index.ts'
-import { instrumentForStrategy, statisticsForStrategy } from '../../strategy/snapshot.ts'
+import { statisticsForStrategy } from '../../strategy/snapshot.ts'
 import { createBacktestVenue } from './backtestVenue.ts'
 import { MachineDriver } from './machineDriver.ts'
 
@@ -74,22 +77,9 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     secrets: new SecretBag(),
     destination: { write: () => undefined },
   })
-  const slots = allocateOrderSlots(
-    strategies.flatMap((r) => {
-      const i = listed.get(r.symbol)
-      return i === undefined
-        ? []
-        : [
-            {
-              id: i.instrument_id,
-              symbol: i.symbol,
-              wants: r.strategy.maxOrders,
-              venueMax: i.max_order_count,
-            },
-          ]
-    }),
-    settings.quoting.accountOpenOrderCap,
-  ).trimmed
+  // The live engine's assembly of the instrument part (bot/actors/instrumentInputs.ts): the same
+  // shares of the account's open-order cap and the same actor input for each instrument.
+  const slots = shareOrderSlots({ settings, strategies, listed, logger })
   const runners = new Map<number, MachineDriver>()
   let readsStatistics = false
   // The live bot's change filter, on the virtual clock: it holds back unchanged values and keeps the
@@ -99,18 +89,11 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
     const inst = listed.get(r.symbol)
     if (inst === undefined) continue
     const id = inst.instrument_id
-    const share = slots.get(id)
     readsStatistics ||= r.strategy.reads.has('statistics')
     runners.set(
       id,
       new MachineDriver(
-        {
-          instrument: {
-            ...instrumentForStrategy(inst),
-            ...(share === undefined ? {} : { maxOrderCount: share }),
-          },
-          deps: instrumentDeps(settings, r.strategy, { clock, logger, ages: changed }),
-        },
+        instrumentInput(inst, r.strategy, settings, slots.get(id), { clock, logger, ages: changed }),
         { submit: (plan) => venue.submit(plan), cancelAll: () => venue.cancelAll(id) },
       ),
     )
@@ -118,11 +101,35 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
   // The live bot's stream routing and change filter, on the virtual clock. A refresh the bot defers
   // until the pushes in hand are routed is routed at the same virtual moment here.
   const none = (): void => undefined
+  // The inputs of the polls due at one virtual moment, per instrument, in the order they were read;
+  // sent after every poll of the moment has been read (`deliver`).
+  const inputs = new Map<number, InputEvent[]>()
+  const receive = (id: number, event: InputEvent): void => {
+    if (!runners.has(id)) return
+    const list = inputs.get(id)
+    if (list === undefined) inputs.set(id, [event])
+    else list.push(event)
+  }
+  // One input alone is sent as itself; several of one moment as one `INPUTS`: the machine stores
+  // them in order and plans once on all of them, instead of planning (and sending) on each in turn
+  // with the moment's later inputs not yet seen.
+  const deliver = (): void => {
+    for (const [id, list] of inputs) {
+      const runner = runners.get(id)
+      const only = list.length === 1 ? list[0] : undefined
+      if (only !== undefined) runner?.send(only)
+      else runner?.send({ type: 'INPUTS', inputs: list })
+    }
+    inputs.clear()
+  }
   const targets: StreamRouteTargets = {
     now: clock.now,
     traded: new Set(runners.keys()),
     route: (ids, event) => {
-      for (const id of ids) runners.get(id)?.send(event)
+      // The backtest routes no book (no `bbo::` pushes); a BBO would be stored at once.
+      for (const id of ids)
+        if (event.type === 'BBO') runners.get(id)?.send(event)
+        else receive(id, event)
     },
     klinesKept: settings.quoting.klinesKept,
     changed,
@@ -194,7 +201,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const id of runners.keys())
-          runners.get(id)?.send({ type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
+          receive(id, { type: 'ORDERS', orders: venue.openOrders(id), receivedAt: t })
       },
     },
   ]
@@ -204,7 +211,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
       next: startMs,
       read: (t) => {
         for (const item of venue.exchange.statistics(undefined, settings.quoting.klinesKept))
-          runners.get(item.instrument_id)?.send({
+          receive(item.instrument_id, {
             type: 'STATISTICS',
             statistics: statisticsForStrategy(item),
             receivedAt: t,
@@ -223,6 +230,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
           p.read(t)
           p.next = t + p.every
         }
+      deliver()
       for (const r of runners.values())
         for (let k = 0, d = r.nextDue(); d !== undefined && d <= t && k < MAX_WAKES_PER_MOMENT; k++) {
           r.wake(t)

@@ -13,7 +13,7 @@ describe('instrument machine', () => {
     h.actor.send({ type: 'INDEX', index: { price: '50000', ts: now }, receivedAt: now })
     expect(h.value()).toBe('syncing')
     h.feedAll()
-    expect(h.value()).toEqual({ active: { risk: 'normal', work: 'repricing', ticker: 'waiting' } })
+    expect(h.value()).toEqual({ active: { risk: 'normal', work: 'repricing' } })
     expect(h.submitted).toHaveLength(1)
     expect(h.submitted[0]?.priority).toBe('quote')
     await h.resolveSubmit()

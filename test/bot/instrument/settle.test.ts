@@ -20,7 +20,7 @@ describe('the state follows the context (SETTLE)', () => {
     expect(h.actor.getSnapshot().context.pendingPlan).toBeDefined()
     expect(h.submitted).toHaveLength(0)
     h.actor.send({ type: 'ORDERS', orders: [], receivedAt: now })
-    expect(h.value()).toEqual({ active: { risk: 'normal', work: 'repricing', ticker: 'waiting' } })
+    expect(h.value()).toEqual({ active: { risk: 'normal', work: 'repricing' } })
     expect(h.submitted).toHaveLength(1)
   })
 
@@ -30,7 +30,7 @@ describe('the state follows the context (SETTLE)', () => {
     expect(h.value()).toMatchObject({ active: { risk: 'normal', work: 'quoting' } })
     const now = h.clock.now()
     h.actor.send({ type: 'ACCOUNT', margin: margin(0.55), position: undefined, receivedAt: now })
-    expect(h.value()).toEqual({ active: { risk: 'widened', work: 'repricing', ticker: 'waiting' } })
+    expect(h.value()).toEqual({ active: { risk: 'widened', work: 'repricing' } })
     expect(h.submitted).toHaveLength(1)
     expect(h.logs.filter((l) => l.startsWith('risk mode normal → widened'))).toHaveLength(1)
   })
