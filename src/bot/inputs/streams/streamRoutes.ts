@@ -117,37 +117,17 @@ export const STREAM_ROUTES: StreamRouteTable = {
     const statistics = statisticsFromPush(p.data, t.klinesKept)
     ;(t.defer ?? t.route)([p.data.iid], { type: 'STATISTICS', statistics, receivedAt: t.now() })
   },
-  // One ACCOUNT event per instrument every second: only a changed margin or position is routed (a
-  // liquidation at once, the rest after the pushes in hand), an unchanged one when its refresh is due.
-  // The margin counts as changed when one of its totals moved in its first MARGIN_KEY_FIGURES
-  // significant figures: any order's reprice changes the initial margin by a few millionths, and an
-  // exact key sent every instrument an event every second (1,000 at 1,000 instruments: most of the
-  // bot's allocation and its scavenges, issue 36). The event carries the exact figures; an unchanged
-  // margin only renews its age in the filter (`botChangeFilter`: silent), so the actor's exact figures
-  // are those of the last change in the key's figures (within 1e-4 of the venue's).
+  // Pushed every second: only a changed margin or position is routed (`routePortfolio`), a
+  // liquidation at once, the rest after the pushes in hand.
   portfolio: (p, t) => {
-    const at = t.now()
-    const margin = marginForStrategy(p.data)
     t.account.observePortfolio(p.data)
-    const marginKey = `${coarse(margin.accountValue)}|${coarse(margin.initialMargin)}|${coarse(margin.maintenanceMargin)}|${margin.inLiquidation}`
-    // Each instrument's positions looked up once (a scan per instrument is quadratic at 1,000).
-    const byId = new Map<number, Portfolio['positions']>()
-    for (const x of p.data.positions) byId.set(x.instrument_id, [...(byId.get(x.instrument_id) ?? []), x])
-    // The value of every instrument without a position, built once per push (not once per instrument).
-    const flatValue = `${marginKey}|`
-    for (const id of t.traded) {
-      const own = byId.get(id)
-      const position = own === undefined ? undefined : positionForStrategy({ ...p.data, positions: own }, id)
-      const value =
-        position === undefined
-          ? flatValue
-          : `${flatValue}${position.size}|${position.entryPrice}|${position.liquidationPrice}`
-      const verdict = verdictOf(t, filterKey('margin', id), value, 'margin')
-      if (verdict === 'hold') continue
-      const event: RoutedEvent = { type: 'ACCOUNT', margin, position, receivedAt: at }
-      if (margin.inLiquidation) t.route([id], event)
-      else (t.defer ?? t.route)([id], event)
-    }
+    routePortfolio(
+      p.data,
+      t.traded,
+      t.now(),
+      (key, value) => verdictOf(t, key, value, 'margin'),
+      (id, event) => (event.margin.inLiquidation ? t.route : (t.defer ?? t.route))([id], event),
+    )
   },
   orders: (p, t) => t.orders.observe(p.data),
   fills: (p, t) => {
@@ -159,6 +139,46 @@ export const STREAM_ROUTES: StreamRouteTable = {
     // Per-fill position notifications (opened, increased, reduced) are not alerts: the fills say it.
     for (const n of p.data) if (n.alert) t.notify?.(n)
   },
+}
+
+/** The portfolio's event to an instrument's actor. */
+export type AccountEvent = Extract<RoutedEvent, { type: 'ACCOUNT' }>
+
+/**
+ * The portfolio's ACCOUNT events (a stream push or a poll), one per instrument in `ids` whose margin
+ * or position changed, or whose refresh is due (`classify`, the change filter under the `margin` kind).
+ * The margin counts as changed when one of its totals moved in its first MARGIN_KEY_FIGURES
+ * significant figures: any order's reprice changes the initial margin by a few millionths, and an
+ * exact key sent every instrument an event every second (1,000 at 1,000 instruments on the stream:
+ * most of the bot's allocation and its scavenges; every poll, each instrument re-planning, in the
+ * simulated day: issue 36). The event carries the exact figures; an unchanged margin only renews its
+ * age in the filter (`botChangeFilter`: silent), so the actor's exact figures are those of the last
+ * change in the key's figures (within 1e-4 of the venue's).
+ */
+export function routePortfolio(
+  p: Portfolio,
+  ids: Iterable<number>,
+  at: number,
+  classify: (key: string, value: string) => FilterVerdict,
+  emit: (id: number, event: AccountEvent) => void,
+): void {
+  const margin = marginForStrategy(p)
+  const marginKey = `${coarse(margin.accountValue)}|${coarse(margin.initialMargin)}|${coarse(margin.maintenanceMargin)}|${margin.inLiquidation}`
+  // Each instrument's positions looked up once (a scan per instrument is quadratic at 1,000).
+  const byId = new Map<number, Portfolio['positions']>()
+  for (const x of p.positions) byId.set(x.instrument_id, [...(byId.get(x.instrument_id) ?? []), x])
+  // The value of every instrument without a position, built once (not once per instrument).
+  const flatValue = `${marginKey}|`
+  for (const id of ids) {
+    const own = byId.get(id)
+    const position = own === undefined ? undefined : positionForStrategy({ ...p, positions: own }, id)
+    const value =
+      position === undefined
+        ? flatValue
+        : `${flatValue}${position.size}|${position.entryPrice}|${position.liquidationPrice}`
+    if (classify(filterKey('margin', id), value) === 'hold') continue
+    emit(id, { type: 'ACCOUNT', margin, position, receivedAt: at })
+  }
 }
 
 /**
