@@ -13,7 +13,7 @@ import { type StartedPaper, startPaper } from '../runPaper.ts'
 
 export interface RunVenue {
   paper: StartedPaper | undefined
-  /** The local book served on loopback (the embedded mock, or the paper book's). */
+  /** The embedded mock served on loopback (dry run); the paper book is in process (`paper`). */
   mock: RunningMock | undefined
   clock: Clock
   /** For the journal's rows. */
@@ -34,8 +34,8 @@ export async function startRunVenue(o: {
           throw e
         })
       : undefined
-  const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : paper?.venue.mock
-  if (mock && !paper) {
+  const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
+  if (mock) {
     logger.info(
       {
         url: mock.url,
@@ -47,5 +47,5 @@ export async function startRunVenue(o: {
     )
   }
   const kind = paper ? 'paper' : mock ? 'embedded-mock' : 'venue'
-  return { paper, mock, clock: mock ? mock.clock : systemClock, kind }
+  return { paper, mock, clock: mock?.clock ?? paper?.venue.clock ?? systemClock, kind }
 }
