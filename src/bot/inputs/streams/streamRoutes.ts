@@ -151,9 +151,10 @@ export type AccountEvent = Extract<RoutedEvent, { type: 'ACCOUNT' }>
  * significant figures: any order's reprice changes the initial margin by a few millionths, and an
  * exact key sent every instrument an event every second (1,000 at 1,000 instruments on the stream:
  * most of the bot's allocation and its scavenges; every poll, each instrument re-planning, in the
- * simulated day: issue 36). The event carries the exact figures; an unchanged margin only renews its
- * age in the filter (`botChangeFilter`: silent), so the actor's exact figures are those of the last
- * change in the key's figures (within 1e-4 of the venue's).
+ * simulated day: issue 36). So does a position's liquidation price, a margin number too (a cross-margin
+ * account's moves with every mark); its size and entry are exact. The event carries the exact figures;
+ * an unchanged margin only renews its age in the filter (`botChangeFilter`: silent), so the actor's
+ * exact figures are those of the last change in the key's figures (within 1e-4 of the venue's).
  */
 export function routePortfolio(
   p: Portfolio,
@@ -175,7 +176,7 @@ export function routePortfolio(
     const value =
       position === undefined
         ? flatValue
-        : `${flatValue}${position.size}|${position.entryPrice}|${position.liquidationPrice}`
+        : `${flatValue}${position.size}|${position.entryPrice}|${coarse(position.liquidationPrice)}`
     if (classify(filterKey('margin', id), value) === 'hold') continue
     emit(id, { type: 'ACCOUNT', margin, position, receivedAt: at })
   }
