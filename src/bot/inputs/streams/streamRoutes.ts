@@ -94,6 +94,17 @@ export const MARGIN_KEY_FIGURES = 4
 /** A margin total for the change key only (a float's figures; the routed event keeps the decimal). */
 const coarse = (s: string): string => Number(s).toPrecision(MARGIN_KEY_FIGURES)
 
+/**
+ * The margins in the change key, in units of 1e-4 of the account value: what the margin ratio and the
+ * risk modes see. Their own leading figures moved with every mark (a position's margin is its
+ * notional's share, a few hundred on an account of 100,000: a 4th figure of 0.1), so nearly every
+ * poll sent every instrument an ACCOUNT event (issue 36). Exact when the account value is not positive.
+ */
+function marginShares(accountValue: string, ...totals: string[]): string {
+  const unit = Number(accountValue) * 10 ** -MARGIN_KEY_FIGURES
+  return totals.map((t) => (unit > 0 ? String(Math.round(Number(t) / unit)) : t)).join('|')
+}
+
 /** The bot's routes (public `book`, `klines`, `trades` and private `funding`, `balances`, `deposits` are not taken). */
 export const STREAM_ROUTES: StreamRouteTable = {
   tickers: (p, t) => {
@@ -147,14 +158,15 @@ export type AccountEvent = Extract<RoutedEvent, { type: 'ACCOUNT' }>
 /**
  * The portfolio's ACCOUNT events (a stream push or a poll), one per instrument in `ids` whose margin
  * or position changed, or whose refresh is due (`classify`, the change filter under the `margin` kind).
- * The margin counts as changed when one of its totals moved in its first MARGIN_KEY_FIGURES
- * significant figures: any order's reprice changes the initial margin by a few millionths, and an
- * exact key sent every instrument an event every second (1,000 at 1,000 instruments on the stream:
- * most of the bot's allocation and its scavenges; every poll, each instrument re-planning, in the
- * simulated day: issue 36). So does a position's liquidation price, a margin number too (a cross-margin
- * account's moves with every mark); its size and entry are exact. The event carries the exact figures;
- * an unchanged margin only renews its age in the filter (`botChangeFilter`: silent), so the actor's
- * exact figures are those of the last change in the key's figures (within 1e-4 of the venue's).
+ * The margin counts as changed when the account value moved in its first MARGIN_KEY_FIGURES
+ * significant figures or a margin total by 1e-4 of the account value (`marginShares`): any order's
+ * reprice changes the initial margin by a few millionths, and an exact key sent every instrument an
+ * event every second (1,000 at 1,000 instruments on the stream: most of the bot's allocation and its
+ * scavenges; every poll, each instrument re-planning, in the simulated day: issue 36). A position's
+ * liquidation price counts by its leading figures too, a margin number (a cross-margin account's moves
+ * with every mark); its size and entry are exact. The event carries the exact figures; an unchanged
+ * margin only renews its age in the filter (`botChangeFilter`: silent), so the actor's exact figures
+ * are those of the last change in the key (the margin ratio within about 1e-4 of the venue's).
  */
 export function routePortfolio(
   p: Portfolio,
@@ -164,7 +176,7 @@ export function routePortfolio(
   emit: (id: number, event: AccountEvent) => void,
 ): void {
   const margin = marginForStrategy(p)
-  const marginKey = `${coarse(margin.accountValue)}|${coarse(margin.initialMargin)}|${coarse(margin.maintenanceMargin)}|${margin.inLiquidation}`
+  const marginKey = `${coarse(margin.accountValue)}|${marginShares(margin.accountValue, margin.initialMargin, margin.maintenanceMargin)}|${margin.inLiquidation}`
   // Each instrument's positions looked up once (a scan per instrument is quadratic at 1,000).
   const byId = new Map<number, Portfolio['positions']>()
   for (const x of p.positions) byId.set(x.instrument_id, [...(byId.get(x.instrument_id) ?? []), x])
