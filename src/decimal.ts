@@ -28,6 +28,14 @@ export function isDecimalString(s: string): boolean {
 }
 
 /**
+ * `isDecimalString` without the cache, for spellings seen once (a read's body, fresh from JSON): their
+ * lookup misses both generations, and hashing a new string twice costs twice the match (issue 36).
+ */
+export function isDecimalSpelling(s: string): boolean {
+  return DECIMAL_RE.test(s)
+}
+
+/**
  * Recently parsed spellings: the same prices and sizes are parsed again and again (each plan's ladder,
  * diff and validation re-read the index, the quotes and the live orders). Bounded (`RecentCache`).
  */

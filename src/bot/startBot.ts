@@ -166,7 +166,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   const account = createBotAccountSupervision({ ...inputs, ...records })
   registerPnlMetrics(metrics.registry, account, actors.instruments)
   journal.registerMetrics(metrics.registry)
-  const feeds = startBotPollers({ ...inputs, account })
+  const feeds = startBotPollers({ ...inputs, account, changes })
   const streams = startBotStreams({
     ...inputs,
     url: streamUrl,

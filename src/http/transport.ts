@@ -24,7 +24,10 @@ export interface HttpResponse {
   status: number
   headers: Readonly<Record<string, string | string[] | undefined>>
   text: string
-  /** The body as a value, from a venue in this process that never wrote it as text (`text` is then ''). */
+  /**
+   * The body as a value, from a venue in this process: a typed command's answer (never written as text,
+   * `text` is then '') or an in-process read's (`text` holds the same body, for its size). Parsed first.
+   */
   json?: unknown
 }
 

@@ -213,7 +213,8 @@ export interface CatalogueQuery {
 
 /**
  * Inputs a strategy may leave out of its answer (see `Strategy.reads`). `equity` is the margin numbers
- * (account value, initial and maintenance margin, margin ratio); `inLiquidation` halts the instrument
+ * (account value, initial and maintenance margin, margin ratio, a position's liquidation price: a
+ * change of these alone asks only a strategy that reads it again); `inLiquidation` halts the instrument
  * whatever a strategy reads. The others are the snapshot fields of the same name.
  */
 export const OPTIONAL_INPUTS = ['equity', 'statistics', 'bbo', 'catalogue'] as const

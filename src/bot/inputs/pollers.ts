@@ -17,12 +17,7 @@ import type { Ticker } from '../../perps/schemas/tickers.ts'
 import { PERPS_WEIGHTS } from '../../perps/weights.ts'
 import type { Random } from '../../random.ts'
 import type { Settings } from '../../settings/schema.ts'
-import {
-  catalogueEventToSignal,
-  marginForStrategy,
-  positionForStrategy,
-  statisticsForStrategy,
-} from '../../strategy/snapshot.ts'
+import { catalogueEventToSignal, statisticsForStrategy } from '../../strategy/snapshot.ts'
 import type { CatalogueQuery, StrategyIndex } from '../../strategy/strategy.ts'
 import { inChunks } from '../shared/chunks.ts'
 import type { Poller } from '../shared/poller.ts'
@@ -30,6 +25,7 @@ import type { ActorInbox, OrderReconciler } from './actorInbox.ts'
 import { gatedRun, type InputGate, type InputGates } from './inputGates.ts'
 import { type PollerHealth, startHealthyPoller } from './pollerHealth.ts'
 import { createStatisticsReads } from './statisticsReads.ts'
+import { type AccountEvent, type ChangeFilter, routePortfolio } from './streams/streamRoutes.ts'
 
 export interface PollersOptions {
   perps: PerpsClient
@@ -55,6 +51,12 @@ export interface PollersOptions {
   staleStatisticsMs: number
   /** Gates of the streamed inputs: their pollers stand down while the stream serves them. */
   inputGates?: InputGates | undefined
+  /**
+   * Which polled portfolios become ACCOUNT events (`routePortfolio`): the change filter the streams
+   * and the actors' input ages share (`botChangeFilter`), so an unchanged margin and position only
+   * renew their age. Absent: every poll sends every instrument one.
+   */
+  changes?: ChangeFilter | undefined
 }
 
 export interface Feeds {
@@ -216,12 +218,16 @@ export function startPollers(o: PollersOptions): Feeds {
     () => o.polling.portfolioMs,
     async (signal) => {
       const p = await o.perps.getPortfolio({ signal })
-      const at = now()
-      const margin = marginForStrategy(p)
       o.account.observePortfolio(p)
-      await inChunks(instruments, (i) =>
-        route([i.id], { type: 'ACCOUNT', margin, position: positionForStrategy(p, i.id), receivedAt: at }),
+      const routed: { id: number; event: AccountEvent }[] = []
+      routePortfolio(
+        p,
+        instruments.map((i) => i.id),
+        now(),
+        (key, value) => o.changes?.classify(key, value, 'margin') ?? 'new',
+        (id, event) => routed.push({ id, event }),
       )
+      await inChunks(routed, (r) => route([r.id], r.event))
     },
     gates?.portfolio,
   )
@@ -279,7 +285,11 @@ export function startPollers(o: PollersOptions): Feeds {
     if (gates) for (const g of Object.values(gates)) g.want()
     for (const p of pollers) p.trigger()
   }
-  const unsubscribe = o.actors.restarted.subscribe(readAll)
+  // Its filtered values forgotten first, so the reads now route them to it as new.
+  const unsubscribe = o.actors.restarted.subscribe((id) => {
+    o.changes?.forget(id)
+    readAll()
+  })
   // An instrument a reload added (or gave a strategy reading other inputs): covered by the reads
   // from now on, and everything read now, so its actor has its inputs at once.
   const unjoin = o.actors.joined?.subscribe((i) => {

@@ -229,16 +229,20 @@ function storeUpdate(
       }
     case 'ACCOUNT':
       // The same margin and position again (a push every second) refresh their age, plan nothing; so
-      // do new margin numbers for a strategy that does not read them.
+      // do new margin numbers for a strategy that does not read them, and a position whose liquidation
+      // price alone moved (a cross-margin account's moves with every mark: a margin number, issue 36).
+      // The risk assessment sees them on every input whatever the strategy reads.
       return {
         margin: event.margin,
         position: event.position,
         marginAt: event.receivedAt,
         dirty:
           replans(ctx, undefined) ||
-          !samePosition(ctx.position, event.position) ||
+          !sameHolding(ctx.position, event.position) ||
           ctx.margin?.inLiquidation !== event.margin.inLiquidation ||
-          (reads(ctx, 'equity') && !sameMargin(ctx.margin, event.margin)),
+          (reads(ctx, 'equity') &&
+            (!sameMargin(ctx.margin, event.margin) ||
+              ctx.position?.liquidationPrice !== event.position?.liquidationPrice)),
       }
     case 'ORDERS':
       return {
@@ -406,7 +410,8 @@ function sameMargin(a: StrategyMargin | undefined, b: StrategyMargin): boolean {
   )
 }
 
-function samePosition(a: StrategyPosition | undefined, b: StrategyPosition | undefined): boolean {
+/** The same size at the same entry (the liquidation price is a margin number: `equity`). */
+function sameHolding(a: StrategyPosition | undefined, b: StrategyPosition | undefined): boolean {
   if (a === undefined || b === undefined) return a === b
-  return a.size === b.size && a.entryPrice === b.entryPrice && a.liquidationPrice === b.liquidationPrice
+  return a.size === b.size && a.entryPrice === b.entryPrice
 }

@@ -6,7 +6,7 @@
  * carries it is dropped (see tolerantArray.ts), never the whole read. Commands we sign never use this:
  * they carry canonical strings built from ticks.
  */
-import { isDecimalString } from '../../decimal.ts'
+import { isDecimalSpelling } from '../../decimal.ts'
 
 const WIRE_DECIMAL_RE = /^([+-])?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,4}))?$/
 
@@ -15,7 +15,7 @@ export const MAX_WIRE_DECIMAL_CHARS = 80
 
 /** The canonical spelling of a wire decimal, or undefined when the string is not a finite decimal. */
 export function canonicalWireDecimal(s: string): string | undefined {
-  if (isDecimalString(s)) return s.length <= MAX_WIRE_DECIMAL_CHARS ? s : undefined
+  if (isDecimalSpelling(s)) return s.length <= MAX_WIRE_DECIMAL_CHARS ? s : undefined
   if (s.length > MAX_WIRE_DECIMAL_CHARS) return undefined
   const m = WIRE_DECIMAL_RE.exec(s)
   if (m === null) return undefined
@@ -42,5 +42,5 @@ export function canonicalWireDecimal(s: string): string | undefined {
   frac = frac.replace(/0+$/, '')
   const sign = m[1] === '-' && /[1-9]/.test(`${whole}${frac}`) ? '-' : ''
   const out = `${sign}${whole}${frac === '' ? '' : `.${frac}`}`
-  return out.length <= MAX_WIRE_DECIMAL_CHARS && isDecimalString(out) ? out : undefined
+  return out.length <= MAX_WIRE_DECIMAL_CHARS && isDecimalSpelling(out) ? out : undefined
 }

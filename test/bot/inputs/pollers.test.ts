@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import { createPollerHealth } from '../../../src/bot/inputs/pollerHealth.ts'
 import { startPollers } from '../../../src/bot/inputs/pollers.ts'
+import { botChangeFilter } from '../../../src/bot/inputs/streams/streamRoutes.ts'
 import type { InstrumentEvent } from '../../../src/bot/instrument/instrument.machine.ts'
 import { createOpenOrderBook } from '../../../src/bot/orders/openOrderBook.ts'
 import { createSignal } from '../../../src/bot/shared/signal.ts'
@@ -9,6 +10,7 @@ import type { CatalogueClient } from '../../../src/catalogue/client/createCatalo
 import { OffsetClock } from '../../../src/clock.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type { PerpsClient } from '../../../src/perps/client/createPerpsClient.ts'
+import type { Portfolio } from '../../../src/perps/schemas/account.ts'
 import type { Kline, StatisticsItem } from '../../../src/perps/schemas/info.ts'
 import { PollingSettings } from '../../../src/settings/schema.ts'
 
@@ -22,6 +24,8 @@ function setup(opts: {
   readsStatistics?: (id: number) => boolean
   /** Instruments a reload adds: pushed to `instruments`, then published here. */
   joined?: ReturnType<typeof createSignal<(typeof instrumentsType)[number]>> | undefined
+  /** Polled portfolios through the bot's change filter (as startBot shares it with the streams). */
+  changes?: boolean
 }) {
   const sent: {
     ids?: readonly number[] | undefined
@@ -43,6 +47,7 @@ function setup(opts: {
     open_price: '1',
     klines: Array.from({ length: 300 }, (_, k) => kline(k)),
   }))
+  const positions: Portfolio['positions'] = []
   const perps = {
     getTickers: vi.fn(async () =>
       instruments.map((i) => ({
@@ -65,7 +70,7 @@ function setup(opts: {
       })),
     ),
     getPortfolio: vi.fn(async () => ({
-      positions: [],
+      positions: positions.slice(),
       margin: {
         total_account_value: '1',
         total_initial_margin: '0',
@@ -79,6 +84,10 @@ function setup(opts: {
     getOpenOrders: vi.fn(async () => []),
   } as unknown as PerpsClient
   const clock = new SimulatedClock()
+  const changes = opts.changes
+    ? botChangeFilter(() => clock.now(), { staleIndexMs: 15_000, staleMarginMs: 30_000 })
+    : undefined
+  const restarted = createSignal<number>()
   // The recorder stands in for the actors' routing.
   const route = (ids: readonly number[] | undefined, event: InstrumentEvent): void =>
     void sent.push({ ids, event: event as (typeof sent)[number]['event'] })
@@ -88,7 +97,7 @@ function setup(opts: {
     clock,
     venueClock: new OffsetClock(clock),
     logger: createLogger({ pretty: 'never', destination: { write: (l: string) => void logs.push(l) } }),
-    actors: { route, instruments, restarted: createSignal<number>(), joined: opts.joined },
+    actors: { route, instruments, restarted, joined: opts.joined },
     openOrders: createOpenOrderBook({ perps, clock, instrumentIds: instruments.map((i) => i.id) }),
     account: { observePortfolio: () => undefined, observeClockSkew: () => undefined },
     health: createPollerHealth(),
@@ -97,8 +106,9 @@ function setup(opts: {
     klinesKept: opts.klinesKept,
     staleIndexMs: 15_000,
     staleStatisticsMs: 180_000,
+    changes,
   })
-  return { feeds, sent, logs, perps, instruments, stats, clock }
+  return { feeds, sent, logs, perps, instruments, stats, clock, changes, positions, restarted }
 }
 
 /** The shape of the harness's instruments (for the `joined` signal's type). */
@@ -181,6 +191,43 @@ describe('feeds', () => {
       expect(t.sent.filter((s) => s.event.type === 'INDEX' && s.ids?.[0] === 3)).toHaveLength(1)
       expect(t.sent.filter((s) => s.event.type === 'ACCOUNT' && s.ids?.[0] === 3)).toHaveLength(1)
     })
+    await t.feeds.stop()
+  })
+
+  it('through the change filter, an unchanged polled portfolio renews the margin age without events', async () => {
+    const t = setup({ assets: 3, klinesKept: 0, readsStatistics: () => false, changes: true })
+    const accounts = () => t.sent.filter((s) => s.event.type === 'ACCOUNT').map((s) => s.ids?.[0])
+    await vi.waitFor(() => expect(accounts()).toEqual([1, 2, 3]))
+    // Time moves on (half a second per look) until the next reads.
+    const stepUntil = (check: () => void) =>
+      vi.waitFor(() => {
+        t.clock.increment(500)
+        check()
+      })
+    // The next read, the same portfolio: no event, the age renewed where the actors read it.
+    await stepUntil(() => expect(t.changes?.seenAt('margin', 2)).toBeGreaterThanOrEqual(3_000))
+    expect(vi.mocked(t.perps.getPortfolio).mock.calls.length).toBeGreaterThanOrEqual(2)
+    expect(accounts()).toEqual([1, 2, 3])
+    // A position opens on instrument 2: only its actor hears of it.
+    t.positions.push({
+      instrument_id: 2,
+      symbol: 'A1-USDC',
+      size: '1',
+      entry_price: '1',
+      leverage: 1,
+      cross: true,
+      initial_margin: '0.1',
+      maintenance_margin: '0.05',
+      position_value: '1',
+      liquidation_price: '0.5',
+      unrealized_pnl: '0',
+      return_on_equity: '0',
+      cumulative_funding: '0',
+    })
+    await stepUntil(() => expect(accounts()).toEqual([1, 2, 3, 2]))
+    // A restarted actor lost its inputs: the reads it triggers route them to it as new.
+    t.restarted.emit(1)
+    await stepUntil(() => expect(accounts()).toEqual([1, 2, 3, 2, 1]))
     await t.feeds.stop()
   })
 })

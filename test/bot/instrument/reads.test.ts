@@ -1,7 +1,8 @@
 /**
  * A strategy that lists the optional inputs it reads (`Strategy.reads`) is not asked again when only
  * another one changes: the actor stores it (for the next snapshot and the risk assessment) and plans
- * nothing. Position, liquidation and the index always plan; without a list every input does.
+ * nothing. Position (size, entry), liquidation and the index always plan; a liquidation price alone is
+ * a margin number (`equity`); without a list every input does.
  */
 import { describe, expect, it } from 'vitest'
 import type { StrategyMargin } from '../../../src/strategy/strategy.ts'
@@ -9,12 +10,12 @@ import { type Harness, harness, margin, nothing } from './helpers.ts'
 
 const richer = (m: StrategyMargin): StrategyMargin => ({ ...m, accountValue: '1250.5' })
 
-function account(h: Harness, m: StrategyMargin, size?: string): void {
+function account(h: Harness, m: StrategyMargin, size?: string, liquidationPrice = '0'): void {
   const now = h.clock.now()
   h.actor.send({
     type: 'ACCOUNT',
     margin: m,
-    position: size === undefined ? undefined : { size, entryPrice: '50000', liquidationPrice: '0' },
+    position: size === undefined ? undefined : { size, entryPrice: '50000', liquidationPrice },
     receivedAt: now,
   })
 }
@@ -44,6 +45,25 @@ describe('instrument machine: inputs the strategy does not read', () => {
       later(h)
       account(h, richer(margin(0.1)))
       expect(h.snapshots).toHaveLength(plans + 1)
+    }
+  })
+
+  it('a liquidation price alone moving (a margin number) plans only for a strategy that reads equity', () => {
+    for (const [reads, replans] of [
+      [['bbo'] as const, false],
+      [['equity'] as const, true],
+    ] as const) {
+      const h = harness(nothing, { revisitAt: () => undefined, reads })
+      h.feedAll()
+      later(h)
+      account(h, margin(0.1), '0.5', '30000')
+      const plans = h.snapshots.length
+      later(h)
+      account(h, margin(0.1), '0.5', '30010')
+      expect(h.snapshots).toHaveLength(replans ? plans + 1 : plans)
+      // Stored all the same: the next plan sees it.
+      h.actor.send({ type: 'INDEX', index: { price: '50020', ts: h.clock.now() }, receivedAt: h.clock.now() })
+      expect(h.snapshots.at(-1)?.position?.liquidationPrice).toBe('30010')
     }
   })
 

@@ -49,4 +49,38 @@ describe('in-process transport', () => {
     expect(deliveries.size).toBe(0)
     clock.dispose()
   })
+
+  it("hands an answer over as its value beside its text (the size, the cap); a fault's raw text alone", async () => {
+    const clock = new VirtualClock({ mode: 'stepped', startMs: 0 })
+    const deliveries = createDeliveryQueue()
+    const bytes: number[] = []
+    const body = { price: '100.5', rows: [1, 2] }
+    const t = createInProcessTransport({
+      deliveries,
+      clock,
+      deadlineMs: 5_000,
+      maxBodyBytes: 30,
+      handler: (req) =>
+        req.path === '/raw'
+          ? { status: 200, body: undefined, raw: '{"price":' }
+          : req.path === '/big'
+            ? { status: 200, body: { pad: 'x'.repeat(40) } }
+            : { status: 200, body },
+      onAnswer: (_req, _status, n) => void bytes.push(n),
+    })
+    const read = (path: string) => {
+      const r = t.request({ method: 'GET', path })
+      void flush().then(() => deliveries.deliverOne())
+      return r
+    }
+    const value = await read('/value')
+    expect(value.json).toBe(body)
+    expect(value.text).toBe(JSON.stringify(body))
+    const raw = await read('/raw')
+    expect(raw.json).toBeUndefined()
+    expect(raw.text).toBe('{"price":')
+    await expect(read('/big')).rejects.toThrow(/30/)
+    expect(bytes).toEqual([JSON.stringify(body).length, 9, 50])
+    clock.dispose()
+  })
 })

@@ -94,6 +94,17 @@ export const MARGIN_KEY_FIGURES = 4
 /** A margin total for the change key only (a float's figures; the routed event keeps the decimal). */
 const coarse = (s: string): string => Number(s).toPrecision(MARGIN_KEY_FIGURES)
 
+/**
+ * The margins in the change key, in units of 1e-4 of the account value: what the margin ratio and the
+ * risk modes see. Their own leading figures moved with every mark (a position's margin is its
+ * notional's share, a few hundred on an account of 100,000: a 4th figure of 0.1), so nearly every
+ * poll sent every instrument an ACCOUNT event (issue 36). Exact when the account value is not positive.
+ */
+function marginShares(accountValue: string, ...totals: string[]): string {
+  const unit = Number(accountValue) * 10 ** -MARGIN_KEY_FIGURES
+  return totals.map((t) => (unit > 0 ? String(Math.round(Number(t) / unit)) : t)).join('|')
+}
+
 /** The bot's routes (public `book`, `klines`, `trades` and private `funding`, `balances`, `deposits` are not taken). */
 export const STREAM_ROUTES: StreamRouteTable = {
   tickers: (p, t) => {
@@ -117,37 +128,17 @@ export const STREAM_ROUTES: StreamRouteTable = {
     const statistics = statisticsFromPush(p.data, t.klinesKept)
     ;(t.defer ?? t.route)([p.data.iid], { type: 'STATISTICS', statistics, receivedAt: t.now() })
   },
-  // One ACCOUNT event per instrument every second: only a changed margin or position is routed (a
-  // liquidation at once, the rest after the pushes in hand), an unchanged one when its refresh is due.
-  // The margin counts as changed when one of its totals moved in its first MARGIN_KEY_FIGURES
-  // significant figures: any order's reprice changes the initial margin by a few millionths, and an
-  // exact key sent every instrument an event every second (1,000 at 1,000 instruments: most of the
-  // bot's allocation and its scavenges, issue 36). The event carries the exact figures; an unchanged
-  // margin only renews its age in the filter (`botChangeFilter`: silent), so the actor's exact figures
-  // are those of the last change in the key's figures (within 1e-4 of the venue's).
+  // Pushed every second: only a changed margin or position is routed (`routePortfolio`), a
+  // liquidation at once, the rest after the pushes in hand.
   portfolio: (p, t) => {
-    const at = t.now()
-    const margin = marginForStrategy(p.data)
     t.account.observePortfolio(p.data)
-    const marginKey = `${coarse(margin.accountValue)}|${coarse(margin.initialMargin)}|${coarse(margin.maintenanceMargin)}|${margin.inLiquidation}`
-    // Each instrument's positions looked up once (a scan per instrument is quadratic at 1,000).
-    const byId = new Map<number, Portfolio['positions']>()
-    for (const x of p.data.positions) byId.set(x.instrument_id, [...(byId.get(x.instrument_id) ?? []), x])
-    // The value of every instrument without a position, built once per push (not once per instrument).
-    const flatValue = `${marginKey}|`
-    for (const id of t.traded) {
-      const own = byId.get(id)
-      const position = own === undefined ? undefined : positionForStrategy({ ...p.data, positions: own }, id)
-      const value =
-        position === undefined
-          ? flatValue
-          : `${flatValue}${position.size}|${position.entryPrice}|${position.liquidationPrice}`
-      const verdict = verdictOf(t, filterKey('margin', id), value, 'margin')
-      if (verdict === 'hold') continue
-      const event: RoutedEvent = { type: 'ACCOUNT', margin, position, receivedAt: at }
-      if (margin.inLiquidation) t.route([id], event)
-      else (t.defer ?? t.route)([id], event)
-    }
+    routePortfolio(
+      p.data,
+      t.traded,
+      t.now(),
+      (key, value) => verdictOf(t, key, value, 'margin'),
+      (id, event) => (event.margin.inLiquidation ? t.route : (t.defer ?? t.route))([id], event),
+    )
   },
   orders: (p, t) => t.orders.observe(p.data),
   fills: (p, t) => {
@@ -159,6 +150,48 @@ export const STREAM_ROUTES: StreamRouteTable = {
     // Per-fill position notifications (opened, increased, reduced) are not alerts: the fills say it.
     for (const n of p.data) if (n.alert) t.notify?.(n)
   },
+}
+
+/** The portfolio's event to an instrument's actor. */
+export type AccountEvent = Extract<RoutedEvent, { type: 'ACCOUNT' }>
+
+/**
+ * The portfolio's ACCOUNT events (a stream push or a poll), one per instrument in `ids` whose margin
+ * or position changed, or whose refresh is due (`classify`, the change filter under the `margin` kind).
+ * The margin counts as changed when the account value moved in its first MARGIN_KEY_FIGURES
+ * significant figures or a margin total by 1e-4 of the account value (`marginShares`): any order's
+ * reprice changes the initial margin by a few millionths, and an exact key sent every instrument an
+ * event every second (1,000 at 1,000 instruments on the stream: most of the bot's allocation and its
+ * scavenges; every poll, each instrument re-planning, in the simulated day: issue 36). A position's
+ * liquidation price counts by its leading figures too, a margin number (a cross-margin account's moves
+ * with every mark); its size and entry are exact. The event carries the exact figures; an unchanged
+ * margin only renews its age in the filter (`botChangeFilter`: silent), so the actor's exact figures
+ * are those of the last change in the key (the margin ratio within about 1e-4 of the venue's).
+ */
+export function routePortfolio(
+  p: Portfolio,
+  ids: Iterable<number>,
+  at: number,
+  classify: (key: string, value: string) => FilterVerdict,
+  emit: (id: number, event: AccountEvent) => void,
+): void {
+  const margin = marginForStrategy(p)
+  const marginKey = `${coarse(margin.accountValue)}|${marginShares(margin.accountValue, margin.initialMargin, margin.maintenanceMargin)}|${margin.inLiquidation}`
+  // Each instrument's positions looked up once (a scan per instrument is quadratic at 1,000).
+  const byId = new Map<number, Portfolio['positions']>()
+  for (const x of p.positions) byId.set(x.instrument_id, [...(byId.get(x.instrument_id) ?? []), x])
+  // The value of every instrument without a position, built once (not once per instrument).
+  const flatValue = `${marginKey}|`
+  for (const id of ids) {
+    const own = byId.get(id)
+    const position = own === undefined ? undefined : positionForStrategy({ ...p, positions: own }, id)
+    const value =
+      position === undefined
+        ? flatValue
+        : `${flatValue}${position.size}|${position.entryPrice}|${coarse(position.liquidationPrice)}`
+    if (classify(filterKey('margin', id), value) === 'hold') continue
+    emit(id, { type: 'ACCOUNT', margin, position, receivedAt: at })
+  }
 }
 
 /**

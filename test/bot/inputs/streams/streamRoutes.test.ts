@@ -87,6 +87,21 @@ const fill = (tid: number, ts: number) => ({
   pnl: '0',
   ts,
 })
+const position = {
+  instrument_id: 2,
+  symbol: 'X',
+  size: '1',
+  entry_price: '100',
+  leverage: 10,
+  cross: true,
+  initial_margin: '10',
+  maintenance_margin: '5',
+  position_value: '100',
+  liquidation_price: '50',
+  unrealized_pnl: '0',
+  return_on_equity: '0',
+  cumulative_funding: '0',
+}
 const portfolio = {
   positions: [],
   margin: {
@@ -175,6 +190,33 @@ describe('the stream routing table', () => {
     expect(routed.slice(4).map((r) => r.event.margin)).toEqual([
       expect.objectContaining({ accountValue: '99000.5', initialMargin: '5000.02' }),
       expect.objectContaining({ accountValue: '99000.5', initialMargin: '5000.02' }),
+    ])
+  })
+
+  it('portfolio: a margin total counts in 1e-4 of the account value, a liquidation price by its leading figures', () => {
+    const { t, routed } = targets()
+    const withFilter: StreamRouteTargets = {
+      ...t,
+      now: () => 0,
+      changed: createChangeFilter(() => 0, { index: 5_000, bbo: 1_500 }, ['margin']),
+    }
+    const at = (im: string, liq: string) => ({
+      ...portfolio,
+      margin: { ...portfolio.margin, total_account_value: '100000', total_initial_margin: im },
+      positions: [{ ...position, liquidation_price: liq }],
+    })
+    routePush(STREAM_ROUTES, push('portfolio', at('381.0', '47642.29')), withFilter)
+    expect(routed).toHaveLength(2)
+    // The initial margin moved in its own 4th figure but by 2 of 100,000; the liquidation price
+    // in its 7th figure: a mark's move, nothing for the actors' risk (the margin ratio within 1e-4).
+    routePush(STREAM_ROUTES, push('portfolio', at('383.0', '47642.54')), withFilter)
+    expect(routed).toHaveLength(2)
+    // 12 of 100,000: every instrument's margin; the liquidation price in its 4th figure: its own only.
+    routePush(STREAM_ROUTES, push('portfolio', at('396.0', '47642.54')), withFilter)
+    expect(routed).toHaveLength(4)
+    routePush(STREAM_ROUTES, push('portfolio', at('396.0', '47662.54')), withFilter)
+    expect(routed.slice(4).map((r) => [r.ids, r.event.position])).toEqual([
+      [[position.instrument_id], expect.objectContaining({ liquidationPrice: '47662.54' })],
     ])
   })
 
