@@ -10,8 +10,9 @@
  *
  * This is xstate v5's protocol for its built-in actions (`assign`, `raise`, `enqueueActions`): an action
  * function with a `resolve(actorScope, snapshot, args, params)` that returns the next snapshot and the
- * actions to resolve after it (`resolveAndExecuteActionsWithContext`). Its `value` function body is never
- * run (xstate resolves built-in actions instead of executing them).
+ * actions to resolve after it (`resolveAndExecuteActionsWithContext`); the function itself is never
+ * called (xstate resolves a built-in action instead). test/bot/instrument/contextAction.test.ts pins
+ * the protocol: a new xstate must pass it.
  */
 import type {
   ActionFunction,
@@ -41,12 +42,12 @@ export function contextAction<
   TContext extends MachineContext,
   TExpressionEvent extends EventObject,
   TParams extends ParameterizedObject['params'] | undefined,
-  TEvent extends EventObject,
-  TActor extends ProvidedActor,
-  TAction extends ParameterizedObject,
-  TGuard extends ParameterizedObject,
-  TDelay extends string,
-  TEmitted extends EventObject,
+  TEvent extends EventObject = TExpressionEvent,
+  TActor extends ProvidedActor = ProvidedActor,
+  TAction extends ParameterizedObject = ParameterizedObject,
+  TGuard extends ParameterizedObject = ParameterizedObject,
+  TDelay extends string = never,
+  TEmitted extends EventObject = EventObject,
 >(
   decide: (args: ContextActionArgs<TContext>, params: TParams) => ContextDecision<TContext>,
 ): ActionFunction<TContext, TExpressionEvent, TEvent, TParams, TActor, TAction, TGuard, TDelay, TEmitted> {
