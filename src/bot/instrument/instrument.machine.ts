@@ -16,7 +16,17 @@
  * stale), is one delayed `WAKE` raised with an id and cancelled when it is no longer due. All delays run on the actor system's clock (a `SimulatedClock`
  * in tests).
  */
-import { assign, enqueueActions, fromPromise, setup } from 'xstate'
+import {
+  assign,
+  cancel,
+  emit,
+  enqueueActions,
+  fromPromise,
+  raise,
+  sendParent,
+  setup,
+  type UnknownAction,
+} from 'xstate'
 import type { PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
 import type { RiskMode } from './assessRisk.ts'
 import { bboStep } from './bbo.ts'
@@ -30,6 +40,7 @@ import {
   initialContext,
   withUpdate,
 } from './context.ts'
+import { type ContextActionArgs, type ContextDecision, contextAction } from './contextAction.ts'
 import type { HealthChange } from './health.ts'
 import { applyOutcome, resultsStep, submitFailedStep } from './results.ts'
 import type { LogEntry, Step } from './step.ts'
@@ -116,6 +127,67 @@ const writeLogs = (ctx: InstrumentContext, logs: readonly LogEntry[]) => (): voi
   }
 }
 
+/** A raised `SETTLE` and the deferred plan's cancel: the same every time, made once. */
+const RAISE_SETTLE = raise({ type: 'SETTLE' })
+const CANCEL_WAKE = cancel(WAKE_ID)
+
+/** The `step` action (see there): a pure step turned into the context to store and the actions after it. */
+function applyStep(
+  { context, self }: ContextActionArgs<InstrumentContext>,
+  params: StepParams,
+): ContextDecision<InstrumentContext> {
+  const now = context.deps.clock.now()
+  // Back in `quoting` after a submit (results or failure): its plan follows, over the context they left.
+  const chained = params.kind === 'results' || params.kind === 'failed'
+  const actions: UnknownAction[] = []
+  let ctx = context
+  let p: StepParams = params
+  for (;;) {
+    const s = computeStep(ctx, p, now)
+    const beforeDue = ctx.planDueAt
+    const beforeDeferred = ctx.deferredAt
+    const beforePending = ctx.pendingPlan
+    // The context after the step: the step's own copy (`whole`), the copy this action made for
+    // the step before (finished in place), else one made here.
+    let after =
+      s.update === undefined
+        ? ctx
+        : (s.whole ?? (ctx !== context ? Object.assign(ctx, s.update) : withUpdate(ctx, s.update)))
+    // The deferred plan, or the next moment time alone matters, whichever comes first. A due time
+    // already past (its WAKE was dropped in a state without a handler) is due now.
+    const timeDue = nextTimeDue(after, now)
+    let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
+    if (due !== undefined && due < now) due = now
+    const rewake = due !== beforeDue
+    if (after !== ctx || rewake || s.due !== beforeDeferred) {
+      if (after === context) after = withUpdate(context, undefined)
+      after.deferredAt = s.due
+      after.planDueAt = due
+    }
+    if (s.logs.length > 0) actions.push(writeLogs(context, s.logs))
+    if (rewake) {
+      if (beforeDue !== undefined) actions.push(CANCEL_WAKE)
+      if (due !== undefined) actions.push(raise({ type: 'WAKE' }, { id: WAKE_ID, delay: due - now }))
+    }
+    for (const c of s.changes) {
+      const emitted = toEmitted(context, c)
+      actions.push(emit(emitted))
+      // A supervisor re-emits it; a standalone actor (tests) has no parent to tell.
+      if (self._parent) actions.push(sendParent(emitted))
+    }
+    // The state follows the context (`SETTLE`): a risk mode the state is not in, or a plan to send.
+    if (
+      after.assessment.mode !== after.mode.mode ||
+      (after.pendingPlan !== undefined && (beforePending === undefined || p.kind === 'plan'))
+    )
+      actions.push(RAISE_SETTLE)
+    ctx = after
+    if (!chained || p.kind === 'plan') break
+    p = PLAN
+  }
+  return { context: ctx, actions: actions.length > 0 ? actions : undefined }
+}
+
 export const instrumentMachine = setup({
   types: {
     context: {} as InstrumentContext,
@@ -166,66 +238,13 @@ export const instrumentMachine = setup({
       if (params.mode !== context.assessment.mode) enqueue.raise({ type: 'SETTLE' })
     }),
     /**
-     * Applies a pure step: assigns its update, logs, (re)schedules or cancels the deferred plan's
+     * Applies a pure step: stores its context, logs, (re)schedules or cancels the deferred plan's
      * delayed `WAKE`, and emits (and sends to the parent) opened/closed degradation episodes. A
-     * submit's results (or failure) are followed by the plan after them in the same action and one
-     * assign: the same actions, in the same order, as the two steps one after the other would enqueue.
+     * submit's results (or failure) are followed by the plan after them in the same action: the same
+     * actions, in the same order, as the two steps one after the other would bring. One context action
+     * (contextAction.ts): the step's copy of the context is stored as it is, in the same snapshot.
      */
-    step: enqueueActions(({ context, enqueue, self }, params: StepParams) => {
-      const now = context.deps.clock.now()
-      // Back in `quoting` after a submit (results or failure): its plan follows, over the context they left.
-      const chained = params.kind === 'results' || params.kind === 'failed'
-      let ctx = context
-      let p: StepParams = params
-      for (;;) {
-        const s = computeStep(ctx, p, now)
-        const beforeDue = ctx.planDueAt
-        const beforeDeferred = ctx.deferredAt
-        const beforePending = ctx.pendingPlan
-        // The context after the step: the step's own copy (`whole`), the copy this action made for
-        // the step before (finished in place), else one made here.
-        let after =
-          s.update === undefined
-            ? ctx
-            : (s.whole ?? (ctx !== context ? Object.assign(ctx, s.update) : withUpdate(ctx, s.update)))
-        // The deferred plan, or the next moment time alone matters, whichever comes first. A due time
-        // already past (its WAKE was dropped in a state without a handler) is due now.
-        const timeDue = nextTimeDue(after, now)
-        let due = s.due === undefined || (timeDue !== undefined && timeDue < s.due) ? timeDue : s.due
-        if (due !== undefined && due < now) due = now
-        const rewake = due !== beforeDue
-        if (after !== ctx || rewake || s.due !== beforeDeferred) {
-          if (after === context) after = withUpdate(context, undefined)
-          after.deferredAt = s.due
-          after.planDueAt = due
-        }
-        if (s.logs.length > 0) enqueue(writeLogs(context, s.logs))
-        if (rewake) {
-          if (beforeDue !== undefined) enqueue.cancel(WAKE_ID)
-          if (due !== undefined) enqueue.raise({ type: 'WAKE' }, { id: WAKE_ID, delay: due - now })
-        }
-        for (const c of s.changes) {
-          const emitted = toEmitted(context, c)
-          enqueue.emit(emitted)
-          // A supervisor re-emits it; a standalone actor (tests) has no parent to tell.
-          if (self._parent) enqueue.sendParent(emitted)
-        }
-        // The state follows the context (`SETTLE`): a risk mode the state is not in, or a plan to send.
-        if (
-          after.assessment.mode !== after.mode.mode ||
-          (after.pendingPlan !== undefined && (beforePending === undefined || p.kind === 'plan'))
-        )
-          enqueue.raise({ type: 'SETTLE' })
-        ctx = after
-        if (!chained || p.kind === 'plan') break
-        p = PLAN
-      }
-      // One assign for the whole action: the context is stored as it is (no second copy of it).
-      if (ctx !== context) {
-        const whole = ctx
-        enqueue.assign(() => whole)
-      }
-    }),
+    step: contextAction(applyStep),
     /** The delayed `WAKE` fired (or must not fire any more). */
     clearWake: enqueueActions(({ context, enqueue, event }) => {
       if (context.planDueAt === undefined) return
