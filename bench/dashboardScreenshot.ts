@@ -8,6 +8,9 @@ import { parseArgs } from 'node:util'
 import { chromium } from 'playwright-core'
 import { startBotOnMock } from '../src/sim/botOnMock.ts'
 import { CHROMIUM_ARGS, chromiumPath } from '../test/helpers/chromium.ts'
+import { exitWithHelpOnRequest } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const { values } = parseArgs({
   options: {

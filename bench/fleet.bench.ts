@@ -15,7 +15,9 @@ import { connectFleetRedis } from '../src/fleet/redisConnection.ts'
 import { LuaScript } from '../src/fleet/redisScript.ts'
 import { createSharedBudget } from '../src/fleet/sharedBudget.ts'
 import { startRedis } from '../test/helpers/redis.ts'
-import { distribution, ms } from './stats.ts'
+import { distribution, exitWithHelpOnRequest, ms } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const nArg = process.argv.indexOf('--n')
 const N = nArg > 0 ? Number(process.argv[nArg + 1]) : 3_000

@@ -23,7 +23,9 @@ import { loadPnlBaseline } from '../src/journal/pnlBaseline.ts'
 import { loadJournalHistory } from '../src/journal/reading/history.ts'
 import { sqliteDriver } from '../src/journal/sqlite/sqliteDriver.ts'
 import { coalescedHistory } from '../src/ops/dashboard/history.ts'
-import { numberFlag } from './stats.ts'
+import { exitWithHelpOnRequest, numberFlag } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const FILLS = numberFlag('fills', 1_000_000)
 const DAY = 86_400_000

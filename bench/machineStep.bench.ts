@@ -36,7 +36,9 @@ import { createLogger } from '../src/logging/logger.ts'
 import type { Order } from '../src/perps/schemas/orders.ts'
 import { QuotingSettings, RiskSettings } from '../src/settings/schema.ts'
 import type { StrategySnapshot } from '../src/strategy/strategy.ts'
-import { flag, numberFlag } from './stats.ts'
+import { exitWithHelpOnRequest, flag, numberFlag } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const EVENTS = numberFlag('events', 200_000)
 const INSTRUMENTS = numberFlag('instruments', 10)

@@ -41,7 +41,9 @@ import type { SweepTask } from '../src/research/sweep/task.ts'
 import { runSimulation } from '../src/sim/simulate/runSimulation.ts'
 import { runBacktest as runHandWritten } from './handWritten/runBacktest.ts'
 import { BENCH_DAY0, ensureBenchData } from './researchData.ts'
-import { flag, numberFlag } from './stats.ts'
+import { exitWithHelpOnRequest, flag, numberFlag } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- research:begin -->'

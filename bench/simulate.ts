@@ -32,7 +32,9 @@ import { summarize } from '../src/sim/simulate/summary.ts'
 import { loadNow, loadSpan, machineLine } from './docRegions.ts'
 import { DEV_PROXY_PK } from './inProcessBot.ts'
 import { BENCH_DAY0, ensureBenchData } from './researchData.ts'
-import { flag, numberFlag } from './stats.ts'
+import { exitWithHelpOnRequest, flag, numberFlag } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- simulate:begin -->'

@@ -29,7 +29,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { loadNow, loadSpan, machineLine, utcStamp, writeRegion } from './docRegions.ts'
-import { flag, numberFlag, sleepMs } from './stats.ts'
+import { exitWithHelpOnRequest, flag, numberFlag, sleepMs } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const ROOT = resolve(import.meta.dirname, '..')
 const RUNS = numberFlag('runs', 3)

@@ -1,4 +1,6 @@
 /** Small helpers shared by the benches: percentiles, formatting, flags, and the machine-readable result line. */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 
 /** Nearest-rank percentile of an ascending array (NaN when empty). */
 export function percentile(sorted: readonly number[], p: number): number {
@@ -61,3 +63,24 @@ export function emitResult(result: unknown): void {
 }
 
 export const sleepMs = (t: number): Promise<void> => new Promise((r) => setTimeout(r, t))
+
+/**
+ * `--help` / `-h`: prints the bench's own leading doc comment (its usage, one text for both) and exits
+ * 0. Call it first in a bench's body, with `import.meta.url`, before its flags are read.
+ */
+export function exitWithHelpOnRequest(
+  moduleUrl: string,
+  argv: readonly string[] = process.argv.slice(2),
+): void {
+  if (!argv.includes('--help') && !argv.includes('-h')) return
+  const text = readFileSync(fileURLToPath(moduleUrl), 'utf8')
+  const doc = /^\/\*\*([\s\S]*?)\*\//.exec(text)?.[1] ?? ' no usage written'
+  console.log(
+    doc
+      .split('\n')
+      .map((l) => l.replace(/^\s*\* ?/, ''))
+      .join('\n')
+      .trim(),
+  )
+  process.exit(0)
+}

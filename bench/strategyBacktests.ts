@@ -8,6 +8,9 @@ import { runBacktest } from '../src/research/backtest/runBacktest.ts'
 import { DEFAULT_FILL_MODEL } from '../src/research/replay/fillModel.ts'
 import { prepareReplay } from '../src/research/replay/prepareReplay.ts'
 import { summarize } from '../src/sim/simulate/summary.ts'
+import { exitWithHelpOnRequest } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const dir = process.argv[2]
 if (dir === undefined) throw new Error('usage: bench/strategyBacktests.ts DIR [hours]')
