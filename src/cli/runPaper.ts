@@ -66,7 +66,6 @@ export async function startPaper(o: {
   const r = venue.resumed
   o.logger.info(
     {
-      url: venue.mock.url,
       fills: r.fills,
       funding: r.funding,
       positions: r.positions.length,
@@ -78,7 +77,7 @@ export async function startPaper(o: {
   )
   o.logger.info(
     { fees: venue.feeCategory },
-    `paper: local book at ${venue.mock.url} (fees: the venue's ${venue.feeCategory} schedule; fills: queue-aware fill model on live prints and book)`,
+    `paper: local book in this process (fees: the venue's ${venue.feeCategory} schedule; fills: queue-aware fill model on live prints and book)`,
   )
   return {
     venue,

@@ -1,5 +1,5 @@
 /**
- * The venue port's events from the exchange core in this process (simulate `--streams`): a
+ * The venue port's events from the exchange core in this process (simulate `--streams`, paper): a
  * `StreamSource` on the mock's in-process stream hub (mock/stream/inProcessStreamHub.ts) in place of
  * the WebSocket pool. The pushes arrive as values, in the hub's batches through the simulator's
  * delivery queue; from there each goes the socket client's way (streamClient.ts) with the same
@@ -32,13 +32,16 @@ import type { StreamPoolHealth } from '../perps/stream/streamPool.ts'
 import type { OpenStreamSource, StreamSource, StreamSourceOptions } from '../perps/stream/streamSource.ts'
 import type { StreamEventMap, StreamState } from '../perps/stream/streamTypes.ts'
 
+/** What a source needs of the hub: a session, and turns on its delivery queue. */
+export type StreamHubSide = Pick<InProcessStreamHub, 'connect' | 'enqueue'>
+
 /** Opens the bot's stream source on the hub (the venue port's `events.source`). */
-export function openInProcessStream(hub: InProcessStreamHub): OpenStreamSource {
+export function openInProcessStream(hub: StreamHubSide): OpenStreamSource {
   return (options) => new InProcessStreamSource(hub, options)
 }
 
 export class InProcessStreamSource implements StreamSource {
-  readonly #hub: InProcessStreamHub
+  readonly #hub: StreamHubSide
   readonly #o: StreamSourceOptions
   readonly #clock: Clock
   readonly #events: TypedEvents<StreamEventMap>
@@ -57,7 +60,7 @@ export class InProcessStreamSource implements StreamSource {
   #watchdog: TimerId | undefined
   #lastInboundAt: number | undefined
 
-  constructor(hub: InProcessStreamHub, options: StreamSourceOptions) {
+  constructor(hub: StreamHubSide, options: StreamSourceOptions) {
     this.#hub = hub
     this.#o = options
     this.#clock = options.clock

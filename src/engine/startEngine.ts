@@ -34,11 +34,13 @@ function botVenueOptions(venue: VenuePort): Pick<BotOptions, VenueKeys> {
   const addresses =
     c.via === 'http'
       ? { perpsUrl: c.perpsUrl, catalogueUrl: c.catalogueUrl }
-      : {
-          perpsUrl: c.transports.perps.origin,
-          catalogueUrl: c.transports.catalogue.origin,
-          transports: c.transports,
-        }
+      : c.via === 'in-process-perps'
+        ? { perpsUrl: c.perps.origin, catalogueUrl: c.catalogueUrl, transports: { perps: c.perps } }
+        : {
+            perpsUrl: c.transports.perps.origin,
+            catalogueUrl: c.transports.catalogue.origin,
+            transports: c.transports,
+          }
   return {
     clock: venue.clock,
     ...addresses,

@@ -1,7 +1,8 @@
 /**
  * The adapters of the venue port: each names one venue for `startEngine` and nothing more. The
  * local books are started by their owners (the CLI's embedded mock and paper book, the simulator's
- * stepped assembly) and handed in as addresses or transports; the engine never knows which it has.
+ * stepped assembly) and handed in as addresses, transports or stream sources; the engine never knows
+ * which it has.
  */
 import type { VenueLink } from '../bot/startup/connect.ts'
 import type { Clock } from '../clock.ts'
@@ -47,12 +48,18 @@ export function loopbackMockVenue(o: {
 }
 
 /**
- * The paper book (`run --paper`): the mock's exchange core whose market is the venue's public feed,
- * on loopback, with the paper account's local keys; the catalogue is the real (public) one.
+ * The paper book (`run --paper`): the mock's exchange core in this process whose market is the
+ * venue's public feed (src/paper/paperVenue.ts), reached as the simulator reaches its core — the
+ * proxy-signed commands as typed values through an in-process transport, the pushes from the core's
+ * publisher as values (`streamSource`), both on a delivery queue that empties itself on wall time —
+ * with the paper account's local keys; the catalogue is the real (public) one over HTTP. No socket
+ * and no JSON between the bot and its book; the venue sees only the paper book's public reads.
  */
 export function paperVenue(o: {
-  url: string
-  streamUrl: string | undefined
+  perps: TypedCommandTransport
+  /** The book's stream in this process (engine/inProcessStream.ts); `streamUrl` is its label. */
+  streamSource: OpenStreamSource
+  streamUrl: string
   catalogueUrl: string
   clock: Clock
   secrets: Secrets
@@ -60,8 +67,8 @@ export function paperVenue(o: {
   return {
     kind: 'paper',
     clock: o.clock,
-    commands: { via: 'http', perpsUrl: o.url, catalogueUrl: o.catalogueUrl },
-    events: { streamUrl: o.streamUrl },
+    commands: { via: 'in-process-perps', perps: o.perps, catalogueUrl: o.catalogueUrl },
+    events: { streamUrl: o.streamUrl, source: o.streamSource },
     account: { kind: 'local-keys', secrets: o.secrets },
   }
 }

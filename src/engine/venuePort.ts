@@ -15,9 +15,9 @@
  * - events out: market (tickers, statistics, best bid/offer), order, fill and account (portfolio,
  *   withdrawals, notifications) pushes as one typed stream (`VenueEvent`, perps/stream/streamSource.ts:
  *   the push schemas' types), with the same reads over `commands` as the safety net. The bot's inputs
- *   take a `StreamSource`: the WebSocket pool (live, dry run, paper) or, with `events.source`, the
- *   exchange core's publisher in this process (simulate `--streams`: no socket, no JSON, the same
- *   channels, sequence numbers and gaps). Simulate without `--streams` polls the reads;
+ *   take a `StreamSource`: the WebSocket pool (live, dry run) or, with `events.source`, the
+ *   exchange core's publisher in this process (paper, simulate `--streams`: no socket, no JSON, the
+ *   same channels, sequence numbers and gaps). Simulate without `--streams` polls the reads;
  * - the clock: the venue's base time, which the engine corrects by the venue's own clock.
  */
 import type { VenueLink } from '../bot/startup/connect.ts'
@@ -45,6 +45,11 @@ export type VenueCommands =
       via: 'in-process'
       transports: { perps: TypedCommandTransport | HttpTransport; catalogue: HttpTransport }
     }
+  /**
+   * The paper book: the venue's commands and reads into a local book in this process (typed
+   * commands, ordered delivery on wall time), the catalogue the real one over HTTP (it is public).
+   */
+  | { via: 'in-process-perps'; perps: TypedCommandTransport; catalogueUrl: string }
 
 /** Whose account trades, and with which keys. */
 export type VenueAccount =

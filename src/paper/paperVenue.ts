@@ -1,22 +1,31 @@
 /**
- * The paper venue: the mock's exchange core on a loopback port, its market driven by the real venue's
+ * The paper venue: the mock's exchange core in this process, its market driven by the real venue's
  * public stream (liveFeed.ts → the replay's row driver with the documented queue-aware fill model)
  * instead of the invented price process, its instruments and fee tiers read from the venue's public
  * REST (publicVenue.ts), and one account, the paper account (paperAccount.ts), resumed from the
- * journal. The bot runs unchanged against it over loopback, as a dry run runs against the embedded
- * mock: orders rest in this local book and fill only from the venue's prints and book; the venue
- * receives public reads and subscriptions, never a signed request (the bot's commands stop here).
- *
- * It is the "paper" adapter of the venue port (docs/architecture.md, "Venue port"): today behind the
- * HTTP surface the bot already speaks; later its exchange core is called through the port directly.
+ * journal. The bot runs unchanged against it as `simulate` runs against its core (docs/architecture.md,
+ * "Venue port": the paper adapter): its proxy-signed commands reach the book as typed values through
+ * the in-process transport (no signature, no JSON), its stream inputs come from the core's publisher
+ * as values (mock/stream/inProcessStreamHub.ts → engine/inProcessStream.ts), both handed over in
+ * order by a delivery queue that empties itself on wall time (paperDeliveries.ts). No port is opened
+ * and no socket joins the bot to its book. Orders rest in this local book and fill only from the
+ * venue's prints and book; the venue receives public reads and subscriptions, never a signed request
+ * (the bot's commands stop here).
  */
 import type { Clock } from '../clock.ts'
+import { openInProcessStream } from '../engine/inProcessStream.ts'
+import { paperVenue } from '../engine/venueAdapters.ts'
+import type { VenuePort } from '../engine/venuePort.ts'
 import type { JournalDb } from '../journal/database.ts'
 import type { Journal } from '../journal/journal.ts'
-import { type RunningMock, startMockServer } from '../mock/server.ts'
+import type { MockRequest } from '../mock/mockHttp.ts'
+import { createMockServerHandler, type MockServer } from '../mock/server.ts'
+import { createInProcessStreamHub } from '../mock/stream/inProcessStreamHub.ts'
 import { VirtualClock } from '../mock/virtualClock.ts'
 import { DEFAULT_FILL_MODEL, type FillModelConfig } from '../research/replay/fillModel.ts'
 import { createRowDriver } from '../research/replay/replayDriver.ts'
+import type { Secrets, Settings } from '../settings/schema.ts'
+import { createInProcessTransport } from '../sim/simulate/inProcessTransport.ts'
 import { type LiveFeed, type LiveFeedHealth, startLiveFeed } from './liveFeed.ts'
 import {
   applyPaperResume,
@@ -25,7 +34,11 @@ import {
   type PaperResume,
   paperAccountSeed,
 } from './paperAccount.ts'
+import { createSelfDrainingDeliveries } from './paperDeliveries.ts'
 import { readPublicVenue } from './publicVenue.ts'
+
+/** The paper book's address where one is shown (status, logs): never dialled, nothing listens. */
+export const PAPER_BOOK_LABEL = 'in-process:paper-book'
 
 export interface PaperVenueOptions {
   /** The venue's public REST and WebSocket (`PERPS_URL`, `PERPS_WS_URL`). */
@@ -53,12 +66,31 @@ export interface PaperVenueOptions {
   silentAfterMs?: number | undefined
 }
 
+/** What crossed between the bot and its book, by kind (counted at the book). */
+export interface PaperTraffic {
+  /** Reads (GET): JSON text, parsed by the client's schemas as off the wire. */
+  reads: number
+  /** Commands that reached the book as typed values (no signature, no JSON). */
+  typedCommands: number
+  /** Commands that reached it signed, as JSON: none while the bot speaks typed commands. */
+  signedCommands: number
+}
+
 export interface PaperVenue {
-  /** The local book on loopback, as the bot's venue (URL, WebSocket, clock). */
-  readonly mock: RunningMock
+  /** The local book in this process: the exchange core behind the mock's request limiter. */
+  readonly book: MockServer
+  /** The book's clock (wall time, or the test's). */
+  readonly clock: VirtualClock
   readonly resumed: PaperResume
   readonly feeCategory: string
   feed(): LiveFeedHealth & { modelFills: number }
+  traffic(): PaperTraffic
+  /**
+   * The venue port of a bot trading this book (engine/venueAdapters.ts `paperVenue`): its commands
+   * and reads through an in-process transport with the bot's request deadline and body cap, its
+   * stream from the book's publisher; the catalogue the real one at `catalogueUrl`.
+   */
+  port(o: { settings: Pick<Settings, 'perps'>; secrets: Secrets; catalogueUrl: string }): VenuePort
   /** Stops the book and the feed; with the journal, first journals the book's whole fill and funding history. */
   close(journal?: Pick<Journal, 'fill' | 'funding' | 'saveState'> | undefined): Promise<void>
 }
@@ -109,13 +141,11 @@ export async function startPaperVenue(o: PaperVenueOptions): Promise<PaperVenue>
     // A quiet instrument is not a gap in a live feed.
     gapMs: Number.POSITIVE_INFINITY,
   })
-  let mock: RunningMock
+  let book: MockServer
   try {
-    mock = await startMockServer({
-      port: 0,
+    book = createMockServerHandler({
       clock,
       scenario: 'calm',
-      streamPushIntervalMs: PAPER_PUSH_MS,
       exchange: {
         instruments: venue.specs,
         feeTiers: venue.feeTiers,
@@ -129,11 +159,25 @@ export async function startPaperVenue(o: PaperVenueOptions): Promise<PaperVenue>
     await feed.close()
     throw e
   }
-  applyPaperResume(mock.exchange, resumed)
+  applyPaperResume(book.exchange, resumed)
+  const deliveries = createSelfDrainingDeliveries()
+  const hub = createInProcessStreamHub({
+    exchange: book.exchange,
+    clock,
+    serverClock: book.serverClock,
+    pushIntervalMs: PAPER_PUSH_MS,
+    deliver: (handOver) => deliveries.push(handOver),
+  })
+  const traffic: PaperTraffic = { reads: 0, typedCommands: 0, signedCommands: 0 }
+  const count = (req: MockRequest): void => {
+    if (req.method === 'GET') traffic.reads += 1
+    else if (req.vouched !== undefined) traffic.typedCommands += 1
+    else traffic.signedCommands += 1
+  }
   // A moved venue price reaches the bot at the next step boundary, not the next push tick.
   const moved = new Set<number>()
   let due: unknown
-  const running = mock
+  const running = book
   feed.onTicker((iid) => {
     moved.add(iid)
     if (due !== undefined) return
@@ -142,7 +186,7 @@ export async function startPaperVenue(o: PaperVenueOptions): Promise<PaperVenue>
       () => {
         due = undefined
         running.exchange.sync()
-        running.stream?.publishNow([...moved])
+        hub.publishNow([...moved])
         moved.clear()
       },
       PAPER_STEP_MS - (now % PAPER_STEP_MS) + 1,
@@ -164,15 +208,36 @@ export async function startPaperVenue(o: PaperVenueOptions): Promise<PaperVenue>
   }, 1_000)
   watch.unref()
   return {
-    mock,
+    book,
+    clock,
     resumed,
     feeCategory: venue.feeCategory,
     feed: () => ({ ...feed.health(), modelFills: driver.modelFills }),
+    traffic: () => ({ ...traffic }),
+    port: ({ settings, secrets, catalogueUrl }) =>
+      paperVenue({
+        perps: createInProcessTransport({
+          handler: book.handler,
+          clock,
+          deadlineMs: settings.perps.requestTimeoutMs,
+          maxBodyBytes: settings.perps.maxResponseBytes,
+          origin: PAPER_BOOK_LABEL,
+          deliveries,
+          typedCommands: true,
+          onExchange: count,
+        }),
+        streamSource: openInProcessStream(hub),
+        streamUrl: PAPER_BOOK_LABEL,
+        catalogueUrl,
+        clock,
+        secrets,
+      }),
     async close(journal) {
       clearInterval(watch)
       if (due !== undefined) clock.clearTimeout(due)
-      if (journal !== undefined) journalPaperHistory(mock.exchange, journal)
-      await mock.close()
+      if (journal !== undefined) journalPaperHistory(book.exchange, journal)
+      hub.close()
+      book.dispose()
       await feed.close()
     },
   }

@@ -13,7 +13,8 @@ import { resolveStrategies } from '../bot/startup/resolveConfig.ts'
 import type { StopReport } from '../bot/startup/stopSequence.ts'
 import type { Clock } from '../clock.ts'
 import { startEngine } from '../engine/startEngine.ts'
-import { httpVenue, loopbackMockVenue, paperVenue } from '../engine/venueAdapters.ts'
+import { httpVenue, loopbackMockVenue } from '../engine/venueAdapters.ts'
+import type { VenuePort } from '../engine/venuePort.ts'
 import type { FleetPart } from '../fleet/fleetPart.ts'
 import { fieldOf } from '../guards.ts'
 import type { Journal } from '../journal/journal.ts'
@@ -26,7 +27,7 @@ import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from '../m
 import type { StreamTap } from '../perps/stream/frameTap.ts'
 import { seededRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
-import { SCRUBBED_ENV_NAMES, SECRET_ENV_NAMES } from '../settings/schema.ts'
+import { SCRUBBED_ENV_NAMES, SECRET_ENV_NAMES, type Secrets, type Settings } from '../settings/schema.ts'
 
 /** Paths whose non-GET requests are commands (signed trade ops, proxy and referral). */
 export const COMMAND_PATHS: readonly string[] = ['/v1/trade/', '/v1/account/proxy', '/v1/account/referral']
@@ -164,6 +165,11 @@ export interface BotAgainstOptions
   selfProvision?: boolean | undefined
   /** Settings mode (default dry-run; `paper` for a bot on the paper book). */
   mode?: 'dry-run' | 'paper' | undefined
+  /**
+   * The venue port, from the loaded settings and keys (the paper book's in-process port,
+   * `PaperVenue.port`); the addresses above are then only labels. Default: by the addresses.
+   */
+  venue?: ((loaded: { settings: Settings; secrets: Secrets }) => VenuePort) | undefined
 }
 
 /** The shipped dry-run bot against a mock at `perpsUrl` (in this process or another). */
@@ -190,11 +196,10 @@ export async function startBotAgainst(
   // The mock's own account (dry run), the paper book's local keys, or keys given in `env`.
   const where = { url: o.perpsUrl, streamUrl: o.streamUrl, clock: o.clock, secrets: env }
   const venue =
-    o.selfProvision !== false
+    o.venue?.({ settings, secrets: env }) ??
+    (o.selfProvision !== false
       ? loopbackMockVenue(where)
-      : o.mode === 'paper'
-        ? paperVenue({ ...where, catalogueUrl: o.perpsUrl })
-        : httpVenue({ ...where, perpsUrl: o.perpsUrl, catalogueUrl: o.perpsUrl })
+      : httpVenue({ ...where, perpsUrl: o.perpsUrl, catalogueUrl: o.perpsUrl }))
   const bot = await startEngine({
     settings: deadManOnClockRate(settings, o.clockRate ?? 1),
     venue,

@@ -40,6 +40,7 @@ function fakeHub(turns?: (() => void)[]) {
     serve: () => () => undefined,
     enqueue: (h) => (turns === undefined ? h() : void turns.push(h)),
     changed: () => undefined,
+    publishNow: () => undefined,
     sessions: 1,
     close: () => undefined,
   }

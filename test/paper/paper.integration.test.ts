@@ -6,19 +6,25 @@
  * account's local keys. The paper bot's fill count and net PnL must land within docs/research.md's
  * ground-truth tolerance of the live bot's; the venue must count no signed or authenticated request
  * that is not the live bot's (the paper side sends none at all).
- * Stepped clock shared by every party (test/helpers/loopbackStepper.ts): time jumps to the next timer
- * only once every request and frame on the loopback sockets has been read, so the run is counted in
- * timer steps, not wall seconds, and neither bot pays network latency in virtual time (the paper side's
- * two extra loopback hops included). 2 instruments, index-peg at a 2 bps half-spread, 4 virtual minutes.
- * (On the accelerated clock, 4 minutes at 4× took 60 wall s, and less time or more speed missed the
- * PnL tolerance under load: the paper side's hops cost it more virtual latency than the live bot paid.)
+ * The paper bot reaches its book in process (typed commands, the book's pushes as values; no port,
+ * no socket, no JSON): the second test counts its connections (none) and the book's signed commands
+ * (none). Stepped clock shared by every party (test/helpers/loopbackStepper.ts): time jumps to the
+ * next timer only once every request and frame on the loopback sockets has been read and no immediate
+ * is pending (the paper book's delivery queue runs on immediates), so the run is counted in timer
+ * steps, not wall seconds, and neither bot pays network latency in virtual time. 2 instruments,
+ * index-peg at a 2 bps half-spread, 4 virtual minutes (live 206 fills, net 3.11; paper 201, 3.58;
+ * over the former loopback hop 204, 3.69 and 198, 2.86). (On the accelerated clock, 4 minutes at 4×
+ * took 60 wall s, and less time or more speed missed the PnL tolerance under load: the paper side's
+ * loopback hops then cost it more virtual latency than the live bot paid.)
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import type { Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { AUTH_HEADER_PAIRS } from '../../src/mock/perps/handler.ts'
 import { generateInstruments } from '../../src/mock/perps/instruments.ts'
 import { PaperFeedError } from '../../src/paper/liveFeed.ts'
 import { PAPER_KEYS, paperProxyAddress } from '../../src/paper/paperAccount.ts'
-import { startPaperVenue } from '../../src/paper/paperVenue.ts'
+import { PAPER_BOOK_LABEL, startPaperVenue } from '../../src/paper/paperVenue.ts'
 import { startBotAgainst, startLoopbackMock } from '../../src/sim/botOnMock.ts'
 import { generatedInstrumentConfig } from '../../src/sim/generatedInstruments.ts'
 import { loopbackStepper } from '../helpers/loopbackStepper.ts'
@@ -84,8 +90,9 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
     )
     const paperBot = await stepper.during(
       startBotAgainst({
-        perpsUrl: paper.mock.url,
-        streamUrl: paper.mock.wsUrl,
+        perpsUrl: PAPER_BOOK_LABEL,
+        streamUrl: PAPER_BOOK_LABEL,
+        venue: (loaded) => paper.port({ ...loaded, catalogueUrl: venue.server.url }),
         clock,
         overrides,
         logLevel: 'warn',
@@ -109,6 +116,7 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
     const truth = pnl(live)
     const paperRun = pnl(paperBot)
     const feed = paper.feed()
+    const traffic = paper.traffic()
     await paper.close()
     await venue.close()
     if (process.env.PERPBOT_GT_PRINT) console.log({ truth, paper: paperRun, feed })
@@ -116,6 +124,9 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
     expect(feed.pushes).toBeGreaterThan(100)
     expect(feed.modelFills).toBeGreaterThan(0)
     expect(within(paperRun, truth)).toEqual({ fills: true, pnl: true })
+    // The paper bot's commands reached its book as typed values, in process: none signed.
+    expect(traffic.typedCommands).toBeGreaterThan(truth.fills)
+    expect(traffic.signedCommands).toBe(0)
     // Only the live bot authenticated or signed anything at the venue; the paper account never appears.
     expect(authed.length).toBeGreaterThan(0)
     expect(authed.filter((a) => a === paperProxyAddress().toLowerCase())).toEqual([])
@@ -142,6 +153,9 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
     const clock = venue.mock.clock
     const stepper = loopbackStepper(clock)
     const silences: boolean[] = []
+    const listening = (): number =>
+      process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length
+    const serversBefore = listening()
     const paper = await stepper.during(
       startPaperVenue({
         restUrl: venue.server.url,
@@ -154,14 +168,25 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
         onFeedSilence: (silent) => silences.push(silent),
       }),
     )
+    // The paper book opens no port (a server of an earlier file in this fork may have closed meanwhile).
+    expect(listening()).toBeLessThanOrEqual(serversBefore)
+    // Every connection made from here on: the paper bot's to its book would be one of them.
+    const connected: (number | undefined)[] = []
+    const onSocket = (m: unknown): void => {
+      const socket = (m as { socket: Socket }).socket
+      socket.once('connect', () => connected.push(socket.remotePort))
+    }
+    subscribe('net.client.socket', onSocket)
     const bot = await stepper.during(
       startBotAgainst({
-        perpsUrl: paper.mock.url,
-        streamUrl: paper.mock.wsUrl,
+        perpsUrl: PAPER_BOOK_LABEL,
+        streamUrl: PAPER_BOOK_LABEL,
+        venue: (loaded) => paper.port({ ...loaded, catalogueUrl: venue.server.url }),
         clock,
         overrides: {
           instruments: generatedInstrumentConfig(specs, 'index-peg', { levels: 1, halfSpreadBps: 2 }),
         },
+        ops: true,
         logLevel: 'warn',
         mode: 'paper',
         selfProvision: false,
@@ -170,8 +195,35 @@ describe('run --paper beside a live bot on the stand-in venue', { timeout: 400_0
     )
     try {
       await stepper.runTo(clock.now() + 90_000)
-      // The paper bot traded its local book (orders went there, signed with the local keys) ...
-      expect(paper.mock.exchange.openOrders(PAPER_KEYS.owner).length).toBeGreaterThan(0)
+      unsubscribe('net.client.socket', onSocket)
+      // The paper bot traded its local book (orders went there with the local keys) ...
+      expect(paper.book.exchange.openOrders(PAPER_KEYS.owner).length).toBeGreaterThan(0)
+      // ... in process: the paper bot opened no connection at all (its strategy reads no catalogue,
+      // the one thing it would read over HTTP), its commands typed values (none signed), its stream
+      // the book's publisher, fresh and counted.
+      expect(connected).toEqual([])
+      const traffic = paper.traffic()
+      expect(traffic.typedCommands).toBeGreaterThan(0)
+      expect(traffic.signedCommands).toBe(0)
+      expect(traffic.reads).toBeGreaterThan(0)
+      const details = bot.bot.status().details
+      if (process.env.PERPBOT_GT_PRINT) console.log(JSON.stringify({ details, connected, traffic }))
+      expect(details?.stream).toMatchObject({
+        url: PAPER_BOOK_LABEL,
+        state: 'open',
+        connections: [{ reconnects: 0 }],
+      })
+      const fromStream = { source: 'stream', streamHealthy: true }
+      expect(details?.inputs).toMatchObject({ index: fromStream, orders: fromStream, fills: fromStream })
+      const stream = details?.stream as { connections: { pushes: number }[] } | undefined
+      expect(stream?.connections[0]?.pushes).toBeGreaterThan(100)
+      // The ops endpoints and the dashboard serve the paper bot as any other.
+      const get = (path: string) => stepper.during(fetch(`${bot.bot.opsUrl}${path}`))
+      expect((await get('/readyz')).status).toBe(200)
+      const seen = (await (await get('/status')).json()) as { mode?: string }
+      expect(seen.mode).toBe('paper')
+      expect(await (await get('/metrics')).text()).toMatch(/perpbot_/)
+      expect((await get('/')).status).toBe(200)
       // The venue's stream goes away: the paper side says so (its own book's stream stays fresh).
       expect(silences).toEqual([])
       await stepper.during(venue.stream?.close() ?? Promise.resolve())

@@ -1,6 +1,6 @@
 /**
- * A paper restart resumes the paper account from the journal: the bot trades the paper book (over
- * loopback, on the stand-in venue's public feed) with a journal under the venue label `paper` until
+ * A paper restart resumes the paper account from the journal: the bot trades the paper book (in
+ * process, on the stand-in venue's public feed over loopback) with a journal under the venue label `paper` until
  * it holds a position; after the stop, a new paper venue on the same journal starts the account with
  * the cash and positions the first book ended with, and numbers its next fills and orders past every
  * id the journal holds (so no row of the second run collides with the first's).
@@ -14,7 +14,7 @@ import { createJournal } from '../../src/journal/journal.ts'
 import { JournalSettings } from '../../src/journal/settings.ts'
 import { generateInstruments } from '../../src/mock/perps/instruments.ts'
 import { PAPER_KEYS, PAPER_VENUE } from '../../src/paper/paperAccount.ts'
-import { startPaperVenue } from '../../src/paper/paperVenue.ts'
+import { PAPER_BOOK_LABEL, startPaperVenue } from '../../src/paper/paperVenue.ts'
 import { startBotAgainst, startLoopbackMock } from '../../src/sim/botOnMock.ts'
 import { generatedInstrumentConfig } from '../../src/sim/generatedInstruments.ts'
 
@@ -53,8 +53,9 @@ describe('paper restart', { timeout: 180_000 }, () => {
         run: { version: 't', mode: 'paper', configHash: 'h' },
       })
       const { bot } = await startBotAgainst({
-        perpsUrl: first.mock.url,
-        streamUrl: first.mock.wsUrl,
+        perpsUrl: PAPER_BOOK_LABEL,
+        streamUrl: PAPER_BOOK_LABEL,
+        venue: (loaded) => first.port({ ...loaded, catalogueUrl: venue.server.url }),
         clock,
         clockRate: clock.info().rate,
         // A 1 bp half-spread fills quickly; the run stops once a position is open.
@@ -67,7 +68,7 @@ describe('paper restart', { timeout: 180_000 }, () => {
         env: { PERPS_PROXY_PRIVATE_KEY: PAPER_KEYS.proxyKey, PERPS_PROXY_SECRET: PAPER_KEYS.secret },
         journal,
       })
-      const account = () => first.mock.exchange.synced().accounts.get(PAPER_KEYS.owner.toLowerCase())
+      const account = () => first.book.exchange.synced().accounts.get(PAPER_KEYS.owner.toLowerCase())
       try {
         await vi.waitFor(
           () => {
@@ -106,9 +107,9 @@ describe('paper restart', { timeout: 180_000 }, () => {
         expect(second.resumed.fills).toBe(book.fills)
         // Nothing but fills and funding moves the paper account's money (no scenario seed withdrawal).
         expect(
-          second.mock.exchange.synced().accounts.get(PAPER_KEYS.owner.toLowerCase())?.withdrawals,
+          second.book.exchange.synced().accounts.get(PAPER_KEYS.owner.toLowerCase())?.withdrawals,
         ).toEqual([])
-        const resumed = second.mock.exchange.synced()
+        const resumed = second.book.exchange.synced()
         const a = resumed.accounts.get(PAPER_KEYS.owner.toLowerCase())
         expect(a?.collateral).toBe(book.collateral)
         expect(
@@ -117,7 +118,7 @@ describe('paper restart', { timeout: 180_000 }, () => {
         expect(resumed.fills).toBeGreaterThanOrEqual(book.fills)
         expect(resumed.nextOid).toBeGreaterThan(book.lastOid)
         // Open orders are not resumed: the bot quotes afresh.
-        expect(second.mock.exchange.openOrders(PAPER_KEYS.owner)).toEqual([])
+        expect(second.book.exchange.openOrders(PAPER_KEYS.owner)).toEqual([])
       } finally {
         await second.close()
       }

@@ -49,8 +49,11 @@ export interface ConnectOptions {
   gate: RequestGate
   /** The venue's rate-limit headers and unreadable rows (botPerpsClient.ts). */
   observer?: PerpsResponseObserver | undefined
-  /** Ready transports instead of HTTP pools for the URLs (the simulator's in-process mock). */
-  transports?: { perps: HttpTransport; catalogue: HttpTransport } | undefined
+  /**
+   * Ready transports instead of HTTP pools for the URLs (the simulator's in-process mock; the paper
+   * book, whose catalogue is the real one at `catalogueUrl`).
+   */
+  transports?: { perps: HttpTransport; catalogue?: HttpTransport | undefined } | undefined
   /** The venue already linked (a fleet's warm standby): only the account's part is done here. */
   venue?: VenueLink | undefined
 }

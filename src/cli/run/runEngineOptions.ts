@@ -5,7 +5,7 @@
 import type { ConfigSource } from '../../bot/control/botControl.ts'
 import { deadManOnClockRate } from '../../bot/orders/deadManSwitch.ts'
 import type { EngineOptions } from '../../engine/startEngine.ts'
-import { httpVenue, loopbackMockVenue, paperVenue } from '../../engine/venueAdapters.ts'
+import { httpVenue, loopbackMockVenue } from '../../engine/venueAdapters.ts'
 import type { VenuePort } from '../../engine/venuePort.ts'
 import type { Journal } from '../../journal/journal.ts'
 import type { StreamTap } from '../../perps/stream/frameTap.ts'
@@ -49,15 +49,8 @@ function venuePortOf(
   warm: WarmFleetStart | undefined,
 ): VenuePort {
   const { mock, paper, clock } = venue
-  // The local books serve their WebSocket on their HTTP port, as the venue serves /v1/ws.
-  if (paper && mock)
-    return paperVenue({
-      url: mock.url,
-      streamUrl: mock.wsUrl,
-      catalogueUrl: paper.catalogueUrl,
-      clock,
-      secrets: paper.secrets,
-    })
+  // The paper book in process; the embedded mock serves its WebSocket on its HTTP port, as the venue /v1/ws.
+  if (paper) return paper.venue.port({ settings, secrets: paper.secrets, catalogueUrl: paper.catalogueUrl })
   if (mock) return loopbackMockVenue({ url: mock.url, streamUrl: mock.wsUrl, clock, secrets })
   return httpVenue({
     perpsUrl: secrets.PERPS_URL ?? settings.perps.url ?? '',

@@ -12,7 +12,7 @@ import type { StartedPaper } from '../runPaper.ts'
 
 export interface RunVenue {
   paper: StartedPaper | undefined
-  /** The local book served on loopback (the embedded mock, or the paper book's). */
+  /** The embedded mock served on loopback (dry run); the paper book is in process (`paper`). */
   mock: RunningMock | undefined
   clock: Clock
   /** For the journal's rows. */
@@ -37,8 +37,8 @@ export async function startRunVenue(o: {
   const mock =
     settings.mode === 'dry-run'
       ? await (await import('../embeddedMock.ts')).startEmbeddedMock(settings.mock)
-      : paper?.venue.mock
-  if (mock && !paper) {
+      : undefined
+  if (mock) {
     logger.info(
       {
         url: mock.url,
@@ -50,5 +50,5 @@ export async function startRunVenue(o: {
     )
   }
   const kind = paper ? 'paper' : mock ? 'embedded-mock' : 'venue'
-  return { paper, mock, clock: mock ? mock.clock : systemClock, kind }
+  return { paper, mock, clock: mock?.clock ?? paper?.venue.clock ?? systemClock, kind }
 }

@@ -1,5 +1,5 @@
 /**
- * The mock's stream for a client in the same process (simulate `--streams`): the publisher the
+ * The mock's stream for a client in the same process (simulate `--streams`, the paper book): the publisher the
  * WebSocket serves (streamPublisher.ts), on the same ticks and with the same per-session, per-channel
  * sequence numbers (from 1), handed over as values: no socket, no JSON. Each publish's pushes reach
  * their sessions together, in publish order, as one item of `deliver` (the simulator's delivery
@@ -70,6 +70,11 @@ export interface InProcessStreamHub {
   enqueue(handOver: () => void): void
   /** A subscriber's subscriptions or account changed. */
   changed(): void
+  /**
+   * Pushes these instruments' tickers, best bid/offers and books now (the paper book, when the
+   * venue's price moved), as the socket server's `publishNow` does; the tick keeps its cadence.
+   */
+  publishNow(instrumentIds: readonly number[]): void
   readonly sessions: number
   /** Stops the ticks and drops every session. */
   close(): void
@@ -231,6 +236,16 @@ export function createInProcessStreamHub(o: InProcessStreamHubOptions): InProces
     serve,
     enqueue,
     changed,
+    publishNow(instrumentIds) {
+      if (closed || sessions.size === 0) return
+      const now = serverClock.now()
+      publish(() => {
+        const wanted = new Set<string>()
+        for (const s of sessions) for (const ch of s.subscriptions) wanted.add(ch)
+        for (const p of publisher.changed(wanted, instrumentIds))
+          for (const s of sessions) s.push(p.ch, p.data, now)
+      })
+    },
     get sessions() {
       return sessions.size
     },
