@@ -52,7 +52,7 @@
  * and a `BENCH_RESULT` line.
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
@@ -360,8 +360,12 @@ await mock.take()
 // The bot's own CPU and collections over the measured window (with `--layout process` this process is
 // the bot and the bench's probe; the mock runs in its own).
 const gcKinds = { scavenges: 0, full: 0 }
+/** Each collection's pause on the bot's thread (wall ms since the epoch), to tell which slow moves waited behind one. */
+const gcPauses: [number, number][] = []
 const gcObserver = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
+    const from = performance.timeOrigin + e.startTime
+    gcPauses.push([from, from + e.duration])
     const detail: unknown = 'detail' in e ? e.detail : undefined
     const kind = typeof detail === 'object' && detail !== null && 'kind' in detail ? detail.kind : undefined
     if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gcKinds.scavenges++
@@ -476,6 +480,23 @@ const inTick = measured.map(({ at }) => bursts.some(([first, last]) => at >= fir
 const duringTick = latencies.filter((_, i) => inTick[i] === true)
 const otherMoves = latencies.filter((_, i) => inTick[i] !== true)
 const burstMs = distribution(bursts.map(([first, last]) => last - first))
+// The slow moves (over the target) during which the bot's thread was paused by a collection, and those pauses' share of them.
+const slow = measured.map((m, i) => ({ ...m, ms: latencies[i] ?? 0 })).filter((m) => m.ms > TARGET_P99_MS)
+const gcMsIn = (at: number, ms: number): number =>
+  gcPauses.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, at + ms) - Math.max(from, at)), 0)
+const slowGc = slow.map((m) => gcMsIn(m.at, m.ms))
+const gcText = ` · of the ${slow.length} moves over ${TARGET_P99_MS} ms, ${slowGc.filter((g) => g > 0).length} overlapped a collection (${slowGc.reduce((a, b) => a + b, 0).toFixed(1)} of their ${slow.reduce((a, m) => a + m.ms, 0).toFixed(1)} ms in GC pauses)`
+if (profileDir !== undefined)
+  writeFileSync(
+    join(profileDir, `ttt-${TRANSPORT}-${N}-moves.json`),
+    JSON.stringify({
+      // wall ms since the epoch − the monotonic clock's ms (a CPU profile's timestamps, in µs)
+      monotonicToWallMs: performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6,
+      moves: measured.map((m, i) => ({ ...m, ms: latencies[i], readWait: readWait[i] })),
+      gcPauses,
+      bursts,
+    }),
+  )
 const d2 = (d: { p50: number; p99: number; max: number }): string =>
   `p50 ${d.p50.toFixed(2)} / p99 ${d.p99.toFixed(2)} / max ${d.max.toFixed(2)} ms`
 const tickSplit =
@@ -493,6 +514,7 @@ console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency}` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
     tickSplit +
+    gcText +
     ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s, ${loopDelayText}` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
