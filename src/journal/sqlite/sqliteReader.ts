@@ -71,6 +71,8 @@ export function startSqliteReaderThread(path: string, idleMs = READER_IDLE_MS): 
     // The same build of better-sqlite3 as the main handle (sqliteDriver.ts).
     const w = new Worker(new URL('./sqliteReader.worker.mjs', import.meta.url), {
       workerData: { path, driver: sqlitePackage() },
+      // Plain JavaScript: none of the parent's loaders (tsx under the benches and tests: ~8 MB of rss a thread).
+      execArgv: [],
     })
     // A pending read keeps its caller waiting, not the process.
     w.unref()
