@@ -1,7 +1,8 @@
 /**
  * Tick-to-trade: the real bot (`startBot`) against the real mock over loopback HTTP and WebSocket
  * (127.0.0.1), fed by the streams or by polling. The mock's prices are frozen; the bench moves one
- * instrument's index at a time (round robin, `--moves-per-second`) and measures, in wall time, from the
+ * instrument's index at a time (round robin, `--moves` of them at `--moves-per-second` with seeded
+ * jittered gaps, bench/tickToTradeMoves.ts) and measures, in wall time, from the
  * move to the arrival at the mock of the first signed command carrying an order of that instrument.
  * With streams the move is pushed at once as a change push (the moved instrument's ticker, BBO and
  * book, as the venue pushes a change; the whole tick of every ticker, BBO and the portfolio keeps its
@@ -11,9 +12,13 @@
  * the heap after a full collection).
  *
  *   node --import tsx bench/tickToTrade.bench.ts --transport stream|poll [--instruments 100]
- *        [--seconds 30] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
+ *        [--seconds 30 | --moves N] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
  *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25] [--journal]
  *        [--record] [--record-flush-s 5] [--record-received-only] [--ages-every-s 5]
+ *
+ * With streams the summary also splits the moves by when they were made: while the bot was reading
+ * a venue tick (a light tap on its public sockets times the first and last `tickers::all` frame of
+ * each tick) or not, with each group's latencies and how long reading a tick took.
  *
  * `--journal`: the bot keeps its journal (SQLite in a temp dir, the default settings) as `perpbot run`
  * does; without it, none. The same case with and without it shows the journal's cost on the order path.
@@ -47,7 +52,7 @@
  * and a `BENCH_RESULT` line.
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks'
@@ -70,18 +75,18 @@ import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOn
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { distribution, emitResult, flag, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
+import { latencyText, moveSchedule, overTarget, TARGET_P99_MS } from './tickToTradeMoves.ts'
 import { createTickToTradeProbe, openOrderCap, type ProbeTotals } from './tickToTradeProbe.ts'
 import { startWindowProfile } from './windowProfile.ts'
 
 const TRANSPORT = flag('transport') ?? 'stream'
 if (TRANSPORT !== 'stream' && TRANSPORT !== 'poll') throw new Error('--transport must be stream or poll')
 const N = numberFlag('instruments', 100)
-const SECONDS = numberFlag('seconds', 30)
 const SPEED = numberFlag('speed', 1)
-const MOVES_PER_S = numberFlag('moves-per-second', 4)
+const SEED = numberFlag('seed', 3)
+const MOVES = moveSchedule({ seconds: 30, seed: SEED })
 const WARMUP_S = numberFlag('warmup', 8)
 const WARMUP_MAX_S = numberFlag('warmup-max', 4 * WARMUP_S)
-const SEED = numberFlag('seed', 3)
 const JOURNAL = process.argv.includes('--journal')
 const RECORD = process.argv.includes('--record')
 const RECORD_FLUSH_S = numberFlag('record-flush-s', 5)
@@ -137,6 +142,47 @@ async function recording(streamUrl: string | undefined): Promise<StreamTap | und
       }
     : tap
 }
+/**
+ * When the bot read each `tickers::all` frame while measuring (wall ms since the epoch, and the
+ * frame's instrument): a tap on the bot's public sockets beside the recording's, if any (a channel
+ * compare, and for a ticker a short regex and an array push per frame). It splits each move's
+ * latency into the wait until the bot's thread read the move's push, and the rest (from the read to
+ * the command at the venue), and tells the venue's ticks (a burst of a frame per instrument) apart.
+ */
+const tickerFrames: { at: number; iid: number }[] = []
+let watchTicks = false
+const IID = /"iid":(\d+)/
+function withTickWatch(inner: StreamTap | undefined): StreamTap {
+  return {
+    attach: (bot) => inner?.attach(bot) ?? [],
+    frame(text, at, ch) {
+      if (watchTicks && ch === 'tickers::all')
+        tickerFrames.push({
+          at: performance.timeOrigin + performance.now(),
+          iid: Number(IID.exec(text)?.[1]),
+        })
+      inner?.frame(text, at, ch)
+    },
+  }
+}
+/** The venue's ticks as the bot read them: runs of at least 100 ticker frames less than 30 ms apart, [first, last]. */
+function tickBursts(frames: readonly { at: number }[]): [number, number][] {
+  const runs: { first: number; last: number; n: number }[] = []
+  for (const { at } of frames) {
+    const run = runs[runs.length - 1]
+    if (run !== undefined && at - run.last < 30) {
+      run.last = at
+      run.n++
+    } else runs.push({ first: at, last: at, n: 1 })
+  }
+  return runs.filter((r) => r.n >= 100).map((r) => [r.first, r.last])
+}
+/** When the bot read the push of a move of `iid` made at `at`: its first ticker frame of `iid` after `at`. */
+function readAt(iid: number, at: number): number | undefined {
+  for (const f of tickerFrames) if (f.iid === iid && f.at >= at) return f.at
+  return undefined
+}
+
 // The bot is told the mock's cap, as an operator sets it to the account's tier.
 const overrides = { instruments: indexPegInstruments(specs), 'quoting.accountOpenOrderCap': CAP }
 
@@ -145,7 +191,8 @@ interface MockSide {
   /** The mock's WebSocket, when the bot streams. */
   streamUrl: string | undefined
   move(iid: number, asset: string, up: boolean): void
-  take(): Promise<number[]>
+  /** Latencies so far and each one's move (instrument, wall ms since the epoch), taken and cleared. */
+  take(): Promise<{ latencies: number[]; moves: { iid: number; at: number }[] }>
   totals(): Promise<ProbeTotals>
   stop(): Promise<void>
 }
@@ -165,7 +212,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
     streams,
     logLevel: 'warn',
     journal,
-    streamTap: await recording(undefined),
+    streamTap: streams ? withTickWatch(await recording(undefined)) : undefined,
     onRequest: (req) =>
       probe?.onRequest(req.method !== 'GET' && COMMAND_PATHS.some((p) => req.path.startsWith(p))),
     onExchange: (x) => probe?.onExchange(x),
@@ -178,7 +225,7 @@ async function inline(): Promise<{ bot: RunningBot; mock: MockSide }> {
     mock: {
       streamUrl: run.stream && `ws://127.0.0.1:${run.server.port}${STREAM_PATH}`,
       move: p.move,
-      take: async () => p.take(),
+      take: async () => ({ latencies: p.take(), moves: p.takeMoves() }),
       totals: async () => p.totals(),
       stop: async () => void (await run.stop('bench over')),
     },
@@ -234,7 +281,7 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
       overrides,
       logLevel: 'warn',
       journal,
-      streamTap: await recording(ready.streamUrl),
+      streamTap: streams ? withTickWatch(await recording(ready.streamUrl)) : undefined,
     })
     return {
       bot,
@@ -242,7 +289,10 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
         streamUrl: ready.streamUrl,
         move: (iid, asset, up) =>
           void child.send({ type: 'move', iid, asset, up } satisfies MockRequestMessage),
-        take: async () => (await ask('latencies', { type: 'take' })).latencies,
+        take: async () => {
+          const { latencies, moves } = await ask('latencies', { type: 'take' })
+          return { latencies, moves }
+        },
         totals: async () => {
           const { type: _, ...totals } = await ask('totals', { type: 'totals' })
           return totals
@@ -310,8 +360,12 @@ await mock.take()
 // The bot's own CPU and collections over the measured window (with `--layout process` this process is
 // the bot and the bench's probe; the mock runs in its own).
 const gcKinds = { scavenges: 0, full: 0 }
+/** Each collection's pause on the bot's thread (wall ms since the epoch), to tell which slow moves waited behind one. */
+const gcPauses: [number, number][] = []
 const gcObserver = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
+    const from = performance.timeOrigin + e.startTime
+    gcPauses.push([from, from + e.duration])
     const detail: unknown = 'detail' in e ? e.detail : undefined
     const kind = typeof detail === 'object' && detail !== null && 'kind' in detail ? detail.kind : undefined
     if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gcKinds.scavenges++
@@ -338,25 +392,30 @@ const loopDelay = monitorEventLoopDelay({ resolution: 1 })
 loopDelay.enable()
 const cpuAtStart = process.cpuUsage()
 const startedWall = performance.now()
+watchTicks = true
 const startTotals = await mock.totals()
 let next = 0
 let moves = 0
-const moveEvery = 1000 / MOVES_PER_S
 let lastSample = performance.now()
-while (performance.now() - startedWall < SECONDS * 1000) {
+while (moves < MOVES.count) {
   const spec = specs[next % specs.length]
   if (spec === undefined) break
   const up = Math.floor(next / specs.length) % 2 === 0
   next += 1
   mock.move(spec.id, spec.baseAsset, up)
   moves += 1
-  await sleepMs(moveEvery)
+  // The probe reads the bot's state halfway between two moves (at 1,000 instruments a status read
+  // holds the bot's thread for several ms: the probe's cost, never what a move waits behind).
+  const gap = MOVES.nextGapMs()
+  await sleepMs(gap / 2)
   if (performance.now() - lastSample >= 1000) {
     sample()
     lastSample = performance.now()
   }
+  await sleepMs(gap / 2)
 }
 const wallS = (performance.now() - startedWall) / 1000
+watchTicks = false
 const windowCpu = process.cpuUsage(cpuAtStart)
 loopDelay.disable()
 const loopMs = (ns: number): string => (ns / 1e6).toFixed(1)
@@ -383,7 +442,7 @@ function allocatedBytes(
 await sleepMs(50) // the last collections' entries arrive on a later turn
 gcObserver.disconnect()
 const endTotals = await mock.totals()
-const latencies = await mock.take()
+const { latencies, moves: measured } = await mock.take()
 const virtualMin = (endTotals.now - startTotals.now) / 60_000
 const marketPerMin = (endTotals.marketWeight - startTotals.marketWeight) / virtualMin
 const budget = 1000
@@ -409,13 +468,53 @@ const journalStats = await journal?.close('bench over')
 if (journalDir !== undefined) rmSync(journalDir, { recursive: true, force: true })
 
 const lat = distribution(latencies)
+// Each move's latency split at the bot's read of its push, and the moves made while the bot was
+// reading a venue tick (from its first frame to its last) against the rest.
+const bursts = tickBursts(tickerFrames)
+const readWait = measured.map(({ iid, at }) => {
+  const read = readAt(iid, at)
+  return read === undefined ? Number.NaN : read - at
+})
+const afterRead = latencies.map((l, i) => l - (readWait[i] ?? Number.NaN)).filter(Number.isFinite)
+const inTick = measured.map(({ at }) => bursts.some(([first, last]) => at >= first && at <= last))
+const duringTick = latencies.filter((_, i) => inTick[i] === true)
+const otherMoves = latencies.filter((_, i) => inTick[i] !== true)
+const burstMs = distribution(bursts.map(([first, last]) => last - first))
+// The slow moves (over the target) during which the bot's thread was paused by a collection, and those pauses' share of them.
+const slow = measured.map((m, i) => ({ ...m, ms: latencies[i] ?? 0 })).filter((m) => m.ms > TARGET_P99_MS)
+const gcMsIn = (at: number, ms: number): number =>
+  gcPauses.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, at + ms) - Math.max(from, at)), 0)
+const slowGc = slow.map((m) => gcMsIn(m.at, m.ms))
+const gcText = ` · of the ${slow.length} moves over ${TARGET_P99_MS} ms, ${slowGc.filter((g) => g > 0).length} overlapped a collection (${slowGc.reduce((a, b) => a + b, 0).toFixed(1)} of their ${slow.reduce((a, m) => a + m.ms, 0).toFixed(1)} ms in GC pauses)`
+if (profileDir !== undefined)
+  writeFileSync(
+    join(profileDir, `ttt-${TRANSPORT}-${N}-moves.json`),
+    JSON.stringify({
+      // wall ms since the epoch − the monotonic clock's ms (a CPU profile's timestamps, in µs)
+      monotonicToWallMs: performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6,
+      moves: measured.map((m, i) => ({ ...m, ms: latencies[i], readWait: readWait[i] })),
+      gcPauses,
+      bursts,
+    }),
+  )
+const d2 = (d: { p50: number; p99: number; max: number }): string =>
+  `p50 ${d.p50.toFixed(2)} / p99 ${d.p99.toFixed(2)} / max ${d.max.toFixed(2)} ms`
+const tickSplit =
+  streams && SPEED === 1 && tickerFrames.length > 0
+    ? ` · of each move: until the bot read its push ${d2(distribution(readWait.filter(Number.isFinite)))}, from the read to the command ${d2(distribution(afterRead))}` +
+      ` · the venue's ticks took the bot p50 ${burstMs.p50.toFixed(1)} / max ${burstMs.max.toFixed(1)} ms to read (first to last ticker frame, ${bursts.length} ticks); moves made while it read one: ${duringTick.length}${duringTick.length > 0 ? ` (${d2(distribution(duringTick))})` : ''}, the others ${d2(distribution(otherMoves))}`
+    : ''
 const age = distribution(ageSamples)
 const publish = distribution(endTotals.publishMs)
 const latency =
-  SPEED === 1 ? `p50 ${lat.p50.toFixed(2)} / p99 ${lat.p99.toFixed(2)} ms` : 'not measured (accelerated)'
+  SPEED === 1
+    ? `${latencyText(lat, moves)}, ${overTarget(latencies)} over ${TARGET_P99_MS} ms`
+    : 'not measured (accelerated)'
 console.log(
-  `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency} (${lat.n} of ${moves} moves)` +
+  `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency}` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
+    tickSplit +
+    gcText +
     ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s, ${loopDelayText}` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
@@ -445,6 +544,12 @@ emitResult({
   recordedRows: recorded?.rows,
   speed: SPEED,
   latency: SPEED === 1 ? lat : undefined,
+  overTargetMoves: SPEED === 1 ? overTarget(latencies) : undefined,
+  tickReadMs: bursts.length > 0 ? burstMs : undefined,
+  untilReadMs: tickerFrames.length > 0 ? distribution(readWait.filter(Number.isFinite)) : undefined,
+  afterReadMs: tickerFrames.length > 0 ? distribution(afterRead) : undefined,
+  duringTick: duringTick.length > 0 ? distribution(duringTick) : undefined,
+  otherMoves: otherMoves.length > 0 ? distribution(otherMoves) : undefined,
   mockPublishMs: publish,
   moves,
   indexAgeMs: age,

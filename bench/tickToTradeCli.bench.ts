@@ -8,7 +8,7 @@
  * written) to the arrival of the first signed command carrying an order of that instrument: what an
  * independent venue can measure. The bench process only steers (IPC to the mock, /status of the bot).
  *
- *   node --import tsx bench/tickToTradeCli.bench.ts [--instruments 2] [--seconds 30]
+ *   node --import tsx bench/tickToTradeCli.bench.ts [--instruments 2] [--seconds 30 | --moves N]
  *        [--moves-per-second 4] [--warmup 8] [--no-journal] [--record] [--seed 3]
  *
  * Node flags for the bot in `TICK_TO_TRADE_BOT_FLAGS` (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
@@ -33,15 +33,15 @@ import { seededRandom } from '../src/random.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { distribution, emitResult, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
+import { latencyText, moveSchedule, overTarget, TARGET_P99_MS } from './tickToTradeMoves.ts'
 import { openOrderCap } from './tickToTradeProbe.ts'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const N = numberFlag('instruments', 2)
-const SECONDS = numberFlag('seconds', 30)
-const MOVES_PER_S = numberFlag('moves-per-second', 4)
 const WARMUP_S = numberFlag('warmup', 8)
 const WARMUP_MAX_S = numberFlag('warmup-max', 4 * WARMUP_S + 60)
 const SEED = numberFlag('seed', 3)
+const MOVES = moveSchedule({ seconds: 30, seed: SEED })
 const JOURNAL = !process.argv.includes('--no-journal')
 const RECORD = process.argv.includes('--record')
 const CAP = numberFlag('open-order-cap', openOrderCap(N))
@@ -200,14 +200,14 @@ try {
   const t0 = performance.now()
   let next = 0
   let moves = 0
-  while (performance.now() - t0 < SECONDS * 1000) {
+  while (moves < MOVES.count) {
     const spec = specs[next % specs.length]
     if (spec === undefined) break
     const up = Math.floor(next / specs.length) % 2 === 0
     next += 1
     mockChild.send({ type: 'move', iid: spec.id, asset: spec.baseAsset, up } satisfies MockRequestMessage)
     moves += 1
-    await sleepMs(1000 / MOVES_PER_S)
+    await sleepMs(MOVES.nextGapMs())
   }
   await sleepMs(500) // the last move's command
   const wallS = (performance.now() - t0) / 1000
@@ -218,7 +218,7 @@ try {
   const cpuPerS = (proc.cpuS - cpu0) / wallS
   console.log(
     `tick-to-trade venue-view ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ', journal off'}${RECORD ? ', recording on' : ''}: ` +
-      `p50 ${lat.p50.toFixed(2)} / p90 ${lat.p90.toFixed(2)} / p99 ${lat.p99.toFixed(2)} ms (${lat.n} of ${moves} moves; price change at the venue → order command there)` +
+      `${latencyText(lat, moves)}, ${overTarget(latencies)} over ${TARGET_P99_MS} ms (price change at the venue → order command there)` +
       ` · bot process ${cpuPerS.toFixed(2)} CPU-s per s while measured · rss ${mb(proc.rss)} (peak ${mb(proc.peakRss)})` +
       ` · quoting ${quotingAtStart}→${quotingAtEnd}/${N} · warm-up ${warmedS.toFixed(0)} s`,
   )
@@ -228,6 +228,7 @@ try {
     journal: JOURNAL,
     record: RECORD,
     latency: lat,
+    overTargetMoves: overTarget(latencies),
     moves,
     botCpuPerSecond: cpuPerS,
     rss: proc.rss,

@@ -19,7 +19,7 @@ export type MockRequestMessage =
 
 export type MockReplyMessage =
   | { type: 'ready'; url: string; streamUrl: string | undefined }
-  | { type: 'latencies'; latencies: number[] }
+  | { type: 'latencies'; latencies: number[]; moves: { iid: number; at: number }[] }
   | ({ type: 'totals' } & ProbeTotals)
   | { type: 'stopped' }
 
@@ -60,7 +60,7 @@ process.on('message', (m: MockRequestMessage) => {
       p.move(m.iid, m.asset, m.up)
       return
     case 'take':
-      send({ type: 'latencies', latencies: p.take() })
+      send({ type: 'latencies', latencies: p.take(), moves: p.takeMoves() })
       return
     case 'totals':
       send({ type: 'totals', ...p.totals() })

@@ -40,6 +40,8 @@ export interface TickToTradeProbe {
   onExchange(x: WireExchange): void
   /** Latencies measured so far (ms, move → arrival), taken and cleared. */
   take(): number[]
+  /** Each measured move's instrument and wall time (ms since the epoch, `performance.timeOrigin` based), in `take`'s order, taken with it. */
+  takeMoves(): { iid: number; at: number }[]
   totals(): ProbeTotals
 }
 
@@ -52,6 +54,7 @@ export function createTickToTradeProbe(
   /** Arrival times of the commands being handled (the mock verifies signatures asynchronously). */
   const inFlight: number[] = []
   let latencies: number[] = []
+  let moves: { iid: number; at: number }[] = []
   let marketWeight = 0
   const publishMs: number[] = []
   // Only order changes made while a command is handled count (a move can also fill a resting quote);
@@ -64,6 +67,7 @@ export function createTickToTradeProbe(
     if (t0 === undefined) return
     pending.delete(iid)
     latencies.push(arrival - t0)
+    moves.push({ iid, at: performance.timeOrigin + t0 })
   })
   return {
     move(iid, asset, up) {
@@ -85,6 +89,11 @@ export function createTickToTradeProbe(
     take() {
       const out = latencies
       latencies = []
+      return out
+    },
+    takeMoves() {
+      const out = moves
+      moves = []
       return out
     },
     totals: () => ({ marketWeight, now: mock.clock.now(), publishMs: publishMs.splice(0) }),

@@ -17,7 +17,9 @@ export async function startWindowProfile(dir: string, name: string): Promise<Win
   const session = new Session()
   session.connect()
   await session.post('Profiler.enable')
-  await session.post('Profiler.setSamplingInterval', { interval: 500 })
+  await session.post('Profiler.setSamplingInterval', {
+    interval: Number(process.env.TICK_TO_TRADE_PROFILE_US ?? 500),
+  })
   await session.post('HeapProfiler.enable')
   await session.post('HeapProfiler.startSampling', {
     samplingInterval: 4096,

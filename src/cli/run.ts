@@ -17,7 +17,6 @@ import { logStatusLine } from './run/runStatusLine.ts'
 import { superviseRun } from './run/runSupervision.ts'
 import { noteRuntime } from './run/runtimeNotes.ts'
 import { startRunVenue } from './run/runVenue.ts'
-import { startRunRecording } from './runRecording.ts'
 
 export const RUN_USAGE = `usage: perpbot run [--live | --paper] [--config FILE] [--scenario NAME] [--seed N] [--speed F]
                    [--faults NAME] [--ops-host ADDR] [--ops-port N] [--log-level LEVEL]
@@ -66,7 +65,7 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   if (journalDb) logger.info({ journal: journalDb.where }, `journal: ${journalDb.kind} at ${journalDb.where}`)
   const venue = await startRunVenue({ settings, secrets, journalDb, logger })
   const runStartedAt = venue.clock.now()
-  const journal = createRunJournal({
+  const journal = await createRunJournal({
     journalDb,
     clock: venue.clock,
     settings,
@@ -79,7 +78,8 @@ export async function runCommand(ctx: CliContext, version = 'unknown'): Promise<
   const recording =
     args.record === undefined
       ? undefined
-      : startRunRecording({
+      : // Loaded only with --record (the recorder, its tap and the research formats).
+        (await import('./runRecording.ts')).startRunRecording({
           dir: resolve(args.record),
           wsUrl: venue.mock?.wsUrl ?? secrets.PERPS_WS_URL,
           botStreams: settings.streams.enabled,

@@ -1,7 +1,8 @@
 /**
- * `perpbot run --paper`: the flags it refuses, and the paper venue started for the bot (src/paper/):
- * the venue's public addresses from the environment or the config, the paper account's local keys in
- * place of any venue keys (so no real key is ever loaded into a paper run's signer).
+ * `perpbot run --paper`: the paper venue started for the bot (src/paper/; the flags it refuses are in
+ * run/paperFlags.ts): the venue's public addresses from the environment or the config, the paper
+ * account's local keys in place of any venue keys (so no real key is ever loaded into a paper run's
+ * signer).
  */
 import { ConfigError, describeError } from '../errors.ts'
 import type { JournalDb } from '../journal/database.ts'
@@ -11,20 +12,6 @@ import { PAPER_KEYS } from '../paper/paperAccount.ts'
 import { type PaperVenue, startPaperVenue } from '../paper/paperVenue.ts'
 import { VENUE_STREAM_URL } from '../perps/stream/streamTypes.ts'
 import type { Secrets, Settings } from '../settings/schema.ts'
-import { UsageError } from './context.ts'
-
-/** Flags that make no sense with --paper (the venue is the live one; the book is local). */
-const NOT_WITH_PAPER = ['live', 'fleet', 'scenario', 'speed', 'faults', 'seed', 'record'] as const
-
-export function checkPaperFlags(values: Partial<Record<(typeof NOT_WITH_PAPER)[number], unknown>>): void {
-  for (const k of NOT_WITH_PAPER) {
-    const v = values[k]
-    if (v !== undefined && v !== false)
-      throw new UsageError(
-        `--paper cannot be combined with --${k} (paper trades a local book on the live market's public feed)`,
-      )
-  }
-}
 
 export interface StartedPaper {
   venue: PaperVenue

@@ -13,7 +13,7 @@
  * - sequence: unique per order within a run: the run's start in ms (44 bits would do; we keep 40)
  *   and a 24-bit counter, so a restart never reuses an id of the run before it.
  */
-import { keccak256, toBytes } from 'viem'
+import { keccak256, toBytes } from 'viem/utils'
 
 export const DEFAULT_ORDER_TAG_NAME = 'perpbot'
 

@@ -1,7 +1,7 @@
 /** `perpbot run`'s first step: its flags read and turned into config overrides (usage errors are exit 2). */
 import { parseArgs } from 'node:util'
 import { UsageError } from '../context.ts'
-import { checkPaperFlags } from '../runPaper.ts'
+import { checkPaperFlags } from './paperFlags.ts'
 
 export interface RunArgs {
   live: boolean

@@ -8,7 +8,6 @@ import { describeError } from '../../errors.ts'
 import { type JournalDb, journalTarget, openJournalDb } from '../../journal/database.ts'
 import { createJournal, type Journal } from '../../journal/journal.ts'
 import type { Logger } from '../../logging/logger.ts'
-import { PAPER_VENUE } from '../../paper/paperAccount.ts'
 import type { Settings } from '../../settings/schema.ts'
 
 /** Opens the run's journal database (undefined when the journal is off); a bad one is exit 2. */
@@ -29,8 +28,11 @@ export function journalOpener(
       : Promise.resolve(undefined)
 }
 
-/** The journal part over the opened database, pruned in the background; undefined without one. */
-export function createRunJournal(o: {
+/**
+ * The journal part over the opened database, pruned in the background; undefined without one. The
+ * paper book's module (and what it loads) is imported only for a paper run.
+ */
+export async function createRunJournal(o: {
   journalDb: JournalDb | undefined
   clock: Clock
   settings: Settings
@@ -39,16 +41,17 @@ export function createRunJournal(o: {
   clockRate: number
   version: string
   logger: Logger
-}): Journal | undefined {
+}): Promise<Journal | undefined> {
   const { journalDb, logger, settings } = o
   if (!journalDb) return undefined
+  const paperVenue = o.venue === 'paper' ? (await import('../../paper/paperAccount.ts')).PAPER_VENUE : ''
   const journal = createJournal({
     db: journalDb,
     clock: o.clock,
     settings: settings.journal,
     // The embedded mock numbers trades from 1 in every dry run: its rows are keyed by this run.
     // The paper book continues its numbering from the journal (paperAccount.ts): one label.
-    venue: o.venue === 'paper' ? PAPER_VENUE : o.venue === 'embedded-mock' ? 'per-run' : '',
+    venue: o.venue === 'paper' ? paperVenue : o.venue === 'embedded-mock' ? 'per-run' : '',
     // The account is known once connected (startBot binds it); rows wait for it.
     bindLater: true,
     clockRate: o.clockRate,

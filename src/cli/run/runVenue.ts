@@ -8,8 +8,7 @@ import type { JournalDb } from '../../journal/database.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { RunningMock } from '../../mock/server.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
-import { startEmbeddedMock } from '../embeddedMock.ts'
-import { type StartedPaper, startPaper } from '../runPaper.ts'
+import type { StartedPaper } from '../runPaper.ts'
 
 export interface RunVenue {
   paper: StartedPaper | undefined
@@ -20,6 +19,7 @@ export interface RunVenue {
   kind: 'paper' | 'embedded-mock' | 'venue'
 }
 
+/** The paper book and the embedded mock are imported only when the run uses them (not for --live). */
 export async function startRunVenue(o: {
   settings: Settings
   secrets: Secrets
@@ -29,12 +29,15 @@ export async function startRunVenue(o: {
   const { settings, logger } = o
   const paper =
     settings.mode === 'paper'
-      ? await startPaper(o).catch(async (e: unknown) => {
+      ? await (await import('../runPaper.ts')).startPaper(o).catch(async (e: unknown) => {
           await o.journalDb?.close()
           throw e
         })
       : undefined
-  const mock = settings.mode === 'dry-run' ? await startEmbeddedMock(settings.mock) : undefined
+  const mock =
+    settings.mode === 'dry-run'
+      ? await (await import('../embeddedMock.ts')).startEmbeddedMock(settings.mock)
+      : undefined
   if (mock) {
     logger.info(
       {

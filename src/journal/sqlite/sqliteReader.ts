@@ -25,6 +25,10 @@ export interface ReaderStats {
   queries: number
   rows: number
   maxRows: number
+  /** Threads started so far (one per stretch of reads: it ends when idle). */
+  starts: number
+  /** A thread is up now. */
+  running: boolean
 }
 
 export interface SqliteReaderThread {
@@ -41,38 +45,74 @@ interface Pending {
   reject(e: Error): void
 }
 
-export function startSqliteReaderThread(path: string): SqliteReaderThread {
-  // The same build of better-sqlite3 as the main handle (sqliteDriver.ts).
-  const worker = new Worker(new URL('./sqliteReader.worker.mjs', import.meta.url), {
-    workerData: { path, driver: sqlitePackage() },
-  })
-  // A pending read keeps its caller waiting, not the process.
-  worker.unref()
+/**
+ * How long the reader thread lives with nothing to read: it holds ~8 MB of rss (an isolate and a
+ * SQLite connection), and the bot reads large only at start and when an operator asks (`/history`,
+ * the equity curve); the next read starts it again (tens of ms, off the order path).
+ */
+export const READER_IDLE_MS = 30_000
+
+/** The reader thread, started at the first read and ended after `idleMs` with no read pending. */
+export function startSqliteReaderThread(path: string, idleMs = READER_IDLE_MS): SqliteReaderThread {
   const waiting = new Map<number, Pending>()
-  const stats: ReaderStats = { queries: 0, rows: 0, maxRows: 0 }
+  const stats = { queries: 0, rows: 0, maxRows: 0, starts: 0 }
   let next = 0
   let dead: Error | undefined
+  let worker: Worker | undefined
+  let idle: ReturnType<typeof setTimeout> | undefined
+  let closing: Promise<void> | undefined
   const failAll = (e: Error): void => {
     dead = e
     for (const w of waiting.values()) w.reject(e)
     waiting.clear()
   }
-  worker.on('message', (r: Reply) => {
-    const w = waiting.get(r.id)
-    waiting.delete(r.id)
-    w?.resolve(r)
-  })
-  worker.on('error', (e) => failAll(e))
-  worker.on('exit', (code) => failAll(new Error(`the journal's reader thread exited (code ${code})`)))
+  const start = (): Worker => {
+    stats.starts += 1
+    // The same build of better-sqlite3 as the main handle (sqliteDriver.ts).
+    const w = new Worker(new URL('./sqliteReader.worker.mjs', import.meta.url), {
+      workerData: { path, driver: sqlitePackage() },
+      // Plain JavaScript: none of the parent's loaders (tsx under the benches and tests: ~8 MB of rss a thread).
+      execArgv: [],
+    })
+    // A pending read keeps its caller waiting, not the process.
+    w.unref()
+    w.on('message', (r: Reply) => {
+      const p = waiting.get(r.id)
+      waiting.delete(r.id)
+      p?.resolve(r)
+      if (waiting.size === 0 && closing === undefined) rest()
+    })
+    w.on('error', (e) => failAll(e))
+    w.on('exit', (code) => {
+      // Ended when idle: the next read starts another.
+      if (w !== worker) return
+      worker = undefined
+      failAll(new Error(`the journal's reader thread exited (code ${code})`))
+    })
+    return w
+  }
+  /** Nothing pending: the thread ends unless a read comes within `idleMs`. */
+  const rest = (): void => {
+    clearTimeout(idle)
+    idle = setTimeout(() => {
+      const w = worker
+      if (w === undefined || waiting.size > 0) return
+      worker = undefined
+      void w.terminate()
+    }, idleMs)
+    idle.unref()
+  }
   const ask = <R>(message: object): Promise<Reply<R>> => {
     if (dead !== undefined) return Promise.reject(dead)
+    clearTimeout(idle)
+    worker ??= start()
+    const w = worker
     const id = ++next
     return new Promise<Reply<R>>((resolve, reject) => {
       waiting.set(id, { resolve: (r: Reply<R>) => resolve(r), reject })
-      worker.postMessage({ id, ...message })
+      w.postMessage({ id, ...message })
     })
   }
-  let closing: Promise<void> | undefined
   return {
     async all<R>(sql: string, parameters: readonly unknown[]) {
       const r = await ask<R>({ sql, parameters })
@@ -83,11 +123,15 @@ export function startSqliteReaderThread(path: string): SqliteReaderThread {
       stats.maxRows = Math.max(stats.maxRows, rows.length)
       return rows
     },
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, running: worker !== undefined }),
     close() {
       closing ??= (async () => {
+        clearTimeout(idle)
+        const w = worker
+        if (w === undefined) return
         if (dead === undefined) await ask({ close: true }).catch(() => undefined)
-        await worker.terminate()
+        worker = undefined
+        await w.terminate()
       })()
       return closing
     },

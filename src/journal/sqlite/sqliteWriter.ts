@@ -23,6 +23,8 @@ export function startSqliteWriterThread(path: string): SqliteWriterThread {
   // The same build of better-sqlite3 as the main handle (sqliteDriver.ts: 13.x on Node 22+, 12.x on 20).
   const worker = new Worker(new URL('./sqliteWriter.worker.mjs', import.meta.url), {
     workerData: { path, driver: sqlitePackage() },
+    // Plain JavaScript: none of the parent's loaders (tsx under the benches and tests: ~8 MB of rss a thread).
+    execArgv: [],
   })
   // The journal's writer waits on it; the process need not.
   worker.unref()

@@ -9,8 +9,9 @@
  * may echo key material).
  */
 import { signRecoverable } from 'tiny-secp256k1'
-import { type Address, bytesToHex, type Hex, hexToBytes } from 'viem'
+import type { Address, Hex } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
+import { bytesToHex, hexToBytes } from 'viem/utils'
 import { SigningError } from '../../errors.ts'
 import { parsePrivateKey } from './privateKey.ts'
 

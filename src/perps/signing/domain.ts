@@ -3,7 +3,9 @@
  * verifyingContract (protocol-notes a.1). The venue publishes the values in `/v1/info/exchange`;
  * the defaults are the production ones.
  */
-import { type Hex, hashDomain } from 'viem'
+import type { Hex } from 'viem'
+// 'viem/utils', not the root: the root loads ~360 modules (chains, actions) the bot never runs.
+import { hashStruct } from 'viem/utils'
 import { InputValidationError } from '../../errors.ts'
 
 export interface PerpsDomain {
@@ -62,10 +64,14 @@ export function perpsDomainFromExchangeInfo(info: ExchangeDomainInfo): PerpsDoma
   return perpsDomain({ name: info.name, version: info.version, chainId: info.chain_id })
 }
 
-/** The EIP-712 domain separator (`hashStruct(EIP712Domain)`), e.g. for diagnostics and golden tests. */
+/**
+ * The EIP-712 domain separator (`hashStruct(EIP712Domain)`, what viem's root `hashDomain` computes),
+ * e.g. for diagnostics and golden tests.
+ */
 export function perpsDomainSeparator(domain: PerpsDomain): Hex {
-  return hashDomain({
-    domain: { name: domain.name, version: domain.version, chainId: BigInt(domain.chainId) },
+  return hashStruct({
+    data: { name: domain.name, version: domain.version, chainId: BigInt(domain.chainId) },
+    primaryType: 'EIP712Domain',
     types: { EIP712Domain: EIP712_DOMAIN_FIELDS },
   })
 }

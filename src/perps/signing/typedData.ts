@@ -6,7 +6,8 @@
  * Everything here is pure: hashing only, no keys.
  */
 import { encode } from '@msgpack/msgpack'
-import { type Address, type Hex, hashStruct, hashTypedData, hexToBytes, keccak256, toHex } from 'viem'
+import type { Address, Hex } from 'viem'
+import { hashStruct, hashTypedData, hexToBytes, keccak256, toHex } from 'viem/utils'
 import { InputValidationError } from '../../errors.ts'
 import { isHexText } from '../../guards.ts'
 import { type PerpsDomain, perpsDomainSeparator } from './domain.ts'

@@ -3,7 +3,8 @@
  * rebuild the positional op from the JSON `op` with the same builders the client uses, and recover
  * the signer. Pure apart from viem's async recovery API; no keys involved.
  */
-import { type Address, type Hex, recoverTypedDataAddress } from 'viem'
+import type { Address, Hex } from 'viem'
+import { recoverTypedDataAddress } from 'viem/utils'
 import { z } from 'zod'
 import { InputValidationError } from '../../errors.ts'
 import { isOneOf } from '../../guards.ts'

@@ -6,7 +6,8 @@
  * in collateral base units; the body `{op: {type: 'withdraw', args: {account, token, amount, to}},
  * salt, sig, ts}`.
  */
-import { type Address, type Hex, hashTypedData } from 'viem'
+import type { Address, Hex } from 'viem'
+import { hashTypedData } from 'viem/utils'
 import { InputValidationError } from '../../errors.ts'
 import type { PerpsDomain } from './domain.ts'
 

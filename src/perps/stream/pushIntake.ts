@@ -5,7 +5,8 @@
  * field reuses the value accepted last time), and rows that fail their schema reported as a gap.
  * The client applies the reading (logs, events) in that order. Pure bookkeeping, no I/O.
  */
-import { PushDataCache } from './pushDataCache.ts'
+import { MAX_KEYS_PER_CHANNEL, PushDataCache } from './pushDataCache.ts'
+import { keepableText, type PushText, textKey } from './rawPushText.ts'
 import { type PushEnvelope, type PushParseResult, parsePushData, type StreamPush } from './schemas.ts'
 import { SequenceTracker } from './sequenceTracker.ts'
 import { StreamProtocolError } from './streamErrors.ts'
@@ -29,6 +30,8 @@ const invalidPush = (channel: string, sq: number): StreamGap => ({ channel, reas
 export class PushIntake {
   readonly sequences = new SequenceTracker()
   readonly #accepted = new PushDataCache<StreamPush>()
+  /** Per channel and key (rawPushText.ts), the data text of the last push accepted and what it was read as. */
+  readonly #acceptedText = new Map<string, Map<number, { text: string; push: StreamPush }>>()
   readonly #acceptInstrument: ((iid: number) => boolean) | undefined
   #foreignDropped = 0
   #pushes = 0
@@ -45,7 +48,26 @@ export class PushIntake {
     return this.#foreignDropped
   }
 
-  read(env: PushEnvelope): PushReading {
+  /**
+   * A push whose data text equals, character for character, the last accepted data text of its key:
+   * read without parsing (the value accepted then, with this push's `ts` and `sq`), else undefined
+   * (the caller parses the frame and calls `read`). Nearly every frame of a venue tick is one.
+   */
+  readText(p: PushText): PushReading | undefined {
+    const seen = this.#acceptedText.get(p.ch)?.get(textKey(p.ch, p.data))
+    if (seen === undefined || seen.text !== p.data) return undefined
+    const check = this.sequences.observe(p.ch, p.sq)
+    const sequenceGap: StreamGap | undefined = check.gap
+      ? { channel: p.ch, reason: 'sequence_gap', previous: check.previous, sq: p.sq }
+      : undefined
+    if (this.#foreign(p.ch, seen.push.data))
+      return { sequenceGap, foreign: this.#foreignDropped, changed: false }
+    this.#pushes++
+    return { sequenceGap, push: { ...seen.push, ts: p.ts, sq: p.sq }, changed: false }
+  }
+
+  /** `dataText`: the data as received (`rawPushText.ts`), kept for `readText` when it is small and flat. */
+  read(env: PushEnvelope, dataText?: string): PushReading {
     const { ch, sq } = env
     const check = this.sequences.observe(ch, sq)
     const sequenceGap: StreamGap | undefined = check.gap
@@ -69,18 +91,41 @@ export class PushIntake {
             gap: invalidPush(ch, sq),
           }
     this.#pushes++
+    this.#rememberText(ch, dataText, invalid === undefined ? parsed.push : undefined)
     return { sequenceGap, invalid, push: parsed.push, changed: known === undefined }
+  }
+
+  /** The last accepted data text of its key (none kept when it is not keepable: a later equal text must not match an older one). */
+  #rememberText(ch: string, text: string | undefined, push: StreamPush | undefined): void {
+    if (text === undefined) {
+      this.#acceptedText.delete(ch)
+      return
+    }
+    const key = textKey(ch, text)
+    let byKey = this.#acceptedText.get(ch)
+    if (push === undefined || !keepableText(text)) {
+      byKey?.delete(key)
+      return
+    }
+    if (byKey === undefined) {
+      byKey = new Map()
+      this.#acceptedText.set(ch, byKey)
+    }
+    if (!byKey.has(key) && byKey.size >= MAX_KEYS_PER_CHANNEL) byKey.clear()
+    byKey.set(key, { text, push })
   }
 
   /** The channel is no longer wanted. */
   forget(channel: string): void {
     this.sequences.forget(channel)
     this.#accepted.forget(channel)
+    this.#acceptedText.delete(channel)
   }
 
   /** A new socket: the push cache starts empty. */
   clearCache(): void {
     this.#accepted.clear()
+    this.#acceptedText.clear()
   }
 
   /** A push on a shared channel for an instrument the caller does not trade. */

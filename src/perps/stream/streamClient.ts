@@ -31,7 +31,8 @@ import { createRateLimitedLog, type RateLimitedLog } from '../../logging/rateLim
 import { ChannelFreshness } from './channelFreshness.ts'
 import { tapFrame } from './frameTap.ts'
 import { GapHolds } from './gapHolds.ts'
-import { PushIntake } from './pushIntake.ts'
+import { PushIntake, type PushReading } from './pushIntake.ts'
+import { pushText } from './rawPushText.ts'
 import {
   ackItems,
   authFrame,
@@ -349,6 +350,16 @@ export class StreamClient {
 
   #onMessage(text: string): void {
     this.#lastInboundAt = this.#clock.now()
+    // Most frames repeat their key's last push: compared as text, not parsed (rawPushText.ts).
+    const envelope = pushText(text)
+    if (envelope !== undefined) {
+      if (!this.#desired.has(envelope.ch)) return // an unsubscribed channel's last frames
+      const r = this.#intake.readText(envelope)
+      if (r !== undefined) {
+        this.#apply(envelope.ch, r)
+        return
+      }
+    }
     let value: unknown
     try {
       value = JSON.parse(text)
@@ -364,7 +375,7 @@ export class StreamClient {
         return
       }
       case 'push':
-        this.#onPush(frame.frame)
+        this.#onPush(frame.frame, envelope?.data)
         return
       case 'resync': {
         // The venue dropped notifications (backpressure); `sq` is the newest dropped, the new baseline.
@@ -392,10 +403,14 @@ export class StreamClient {
   }
 
   /** One push on a channel: read (pushIntake.ts), then logged and emitted in the reading's order. */
-  #onPush(env: PushEnvelope): void {
+  #onPush(env: PushEnvelope, dataText: string | undefined): void {
     const { ch } = env
     if (!this.#desired.has(ch)) return // an unsubscribed channel's last frames
-    const r = this.#intake.read(env)
+    this.#apply(ch, this.#intake.read(env, dataText))
+  }
+
+  /** A push's reading applied: gaps, drops and bad rows logged, then the push emitted. */
+  #apply(ch: string, r: PushReading): void {
     if (r.sequenceGap !== undefined) this.#gap(r.sequenceGap)
     if (r.foreign !== undefined) {
       this.#logs.log(

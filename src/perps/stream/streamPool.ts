@@ -10,6 +10,7 @@
 
 import { InputValidationError } from '../../errors.ts'
 import { parseChannel } from './channels.ts'
+import { afterNextWrite, InboxGroup } from './socket/inbox.ts'
 import { TypedEvents } from './socket/typedEvents.ts'
 import {
   DEFAULT_STREAM_LIMITS,
@@ -43,6 +44,7 @@ const FORWARDED: readonly Forwarded[] = ['push', 'gap', 'stale', 'fresh', 'error
 
 export class StreamPool {
   readonly #options: StreamPoolOptions
+  readonly #publicInboxes: InboxGroup
   readonly #maxConnections: number
   readonly #perConnection: number
   readonly #messagesEach: number
@@ -56,6 +58,11 @@ export class StreamPool {
   /** @throws {InputValidationError} for limits that are not positive integers. */
   constructor(options: StreamPoolOptions) {
     this.#options = options
+    // One yield for all the public sockets (inbox.ts): a venue tick reaches every one at once. The
+    // private socket (orders, fills, the portfolio: a few frames a tick) keeps its own.
+    const schedule = options.schedule
+    this.#publicInboxes =
+      schedule instanceof InboxGroup ? schedule : new InboxGroup(schedule ?? afterNextWrite)
     this.#maxConnections = options.maxConnections ?? 4
     this.#perConnection = options.maxSubscriptionsPerConnection ?? DEFAULT_STREAM_LIMITS.maxSubscriptions
     const total = options.maxMessagesPerMinute ?? 500
@@ -175,6 +182,7 @@ export class StreamPool {
       credentials: authenticated ? credentials : undefined,
       // The private socket's frames carry the account: never handed to a tap.
       tap: authenticated ? undefined : rest.tap,
+      schedule: authenticated ? rest.schedule : this.#publicInboxes,
       limits: { maxSubscriptions: this.#perConnection, maxMessagesPerMinute: this.#messagesEach },
     })
     for (const event of FORWARDED) client.on(event, (value) => this.#emit(event, value))

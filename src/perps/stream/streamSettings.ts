@@ -10,6 +10,7 @@ import type { Random } from '../../random.ts'
 import type { FrameTap } from './frameTap.ts'
 import { defaultStaleAfterMs } from './freshness.ts'
 import type { StreamPush } from './schemas.ts'
+import type { InboxGroup } from './socket/inbox.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './socket/reconnectBackoff.ts'
 import { type SocketFactory, undiciSocketFactory } from './socket/socket.ts'
 import {
@@ -35,7 +36,7 @@ export interface StreamSettings {
   limits: StreamLimits
   logger: Logger | undefined
   yieldAfter: ((push: StreamPush) => boolean) | undefined
-  schedule: ((fn: () => void) => void) | undefined
+  schedule: ((fn: () => void) => void) | InboxGroup | undefined
   acceptInstrument: ((iid: number) => boolean) | undefined
   tap: FrameTap | undefined
   gapHoldMs: number

@@ -4,6 +4,7 @@ import type { Logger } from '../../logging/logger.ts'
 import type { Random } from '../../random.ts'
 import type { FrameTap } from './frameTap.ts'
 import type { StreamPush } from './schemas.ts'
+import type { InboxGroup } from './socket/inbox.ts'
 import type { BackoffPolicy } from './socket/reconnectBackoff.ts'
 import type { SocketFactory } from './socket/socket.ts'
 import type { StreamError } from './streamErrors.ts'
@@ -93,8 +94,11 @@ export interface StreamClientOptions {
    * loop (inbox.ts), so what the push set off runs first. Default: never (every frame at once).
    */
   yieldAfter?: ((push: StreamPush) => boolean) | undefined
-  /** Runs the deferred frames on a later turn. Default `afterNextWrite` (inbox.ts). */
-  schedule?: ((fn: () => void) => void) | undefined
+  /**
+   * Runs the deferred frames on a later turn. Default `afterNextWrite` (inbox.ts). A pool gives its
+   * sockets one `InboxGroup` built on it: a yield on one socket defers the frames of all of them.
+   */
+  schedule?: ((fn: () => void) => void) | InboxGroup | undefined
   /**
    * The instruments the caller trades: a push on a shared channel (`tickers::all`, `statistics::all`)
    * for any other id is dropped at the door, before parsing or any per-key cache. Default: all.

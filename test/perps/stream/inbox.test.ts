@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Inbox } from '../../../src/perps/stream/socket/inbox.ts'
+import { Inbox, InboxGroup } from '../../../src/perps/stream/socket/inbox.ts'
 
 /** A scheduler the test turns by hand. */
 function manual() {
@@ -77,5 +77,51 @@ describe('the stream inbox', () => {
     expect(seen).toEqual(['moved', 'new'])
     s.turn()
     expect(seen).toEqual(['moved', 'new'])
+  })
+
+  it("in a group, a yield on one socket's inbox defers the frames of every inbox of the group to one turn", () => {
+    const s = manual()
+    const group = new InboxGroup(s.schedule)
+    const seen: string[] = []
+    const tickers: Inbox<string> = new Inbox<string>((x) => {
+      seen.push(x)
+      if (x === 'moved') tickers.yieldNow()
+    }, group)
+    const bbo = new Inbox<string>((x) => void seen.push(x), group)
+    bbo.push('bbo1')
+    for (const x of ['t1', 'moved', 't2']) tickers.push(x)
+    // The other socket's read in the same poll phase waits for the turn (the order's write) too.
+    for (const x of ['bbo2', 'bbo3']) bbo.push(x)
+    expect(seen).toEqual(['bbo1', 't1', 'moved'])
+    expect(s.booked).toBe(1)
+    s.turn()
+    expect(seen).toEqual(['bbo1', 't1', 'moved', 't2', 'bbo2', 'bbo3'])
+    expect(s.booked).toBe(0)
+    bbo.push('bbo4')
+    expect(seen.at(-1)).toBe('bbo4')
+  })
+
+  it('in a group, the frames deferred are handled at the turn without a second yield, and a cleared inbox does nothing then', () => {
+    const s = manual()
+    const group = new InboxGroup(s.schedule)
+    const seen: string[] = []
+    const yielding = (name: string) => {
+      const inbox: Inbox<string> = new Inbox<string>((x) => {
+        seen.push(`${name}:${x}`)
+        if (x.startsWith('moved')) inbox.yieldNow()
+      }, group)
+      return inbox
+    }
+    const a = yielding('a')
+    const b = yielding('b')
+    const c = yielding('c')
+    for (const x of ['moved1', 'x']) a.push(x)
+    for (const x of ['moved2', 'y']) b.push(x)
+    c.push('z')
+    c.clear()
+    expect(seen).toEqual(['a:moved1'])
+    s.turn()
+    expect(seen).toEqual(['a:moved1', 'a:x', 'b:moved2', 'b:y'])
+    expect(s.booked).toBe(0)
   })
 })

@@ -2,8 +2,9 @@
  * The stream client over a fake socket (every frame it sends is recorded; the test plays the
  * server): frame shapes, ids, invalid input, and the rules that loopback tests cannot force.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { VirtualClock } from '../../../src/mock/virtualClock.ts'
+import type { StreamPush } from '../../../src/perps/stream/schemas.ts'
 import type { SocketHandlers, StreamSocket } from '../../../src/perps/stream/socket/socket.ts'
 import { StreamClient } from '../../../src/perps/stream/streamClient.ts'
 import { StreamProtocolError } from '../../../src/perps/stream/streamErrors.ts'
@@ -152,7 +153,9 @@ describe('StreamClient per-push work', () => {
     nxf: 9_000,
   })
 
-  function opened(options: { yieldAfter?: () => boolean; schedule?: (fn: () => void) => void } = {}) {
+  function opened(
+    options: { yieldAfter?: (p: StreamPush) => boolean; schedule?: (fn: () => void) => void } = {},
+  ) {
     const server = new FakeServer()
     const client = new StreamClient({
       url: 'ws://127.0.0.1:1/v1/ws',
@@ -181,6 +184,51 @@ describe('StreamClient per-push work', () => {
     expect(b?.data).toBe(a?.data)
     expect(c?.data).toMatchObject({ idx: '101' })
     expect(events.gap).toEqual([{ channel: 'tickers::all', reason: 'invalid_push', sq: 4 }])
+    void client.close()
+  })
+
+  it("a frame in the venue's spelling whose data text repeats its key's last is read without parsing, with its own ts and sq", () => {
+    const yields: number[] = []
+    const { server, client, events } = opened({
+      yieldAfter: (p) => {
+        yields.push(p.sq)
+        return false
+      },
+    })
+    const parse = vi.spyOn(JSON, 'parse')
+    try {
+      server.reply({ ch: 'tickers::all', ts: 1, sq: 1, data: tick('100') })
+      server.reply({ ch: 'tickers::all', ts: 2, sq: 2, data: { ...tick('100'), iid: 2 } })
+      const parsedAtFirst = parse.mock.calls.length
+      server.reply({ ch: 'tickers::all', ts: 3, sq: 3, data: tick('100') })
+      server.reply({ ch: 'tickers::all', ts: 4, sq: 4, data: { ...tick('100'), iid: 2 } })
+      expect(parse.mock.calls.length).toBe(parsedAtFirst)
+      // A → B → A: the change and the change back are parsed, and each is a change (asked to yield).
+      server.reply({ ch: 'tickers::all', ts: 5, sq: 5, data: tick('101') })
+      server.reply({ ch: 'tickers::all', ts: 6, sq: 6, data: tick('100') })
+      expect(parse.mock.calls.length).toBe(parsedAtFirst + 2)
+      // The same data spelled otherwise (sq before ts): parsed, and unchanged.
+      server.reply(`{"ch":"tickers::all","sq":7,"ts":7,"data":${JSON.stringify(tick('100'))}}`)
+      expect(parse.mock.calls.length).toBe(parsedAtFirst + 3)
+      // A gap is still a gap on a repeat.
+      server.reply({ ch: 'tickers::all', ts: 9, sq: 9, data: { ...tick('100'), iid: 2 } })
+    } finally {
+      parse.mockRestore()
+    }
+    expect(events.push.map((p) => [p.ts, p.sq, p.kind === 'tickers' ? p.data.iid : undefined])).toEqual([
+      [1, 1, 1],
+      [2, 2, 2],
+      [3, 3, 1],
+      [4, 4, 2],
+      [5, 5, 1],
+      [6, 6, 1],
+      [7, 7, 1],
+      [9, 9, 2],
+    ])
+    expect(events.push[2]?.data).toBe(events.push[0]?.data)
+    expect(events.push[3]?.data).toBe(events.push[1]?.data)
+    expect(yields).toEqual([1, 2, 5, 6])
+    expect(events.gap).toEqual([{ channel: 'tickers::all', reason: 'sequence_gap', previous: 7, sq: 9 }])
     void client.close()
   })
 

@@ -17,9 +17,50 @@ export function afterNextWrite(fn: () => void): void {
   setImmediate(() => setImmediate(fn))
 }
 
+/**
+ * Inboxes that yield together: the sockets of one pool. A venue tick arrives on every socket at once
+ * (tickers on one, BBOs on others), and the event loop hands each socket's read to its inbox in the
+ * same poll phase; a yield on one socket alone would leave the others' frames to run before the
+ * order it was made for is written. While the group is held (from a yield until its scheduled turn),
+ * every inbox of the group queues what arrives, and at that turn each one handles its queue.
+ */
+export class InboxGroup {
+  readonly #schedule: (fn: () => void) => void
+  #held = false
+  /** Turns booked so far: names the current hold. */
+  #turn = 0
+  readonly #waiting: (() => void)[] = []
+
+  constructor(schedule: (fn: () => void) => void = afterNextWrite) {
+    this.#schedule = schedule
+  }
+
+  /** True from a yield until its turn comes. */
+  get held(): boolean {
+    return this.#held
+  }
+
+  /** The current hold (while `held`). */
+  get turn(): number {
+    return this.#turn
+  }
+
+  /** `resume` runs at the held turn (booked now if nothing holds the group yet). */
+  wait(resume: () => void): void {
+    this.#waiting.push(resume)
+    if (this.#held) return
+    this.#held = true
+    this.#turn++
+    this.#schedule(() => {
+      this.#held = false
+      for (const fn of this.#waiting.splice(0)) fn()
+    })
+  }
+}
+
 export class Inbox<T> {
   readonly #handle: (item: T) => void
-  readonly #schedule: (fn: () => void) => void
+  readonly #group: InboxGroup
   readonly #queue: T[] = []
   #head = 0
   /** A later turn is booked: frames wait in the queue until it comes. */
@@ -28,24 +69,33 @@ export class Inbox<T> {
   /** Handling the frames a yield deferred: no second yield until the queue is empty. */
   #catchingUp = false
   #generation = 0
+  /** A hold booked before the last `clear` (a socket since gone): frames of the new one do not wait for it. */
+  #ignoredTurn = -1
 
-  constructor(handle: (item: T) => void, schedule: (fn: () => void) => void = afterNextWrite) {
+  /** `schedule`: this inbox's own later turn, or the group it yields with (the pool's sockets). */
+  constructor(handle: (item: T) => void, schedule: ((fn: () => void) => void) | InboxGroup = afterNextWrite) {
     this.#handle = handle
-    this.#schedule = schedule
+    this.#group = schedule instanceof InboxGroup ? schedule : new InboxGroup(schedule)
   }
 
-  /** Handles `item` now, or queues it behind the frames a yield deferred. */
+  /** Handles `item` now, or queues it behind the frames a yield (of this inbox or its group) deferred. */
   push(item: T): void {
     this.#queue.push(item)
-    if (!this.#deferred && !this.#draining) this.#drain()
+    if (this.#deferred || this.#draining) return
+    if (this.#group.held && this.#group.turn !== this.#ignoredTurn && !this.#catchingUp) this.#defer()
+    else this.#drain()
   }
 
-  /** The frames after the one being handled wait for a later turn of the event loop. */
+  /** The frames after the one being handled wait for a later turn of the event loop (and the group's). */
   yieldNow(): void {
     if (this.#deferred || this.#catchingUp) return
+    this.#defer()
+  }
+
+  #defer(): void {
     this.#deferred = true
     const generation = this.#generation
-    this.#schedule(() => {
+    this.#group.wait(() => {
       if (generation !== this.#generation) return
       this.#deferred = false
       this.#catchingUp = true
@@ -65,6 +115,7 @@ export class Inbox<T> {
     this.#deferred = false
     this.#catchingUp = false
     this.#generation++
+    if (this.#group.held) this.#ignoredTurn = this.#group.turn
   }
 
   #drain(): void {
