@@ -12,7 +12,9 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { loadNow, loadSpan, machineLine, utcStamp, writeRegion } from './docRegions.ts'
-import { type Distribution, flag, mb, ms, RESULT_PREFIX } from './stats.ts'
+import { type Distribution, exitWithHelpOnRequest, flag, mb, ms, RESULT_PREFIX } from './stats.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const QUICK = flag('quick') !== undefined

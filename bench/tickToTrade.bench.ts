@@ -73,11 +73,13 @@ import { type RecordingTap, startRecordingTap } from '../src/research/record/rec
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/schema.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
-import { distribution, emitResult, flag, mb, numberFlag, sleepMs } from './stats.ts'
+import { distribution, emitResult, exitWithHelpOnRequest, flag, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
 import { latencyText, moveSchedule, overTarget, TARGET_P99_MS } from './tickToTradeMoves.ts'
 import { createTickToTradeProbe, openOrderCap, type ProbeTotals } from './tickToTradeProbe.ts'
 import { startWindowProfile } from './windowProfile.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const TRANSPORT = flag('transport') ?? 'stream'
 if (TRANSPORT !== 'stream' && TRANSPORT !== 'poll') throw new Error('--transport must be stream or poll')

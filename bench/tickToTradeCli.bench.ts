@@ -31,10 +31,12 @@ import { perpsDomainFromExchangeInfo } from '../src/perps/signing/domain.ts'
 import { SaltSource } from '../src/perps/signing/salt.ts'
 import { seededRandom } from '../src/random.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
-import { distribution, emitResult, mb, numberFlag, sleepMs } from './stats.ts'
+import { distribution, emitResult, exitWithHelpOnRequest, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
 import { latencyText, moveSchedule, overTarget, TARGET_P99_MS } from './tickToTradeMoves.ts'
 import { openOrderCap } from './tickToTradeProbe.ts'
+
+exitWithHelpOnRequest(import.meta.url)
 
 const ROOT = resolve(import.meta.dirname, '..')
 const N = numberFlag('instruments', 2)
