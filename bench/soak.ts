@@ -32,25 +32,16 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { compareDecimal, subDecimal } from '../src/decimal.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
-import { rateLimitCode, type WireExchange } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { AlertEpisodes, type EpisodeCounts } from './alertEpisodes.ts'
-import {
-  type Check,
-  checksTable,
-  loadNow,
-  loadSpan,
-  machineLine,
-  printChecks,
-  utcStamp,
-  writeRegion,
-} from './docRegions.ts'
+import { type Check, loadNow, loadSpan, machineLine, printChecks, utcStamp } from './docRegions.ts'
 import { probeOps } from './opsProbe.ts'
 import { formatScan, SecretsScanner } from './secretsScan.ts'
-import { compareViews, crashEpisodes } from './soakChecks.ts'
+import { compareViews, crashEpisodes, writeSoakDocs } from './soakChecks.ts'
 import { startSoakEngine } from './soakEngines.ts'
 import { parseSoakFlags } from './soakFlags.ts'
 import { dueSteps, intervalGate, type SoakStep, soakSteps } from './soakPhases.ts'
+import { LogTap, StateTap, WireTap } from './soakTaps.ts'
 import { mb } from './stats.ts'
 
 /** The machine's load as the run starts (the docs say it beside the figures). */
@@ -94,74 +85,11 @@ const KEEP_LOG_LINES = 30
 
 const generated = INSTRUMENTS > 0 ? generateInstruments(INSTRUMENTS) : undefined
 
-/** Signatures are remembered for SIG_WINDOW_MS of virtual time (twice the venue's replay window): a
- * copy sent later would be refused as expired anyway, and the set stays bounded over a long run. */
-const SIG_WINDOW_MS = 10 * 60_000
-const wire = {
-  commands: 0,
-  commandsByPath: new Map<string, number>(),
-  commandErrors: 0,
-  expired: 0,
-  sigs: new Map<string, number>(),
-  duplicateSigs: 0,
-  rateLimitedSelf: 0,
-  rateLimitedInjected: 0,
-  selfDetails: new Map<string, number>(),
-  requests: 0,
-}
 let virtualNow = (): number => 0
-const onExchange = ({ req, res, fault, command }: WireExchange): void => {
-  wire.requests += 1
-  if (command) {
-    wire.commands += 1
-    const key = `${req.method} ${req.path}`
-    wire.commandsByPath.set(key, (wire.commandsByPath.get(key) ?? 0) + 1)
-    if (res.status >= 400) wire.commandErrors += 1
-    if (res.status === 400 && JSON.stringify(res.body ?? '').includes('expired')) wire.expired += 1
-    const sig = (req.body as { sig?: unknown } | undefined)?.sig
-    if (typeof sig === 'string') {
-      if (wire.sigs.has(sig)) wire.duplicateSigs += 1
-      else wire.sigs.set(sig, virtualNow())
-    }
-  }
-  if (res.status === 429) {
-    if (fault === undefined) {
-      wire.rateLimitedSelf += 1
-      const key = `${req.method} ${req.path} ${rateLimitCode(res)}`
-      wire.selfDetails.set(key, (wire.selfDetails.get(key) ?? 0) + 1)
-    } else wire.rateLimitedInjected += 1
-  }
-}
-function pruneSigs(): void {
-  const cutoff = virtualNow() - SIG_WINDOW_MS
-  for (const [sig, at] of wire.sigs) {
-    if (at >= cutoff) break
-    wire.sigs.delete(sig)
-  }
-}
-
-const logCounts = new Map<string, number>()
-const recentProblems: string[] = []
-const LEVELS: Record<number, string> = {
-  10: 'trace',
-  20: 'debug',
-  30: 'info',
-  40: 'warn',
-  50: 'error',
-  60: 'fatal',
-}
+const wire = new WireTap(() => virtualNow())
 // The secrets scan sees every log line as it streams by; nothing is kept but the scanner's tail.
 const scanner = new SecretsScanner()
-const onLogLine = (line: string): void => {
-  scanner.scan('log', line)
-  const level = /"level":(\d+)/.exec(line)?.[1]
-  const name = LEVELS[Number(level)] ?? 'other'
-  logCounts.set(name, (logCounts.get(name) ?? 0) + 1)
-  if (name === 'warn' || name === 'error' || name === 'fatal') {
-    recentProblems.push(line.trim().slice(0, 300))
-    if (recentProblems.length > KEEP_LOG_LINES) recentProblems.shift()
-  }
-}
+const logs = new LogTap(scanner, KEEP_LOG_LINES)
 const overrides: Record<string, unknown> = {}
 // As in the integration test: on the wire, fault holds run on wall time while the bot's clock is
 // accelerated, so a short request timeout keeps a held read from looking like minutes of stale data.
@@ -182,8 +110,8 @@ const engine = await startSoakEngine(ENGINE, {
   instruments: generated,
   overrides,
   webhookToken,
-  onExchange,
-  onLogLine,
+  onExchange: wire.onExchange,
+  onLogLine: logs.onLine,
   onAlert: (a) => {
     alertCount += 1
     episodes.observe(a)
@@ -223,21 +151,7 @@ let worstLoopP99 = 0
 let worstLoopMax = 0
 const startedVirtual = mock.clock.now()
 const startedReal = performance.now()
-const seenStopped = new Set<string>()
-/** Instrument-samples (every 250 ms) and how many of them were in an active (quoting) state. */
-const quoting = { samples: 0, active: 0 }
-const haltReasons = new Map<string, number>()
-const haltSummary = (): string => {
-  const halted = [...haltReasons.values()].reduce((a, b) => a + b, 0)
-  if (halted === 0) return 'never halted'
-  return [...haltReasons]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 4)
-    .map(([k, v]) => `${k} ${((100 * v) / halted).toFixed(0)} %`)
-    .join('; ')
-}
-const quotingShare = (): string =>
-  quoting.samples === 0 ? 'n/a' : `${((100 * quoting.active) / quoting.samples).toFixed(0)} %`
+const stateTap = new StateTap()
 let peakHeap = 0
 let peakRss = 0
 
@@ -265,25 +179,11 @@ function snapshot(): Snapshot {
   const d = s.limiter.details as
     | { batchesSent?: number; itemsSent?: number; unknownBatches?: number; reconciles?: number }
     | undefined
-  const states = new Map<string, number>()
-  for (const i of s.instruments) {
-    states.set(i.state, (states.get(i.state) ?? 0) + 1)
-    if (i.state === 'stopped') seenStopped.add(i.symbol)
-    quoting.samples += 1
-    if (i.state.startsWith('active')) quoting.active += 1
-    else if (i.state.startsWith('halted')) {
-      // "index stale (16 s old); margin stale (31 s old)" → "index stale; margin stale"
-      const reason = (i.reason ?? '?').replace(/\s*\([^)]*\)/g, '')
-      haltReasons.set(reason, (haltReasons.get(reason) ?? 0) + 1)
-    }
-  }
-  const trade = [...wire.commandsByPath]
-    .filter(([k]) => k.includes('/v1/trade/'))
-    .reduce((a, [, v]) => a + v, 0)
+  const states = stateTap.sample(s.instruments)
   return {
     virtualMin: (mock.clock.now() - startedVirtual) / 60_000,
     realS: (performance.now() - startedReal) / 1000,
-    trade,
+    trade: wire.tradeCommands(),
     batches: d?.batchesSent ?? 0,
     items: d?.itemsSent ?? 0,
     unknownBatches: d?.unknownBatches ?? 0,
@@ -333,8 +233,8 @@ function report(label: string): Snapshot {
       `  unknown outcomes ${s.unknownBatches} batch(es); reconciles ${s.reconciles}; duplicate signed commands ${wire.duplicateSigs}`,
       `  alerts: ${alertSummary()}; unhandled rejections ${processFaults.unhandledRejections}, uncaught exceptions ${processFaults.uncaughtExceptions}`,
       `  heap ${mb(m.heapUsed)}${gc ? ' after GC' : ''}, rss ${mb(m.rss)} (bot and mock in one process)${STEPPED ? '' : `; event-loop delay p99 ${loopP99.toFixed(0)} ms, max ${loopMax.toFixed(0)} ms (wall)`}`,
-      `  log lines ${[...logCounts].map(([k, v]) => `${k} ${v}`).join(', ')}; scanned ${mb(scanner.summary().bytes)}, hits ${scanner.summary().hits.length}`,
-      `  instruments: ${states}; active (quoting allowed) ${quotingShare()} of the time so far`,
+      `  log lines ${[...logs.counts].map(([k, v]) => `${k} ${v}`).join(', ')}; scanned ${mb(scanner.summary().bytes)}, hits ${scanner.summary().hits.length}`,
+      `  instruments: ${states}; active (quoting allowed) ${stateTap.quotingShare()} of the time so far`,
     ].join('\n'),
   )
   return s
@@ -433,7 +333,7 @@ async function tick(elapsed: number): Promise<boolean> {
   }
   // Actor deaths can be transient (restart): sample states often, not only at report time.
   if (!STEPPED || stateGate(elapsed)) {
-    pruneSigs()
+    wire.pruneSigs()
     snapshot()
   }
   if (STEPPED) {
@@ -495,8 +395,10 @@ check(
 )
 check(
   'no actor died',
-  actorKeys.length === 0 && seenStopped.size === 0,
-  actorKeys.length + seenStopped.size === 0 ? '0' : [...new Set([...actorKeys, ...seenStopped])].join(', '),
+  actorKeys.length === 0 && stateTap.seenStopped.size === 0,
+  actorKeys.length + stateTap.seenStopped.size === 0
+    ? '0'
+    : [...new Set([...actorKeys, ...stateTap.seenStopped])].join(', '),
 )
 check(
   'no self-caused 429',
@@ -567,7 +469,7 @@ console.log('\n# summary\n')
 const summaryLines = [
   `${ENGINE} engine (${STEPPED ? 'stepped virtual clock, in-process transport, streams off: every input polls' : `loopback HTTP and WebSocket, accelerated clock at speed ${SPEED}`}), ${SCENARIO === undefined ? 'calm → trending → crash → recovery' : `scenario ${SCENARIO}`}, seed ${SEED}, ${final.states.size > 0 ? bot.status().instruments.length : 0} instruments: ${(final.virtualMin / 60).toFixed(2)} virtual h in ${(final.realS / 60).toFixed(1)} min of wall time (${(final.virtualMin / (final.realS / 60 || 1)).toFixed(1)}× real time; ${final.virtualMin > 0 ? ((final.realS * 60) / final.virtualMin).toFixed(0) : 'n/a'} wall s per virtual hour)`,
   `commands ${wire.commands} (trade ${final.trade}; rejected ${wire.commandErrors}, of which expired ${wire.expired}); batches ${final.batches} carrying ${final.items} orders; unknown outcomes ${final.unknownBatches}, reconciles ${final.reconciles}`,
-  `instruments active (quoting allowed) ${quotingShare()} of the time (sampled every ${STEPPED ? `${STATE_SAMPLE_MS / 1000} virtual s` : '250 ms'}); halted because: ${haltSummary()}`,
+  `instruments active (quoting allowed) ${stateTap.quotingShare()} of the time (sampled every ${STEPPED ? `${STATE_SAMPLE_MS / 1000} virtual s` : '250 ms'}); halted because: ${stateTap.haltSummary()}`,
   `alerts by key: ${
     [...counts]
       .sort((a, b) => b[1].raised - a[1].raised)
@@ -583,25 +485,19 @@ const summaryLines = [
 ]
 for (const l of summaryLines) console.log(l)
 console.log(`commands by path: ${[...wire.commandsByPath].map(([k, v]) => `${k} ${v}`).join('; ')}`)
-if (recentProblems.length > 0) {
-  console.log(`last ${Math.min(10, recentProblems.length)} warn/error log lines:`)
-  for (const l of recentProblems.slice(-10)) console.log(`  ${l}`)
+if (logs.recentProblems.length > 0) {
+  console.log(`last ${Math.min(10, logs.recentProblems.length)} warn/error log lines:`)
+  for (const l of logs.recentProblems.slice(-10)) console.log(`  ${l}`)
 }
 const failed = printChecks(checks)
 
 if (WRITE_DOCS) {
-  const table = checksTable(checks)
   const head = `Generated by \`npm run soak -- ${FLAGS}\` on ${utcStamp()} on ${machineLine()}, ${loadSpan(LOAD0)} over the run (bench/soak.ts; rerunning replaces this block).`
-  writeRegion(
-    'docs/reliability.md',
-    'soak',
-    `## Soak: ${(MINUTES / 60).toFixed(0)} virtual hours against the mock (${ENGINE} engine)\n\n${head}\n\n${summaryLines.map((l) => `- ${l}`).join('\n')}\n\n${table}`,
+  writeSoakDocs(
+    `${(MINUTES / 60).toFixed(0)} virtual hours against the mock (${ENGINE} engine)`,
+    head,
+    summaryLines,
+    checks,
   )
-  writeRegion(
-    'docs/benchmarks.md',
-    'soak',
-    `### Soak figures (latest run)\n\n${head}\n\n${summaryLines.map((l) => `- ${l}`).join('\n')}\n\n${table}`,
-  )
-  console.log('docs/reliability.md and docs/benchmarks.md: soak regions rewritten')
 }
 process.exitCode = failed.length === 0 ? 0 : 1

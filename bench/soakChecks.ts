@@ -1,7 +1,8 @@
-/** The soak's end checks that read only their inputs: the bot's view against the mock's books, and each crash episode's alerts. */
+/** The soak's end checks that read only their inputs: the bot's view against the mock's books, and each crash episode's alerts; and its docs regions. */
 import type { AccountView } from '../src/mock/perps/wire.ts'
 import type { BotStatus } from '../src/ops/status.ts'
 import { countsSince, type EpisodeCounts } from './alertEpisodes.ts'
+import { type Check, checksTable, writeRegion } from './docRegions.ts'
 import type { SoakStep } from './soakPhases.ts'
 
 export interface ViewDiff {
@@ -73,4 +74,17 @@ export function crashEpisodes(
     )
   })
   return { ok, figures }
+}
+
+/** Replaces the soak regions of docs/reliability.md and docs/benchmarks.md with this run's figures. */
+export function writeSoakDocs(
+  title: string,
+  head: string,
+  summary: readonly string[],
+  checks: Check[],
+): void {
+  const body = `${head}\n\n${summary.map((l) => `- ${l}`).join('\n')}\n\n${checksTable(checks)}`
+  writeRegion('docs/reliability.md', 'soak', `## Soak: ${title}\n\n${body}`)
+  writeRegion('docs/benchmarks.md', 'soak', `### Soak figures (latest run)\n\n${body}`)
+  console.log('docs/reliability.md and docs/benchmarks.md: soak regions rewritten')
 }
