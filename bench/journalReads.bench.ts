@@ -9,12 +9,15 @@
  *   the count, on the main handle, each ask its own read) against the bot's source (reader thread,
  *   listed minutes, one shared read).
  *
- *   npm run journal:bench -- [--fills 1000000] [--windows]
+ *   npm run journal:bench -- [--fills 1000000] [--windows] [--no-write]
+ *
+ * Unless `--no-write`, the table replaces the `journal-reads` region of docs/benchmarks.md, with the
+ * machine, Node and load of the run.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { loadavg, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
@@ -23,11 +26,14 @@ import { loadPnlBaseline } from '../src/journal/pnlBaseline.ts'
 import { loadJournalHistory } from '../src/journal/reading/history.ts'
 import { sqliteDriver } from '../src/journal/sqlite/sqliteDriver.ts'
 import { coalescedHistory } from '../src/ops/dashboard/history.ts'
+import { loadNow, loadSpan, machineLine, utcStamp, writeRegion } from './docRegions.ts'
 import { exitWithHelpOnRequest, numberFlag } from './stats.ts'
 
 exitWithHelpOnRequest(import.meta.url)
 
 const FILLS = numberFlag('fills', 1_000_000)
+const WRITE = !process.argv.includes('--no-write')
+const LOAD0 = loadNow()
 const DAY = 86_400_000
 const NOW = Date.UTC(2026, 11, 1)
 const SPAN = 90 * DAY
@@ -174,6 +180,22 @@ const line = (name: string, f: Figures): string =>
   `${name.padEnd(46)} wall ${f.wallMs.toFixed(0).padStart(6)} ms  cpu ${f.cpuMs.toFixed(0).padStart(6)} ms  ` +
   `loop max ${f.loopMaxMs.toFixed(1).padStart(7)} ms  probe max ${f.probeMaxMs.toFixed(1).padStart(7)} ms (${f.probes})`
 
+/** The docs region: who measured what, where, at what load, and the table. */
+function regionText(results: readonly [string, Figures][]): string {
+  const n = (x: number, digits = 0): string =>
+    x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+  return [
+    `Measured ${utcStamp()} by \`npm run journal:bench -- --fills ${FILLS}\` (bench/journalReads.bench.ts; rerunning replaces this block) on ${machineLine()}; ${loadSpan(LOAD0)} over the run.`,
+    '',
+    `| case (${n(FILLS)} fills) | wall ms | CPU ms | longest stall ms | probe max ms (probes) |`,
+    '|---|---|---|---|---|',
+    ...results.map(
+      ([name, f]) =>
+        `| ${name} | ${n(f.wallMs)} | ${n(f.cpuMs)} | ${n(f.loopMaxMs, 1)} | ${n(f.probeMaxMs, 1)} (${f.probes}) |`,
+    ),
+  ].join('\n')
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-reads-bench-'))
 try {
   const path = join(dir, 'journal.sqlite')
@@ -235,12 +257,12 @@ try {
         ),
       ),
     ])
-  console.log(
-    `node ${process.version}, load average ${loadavg()
-      .map((x) => x.toFixed(1))
-      .join(' ')}`,
-  )
+  console.log(`${machineLine()}, ${loadSpan(LOAD0)}`)
   for (const [name, f] of results) console.log(line(name, f))
+  if (WRITE) {
+    writeRegion('docs/benchmarks.md', 'journal-reads', regionText(results))
+    console.log('docs/benchmarks.md: journal-reads region rewritten')
+  }
   await main.close()
   await threaded.close()
 } finally {
