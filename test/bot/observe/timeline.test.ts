@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import type { Alert } from '../../../src/alerts/alert.ts'
+import { AccountWatch, type AccountWatchConfig } from '../../../src/bot/account/accountWatch.ts'
 import { PnlLedger } from '../../../src/bot/account/pnlLedger.ts'
 import { type InstrumentContext, initialContext } from '../../../src/bot/instrument/context.ts'
 import type { InstrumentView } from '../../../src/bot/observe/statusView.ts'
@@ -24,6 +25,7 @@ import type {
   TimelineSample,
   TimelineUpdate,
 } from '../../../src/ops/dashboard/timelineTypes.ts'
+import type { Portfolio } from '../../../src/perps/schemas/account.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
 
 const T0 = 1_767_000_000_000
@@ -87,6 +89,30 @@ const alert = (key: string, at: number, extra: Partial<Alert> = {}): Alert => ({
   message: `message ${key}`,
   at,
   ...extra,
+})
+
+const WATCH: AccountWatchConfig = {
+  marginWarningRatio: 0.5,
+  marginCriticalRatio: 0.8,
+  marginHysteresis: 0.05,
+  withdrawalPendingWarnMs: 3_600_000,
+  proxyExpiryLeadMs: 86_400_000,
+  clockSkewWarnMs: 2_000,
+  rateLimitWarnCount: 3,
+}
+
+/** A portfolio whose margin ratio is `mm` (equity 1). */
+const margin = (mm: string): Portfolio => ({
+  positions: [],
+  margin: {
+    total_account_value: '1',
+    total_initial_margin: '0',
+    total_maintenance_margin: mm,
+    total_position_value: '0',
+  },
+  withdrawable: '0',
+  in_liquidation: false,
+  timestamp: 0,
 })
 
 function inputs(): TimelineInputs {
@@ -252,6 +278,28 @@ describe('timeline sampling (pure)', () => {
 
   it('open alerts are the episodes whose latest alert is not a resolution, newest first', () => {
     expect(openAlerts(inputs().alerts).map((a) => a.key)).toEqual(['c', 'b'])
+  })
+
+  it('after critical → warning the board shows the margin episode open at warning, as /status does', () => {
+    const watch = new AccountWatch(WATCH)
+    const alerts = ['0.55', '0.85', '0.74'].flatMap((mm, k) => watch.observePortfolio(margin(mm), T0 + k))
+    expect(watch.snapshot().marginLevel).toBe('warning')
+    const b = boardOf({ ...inputs(), alerts }, [])
+    expect(b.openAlerts).toEqual([
+      {
+        key: 'margin',
+        severity: 'warning',
+        title: 'Margin ratio below critical',
+        message:
+          'Margin ratio 74% is back below the critical threshold 80% (still above the warning threshold 50%).',
+        at: T0 + 2,
+        resolved: false,
+      },
+    ])
+    // The recent list shows the message as sent.
+    expect(b.recentAlerts[0]).toMatchObject({ key: 'margin', severity: 'critical', resolved: true })
+    const normal = [...alerts, ...watch.observePortfolio(margin('0.1'), T0 + 3)]
+    expect(boardOf({ ...inputs(), alerts: normal }, []).openAlerts).toEqual([])
   })
 
   it('the board lists the latest fills and alerts newest first, bounded', () => {
