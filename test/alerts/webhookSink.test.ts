@@ -31,6 +31,17 @@ describe('webhookPayload', () => {
       key: 'margin',
     })
   })
+
+  it('a resolve that leaves the episode open at a lower level says so in the generic payload', () => {
+    const lowered = alert({ resolved: true, remaining: 'warning' })
+    expect(webhookPayload(lowered, 'generic')).toMatchObject({ resolved: true, remaining: 'warning' })
+    expect(webhookPayload(alert({ resolved: true }), 'generic')).not.toHaveProperty('remaining')
+    expect(webhookPayload(alert(), 'generic')).not.toHaveProperty('remaining')
+    const colour = (a: Alert) =>
+      (webhookPayload(a, 'discord') as { embeds: { color: number }[] }).embeds[0]?.color
+    expect(colour(lowered)).toBe(0xf1c40f)
+    expect(colour(alert({ resolved: true }))).toBe(0x2ecc71)
+  })
 })
 
 /** Lets promise chains run (the sink's timers are on the simulated clock, its posts are promises). */
