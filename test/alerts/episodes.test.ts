@@ -6,34 +6,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Alert } from '../../src/alerts/alert.ts'
 import { EpisodeBook, episodeStep, openEpisodes } from '../../src/alerts/episodes.ts'
-import { AccountWatch, type AccountWatchConfig } from '../../src/bot/account/accountWatch.ts'
-import type { Portfolio, Withdrawal } from '../../src/perps/schemas/account.ts'
-
-const cfg: AccountWatchConfig = {
-  marginWarningRatio: 0.5,
-  marginCriticalRatio: 0.8,
-  marginHysteresis: 0.05,
-  withdrawalPendingWarnMs: 3_600_000,
-  proxyExpiryLeadMs: 86_400_000,
-  clockSkewWarnMs: 2_000,
-  rateLimitWarnCount: 3,
-}
-
-/** A portfolio whose margin ratio is `mm / equity`. */
-function portfolio(mm: string, equity = '1', inLiquidation = false): Portfolio {
-  return {
-    positions: [],
-    margin: {
-      total_account_value: equity,
-      total_initial_margin: '0',
-      total_maintenance_margin: mm,
-      total_position_value: '0',
-    },
-    withdrawable: '0',
-    in_liquidation: inLiquidation,
-    timestamp: 0,
-  }
-}
+import { AccountWatch } from '../../src/bot/account/accountWatch.ts'
+import type { Withdrawal } from '../../src/perps/schemas/account.ts'
+import { WATCH as cfg, marginPortfolio as portfolio } from '../helpers/marginWatch.ts'
 
 function withdrawal(id: number, status: string, created = 0): Withdrawal {
   return {

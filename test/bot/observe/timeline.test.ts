@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import type { Alert } from '../../../src/alerts/alert.ts'
-import { AccountWatch, type AccountWatchConfig } from '../../../src/bot/account/accountWatch.ts'
+import { AccountWatch } from '../../../src/bot/account/accountWatch.ts'
 import { PnlLedger } from '../../../src/bot/account/pnlLedger.ts'
 import { type InstrumentContext, initialContext } from '../../../src/bot/instrument/context.ts'
 import type { InstrumentView } from '../../../src/bot/observe/statusView.ts'
@@ -25,8 +25,8 @@ import type {
   TimelineSample,
   TimelineUpdate,
 } from '../../../src/ops/dashboard/timelineTypes.ts'
-import type { Portfolio } from '../../../src/perps/schemas/account.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
+import { marginPortfolio as margin, WATCH } from '../../helpers/marginWatch.ts'
 
 const T0 = 1_767_000_000_000
 
@@ -89,30 +89,6 @@ const alert = (key: string, at: number, extra: Partial<Alert> = {}): Alert => ({
   message: `message ${key}`,
   at,
   ...extra,
-})
-
-const WATCH: AccountWatchConfig = {
-  marginWarningRatio: 0.5,
-  marginCriticalRatio: 0.8,
-  marginHysteresis: 0.05,
-  withdrawalPendingWarnMs: 3_600_000,
-  proxyExpiryLeadMs: 86_400_000,
-  clockSkewWarnMs: 2_000,
-  rateLimitWarnCount: 3,
-}
-
-/** A portfolio whose margin ratio is `mm` (equity 1). */
-const margin = (mm: string): Portfolio => ({
-  positions: [],
-  margin: {
-    total_account_value: '1',
-    total_initial_margin: '0',
-    total_maintenance_margin: mm,
-    total_position_value: '0',
-  },
-  withdrawable: '0',
-  in_liquidation: false,
-  timestamp: 0,
 })
 
 function inputs(): TimelineInputs {
