@@ -1,9 +1,11 @@
 /**
- * Alert episodes as a run sees them: an alert opens an episode of its (key, severity), the resolved
- * alert of that key and severity closes it. A raise while the same episode is open is a duplicate;
- * a resolve with nothing open is spurious. Pure, bounded by the number of keys.
+ * Alert episodes as a run sees them, read by the bot's own rule (src/alerts/episodes.ts): per key, a
+ * raise opens or escalates the episode, a resolve ends it or, with `remaining`, lowers it. A raise not
+ * above the open level is a duplicate ("raised twice"); a resolve with nothing open (or one that
+ * lowers nothing) is spurious ("resolved twice"). Pure, bounded by the number of keys.
  */
 import type { Alert } from '../src/alerts/alert.ts'
+import { EpisodeBook } from '../src/alerts/episodes.ts'
 
 export interface EpisodeViolation {
   key: string
@@ -18,27 +20,19 @@ export interface EpisodeCounts {
 }
 
 export class AlertEpisodes {
-  readonly #open = new Map<string, number>()
+  readonly #book = new EpisodeBook()
   readonly #counts = new Map<string, EpisodeCounts>()
   readonly violations: EpisodeViolation[] = []
 
   observe(a: Alert): void {
-    const id = `${a.key}|${a.severity}`
     const c = this.#counts.get(a.key) ?? { raised: 0, resolved: 0 }
     this.#counts.set(a.key, c)
-    if (a.resolved === true) {
-      c.resolved += 1
-      if (!this.#open.has(id)) {
-        if (this.violations.length < 100)
-          this.violations.push({ key: a.key, severity: a.severity, kind: 'resolved twice', at: a.at })
-      } else this.#open.delete(id)
-    } else {
-      c.raised += 1
-      if (this.#open.has(id)) {
-        if (this.violations.length < 100)
-          this.violations.push({ key: a.key, severity: a.severity, kind: 'raised twice', at: a.at })
-      } else this.#open.set(id, a.at)
-    }
+    if (a.resolved === true) c.resolved += 1
+    else c.raised += 1
+    const { step } = this.#book.observe(a)
+    const kind = step === 'repeated' ? 'raised twice' : step === 'stray' ? 'resolved twice' : undefined
+    if (kind !== undefined && this.violations.length < 100)
+      this.violations.push({ key: a.key, severity: a.severity, kind, at: a.at })
   }
 
   /** Raises and resolves per key so far (a copy). */
@@ -46,12 +40,12 @@ export class AlertEpisodes {
     return new Map([...this.#counts].map(([k, v]) => [k, { ...v }]))
   }
 
-  /** Open episodes as `key (severity)`, optionally only those whose key matches. */
+  /** Open episodes as `key (level)`, optionally only those whose key matches. */
   open(match: (key: string) => boolean = () => true): string[] {
-    return [...this.#open.keys()]
-      .map((id) => id.split('|') as [string, string])
-      .filter(([k]) => match(k))
-      .map(([k, s]) => `${k} (${s})`)
+    return this.#book
+      .open()
+      .filter((e) => match(e.key))
+      .map((e) => `${e.key} (${e.level})`)
   }
 }
 

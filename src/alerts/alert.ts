@@ -10,8 +10,13 @@ export interface Alert {
   message: string
   /** Public facts only (never secrets). */
   details?: Readonly<Record<string, string | number | boolean>> | undefined
-  /** True for the message that closes an episode. */
+  /** True for the message that closes an episode (or, with `remaining`, lowers it). */
   resolved?: boolean | undefined
+  /**
+   * On a resolved alert only: the level its episode goes on at (critical → warning: the critical is
+   * over, the warning goes on). Absent: the whole episode is over. Read by `episodes.ts`.
+   */
+  remaining?: Severity | undefined
   /** Unix ms. */
   at: number
 }

@@ -10,6 +10,7 @@ export function createLogAlertSink(logger: Logger): AlertSink {
           key: alert.key,
           severity: alert.severity,
           resolved: alert.resolved ?? false,
+          ...(alert.resolved === true && alert.remaining !== undefined ? { remaining: alert.remaining } : {}),
           ...alert.details,
         },
       }

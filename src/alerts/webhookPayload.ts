@@ -5,6 +5,8 @@ import type { AlertMode } from './rehearsal.ts'
 export type WebhookFormat = 'generic' | 'slack' | 'discord' | 'telegram'
 
 const ICON = { info: 'ℹ️', warning: '⚠️', critical: '🚨' } as const
+/** Discord's embed colour: a resolve that leaves the episode open at a lower level shows that level. */
+const COLOR = { resolved: 0x2ecc71, critical: 0xe74c3c, warning: 0xf1c40f, info: 0x3498db } as const
 
 function headline(a: Alert): string {
   return a.resolved
@@ -42,13 +44,7 @@ export function webhookPayload(
           {
             title: a.title,
             description: lines.join('\n').slice(0, 4000),
-            color: a.resolved
-              ? 0x2ecc71
-              : a.severity === 'critical'
-                ? 0xe74c3c
-                : a.severity === 'warning'
-                  ? 0xf1c40f
-                  : 0x3498db,
+            color: COLOR[a.resolved ? (a.remaining ?? 'resolved') : a.severity],
             timestamp: new Date(a.at).toISOString(),
           },
         ],
@@ -62,6 +58,8 @@ export function webhookPayload(
         key: a.key,
         severity: a.severity,
         resolved: a.resolved ?? false,
+        // On a resolve only: the level the episode goes on at (absent: the episode is over).
+        ...(a.resolved === true && a.remaining !== undefined ? { remaining: a.remaining } : {}),
         title: a.title,
         message: a.message,
         details: a.details ?? {},

@@ -4,8 +4,10 @@ import type { Alert } from '../../src/alerts/alert.ts'
 import { fanOut } from '../../src/alerts/alert.ts'
 import { webhookPayload } from '../../src/alerts/webhookPayload.ts'
 import { createWebhookAlertSink, type WebhookPoster } from '../../src/alerts/webhookSink.ts'
+import { AccountWatch } from '../../src/bot/account/accountWatch.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { seededRandom } from '../../src/random.ts'
+import { marginPortfolio as margin, WATCH } from '../helpers/marginWatch.ts'
 
 const alert = (over: Partial<Alert> = {}): Alert => ({
   key: 'margin',
@@ -31,6 +33,17 @@ describe('webhookPayload', () => {
       key: 'margin',
     })
   })
+
+  it('a resolve that leaves the episode open at a lower level says so in the generic payload', () => {
+    const lowered = alert({ resolved: true, remaining: 'warning' })
+    expect(webhookPayload(lowered, 'generic')).toMatchObject({ resolved: true, remaining: 'warning' })
+    expect(webhookPayload(alert({ resolved: true }), 'generic')).not.toHaveProperty('remaining')
+    expect(webhookPayload(alert(), 'generic')).not.toHaveProperty('remaining')
+    const colour = (a: Alert) =>
+      (webhookPayload(a, 'discord') as { embeds: { color: number }[] }).embeds[0]?.color
+    expect(colour(lowered)).toBe(0xf1c40f)
+    expect(colour(alert({ resolved: true }))).toBe(0x2ecc71)
+  })
 })
 
 /** Lets promise chains run (the sink's timers are on the simulated clock, its posts are promises). */
@@ -39,7 +52,13 @@ async function settle(): Promise<void> {
 }
 
 function setup(
-  over: { post?: WebhookPoster; retries?: number; maxPerMinute?: number; format?: 'generic' | 'slack' } = {},
+  over: {
+    post?: WebhookPoster
+    retries?: number
+    maxPerMinute?: number
+    format?: 'generic' | 'slack'
+    minSeverity?: 'warning' | 'critical'
+  } = {},
 ) {
   const calls: unknown[] = []
   const logs: string[] = []
@@ -48,7 +67,7 @@ function setup(
     url: 'http://127.0.0.1:9/hook',
     mode: 'live',
     format: over.format ?? 'generic',
-    minSeverity: 'warning',
+    minSeverity: over.minSeverity ?? 'warning',
     maxPerMinute: over.maxPerMinute ?? 20,
     retries: over.retries ?? 3,
     timeoutMs: 1000,
@@ -146,6 +165,21 @@ describe('createWebhookAlertSink', () => {
     sink.send(alert({ severity: 'info', resolved: true }))
     await sink.flush?.(1000)
     expect(calls).toHaveLength(1)
+  })
+
+  it('a critical-only subscriber hears the margin critical, and that it is over (the warning goes on)', async () => {
+    const { sink, calls, clock } = setup({ format: 'slack', minSeverity: 'critical' })
+    const watch = new AccountWatch(WATCH)
+    for (const [k, mm] of ['0.55', '0.85', '0.74', '0.40'].entries()) {
+      for (const a of watch.observePortfolio(margin(mm), k)) sink.send(a)
+      clock.increment(10_000)
+      await settle()
+    }
+    expect(calls.map((c) => (c as { text: string }).text.split('\n')[0])).toEqual([
+      '🚨 CRITICAL: Margin ratio critical',
+      '✅ RESOLVED: Margin ratio below critical',
+      '✅ RESOLVED: Margin ratio back to normal',
+    ])
   })
 
   it('a throwing sink does not stop the others', () => {

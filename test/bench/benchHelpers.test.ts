@@ -4,13 +4,20 @@ import { replaceRegion } from '../../bench/docRegions.ts'
 import { soakSteps } from '../../bench/soakPhases.ts'
 import type { Alert } from '../../src/alerts/alert.ts'
 
-const alert = (key: string, severity: Alert['severity'], at: number, resolved = false): Alert => ({
+const alert = (
+  key: string,
+  severity: Alert['severity'],
+  at: number,
+  resolved = false,
+  remaining?: Alert['severity'],
+): Alert => ({
   key,
   severity,
   title: key,
   message: key,
   at,
   ...(resolved ? { resolved } : {}),
+  ...(remaining === undefined ? {} : { remaining }),
 })
 
 describe('soak phases', () => {
@@ -38,12 +45,22 @@ describe('alert episodes', () => {
     const e = new AlertEpisodes()
     e.observe(alert('margin', 'warning', 1))
     e.observe(alert('margin', 'critical', 2))
-    e.observe(alert('margin', 'critical', 3, true))
+    // critical → warning: the critical is over, the episode goes on at warning.
+    e.observe(alert('margin', 'critical', 3, true, 'warning'))
     e.observe(alert('margin', 'warning', 4, true))
     e.observe(alert('margin', 'warning', 5))
     expect(e.violations).toEqual([])
     expect(e.counts().get('margin')).toEqual({ raised: 3, resolved: 2 })
     expect(e.open()).toEqual(['margin (warning)'])
+  })
+
+  it('critical straight to normal: one resolve closes the warning under it too (the short soak FAILed here)', () => {
+    const e = new AlertEpisodes()
+    e.observe(alert('margin', 'warning', 1))
+    e.observe(alert('margin', 'critical', 2))
+    e.observe(alert('margin', 'critical', 3, true))
+    expect(e.violations).toEqual([])
+    expect(e.open()).toEqual([])
   })
 
   it('flags a second raise of an open episode and a resolve of none', () => {

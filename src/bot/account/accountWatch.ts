@@ -1,7 +1,8 @@
 /**
  * The account watch's decisions, pure: observations in, alerts out. Each condition is an episode
  * that alerts once when it starts (and once more when it escalates) and sends one resolved message
- * when it ends; polling the same state again says nothing. Thresholds carry hysteresis so a ratio
+ * when it ends, or when it falls to a lower level it goes on at (`remaining`, see alerts/episodes.ts);
+ * polling the same state again says nothing. Thresholds carry hysteresis so a ratio
  * hovering at a threshold does not flap.
  */
 import type { Alert, Severity } from '../../alerts/alert.ts'
@@ -181,8 +182,8 @@ export class AccountWatch {
       }
       const shown = Number.isFinite(ratio) ? percent(ratio) : 'infinite (no equity left)'
       if (next === 'ok') {
-        // One message closes the episode, whatever its level: straight from critical the warning
-        // under it ends too, and the trader reads it once.
+        // One message closes the episode, whatever its level (no `remaining`): straight from critical
+        // the warning under it ends too, and the trader reads it once.
         alerts.push(
           resolved(
             'margin',
@@ -205,9 +206,9 @@ export class AccountWatch {
           ),
         )
       } else {
-        // critical → warning: the critical episode is over, the warning one goes on.
-        alerts.push(
-          resolved(
+        // critical → warning: the critical is over, the episode goes on at warning (`remaining`).
+        alerts.push({
+          ...resolved(
             'margin',
             'critical',
             'Margin ratio below critical',
@@ -215,7 +216,8 @@ export class AccountWatch {
             now,
             { ...details, threshold: critAt },
           ),
-        )
+          remaining: 'warning',
+        })
       }
     }
     return alerts

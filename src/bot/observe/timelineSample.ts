@@ -4,6 +4,7 @@
  * PnL and margin ratio; the two weight budgets) and the board (recent fills, open and recent alerts).
  */
 import type { Alert } from '../../alerts/alert.ts'
+import { openEpisodes } from '../../alerts/episodes.ts'
 import type {
   TimelineAlert,
   TimelineBoard,
@@ -106,11 +107,17 @@ const alertView = (a: Alert): TimelineAlert => ({
   resolved: a.resolved === true,
 })
 
-/** Episodes whose latest alert is not a resolution, newest first. */
+/**
+ * The open episodes (alerts/episodes.ts), newest first, each as its latest alert shown at the level it
+ * is open at: after critical → warning, the "below critical" message as a warning.
+ */
 export function openAlerts(alerts: readonly Alert[]): Alert[] {
-  const latest = new Map<string, Alert>()
-  for (const a of alerts) latest.set(a.key, a)
-  return [...latest.values()].filter((a) => a.resolved !== true).sort((x, y) => y.at - x.at)
+  return openEpisodes(alerts).map(({ latest, level }) => ({
+    ...latest,
+    severity: level,
+    resolved: false,
+    remaining: undefined,
+  }))
 }
 
 export function boardOf(s: TimelineInputs, fills: readonly LedgerFill[]): TimelineBoard {

@@ -90,6 +90,21 @@ describe('AccountWatch', () => {
     ])
   })
 
+  it('a fall from critical to warning says the episode goes on at warning; a close leaves nothing', () => {
+    const w = new AccountWatch(cfg)
+    const seq = ['0.55', '0.85', '0.74', '0.40', '0.85', '0.1'].flatMap((mm, i) =>
+      w.observePortfolio(portfolio(mm, '1'), i).map((a) => [a.title, a.resolved ?? false, a.remaining]),
+    )
+    expect(seq).toEqual([
+      ['Margin ratio warning', false, undefined],
+      ['Margin ratio critical', false, undefined],
+      ['Margin ratio below critical', true, 'warning'],
+      ['Margin ratio back to normal', true, undefined],
+      ['Margin ratio critical', false, undefined],
+      ['Margin ratio back to normal', true, undefined],
+    ])
+  })
+
   it('from critical straight back to normal, resolves the episode once', () => {
     const w = new AccountWatch(cfg)
     const seq = ['0.55', '0.85', '0.1', '0.85', '0.1'].map((mm, i) =>

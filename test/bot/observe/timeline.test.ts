@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import type { Alert } from '../../../src/alerts/alert.ts'
+import { AccountWatch } from '../../../src/bot/account/accountWatch.ts'
 import { PnlLedger } from '../../../src/bot/account/pnlLedger.ts'
 import { type InstrumentContext, initialContext } from '../../../src/bot/instrument/context.ts'
 import type { InstrumentView } from '../../../src/bot/observe/statusView.ts'
@@ -25,6 +26,7 @@ import type {
   TimelineUpdate,
 } from '../../../src/ops/dashboard/timelineTypes.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
+import { marginPortfolio as margin, WATCH } from '../../helpers/marginWatch.ts'
 
 const T0 = 1_767_000_000_000
 
@@ -252,6 +254,28 @@ describe('timeline sampling (pure)', () => {
 
   it('open alerts are the episodes whose latest alert is not a resolution, newest first', () => {
     expect(openAlerts(inputs().alerts).map((a) => a.key)).toEqual(['c', 'b'])
+  })
+
+  it('after critical → warning the board shows the margin episode open at warning, as /status does', () => {
+    const watch = new AccountWatch(WATCH)
+    const alerts = ['0.55', '0.85', '0.74'].flatMap((mm, k) => watch.observePortfolio(margin(mm), T0 + k))
+    expect(watch.snapshot().marginLevel).toBe('warning')
+    const b = boardOf({ ...inputs(), alerts }, [])
+    expect(b.openAlerts).toEqual([
+      {
+        key: 'margin',
+        severity: 'warning',
+        title: 'Margin ratio below critical',
+        message:
+          'Margin ratio 74% is back below the critical threshold 80% (still above the warning threshold 50%).',
+        at: T0 + 2,
+        resolved: false,
+      },
+    ])
+    // The recent list shows the message as sent.
+    expect(b.recentAlerts[0]).toMatchObject({ key: 'margin', severity: 'critical', resolved: true })
+    const normal = [...alerts, ...watch.observePortfolio(margin('0.1'), T0 + 3)]
+    expect(boardOf({ ...inputs(), alerts: normal }, []).openAlerts).toEqual([])
   })
 
   it('the board lists the latest fills and alerts newest first, bounded', () => {

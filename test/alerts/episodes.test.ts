@@ -1,0 +1,169 @@
+/**
+ * The one reading of alert episodes (src/alerts/episodes.ts), on the streams the account watch really
+ * sends: every margin walk, liquidation with a wipe-out, and withdrawals. A stream read here the way
+ * the dashboard and the soak read it must say what `/status` says (the watch's own level).
+ */
+import { describe, expect, it } from 'vitest'
+import type { Alert } from '../../src/alerts/alert.ts'
+import { EpisodeBook, episodeStep, openEpisodes } from '../../src/alerts/episodes.ts'
+import { AccountWatch } from '../../src/bot/account/accountWatch.ts'
+import type { Withdrawal } from '../../src/perps/schemas/account.ts'
+import { WATCH as cfg, marginPortfolio as portfolio } from '../helpers/marginWatch.ts'
+
+function withdrawal(id: number, status: string, created = 0): Withdrawal {
+  return {
+    withdraw_id: id,
+    asset: 'pUSD',
+    amount: '100000000',
+    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    fee: '1',
+    status,
+    hash: '0x',
+    confirmations: 0,
+    required_confirmations: 12,
+    created_timestamp: created,
+  }
+}
+
+const shown = (alerts: readonly Alert[]): string[] => openEpisodes(alerts).map((e) => `${e.key}:${e.level}`)
+
+/** Feeds margin ratios to a fresh watch; after each: what the stream so far reads as open, and the watch's level. */
+function marginWalk(ratios: readonly string[]): { open: string[]; level: string; steps: string[] }[] {
+  const w = new AccountWatch(cfg)
+  const book = new EpisodeBook()
+  const stream: Alert[] = []
+  return ratios.map((mm, i) => {
+    const sent = w.observePortfolio(portfolio(mm), i + 1)
+    stream.push(...sent)
+    const steps = sent.map((a) => `${a.key}:${book.observe(a).step}`)
+    return { open: shown(stream), level: w.snapshot().marginLevel, steps }
+  })
+}
+
+describe('alert episodes, read one way', () => {
+  it('ok → warning → critical → warning → ok: open at each level the watch is at', () => {
+    const walk = marginWalk(['0.3', '0.55', '0.85', '0.74', '0.40'])
+    expect(walk.map((s) => s.level)).toEqual(['ok', 'warning', 'critical', 'warning', 'ok'])
+    expect(walk.map((s) => s.open)).toEqual([
+      [],
+      ['margin:warning'],
+      ['margin:critical'],
+      // The resolve of the critical says the warning goes on: the board does not go blank here.
+      ['margin:warning'],
+      [],
+    ])
+    expect(walk.flatMap((s) => s.steps)).toEqual([
+      'margin:opened',
+      'margin:escalated',
+      'margin:lowered',
+      'margin:closed',
+    ])
+  })
+
+  it('ok → critical → ok: one raise, one resolve, nothing left open', () => {
+    const walk = marginWalk(['0.85', '0.1'])
+    expect(walk.map((s) => s.open)).toEqual([['margin:critical'], []])
+    expect(walk.flatMap((s) => s.steps)).toEqual(['margin:opened', 'margin:closed'])
+  })
+
+  it('warning → critical → ok: the one resolve closes the warning under the critical too', () => {
+    const walk = marginWalk(['0.55', '0.85', '0.1'])
+    expect(walk.map((s) => s.open)).toEqual([['margin:warning'], ['margin:critical'], []])
+    expect(walk.flatMap((s) => s.steps)).toEqual(['margin:opened', 'margin:escalated', 'margin:closed'])
+  })
+
+  it('a reader that joined after the raises learns the level from the lowering resolve alone', () => {
+    const w = new AccountWatch(cfg)
+    w.observePortfolio(portfolio('0.55'), 1)
+    w.observePortfolio(portfolio('0.85'), 2)
+    const down = w.observePortfolio(portfolio('0.74'), 3)
+    expect(shown(down)).toEqual(['margin:warning'])
+    expect(new EpisodeBook().observe(down[0] as Alert).step).toBe('stray')
+  })
+
+  it('liquidation and a wipe-out: each key its own episode, all closed once there is equity again', () => {
+    const w = new AccountWatch(cfg)
+    const stream: Alert[] = []
+    const at = (mm: string, equity: string, liq: boolean, t: number): string[] => {
+      stream.push(...w.observePortfolio(portfolio(mm, equity, liq), t))
+      return shown(stream).sort()
+    }
+    expect(at('1.1', '1', true, 1)).toEqual(['liquidation:critical', 'margin:critical'])
+    // Closed out: out of liquidation, equity gone; the margin episode holds its level.
+    expect(at('0', '0', false, 2)).toEqual(['margin-exhausted:critical', 'margin:critical'])
+    expect(at('0', '500', false, 3)).toEqual([])
+    expect(openEpisodes(stream)).toEqual([])
+  })
+
+  it('withdrawals: pending too long then confirmed closes; a failure stays open (nothing resolves it)', () => {
+    const w = new AccountWatch(cfg)
+    const H = 3_600_000
+    const stream: Alert[] = []
+    const at = (rows: Withdrawal[], t: number): string[] => {
+      stream.push(...w.observeWithdrawals(rows, t))
+      return shown(stream).sort()
+    }
+    const pending = [withdrawal(1, 'pending'), withdrawal(2, 'pending'), withdrawal(3, 'pending', 2 * H)]
+    expect(at(pending, 2 * H)).toEqual(['withdrawal:1:warning', 'withdrawal:2:warning'])
+    expect(
+      at([withdrawal(1, 'confirmed'), withdrawal(2, 'failed'), withdrawal(3, 'removed', 2 * H)], 3 * H),
+    ).toEqual(['withdrawal:2:critical', 'withdrawal:3:critical'])
+    const two = openEpisodes(stream).find((e) => e.key === 'withdrawal:2')
+    // Opened by the pending warning, escalated by the failure.
+    expect(two).toMatchObject({ level: 'critical', since: 2 * H, latest: { title: 'Withdrawal failed' } })
+  })
+})
+
+describe('episodeStep', () => {
+  const a = (severity: Alert['severity'], extra: Partial<Alert> = {}): Alert => ({
+    key: 'k',
+    severity,
+    title: 't',
+    message: 'm',
+    at: 1,
+    ...extra,
+  })
+
+  it('only a resolve lowers or ends an episode; a resolve’s own severity is not the level left', () => {
+    expect(episodeStep(undefined, a('warning'))).toEqual({
+      step: 'opened',
+      before: undefined,
+      after: 'warning',
+    })
+    expect(episodeStep('warning', a('critical'))).toMatchObject({ step: 'escalated', after: 'critical' })
+    expect(episodeStep('critical', a('warning'))).toMatchObject({ step: 'repeated', after: 'critical' })
+    expect(episodeStep('critical', a('critical'))).toMatchObject({ step: 'repeated', after: 'critical' })
+    // A resolve told at info (post-only, stream auth) closes a warning or critical episode all the same.
+    expect(episodeStep('critical', a('info', { resolved: true }))).toMatchObject({
+      step: 'closed',
+      after: undefined,
+    })
+    expect(episodeStep('critical', a('critical', { resolved: true, remaining: 'warning' }))).toMatchObject({
+      step: 'lowered',
+      after: 'warning',
+    })
+  })
+
+  it('a resolve of nothing, or one that lowers nothing, is stray', () => {
+    expect(episodeStep(undefined, a('warning', { resolved: true }))).toMatchObject({
+      step: 'stray',
+      after: undefined,
+    })
+    expect(episodeStep('warning', a('critical', { resolved: true, remaining: 'warning' }))).toMatchObject({
+      step: 'stray',
+      after: 'warning',
+    })
+  })
+
+  it('open episodes come most recently touched first', () => {
+    const stream = [
+      a('warning', { key: 'x', at: 1 }),
+      a('warning', { key: 'y', at: 2 }),
+      a('critical', { key: 'x', at: 3 }),
+    ]
+    expect(openEpisodes(stream).map((e) => [e.key, e.level, e.since])).toEqual([
+      ['x', 'critical', 1],
+      ['y', 'warning', 2],
+    ])
+  })
+})
