@@ -5,6 +5,7 @@
  * list of everything raised, for the run handle.
  */
 import { type Alert, type AlertSink, fanOut, scrubAlert } from '../../alerts/alert.ts'
+import { EpisodeBook, type OpenEpisode } from '../../alerts/episodes.ts'
 import { createLogAlertSink } from '../../alerts/logSink.ts'
 import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
 import type { Clock } from '../../clock.ts'
@@ -20,6 +21,11 @@ export interface AlertHub {
   send(alert: Alert): void
   /** The most recent alerts (for `/status`), oldest first. */
   recent(): Alert[]
+  /**
+   * The episodes open now, most recently touched first: every alert of the run read once as it is
+   * sent (alerts/episodes.ts), so an episode held for hours stays open however many alerts pass after it.
+   */
+  open(): OpenEpisode[]
   /** Each alert as it is sent: parts built later (the phone) subscribe. */
   readonly published: Pick<Signal<Alert>, 'subscribe'>
   /** Everything raised in this run (bounded), oldest first. */
@@ -44,6 +50,7 @@ export function createAlertHub(o: {
 }): AlertHub {
   const recent = createRecentAlerts(RECENT_ALERTS)
   const raised: Alert[] = []
+  const episodes = new EpisodeBook()
   const sinks: AlertSink[] = [
     createLogAlertSink(componentLogger(o.logger, 'alerts')),
     metricsAlertSink(o.metrics),
@@ -70,11 +77,13 @@ export function createAlertHub(o: {
     send(raw) {
       const alert = o.secretBag === undefined ? raw : scrubAlert(raw, (t) => o.secretBag?.scrub(t) ?? t)
       all.send(alert)
+      episodes.observe(alert)
       published.emit(alert)
       raised.push(alert)
       if (raised.length > RAISED_KEPT) raised.shift()
     },
     recent: () => recent.list(),
+    open: () => episodes.open(),
     raised: () => raised,
     flush: async (timeoutMs) => {
       await all.flush?.(timeoutMs)

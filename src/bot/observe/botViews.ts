@@ -4,6 +4,7 @@
  * here, by the reader), so observing needs nothing of a part but its `snapshot()`/`state()`.
  */
 import type { Alert } from '../../alerts/alert.ts'
+import type { OpenEpisode } from '../../alerts/episodes.ts'
 import type { BotMode, BotStatus } from '../../ops/status.ts'
 import type { WeightLimiterState } from '../../perps/throttle/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
@@ -42,7 +43,7 @@ export interface ObservedParts {
   pollerHealth: { counts(): Record<string, number> }
   gates: { snapshot(): InputGatesSnapshot }
   streams: { health(): StreamsHealth } | undefined
-  alerts: { recent(): readonly Alert[] }
+  alerts: { recent(): readonly Alert[]; open(): readonly OpenEpisode[] }
 }
 
 export interface BotViews {
@@ -101,6 +102,7 @@ export function createBotViews(p: ObservedParts): BotViews {
       venueNow: p.venueClock.now(),
       instruments: instruments(),
       alerts: p.alerts.recent(),
+      openEpisodes: p.alerts.open(),
       account: p.account.snapshot(),
       pnl: p.account.pnl(),
       limiter: p.limiter.state(),

@@ -4,7 +4,7 @@
  * PnL and margin ratio; the two weight budgets) and the board (recent fills, open and recent alerts).
  */
 import type { Alert } from '../../alerts/alert.ts'
-import { openEpisodes } from '../../alerts/episodes.ts'
+import { type OpenEpisode, openEpisodes } from '../../alerts/episodes.ts'
 import type {
   TimelineAlert,
   TimelineBoard,
@@ -20,6 +20,8 @@ import { currencyOf, type InstrumentView, instrumentBasics, type StatusInputs } 
 /** The part of the status inputs a sample reads (`StatusInputs` is one). */
 export interface TimelineInputs
   extends Pick<StatusInputs, 'mode' | 'now' | 'venueNow' | 'instruments' | 'alerts'> {
+  /** The episodes open now (the alert hub's book: not bounded by the recent list). */
+  openEpisodes: readonly OpenEpisode[]
   account: Pick<AccountWatchSnapshot, 'marginRatio'>
   pnl: PnlSnapshot
   limiter: {
@@ -112,7 +114,12 @@ const alertView = (a: Alert): TimelineAlert => ({
  * is open at: after critical → warning, the "below critical" message as a warning.
  */
 export function openAlerts(alerts: readonly Alert[]): Alert[] {
-  return openEpisodes(alerts).map(({ latest, level }) => ({
+  return shownOpen(openEpisodes(alerts))
+}
+
+/** Each open episode as its latest alert, at the level it is open at. */
+function shownOpen(episodes: readonly OpenEpisode[]): Alert[] {
+  return episodes.map(({ latest, level }) => ({
     ...latest,
     severity: level,
     resolved: false,
@@ -139,7 +146,7 @@ export function boardOf(s: TimelineInputs, fills: readonly LedgerFill[]): Timeli
     botMode: s.mode,
     currency: currencyOf(s.instruments),
     fills: fills.slice(-BOARD_ROWS).reverse().map(fillView),
-    openAlerts: openAlerts(s.alerts).slice(0, BOARD_ROWS).map(alertView),
+    openAlerts: shownOpen(s.openEpisodes.slice(0, BOARD_ROWS)).map(alertView),
     recentAlerts: s.alerts.slice(-BOARD_ROWS).reverse().map(alertView),
   }
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
 import type { Alert } from '../../../src/alerts/alert.ts'
+import { openEpisodes } from '../../../src/alerts/episodes.ts'
 import { AccountWatch } from '../../../src/bot/account/accountWatch.ts'
 import { PnlLedger } from '../../../src/bot/account/pnlLedger.ts'
 import { type InstrumentContext, initialContext } from '../../../src/bot/instrument/context.ts'
@@ -159,9 +160,20 @@ function inputs(): TimelineInputs {
     account: { marginRatio: 0.125 },
     pnl: ledger.snapshot(),
     limiter: { request: { used: 120, limit: 900 }, action: { used: 8, limit: 4500 } },
-    alerts: [alert('a', T0), alert('b', T0 + 1), alert('a', T0 + 2, { resolved: true }), alert('c', T0 + 3)],
+    ...withAlerts([
+      alert('a', T0),
+      alert('b', T0 + 1),
+      alert('a', T0 + 2, { resolved: true }),
+      alert('c', T0 + 3),
+    ]),
   }
 }
+
+/** The run's alerts, and the episodes the hub's book holds open after them. */
+const withAlerts = (alerts: Alert[]): Pick<TimelineInputs, 'alerts' | 'openEpisodes'> => ({
+  alerts,
+  openEpisodes: openEpisodes(alerts),
+})
 
 describe('timeline sampling (pure)', () => {
   it('our best quotes: the highest bid and the lowest ask, null on an empty side', () => {
@@ -260,7 +272,7 @@ describe('timeline sampling (pure)', () => {
     const watch = new AccountWatch(WATCH)
     const alerts = ['0.55', '0.85', '0.74'].flatMap((mm, k) => watch.observePortfolio(margin(mm), T0 + k))
     expect(watch.snapshot().marginLevel).toBe('warning')
-    const b = boardOf({ ...inputs(), alerts }, [])
+    const b = boardOf({ ...inputs(), ...withAlerts(alerts) }, [])
     expect(b.openAlerts).toEqual([
       {
         key: 'margin',
@@ -275,7 +287,7 @@ describe('timeline sampling (pure)', () => {
     // The recent list shows the message as sent.
     expect(b.recentAlerts[0]).toMatchObject({ key: 'margin', severity: 'critical', resolved: true })
     const normal = [...alerts, ...watch.observePortfolio(margin('0.1'), T0 + 3)]
-    expect(boardOf({ ...inputs(), alerts: normal }, []).openAlerts).toEqual([])
+    expect(boardOf({ ...inputs(), ...withAlerts(normal) }, []).openAlerts).toEqual([])
   })
 
   it('the board lists the latest fills and alerts newest first, bounded', () => {
@@ -347,7 +359,7 @@ describe('timeline sampling (pure)', () => {
       ['a', false],
     ])
     const many = Array.from({ length: 50 }, (_, k) => alert(`k${k}`, T0 + k))
-    const big = boardOf({ ...i, alerts: many }, [])
+    const big = boardOf({ ...i, ...withAlerts(many) }, [])
     expect(big.recentAlerts).toHaveLength(BOARD_ROWS)
     expect(big.recentAlerts[0]?.key).toBe('k49')
     expect(big.openAlerts).toHaveLength(BOARD_ROWS)
