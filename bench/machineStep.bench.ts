@@ -6,9 +6,10 @@
  *                            [--mix stream|backtest]
  *
  * Each variant runs in its own child process (rounds alternate baseline, current), so neither shares
- * a JIT or heap with the other. The baseline is `git archive <ref> src` unpacked under
- * node_modules/.cache/ (where its imports resolve this tree's packages); its default is the commit
- * before the cut. Both drive their own `MachineDriver` (research/backtest/machineDriver.ts): the
+ * a JIT or heap with the other. The baseline is `git archive <ref> src` unpacked under .scratch/
+ * (git-ignored; its imports resolve this tree's packages, and it is compiled as this tree is: under
+ * node_modules/ tsx compiled it as CommonJS, which cost the baseline ~15-20 % against the same code as
+ * ESM); its default is the commit before the cut. Both drive their own `MachineDriver` (research/backtest/machineDriver.ts): the
  * machine on xstate's pure transitions, which the backtest runs and the live actor's step is built on.
  *
  * The event mix per instrument, on a virtual clock: a best bid/offer every 100 ms (half of them a new
@@ -299,10 +300,13 @@ function allocated(gcs: { statistics: GcRecord[] } | undefined, usedAtEnd: numbe
   return bytes
 }
 
-/** `git archive <ref> src` unpacked where its imports resolve this tree's node_modules. */
+/**
+ * `git archive <ref> src` unpacked where its imports resolve this tree's node_modules and tsx compiles
+ * it as it compiles this tree (ESM, as package.json says; not under node_modules/, read as CommonJS).
+ */
 function exportTree(ref: string): string {
   const sha = execFileSync('git', ['rev-parse', '--short', ref], { encoding: 'utf8' }).trim()
-  const dir = resolve('node_modules/.cache/machine-bench', sha)
+  const dir = resolve('.scratch/machine-bench', sha)
   if (!existsSync(join(dir, 'src'))) {
     mkdirSync(dir, { recursive: true })
     execFileSync('sh', ['-c', `git archive ${sha} src | tar -x -C ${dir}`])

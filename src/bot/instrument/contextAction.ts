@@ -17,6 +17,7 @@
 import type {
   ActionFunction,
   AnyActorRef,
+  AnyMachineSnapshot,
   EventObject,
   MachineContext,
   ParameterizedObject,
@@ -37,6 +38,42 @@ export interface ContextActionArgs<TContext> {
   self: AnyActorRef
 }
 
+/** The fields of xstate's machine snapshot, in its order (`createMachineSnapshot`, xstate 5). */
+export const SNAPSHOT_FIELDS =
+  'status,output,error,machine,context,_nodes,value,tags,children,historyValue,matches,hasTag,can,getMeta,toJSON'
+
+/** Whether xstate's snapshots have exactly `SNAPSHOT_FIELDS` (read from the first one seen). */
+let knownFields: boolean | undefined
+
+/**
+ * `snapshot` with `context`: every field listed, in xstate's own order, so the copy is one literal of
+ * one shape. A spread (`{ ...snapshot, context }`) of a snapshot that is itself such a copy takes
+ * V8's slow clone path: ~1.5 µs per input in the backtest's profile, against ~20 ns for the literal.
+ * A snapshot with other fields (another xstate) is spread, so no field is ever dropped.
+ */
+function withContext(snapshot: AnyMachineSnapshot, context: MachineContext): AnyMachineSnapshot {
+  knownFields ??= Object.keys(snapshot).join(',') === SNAPSHOT_FIELDS
+  // A context action runs in an active machine; any other status is copied as it is.
+  if (!knownFields || snapshot.status !== 'active') return { ...snapshot, context }
+  return {
+    status: snapshot.status,
+    output: snapshot.output,
+    error: snapshot.error,
+    machine: snapshot.machine,
+    context,
+    _nodes: snapshot._nodes,
+    value: snapshot.value,
+    tags: snapshot.tags,
+    children: snapshot.children,
+    historyValue: snapshot.historyValue,
+    matches: snapshot.matches,
+    hasTag: snapshot.hasTag,
+    can: snapshot.can,
+    getMeta: snapshot.getMeta,
+    toJSON: snapshot.toJSON,
+  }
+}
+
 /** Typed as xstate's own actions are: its type parameters come from where it is used (`setup`). */
 export function contextAction<
   TContext extends MachineContext,
@@ -51,15 +88,16 @@ export function contextAction<
 >(
   decide: (args: ContextActionArgs<TContext>, params: TParams) => ContextDecision<TContext>,
 ): ActionFunction<TContext, TExpressionEvent, TEvent, TParams, TActor, TAction, TGuard, TDelay, TEmitted> {
-  function resolve<S extends { context: TContext }>(
+  function resolve(
     scope: { self: AnyActorRef },
-    snapshot: S,
+    snapshot: AnyMachineSnapshot,
     args: { event: EventObject },
     params: TParams,
-  ): [S, undefined, UnknownAction[] | undefined] {
-    const d = decide({ context: snapshot.context, event: args.event, self: scope.self }, params)
+  ): [AnyMachineSnapshot, undefined, UnknownAction[] | undefined] {
+    const context: TContext = snapshot.context
+    const d = decide({ context, event: args.event, self: scope.self }, params)
     // The same snapshot when nothing changed; else the same state nodes, value and tags with the new context.
-    const next = d.context === snapshot.context ? snapshot : { ...snapshot, context: d.context }
+    const next = d.context === context ? snapshot : withContext(snapshot, d.context)
     return [next, undefined, d.actions]
   }
   const action = (): void => undefined

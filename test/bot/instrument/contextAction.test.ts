@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createActor, emit, raise, setup, type UnknownAction } from 'xstate'
-import { contextAction } from '../../../src/bot/instrument/contextAction.ts'
+import { contextAction, SNAPSHOT_FIELDS } from '../../../src/bot/instrument/contextAction.ts'
 
 interface Ctx {
   count: number
@@ -74,5 +74,16 @@ describe('contextAction', () => {
     expect(emitted).toEqual([4, 10])
     expect(actor.getSnapshot().value).toBe('full')
     expect(actor.getSnapshot().context).toEqual({ count: 10, seen: [4, 6] })
+  })
+
+  it("copies xstate's snapshot field by field: the fields it lists are xstate's own, in its order", () => {
+    const actor = createActor(machine).start()
+    const before = actor.getSnapshot()
+    actor.send({ type: 'ADD', by: 1 })
+    actor.send({ type: 'ADD', by: 1 })
+    // A new xstate with other fields fails here (the copy then falls back to a spread, dropping none).
+    expect(Object.keys(before).join(',')).toBe(SNAPSHOT_FIELDS)
+    expect(Object.keys(actor.getSnapshot())).toEqual(Object.keys(before))
+    expect(actor.getSnapshot().can({ type: 'NOOP' })).toBe(true)
   })
 })
