@@ -53,6 +53,15 @@ export interface OpenEpisode {
   latest: Alert
 }
 
+/**
+ * Where a part that restores its state after a restart says which of its episodes that state holds
+ * open (the alert hub's book, for the board), as the alerts that would have opened them: they reach no
+ * sink (no log line, webhook, phone, journal row or metric), since the trader heard them before.
+ */
+export interface EpisodeRestore {
+  restoreOpen(alerts: readonly Alert[]): void
+}
+
 /** Open episodes kept as alerts arrive (bounded by the keys open at once). */
 export class EpisodeBook {
   readonly #open = new Map<string, OpenEpisode>()

@@ -11,6 +11,7 @@ import { amount, percent } from '../../format/units.ts'
 import type { Portfolio, Withdrawal } from '../../perps/schemas/account.ts'
 import { type MarginLevel, parseAccountJournal, type TrackedWithdrawal } from './accountJournal.ts'
 import { marginRatio } from './marginRatio.ts'
+import { FLAG_EPISODES, FLAGS, type Flag, restoredEpisodes, type StartedText } from './watchEpisodes.ts'
 
 export interface AccountWatchConfig {
   marginWarningRatio: number
@@ -108,7 +109,10 @@ export class AccountWatch {
     }
   }
 
-  /** Restores episodes from a previous run's journal (parsed: malformed fields are dropped). */
+  /**
+   * Restores episodes from a previous run's journal (parsed: malformed fields are dropped), silently:
+   * the trader heard them before. `restoredEpisodes` then says which are open, for the board.
+   */
   importState(journal: unknown): void {
     const s = parseAccountJournal(journal)
     if (s.marginLevel !== undefined) this.#marginLevel = s.marginLevel
@@ -117,6 +121,18 @@ export class AccountWatch {
       if (on !== undefined) this.#flags[flag] = on
     }
     for (const [id, t] of s.withdrawals ?? []) this.#withdrawals.set(id, t)
+  }
+
+  /**
+   * The episodes this watch's state holds open, as alerts told as open before the restart (at `at`):
+   * for the alert hub's book after `importState`, never for a sink (watchEpisodes.ts).
+   */
+  restoredEpisodes(at: number): Alert[] {
+    return restoredEpisodes(
+      { marginLevel: this.#marginLevel, flags: this.#flags, withdrawals: this.#withdrawals },
+      this.#cfg,
+      at,
+    )
   }
 
   snapshot(): AccountWatchSnapshot {
@@ -150,7 +166,6 @@ export class AccountWatch {
     this.#portfolioAt = now
     alerts.push(
       ...this.#episode('inLiquidation', p.in_liquidation, now, () => ({
-        title: 'Account in liquidation',
         message: `The venue reports the account in liquidation: account value ${amount(p.margin.total_account_value, this.#collateral)}, maintenance margin ${amount(p.margin.total_maintenance_margin, this.#collateral)}.`,
         details: {
           accountValue: p.margin.total_account_value,
@@ -163,7 +178,6 @@ export class AccountWatch {
     const exhausted = Number(p.margin.total_account_value) <= 0
     alerts.push(
       ...this.#episode('marginExhausted', exhausted, now, () => ({
-        title: 'Margin exhausted',
         message: `The account value is ${amount(p.margin.total_account_value, this.#collateral)}: the venue refuses every new order; the bot quotes nothing until collateral is added.`,
         details: { accountValue: p.margin.total_account_value },
       })),
@@ -317,7 +331,6 @@ export class AccountWatch {
   observeProxyExpiry(expiryMs: number | undefined, now: number): Alert[] {
     if (expiryMs === undefined) return []
     return this.#episode('proxyExpiring', expiryMs - now <= this.#cfg.proxyExpiryLeadMs, now, () => ({
-      title: 'Proxy key expiring',
       message: `The proxy key expires in ${formatDuration(expiryMs - now)}; create a new one with \`perpbot create-proxy\`.`,
       details: { expiresAt: new Date(expiryMs).toISOString() },
     }))
@@ -326,7 +339,6 @@ export class AccountWatch {
   /** `count` = 429s seen in the recent window. */
   observeRateLimits(count: number, now: number): Alert[] {
     return this.#episode('rateLimited', count >= this.#cfg.rateLimitWarnCount, now, () => ({
-      title: 'Repeated rate limiting',
       message: `${count} rate-limit responses (429) in the recent window (warning from ${this.#cfg.rateLimitWarnCount}).`,
       details: { count },
     }))
@@ -338,7 +350,6 @@ export class AccountWatch {
    */
   observeOpenOrderCap(count: number, now: number): Alert[] {
     return this.#episode('openOrderCapped', count > 0, now, () => ({
-      title: "At the venue's open-order cap",
       message: `The venue refused ${count} request(s) at the open-order cap (429 open_orders_limit) in the recent window: quotes past it are not resting. The ladders are trimmed to quoting.accountOpenOrderCap, so the account holds fewer (a lower tier, or orders from elsewhere): set the cap to what it allows.`,
       details: { count },
     }))
@@ -346,7 +357,6 @@ export class AccountWatch {
 
   observeClockSkew(skewMs: number, now: number): Alert[] {
     return this.#episode('clockSkewed', Math.abs(skewMs) > this.#cfg.clockSkewWarnMs, now, () => ({
-      title: 'Clock skew',
       message: `Local clock differs from the venue's by ${skewMs} ms (warning beyond ${this.#cfg.clockSkewWarnMs} ms).`,
       details: { skewMs },
     }))
@@ -356,79 +366,14 @@ export class AccountWatch {
    * One on/off episode: on a change, the alert that opens it (its text from `started`, read only then)
    * or the resolved one that closes it (FLAG_EPISODES); nothing while it stays as it is.
    */
-  #episode(flag: Flag, on: boolean, now: number, started: () => EpisodeText): Alert[] {
+  #episode(flag: Flag, on: boolean, now: number, started: () => StartedText): Alert[] {
     if (on === this.#flags[flag]) return []
     this.#flags[flag] = on
     const e = FLAG_EPISODES[flag]
     if (!on) return [resolved(e.key, e.severity, e.ended.title, e.ended.message, now)]
     const s = started()
-    return [alert(e.key, e.severity, s.title, s.message, now, s.details)]
+    return [alert(e.key, e.severity, e.title, s.message, now, s.details)]
   }
-}
-
-type Flag =
-  | 'inLiquidation'
-  | 'marginExhausted'
-  | 'proxyExpiring'
-  | 'rateLimited'
-  | 'openOrderCapped'
-  | 'clockSkewed'
-const FLAGS: readonly Flag[] = [
-  'inLiquidation',
-  'marginExhausted',
-  'proxyExpiring',
-  'rateLimited',
-  'openOrderCapped',
-  'clockSkewed',
-]
-
-interface EpisodeText {
-  title: string
-  message: string
-  details?: Record<string, string | number | boolean> | undefined
-}
-
-/** The on/off episodes: the alert key and severity, and the text of the resolved alert that ends one. */
-const FLAG_EPISODES: Record<Flag, { key: string; severity: Severity; ended: EpisodeText }> = {
-  inLiquidation: {
-    key: 'liquidation',
-    severity: 'critical',
-    ended: {
-      title: 'Account no longer in liquidation',
-      message: 'The venue no longer reports the account in liquidation.',
-    },
-  },
-  marginExhausted: {
-    key: 'margin-exhausted',
-    severity: 'critical',
-    ended: {
-      title: 'Margin available again',
-      message: 'The account has equity again: the bot may quote.',
-    },
-  },
-  proxyExpiring: {
-    key: 'proxy-expiry',
-    severity: 'warning',
-    ended: { title: 'Proxy key renewed', message: 'The proxy key is no longer close to expiry.' },
-  },
-  rateLimited: {
-    key: 'rate-limit',
-    severity: 'warning',
-    ended: { title: 'Rate limiting stopped', message: 'No repeated rate limiting any more.' },
-  },
-  openOrderCapped: {
-    key: 'open-order-cap',
-    severity: 'warning',
-    ended: {
-      title: 'Below the open-order cap again',
-      message: 'No request refused at the open-order cap in the recent window.',
-    },
-  },
-  clockSkewed: {
-    key: 'clock-skew',
-    severity: 'warning',
-    ended: { title: 'Clock skew resolved', message: 'Local clock agrees with the server again.' },
-  },
 }
 
 function rank(l: Level): number {

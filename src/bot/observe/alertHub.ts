@@ -2,10 +2,11 @@
  * The bot's alert hub: one `send` that every part raises alerts through, scrubbed of every known
  * secret once and then fanned out to the log, the metrics, the recent-alerts list behind `/status`,
  * the webhook (when configured), the journal and any extra sinks (tests). It also keeps a bounded
- * list of everything raised, for the run handle.
+ * list of everything raised, for the run handle, and the episodes open now (sent this run, or restored
+ * open from a previous run's state without being sent again).
  */
 import { type Alert, type AlertSink, fanOut, scrubAlert } from '../../alerts/alert.ts'
-import { EpisodeBook, type OpenEpisode } from '../../alerts/episodes.ts'
+import { EpisodeBook, type EpisodeRestore, type OpenEpisode } from '../../alerts/episodes.ts'
 import { createLogAlertSink } from '../../alerts/logSink.ts'
 import { createWebhookAlertSink } from '../../alerts/webhookSink.ts'
 import type { Clock } from '../../clock.ts'
@@ -16,7 +17,7 @@ import type { Random } from '../../random.ts'
 import type { Secrets, Settings } from '../../settings/schema.ts'
 import { createSignal, type Signal } from '../shared/signal.ts'
 
-export interface AlertHub {
+export interface AlertHub extends EpisodeRestore {
   /** Delivers to every sink; never throws, never blocks. */
   send(alert: Alert): void
   /** The most recent alerts (for `/status`), oldest first. */
@@ -24,8 +25,14 @@ export interface AlertHub {
   /**
    * The episodes open now, most recently touched first: every alert of the run read once as it is
    * sent (alerts/episodes.ts), so an episode held for hours stays open however many alerts pass after it.
+   * After a restart it starts with the episodes the parts restored open (`restoreOpen`).
    */
   open(): OpenEpisode[]
+  /**
+   * Episodes a part's restored state holds open (the account watch after a restart): into the book
+   * only, scrubbed as every alert is; no sink, no `published`, not in `raised` (not raised this run).
+   */
+  restoreOpen(alerts: readonly Alert[]): void
   /** Each alert as it is sent: parts built later (the phone) subscribe. */
   readonly published: Pick<Signal<Alert>, 'subscribe'>
   /** Everything raised in this run (bounded), oldest first. */
@@ -72,15 +79,20 @@ export function createAlertHub(o: {
   sinks.push(...(o.extraSinks ?? []))
   const all = fanOut(sinks)
   const published = createSignal<Alert>()
+  const scrubbed = (a: Alert): Alert =>
+    o.secretBag === undefined ? a : scrubAlert(a, (t) => o.secretBag?.scrub(t) ?? t)
   return {
     published,
     send(raw) {
-      const alert = o.secretBag === undefined ? raw : scrubAlert(raw, (t) => o.secretBag?.scrub(t) ?? t)
+      const alert = scrubbed(raw)
       all.send(alert)
       episodes.observe(alert)
       published.emit(alert)
       raised.push(alert)
       if (raised.length > RAISED_KEPT) raised.shift()
+    },
+    restoreOpen(alerts) {
+      for (const a of alerts) episodes.observe(scrubbed(a))
     },
     recent: () => recent.list(),
     open: () => episodes.open(),

@@ -5,6 +5,7 @@
  */
 import { resolve as resolvePath } from 'node:path'
 import type { Alert, AlertSink } from '../../../alerts/alert.ts'
+import type { EpisodeRestore } from '../../../alerts/episodes.ts'
 import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
 import { componentLogger, type Logger } from '../../../logging/logger.ts'
@@ -64,7 +65,11 @@ export function createAccountSupervision(o: {
   perps: PerpsClient
   clock: Clock
   logger: Logger
-  alerts: AlertSink
+  /**
+   * Where the watch's alerts go (the alert hub), and where the episodes restored open at a restart go
+   * without being sent again (the hub's book: the dashboard's board shows them).
+   */
+  alerts: AlertSink & EpisodeRestore
   health: PollerHealth
   /** The proxy key the bot signs with (the connection). */
   proxy: { readonly proxyAddress: string; readonly proxyExpiry: number | undefined }
@@ -97,7 +102,12 @@ export function createAccountSupervision(o: {
   const saved = store?.read(name)
   if (saved) {
     watch.importState(saved)
-    log.info('restored alert episodes from the state journal')
+    const open = watch.restoredEpisodes(o.clock.now())
+    o.alerts.restoreOpen(open)
+    log.info(
+      { open: open.map((a) => `${a.key} ${a.severity}`) },
+      `restored alert episodes from the state journal: ${open.length} open`,
+    )
   }
   let lastSaved = JSON.stringify(watch.exportState())
   const persist = (): void => {
