@@ -28,6 +28,18 @@ export function isDecimalString(s: string): boolean {
 }
 
 /**
+ * A parsed decimal with the facts the venue's rules read: fractional digits and significant figures
+ * as `decimalPlaces` and `significantFigures` count them. One cache entry per spelling serves all
+ * three (a quote's price was looked up five times per validation, issue 36).
+ */
+export interface DecimalFacts extends Fixed {
+  /** `decimalPlaces` of the spelling. */
+  readonly places: number
+  /** `significantFigures` of the spelling. */
+  readonly figures: number
+}
+
+/**
  * `isDecimalString` without the cache, for spellings seen once (a read's body, fresh from JSON): their
  * lookup misses both generations, and hashing a new string twice costs twice the match (issue 36).
  */
@@ -40,36 +52,42 @@ export function isDecimalSpelling(s: string): boolean {
  * diff and validation re-read the index, the quotes and the live orders). Bounded (`RecentCache`).
  */
 const PARSED_GENERATION = 4_096
-const parsed = new RecentCache<Fixed>(PARSED_GENERATION)
+const parsed = new RecentCache<DecimalFacts>(PARSED_GENERATION)
 
-/** Parses a decimal string exactly. */
-export function parseDecimal(s: string): Fixed {
+/** The spelling parsed with its facts, or undefined when it is not a decimal string. */
+export function decimalFacts(s: string): DecimalFacts | undefined {
   const hit = parsed.get(s)
   if (hit !== undefined) return hit
   const m = DECIMAL_RE.exec(s)
-  if (!m) throw new InputValidationError(`not a decimal string: ${JSON.stringify(s)}`)
+  if (!m) return undefined
   const frac = m[3] ?? ''
   const units = BigInt(`${m[2]}${frac}`)
-  const f: Fixed = Object.freeze({ units: m[1] ? -units : units, scale: frac.length })
+  // Significant figures of the canonical value: the integer part without its leading zeros, the
+  // fraction without its trailing ones; an integer's own trailing zeros do not count.
+  const int = m[2]?.replace(/^0+/, '') ?? ''
+  const trimmed = frac.replace(/0+$/, '')
+  const figures =
+    trimmed === '' ? int.replace(/0+$/, '').length : `${int}${trimmed}`.replace(/^0+/, '').length
+  const f: DecimalFacts = Object.freeze({
+    units: m[1] ? -units : units,
+    scale: frac.length,
+    places: trimmed.length,
+    figures,
+  })
   parsed.set(s, f)
   return f
 }
 
-/** Answers of `decimalPlaces` and `significantFigures` by spelling (the same quotes are validated every plan). */
-const places = new RecentCache<number>(PARSED_GENERATION)
-const figures = new RecentCache<number>(PARSED_GENERATION)
-
-function remember(cache: RecentCache<number>, s: string, n: number): number {
-  cache.set(s, n)
-  return n
+/** Parses a decimal string exactly. */
+export function parseDecimal(s: string): Fixed {
+  const f = decimalFacts(s)
+  if (f === undefined) throw new InputValidationError(`not a decimal string: ${JSON.stringify(s)}`)
+  return f
 }
 
-/** Number of fractional digits after trimming trailing zeros ("1.50" → 1). */
+/** Number of fractional digits after trimming trailing zeros ("1.50" → 1); 0 for a non-decimal. */
 export function decimalPlaces(s: string): number {
-  const hit = places.get(s)
-  if (hit !== undefined) return hit
-  const frac = DECIMAL_RE.exec(s)?.[3] ?? ''
-  return remember(places, s, frac.replace(/0+$/, '').length)
+  return decimalFacts(s)?.places ?? 0
 }
 
 /**
@@ -77,12 +95,9 @@ export function decimalPlaces(s: string): number {
  * do not count either (the venue checks the value, not its spelling).
  */
 export function significantFigures(s: string): number {
-  const hit = figures.get(s)
-  if (hit !== undefined) return hit
-  const canonical = normalizeDecimal(s).replace(/^-/, '')
-  const [intPart = '', frac] = canonical.split('.')
-  if (frac === undefined) return remember(figures, s, intPart.replace(/0+$/, '').length)
-  return remember(figures, s, `${intPart}${frac}`.replace(/^0+/, '').length)
+  const f = decimalFacts(s)
+  if (f === undefined) throw new InputValidationError(`not a decimal string: ${JSON.stringify(s)}`)
+  return f.figures
 }
 
 /** True when the value has no fractional part (the venue exempts integer prices from the sig-fig rule). */
@@ -145,8 +160,10 @@ export function divRound(n: bigint, d: bigint, rounding: Rounding): bigint {
 /** Compares two decimal strings exactly: -1, 0 or 1. */
 export function compareDecimal(a: string, b: string): -1 | 0 | 1 {
   const fa = parseDecimal(a)
+  // Against the literal zero (the usual "is it positive"): no second lookup.
+  if (b === '0') return fa.units < 0n ? -1 : fa.units > 0n ? 1 : 0
   const fb = parseDecimal(b)
-  // Against zero (the usual "is it positive") or at one scale: no rescaling.
+  // Against zero or at one scale: no rescaling.
   if (fb.units === 0n || fa.scale === fb.scale) return fa.units < fb.units ? -1 : fa.units > fb.units ? 1 : 0
   const scale = Math.max(fa.scale, fb.scale)
   const x = rescale(fa, scale)

@@ -85,16 +85,22 @@ export class MarketMakingAnalytics {
 
   /** The instrument's mid after the market step at `t`. */
   price(iid: number, t: number, mid: number): void {
+    // Called for every instrument at every market step: one array per step with quotes resting, and
+    // the instrument's last mid updated in place (nothing else keeps it).
     const before = this.#mid.get(iid)
     if (before !== undefined && t > before.t) {
       const resting = this.#quotes.get(iid)
-      if (resting !== undefined && resting.size > 0)
-        this.#rate.resting(
-          [...resting.values()].map((q) => distanceBps(q.price, q.buy, before.mid)),
-          t - before.t,
-        )
+      if (resting !== undefined && resting.size > 0) {
+        const distances: number[] = []
+        for (const q of resting.values()) distances.push(distanceBps(q.price, q.buy, before.mid))
+        this.#rate.resting(distances, t - before.t)
+      }
     }
-    this.#mid.set(iid, { t, mid })
+    if (before === undefined) this.#mid.set(iid, { t, mid })
+    else {
+      before.t = t
+      before.mid = mid
+    }
     this.#markouts.price(iid, t, mid)
   }
 

@@ -52,6 +52,13 @@ interface Sum {
   n: number
 }
 
+/** True when the fill has its mid at every horizon. */
+function allMeasured(f: MarkedFill | undefined): boolean {
+  if (f === undefined) return false
+  for (const m of f.mids) if (m === undefined) return false
+  return true
+}
+
 /** Every fill in order of arrival; settled ones are passed to `onSettled` and dropped. */
 export class MarkoutTracker {
   readonly #pending = new Map<number, MarkedFill[]>()
@@ -82,17 +89,20 @@ export class MarkoutTracker {
         f.mid0 = mid
         this.#add(this.#captured, f, markoutBps(f, mid))
       }
-      MARKOUT_HORIZONS_MS.forEach((h, k) => {
+      // Loops, not closures: this runs for every instrument at every market step.
+      for (let k = 0; k < MARKOUT_HORIZONS_MS.length; k++) {
+        const h = MARKOUT_HORIZONS_MS[k] ?? 0
         const sum = this.#at[k]
         if (f.mids[k] === undefined && t >= f.t + h && sum !== undefined) {
           f.mids[k] = mid
           this.#add(sum, f, markoutBps(f, mid))
           if (k === LAST) this.#addAdverse(f)
         }
-      })
+      }
     }
     let settled = 0
-    while (settled < list.length && list[settled]?.mids.every((m) => m !== undefined)) settled++
+    while (settled < list.length && allMeasured(list[settled])) settled++
+    if (settled === 0) return
     for (const f of list.splice(0, settled)) this.#onSettled?.(f)
   }
 

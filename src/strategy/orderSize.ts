@@ -11,7 +11,7 @@
  * maximum limit notional (a priced order) or maximum market notional (an unpriced one, valued at the
  * reference price). Limits of "0" or absent are not applied.
  */
-import { isDecimalString, parseDecimal, pow10, significantFigures } from '../decimal.ts'
+import { type DecimalFacts, decimalFacts, pow10 } from '../decimal.ts'
 import { MAX_QUANTITY_INTEGER_DIGITS } from './params.ts'
 import { MAX_SIG_FIGS } from './quoting.ts'
 
@@ -32,9 +32,9 @@ interface Fixed {
 /** Shortened for messages: a hostile value may be megabytes long. */
 const show = (s: string): string => (s.length > 24 ? `${s.slice(0, 24)}…(${s.length} chars)` : s)
 
-function parseBounded(s: string | undefined): Fixed | undefined {
-  if (s === undefined || s.length > 64 || !isDecimalString(s)) return undefined
-  return parseDecimal(s)
+function parseBounded(s: string | undefined): DecimalFacts | undefined {
+  if (s === undefined || s.length > 64) return undefined
+  return decimalFacts(s)
 }
 
 /** a × b compared with c, exactly: -1, 0 or 1. */
@@ -58,12 +58,12 @@ export function orderSizeProblem(
   const q = parseBounded(qty)
   if (q === undefined) return `quantity ${JSON.stringify(show(qty))} is not a decimal`
   if (q.units <= 0n) return `quantity ${show(qty)} is not positive`
-  const [int = '', frac = ''] = qty.split('.')
-  if (frac.replace(/0+$/, '').length > limits.quantityDecimals)
+  if (q.places > limits.quantityDecimals)
     return `quantity ${show(qty)} has more than ${limits.quantityDecimals} decimals`
-  if (int.replace(/^0+/, '').length > MAX_QUANTITY_INTEGER_DIGITS)
+  // More integer digits than the limit: the integer part (units / 10^scale) reaches 10^limit.
+  if (q.units >= pow10(MAX_QUANTITY_INTEGER_DIGITS + q.scale))
     return `quantity ${show(qty)} is 10^${MAX_QUANTITY_INTEGER_DIGITS} contracts or more`
-  if (significantFigures(qty) > MAX_SIG_FIGS)
+  if (q.figures > MAX_SIG_FIGS)
     return `quantity ${show(qty)} has more than ${MAX_SIG_FIGS} significant figures`
   const p = parseBounded(price ?? reference)
   // Without a price to value it at, no notional rule can be checked: refuse rather than guess.

@@ -5,15 +5,15 @@
  */
 import {
   compareDecimal,
-  decimalPlaces,
+  type DecimalFacts,
+  decimalFacts,
   divRound,
   fromTicks,
   isDecimalString,
-  isIntegerValue,
   parseDecimal,
   pow10,
+  rescale,
   roundTicksToSigFigs,
-  significantFigures,
   toTicks,
 } from '../decimal.ts'
 import type { DesiredQuote, QuoteSide, StrategyInstrument, StrategySnapshot } from './strategy.ts'
@@ -83,27 +83,44 @@ export function exceedsMaxLimitNotional(
 
 /** Problems with one price or quantity string for this instrument ([] when valid). */
 export function priceProblems(price: string, instrument: StrategyInstrument): string[] {
-  if (!isDecimalString(price)) return [`price ${JSON.stringify(price)} is not a decimal string`]
+  return priceFactsProblems(price, decimalFacts(price), instrument)
+}
+
+/** `priceProblems` given the spelling's facts (one parse for every rule: this runs for every quote of every plan). */
+function priceFactsProblems(
+  price: string,
+  f: DecimalFacts | undefined,
+  instrument: StrategyInstrument,
+): string[] {
+  if (f === undefined) return [`price ${JSON.stringify(price)} is not a decimal string`]
   const out: string[] = []
-  if (compareDecimal(price, '0') <= 0) out.push(`price ${price} is not positive`)
-  if (decimalPlaces(price) > instrument.priceDecimals) {
+  if (f.units <= 0n) out.push(`price ${price} is not positive`)
+  if (f.places > instrument.priceDecimals) {
     out.push(`price ${price} has more than ${instrument.priceDecimals} decimals`)
   }
-  if (!isIntegerValue(price) && significantFigures(price) > MAX_SIG_FIGS) {
+  // Integer values (no fractional digits) are exempt from the figures rule.
+  if (f.places !== 0 && f.figures > MAX_SIG_FIGS) {
     out.push(`price ${price} has more than ${MAX_SIG_FIGS} significant figures`)
   }
   return out
 }
 
 export function qtyProblems(qty: string, instrument: StrategyInstrument): string[] {
-  if (!isDecimalString(qty)) return [`qty ${JSON.stringify(qty)} is not a decimal string`]
+  return qtyFactsProblems(qty, decimalFacts(qty), instrument)
+}
+
+function qtyFactsProblems(
+  qty: string,
+  f: DecimalFacts | undefined,
+  instrument: StrategyInstrument,
+): string[] {
+  if (f === undefined) return [`qty ${JSON.stringify(qty)} is not a decimal string`]
   const out: string[] = []
-  if (compareDecimal(qty, '0') <= 0) out.push(`qty ${qty} is not positive`)
-  if (decimalPlaces(qty) > instrument.quantityDecimals) {
+  if (f.units <= 0n) out.push(`qty ${qty} is not positive`)
+  if (f.places > instrument.quantityDecimals) {
     out.push(`qty ${qty} has more than ${instrument.quantityDecimals} decimals`)
   }
-  if (significantFigures(qty) > MAX_SIG_FIGS)
-    out.push(`qty ${qty} has more than ${MAX_SIG_FIGS} significant figures`)
+  if (f.figures > MAX_SIG_FIGS) out.push(`qty ${qty} has more than ${MAX_SIG_FIGS} significant figures`)
   return out
 }
 
@@ -128,15 +145,18 @@ export function validateQuotes(snapshot: StrategySnapshot, quotes: readonly Desi
     if (q.side !== 'buy' && q.side !== 'sell') issues.push(`quote ${i}: side must be "buy" or "sell"`)
     if (q.reduceOnly !== undefined && typeof q.reduceOnly !== 'boolean')
       issues.push(`quote ${i}: reduceOnly must be boolean`)
-    const pp = typeof q.price === 'string' ? priceProblems(q.price, instrument) : ['price is not a string']
-    const qp = typeof q.qty === 'string' ? qtyProblems(q.qty, instrument) : ['qty is not a string']
-    if (pp.length > 0 || qp.length > 0) {
+    const pf = typeof q.price === 'string' ? decimalFacts(q.price) : undefined
+    const qf = typeof q.qty === 'string' ? decimalFacts(q.qty) : undefined
+    const pp =
+      typeof q.price === 'string' ? priceFactsProblems(q.price, pf, instrument) : ['price is not a string']
+    const qp = typeof q.qty === 'string' ? qtyFactsProblems(q.qty, qf, instrument) : ['qty is not a string']
+    if (pf === undefined || qf === undefined || pp.length > 0 || qp.length > 0) {
       for (const p of pp) issues.push(`quote ${i}: ${p}`)
       for (const p of qp) issues.push(`quote ${i}: ${p}`)
       continue
     }
-    const pt = toTicks(q.price, instrument.priceDecimals)
-    const qt = toTicks(q.qty, instrument.quantityDecimals)
+    const pt = rescale(pf, instrument.priceDecimals)
+    const qt = rescale(qf, instrument.quantityDecimals)
     if (!meetsMinNotional(pt, qt, instrument)) {
       issues.push(`quote ${i}: notional ${q.price} × ${q.qty} is below the minimum ${instrument.minNotional}`)
     }

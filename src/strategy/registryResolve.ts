@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.ts'
 import { fieldOf } from '../guards.ts'
 import { positionCapProblems, validateQuotes } from './quoting.ts'
 import { StrategyOutputError } from './registryErrors.ts'
+import { type QuotesSeen, sameQuotes, seeQuotes } from './sameQuotes.ts'
 import {
   type CatalogueQuery,
   CatalogueQuerySchema,
@@ -120,6 +121,8 @@ export function resolveStrategy(
   }
   const positionCap = positionCapOf(params)
   const maxOrders = maxOrdersOf(name, strategy, params)
+  /** Per instrument: the last output that passed every check, with what the checks read besides it. */
+  const accepted = new Map<number, AcceptedQuotes>()
   return {
     name,
     strategy,
@@ -139,12 +142,17 @@ export function resolveStrategy(
           { cause: e },
         )
       }
+      // The checks read the quotes, the instrument's rules, the mode and the position alone: the same
+      // output on the same of those passes again (most plans repeat their last ladder).
+      const last = accepted.get(snapshot.instrument.id)
+      if (last !== undefined && sameChecked(last, snapshot) && sameQuotes(last.quotes, quotes)) return quotes
       const issues = validateQuotes(snapshot, quotes)
       if (maxOrders !== undefined && quotes.length > maxOrders)
         issues.push(`${quotes.length} quotes exceed the strategy's own maxOrders ${maxOrders}`)
       if (issues.length === 0 && positionCap !== undefined)
         issues.push(...positionCapProblems(snapshot, quotes, positionCap))
       if (issues.length > 0) throw new StrategyOutputError(name, issues)
+      accepted.set(snapshot.instrument.id, acceptedQuotes(snapshot, quotes))
       return quotes
     },
     revisitAt(snapshot) {
@@ -161,6 +169,46 @@ export function resolveStrategy(
       return typeof at === 'number' && Number.isFinite(at) && at > snapshot.now ? at : fallback
     },
   }
+}
+
+/** An output that passed the checks, with the snapshot's fields the checks read (`validateQuotes`, the cap). */
+interface AcceptedQuotes {
+  readonly quotes: QuotesSeen
+  readonly priceDecimals: number
+  readonly quantityDecimals: number
+  readonly minNotional: string
+  readonly maxLimitNotional: string | undefined
+  readonly maxOrderCount: number
+  readonly mode: StrategySnapshot['mode']
+  readonly positionSize: string | undefined
+}
+
+function acceptedQuotes(snapshot: StrategySnapshot, quotes: readonly DesiredQuote[]): AcceptedQuotes {
+  const i = snapshot.instrument
+  return {
+    quotes: seeQuotes(quotes),
+    priceDecimals: i.priceDecimals,
+    quantityDecimals: i.quantityDecimals,
+    minNotional: i.minNotional,
+    maxLimitNotional: i.maxLimitNotional,
+    maxOrderCount: i.maxOrderCount,
+    mode: snapshot.mode,
+    positionSize: snapshot.position?.size,
+  }
+}
+
+/** True when what the checks read of `snapshot` besides the quotes is what they read for `a`. */
+function sameChecked(a: AcceptedQuotes, snapshot: StrategySnapshot): boolean {
+  const i = snapshot.instrument
+  return (
+    a.priceDecimals === i.priceDecimals &&
+    a.quantityDecimals === i.quantityDecimals &&
+    a.minNotional === i.minNotional &&
+    a.maxLimitNotional === i.maxLimitNotional &&
+    a.maxOrderCount === i.maxOrderCount &&
+    a.mode === snapshot.mode &&
+    a.positionSize === snapshot.position?.size
+  )
 }
 
 /** `strategy.maxOrders(params)`, checked: a whole number ≥ 0, or a `ConfigError` naming the strategy. */

@@ -308,6 +308,39 @@ describe('strategy registry', () => {
       }
     })
 
+    it('checks a repeated output again when the mode, the position, the instrument or the output changed', () => {
+      // One output array, changed in place after it passed: a repeat is only a repeat of what was checked.
+      const out = [{ side: 'buy' as const, price: '99.5', qty: '1' }]
+      const r = createStrategyRegistry([
+        {
+          source: 'inline',
+          strategy: {
+            name: 'fixed',
+            description: '',
+            paramsSchema: SHIPPED_STRATEGIES[0]?.paramsSchema as never,
+            quote: () => out,
+          },
+        },
+      ]).resolve('fixed', { size: '1', positionCap: '5' })
+      const inst = makeSnapshot().instrument
+      const at = (o: Parameters<typeof makeSnapshot>[0]) => makeSnapshot({ instrument: inst, ...o })
+      expect(r.quote(at({ positionSize: '1' }))).toBe(out)
+      expect(r.quote(at({ positionSize: '1' }))).toBe(out)
+      // Same quotes, another mode: a buy does not reduce a long position.
+      expect(() => r.quote(at({ positionSize: '1', mode: 'reduce-only' }))).toThrow(/reduceOnly: true/)
+      // Same quotes, a position near the cap.
+      expect(() => r.quote(at({ positionSize: '4.5' }))).toThrow(/above the cap 5/)
+      // Same quotes, an instrument with fewer decimals than the price needs.
+      expect(r.quote(at({ positionSize: '1' }))).toBe(out)
+      expect(() =>
+        r.quote(makeSnapshot({ instrument: { ...inst, priceDecimals: 0 }, positionSize: '1' })),
+      ).toThrow(/more than 0 decimals/)
+      // The array changed in place after it passed.
+      expect(r.quote(at({ positionSize: '1' }))).toBe(out)
+      out[0] = { side: 'buy', price: '99.123', qty: '1' }
+      expect(() => r.quote(at({ positionSize: '1' }))).toThrow(/more than 2 decimals/)
+    })
+
     it('wraps a throwing strategy', () => {
       const r = createStrategyRegistry([
         {

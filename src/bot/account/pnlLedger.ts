@@ -219,7 +219,7 @@ export class PnlLedger {
       e.position = p.size
       e.entryPrice = p.entry_price
       this.#venueUnrealized.set(p.instrument_id, p.unrealized_pnl)
-      this.#markInventory(e, p.instrument_id, impliedMark(p))
+      this.#markInventory(e, p)
     }
     for (const iid of [...this.#byInstrument.keys(), ...tracked]) {
       if (listed.has(iid)) continue
@@ -241,10 +241,15 @@ export class PnlLedger {
     }
   }
 
-  /** The opening inventory valued at today's mark; kept at its last value once the position is flat. */
-  #markInventory(e: InstrumentPnl, iid: number, markNow: string | undefined): void {
-    const open = this.#opening?.get(iid)
-    if (!open || open.mark === undefined || markNow === undefined) return
+  /**
+   * The opening inventory valued at today's mark; kept at its last value once the position is flat.
+   * The mark is derived only for an instrument held at the start (each portfolio lists every position).
+   */
+  #markInventory(e: InstrumentPnl, p: LedgerPosition): void {
+    const open = this.#opening?.get(p.instrument_id)
+    if (!open || open.mark === undefined) return
+    const markNow = impliedMark(p)
+    if (markNow === undefined) return
     e.inventoryPnl = mulDecimal(open.size, subDecimal(markNow, open.mark))
   }
 

@@ -28,15 +28,13 @@
 import {
   addDecimal,
   compareDecimal,
+  decimalFacts,
   type Fixed,
-  isDecimalString,
   mulDecimal,
-  parseDecimal,
   pow10,
   subDecimal,
 } from '../../decimal.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
-import { RecentCache } from '../../recentCache.ts'
 import {
   capExcess,
   type OrderSizeLimits,
@@ -67,18 +65,11 @@ export type IndexVerdict =
 const show = (s: string): string => (s.length > 24 ? `${s.slice(0, 24)}…(${s.length} chars)` : s)
 
 /**
- * Parsed decimals by spelling: the same index, bounds and quote prices come back on every input, and
- * parsing (regex + BigInt) is most of the guard's cost on the input → transport path. Bounded
- * (`RecentCache`); null for a spelling that is not a decimal.
+ * A decimal of at most 64 characters parsed, or undefined. The same index, bounds and quote prices
+ * come back on every input: `decimalFacts` answers them from its cache by spelling in one lookup.
  */
-const parsed = new RecentCache<Fixed | null>(4_096)
 function parseCached(s: string): Fixed | undefined {
-  let f = parsed.get(s)
-  if (f === undefined) {
-    f = s.length <= 64 && isDecimalString(s) ? parseDecimal(s) : null
-    parsed.set(s, f)
-  }
-  return f ?? undefined
+  return s.length <= 64 ? decimalFacts(s) : undefined
 }
 
 const INDEX_RE = /^(-)?(\d+)(?:\.(\d+))?$/

@@ -21,14 +21,15 @@
  * cancelled.
  */
 import {
-  decimalPlaces,
+  type DecimalFacts,
+  decimalFacts,
+  type Fixed,
   fromTicks,
-  parseDecimal,
   pow10,
   rescale,
-  significantFigures,
   toTicks,
 } from '../../decimal.ts'
+import { InputValidationError } from '../../errors.ts'
 import type { ModifyOrderInput, Order, TimeInForce } from '../../perps/schemas/orders.ts'
 import { maxBigint } from '../../strategy/quoting.ts'
 import type { DesiredQuote } from '../../strategy/strategy.ts'
@@ -101,15 +102,19 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
   const qd = instrument.quantityDecimals
   // Work at scales that hold both the instrument's decimals and any extra digits live orders carry.
   // (Loops, not spreads of mapped arrays: this runs for every plan.)
-  const live: Order[] = []
+  // Each live decimal parsed once (its facts hold its places too).
+  const live: { order: Order; p: Fixed; rest: Fixed; fill: Fixed }[] = []
   let ps = pd
   let qs = qd
   for (const o of input.live) {
-    if (o.iid !== instrument.id || !DIFFABLE_ORDER_STATUSES.has(o.status) || parseDecimal(o.rest).units <= 0n)
-      continue
-    live.push(o)
-    ps = Math.max(ps, decimalPlaces(o.p))
-    qs = Math.max(qs, decimalPlaces(o.rest), decimalPlaces(o.fill))
+    if (o.iid !== instrument.id || !DIFFABLE_ORDER_STATUSES.has(o.status)) continue
+    const rest = facts(o.rest)
+    if (rest.units <= 0n) continue
+    const p = facts(o.p)
+    const fill = facts(o.fill)
+    live.push({ order: o, p, rest, fill })
+    ps = Math.max(ps, p.places)
+    qs = Math.max(qs, rest.places, fill.places)
   }
   const priceUnit = pow10(ps - pd)
   const bpsHundredths = BigInt(Math.max(0, Math.floor(tolerance.priceBps * 100)))
@@ -123,11 +128,11 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
     price: toTicks(quote.price, pd) * priceUnit,
     qty: toTicks(quote.qty, qd) * pow10(qs - qd),
   }))
-  const liveItems: LiveItem[] = live.map((order) => ({
-    order,
-    price: atScale(order.p, ps),
-    rest: atScale(order.rest, qs),
-    fill: atScale(order.fill, qs),
+  const liveItems: LiveItem[] = live.map((l) => ({
+    order: l.order,
+    price: rescale(l.p, ps),
+    rest: rescale(l.rest, qs),
+    fill: rescale(l.fill, qs),
   }))
 
   const scales: DiffScales = {
@@ -191,10 +196,15 @@ export function diffQuotes(input: QuoteDiffInput): QuoteDiff {
 }
 
 /**
- * A live order's decimal at the diff's scale. Module-level, as every helper on this path: under tsx
- * (`keepNames`) a named closure costs an `Object.defineProperty` each time it is created.
+ * A live order's decimal parsed (as `parseDecimal`, which throws on a non-decimal). Module-level, as
+ * every helper on this path: under tsx (`keepNames`) a named closure costs an `Object.defineProperty`
+ * each time it is created.
  */
-const atScale = (s: string, scale: number): bigint => rescale(parseDecimal(s), scale)
+const facts = (s: string): DecimalFacts => {
+  const f = decimalFacts(s)
+  if (f === undefined) throw new InputValidationError(`not a decimal string: ${JSON.stringify(s)}`)
+  return f
+}
 
 /** The scales and tolerances one diff works at. */
 interface DiffScales {
@@ -233,7 +243,8 @@ function classify(d: DesiredItem, l: LiveItem, x: DiffScales): Classified {
   const fresh = x.maxOrderAgeMs <= 0 || x.now - l.order.uts < x.maxOrderAgeMs
   if (priceOk && qtyOk && fresh) return KEEP
   const total = fromTicks(l.fill + d.qty, x.qs)
-  return decimalPlaces(total) <= x.qd && significantFigures(total) <= MAX_QTY_SIG_FIGS ? total : REPLACE
+  const t = facts(total)
+  return t.places <= x.qd && t.figures <= MAX_QTY_SIG_FIGS ? total : REPLACE
 }
 
 /** Action cost of a classification: keep 0, modify 1, cancel+create 2. */

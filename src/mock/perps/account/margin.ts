@@ -96,6 +96,25 @@ export function accountRisk(s: ExchangeState, account: Account): AccountRisk {
 }
 
 /**
+ * The account's equity and maintenance margin alone, as `accountRisk` sums them: both come from the
+ * positions only (an instrument with resting orders and no position adds no margin and no PnL), so
+ * the liquidation check on every simulation step builds no per-instrument map, set or sorted list.
+ */
+function equityAndMaintenance(s: ExchangeState, account: Account): { equity: bigint; mm: bigint } {
+  let equity = account.collateral
+  let mm = 0n
+  for (const [iid, pos] of account.positions) {
+    const m = marketOf(s, iid)
+    const { priceDecimals: pd, quantityDecimals: qd } = m.spec
+    const notional = notionalMicros(pos.size, qd, m.markTicks, pd)
+    const im = divRound(notional, BigInt(leverageFor(s, account, m, notional)), 'up')
+    mm += divRound(im, 2n, 'up')
+    equity += scaledToMicros(unrealizedScaled(pos, m.markTicks), qd, pd)
+  }
+  return { equity, mm }
+}
+
+/**
  * Pre-trade check on the worst case max(|pos + open buys|, |pos − open sells|) (protocol-notes f):
  * an order is refused when that initial margin would exceed equity and the order makes it larger.
  */
@@ -125,7 +144,7 @@ export function checkLiquidation(s: ExchangeState, account: Account, t: number):
     account.inLiquidation = false
     return
   }
-  const risk = accountRisk(s, account)
+  const risk = equityAndMaintenance(s, account)
   if (!account.inLiquidation) {
     if (risk.equity >= risk.mm) return
     account.inLiquidation = true
