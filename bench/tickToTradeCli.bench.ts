@@ -214,6 +214,9 @@ try {
   await sleepMs(500) // the last move's command
   const wallS = (performance.now() - t0) / 1000
   const proc = botProc()
+  // TICK_TO_TRADE_SMAPS=<file>: the bot's memory map at the end (where its rss lives, by mapping).
+  if (process.env.TICK_TO_TRADE_SMAPS)
+    writeFileSync(process.env.TICK_TO_TRADE_SMAPS, readFileSync(`/proc/${bot.pid}/smaps`))
   const latencies = (await ask('latencies', { type: 'take' })).latencies
   const quotingAtEnd = quoting(await status())
   const lat = distribution(latencies)
