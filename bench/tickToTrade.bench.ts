@@ -52,6 +52,7 @@
  * and a `BENCH_RESULT` line.
  */
 import { type ChildProcess, fork } from 'node:child_process'
+import { subscribe as subscribeChannel } from 'node:diagnostics_channel'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -167,6 +168,35 @@ function withTickWatch(inner: StreamTap | undefined): StreamTap {
     },
   }
 }
+/**
+ * When undici made each command request and when it wrote its headers on the socket (wall ms since
+ * the epoch), from undici's diagnostics channels: they split a move's time from the read of its push
+ * to the command at the venue into the bot's own path (actor, plan, batcher, gate, signing: read →
+ * request made), undici's wait to write it (made → written: an idle keep-alive socket is written in
+ * the check phase, after the poll phase's other reads), and the wire and the venue's read (written →
+ * arrival). A move's request is the first command made after its read (another instrument's command
+ * made in between would be taken for it: rare at a few moves a second).
+ */
+const commandMade: number[] = []
+const commandWritten: number[] = []
+const isCommand = (m: unknown): boolean => {
+  const r = (m as { request?: { method?: string; path?: string } }).request
+  return (
+    r?.method !== undefined && r.method !== 'GET' && COMMAND_PATHS.some((p) => r.path?.startsWith(p) === true)
+  )
+}
+subscribeChannel('undici:request:create', (m) => {
+  if (watchTicks && isCommand(m)) commandMade.push(performance.timeOrigin + performance.now())
+})
+subscribeChannel('undici:client:sendHeaders', (m) => {
+  if (watchTicks && isCommand(m)) commandWritten.push(performance.timeOrigin + performance.now())
+})
+/** The first time in `times` (ascending) at or after `at`. */
+function firstFrom(times: readonly number[], at: number): number | undefined {
+  for (const t of times) if (t >= at) return t
+  return undefined
+}
+
 /** The venue's ticks as the bot read them: runs of at least 100 ticker frames less than 30 ms apart, [first, last]. */
 function tickBursts(frames: readonly { at: number }[]): [number, number][] {
   const runs: { first: number; last: number; n: number }[] = []
@@ -501,6 +531,20 @@ if (profileDir !== undefined)
   )
 const d2 = (d: { p50: number; p99: number; max: number }): string =>
   `p50 ${d.p50.toFixed(2)} / p99 ${d.p99.toFixed(2)} / max ${d.max.toFixed(2)} ms`
+// The read → command time in three parts (see commandMade): the bot's path, undici's wait, the wire.
+const phases = measured.map(({ iid, at }, i) => {
+  const read = readAt(iid, at)
+  const made = read === undefined ? undefined : firstFrom(commandMade, read)
+  const written = made === undefined ? undefined : firstFrom(commandWritten, made)
+  const arrived = at + (latencies[i] ?? Number.NaN)
+  if (read === undefined || made === undefined || written === undefined || written > arrived) return undefined
+  return { bot: made - read, undici: written - made, wire: arrived - written }
+})
+const phaseText = (k: 'bot' | 'undici' | 'wire'): string =>
+  d2(distribution(phases.flatMap((p) => (p === undefined ? [] : [p[k]]))))
+const phaseSplit = phases.some((p) => p !== undefined)
+  ? ` · from the read to the command (${phases.filter((p) => p !== undefined).length} moves): the bot's path to the request ${phaseText('bot')}, undici's wait to write it ${phaseText('undici')}, the wire and the venue's read ${phaseText('wire')}`
+  : ''
 const tickSplit =
   streams && SPEED === 1 && tickerFrames.length > 0
     ? ` · of each move: until the bot read its push ${d2(distribution(readWait.filter(Number.isFinite)))}, from the read to the command ${d2(distribution(afterRead))}` +
@@ -516,6 +560,7 @@ console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency}` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
     tickSplit +
+    phaseSplit +
     gcText +
     ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s, ${loopDelayText}` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
