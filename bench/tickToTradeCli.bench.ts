@@ -16,7 +16,7 @@
  * `BENCH_RESULT` line with the bot process's CPU seconds and rss (end and peak, from /proc).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -142,11 +142,14 @@ const bot = spawn(
   },
 )
 let lastLines = ''
+// TICK_TO_TRADE_BOT_LOG=<file>: everything the bot writes (its log, node's --trace-gc) kept there too.
+const botLog = process.env.TICK_TO_TRADE_BOT_LOG
 for (const s of [bot.stdout, bot.stderr]) {
   s?.setEncoding('utf8')
   // Drained as a log collector would; the last lines kept to say why a start failed.
   s?.on('data', (d: string) => {
     lastLines = (lastLines + d).slice(-2000)
+    if (botLog !== undefined) appendFileSync(botLog, d)
   })
 }
 let botExited = false
