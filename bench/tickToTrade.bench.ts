@@ -52,6 +52,7 @@
  * and a `BENCH_RESULT` line.
  */
 import { type ChildProcess, fork } from 'node:child_process'
+import { subscribe as subscribeChannel } from 'node:diagnostics_channel'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -167,6 +168,35 @@ function withTickWatch(inner: StreamTap | undefined): StreamTap {
     },
   }
 }
+/**
+ * When undici made each command request and when it wrote its headers on the socket (wall ms since
+ * the epoch), from undici's diagnostics channels: they split a move's time from the read of its push
+ * to the command at the venue into the bot's own path (actor, plan, batcher, gate, signing: read →
+ * request made), undici's wait to write it (made → written: an idle keep-alive socket is written in
+ * the check phase, after the poll phase's other reads), and the wire and the venue's read (written →
+ * arrival). A move's request is the first command made after its read (another instrument's command
+ * made in between would be taken for it: rare at a few moves a second).
+ */
+const commandMade: number[] = []
+const commandWritten: number[] = []
+const isCommand = (m: unknown): boolean => {
+  const r = (m as { request?: { method?: string; path?: string } }).request
+  return (
+    r?.method !== undefined && r.method !== 'GET' && COMMAND_PATHS.some((p) => r.path?.startsWith(p) === true)
+  )
+}
+subscribeChannel('undici:request:create', (m) => {
+  if (watchTicks && isCommand(m)) commandMade.push(performance.timeOrigin + performance.now())
+})
+subscribeChannel('undici:client:sendHeaders', (m) => {
+  if (watchTicks && isCommand(m)) commandWritten.push(performance.timeOrigin + performance.now())
+})
+/** The first time in `times` (ascending) at or after `at`. */
+function firstFrom(times: readonly number[], at: number): number | undefined {
+  for (const t of times) if (t >= at) return t
+  return undefined
+}
+
 /** The venue's ticks as the bot read them: runs of at least 100 ticker frames less than 30 ms apart, [first, last]. */
 function tickBursts(frames: readonly { at: number }[]): [number, number][] {
   const runs: { first: number; last: number; n: number }[] = []
@@ -399,6 +429,10 @@ const startTotals = await mock.totals()
 let next = 0
 let moves = 0
 let lastSample = performance.now()
+/** The probe's reads (ms each), and how many still ran past the next move's time. */
+const PROBE_CLEARANCE_MS = 60
+const probeReads: number[] = []
+let probeOverran = 0
 while (moves < MOVES.count) {
   const spec = specs[next % specs.length]
   if (spec === undefined) break
@@ -406,13 +440,17 @@ while (moves < MOVES.count) {
   next += 1
   mock.move(spec.id, spec.baseAsset, up)
   moves += 1
-  // The probe reads the bot's state halfway between two moves (at 1,000 instruments a status read
-  // holds the bot's thread for several ms: the probe's cost, never what a move waits behind).
+  // The probe reads the bot's state halfway between two moves, and only when that leaves at least
+  // PROBE_CLEARANCE_MS before the next one (at 1,000 instruments a status read holds the bot's thread
+  // for 10-45 ms on this machine: the probe's cost, never what a move should wait behind).
   const gap = MOVES.nextGapMs()
   await sleepMs(gap / 2)
-  if (performance.now() - lastSample >= 1000) {
+  if (performance.now() - lastSample >= 1000 && gap / 2 >= PROBE_CLEARANCE_MS) {
+    const t = performance.now()
     sample()
     lastSample = performance.now()
+    probeReads.push(lastSample - t)
+    if (lastSample - t > gap / 2) probeOverran++
   }
   await sleepMs(gap / 2)
 }
@@ -421,7 +459,8 @@ watchTicks = false
 const windowCpu = process.cpuUsage(cpuAtStart)
 loopDelay.disable()
 const loopMs = (ns: number): string => (ns / 1e6).toFixed(1)
-const loopDelayText = `loop delay p99 ${loopMs(loopDelay.percentile(99))} / max ${loopMs(loopDelay.max)} ms`
+const probeMs = distribution(probeReads)
+const loopDelayText = `loop delay p99 ${loopMs(loopDelay.percentile(99))} / max ${loopMs(loopDelay.max)} ms · the probe's ${probeReads.length} reads of the bot's state p50 ${probeMs.p50.toFixed(1)} / max ${probeMs.max.toFixed(1)} ms, ${probeOverran} past the next move`
 const cpuMsPerS = (windowCpu.user + windowCpu.system) / 1000 / wallS
 const allocatedMbPerS = allocatedBytes(gcProfiler.stop()?.statistics ?? []) / 1024 / 1024 / wallS
 const profiles = await windowProfile?.stop()
@@ -501,6 +540,20 @@ if (profileDir !== undefined)
   )
 const d2 = (d: { p50: number; p99: number; max: number }): string =>
   `p50 ${d.p50.toFixed(2)} / p99 ${d.p99.toFixed(2)} / max ${d.max.toFixed(2)} ms`
+// The read → command time in three parts (see commandMade): the bot's path, undici's wait, the wire.
+const phases = measured.map(({ iid, at }, i) => {
+  const read = readAt(iid, at)
+  const made = read === undefined ? undefined : firstFrom(commandMade, read)
+  const written = made === undefined ? undefined : firstFrom(commandWritten, made)
+  const arrived = at + (latencies[i] ?? Number.NaN)
+  if (read === undefined || made === undefined || written === undefined || written > arrived) return undefined
+  return { bot: made - read, undici: written - made, wire: arrived - written }
+})
+const phaseText = (k: 'bot' | 'undici' | 'wire'): string =>
+  d2(distribution(phases.flatMap((p) => (p === undefined ? [] : [p[k]]))))
+const phaseSplit = phases.some((p) => p !== undefined)
+  ? ` · from the read to the command (${phases.filter((p) => p !== undefined).length} moves): the bot's path to the request ${phaseText('bot')}, undici's wait to write it ${phaseText('undici')}, the wire and the venue's read ${phaseText('wire')}`
+  : ''
 const tickSplit =
   streams && SPEED === 1 && tickerFrames.length > 0
     ? ` · of each move: until the bot read its push ${d2(distribution(readWait.filter(Number.isFinite)))}, from the read to the command ${d2(distribution(afterRead))}` +
@@ -516,6 +569,7 @@ console.log(
   `tick-to-trade ${TRANSPORT.padEnd(6)} ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ''}${RECORD ? ', recording on' : ''}: ${latency}` +
     (SPEED === 1 && streams ? ` (the mock's push tick p50 ${publish.p50.toFixed(2)} ms)` : '') +
     tickSplit +
+    phaseSplit +
     gcText +
     ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s, ${loopDelayText}` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +

@@ -16,7 +16,7 @@
  * `BENCH_RESULT` line with the bot process's CPU seconds and rss (end and peak, from /proc).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -142,11 +142,14 @@ const bot = spawn(
   },
 )
 let lastLines = ''
+// TICK_TO_TRADE_BOT_LOG=<file>: everything the bot writes (its log, node's --trace-gc) kept there too.
+const botLog = process.env.TICK_TO_TRADE_BOT_LOG
 for (const s of [bot.stdout, bot.stderr]) {
   s?.setEncoding('utf8')
   // Drained as a log collector would; the last lines kept to say why a start failed.
   s?.on('data', (d: string) => {
     lastLines = (lastLines + d).slice(-2000)
+    if (botLog !== undefined) appendFileSync(botLog, d)
   })
 }
 let botExited = false
@@ -214,6 +217,9 @@ try {
   await sleepMs(500) // the last move's command
   const wallS = (performance.now() - t0) / 1000
   const proc = botProc()
+  // TICK_TO_TRADE_SMAPS=<file>: the bot's memory map at the end (where its rss lives, by mapping).
+  if (process.env.TICK_TO_TRADE_SMAPS)
+    writeFileSync(process.env.TICK_TO_TRADE_SMAPS, readFileSync(`/proc/${bot.pid}/smaps`))
   const latencies = (await ask('latencies', { type: 'take' })).latencies
   const quotingAtEnd = quoting(await status())
   const lat = distribution(latencies)

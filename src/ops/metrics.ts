@@ -110,6 +110,8 @@ export function createBotMetrics(options: BotMetricsOptions = {}): BotMetrics {
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX })
 
   const statesSeen = new Map<string, Set<string>>()
+  /** The state each instrument's series last said: an unchanged state sets nothing (1,000 gauges a second). */
+  const stateSet = new Map<string, string>()
   const lastQuoteAt = new Map<string, number>()
   const pushedUsage = new Map<LimiterBudget, BudgetUsage>()
   let limiterSource: LimiterSource | undefined
@@ -219,6 +221,8 @@ export function createBotMetrics(options: BotMetricsOptions = {}): BotMetrics {
     registry,
     metrics,
     setInstrumentState(instrument, state) {
+      if (stateSet.get(instrument) === state) return
+      stateSet.set(instrument, state)
       let seen = statesSeen.get(instrument)
       if (!seen) {
         seen = new Set(knownStates)
@@ -231,6 +235,7 @@ export function createBotMetrics(options: BotMetricsOptions = {}): BotMetrics {
       for (const s of statesSeen.get(instrument) ?? [])
         metrics.instrumentState.remove({ instrument, state: s })
       statesSeen.delete(instrument)
+      stateSet.delete(instrument)
       lastQuoteAt.delete(instrument)
       metrics.quoteAgeSeconds.remove({ instrument })
       metrics.repriceLatencyMs.remove({ instrument })

@@ -1,7 +1,8 @@
 /**
  * The timeline part: every `intervalMs` of the bot's clock it takes one sample (see timelineSample.ts)
  * into a ring of the last `capacity` samples, and tells its subscribers (the dashboard's event
- * stream). Memory is bounded by the ring and the board; the sampling itself is pure.
+ * stream). Memory is bounded by the ring and the board; the sampling itself is pure. The ring keeps
+ * samples packed (timelinePack.ts) and reads them back as samples for a snapshot.
  */
 import type { Clock } from '../../clock.ts'
 import type {
@@ -11,11 +12,12 @@ import type {
   TimelineUpdate,
 } from '../../ops/dashboard/timelineTypes.ts'
 import { startPoller } from '../shared/poller.ts'
+import { type PackedSample, SamplePacker, unpackSample } from './timelinePack.ts'
 
 /** Every 2 s of bot time; 900 samples keep the last 30 minutes. */
 export const TIMELINE_INTERVAL_MS = 2_000
 export const TIMELINE_CAPACITY = 900
-/** Instrument entries kept across the ring (~235 B each: ~11 MB); many instruments keep less history. */
+/** Instrument entries kept across the ring (~60 B each packed: ~3 MB); many instruments keep less history. */
 export const TIMELINE_MAX_ENTRIES = 45_000
 const TIMELINE_MIN_CAPACITY = 30
 
@@ -66,14 +68,15 @@ export class Ring<T> {
 
 export function startTimeline(o: TimelineOptions): Timeline {
   const intervalMs = o.intervalMs ?? TIMELINE_INTERVAL_MS
-  const ring = new Ring<TimelineSample>(o.capacity ?? TIMELINE_CAPACITY)
+  const ring = new Ring<PackedSample>(o.capacity ?? TIMELINE_CAPACITY)
+  const packer = new SamplePacker()
   const listeners = new Set<(u: TimelineUpdate) => void>()
   let board: TimelineBoard = { botMode: '', fills: [], openAlerts: [], recentAlerts: [] }
   let boardJson = JSON.stringify(board)
 
   const tick = (): void => {
     const next = o.read()
-    ring.push(next.sample)
+    ring.push(packer.pack(next.sample))
     const json = JSON.stringify(next.board)
     const changed = json !== boardJson
     if (changed) {
@@ -97,7 +100,12 @@ export function startTimeline(o: TimelineOptions): Timeline {
     onError: (e) => o.onError?.(e),
   })
   return {
-    snapshot: () => ({ intervalMs, capacity: ring.capacity, samples: ring.toArray(), board }),
+    snapshot: () => ({
+      intervalMs,
+      capacity: ring.capacity,
+      samples: ring.toArray().map(unpackSample),
+      board,
+    }),
     subscribe(listener) {
       listeners.add(listener)
       return () => void listeners.delete(listener)

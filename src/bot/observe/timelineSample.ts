@@ -62,6 +62,9 @@ function instrumentSample(view: InstrumentView, s: TimelineInputs): TimelineInst
   // The index input may carry the venue's mark price (optional field).
   const index: { price: string; mark?: string | undefined } | undefined = ctx?.index
   const position = s.pnl.instruments[view.id]?.position ?? ctx?.position?.size
+  // No spread in the literal: a spread in the middle made every sample object (1,000 every 2 s at
+  // 1,000 instruments) a slow-path copy with its properties out of line.
+  const quotes = bestQuotes(ctx?.openOrders ?? [])
   return {
     id: view.id,
     symbol: view.symbol,
@@ -70,7 +73,8 @@ function instrumentSample(view: InstrumentView, s: TimelineInputs): TimelineInst
     mode: st.mode ?? '',
     index: num(index?.price),
     mark: num(index?.mark),
-    ...bestQuotes(ctx?.openOrders ?? []),
+    bid: quotes.bid,
+    ask: quotes.ask,
     position: num(position) ?? 0,
     openOrders: st.openOrders,
     priceDecimals: ctx?.instrument.priceDecimals,
