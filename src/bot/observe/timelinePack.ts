@@ -50,16 +50,18 @@ export class SamplePacker {
   /** The fixed part of the previous sample when every instrument's is the same, else a new one. */
   #fixedOf(instruments: readonly TimelineInstrument[]): InstrumentFixed[] {
     const prev = this.#fixed
-    let same = prev.length === instruments.length
-    for (let k = 0; same && k < instruments.length; k++) {
-      const i = instruments[k] as TimelineInstrument
-      const f = prev[k] as InstrumentFixed
-      same =
-        f.id === i.id &&
-        f.symbol === i.symbol &&
-        f.priceDecimals === i.priceDecimals &&
-        f.quantityDecimals === i.quantityDecimals
-    }
+    const same =
+      prev.length === instruments.length &&
+      instruments.every((i, k) => {
+        const f = prev[k]
+        return (
+          f !== undefined &&
+          f.id === i.id &&
+          f.symbol === i.symbol &&
+          f.priceDecimals === i.priceDecimals &&
+          f.quantityDecimals === i.quantityDecimals
+        )
+      })
     if (same) return prev
     this.#fixed = instruments.map((i) => ({
       id: i.id,
@@ -74,8 +76,7 @@ export class SamplePacker {
     const n = s.instruments.length
     const strings: string[] = new Array(n * STRINGS)
     const numbers = new Float64Array(n * NUMBERS)
-    for (let k = 0; k < n; k++) {
-      const i = s.instruments[k] as TimelineInstrument
+    for (const [k, i] of s.instruments.entries()) {
       strings[k * STRINGS] = this.#intern(i.state)
       strings[k * STRINGS + 1] = i.reason
       strings[k * STRINGS + 2] = i.mode
@@ -99,21 +100,23 @@ export class SamplePacker {
 }
 
 export function unpackSample(p: PackedSample): TimelineSample {
+  // Typed arrays and the strings array are filled for every index below their length (pack).
+  const num = (i: number): number => p.numbers[i] ?? Number.NaN
+  const str = (i: number): string => p.strings[i] ?? ''
   const instruments: TimelineInstrument[] = p.fixed.map((f, k) => {
     const o = k * NUMBERS
-    const num = p.numbers
     return {
       id: f.id,
       symbol: f.symbol,
-      state: p.strings[k * STRINGS] as string,
-      reason: p.strings[k * STRINGS + 1] as string,
-      mode: p.strings[k * STRINGS + 2] as string,
-      index: fromSlot(num[o] as number),
-      mark: fromSlot(num[o + 1] as number),
-      bid: fromSlot(num[o + 2] as number),
-      ask: fromSlot(num[o + 3] as number),
-      position: num[o + 4] as number,
-      openOrders: num[o + 5] as number,
+      state: str(k * STRINGS),
+      reason: str(k * STRINGS + 1),
+      mode: str(k * STRINGS + 2),
+      index: fromSlot(num(o)),
+      mark: fromSlot(num(o + 1)),
+      bid: fromSlot(num(o + 2)),
+      ask: fromSlot(num(o + 3)),
+      position: num(o + 4),
+      openOrders: num(o + 5),
       priceDecimals: f.priceDecimals,
       quantityDecimals: f.quantityDecimals,
     }
