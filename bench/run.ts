@@ -7,10 +7,12 @@
  * `npm run bench [-- --quick] [-- --samples N] [-- --only TEXT] [-- --record-pairs N]` (`--only`: the jobs whose
  * name contains TEXT; `--record-pairs`: off / on / off-again triples of the recording case, default 3)
  */
+
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { PRODUCTION_NODE_OPTIONS } from '../src/cli/productionNodeOptions.ts'
 import { loadNow, loadSpan, machineLine, utcStamp, writeRegion } from './docRegions.ts'
 import { type Distribution, exitWithHelpOnRequest, flag, mb, ms, RESULT_PREFIX } from './stats.ts'
 
@@ -51,6 +53,11 @@ const movesFor = (n: number): string[] => [
   '--moves-per-second',
   String(Math.min(6, 1.5 * n)),
 ]
+/**
+ * The in-process bot's node flags: the image's node options (src/cli/productionNodeOptions.ts), so
+ * the rss and latency are what production runs; the rss baseline keeps V8's own defaults.
+ */
+const BOT_FLAGS = ['--expose-gc', ...PRODUCTION_NODE_OPTIONS]
 const latencyArgs = [...(QUICK ? ['--quick'] : []), ...(SAMPLES ? ['--samples', SAMPLES] : [])]
 const JOBS: Job[] = [
   {
@@ -101,7 +108,7 @@ const JOBS: Job[] = [
           ...[...movesFor(n), '--warmup', String(n >= 1000 ? 75 : 8 + n / 50)],
           ...['--warmup-max', String(n >= 1000 ? 180 : 60)],
         ],
-        nodeFlags: ['--expose-gc'],
+        nodeFlags: BOT_FLAGS,
         timeoutMs: n >= 1000 ? 330_000 : 180_000,
       }),
     ),
@@ -115,7 +122,7 @@ const JOBS: Job[] = [
       ...['--transport', 'stream', '--instruments', '100', '--journal'],
       ...[...MOVE_ARGS, '--warmup', '10', '--warmup-max', '60'],
     ],
-    nodeFlags: ['--expose-gc'],
+    nodeFlags: BOT_FLAGS,
     timeoutMs: 180_000,
   },
   // Recording's cost on the order path (issue 27): the 100-instrument stream case without and with
@@ -138,7 +145,7 @@ const JOBS: Job[] = [
           ],
           ...['--seconds', QUICK ? '15' : '30', '--warmup', '10', '--warmup-max', '60'],
         ],
-        nodeFlags: ['--expose-gc'],
+        nodeFlags: BOT_FLAGS,
         timeoutMs: 180_000,
       }),
     ),
@@ -163,7 +170,7 @@ const JOBS: Job[] = [
         ...(mode.endsWith('recording on') ? ['--record', ...RECORD_ARGS] : []),
         ...[...MOVE_ARGS, '--warmup', '75', '--warmup-max', '180'],
       ],
-      nodeFlags: ['--expose-gc'],
+      nodeFlags: BOT_FLAGS,
       timeoutMs: 330_000,
     }),
   ),
@@ -192,7 +199,8 @@ const JOBS: Job[] = [
     }),
   ),
   // The rss baseline: the same 1,000-instrument stream case under V8's own heap growth policy (what
-  // `ops.heapGrowthPercent` replaces; src/cli/heapPolicy.ts).
+  // `ops.heapGrowthPercent` replaces; src/cli/heapPolicy.ts) and young generation (no production
+  // node options).
   {
     name: "tick-to-trade, stream, 1,000 instruments, V8's default heap policy (rss baseline)",
     script: 'bench/tickToTrade.bench.ts',
@@ -215,7 +223,7 @@ const JOBS: Job[] = [
             ...['--transport', 'stream', '--instruments', '1000', '--seconds', '600'],
             ...['--warmup', '75', '--warmup-max', '180'],
           ],
-          nodeFlags: ['--expose-gc'],
+          nodeFlags: BOT_FLAGS,
           timeoutMs: 1_050_000,
         },
       ]),

@@ -11,7 +11,8 @@
  *   node --import tsx bench/tickToTradeCli.bench.ts [--instruments 2] [--seconds 30 | --moves N]
  *        [--moves-per-second 4] [--warmup 8] [--no-journal] [--record] [--seed 3]
  *
- * Node flags for the bot in `TICK_TO_TRADE_BOT_FLAGS` (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
+ * The bot runs with the image's node options (src/cli/productionNodeOptions.ts); more node flags for
+ * it in `TICK_TO_TRADE_BOT_FLAGS` (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
  * Needs a build (`npm run build`). Prints a summary line naming `tick-to-trade venue-view` and a
  * `BENCH_RESULT` line with the bot process's CPU seconds and rss (end and peak, from /proc).
  */
@@ -23,6 +24,7 @@ import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { PRODUCTION_NODE_OPTIONS } from '../src/cli/productionNodeOptions.ts'
 import { systemClock } from '../src/clock.ts'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { createPerpsClient } from '../src/perps/client/createPerpsClient.ts'
@@ -120,6 +122,8 @@ writeFileSync(
 const bot = spawn(
   process.execPath,
   [
+    // The image's node options (production), then any the caller adds.
+    ...PRODUCTION_NODE_OPTIONS,
     ...(process.env.TICK_TO_TRADE_BOT_FLAGS?.split(' ').filter((f) => f !== '') ?? []),
     join(ROOT, 'bin', 'perpbot.js'),
     'run',

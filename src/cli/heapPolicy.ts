@@ -5,8 +5,9 @@
  * fixed growth bounds the rss at the cost of more (short, mostly concurrent) full collections; see
  * docs/benchmarks.md for both figures.
  *
- * `perpbot run` applies it at start: V8 reads the flag at every collection, so it takes effect at
- * once (NODE_OPTIONS cannot carry V8 flags). A `--heap-growing-percent` given to node itself wins.
+ * `perpbot run` applies the default from the process's first import (cli/startHeap.ts) and the
+ * configured one once its settings are read: V8 reads the flag at every collection, so each takes
+ * effect at once (NODE_OPTIONS cannot carry V8 flags). A `--heap-growing-percent` given to node itself wins.
  */
 import { setFlagsFromString } from 'node:v8'
 
@@ -19,7 +20,11 @@ export function applyHeapPolicy(
 ): { growthPercent: number | undefined; source: 'settings' | 'node flag' | 'v8 default' } {
   const given = execArgv.find((a) => a.startsWith(`${FLAG}=`))
   if (given !== undefined) return { growthPercent: Number(given.slice(FLAG.length + 1)), source: 'node flag' }
-  if (!(growthPercent > 0)) return { growthPercent: undefined, source: 'v8 default' }
+  if (!(growthPercent > 0)) {
+    // V8's own policy is the flag at 0 (a default applied at start, cli/startHeap.ts, is undone).
+    setFlagsFromString(`${FLAG}=0`)
+    return { growthPercent: undefined, source: 'v8 default' }
+  }
   setFlagsFromString(`${FLAG}=${Math.round(growthPercent)}`)
   return { growthPercent, source: 'settings' }
 }

@@ -3,6 +3,8 @@
  * and output functions through `CliContext`. Errors end as one clear message and an exit code:
  * 2 for bad usage or configuration, 1 for everything else — never a bare stack trace.
  */
+// First: `run`'s heap policy before any other module loads (startHeap.ts says why).
+import './startHeap.ts'
 import { readFileSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -13,6 +13,7 @@ import { apiSecretProblem } from '../perps/client/context.ts'
 import { DEFAULT_ORDER_TAG_NAME } from '../perps/orderTag.ts'
 import { privateKeyProblem } from '../perps/signing/privateKey.ts'
 import { DEFAULT_ACCOUNT_OPEN_ORDER_CAP } from '../perps/weights.ts'
+import { DEFAULT_HEAP_GROWTH_PERCENT } from './heapDefault.ts'
 import {
   POLLING_FLOOR_MS,
   VENUE_ACTION_BUDGET_PER_MINUTE,
@@ -219,9 +220,6 @@ export const WebhookSettings = z.strictObject({
   retries: z.number().int().min(0).max(10).default(3),
   timeoutMs: Ms.default(5_000),
 })
-
-/** The default of `ops.heapGrowthPercent`: rss under 300 MB at 1,000 instruments (docs/benchmarks.md). */
-export const DEFAULT_HEAP_GROWTH_PERCENT = 25
 
 export const OpsSettings = z.strictObject({
   /**

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { PRODUCTION_NODE_OPTIONS } from '../../src/cli/productionNodeOptions.ts'
 import { DEFAULT_OPS_PORT } from '../../src/ops/opsServer.ts'
 import { OpsSettings } from '../../src/settings/schema.ts'
 
@@ -136,6 +137,13 @@ describe('Dockerfile', () => {
     expect(Number(port)).toBe(DEFAULT_OPS_PORT)
     expect(Number(one(finalStage, 'EXPOSE'))).toBe(DEFAULT_OPS_PORT)
     expect(OpsSettings.parse({}).port).toBe(DEFAULT_OPS_PORT)
+  })
+
+  it('runs node with the production node options (src/cli/productionNodeOptions.ts), which the benches launch the bot with', () => {
+    const options = all(finalStage, 'ENV')
+      .map((e) => /\bNODE_OPTIONS="([^"]*)"/.exec(e)?.[1])
+      .filter((o) => o !== undefined)
+    expect(options).toEqual([PRODUCTION_NODE_OPTIONS.join(' ')])
   })
 
   it('starts the compiled CLI with node alone, from the build copied to the app root', () => {
