@@ -239,4 +239,4 @@ const body = [
   ...table(first),
 ].join('\n')
 console.log(`\n${body}`)
-if (WRITE) writeRegion(join(ROOT, 'docs', 'benchmarks.md'), 'startup', `## Start-up (issue 36)\n\n${body}`)
+if (WRITE) writeRegion(join(ROOT, 'docs', 'benchmarks.md'), 'startup', body)
