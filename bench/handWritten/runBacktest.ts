@@ -195,7 +195,7 @@ export async function runBacktest(o: SimulateOptions): Promise<SimulationResult>
           r.wake(t)
           d = r.nextDue()
         }
-      recorder.sample(t, { states, status })
+      recorder.sample(t, { states, budgets: () => ({}) })
       o.onProgress?.(t - startMs, totalMs)
       if (t >= endMs || o.signal?.aborted === true) break
       let next = endMs

@@ -9,7 +9,7 @@ import type { Journal } from '../journal/journal.ts'
 import { componentLogger, type Logger, type SecretBag } from '../logging/logger.ts'
 import { createBotMetrics } from '../ops/metrics.ts'
 import { registerPnlMetrics } from '../ops/pnlMetrics.ts'
-import type { BotStatus } from '../ops/status.ts'
+import type { BotStatus, LimiterStatus } from '../ops/status.ts'
 import { createWatchdog } from '../ops/watchdog.ts'
 import type { StreamTap } from '../perps/stream/frameTap.ts'
 import type { OpenStreamSource } from '../perps/stream/streamSource.ts'
@@ -95,6 +95,8 @@ export interface RunningBot {
   status(): BotStatus
   /** Each instrument's state and reason only: the cheap part of `status()` (the simulator samples it). */
   instrumentStates(): readonly InstrumentState[]
+  /** The limiter's budgets only, as `status().limiter.budgets` (the simulator charts them). */
+  limiterBudgets(): LimiterStatus['budgets']
   ready(): { ok: boolean; reasons: string[] }
   readonly opsUrl: string | undefined
   readonly proxyAddress: string
@@ -235,6 +237,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
   return {
     status: views.status,
     instrumentStates: views.instrumentStates,
+    limiterBudgets: views.limiterBudgets,
     ready: views.ready,
     opsUrl: ops.url,
     proxyAddress: conn.proxyAddress,

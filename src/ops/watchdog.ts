@@ -9,7 +9,7 @@
  * The clock and the event-loop probe are injected, so it is tested on a simulated clock.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import type { Clock, TimerId } from '../clock.ts'
+import { type Clock, systemClock, type TimerId } from '../clock.ts'
 import { InputValidationError } from '../errors.ts'
 import { unrefTimer } from '../guards.ts'
 
@@ -23,14 +23,20 @@ export interface LoopDelayProbe {
 }
 
 export interface WatchdogOptions {
-  /** Runs the sampling timer and measures loop silences (the bot's clock). */
+  /** Measures loop silences (the bot's clock). */
   clock: Clock
   /** Event-loop delay (ms) past which liveness fails. */
   stallMs: number
-  /** The event-loop measurement window, ms on `clock` (default 1000). */
+  /** The event-loop measurement window, ms on `windowClock` (default 1000). */
   sampleMs?: number | undefined
   /** Default: `createEventLoopProbe()`. */
   probe?: LoopDelayProbe | undefined
+  /**
+   * Runs the window's timer. Default: the wall clock with the real probe, which measures wall time (on
+   * a stepped or virtual `clock` a window of virtual time measures nothing and costs a histogram reset
+   * per virtual second); `clock` with an injected probe.
+   */
+  windowClock?: Clock | undefined
 }
 
 export interface WatchdogCheck {
@@ -84,6 +90,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
     )
   }
   const probe = options.probe ?? createEventLoopProbe()
+  const windowClock = options.windowClock ?? (options.probe === undefined ? systemClock : clock)
   const loops = new Map<string, { maxSilenceMs: number; lastBeatAt: number }>()
   let lastWindowMaxMs = 0
   let timer: TimerId | undefined
@@ -99,7 +106,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
   }
   // The sampling timer must never keep the process alive on its own (Node timers have `unref`).
   const arm = (): void => {
-    timer = clock.setTimeout(sample, sampleMs)
+    timer = windowClock.setTimeout(sample, sampleMs)
     unrefTimer(timer)
   }
   const delayMs = (): number => (started ? Math.max(lastWindowMaxMs, probe.maxDelayMs()) : 0)
@@ -158,7 +165,7 @@ export function createWatchdog(options: WatchdogOptions): Watchdog {
       if (reason !== undefined) stopped ??= reason
       if (!started) return
       started = false
-      if (timer !== undefined) clock.clearTimeout(timer)
+      if (timer !== undefined) windowClock.clearTimeout(timer)
       timer = undefined
       probe.disable()
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SimulatedClock } from 'xstate'
+import { type Clock, systemClock } from '../../src/clock.ts'
 import { InputValidationError } from '../../src/errors.ts'
 import { createEventLoopProbe, createWatchdog, type LoopDelayProbe } from '../../src/ops/watchdog.ts'
 
@@ -116,6 +117,32 @@ describe('createWatchdog', () => {
     expect(() => dog.register('b', 0)).toThrow(/positive bound/)
     expect(() => dog.register('c', Number.POSITIVE_INFINITY)).toThrow(/positive bound/)
     expect(() => createWatchdog({ clock: new SimulatedClock(), stallMs: 0 })).toThrow(InputValidationError)
+  })
+
+  it('times the event-loop window on the wall clock with the real probe, not on a stepped bot clock', () => {
+    const armed: string[] = []
+    const counting = (name: string, base: Clock): Clock => ({
+      now: () => base.now(),
+      setTimeout: (fn, ms) => {
+        armed.push(name)
+        return base.setTimeout(fn, ms)
+      },
+      clearTimeout: (id) => base.clearTimeout(id),
+    })
+    const clock = counting('bot', new SimulatedClock())
+    const real = createWatchdog({ clock, stallMs: 4_000, windowClock: counting('wall', systemClock) })
+    real.start()
+    real.stop()
+    const faked = createWatchdog({ clock, stallMs: 4_000, probe: fakeProbe() })
+    faked.start()
+    faked.stop()
+    expect(armed).toEqual(['wall', 'bot'])
+    // Without a window clock the real probe's window runs on the wall clock: the bot's clock arms nothing.
+    armed.length = 0
+    const byDefault = createWatchdog({ clock, stallMs: 4_000 })
+    byDefault.start()
+    byDefault.stop()
+    expect(armed).toEqual([])
   })
 
   it('the real probe reports 0 ms until it has samples (not the empty histogram sentinel)', () => {

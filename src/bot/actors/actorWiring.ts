@@ -3,7 +3,7 @@
  * an actor's dependencies from the settings and its resolved strategy, and the supervisor whose
  * children submit their plans through the order gateway.
  */
-import { createActor, fromPromise } from 'xstate'
+import { createActor } from 'xstate'
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import type { Settings } from '../../settings/schema.ts'
@@ -11,6 +11,7 @@ import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { type InstrumentDeps, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
 import { createPlanFn } from '../quoting/planFunction.ts'
+import { fromUnabortablePromise } from './promiseActor.ts'
 import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } from './supervisor.machine.ts'
 
 /**
@@ -80,8 +81,10 @@ export function createInstrumentSupervisor(
     actors: {
       instrument: instrumentMachine.provide({
         actors: {
-          submitPlan: fromPromise<PlanOutcome, SubmitPlanInput>(({ input }) => gateway.submitPlan(input)),
-          cancelAll: fromPromise<void, { instrumentId: number }>(({ input }) =>
+          submitPlan: fromUnabortablePromise<PlanOutcome, SubmitPlanInput>((input) =>
+            gateway.submitPlan(input),
+          ),
+          cancelAll: fromUnabortablePromise<void, { instrumentId: number }>((input) =>
             gateway.cancelAll(input.instrumentId),
           ),
         },

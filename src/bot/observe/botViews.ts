@@ -5,7 +5,7 @@
  */
 import type { Alert } from '../../alerts/alert.ts'
 import type { OpenEpisode } from '../../alerts/episodes.ts'
-import type { BotMode, BotStatus } from '../../ops/status.ts'
+import type { BotMode, BotStatus, LimiterStatus } from '../../ops/status.ts'
 import type { WeightLimiterState } from '../../perps/throttle/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { PnlSnapshot } from '../account/pnlLedger.ts'
@@ -19,6 +19,7 @@ import {
   type InstrumentState,
   type InstrumentView,
   instrumentBasics,
+  limiterBudgets,
   type StatusInputs,
 } from './statusView.ts'
 import type { TimelineInputs } from './timelineSample.ts'
@@ -51,6 +52,8 @@ export interface BotViews {
   ready(): { ok: boolean; reasons: string[] }
   /** Each instrument's state and reason only: the cheap part of `status()` (the simulator samples it). */
   instrumentStates(): readonly InstrumentState[]
+  /** The limiter's budgets only, as `status().limiter.budgets` (the simulator charts them). */
+  limiterBudgets(): LimiterStatus['budgets']
   /** What a timeline sample reads, and no more (the whole status inputs copy the open-order book too). */
   timelineInputs(): TimelineInputs
   /** Liveness for `/livez`: false once the stop began. */
@@ -96,6 +99,7 @@ export function createBotViews(p: ObservedParts): BotViews {
         const b = instrumentBasics({ ...i, actor: p.actors.snapshotOf(i.id) })
         return { id: i.id, symbol: i.symbol, state: b.state, reason: b.reason }
       }),
+    limiterBudgets: () => limiterBudgets(p.limiter.state()),
     timelineInputs: () => ({
       mode: p.mode,
       now: p.clock.now(),

@@ -4,7 +4,7 @@
  */
 import type { Alert } from '../../alerts/alert.ts'
 import { formatStatePath, type StateValueLike } from '../../ops/metrics.ts'
-import type { BotMode, BotStatus, InstrumentStatus } from '../../ops/status.ts'
+import type { BotMode, BotStatus, InstrumentStatus, LimiterStatus } from '../../ops/status.ts'
 import type { WeightLimiterState } from '../../perps/throttle/weightLimiter.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../account/pnlLedger.ts'
@@ -128,6 +128,14 @@ export function buildReadiness(s: StatusInputs): { ok: boolean; reasons: string[
   return { ok: reasons.length === 0, reasons }
 }
 
+/** The limiter's two budgets as `/status` shows them (`limiter.budgets`). */
+export function limiterBudgets(l: WeightLimiterState): LimiterStatus['budgets'] {
+  return {
+    request: { used: l.request.used, capacity: l.request.limit, queued: l.queued.read + l.queued.quote },
+    action: { used: l.action.used, capacity: l.action.limit, queued: l.queued.risk },
+  }
+}
+
 export function buildStatus(s: StatusInputs): BotStatus {
   const l = s.limiter
   const b = s.batcher
@@ -156,10 +164,7 @@ export function buildStatus(s: StatusInputs): BotStatus {
       },
     },
     limiter: {
-      budgets: {
-        request: { used: l.request.used, capacity: l.request.limit, queued: l.queued.read + l.queued.quote },
-        action: { used: l.action.used, capacity: l.action.limit, queued: l.queued.risk },
-      },
+      budgets: limiterBudgets(l),
       backoffUntil: l.pausedUntil.request ?? l.pausedUntil.action,
       details: {
         breaker: l.breaker,

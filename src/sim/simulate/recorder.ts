@@ -48,9 +48,13 @@ export interface Recorder {
   follow(owner: string): void
   /**
    * Samples what is due at `now` (call after every clock step): instrument states every
-   * `STATE_SAMPLE_MS` from `states` (cheap), the charts' series from `status` (whole).
+   * `STATE_SAMPLE_MS` from `states`, the charts' series with the limiter's `budgets` (both cheap reads,
+   * not the whole status).
    */
-  sample(now: number, read: { states: () => readonly InstrumentState[]; status: () => RecordedStatus }): void
+  sample(
+    now: number,
+    read: { states: () => readonly InstrumentState[]; budgets: () => RecordedStatus['limiter']['budgets'] },
+  ): void
   alert(a: Alert): void
   /** An instrument's mid after the market step at `t` (the mock's market tap): markouts, fill rate. */
   price(iid: number, t: number, mid: number): void
@@ -163,7 +167,7 @@ export function createRecorder(o: {
     for (const i of states) tracked.get(i.id)?.timer.observe(now, i.state, i.reason)
   }
 
-  const sampleSeries = (now: number, status: RecordedStatus, force = false): void => {
+  const sampleSeries = (now: number, budgets: RecordedStatus['limiter']['budgets'], force = false): void => {
     const view = owner === undefined ? undefined : exchange.accountOf(owner)
     readFunding()
     const positions = new Map<number, number>()
@@ -194,14 +198,13 @@ export function createRecorder(o: {
       [realized + unrealized - fees - funding, realized, unrealized, fees, funding, ratio],
       force,
     )
-    const b = status.limiter.budgets
     weights.push(
       now,
       [
-        b.request?.used ?? null,
-        b.request?.capacity ?? null,
-        b.action?.used ?? null,
-        b.action?.capacity ?? null,
+        budgets.request?.used ?? null,
+        budgets.request?.capacity ?? null,
+        budgets.action?.used ?? null,
+        budgets.action?.capacity ?? null,
       ],
       force,
     )
@@ -219,7 +222,7 @@ export function createRecorder(o: {
         sampleStates(now, read.states())
         nextStateAt = (Math.floor(now / STATE_SAMPLE_MS) + 1) * STATE_SAMPLE_MS
       }
-      if (account.wants(now)) sampleSeries(now, read.status())
+      if (account.wants(now)) sampleSeries(now, read.budgets())
     },
     alert(a) {
       alertsTotal += 1
@@ -237,7 +240,7 @@ export function createRecorder(o: {
     },
     finish(now, status) {
       sampleStates(now, status.instruments)
-      sampleSeries(now, status, true)
+      sampleSeries(now, status.limiter.budgets, true)
       const accountPoints = account.points()
       const pnl = accountPoints.map((p) => ({ t: p.t, v: p.v[0] ?? 0 }))
       const marketMaking = analytics.finish({

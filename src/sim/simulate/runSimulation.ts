@@ -178,7 +178,10 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
       endMs,
       signal: o.signal,
       onStep: (now) => {
-        recorder.sample(now, { states: () => running.instrumentStates(), status: () => running.status() })
+        recorder.sample(now, {
+          states: () => running.instrumentStates(),
+          budgets: () => running.limiterBudgets(),
+        })
         o.onProgress?.(now - startedAt, totalMs)
       },
     })

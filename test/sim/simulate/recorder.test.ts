@@ -108,7 +108,7 @@ describe('simulate recorder', () => {
     for (let i = 0; i < 600; i++) {
       now += 1_000
       exchange.advanceTo(now)
-      recorder.sample(now, { states: () => [], status: () => status })
+      recorder.sample(now, { states: () => [], budgets: () => status.limiter.budgets })
     }
     const record = recorder.finish(now, status)
     recorder.dispose()
