@@ -1,6 +1,7 @@
 /**
  * Measures `perpbot simulate` (the same `runSimulation` the command runs) and rewrites the section
- * between `<!-- simulate:begin -->` and `<!-- simulate:end -->` in docs/benchmarks.md.
+ * between `<!-- simulate:begin -->` and `<!-- simulate:end -->` in docs/benchmarks.md (on Node 24 and later, `simulate-node24`:
+ * issue 36 gives the day of 10 instruments 45 s there, 60 s on Node 20).
  *
  *   node --import tsx bench/simulate.ts [--cases 10x24,10x2i,10x2,100x0.1] [--seed 1] [--no-write]
  *
@@ -37,8 +38,12 @@ import { exitWithHelpOnRequest, flag, numberFlag } from './stats.ts'
 exitWithHelpOnRequest(import.meta.url)
 
 const DOC = 'docs/benchmarks.md'
-const BEGIN = '<!-- simulate:begin -->'
-const END = '<!-- simulate:end -->'
+/** Issue 36's budget for the day of 10 instruments: 60 s on Node 20, 45 s on Node 24 (its own region). */
+const NODE_MAJOR = Number(process.versions.node.split('.')[0])
+const DAY_TARGET_S = NODE_MAJOR >= 24 ? 45 : 60
+const REGION = NODE_MAJOR >= 24 ? 'simulate-node24' : 'simulate'
+const BEGIN = `<!-- ${REGION}:begin -->`
+const END = `<!-- ${REGION}:end -->`
 const OLD_MARKET = 'calm-slow-premium'
 const CASES = (flag('cases') ?? '10x24,10x24o,10x2s,10x2,100x0.1,10x1r,10x24f').split(',').map((c) => {
   const signed = c.endsWith('s')
@@ -230,7 +235,7 @@ const lines = [
   ),
   '',
   day10
-    ? `Target "a simulated day of 10 instruments in under 60 s": ${day10.hours === 24 ? 'measured' : `extrapolated linearly from ${day10.hours} h:`} ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall, ${(day10.cpuPerHourS * 24).toFixed(0)} s CPU after the start — ${day10.startS + day10.wallPerHourS * 24 < 60 ? 'met' : 'MISSED'}.`
+    ? `Target "a simulated day of 10 instruments in at most ${DAY_TARGET_S} s" on Node ${NODE_MAJOR}: ${day10.hours === 24 ? 'measured' : `extrapolated linearly from ${day10.hours} h:`} ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall, ${(day10.cpuPerHourS * 24).toFixed(0)} s CPU after the start — ${day10.startS + day10.wallPerHourS * 24 <= DAY_TARGET_S ? 'met' : 'MISSED'}.`
     : '',
   day10 && old10
     ? `Like with like, same run: a day of 10 instruments on today's market ${(day10.startS + day10.wallPerHourS * 24).toFixed(0)} s wall / ${(day10.cpuPerHourS * 24).toFixed(0)} CPU-s (${day10.fills} fills, ${day10.sent} commands in ${day10.hours} h) beside the old market (${OLD_MARKET}, as measured until 2026-11-27) ${(old10.startS + old10.wallPerHourS * 24).toFixed(0)} s wall / ${(old10.cpuPerHourS * 24).toFixed(0)} CPU-s (${old10.fills} fills, ${old10.sent} commands in ${old10.hours} h); CPU ms per command ${((1000 * day10.cpuPerHourS * day10.hours) / Math.max(1, day10.sent)).toFixed(2)} vs ${((1000 * old10.cpuPerHourS * old10.hours) / Math.max(1, old10.sent)).toFixed(2)}.`
@@ -262,5 +267,5 @@ if (!process.argv.includes('--no-write')) {
       ? doc.slice(0, at) + lines + doc.slice(end + END.length)
       : `${doc.trimEnd()}\n\n${lines}\n`
   writeFileSync(DOC, next)
-  console.log(`wrote the simulate section of ${DOC}`)
+  console.log(`wrote the ${REGION} section of ${DOC}`)
 }
