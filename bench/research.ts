@@ -22,7 +22,7 @@
  * The machine is shared with other agents: wall times vary with their load (the load average is printed).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg, tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { gunzipSync } from 'node:zlib'
@@ -39,11 +39,15 @@ import { expandGrid, type GridPoint, parseAxis } from '../src/research/sweep/gri
 import { createSweepPool, runOnPool } from '../src/research/sweep/runSweep.ts'
 import type { SweepTask } from '../src/research/sweep/task.ts'
 import { runSimulation } from '../src/sim/simulate/runSimulation.ts'
+import { loadNow, loadSpan, machineLine } from './docRegions.ts'
 import { runBacktest as runHandWritten } from './handWritten/runBacktest.ts'
 import { BENCH_DAY0, ensureBenchData } from './researchData.ts'
 import { exitWithHelpOnRequest, flag, numberFlag } from './stats.ts'
 
 exitWithHelpOnRequest(import.meta.url)
+
+/** The machine's load as the run starts (the region says it beside the figures). */
+const LOAD0 = loadNow()
 
 const DOC = 'docs/benchmarks.md'
 const BEGIN = '<!-- research:begin -->'
@@ -414,7 +418,7 @@ if (CASES.includes('sweep')) {
 
 const text = [
   BEGIN,
-  `Measured ${new Date().toISOString().slice(0, 16)}Z by \`node --import tsx bench/research.ts\` (${cpus().length} cores shared with other agents, load average ${loadavg()[0]?.toFixed(1)} at the end, Node ${process.version}).`,
+  `Measured ${new Date().toISOString().slice(0, 16)}Z by \`npm run research:bench\` on ${machineLine()}; ${loadSpan(LOAD0)} over the run.`,
   '',
   ...lines,
   END,
