@@ -8,22 +8,7 @@ import type { Alert } from '../../src/alerts/alert.ts'
 import { EpisodeBook, episodeStep, openEpisodes } from '../../src/alerts/episodes.ts'
 import { AccountWatch } from '../../src/bot/account/accountWatch.ts'
 import type { Withdrawal } from '../../src/perps/schemas/account.ts'
-import { WATCH as cfg, marginPortfolio as portfolio } from '../helpers/marginWatch.ts'
-
-function withdrawal(id: number, status: string, created = 0): Withdrawal {
-  return {
-    withdraw_id: id,
-    asset: 'pUSD',
-    amount: '100000000',
-    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-    fee: '1',
-    status,
-    hash: '0x',
-    confirmations: 0,
-    required_confirmations: 12,
-    created_timestamp: created,
-  }
-}
+import { WATCH as cfg, marginPortfolio as portfolio, withdrawalRow } from '../helpers/accountFixtures.ts'
 
 const shown = (alerts: readonly Alert[]): string[] => openEpisodes(alerts).map((e) => `${e.key}:${e.level}`)
 
@@ -103,10 +88,17 @@ describe('alert episodes, read one way', () => {
       stream.push(...w.observeWithdrawals(rows, t))
       return shown(stream).sort()
     }
-    const pending = [withdrawal(1, 'pending'), withdrawal(2, 'pending'), withdrawal(3, 'pending', 2 * H)]
+    const pending = [
+      withdrawalRow(1, 'pending'),
+      withdrawalRow(2, 'pending'),
+      withdrawalRow(3, 'pending', 2 * H),
+    ]
     expect(at(pending, 2 * H)).toEqual(['withdrawal:1:warning', 'withdrawal:2:warning'])
     expect(
-      at([withdrawal(1, 'confirmed'), withdrawal(2, 'failed'), withdrawal(3, 'removed', 2 * H)], 3 * H),
+      at(
+        [withdrawalRow(1, 'confirmed'), withdrawalRow(2, 'failed'), withdrawalRow(3, 'removed', 2 * H)],
+        3 * H,
+      ),
     ).toEqual(['withdrawal:2:critical', 'withdrawal:3:critical'])
     const two = openEpisodes(stream).find((e) => e.key === 'withdrawal:2')
     // Opened by the pending warning, escalated by the failure.

@@ -7,7 +7,7 @@ import { createWebhookAlertSink, type WebhookPoster } from '../../src/alerts/web
 import { AccountWatch } from '../../src/bot/account/accountWatch.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { seededRandom } from '../../src/random.ts'
-import { marginPortfolio as margin, WATCH } from '../helpers/marginWatch.ts'
+import { marginPortfolio as margin, WATCH } from '../helpers/accountFixtures.ts'
 
 const alert = (over: Partial<Alert> = {}): Alert => ({
   key: 'margin',

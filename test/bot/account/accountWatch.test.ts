@@ -1,47 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { AccountWatch, type AccountWatchConfig } from '../../../src/bot/account/accountWatch.ts'
+import { AccountWatch } from '../../../src/bot/account/accountWatch.ts'
 import { liquidationDistance, marginRatio } from '../../../src/bot/account/marginRatio.ts'
-import type { Portfolio, Withdrawal } from '../../../src/perps/schemas/account.ts'
-
-const cfg: AccountWatchConfig = {
-  marginWarningRatio: 0.5,
-  marginCriticalRatio: 0.8,
-  marginHysteresis: 0.05,
-  withdrawalPendingWarnMs: 3_600_000,
-  proxyExpiryLeadMs: 86_400_000,
-  clockSkewWarnMs: 2_000,
-  rateLimitWarnCount: 3,
-}
-
-function portfolio(mm: string, equity: string, inLiquidation = false): Portfolio {
-  return {
-    positions: [],
-    margin: {
-      total_account_value: equity,
-      total_initial_margin: '0',
-      total_maintenance_margin: mm,
-      total_position_value: '0',
-    },
-    withdrawable: '0',
-    in_liquidation: inLiquidation,
-    timestamp: 0,
-  }
-}
-
-function withdrawal(id: number, status: string, created = 0): Withdrawal {
-  return {
-    withdraw_id: id,
-    asset: 'pUSD',
-    amount: '100000000',
-    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-    fee: '1',
-    status,
-    hash: '0x',
-    confirmations: 0,
-    required_confirmations: 12,
-    created_timestamp: created,
-  }
-}
+import { WATCH as cfg, marginPortfolio as portfolio, withdrawalRow } from '../../helpers/accountFixtures.ts'
 
 describe('marginRatio', () => {
   it('is maintenance over equity, 0 without positions, infinite without equity', () => {
@@ -159,36 +119,36 @@ describe('AccountWatch', () => {
 
   it('alerts a failed or removed withdrawal once, critical', () => {
     const w = new AccountWatch(cfg)
-    expect(w.observeWithdrawals([withdrawal(1, 'pending')], 10)).toEqual([])
-    const a = w.observeWithdrawals([withdrawal(1, 'failed'), withdrawal(2, 'removed')], 20)
+    expect(w.observeWithdrawals([withdrawalRow(1, 'pending')], 10)).toEqual([])
+    const a = w.observeWithdrawals([withdrawalRow(1, 'failed'), withdrawalRow(2, 'removed')], 20)
     expect(a.map((x) => [x.key, x.severity])).toEqual([
       ['withdrawal:1', 'critical'],
       ['withdrawal:2', 'critical'],
     ])
-    expect(w.observeWithdrawals([withdrawal(1, 'failed'), withdrawal(2, 'removed')], 30)).toEqual([])
+    expect(w.observeWithdrawals([withdrawalRow(1, 'failed'), withdrawalRow(2, 'removed')], 30)).toEqual([])
   })
 
   it('says withdrawal amounts in asset units once the decimals are known, and never base units', () => {
     const w = new AccountWatch(cfg)
-    const before = w.observeWithdrawals([withdrawal(1, 'failed')], 10)[0]?.message
+    const before = w.observeWithdrawals([withdrawalRow(1, 'failed')], 10)[0]?.message
     expect(before).toContain('an amount of pUSD not known yet')
     expect(before).not.toContain('100000000')
     w.setAssets([{ asset: 'pUSD', address: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB', decimals: 6 }])
-    expect(w.observeWithdrawals([withdrawal(2, 'failed')], 20)[0]?.message).toBe(
+    expect(w.observeWithdrawals([withdrawalRow(2, 'failed')], 20)[0]?.message).toBe(
       'Withdrawal 2 of 100 pUSD failed.',
     )
   })
 
   it('warns once about a withdrawal pending too long, then resolves on confirmation', () => {
     const w = new AccountWatch(cfg)
-    w.observeWithdrawals([withdrawal(7, 'pending', 0)], 1_000)
+    w.observeWithdrawals([withdrawalRow(7, 'pending', 0)], 1_000)
     expect(w.checkPending(3_600_000)).toEqual([])
     expect(w.checkPending(3_600_001)).toEqual([
       expect.objectContaining({ key: 'withdrawal:7', severity: 'warning' }),
     ])
     expect(w.checkPending(7_000_000)).toEqual([])
     expect(w.oldestPendingCreatedAt()).toBe(0)
-    expect(w.observeWithdrawals([withdrawal(7, 'confirmed', 0)], 7_000_001)).toEqual([
+    expect(w.observeWithdrawals([withdrawalRow(7, 'confirmed', 0)], 7_000_001)).toEqual([
       expect.objectContaining({ resolved: true }),
     ])
     expect(w.oldestPendingCreatedAt()).toBeUndefined()

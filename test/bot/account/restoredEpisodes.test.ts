@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { Alert } from '../../../src/alerts/alert.ts'
 import { EpisodeBook } from '../../../src/alerts/episodes.ts'
 import { AccountWatch } from '../../../src/bot/account/accountWatch.ts'
-import type { Withdrawal } from '../../../src/perps/schemas/account.ts'
-import { marginPortfolio as margin, WATCH } from '../../helpers/marginWatch.ts'
+import { marginPortfolio as margin, WATCH, withdrawalRow } from '../../helpers/accountFixtures.ts'
 
 const T0 = 1_767_000_000_000
 const RESTART = T0 + 600_000
@@ -28,21 +27,6 @@ function book(alerts: readonly Alert[]): EpisodeBook {
 }
 
 const levels = (b: EpisodeBook) => b.open().map((e) => [e.key, e.level])
-
-function withdrawal(id: number, status: string, created: number): Withdrawal {
-  return {
-    withdraw_id: id,
-    asset: 'pUSD',
-    amount: '100000000',
-    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-    fee: '1',
-    status,
-    hash: '0x',
-    confirmations: 0,
-    required_confirmations: 1,
-    created_timestamp: created,
-  }
-}
 
 describe('account watch: episodes restored open after a restart', () => {
   it('a margin warning: open at warning, told as open before the restart, closed by the next "back to normal"', () => {
@@ -148,16 +132,16 @@ describe('account watch: episodes restored open after a restart', () => {
     const hour = WATCH.withdrawalPendingWarnMs
     const live = [
       ...before.observeWithdrawals(
-        [withdrawal(7, 'pending', T0), withdrawal(9, 'pending', T0), withdrawal(11, 'pending', T0)],
+        [withdrawalRow(7, 'pending', T0), withdrawalRow(9, 'pending', T0), withdrawalRow(11, 'pending', T0)],
         T0 + hour + 1,
       ),
       // 9 confirmed after its warning; 8 pending but young; 10 failed (told once, critical).
       ...before.observeWithdrawals(
         [
-          withdrawal(9, 'confirmed', T0),
-          withdrawal(8, 'pending', T0 + hour),
-          withdrawal(10, 'failed', T0),
-          withdrawal(11, 'pending', T0),
+          withdrawalRow(9, 'confirmed', T0),
+          withdrawalRow(8, 'pending', T0 + hour),
+          withdrawalRow(10, 'failed', T0),
+          withdrawalRow(11, 'pending', T0),
         ],
         T0 + hour + 2,
       ),
@@ -182,7 +166,7 @@ describe('account watch: episodes restored open after a restart', () => {
     // The live alerts of the same withdrawals read on: 7 confirmed closes, 11 failed escalates.
     const b = book(restored)
     for (const a of after.observeWithdrawals(
-      [withdrawal(7, 'confirmed', T0), withdrawal(11, 'failed', T0)],
+      [withdrawalRow(7, 'confirmed', T0), withdrawalRow(11, 'failed', T0)],
       RESTART + 1,
     ))
       b.observe(a)

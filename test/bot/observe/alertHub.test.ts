@@ -13,7 +13,7 @@ import { systemClock } from '../../../src/clock.ts'
 import { createLogger, SecretBag } from '../../../src/logging/logger.ts'
 import { seededRandom } from '../../../src/random.ts'
 import { loadSettings } from '../../../src/settings/load.ts'
-import { marginPortfolio as margin, WATCH } from '../../helpers/marginWatch.ts'
+import { marginPortfolio as margin, WATCH } from '../../helpers/accountFixtures.ts'
 
 const T0 = 1_767_000_000_000
 

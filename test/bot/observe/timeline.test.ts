@@ -27,7 +27,7 @@ import type {
   TimelineUpdate,
 } from '../../../src/ops/dashboard/timelineTypes.ts'
 import type { Order } from '../../../src/perps/schemas/orders.ts'
-import { marginPortfolio as margin, WATCH } from '../../helpers/marginWatch.ts'
+import { marginPortfolio as margin, WATCH } from '../../helpers/accountFixtures.ts'
 
 const T0 = 1_767_000_000_000
 

@@ -2,19 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { AccountWatch, type AccountWatchConfig } from '../../../../src/bot/account/accountWatch.ts'
+import { AccountWatch } from '../../../../src/bot/account/accountWatch.ts'
 import { createStateStore } from '../../../../src/bot/account/supervision/stateStore.ts'
 import type { Portfolio } from '../../../../src/perps/schemas/account.ts'
+import { WATCH as cfg } from '../../../helpers/accountFixtures.ts'
 
-const cfg: AccountWatchConfig = {
-  marginWarningRatio: 0.5,
-  marginCriticalRatio: 0.8,
-  marginHysteresis: 0.05,
-  withdrawalPendingWarnMs: 3_600_000,
-  proxyExpiryLeadMs: 86_400_000,
-  clockSkewWarnMs: 2_000,
-  rateLimitWarnCount: 3,
-}
 const liquidating: Portfolio = {
   positions: [],
   margin: {

@@ -1,6 +1,6 @@
-/** The account watch's thresholds as the tests use them, and a portfolio at a given margin ratio. */
+/** The account watch's thresholds as the tests use them, a portfolio at a given margin ratio, a withdrawal row. */
 import type { AccountWatchConfig } from '../../src/bot/account/accountWatch.ts'
-import type { Portfolio } from '../../src/perps/schemas/account.ts'
+import type { Portfolio, Withdrawal } from '../../src/perps/schemas/account.ts'
 
 /** Warning at 0.5, critical at 0.8, hysteresis 0.05. */
 export const WATCH: AccountWatchConfig = {
@@ -26,5 +26,21 @@ export function marginPortfolio(mm: string, equity = '1', inLiquidation = false)
     withdrawable: '0',
     in_liquidation: inLiquidation,
     timestamp: 0,
+  }
+}
+
+/** A withdrawal row of 100 pUSD (6 decimals) in `status`, created at `created`. */
+export function withdrawalRow(id: number, status: string, created = 0): Withdrawal {
+  return {
+    withdraw_id: id,
+    asset: 'pUSD',
+    amount: '100000000',
+    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    fee: '1',
+    status,
+    hash: '0x',
+    confirmations: 0,
+    required_confirmations: 12,
+    created_timestamp: created,
   }
 }
