@@ -23,37 +23,25 @@
  * - Limits (subscriptions.ts): at most `maxSubscriptions` channels (venue: 100 per connection) and
  *   `maxMessagesPerMinute` frames sent; frames over the budget wait, pings are skipped.
  * - A tap (frameTap.ts) reads each frame first; pushes on channels only it wanted stop there.
+ * - What an inbound frame means (a push, an ack, a resync, a server error): frameReader.ts.
  * Every timer runs on the injected clock, every jitter draw on the injected random.
  */
 import type { Clock } from '../../clock.ts'
 import type { Logger } from '../../logging/logger.ts'
 import { createRateLimitedLog, type RateLimitedLog } from '../../logging/rateLimitedLog.ts'
 import { ChannelFreshness } from './channelFreshness.ts'
+import { FrameReader, type StreamLogKind } from './frameReader.ts'
 import { tapFrame } from './frameTap.ts'
 import { GapHolds } from './gapHolds.ts'
-import { PushIntake, type PushReading } from './pushIntake.ts'
-import { pushText } from './rawPushText.ts'
-import {
-  ackItems,
-  authFrame,
-  classifyFrame,
-  PING_FRAME,
-  type PushEnvelope,
-  type StreamPush,
-  subscribeFrame,
-} from './schemas.ts'
+import { PushIntake } from './pushIntake.ts'
+import { authFrame, PING_FRAME, type StreamPush, subscribeFrame } from './schemas.ts'
 import { Inbox } from './socket/inbox.ts'
 import { KeyedTimers } from './socket/keyedTimers.ts'
 import { Outbox } from './socket/outbox.ts'
 import { reconnectDelay } from './socket/reconnectBackoff.ts'
 import type { StreamSocket } from './socket/socket.ts'
 import { TypedEvents } from './socket/typedEvents.ts'
-import {
-  StreamAuthError,
-  StreamProtocolError,
-  StreamServerError,
-  StreamSubscriptionError,
-} from './streamErrors.ts'
+import { StreamAuthError, StreamSubscriptionError } from './streamErrors.ts'
 import { type StreamSettings, streamSettings } from './streamSettings.ts'
 import type {
   StreamClientOptions,
@@ -67,8 +55,6 @@ import { Subscriptions } from './subscriptions.ts'
 export * from './streamTypes.ts'
 
 type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect'
-/** What the stream logs, each kind at most once per interval. */
-type LogKind = 'gap' | 'malformed' | 'reconnect' | 'auth' | 'server_error' | 'foreign_instrument' | 'resync'
 
 export class StreamClient {
   readonly #o: StreamSettings
@@ -78,13 +64,14 @@ export class StreamClient {
   readonly #outbox: Outbox
   readonly #intake: PushIntake
   readonly #inbox: Inbox<string>
+  readonly #reader: FrameReader
   readonly #subs: Subscriptions
   /** The channels wanted (subscribed, or to be subscribed on the next open). */
   readonly #desired: Set<string>
   /** The channels the current socket acknowledged. */
   readonly #acked: Set<string>
   readonly #freshness: ChannelFreshness
-  readonly #logs: RateLimitedLog<LogKind>
+  readonly #logs: RateLimitedLog<StreamLogKind>
   readonly #gapHolds: GapHolds
   #authRefusals = 0
   #state: StreamState = 'idle'
@@ -117,7 +104,7 @@ export class StreamClient {
     this.#outbox = new Outbox(this.#clock, o.limits.maxMessagesPerMinute, o.ackTimeoutMs, (reason) =>
       this.#drop(reason),
     )
-    this.#logs = createRateLimitedLog<LogKind>({
+    this.#logs = createRateLimitedLog<StreamLogKind>({
       logger: this.#log,
       clock: this.#clock,
       intervalMs: o.logIntervalMs,
@@ -131,7 +118,22 @@ export class StreamClient {
       },
       wanted: (ch) => this.#desired.has(ch),
     })
-    this.#inbox = new Inbox((text) => this.#onMessage(text), o.schedule)
+    this.#reader = new FrameReader({
+      wanted: this.#desired,
+      intake: this.#intake,
+      freshness: this.#freshness,
+      logs: this.#logs,
+      now: () => this.#clock.now(),
+      resolveAck: (id, items) => this.#outbox.resolve(id, items),
+      gap: (gap) => this.#gap(gap),
+      emit: (event, value) => this.#emit(event, value),
+      yieldAfter: o.yieldAfter,
+      yieldNow: () => this.#inbox.yieldNow(),
+    })
+    this.#inbox = new Inbox((text) => {
+      this.#lastInboundAt = this.#clock.now()
+      this.#reader.read(text)
+    }, o.schedule)
     // A listener's bug must not break the socket's bookkeeping.
     this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))
   }
@@ -346,89 +348,6 @@ export class StreamClient {
     const tap = this.#o.tap
     if (tap !== undefined && tapFrame(tap, text, this.#clock.now())) this.#lastInboundAt = this.#clock.now()
     else this.#inbox.push(text)
-  }
-
-  #onMessage(text: string): void {
-    this.#lastInboundAt = this.#clock.now()
-    // Most frames repeat their key's last push: compared as text, not parsed (rawPushText.ts).
-    const envelope = pushText(text)
-    if (envelope !== undefined) {
-      if (!this.#desired.has(envelope.ch)) return // an unsubscribed channel's last frames
-      const r = this.#intake.readText(envelope)
-      if (r !== undefined) {
-        this.#apply(envelope.ch, r)
-        return
-      }
-    }
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch {
-      this.#malformed(new StreamProtocolError('stream frame is not JSON'))
-      return
-    }
-    const frame = classifyFrame(value)
-    switch (frame.type) {
-      case 'response': {
-        // Unmatched: the ping's reply (id 0), or a late ack.
-        this.#outbox.resolve(frame.frame.id, ackItems(frame.frame))
-        return
-      }
-      case 'push':
-        this.#onPush(frame.frame, envelope?.data)
-        return
-      case 'resync': {
-        // The venue dropped notifications (backpressure); `sq` is the newest dropped, the new baseline.
-        const { ch, sq } = frame.frame
-        if (!this.#desired.has(ch)) return
-        const previous = this.#intake.sequences.last(ch)
-        this.#intake.sequences.observe(ch, sq)
-        this.#logs.log('info', 'resync', { channel: ch, sq }, `stream: the venue dropped pushes on ${ch}`)
-        this.#gap({ channel: ch, reason: 'resync', previous, sq })
-        return
-      }
-      case 'error': {
-        const err = new StreamServerError(frame.frame.error)
-        if (this.#logs.log('warn', 'server_error', { code: err.code }, err.message)) this.#emit('error', err)
-        return
-      }
-      case 'unknown':
-        this.#malformed(new StreamProtocolError('stream frame is neither a push nor a response'))
-    }
-  }
-
-  /** A frame we cannot read: logged and reported at most once per interval (a venue can send many). */
-  #malformed(err: StreamProtocolError): void {
-    if (this.#logs.log('warn', 'malformed', { details: err.details }, err.message)) this.#emit('error', err)
-  }
-
-  /** One push on a channel: read (pushIntake.ts), then logged and emitted in the reading's order. */
-  #onPush(env: PushEnvelope, dataText: string | undefined): void {
-    const { ch } = env
-    if (!this.#desired.has(ch)) return // an unsubscribed channel's last frames
-    this.#apply(ch, this.#intake.read(env, dataText))
-  }
-
-  /** A push's reading applied: gaps, drops and bad rows logged, then the push emitted. */
-  #apply(ch: string, r: PushReading): void {
-    if (r.sequenceGap !== undefined) this.#gap(r.sequenceGap)
-    if (r.foreign !== undefined) {
-      this.#logs.log(
-        'info',
-        'foreign_instrument',
-        { channel: ch },
-        `stream: pushes for instruments not traded are dropped (${r.foreign} so far)`,
-      )
-      return
-    }
-    if (r.invalid !== undefined) {
-      this.#malformed(r.invalid.error)
-      this.#gap(r.invalid.gap)
-    }
-    if (r.push === undefined) return
-    if (this.#freshness.pushed(ch, this.#clock.now())) this.#emit('fresh', ch)
-    this.#emit('push', r.push)
-    if (r.changed && this.#o.yieldAfter?.(r.push)) this.#inbox.yieldNow()
   }
 
   #markFresh(ch: string): void {
