@@ -144,7 +144,7 @@ const row = (name: string, f: Figures): string =>
   `| ${name} | ${f.pushes} | ${f.held} | ${f.probes} | ${f.probeP50.toFixed(1)} / ${f.probeP99.toFixed(1)} / ${f.probeMax.toFixed(1)} | ${f.loopP99.toFixed(1)} / ${f.loopMax.toFixed(1)} | ${f.cpuMs.toFixed(0)} | ${f.heapMb.toFixed(1)} | ${f.logLines} / ${f.logKb.toFixed(1)} |`
 console.log(`foreign-order flood: ${rate}/s for ${seconds} s, load average ${load}`)
 console.log(
-  '| run | pushes | held | /livez probes | probe ms p50 / p99 / max | loop delay ms p99 / max | CPU ms | heap MB | log lines / KB |',
+  '| run | pushes | held | /livez probes | probe ms p50 / p99 / max | loop delay ms p99 / max | CPU ms | heap MiB | log lines / KB |',
 )
 console.log('|---|---|---|---|---|---|---|---|---|')
 console.log(row('baseline (no flood)', baseline))

@@ -196,7 +196,7 @@ try {
 
   console.log(`machine: ${machineLine()}; load average at start ${LOAD0}, at end ${loadNow()}`)
   console.log(
-    'phase                 s   probes failed  livez p50 / p99 / max ms   loop max ms (worst 1-s)   rss max MB   foreign pushes/s',
+    'phase                 s   probes failed  livez p50 / p99 / max ms   loop max ms (worst 1-s)   rss max MiB   foreign pushes/s',
   )
   for (const p of [calm, flood]) {
     const d = distribution(p.livez)

@@ -515,7 +515,7 @@ const venueView = outcomes
 }[]
 if (venueView.length > 0) {
   console.log(
-    '\nTick-to-trade as a venue sees it (perpbot run --live, compiled, its own process; price change at the mock → order command there; targets at 1,000: p99 ≤ 5 ms, rss ≤ 200 MB)\n',
+    '\nTick-to-trade as a venue sees it (perpbot run --live, compiled, its own process; price change at the mock → order command there; targets at 1,000: p99 ≤ 5 ms, rss ≤ 200 MB = 190.7 MiB)\n',
   )
   for (const r of venueView) {
     const ok = r.instruments >= 1000 ? (r.latency.p99 <= 5 ? ' ✓' : ' ✗') : ''
@@ -527,7 +527,7 @@ if (venueView.length > 0) {
 }
 
 // Issue 36 at 1,000 instruments, side by side: streams with the journal, with journal and recording,
-// the venue's view, beside the same run's polling baseline (targets p99 ≤ 5 ms, rss ≤ 200 MB).
+// the venue's view, beside the same run's polling baseline (targets p99 ≤ 5 ms, rss ≤ 200 MB = 190.7 MiB).
 const issue36: string[] = []
 {
   const at1000 = ttt.filter((r) => r.instruments === 1000 && r.latency !== undefined)
@@ -555,7 +555,9 @@ const issue36: string[] = []
       ),
     )
   if (issue36.length > 0) {
-    console.log('\nIssue 36, 1,000 instruments, this run side by side (targets: p99 ≤ 5 ms, rss ≤ 200 MB)\n')
+    console.log(
+      '\nIssue 36, 1,000 instruments, this run side by side (targets: p99 ≤ 5 ms, rss ≤ 200 MB = 190.7 MiB)\n',
+    )
     for (const l of issue36) console.log(l)
   }
 }
@@ -582,7 +584,7 @@ if (!process.argv.includes('--no-write')) {
       ...(issue36.length > 0
         ? [
             '',
-            'Issue 36, 1,000 instruments side by side (targets: p99 ≤ 5 ms, rss ≤ 200 MB):',
+            'Issue 36, 1,000 instruments side by side (targets: p99 ≤ 5 ms, rss ≤ 200 MB = 190.7 MiB):',
             '',
             '```',
             ...issue36,

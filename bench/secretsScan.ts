@@ -152,7 +152,7 @@ export function formatScan(s: ScanSummary, needles: number): string {
 }
 
 export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`
   return `${n} B`
 }

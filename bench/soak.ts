@@ -429,7 +429,7 @@ const growthBound =
 check(
   'memory flat',
   warmHeap !== undefined && growth <= growthBound,
-  `heap after GC ${warmHeap === undefined ? 'n/a' : mb(warmHeap)} after warm-up → ${mb(endHeap)} at the end (${growth >= 0 ? '+' : ''}${mb(growth)}; bound +${mb(growthBound)}: the larger of 16 MB and 25 %)`,
+  `heap after GC ${warmHeap === undefined ? 'n/a' : mb(warmHeap)} after warm-up → ${mb(endHeap)} at the end (${growth >= 0 ? '+' : ''}${mb(growth)}; bound +${mb(growthBound)}: the larger of 16 MiB and 25 %)`,
 )
 check(
   'alert episodes: each raised and resolved once',
@@ -485,7 +485,7 @@ const summaryLines = [
   `peak heap ${mb(peakHeap)}, peak rss ${mb(peakRss)}${STEPPED ? '' : `, worst event-loop delay p99 ${worstLoopP99.toFixed(0)} ms, max ${worstLoopMax.toFixed(0)} ms (wall)`}; heap after GC by virtual hour: ${heapSeries
     .filter((_, i, a) => a.length <= 13 || i % Math.ceil(a.length / 12) === 0 || i === a.length - 1)
     .map(([h, b]) => `${h.toFixed(1)} h ${(b / 1024 / 1024).toFixed(0)}`)
-    .join(', ')} MB`,
+    .join(', ')} MiB`,
 ]
 for (const l of summaryLines) console.log(l)
 console.log(`commands by path: ${[...wire.commandsByPath].map(([k, v]) => `${k} ${v}`).join('; ')}`)

@@ -571,7 +571,7 @@ console.log(
     tickSplit +
     phaseSplit +
     gcText +
-    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s, ${loopDelayText}` +
+    ` · bot CPU ${cpuMsPerS.toFixed(0)} ms/s, allocating ${allocatedMbPerS.toFixed(1)} MiB/s, ${gcKinds.scavenges} scavenges and ${gcKinds.full} full GCs in ${wallS.toFixed(0)} s, ${loopDelayText}` +
     ` · index age p50 ${(age.p50 / 1000).toFixed(2)} / p99 ${(age.p99 / 1000).toFixed(2)} s` +
     ` · market data ${marketPerMin.toFixed(0)} weight/min (${((100 * marketPerMin) / budget).toFixed(1)} % of ${budget})` +
     ` · stale halts ${staleHalted.size} · quoting ${quotingAtStart}→${quotingAtEnd}/${N}` +
