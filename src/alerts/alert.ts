@@ -31,6 +31,13 @@ export interface AlertSink {
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, critical: 2 }
 
 /**
+ * Whether a subscriber listening from `min` up hears this alert. A resolve is always heard: the
+ * subscriber that heard the episode open (perhaps at a higher level) must hear it end.
+ */
+export const heardAt = (alert: Alert, min: Severity): boolean =>
+  alert.resolved === true || SEVERITY_RANK[alert.severity] >= SEVERITY_RANK[min]
+
+/**
  * Takes known secrets out of an alert's text (title, message, key, details) before any sink sees it:
  * an alert built from an error may carry one (issue 34). `scrub` is the process's one scrubber.
  */

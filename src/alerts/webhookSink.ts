@@ -11,7 +11,7 @@ import { type Clock, sleep, type TimerId } from '../clock.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { Random } from '../random.ts'
 import type { Alert, AlertSink } from './alert.ts'
-import { SEVERITY_RANK, type Severity } from './alert.ts'
+import { heardAt, SEVERITY_RANK, type Severity } from './alert.ts'
 import { type AlertMode, markRehearsal, webhookAllowed } from './rehearsal.ts'
 import { type WebhookFormat, webhookPayload } from './webhookPayload.ts'
 
@@ -164,7 +164,7 @@ export function createWebhookAlertSink(o: WebhookSinkOptions): AlertSink & { sta
   return {
     send(alert) {
       if (!allowed) return
-      if (SEVERITY_RANK[alert.severity] < SEVERITY_RANK[o.minSeverity] && !alert.resolved) return
+      if (!heardAt(alert, o.minSeverity)) return
       pending.push(alert)
       schedule()
     },

@@ -10,7 +10,7 @@
  */
 import type { Context } from 'grammy'
 import type { Alert } from '../../alerts/alert.ts'
-import { SEVERITY_RANK } from '../../alerts/alert.ts'
+import { heardAt } from '../../alerts/alert.ts'
 import type { Clock } from '../../clock.ts'
 import { controlLines } from '../../format/controlText.ts'
 import { amount, percent } from '../../format/units.ts'
@@ -157,7 +157,7 @@ export async function startTelegram(o: {
 
   const unsubscribe = o.alerts.subscribe((a) => {
     if (a.key.startsWith('control:')) return
-    if (SEVERITY_RANK[a.severity] < SEVERITY_RANK[o.settings.minSeverity] && !a.resolved) return
+    if (!heardAt(a, o.settings.minSeverity)) return
     tellAll(`${a.resolved ? 'RESOLVED: ' : `${a.severity.toUpperCase()}: `}${a.title}\n${a.message}`)
   })
   const timers: unknown[] = []
