@@ -17,6 +17,12 @@ export interface Alert {
    * over, the warning goes on). Absent: the whole episode is over. Read by `episodes.ts`.
    */
   remaining?: Severity | undefined
+  /**
+   * On a raise only: a fact told once, not a state that goes on (a failed or removed withdrawal). It is
+   * heard at its severity and leaves nothing open: its key's episode (a pending-too-long warning) is
+   * over with it. Read by `episodes.ts`.
+   */
+  final?: boolean | undefined
   /** Unix ms. */
   at: number
 }

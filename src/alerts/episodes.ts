@@ -3,22 +3,24 @@
  * checker, anything that asks "what is open"). Every alert says its episode's level after it: a raise
  * opens the episode at its severity or escalates it; a resolve ends it, unless it carries `remaining`,
  * the level the episode goes on at (critical → warning: the critical is over, the warning is not).
- * A resolve's own severity is how loudly it is told, never the level left. Pure.
+ * A resolve's own severity is how loudly it is told, never the level left. A `final` raise (a fact told
+ * once: a failed withdrawal) leaves nothing open. Pure.
  */
 import { type Alert, SEVERITY_RANK, type Severity } from './alert.ts'
 
 /**
  * What one alert did to its episode:
  * - `opened`: a raise with nothing open;
+ * - `told`: a `final` raise with nothing open (heard, leaves nothing open);
  * - `escalated`: a raise above the open level;
  * - `repeated`: a raise not above the open level (the episode was already told; its level stays);
  * - `lowered`: a resolve with `remaining` below the open level (the episode goes on at `remaining`);
- * - `closed`: a resolve without `remaining`, the episode open;
+ * - `closed`: a resolve without `remaining`, or a `final` raise, the episode open;
  * - `stray`: a resolve with nothing open, or whose `remaining` is not below the open level.
  *   With nothing open, its `remaining` still opens the episode (a reader that joined late, after a
  *   restart or past a bounded window, learns the level from the message alone).
  */
-export type EpisodeStep = 'opened' | 'escalated' | 'repeated' | 'lowered' | 'closed' | 'stray'
+export type EpisodeStep = 'opened' | 'told' | 'escalated' | 'repeated' | 'lowered' | 'closed' | 'stray'
 
 export interface EpisodeChange {
   step: EpisodeStep
@@ -31,6 +33,10 @@ export interface EpisodeChange {
 /** The one rule: an episode's level before an alert of its key, and what the alert makes of it. */
 export function episodeStep(before: Severity | undefined, a: Alert): EpisodeChange {
   if (a.resolved !== true) {
+    if (a.final === true)
+      return before === undefined
+        ? { step: 'told', before, after: undefined }
+        : { step: 'closed', before, after: undefined }
     if (before === undefined) return { step: 'opened', before, after: a.severity }
     if (SEVERITY_RANK[a.severity] > SEVERITY_RANK[before])
       return { step: 'escalated', before, after: a.severity }

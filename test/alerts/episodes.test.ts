@@ -80,7 +80,7 @@ describe('alert episodes, read one way', () => {
     expect(openEpisodes(stream)).toEqual([])
   })
 
-  it('withdrawals: pending too long then confirmed closes; a failure stays open (nothing resolves it)', () => {
+  it('withdrawals: pending too long then confirmed closes; a failure or removal is told once and leaves nothing open', () => {
     const w = new AccountWatch(cfg)
     const H = 3_600_000
     const stream: Alert[] = []
@@ -99,10 +99,12 @@ describe('alert episodes, read one way', () => {
         [withdrawalRow(1, 'confirmed'), withdrawalRow(2, 'failed'), withdrawalRow(3, 'removed', 2 * H)],
         3 * H,
       ),
-    ).toEqual(['withdrawal:2:critical', 'withdrawal:3:critical'])
-    const two = openEpisodes(stream).find((e) => e.key === 'withdrawal:2')
-    // Opened by the pending warning, escalated by the failure.
-    expect(two).toMatchObject({ level: 'critical', since: 2 * H, latest: { title: 'Withdrawal failed' } })
+    ).toEqual([])
+    // Told at critical, each once; the failure ended withdrawal 2's pending warning with it.
+    expect(stream.filter((a) => a.severity === 'critical').map((a) => [a.key, a.title])).toEqual([
+      ['withdrawal:2', 'Withdrawal failed'],
+      ['withdrawal:3', 'Withdrawal removed'],
+    ])
   })
 })
 
@@ -133,6 +135,19 @@ describe('episodeStep', () => {
     expect(episodeStep('critical', a('critical', { resolved: true, remaining: 'warning' }))).toMatchObject({
       step: 'lowered',
       after: 'warning',
+    })
+  })
+
+  it('a final raise (a fact told once) leaves nothing open, and ends what its key had open', () => {
+    expect(episodeStep(undefined, a('critical', { final: true }))).toEqual({
+      step: 'told',
+      before: undefined,
+      after: undefined,
+    })
+    expect(episodeStep('warning', a('critical', { final: true }))).toEqual({
+      step: 'closed',
+      before: 'warning',
+      after: undefined,
     })
   })
 

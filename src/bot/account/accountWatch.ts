@@ -265,8 +265,9 @@ export class AccountWatch {
       t.status = row.status
       if ((row.status === 'failed' || row.status === 'removed') && !t.terminalAlerted) {
         t.terminalAlerted = true
-        alerts.push(
-          alert(
+        // Told once at critical; it leaves nothing open (the pending warning, if any, ends with it).
+        alerts.push({
+          ...alert(
             `withdrawal:${row.withdraw_id}`,
             'critical',
             `Withdrawal ${row.status}`,
@@ -274,7 +275,8 @@ export class AccountWatch {
             now,
             { withdrawId: row.withdraw_id, amount: row.amount, asset: row.asset, to: row.to },
           ),
-        )
+          final: true,
+        })
       } else if (changed && row.status === 'confirmed' && t.pendingAlerted) {
         alerts.push(
           resolved(
