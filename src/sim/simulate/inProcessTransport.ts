@@ -18,6 +18,7 @@ import { ResponseTooLargeError, TransportError } from '../../errors.ts'
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../http/transport.ts'
 import type { MockHandler, MockRequest, MockResponse } from '../../mock/mockHttp.ts'
 import type { TypedCommand, TypedCommandTransport } from '../../perps/typedCommands.ts'
+import { withTypedRead } from '../../perps/typedReads.ts'
 
 export interface InProcessTransportOptions {
   handler: MockHandler
@@ -142,9 +143,11 @@ export function createInProcessTransport(
       // The body also as the value it was (the client's schema parses it without reading the text
       // back, as for a typed command); the text stays for its size and for readers of text. A
       // fault's malformed text has no value.
-      return res.raw === undefined && res.body !== undefined
-        ? { status: res.status, headers: answered, text, json: res.body }
-        : { status: res.status, headers: answered, text }
+      if (res.raw !== undefined || res.body === undefined)
+        return { status: res.status, headers: answered, text }
+      const value: HttpResponse = { status: res.status, headers: answered, text, json: res.body }
+      // A read the core answers with its typed value (perps/typedReads.ts) is taken without its parse.
+      return res.typed === undefined ? value : withTypedRead(value, res.typed)
     },
     async close(): Promise<void> {},
   }
