@@ -4,8 +4,9 @@
  * above the transport (the clients, callJson, schemas, signing, the limiter) is the bot's own path.
  * Request bodies cross as JSON text, as on the wire; an answer is written as JSON text (its size, the
  * body cap) and handed over with its value, which the client's schema parses instead of the text
- * read back (issue 36: a read's JSON.parse was a few % of the simulated day). The request deadline
- * runs on the virtual clock.
+ * read back (issue 36: a read's JSON.parse was a few % of the simulated day); a read the core
+ * answers with its typed value (the tickers, the portfolio: perps/typedReads.ts) is not parsed at all.
+ * The request deadline runs on the virtual clock.
  *
  * Answers are not handed back the moment the handler returns but through a `DeliveryQueue` that the
  * driver empties, one answer at a time in the order they came, only when the bot is otherwise quiet.
