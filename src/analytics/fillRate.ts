@@ -19,10 +19,9 @@ export interface FillRateBand {
 }
 
 export const bandOf = (bps: number): number => {
+  // A loop, not a closure: this runs for every resting quote at every market step.
   let k = 0
-  DISTANCE_BANDS_BPS.forEach((edge, i) => {
-    if (bps >= edge) k = i
-  })
+  for (let i = 0; i < DISTANCE_BANDS_BPS.length; i++) if (bps >= (DISTANCE_BANDS_BPS[i] ?? 0)) k = i
   return k
 }
 
@@ -36,8 +35,14 @@ export class FillRate {
 
   /** Quotes resting for `ms` at these distances (bps). */
   resting(distances: readonly number[], ms: number): void {
+    for (const d of distances) this.restingAt(d, ms)
+  }
+
+  /** One quote resting for `ms` at this distance (bps). */
+  restingAt(distance: number, ms: number): void {
     if (!(ms > 0)) return
-    for (const d of distances) this.#ms[bandOf(d)] = (this.#ms[bandOf(d)] ?? 0) + ms
+    const k = bandOf(distance)
+    this.#ms[k] = (this.#ms[k] ?? 0) + ms
   }
 
   fill(distance: number): void {

@@ -85,15 +85,14 @@ export class MarketMakingAnalytics {
 
   /** The instrument's mid after the market step at `t`. */
   price(iid: number, t: number, mid: number): void {
-    // Called for every instrument at every market step: one array per step with quotes resting, and
-    // the instrument's last mid updated in place (nothing else keeps it).
+    // Called for every instrument at every market step: no array per step, and the instrument's last
+    // mid updated in place (nothing else keeps it).
     const before = this.#mid.get(iid)
     if (before !== undefined && t > before.t) {
       const resting = this.#quotes.get(iid)
       if (resting !== undefined && resting.size > 0) {
-        const distances: number[] = []
-        for (const q of resting.values()) distances.push(distanceBps(q.price, q.buy, before.mid))
-        this.#rate.resting(distances, t - before.t)
+        const ms = t - before.t
+        for (const q of resting.values()) this.#rate.restingAt(distanceBps(q.price, q.buy, before.mid), ms)
       }
     }
     if (before === undefined) this.#mid.set(iid, { t, mid })

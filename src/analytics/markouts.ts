@@ -59,9 +59,33 @@ function allMeasured(f: MarkedFill | undefined): boolean {
   return true
 }
 
+/** The earliest time a fill of `list` takes a mid: its own step, else its first horizon not yet seen. */
+function nextDue(list: readonly MarkedFill[]): number {
+  let due = Number.POSITIVE_INFINITY
+  for (const f of list) {
+    if (f.mid0 === undefined) {
+      due = Math.min(due, f.t)
+      continue
+    }
+    for (let k = 0; k < MARKOUT_HORIZONS_MS.length; k++) {
+      if (f.mids[k] === undefined) {
+        due = Math.min(due, f.t + (MARKOUT_HORIZONS_MS[k] ?? 0))
+        break
+      }
+    }
+  }
+  return due
+}
+
 /** Every fill in order of arrival; settled ones are passed to `onSettled` and dropped. */
 export class MarkoutTracker {
   readonly #pending = new Map<number, MarkedFill[]>()
+  /**
+   * Per instrument, the earliest time at which a pending fill takes a mid (its own step, or its next
+   * horizon): a step before it changes nothing, so `price` returns at once (it runs for every
+   * instrument at every market step, and most steps fall between a fill's horizons).
+   */
+  readonly #due = new Map<number, number>()
   readonly #captured: Sum = { w: 0, s: 0, n: 0 }
   readonly #at = MARKOUT_HORIZONS_MS.map((): Sum => ({ w: 0, s: 0, n: 0 }))
   readonly #adverse: Sum = { w: 0, s: 0, n: 0 }
@@ -77,10 +101,13 @@ export class MarkoutTracker {
     const list = this.#pending.get(f.iid) ?? []
     list.push({ ...f, mid0: undefined, mids: MARKOUT_HORIZONS_MS.map(() => undefined) })
     this.#pending.set(f.iid, list)
+    this.#due.set(f.iid, Math.min(this.#due.get(f.iid) ?? Number.POSITIVE_INFINITY, f.t))
   }
 
   /** The instrument's mid at `t` (after the step's fills). */
   price(iid: number, t: number, mid: number): void {
+    const due = this.#due.get(iid)
+    if (due === undefined || t < due) return
     const list = this.#pending.get(iid)
     if (list === undefined || list.length === 0 || !(mid > 0)) return
     for (const f of list) {
@@ -102,8 +129,8 @@ export class MarkoutTracker {
     }
     let settled = 0
     while (settled < list.length && allMeasured(list[settled])) settled++
-    if (settled === 0) return
-    for (const f of list.splice(0, settled)) this.#onSettled?.(f)
+    if (settled > 0) for (const f of list.splice(0, settled)) this.#onSettled?.(f)
+    this.#due.set(iid, nextDue(list))
   }
 
   /**

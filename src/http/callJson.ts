@@ -50,6 +50,11 @@ export interface CallOptions<S extends z.ZodType> {
   observe?: CallObserver | undefined
   /** Sends the request another way than `transport.request` (a typed command to an in-process venue). */
   send?: (() => Promise<HttpResponse>) | undefined
+  /**
+   * The answer's value when it already is the schema's output (a venue in this process, see
+   * perps/typedReads.ts): taken as the parse's result; undefined = parse as always.
+   */
+  typed?: ((res: HttpResponse) => z.output<S> | undefined) | undefined
 }
 
 /** Hooks on what a call received: nothing here changes the outcome of the call. */
@@ -84,7 +89,10 @@ export async function callJson<S extends z.ZodType>(
       throw e
     }
     opts.observe?.response?.(res)
-    if (res.status >= 200 && res.status < 300) return parseBody(path, res, opts.schema, opts.observe)
+    if (res.status >= 200 && res.status < 300) {
+      const typed = opts.typed?.(res)
+      return typed !== undefined ? typed : parseBody(path, res, opts.schema, opts.observe)
+    }
     const err = toRejection(path, res, opts.parseErrorBody)
     // A 503 naming post-only mode is a definite refusal, neither an unknown outcome nor worth a retry.
     const retryable = res.status >= 500 && res.status !== 501 && !(err instanceof PostOnlyModeError)

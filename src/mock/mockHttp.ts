@@ -6,6 +6,7 @@
 
 import type { StampedCommand } from '../perps/signing/commandSigner.ts'
 import type { PerpsOp } from '../perps/signing/ops.ts'
+import type { TypedRead } from '../perps/typedReads.ts'
 
 export interface MockRequest {
   method: string
@@ -38,6 +39,11 @@ export interface MockResponse {
   body?: unknown
   /** Sent verbatim (fault injection: malformed JSON). */
   raw?: string | undefined
+  /**
+   * `body` as the read's typed value, for a venue in this process (perps/typedReads.ts): set by the
+   * reads whose schema is the identity on the core's answer; a fault's answer has none.
+   */
+  typed?: TypedRead | undefined
 }
 
 export type MockHandler = (req: MockRequest) => MockResponse | Promise<MockResponse>

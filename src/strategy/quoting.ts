@@ -59,14 +59,25 @@ export function scaleToTicks(
   return divRound(f.units * num * pow10(decimals), den * pow10(f.scale), rounding)
 }
 
+/** The instrument's minimum notional in price × quantity ticks (rounded up). */
+function minNotionalTicks(instrument: StrategyInstrument): bigint {
+  return toTicks(instrument.minNotional, instrument.priceDecimals + instrument.quantityDecimals, 'up')
+}
+
+/** Its maximum limit notional in price × quantity ticks (rounded down); undefined when it has none. */
+function maxLimitNotionalTicks(instrument: StrategyInstrument): bigint | undefined {
+  const max = instrument.maxLimitNotional
+  if (max === undefined || !isDecimalString(max) || compareDecimal(max, '0') <= 0) return undefined
+  return toTicks(max, instrument.priceDecimals + instrument.quantityDecimals, 'down')
+}
+
 /** True when price × qty (both in ticks) reaches the instrument's minimum notional. */
 export function meetsMinNotional(
   priceTicks: bigint,
   qtyTicks: bigint,
   instrument: StrategyInstrument,
 ): boolean {
-  const scale = instrument.priceDecimals + instrument.quantityDecimals
-  return priceTicks * qtyTicks >= toTicks(instrument.minNotional, scale, 'up')
+  return priceTicks * qtyTicks >= minNotionalTicks(instrument)
 }
 
 /** True when price × qty (both in ticks) is above the instrument's maximum limit notional (when it has one). */
@@ -75,10 +86,8 @@ export function exceedsMaxLimitNotional(
   qtyTicks: bigint,
   instrument: StrategyInstrument,
 ): boolean {
-  const max = instrument.maxLimitNotional
-  if (max === undefined || !isDecimalString(max) || compareDecimal(max, '0') <= 0) return false
-  const scale = instrument.priceDecimals + instrument.quantityDecimals
-  return priceTicks * qtyTicks > toTicks(max, scale, 'down')
+  const max = maxLimitNotionalTicks(instrument)
+  return max !== undefined && priceTicks * qtyTicks > max
 }
 
 /** Problems with one price or quantity string for this instrument ([] when valid). */
@@ -136,6 +145,11 @@ export function validateQuotes(snapshot: StrategySnapshot, quotes: readonly Desi
   if (!Array.isArray(quotes)) return ['quote() did not return an array']
   let maxBid: string | undefined
   let minAsk: string | undefined
+  // The best bid and ask in price ticks, and the notional bounds read once, when the first quote
+  // needs them (a bound that does not parse throws there, as before): not a decimal lookup per quote.
+  let maxBidTicks = 0n
+  let minAskTicks = 0n
+  let bounds: { min: bigint; max: bigint | undefined } | undefined
   for (let i = 0; i < quotes.length; i++) {
     const q = quotes[i]
     if (q === null || typeof q !== 'object') {
@@ -155,20 +169,29 @@ export function validateQuotes(snapshot: StrategySnapshot, quotes: readonly Desi
       for (const p of qp) issues.push(`quote ${i}: ${p}`)
       continue
     }
+    // Exact: a price with no more places than the instrument's decimals (checked above).
     const pt = rescale(pf, instrument.priceDecimals)
     const qt = rescale(qf, instrument.quantityDecimals)
-    if (!meetsMinNotional(pt, qt, instrument)) {
+    bounds ??= { min: minNotionalTicks(instrument), max: maxLimitNotionalTicks(instrument) }
+    const notional = pt * qt
+    if (notional < bounds.min) {
       issues.push(`quote ${i}: notional ${q.price} × ${q.qty} is below the minimum ${instrument.minNotional}`)
     }
-    if (exceedsMaxLimitNotional(pt, qt, instrument)) {
+    if (bounds.max !== undefined && notional > bounds.max) {
       issues.push(
         `quote ${i}: notional ${q.price} × ${q.qty} is above the maximum ${instrument.maxLimitNotional ?? ''}`,
       )
     }
-    if (q.side === 'buy' && (maxBid === undefined || compareDecimal(q.price, maxBid) > 0)) maxBid = q.price
-    if (q.side === 'sell' && (minAsk === undefined || compareDecimal(q.price, minAsk) < 0)) minAsk = q.price
+    if (q.side === 'buy' && (maxBid === undefined || pt > maxBidTicks)) {
+      maxBid = q.price
+      maxBidTicks = pt
+    }
+    if (q.side === 'sell' && (minAsk === undefined || pt < minAskTicks)) {
+      minAsk = q.price
+      minAskTicks = pt
+    }
   }
-  if (maxBid !== undefined && minAsk !== undefined && compareDecimal(maxBid, minAsk) >= 0) {
+  if (maxBid !== undefined && minAsk !== undefined && maxBidTicks >= minAskTicks) {
     issues.push(`quotes cross: best bid ${maxBid} is not below best ask ${minAsk}`)
   }
   if (instrument.maxOrderCount > 0 && quotes.length > instrument.maxOrderCount) {

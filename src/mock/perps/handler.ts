@@ -4,6 +4,7 @@
  * commands and `POST /v1/account/proxy`. Error bodies are `{status:"err", error}`, a one-item array
  * for modifyOrders (a batch endpoint); token-bucket 429s carry `Retry-After`.
  */
+import type { TypedRead } from '../../perps/typedReads.ts'
 import { json, type MockHandler, type MockRequest, type MockResponse } from '../mockHttp.ts'
 import { cancelByCoidCommand, updateLeverageCommand, updateMarginCommand } from './account/accountSettings.ts'
 import { authedAccount } from './account/accounts.ts'
@@ -34,6 +35,24 @@ type Route = (req: MockRequest, ex: PerpsExchange) => unknown
 
 const ok = (body: unknown): MockResponse => json(200, body)
 
+const tickersRead = (r: MockRequest, ex: PerpsExchange): TypedRead => ({
+  kind: 'getTickers',
+  value: ex.tickers(intParam(r.query, 'instrument_id')),
+})
+const portfolioRead = (r: MockRequest, ex: PerpsExchange): TypedRead => ({
+  kind: 'getPortfolio',
+  value: ex.portfolio(auth(r, ex)),
+})
+
+/**
+ * Reads whose answer also goes to a venue in this process as its typed value (perps/typedReads.ts):
+ * the core builds them with the schemas' output types, canonical decimals and no row a schema drops.
+ */
+const TYPED_READS: Readonly<Record<string, (req: MockRequest, ex: PerpsExchange) => TypedRead>> = {
+  'GET /v1/info/tickers': tickersRead,
+  'GET /v1/account/portfolio': portfolioRead,
+}
+
 /** The route table: `METHOD /path` → the exchange call. */
 const ROUTES: Readonly<Record<string, Route>> = {
   'GET /v1/info/time': (_r, ex) => ex.time(),
@@ -46,7 +65,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
     }),
   'GET /v1/info/index': (r, ex) => ex.index(requiredParam(r.query, 'asset')),
   'GET /v1/info/statistics': (r, ex) => ex.statistics(intParam(r.query, 'instrument_id')),
-  'GET /v1/info/tickers': (r, ex) => ex.tickers(intParam(r.query, 'instrument_id')),
+  'GET /v1/info/tickers': (r, ex) => tickersRead(r, ex).value,
   'GET /v1/info/fees': (_r, ex) => ex.fees(),
   'GET /v1/info/assets': (_r, ex) => ex.assets(),
   'GET /v1/info/portfolio': (r, ex) => {
@@ -59,7 +78,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   'GET /v1/account/notifications': (r, ex) => ex.notifications(auth(r, ex)),
   'DELETE /v1/account/proxy': (r, ex) => ex.deleteProxy(r.body),
   'POST /v1/account/withdraw': (r, ex) => ex.withdraw(r.body),
-  'GET /v1/account/portfolio': (r, ex) => ex.portfolio(auth(r, ex)),
+  'GET /v1/account/portfolio': (r, ex) => portfolioRead(r, ex).value,
   'GET /v1/account/withdrawals': (r, ex) => {
     const owner = auth(r, ex)
     return ex.withdrawals(owner, {
@@ -170,6 +189,11 @@ export function createPerpsHandler(exchange: PerpsExchange): MockHandler {
     const signerHeaders = () =>
       req.path.startsWith('/v1/trade/') ? exchange.signerRateLimitHeaders(req.body) : undefined
     try {
+      const typedRead = Object.hasOwn(TYPED_READS, key) ? TYPED_READS[key] : undefined
+      if (typedRead !== undefined) {
+        const typed = await typedRead(req, exchange)
+        return { ...ok(typed.value), typed }
+      }
       const body = await route(req, exchange)
       const h = signerHeaders()
       return h === undefined ? ok(body) : json(200, body, h)

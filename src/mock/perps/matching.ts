@@ -216,13 +216,19 @@ function takeImmediately(
   if (order.account.open.has(order.oid)) unrest(s, order)
 }
 
+/** True when the mark trades at or through one of the orders (most steps cross none: no copy then). */
+function anyCrossed(set: ReadonlySet<OrderState>, mark: bigint): boolean {
+  for (const order of set) if (order.buy ? mark <= order.price : mark >= order.price) return true
+  return false
+}
+
 /**
  * Resting orders fill when the mark trades at or through them, each by a random 20–60 % share of
  * the volume traded in the step (at least one lot), so large orders fill partially over several steps.
  */
 export function fillResting(s: ExchangeState, m: Market, t: number, dtMs: number): void {
   const set = s.resting.get(m.spec.id)
-  if (set === undefined || set.size === 0) return
+  if (set === undefined || set.size === 0 || !anyCrossed(set, m.markTicks)) return
   for (const order of [...set]) {
     const crossed = order.buy ? m.markTicks <= order.price : m.markTicks >= order.price
     if (!crossed) continue

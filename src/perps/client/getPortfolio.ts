@@ -5,6 +5,7 @@
  * @see spec "Perpetuals: GET /v1/account/portfolio"
  */
 import { Portfolio } from '../schemas/account.ts'
+import { typedPortfolio } from '../typedReads.ts'
 import type { PerpsClientContext } from './context.ts'
 import { type PerpsReadOptions, perpsRead } from './perpsCall.ts'
 
@@ -21,6 +22,7 @@ export async function getPortfolio(
     endpoint: 'getPortfolio',
     auth: true,
     schema: Portfolio,
+    typed: typedPortfolio,
     signal: options.signal,
     retry: options.retry,
   })

@@ -9,6 +9,7 @@
 import { z } from 'zod'
 import { InstrumentId } from '../schemas/common.ts'
 import { type Ticker, Tickers } from '../schemas/tickers.ts'
+import { typedTickers } from '../typedReads.ts'
 import type { PerpsClientContext } from './context.ts'
 import { type PerpsReadOptions, parseInput, perpsRead } from './perpsCall.ts'
 
@@ -33,6 +34,7 @@ export async function getTickers(
     weight: { instrumentId },
     query,
     schema: Tickers,
+    typed: typedTickers,
     signal: options.signal,
     retry: options.retry,
   })

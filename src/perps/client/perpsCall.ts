@@ -30,7 +30,7 @@ import {
   retryDelayMs,
 } from '../../http/callJson.ts'
 import { parseRateLimitHeaders } from '../../http/rateLimitHeaders.ts'
-import type { HttpRequest } from '../../http/transport.ts'
+import type { HttpRequest, HttpResponse } from '../../http/transport.ts'
 import { PerpsErrorBody } from '../schemas/common.ts'
 import type { SignCommandOptions } from '../signing/commandSigner.ts'
 import type { BuiltOp } from '../signing/ops.ts'
@@ -164,6 +164,8 @@ interface CallSpec<S extends z.ZodType> {
 export interface ReadSpec<S extends z.ZodType> extends CallSpec<S> {
   retry?: RetryPolicy | undefined
   priority?: 'exit' | 'halt' | undefined
+  /** The answer's typed value from a venue in this process (perps/typedReads.ts), taken without the parse. */
+  typed?: ((res: HttpResponse) => z.output<S> | undefined) | undefined
 }
 
 export interface CommandSpec<S extends z.ZodType> extends CallSpec<S> {
@@ -216,6 +218,7 @@ export async function perpsRead<S extends z.ZodType>(
               parseErrorBody: parsePerpsErrorBody,
               retry: NO_RETRY,
               observe: observerFor(ctx, spec.endpoint),
+              typed: spec.typed,
             },
           )
         // Without a gate nothing is admitted: straight to the transport.

@@ -4,8 +4,9 @@
  * above the transport (the clients, callJson, schemas, signing, the limiter) is the bot's own path.
  * Request bodies cross as JSON text, as on the wire; an answer is written as JSON text (its size, the
  * body cap) and handed over with its value, which the client's schema parses instead of the text
- * read back (issue 36: a read's JSON.parse was a few % of the simulated day). The request deadline
- * runs on the virtual clock.
+ * read back (issue 36: a read's JSON.parse was a few % of the simulated day); a read the core
+ * answers with its typed value (the tickers, the portfolio: perps/typedReads.ts) is not parsed at all.
+ * The request deadline runs on the virtual clock.
  *
  * Answers are not handed back the moment the handler returns but through a `DeliveryQueue` that the
  * driver empties, one answer at a time in the order they came, only when the bot is otherwise quiet.
@@ -18,6 +19,7 @@ import { ResponseTooLargeError, TransportError } from '../../errors.ts'
 import type { HttpRequest, HttpResponse, HttpTransport } from '../../http/transport.ts'
 import type { MockHandler, MockRequest, MockResponse } from '../../mock/mockHttp.ts'
 import type { TypedCommand, TypedCommandTransport } from '../../perps/typedCommands.ts'
+import { withTypedRead } from '../../perps/typedReads.ts'
 
 export interface InProcessTransportOptions {
   handler: MockHandler
@@ -142,9 +144,11 @@ export function createInProcessTransport(
       // The body also as the value it was (the client's schema parses it without reading the text
       // back, as for a typed command); the text stays for its size and for readers of text. A
       // fault's malformed text has no value.
-      return res.raw === undefined && res.body !== undefined
-        ? { status: res.status, headers: answered, text, json: res.body }
-        : { status: res.status, headers: answered, text }
+      if (res.raw !== undefined || res.body === undefined)
+        return { status: res.status, headers: answered, text }
+      const value: HttpResponse = { status: res.status, headers: answered, text, json: res.body }
+      // A read the core answers with its typed value (perps/typedReads.ts) is taken without its parse.
+      return res.typed === undefined ? value : withTypedRead(value, res.typed)
     },
     async close(): Promise<void> {},
   }

@@ -16,6 +16,7 @@ import type { MarketDriver, MarketTap } from '../../mock/perps/market/marketDriv
 import { seededRandom } from '../../random.ts'
 import { loadSettings } from '../../settings/load.ts'
 import type { Settings } from '../../settings/schema.ts'
+import type { WireExchange } from '../botOnMock.ts'
 import { generatedInstrumentConfig } from '../generatedInstruments.ts'
 import type { SimRecord } from './model.ts'
 import { createRecorder } from './recorder.ts'
@@ -63,6 +64,8 @@ export interface SimulateOptions {
   strategyParams?: Readonly<Record<string, unknown>> | undefined
   /** Sees every market after each mock step (recording the mock's market). */
   marketTap?: MarketTap | undefined
+  /** Sees every request with the mock's answer (tests: what the in-process venue answered). */
+  onExchange?: ((x: WireExchange) => void) | undefined
 }
 
 export interface SimulationResult {
@@ -118,6 +121,7 @@ export async function runSimulation(o: SimulateOptions): Promise<SimulationResul
     },
     settings,
     onAnswer: (req, status, bytes) => o.onAnswer?.(req.method, req.path, status, bytes),
+    onExchange: o.onExchange,
     signatures: o.signatures,
     commands: o.commands,
     streams: o.streams,

@@ -125,12 +125,25 @@ export function exceedsMargin(
   addBuys: bigint,
   addSells: bigint,
 ): boolean {
-  const risk = accountRisk(s, account)
-  const e = openExposure(account).get(m.spec.id) ?? { buys: 0n, sells: 0n }
-  const before = risk.perInstrument.get(m.spec.id)?.imWorst ?? 0n
+  // The sums `accountRisk` makes, without its per-instrument map, set and sorted list (this runs for
+  // every order placed or enlarged): integer sums do not depend on the order of the instruments.
+  const exposure = openExposure(account)
+  let equity = account.collateral
+  let imWorst = 0n
+  let before = 0n
+  const visit = (iid: number): void => {
+    const e = exposure.get(iid)
+    const r = instrumentRisk(s, account, marketOf(s, iid), e?.buys ?? 0n, e?.sells ?? 0n)
+    equity += r.upnl
+    imWorst += r.imWorst
+    if (iid === m.spec.id) before = r.imWorst
+  }
+  for (const iid of account.positions.keys()) visit(iid)
+  for (const iid of exposure.keys()) if (!account.positions.has(iid)) visit(iid)
+  const e = exposure.get(m.spec.id) ?? { buys: 0n, sells: 0n }
   const after = instrumentRisk(s, account, m, e.buys + addBuys, e.sells + addSells).imWorst
-  const total = risk.imWorst - before + after
-  return total > risk.equity && after > before
+  const total = imWorst - before + after
+  return total > equity && after > before
 }
 
 /**
