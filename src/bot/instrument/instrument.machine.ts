@@ -5,11 +5,12 @@
  * `submitter` child (planSubmission.ts); it waits for per-order results and applies them.
  *
  * States make risk visible:
- *   syncing → active { risk: normal | widened | reduceOnly  ×  work: quoting ⇄ repricing } ⇄ halted → stopped
+ *   syncing → active { risk: normal | widened | reduceOnly } ⇄ halted → stopped
  * The plan in flight is context, not a state: a plan is sent as a `PLAN` event numbered
  * `context.planSeq` (the number kept in `planInFlight` until its `PLAN_DONE`/`PLAN_FAILED` answer), so
- * sending and answering enter and leave no state. `repricing` is the path `instrumentStateValue`
- * shows for `active` while a plan is in flight.
+ * sending and answering enter and leave no state. The state value every reader sees
+ * (`instrumentStateValue`) adds the work to `active`: `{ active: { risk, work: quoting | repricing } }`,
+ * `repricing` while a plan is in flight.
  * Risk modes come from `assessRisk` (pure, with hysteresis); every transition is logged with its
  * reason. Degradation (a failing strategy, dropped quotes, rejected index updates) is kept in
  * `context.health` and announced once per episode as emitted `degraded`/`recovered` events.
@@ -149,19 +150,20 @@ const planRequest = (ctx: InstrumentContext): PlanRequest => ({
 type StateValueOf = string | { readonly [key: string]: StateValueOf | undefined }
 
 /**
- * The state value with the plan in flight shown as the `repricing` work state of `active` (it is
- * context: see the header), as `/status`, the metrics, the timeline and the journal name it. Every
- * reader of an instrument's state path reads it through this.
+ * The state value with the work of `active`: `repricing` while a plan is in flight, else `quoting`
+ * (it is context: see the header), as `/status`, the metrics, the timeline and the journal name it
+ * (`active.normal.repricing`). Every reader of an instrument's state path reads it through this.
  */
 export function instrumentStateValue(snapshot: {
   value: StateValueOf
   context: Pick<InstrumentContext, 'planInFlight'>
 }): StateValueOf {
-  const { value, context } = snapshot
-  if (context.planInFlight === undefined || typeof value === 'string') return value
+  const { value } = snapshot
+  if (typeof value === 'string') return value
   const active = value.active
   if (active === undefined || typeof active === 'string') return value
-  return { ...value, active: { ...active, work: 'repricing' } }
+  const work = snapshot.context.planInFlight !== undefined ? 'repricing' : (active.work ?? 'quoting')
+  return { ...value, active: { ...active, work } }
 }
 
 const toEmitted = (ctx: InstrumentContext, c: HealthChange): InstrumentEmitted => {
@@ -251,6 +253,41 @@ function applyStep(
   return { context: ctx, actions: actions.length > 0 ? actions : undefined }
 }
 
+/**
+ * The `enterMode` action (see there). Entering `active` (from `syncing` or `halted`, whose mode is
+ * `halted`) also runs the plan on entering, which sends a plan made there that waited for `active`;
+ * a change of risk mode inside `active` does not (the step that changed the assessment planned in
+ * the new mode already).
+ */
+function enterMode(
+  args: ContextActionArgs<InstrumentContext>,
+  params: { mode: RiskMode },
+): ContextDecision<InstrumentContext> {
+  const { context } = args
+  const from = context.mode.mode
+  const actions: UnknownAction[] = []
+  if (from !== params.mode) {
+    const reason = context.assessment.reason
+    actions.push(
+      writeLogs(context, [
+        {
+          level: 'info',
+          fields: { from, to: params.mode, reason },
+          msg: `risk mode ${from} → ${params.mode}: ${reason}`,
+        },
+      ]),
+    )
+  }
+  const entered = withUpdate(context, {
+    mode: { mode: params.mode, since: context.deps.clock.now(), transient: context.assessment.transient },
+    dirty: true,
+  })
+  if (params.mode !== context.assessment.mode) actions.push(RAISE_SETTLE)
+  if (from !== 'halted' || params.mode === 'halted') return { context: entered, actions }
+  const planned = applyStep({ ...args, context: entered }, PLAN)
+  return { context: planned.context, actions: [...actions, ...(planned.actions ?? [])] }
+}
+
 const input = ({ event }: { event: InputEvent }): StepParams => ({ kind: 'input', event })
 
 /**
@@ -319,6 +356,9 @@ const ANSWER_HANDLERS = {
   },
 } as const
 
+/** What the risk modes of `active` handle: the inputs and the submitter's answers. */
+const ACTIVE_HANDLERS = { ...INPUT_HANDLERS, ...ANSWER_HANDLERS }
+
 export const instrumentMachine = setup({
   types: {
     context: {} as InstrumentContext,
@@ -346,28 +386,11 @@ export const instrumentMachine = setup({
   },
   actions: {
     assess: assign(({ context }) => ({ assessment: assess(context) })),
-    enterMode: enqueueActions(({ context, enqueue }, params: { mode: RiskMode }) => {
-      const now = context.deps.clock.now()
-      const from = context.mode.mode
-      if (from !== params.mode) {
-        const reason = context.assessment.reason
-        enqueue(
-          writeLogs(context, [
-            {
-              level: 'info',
-              fields: { from, to: params.mode, reason },
-              msg: `risk mode ${from} → ${params.mode}: ${reason}`,
-            },
-          ]),
-        )
-      }
-      enqueue.assign({
-        mode: { mode: params.mode, since: now, transient: context.assessment.transient },
-        dirty: true,
-      })
-      // Entered a mode the assessment has already left (a resume straight into a raised mode).
-      if (params.mode !== context.assessment.mode) enqueue.raise({ type: 'SETTLE' })
-    }),
+    /**
+     * Enters a risk mode: logs the change, stores the mode, raises `SETTLE` when the assessment has
+     * already left it (a resume straight into a raised mode), and on entering `active` (`enterMode`).
+     */
+    enterMode: contextAction(enterMode),
     /**
      * Applies a pure step: stores its context, logs, (re)schedules or cancels the deferred plan's
      * delayed `WAKE`, and emits (and sends to the parent) opened/closed degradation episodes. A
@@ -406,7 +429,10 @@ export const instrumentMachine = setup({
       always: { guard: 'hasAllInputs', target: 'active', actions: 'assess' },
     },
     active: {
-      type: 'parallel',
+      // One region: the risk mode. The work a plan in flight does is context (`planInFlight`), shown
+      // as `repricing` by `instrumentStateValue`; `risk` keeps the state value's shape
+      // (`{ active: { risk: mode } }`) without the parallel regions' bookkeeping on every event.
+      initial: 'risk',
       on: {
         SETTLE: { guard: 'shouldHalt', target: 'halted' },
         // A deferred plan, or a moment when time alone matters (`timeDue.ts`), is due: no periodic
@@ -420,6 +446,7 @@ export const instrumentMachine = setup({
             normal: {
               entry: { type: 'enterMode', params: { mode: 'normal' } },
               on: {
+                ...ACTIVE_HANDLERS,
                 SETTLE: [
                   { guard: 'isWidened', target: 'widened' },
                   { guard: 'isReduceOnly', target: 'reduceOnly' },
@@ -429,6 +456,7 @@ export const instrumentMachine = setup({
             widened: {
               entry: { type: 'enterMode', params: { mode: 'widened' } },
               on: {
+                ...ACTIVE_HANDLERS,
                 SETTLE: [
                   { guard: 'isNormal', target: 'normal' },
                   { guard: 'isReduceOnly', target: 'reduceOnly' },
@@ -438,23 +466,12 @@ export const instrumentMachine = setup({
             reduceOnly: {
               entry: { type: 'enterMode', params: { mode: 'reduce-only' } },
               on: {
+                ...ACTIVE_HANDLERS,
                 SETTLE: [
                   { guard: 'isNormal', target: 'normal' },
                   { guard: 'isWidened', target: 'widened' },
                 ],
               },
-            },
-          },
-        },
-        work: {
-          // The plan on entering `active` (after the risk mode's entry): it sends a plan made in
-          // `syncing` or `halted`, which waited for `active`. A plan in flight shows as `repricing`
-          // (`instrumentStateValue`); its answer's step plans again.
-          entry: { type: 'step', params: PLAN },
-          initial: 'quoting',
-          states: {
-            quoting: {
-              on: { ...INPUT_HANDLERS, ...ANSWER_HANDLERS },
             },
           },
         },
