@@ -89,7 +89,7 @@ type StepParams =
   | { kind: 'results'; seq: number; outcome: PlanOutcome }
   | { kind: 'failed'; seq: number; error: unknown }
 
-/** The plan on (re-)entering `quoting`. */
+/** The plan on entering `active`, and after a submit's answer. */
 const PLAN: StepParams = { kind: 'plan' }
 
 function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
@@ -197,7 +197,7 @@ function applyStep(
   params: StepParams,
 ): ContextDecision<InstrumentContext> {
   const now = context.deps.clock.now()
-  // Back in `quoting` after a submit (results or failure): its plan follows, over the context they left.
+  // A submit's answer (results or failure): the plan after it follows, over the context it left.
   const chained = params.kind === 'results' || params.kind === 'failed'
   const actions: UnknownAction[] = []
   let ctx = context
@@ -294,10 +294,10 @@ const input = ({ event }: { event: InputEvent }): StepParams => ({ kind: 'input'
  * The inputs, handled in one step each: store, re-assess risk, and plan if quoting is allowed. When
  * that leaves the state behind the context (another risk mode), the step raises `SETTLE`, whose
  * transitions move between risk modes; a plan made in `active` is sent by the step itself. One
- * list, handled by the deepest states that can hold it (`syncing`, `quoting`, `halted`) rather than
- * by the root: xstate looks an event up in every state node from the active leaves up to the first
- * that handles it (a memoised lookup by a string made per node and event, 9 % of the live stream's
- * CPU), so an input handled at the root cost six lookups in `active`, three here.
+ * list, handled by the deepest states that can hold it (`syncing`, each risk mode of `active`,
+ * `halted`) rather than by the root: xstate looks an event up in every state node from the active
+ * leaf up to the first that handles it (a memoised lookup by a string made per node and event, 9 %
+ * of the live stream's CPU), so an input handled at the root cost four lookups in `active`, one here.
  */
 const INPUT_HANDLERS = {
   INDEX: { actions: { type: 'step', params: input } },
@@ -388,7 +388,8 @@ export const instrumentMachine = setup({
     assess: assign(({ context }) => ({ assessment: assess(context) })),
     /**
      * Enters a risk mode: logs the change, stores the mode, raises `SETTLE` when the assessment has
-     * already left it (a resume straight into a raised mode), and on entering `active` (`enterMode`).
+     * already left it (a resume straight into a raised mode), and plans on entering `active` (see
+     * `enterMode` above).
      */
     enterMode: contextAction(enterMode),
     /**
@@ -411,7 +412,7 @@ export const instrumentMachine = setup({
   id: 'instrument',
   context: ({ input }) => initialContext(input),
   initial: 'syncing',
-  // The one submitter, for the actor's whole life: plans go to it as `PLAN` events (`SEND_PLAN`).
+  // The one submitter, for the actor's whole life: plans go to it as `PLAN` events (`applyStep`).
   invoke: { id: 'submitter', src: 'submitter' },
   // Inputs: `INPUT_HANDLERS` above, on the states that hold them.
   on: {

@@ -63,4 +63,22 @@ describe('a halt while a plan is in flight', () => {
     expect(h.actor.getSnapshot().context.openOrders.map((o) => o.oid)).toEqual([1000])
     expect(h.actor.getSnapshot().context.stats.submitted).toBe(1)
   })
+
+  it('an answer to a plan that is not the one in flight (a faulty submitter answering twice) is logged and dropped', async () => {
+    const h = harness(oneBid)
+    h.feedAll()
+    await h.resolveSubmit()
+    const before = h.actor.getSnapshot().context
+    expect(before.openOrders.map((o) => o.oid)).toEqual([1000])
+    expect(before.planInFlight).toBeUndefined()
+    h.actor.send({
+      type: 'PLAN_DONE',
+      seq: 1,
+      output: { modify: [], create: [{ status: 'ok', oid: 2000 }], cancel: [] },
+    })
+    const after = h.actor.getSnapshot().context
+    expect(after.openOrders.map((o) => o.oid)).toEqual([1000])
+    expect(after.stats.submitted).toBe(1)
+    expect(h.logs).toContain('an answer to plan 1, which is not the plan in flight: dropped')
+  })
 })
