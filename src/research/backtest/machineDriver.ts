@@ -90,6 +90,8 @@ export class MachineDriver {
   readonly #target: PlanTarget
   readonly #clock: { now(): number }
   #anonymous = 0
+  /** The last state path read, with what it was made from (`state`). */
+  #state: { value: unknown; inFlight: boolean; path: string } | undefined
   /** Plans the venue received. */
   submitted = 0
 
@@ -125,9 +127,19 @@ export class MachineDriver {
     return this.#snapshot.context
   }
 
-  /** The state path as `/status` names it (`active.normal.quoting`, `halted.idle`, `syncing`). */
+  /**
+   * The state path as `/status` names it (`active.normal.quoting`, `halted.idle`, `syncing`). Kept
+   * while the state value (the same object while only the context changes) and whether a plan is in
+   * flight stay the same: the recorder reads every instrument's state at nearly every step.
+   */
   get state(): string {
-    return instrumentStatePath(instrumentStateValue(this.#snapshot))
+    const snapshot = this.#snapshot
+    const inFlight = snapshot.context.planInFlight !== undefined
+    const last = this.#state
+    if (last !== undefined && last.value === snapshot.value && last.inFlight === inFlight) return last.path
+    const path = instrumentStatePath(instrumentStateValue(snapshot))
+    this.#state = { value: snapshot.value, inFlight, path }
+    return path
   }
 
   /** When the earliest delayed event fires; undefined when none is scheduled. */
