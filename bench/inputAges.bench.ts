@@ -12,6 +12,7 @@
  */
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks'
 import { createActor, fromPromise, SimulatedClock } from 'xstate'
+import { planSubmitter } from '../src/bot/actors/planSubmitter.ts'
 import {
   botChangeFilter,
   type ChangeFilter,
@@ -21,7 +22,7 @@ import {
   type StreamRouteTargets,
 } from '../src/bot/inputs/streams/streamRoutes.ts'
 import { type InstrumentDeps, instrumentMachine } from '../src/bot/instrument/instrument.machine.ts'
-import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../src/bot/quoting/orderPlan.ts'
+import type { OrderPlan, PlanOutcome } from '../src/bot/quoting/orderPlan.ts'
 import { createLogger } from '../src/logging/logger.ts'
 import { parsePush, type StreamPush } from '../src/perps/stream/schemas.ts'
 import { QuotingSettings, RiskSettings } from '../src/settings/schema.ts'
@@ -64,11 +65,13 @@ async function run(label: string, filterOf: (now: () => number) => ChangeFilter)
   const logger = createLogger({ pretty: 'never', level: 'error', destination: { write: () => undefined } })
   const machine = instrumentMachine.provide({
     actors: {
-      submitPlan: fromPromise<PlanOutcome, SubmitPlanInput>(async () => ({
-        modify: [],
-        create: [],
-        cancel: [],
-      })),
+      submitter: planSubmitter(
+        async (): Promise<PlanOutcome> => ({
+          modify: [],
+          create: [],
+          cancel: [],
+        }),
+      ),
       cancelAll: fromPromise<void, { instrumentId: number }>(async () => undefined),
     },
   })

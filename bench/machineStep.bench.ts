@@ -15,7 +15,7 @@
  * The event mix per instrument, on a virtual clock: a best bid/offer every 100 ms (half of them a new
  * touch), the index every second (a random walk of whole ticks; three in ten unchanged), the account
  * every 5 s and the open orders every 10 s, the machine's own wakes when due, and a venue that
- * accepts every order at once (its answer is the invoke's done event). The strategy quotes one bid
+ * accepts every order at once (its answer is the submitter's `PLAN_DONE`). The strategy quotes one bid
  * and one ask 0.1 % around the index: a move modifies both, as a quoting bot's does.
  * CPU is `process.cpuUsage` (GC threads included); bytes are V8's allocation over the measured part,
  * from the heap before and after each collection (`v8.GCProfiler`). The load average is printed:

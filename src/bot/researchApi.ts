@@ -23,6 +23,9 @@ export {
   type InstrumentInput,
   type InstrumentMachine,
   instrumentMachine,
+  instrumentStateValue,
+  type PlanAnswer,
+  type PlanRequest,
 } from './instrument/instrument.machine.ts'
 export type { InputEvent } from './instrument/steps.ts'
 export type {

@@ -1,7 +1,8 @@
 /**
  * The fast engine's driver runs the bot's own instrument machine with pure transitions on a stepped
- * clock: the machine's invokes (submitPlan, cancelAll) reach the target at once, its delayed events
- * (the deferred plan's WAKE, the halted RECHECK) become timers the driver fires when told the time.
+ * clock: the plans the machine sends its submitter and its invoked cancelAll reach the target at
+ * once, its delayed events (the deferred plan's WAKE, the halted RECHECK) become timers the driver
+ * fires when told the time.
  */
 import { describe, expect, it } from 'vitest'
 import type { InstrumentDeps } from '../../src/bot/instrument/instrument.machine.ts'

@@ -11,6 +11,7 @@ import type { ResolvedStrategy } from '../../strategy/registry.ts'
 import { type InstrumentDeps, instrumentMachine } from '../instrument/instrument.machine.ts'
 import type { PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
 import { createPlanFn } from '../quoting/planFunction.ts'
+import { planSubmitter } from './planSubmitter.ts'
 import { fromUnabortablePromise } from './promiseActor.ts'
 import { type SupervisedInstrument, type SupervisorActor, supervisorMachine } from './supervisor.machine.ts'
 
@@ -81,9 +82,8 @@ export function createInstrumentSupervisor(
     actors: {
       instrument: instrumentMachine.provide({
         actors: {
-          submitPlan: fromUnabortablePromise<PlanOutcome, SubmitPlanInput>((input) =>
-            gateway.submitPlan(input),
-          ),
+          // The actor's one submitter: each plan through the gateway, answered when it settles.
+          submitter: planSubmitter((input) => gateway.submitPlan(input)),
           cancelAll: fromUnabortablePromise<void, { instrumentId: number }>((input) =>
             gateway.cancelAll(input.instrumentId),
           ),

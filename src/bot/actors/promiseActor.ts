@@ -1,6 +1,6 @@
 /**
  * xstate's promise actor logic (`fromPromise`) without the `AbortController` its `start` makes for
- * every actor: the instrument machine invokes one per plan and per cancel-all, and nothing reads the
+ * every actor: the instrument machine invokes one per cancel-all, and nothing reads the
  * signal (the order gateway takes the input alone; a stopped actor's late result is dropped by the
  * status check, as in `fromPromise`). The transitions (done, error, stopped on exit), the initial
  * snapshot and persistence are `fromPromise`'s own; only `start` is ours, and it answers with the

@@ -138,6 +138,13 @@ export interface InstrumentContext {
   pendingPriority: WorkPriority
   /** The pending plan came from time alone (a tick, no input changed): it may wait to share a batch. */
   pendingLazy: boolean
+  /** The sequence number of the last plan sent to the submitter (0: none yet). */
+  planSeq: number
+  /**
+   * The sequence number of the plan with the submitter, not answered yet (undefined: none). While it
+   * is set in `active`, the state path shows `repricing` (`instrumentStateValue`).
+   */
+  planInFlight: number | undefined
   lastPlanAt: number
   /** When the last plan's strategy answer may change by time alone (see `timeDue.ts`); undefined = never. */
   revisitAt: number | undefined
@@ -248,6 +255,8 @@ export function initialContext(input: InstrumentInput): InstrumentContext {
     pendingPlan: undefined,
     pendingPriority: 'quote',
     pendingLazy: false,
+    planSeq: 0,
+    planInFlight: undefined,
     lastPlanAt: Number.NEGATIVE_INFINITY,
     revisitAt: undefined,
     bboPendingSince: undefined,
@@ -304,6 +313,8 @@ export function withUpdate(
     pendingPlan: ctx.pendingPlan,
     pendingPriority: ctx.pendingPriority,
     pendingLazy: ctx.pendingLazy,
+    planSeq: ctx.planSeq,
+    planInFlight: ctx.planInFlight,
     lastPlanAt: ctx.lastPlanAt,
     revisitAt: ctx.revisitAt,
     bboPendingSince: ctx.bboPendingSince,

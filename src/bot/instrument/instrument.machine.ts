@@ -1,11 +1,16 @@
 /**
  * One actor per instrument. It is fed index, statistics, account margin/position, its own open
  * orders and the best bid/offer; it asks its plan function (strategy + quote diff) for order actions,
- * passes them through the price guard, and hands them to the batcher through the `submitPlan` actor;
- * it waits for per-order results and applies them.
+ * passes them through the price guard, and hands them to the batcher through its one long-lived
+ * `submitter` child (planSubmission.ts); it waits for per-order results and applies them.
  *
  * States make risk visible:
- *   syncing → active { risk: normal | widened | reduceOnly  ×  work: quoting ⇄ repricing } ⇄ halted → stopped
+ *   syncing → active { risk: normal | widened | reduceOnly } ⇄ halted → stopped
+ * The plan in flight is context, not a state: a plan is sent as a `PLAN` event numbered
+ * `context.planSeq` (the number kept in `planInFlight` until its `PLAN_DONE`/`PLAN_FAILED` answer), so
+ * sending and answering enter and leave no state. The state value every reader sees
+ * (`instrumentStateValue`) adds the work to `active`: `{ active: { risk, work: quoting | repricing } }`,
+ * `repricing` while a plan is in flight.
  * Risk modes come from `assessRisk` (pure, with hysteresis); every transition is logged with its
  * reason. Degradation (a failing strategy, dropped quotes, rejected index updates) is kept in
  * `context.health` and announced once per episode as emitted `degraded`/`recovered` events.
@@ -24,10 +29,11 @@ import {
   fromPromise,
   raise,
   sendParent,
+  sendTo,
   setup,
   type UnknownAction,
 } from 'xstate'
-import type { PlanOutcome, SubmitPlanInput } from '../quoting/orderPlan.ts'
+import type { PlanOutcome } from '../quoting/orderPlan.ts'
 import type { RiskMode } from './assessRisk.ts'
 import { bboStep } from './bbo.ts'
 import {
@@ -42,6 +48,7 @@ import {
 } from './context.ts'
 import { type ContextActionArgs, type ContextDecision, contextAction } from './contextAction.ts'
 import type { HealthChange } from './health.ts'
+import { type PlanAnswer, type PlanRequest, submitterNotProvided } from './planSubmission.ts'
 import { applyOutcome, resultsStep, submitFailedStep } from './results.ts'
 import type { LogEntry, Step } from './step.ts'
 import { type InputEvent, inputStep, inputsStep, planStep, wakeStep } from './steps.ts'
@@ -58,6 +65,7 @@ export type {
 } from './context.ts'
 export { buildSnapshot, currentBbo, type InputAges } from './context.ts'
 export { type DegradeCause, degradations } from './health.ts'
+export type { PlanAnswer, PlanRequest } from './planSubmission.ts'
 
 // ---------------------------------------------------------------------------------------------------
 // Machine
@@ -78,10 +86,10 @@ type StepParams =
   | { kind: 'wake' }
   | { kind: 'bbo'; event: Extract<InstrumentEvent, { type: 'BBO' }> }
   | { kind: 'plan' }
-  | { kind: 'results'; outcome: PlanOutcome }
-  | { kind: 'failed'; error: unknown }
+  | { kind: 'results'; seq: number; outcome: PlanOutcome }
+  | { kind: 'failed'; seq: number; error: unknown }
 
-/** The plan on (re-)entering `quoting`. */
+/** The plan on entering `active`, and after a submit's answer. */
 const PLAN: StepParams = { kind: 'plan' }
 
 function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
@@ -98,12 +106,64 @@ function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
       return planStep(ctx, now, false)
     case 'results': {
       const plan = ctx.pendingPlan
-      if (!plan) return { update: undefined, logs: [], changes: [], due: ctx.deferredAt }
+      if (!plan || p.seq !== ctx.planInFlight) return notInFlight(ctx, p.seq)
       return resultsStep(ctx, applyOutcome(ctx.openOrders, plan, p.outcome, ctx.instrument.id, now), now)
     }
     case 'failed':
+      if (p.seq !== ctx.planInFlight) return notInFlight(ctx, p.seq)
       return submitFailedStep(ctx, p.error, now)
   }
+}
+
+/**
+ * An answer to a plan that is not the one in flight: none is superseded (a halt keeps the plan in
+ * flight and applies its answer when it comes), and the one submitter answers in order, so this is
+ * a fault in the submitter; the answer is logged and dropped.
+ */
+const notInFlight = (ctx: InstrumentContext, seq: number): Step => ({
+  update: undefined,
+  logs: [
+    {
+      level: 'error',
+      fields: { seq, inFlight: ctx.planInFlight },
+      msg: `an answer to plan ${seq}, which is not the plan in flight: dropped`,
+    },
+  ],
+  changes: [],
+  due: ctx.deferredAt,
+})
+
+/** The plan in flight as the submitter gets it (`PLAN`, with its number). */
+const planRequest = (ctx: InstrumentContext): PlanRequest => ({
+  type: 'PLAN',
+  seq: ctx.planSeq,
+  input: {
+    instrumentId: ctx.instrument.id,
+    plan: ctx.pendingPlan ?? { modify: [], create: [], cancel: [] },
+    priority: ctx.pendingPriority,
+    lazy: ctx.pendingLazy,
+    openOrders: ctx.openOrders,
+  },
+})
+
+/** A state value as xstate gives it (a string, or nested objects for compound and parallel states). */
+type StateValueOf = string | { readonly [key: string]: StateValueOf | undefined }
+
+/**
+ * The state value with the work of `active`: `repricing` while a plan is in flight, else `quoting`
+ * (it is context: see the header), as `/status`, the metrics, the timeline and the journal name it
+ * (`active.normal.repricing`). Every reader of an instrument's state path reads it through this.
+ */
+export function instrumentStateValue(snapshot: {
+  value: StateValueOf
+  context: Pick<InstrumentContext, 'planInFlight'>
+}): StateValueOf {
+  const { value } = snapshot
+  if (typeof value === 'string') return value
+  const active = value.active
+  if (active === undefined || typeof active === 'string') return value
+  const work = snapshot.context.planInFlight !== undefined ? 'repricing' : (active.work ?? 'quoting')
+  return { ...value, active: { ...active, work } }
 }
 
 const toEmitted = (ctx: InstrumentContext, c: HealthChange): InstrumentEmitted => {
@@ -137,7 +197,7 @@ function applyStep(
   params: StepParams,
 ): ContextDecision<InstrumentContext> {
   const now = context.deps.clock.now()
-  // Back in `quoting` after a submit (results or failure): its plan follows, over the context they left.
+  // A submit's answer (results or failure): the plan after it follows, over the context it left.
   const chained = params.kind === 'results' || params.kind === 'failed'
   const actions: UnknownAction[] = []
   let ctx = context
@@ -146,13 +206,21 @@ function applyStep(
     const s = computeStep(ctx, p, now)
     const beforeDue = ctx.planDueAt
     const beforeDeferred = ctx.deferredAt
-    const beforePending = ctx.pendingPlan
     // The context after the step: the step's own copy (`whole`), the copy this action made for
     // the step before (finished in place), else one made here.
     let after =
       s.update === undefined
         ? ctx
         : (s.whole ?? (ctx !== context ? Object.assign(ctx, s.update) : withUpdate(ctx, s.update)))
+    // A plan to send, in `active` (the state's risk mode is never `halted` there, always elsewhere):
+    // numbered and sent at once. One made in `syncing` or `halted` waits for `active`'s entry plan.
+    const send =
+      after.pendingPlan !== undefined && after.planInFlight === undefined && after.mode.mode !== 'halted'
+    if (send) {
+      if (after === context) after = withUpdate(context, undefined)
+      after.planSeq += 1
+      after.planInFlight = after.planSeq
+    }
     // The deferred plan, or the next moment time alone matters, whichever comes first. A due time
     // already past (its WAKE was dropped in a state without a handler) is due now.
     const timeDue = nextTimeDue(after, now)
@@ -175,12 +243,9 @@ function applyStep(
       // A supervisor re-emits it; a standalone actor (tests) has no parent to tell.
       if (self._parent) actions.push(sendParent(emitted))
     }
-    // The state follows the context (`SETTLE`): a risk mode the state is not in, or a plan to send.
-    if (
-      after.assessment.mode !== after.mode.mode ||
-      (after.pendingPlan !== undefined && (beforePending === undefined || p.kind === 'plan'))
-    )
-      actions.push(RAISE_SETTLE)
+    if (send) actions.push(sendTo('submitter', planRequest(after)))
+    // The state follows the context (`SETTLE`): a risk mode the state is not in.
+    if (after.assessment.mode !== after.mode.mode) actions.push(RAISE_SETTLE)
     ctx = after
     if (!chained || p.kind === 'plan') break
     p = PLAN
@@ -188,16 +253,51 @@ function applyStep(
   return { context: ctx, actions: actions.length > 0 ? actions : undefined }
 }
 
+/**
+ * The `enterMode` action (see there). Entering `active` (from `syncing` or `halted`, whose mode is
+ * `halted`) also runs the plan on entering, which sends a plan made there that waited for `active`;
+ * a change of risk mode inside `active` does not (the step that changed the assessment planned in
+ * the new mode already).
+ */
+function enterMode(
+  args: ContextActionArgs<InstrumentContext>,
+  params: { mode: RiskMode },
+): ContextDecision<InstrumentContext> {
+  const { context } = args
+  const from = context.mode.mode
+  const actions: UnknownAction[] = []
+  if (from !== params.mode) {
+    const reason = context.assessment.reason
+    actions.push(
+      writeLogs(context, [
+        {
+          level: 'info',
+          fields: { from, to: params.mode, reason },
+          msg: `risk mode ${from} → ${params.mode}: ${reason}`,
+        },
+      ]),
+    )
+  }
+  const entered = withUpdate(context, {
+    mode: { mode: params.mode, since: context.deps.clock.now(), transient: context.assessment.transient },
+    dirty: true,
+  })
+  if (params.mode !== context.assessment.mode) actions.push(RAISE_SETTLE)
+  if (from !== 'halted' || params.mode === 'halted') return { context: entered, actions }
+  const planned = applyStep({ ...args, context: entered }, PLAN)
+  return { context: planned.context, actions: [...actions, ...(planned.actions ?? [])] }
+}
+
 const input = ({ event }: { event: InputEvent }): StepParams => ({ kind: 'input', event })
 
 /**
  * The inputs, handled in one step each: store, re-assess risk, and plan if quoting is allowed. When
- * that leaves the state behind the context (another risk mode, a plan to send), the step raises
- * `SETTLE`, whose transitions move between risk modes and into repricing. One list, handled by the
- * deepest states that can hold it (`syncing`, `quoting`, `repricing`, `halted`) rather than by the
- * root: xstate looks an event up in every state node from the active leaves up to the first that
- * handles it (a memoised lookup by a string made per node and event, 9 % of the live stream's CPU),
- * so an input handled at the root cost six lookups in `active`, three here.
+ * that leaves the state behind the context (another risk mode), the step raises `SETTLE`, whose
+ * transitions move between risk modes; a plan made in `active` is sent by the step itself. One
+ * list, handled by the deepest states that can hold it (`syncing`, each risk mode of `active`,
+ * `halted`) rather than by the root: xstate looks an event up in every state node from the active
+ * leaf up to the first that handles it (a memoised lookup by a string made per node and event, 9 %
+ * of the live stream's CPU), so an input handled at the root cost four lookups in `active`, one here.
  */
 const INPUT_HANDLERS = {
   INDEX: { actions: { type: 'step', params: input } },
@@ -228,15 +328,47 @@ const INPUT_HANDLERS = {
   },
 } as const
 
+/**
+ * The submitter's answers, applied as results (or as a failed submission) followed by the plan after
+ * them, wherever they come: in `active`, or in `halted` when a halt came while the plan was in flight
+ * (the venue acted on it; the halt then cancels what it placed).
+ */
+const ANSWER_HANDLERS = {
+  PLAN_DONE: {
+    actions: {
+      type: 'step',
+      params: ({ event }: { event: Extract<PlanAnswer, { type: 'PLAN_DONE' }> }): StepParams => ({
+        kind: 'results',
+        seq: event.seq,
+        outcome: event.output,
+      }),
+    },
+  },
+  PLAN_FAILED: {
+    actions: {
+      type: 'step',
+      params: ({ event }: { event: Extract<PlanAnswer, { type: 'PLAN_FAILED' }> }): StepParams => ({
+        kind: 'failed',
+        seq: event.seq,
+        error: event.error,
+      }),
+    },
+  },
+} as const
+
+/** What the risk modes of `active` handle: the inputs and the submitter's answers. */
+const ACTIVE_HANDLERS = { ...INPUT_HANDLERS, ...ANSWER_HANDLERS }
+
 export const instrumentMachine = setup({
   types: {
     context: {} as InstrumentContext,
-    events: {} as InstrumentEvent,
+    // The submitter's answers come from the child (planSubmission.ts), never from outside.
+    events: {} as InstrumentEvent | PlanAnswer,
     input: {} as InstrumentInput,
     emitted: {} as InstrumentEmitted,
   },
   actors: {
-    submitPlan: notProvided<PlanOutcome, SubmitPlanInput>('submitPlan'),
+    submitter: submitterNotProvided,
     cancelAll: notProvided<void, { instrumentId: number }>('cancelAll'),
   },
   delays: {
@@ -250,33 +382,16 @@ export const instrumentMachine = setup({
     isWidened: ({ context }) => context.assessment.mode === 'widened',
     isReduceOnly: ({ context }) => context.assessment.mode === 'reduce-only',
     isNormal: ({ context }) => context.assessment.mode === 'normal',
-    hasPlan: ({ context }) => context.pendingPlan !== undefined,
     hasOrders: ({ context }) => context.openOrders.length > 0,
   },
   actions: {
     assess: assign(({ context }) => ({ assessment: assess(context) })),
-    enterMode: enqueueActions(({ context, enqueue }, params: { mode: RiskMode }) => {
-      const now = context.deps.clock.now()
-      const from = context.mode.mode
-      if (from !== params.mode) {
-        const reason = context.assessment.reason
-        enqueue(
-          writeLogs(context, [
-            {
-              level: 'info',
-              fields: { from, to: params.mode, reason },
-              msg: `risk mode ${from} → ${params.mode}: ${reason}`,
-            },
-          ]),
-        )
-      }
-      enqueue.assign({
-        mode: { mode: params.mode, since: now, transient: context.assessment.transient },
-        dirty: true,
-      })
-      // Entered a mode the assessment has already left (a resume straight into a raised mode).
-      if (params.mode !== context.assessment.mode) enqueue.raise({ type: 'SETTLE' })
-    }),
+    /**
+     * Enters a risk mode: logs the change, stores the mode, raises `SETTLE` when the assessment has
+     * already left it (a resume straight into a raised mode), and plans on entering `active` (see
+     * `enterMode` above).
+     */
+    enterMode: contextAction(enterMode),
     /**
      * Applies a pure step: stores its context, logs, (re)schedules or cancels the deferred plan's
      * delayed `WAKE`, and emits (and sends to the parent) opened/closed degradation episodes. A
@@ -297,6 +412,8 @@ export const instrumentMachine = setup({
   id: 'instrument',
   context: ({ input }) => initialContext(input),
   initial: 'syncing',
+  // The one submitter, for the actor's whole life: plans go to it as `PLAN` events (`applyStep`).
+  invoke: { id: 'submitter', src: 'submitter' },
   // Inputs: `INPUT_HANDLERS` above, on the states that hold them.
   on: {
     RECONFIGURE: {
@@ -313,7 +430,10 @@ export const instrumentMachine = setup({
       always: { guard: 'hasAllInputs', target: 'active', actions: 'assess' },
     },
     active: {
-      type: 'parallel',
+      // One region: the risk mode. The work a plan in flight does is context (`planInFlight`), shown
+      // as `repricing` by `instrumentStateValue`; `risk` keeps the state value's shape
+      // (`{ active: { risk: mode } }`) without the parallel regions' bookkeeping on every event.
+      initial: 'risk',
       on: {
         SETTLE: { guard: 'shouldHalt', target: 'halted' },
         // A deferred plan, or a moment when time alone matters (`timeDue.ts`), is due: no periodic
@@ -327,6 +447,7 @@ export const instrumentMachine = setup({
             normal: {
               entry: { type: 'enterMode', params: { mode: 'normal' } },
               on: {
+                ...ACTIVE_HANDLERS,
                 SETTLE: [
                   { guard: 'isWidened', target: 'widened' },
                   { guard: 'isReduceOnly', target: 'reduceOnly' },
@@ -336,6 +457,7 @@ export const instrumentMachine = setup({
             widened: {
               entry: { type: 'enterMode', params: { mode: 'widened' } },
               on: {
+                ...ACTIVE_HANDLERS,
                 SETTLE: [
                   { guard: 'isNormal', target: 'normal' },
                   { guard: 'isReduceOnly', target: 'reduceOnly' },
@@ -345,6 +467,7 @@ export const instrumentMachine = setup({
             reduceOnly: {
               entry: { type: 'enterMode', params: { mode: 'reduce-only' } },
               on: {
+                ...ACTIVE_HANDLERS,
                 SETTLE: [
                   { guard: 'isNormal', target: 'normal' },
                   { guard: 'isWidened', target: 'widened' },
@@ -353,45 +476,10 @@ export const instrumentMachine = setup({
             },
           },
         },
-        work: {
-          // The plan on entering `quoting`: here, run as `quoting`'s entry would be (nothing is entered
-          // between the two), and in the submit's `onDone`/`onError` step, which returns to it.
-          entry: { type: 'step', params: PLAN },
-          initial: 'quoting',
-          states: {
-            quoting: {
-              on: { ...INPUT_HANDLERS, SETTLE: { guard: 'hasPlan', target: 'repricing' } },
-            },
-            repricing: {
-              on: INPUT_HANDLERS,
-              invoke: {
-                src: 'submitPlan',
-                input: ({ context }) => ({
-                  instrumentId: context.instrument.id,
-                  plan: context.pendingPlan ?? { modify: [], create: [], cancel: [] },
-                  priority: context.pendingPriority,
-                  lazy: context.pendingLazy,
-                  openOrders: context.openOrders,
-                }),
-                onDone: {
-                  target: 'quoting',
-                  actions: {
-                    type: 'step',
-                    params: ({ event }) => ({ kind: 'results', outcome: event.output }),
-                  },
-                },
-                onError: {
-                  target: 'quoting',
-                  actions: { type: 'step', params: ({ event }) => ({ kind: 'failed', error: event.error }) },
-                },
-              },
-            },
-          },
-        },
       },
     },
     halted: {
-      on: INPUT_HANDLERS,
+      on: { ...INPUT_HANDLERS, ...ANSWER_HANDLERS },
       entry: [{ type: 'enterMode', params: { mode: 'halted' } }, 'clearWake'],
       initial: 'cancelling',
       states: {

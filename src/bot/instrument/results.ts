@@ -240,6 +240,7 @@ export function resultsStep(ctx: InstrumentContext, r: AppliedPlan, now: number)
     update: {
       openOrders: r.orders,
       pendingPlan: undefined,
+      planInFlight: undefined,
       dirty: true,
       backoffMs: pause,
       rejectStreak: streak,
@@ -267,6 +268,7 @@ export function submitFailedStep(ctx: InstrumentContext, error: unknown, now: nu
   return {
     update: {
       pendingPlan: undefined,
+      planInFlight: undefined,
       dirty: true,
       backoffUntil: now + pause,
       backoffMs: pause,

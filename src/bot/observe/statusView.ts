@@ -10,7 +10,12 @@ import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { InstrumentPnl, PnlSnapshot } from '../account/pnlLedger.ts'
 import type { InputGatesSnapshot } from '../inputs/inputGates.ts'
 import type { StreamsHealth } from '../inputs/streams/botStreams.ts'
-import { currentBbo, degradations, type InstrumentContext } from '../instrument/instrument.machine.ts'
+import {
+  currentBbo,
+  degradations,
+  type InstrumentContext,
+  instrumentStateValue,
+} from '../instrument/instrument.machine.ts'
 import type { BatcherState } from '../orders/batcher.ts'
 import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 
@@ -59,7 +64,7 @@ export interface StatusInputs {
 
 /** An instrument's state path as `/status` and the metrics show it (`stopped` without an actor). */
 export function instrumentState(actor: InstrumentView['actor']): string {
-  return actor ? formatStatePath(actor.value, ['ticker']) : 'stopped'
+  return actor ? formatStatePath(instrumentStateValue(actor), ['ticker']) : 'stopped'
 }
 
 /** An instrument's state path and the reason for its risk mode (`RunningBot.instrumentStates`). */

@@ -4,14 +4,15 @@
  * live bot; this driver only carries out the side effects the pure transition hands back instead of
  * running them:
  *
- * - an invoked `submitPlan` (entering `repricing`): the plan goes to the venue at once, and the venue's
- *   answer comes back as the invoke's done event (the live bot's batcher and gateway are left out);
+ * - a plan sent to the `submitter` child (a `PLAN` event): the plan goes to the venue at once, and the
+ *   venue's answer comes back as the child's `PLAN_DONE` (the live bot's batcher and gateway are left
+ *   out); no child is built or started for it;
  * - an invoked `cancelAll` (a halt): every resting order of the instrument is cancelled, then done;
  * - a delayed raise (the deferred plan's `WAKE`, the halted `RECHECK`/`RETRY`): a timer, fired when the
  *   backtest's clock reaches it (`nextDue`, `wake`); a cancel removes it;
  * - the machine's own functions (its log lines): run as the actor would.
  * Emitted degradation events have no listener here (the backtest has no alerts), and no child actor
- * is ever started.
+ * is ever started (the submitter's, invoked at the machine's start, is built once and never runs).
  *
  * The pure transition is the machine's own `transition(snapshot, event, scope)` / `getInitialSnapshot`
  * with an inert scope whose action executor collects the actions, which is what xstate's exported
@@ -33,9 +34,11 @@ import {
   type InstrumentSnapshot,
   instrumentMachine,
   instrumentStatePath,
+  instrumentStateValue,
   type OrderPlan,
+  type PlanAnswer,
   type PlanOutcome,
-  type SubmitPlanInput,
+  type PlanRequest,
 } from '../../bot/researchApi.ts'
 
 /** Where a driver's plans go (the fast engine's venue). */
@@ -55,11 +58,22 @@ interface DoneEvent extends EventObject {
   output: unknown
 }
 
+/** Answers the machine is sent after the transition that asked for them. */
+type Answer = DoneEvent | PlanAnswer
+
 const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null
 const isEvent = (v: unknown): v is EventObject => isObject(v) && 'type' in v && typeof v.type === 'string'
 
-/** An invoked `submitPlan`'s input (the machine's `invoke.input`, resolved by the pure transition). */
-const isSubmitPlanInput = (v: unknown): v is SubmitPlanInput => isObject(v) && 'plan' in v && isObject(v.plan)
+/** A plan sent to the submitter (the machine's `sendTo`, resolved by the pure transition). */
+const isPlanRequest = (v: unknown): v is PlanRequest =>
+  isEvent(v) &&
+  v.type === 'PLAN' &&
+  'seq' in v &&
+  typeof v.seq === 'number' &&
+  'input' in v &&
+  isObject(v.input) &&
+  'plan' in v.input &&
+  isObject(v.input.plan)
 
 /** Answers in a row one input or wake may bring at one moment; past it the driver throws (a loop). */
 const MAX_SETTLE = 64
@@ -68,11 +82,16 @@ export class MachineDriver {
   #snapshot: InstrumentSnapshot
   /** The machine's delayed events by their id, with the virtual time they fire. */
   readonly #timers = new Map<string, { at: number; event: EventObject }>()
-  /** Done events of invoked children, sent after the transition that invoked them (as the actor does). */
-  readonly #queue: DoneEvent[] = []
+  /**
+   * Answers (a plan's, an invoked child's done event), sent after the transition that asked for them
+   * (as the actor does).
+   */
+  readonly #queue: Answer[] = []
   readonly #target: PlanTarget
   readonly #clock: { now(): number }
   #anonymous = 0
+  /** The last state path read, with what it was made from (`state`). */
+  #state: { value: unknown; inFlight: boolean; path: string } | undefined
   /** Plans the venue received. */
   submitted = 0
 
@@ -108,9 +127,19 @@ export class MachineDriver {
     return this.#snapshot.context
   }
 
-  /** The state path as `/status` names it (`active.normal.quoting`, `halted.idle`, `syncing`). */
+  /**
+   * The state path as `/status` names it (`active.normal.quoting`, `halted.idle`, `syncing`). Kept
+   * while the state value (the same object while only the context changes) and whether a plan is in
+   * flight stay the same: the recorder reads every instrument's state at nearly every step.
+   */
   get state(): string {
-    return instrumentStatePath(this.#snapshot.value)
+    const snapshot = this.#snapshot
+    const inFlight = snapshot.context.planInFlight !== undefined
+    const last = this.#state
+    if (last !== undefined && last.value === snapshot.value && last.inFlight === inFlight) return last.path
+    const path = instrumentStatePath(instrumentStateValue(snapshot))
+    this.#state = { value: snapshot.value, inFlight, path }
+    return path
   }
 
   /** When the earliest delayed event fires; undefined when none is scheduled. */
@@ -154,14 +183,16 @@ export class MachineDriver {
   /**
    * Carries out the actions the last transition collected. Invoked children start after the whole
    * list, and not at all when the same transition stopped them again, as the actor defers a child's
-   * start to the end of the transition.
+   * start to the end of the transition; a plan sent goes to the venue after the list too, as the actor
+   * defers a `sendTo`.
    */
   #run(): void {
     const actions = this.#actions
     if (actions.length === 0) return
     const now = this.#clock.now()
     // Most transitions invoke nothing: the list of children is made for the few that do.
-    let started: { id: string; ref: unknown; src: unknown; input: unknown }[] | undefined
+    let started: { id: string; ref: unknown; src: unknown }[] | undefined
+    let plan: PlanRequest | undefined
     // The list is emptied after the loop: an action run here adds none (nothing runs a transition).
     for (const a of actions) {
       const p = a.params
@@ -184,7 +215,6 @@ export class MachineDriver {
               id: p.id,
               ref: 'actorRef' in p ? p.actorRef : undefined,
               src: p.src,
-              input: 'input' in p ? p.input : undefined,
             })
           }
           break
@@ -194,26 +224,36 @@ export class MachineDriver {
           if (at >= 0) started?.splice(at, 1)
           break
         }
-        case 'xstate.emit':
         case 'xstate.sendTo':
-          // Emitted alerts have no listener here; there is no parent.
+          // A plan to the submitter (one per transition at most); else to the parent, which is none.
+          if (isObject(p) && 'event' in p && isPlanRequest(p.event)) {
+            if (plan !== undefined)
+              throw new Error(
+                `instrument ${this.context.instrument.symbol}: two plans sent in one transition`,
+              )
+            plan = p.event
+          }
+          break
+        case 'xstate.emit':
+          // Emitted alerts have no listener here.
           break
         default:
           a.exec?.(a.info, p)
       }
     }
     actions.length = 0
-    if (started !== undefined) for (const c of started) this.#invoke(c.id, c.src, c.input)
+    if (started !== undefined) for (const c of started) this.#invoke(c.id, c.src)
+    if (plan !== undefined) {
+      this.submitted++
+      this.#queue.push({ type: 'PLAN_DONE', seq: plan.seq, output: this.#target.submit(plan.input.plan) })
+    }
   }
 
   /** Runs an invoked child's work at once; its done event follows this transition (`#drain`). */
-  #invoke(id: string, src: unknown, input: unknown): void {
+  #invoke(id: string, src: unknown): void {
     const done = `xstate.done.actor.${id}`
-    if (src === 'submitPlan') {
-      if (!isSubmitPlanInput(input))
-        throw new Error(`instrument ${this.context.instrument.symbol}: submitPlan invoked without a plan`)
-      this.submitted++
-      this.#queue.push({ type: done, output: this.#target.submit(input.plan) })
+    if (src === 'submitter') {
+      // Its plans are answered here (`PLAN`, above): it never runs.
     } else if (src === 'cancelAll') {
       this.#target.cancelAll()
       this.#queue.push({ type: done, output: undefined })

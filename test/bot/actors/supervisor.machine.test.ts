@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createActor, fromPromise, SimulatedClock } from 'xstate'
+import { planSubmitter } from '../../../src/bot/actors/planSubmitter.ts'
 import {
   childId,
   routeToInstruments,
@@ -8,7 +9,7 @@ import {
 } from '../../../src/bot/actors/supervisor.machine.ts'
 import type { InstrumentDeps } from '../../../src/bot/instrument/instrument.machine.ts'
 import { instrumentMachine } from '../../../src/bot/instrument/instrument.machine.ts'
-import type { PlanOutcome, SubmitPlanInput } from '../../../src/bot/quoting/orderPlan.ts'
+import type { PlanOutcome } from '../../../src/bot/quoting/orderPlan.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import { margin, risk } from '../instrument/helpers.ts'
 
@@ -61,11 +62,13 @@ function setupSupervisor(opts: { explodeOn?: number; maxRestarts?: number; strat
     actors: {
       instrument: instrumentMachine.provide({
         actors: {
-          submitPlan: fromPromise<PlanOutcome, SubmitPlanInput>(async () => ({
-            modify: [],
-            create: [],
-            cancel: [],
-          })),
+          submitter: planSubmitter(
+            async (): Promise<PlanOutcome> => ({
+              modify: [],
+              create: [],
+              cancel: [],
+            }),
+          ),
           cancelAll: fromPromise<void, { instrumentId: number }>(async () => undefined),
         },
       }),

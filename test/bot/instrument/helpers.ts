@@ -1,9 +1,11 @@
 import { createActor, fromPromise, SimulatedClock } from 'xstate'
+import { planSubmitter } from '../../../src/bot/actors/planSubmitter.ts'
 import type { RiskConfig } from '../../../src/bot/instrument/assessRisk.ts'
 import {
   type InstrumentDeps,
   type InstrumentEmitted,
   instrumentMachine,
+  instrumentStateValue,
 } from '../../../src/bot/instrument/instrument.machine.ts'
 import type { OrderPlan, PlanOutcome, SubmitPlanInput } from '../../../src/bot/quoting/orderPlan.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
@@ -110,9 +112,9 @@ export function harness(
   }
   const machine = instrumentMachine.provide({
     actors: {
-      submitPlan: fromPromise<PlanOutcome, SubmitPlanInput>(
-        ({ input }) =>
-          new Promise((resolve, reject) => {
+      submitter: planSubmitter(
+        (input) =>
+          new Promise<PlanOutcome>((resolve, reject) => {
             submitted.push(input)
             pending.push({ resolve, reject, input })
           }),
@@ -180,7 +182,8 @@ export function harness(
       })
       actor.send({ type: 'ORDERS', orders: [], receivedAt: now })
     },
-    value: () => actor.getSnapshot().value,
+    // The state value as the bot shows it (`repricing` while a plan is in flight).
+    value: () => instrumentStateValue(actor.getSnapshot()),
   }
   return h
 }
