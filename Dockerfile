@@ -34,8 +34,8 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
 # The young generation's size is fixed when V8 sets up the heap, so it is a node option
-# (src/cli/productionNodeOptions.ts says why 8 MiB; test/ops/dockerfile.test.ts pins it to that list).
-ENV NODE_ENV=production NODE_OPTIONS="--max-semi-space-size=8"
+# (src/cli/productionNodeOptions.ts says why 4 MiB; test/ops/dockerfile.test.ts pins it to that list).
+ENV NODE_ENV=production NODE_OPTIONS="--max-semi-space-size=4"
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -8,14 +8,58 @@
  * the page does not have), only top-level calls to each other and standard built-ins.
  */
 
-/** Thousands separators and at least `minDecimals`, at most `maxDecimals` digits after the point. */
+/**
+ * Thousands separators and at least `minDecimals`, at most `maxDecimals` digits after the point: what
+ * `toLocaleString('en-US', …)` gives (the shortest decimal that reads back as `v`, rounded half away
+ * from zero; a test compares the two over random numbers), without ICU. In the bot, ICU's number
+ * formatting data paged in ~4.5 MiB of node's binary for a status line (rss: issue 36's 200 MB bound).
+ * What this does not handle (±∞, NaN, 1e21 and beyond, bad digit counts) still goes to ICU.
+ */
 export function grouped(v: number, minDecimals: number, maxDecimals: number): string {
-  const s = v.toLocaleString('en-US', {
-    minimumFractionDigits: minDecimals,
-    maximumFractionDigits: maxDecimals,
-  })
+  const plain =
+    Number.isFinite(v) &&
+    Math.abs(v) < 1e21 &&
+    Number.isInteger(minDecimals) &&
+    Number.isInteger(maxDecimals) &&
+    minDecimals >= 0 &&
+    minDecimals <= maxDecimals &&
+    maxDecimals <= 100
+  const s = plain
+    ? `${v < 0 || Object.is(v, -0) ? '-' : ''}${roundedDigits(Math.abs(v), minDecimals, maxDecimals)}`
+    : v.toLocaleString('en-US', { minimumFractionDigits: minDecimals, maximumFractionDigits: maxDecimals })
   // A rounded-away negative ("-0.00") reads as zero.
   return /^-[0.,]+$/.test(s) ? s.slice(1) : s
+}
+
+/** `a` (≥ 0, < 1e21) as `grouped` writes it, unsigned: JavaScript's shortest decimal for it, rounded. */
+export function roundedDigits(a: number, minDecimals: number, maxDecimals: number): string {
+  const text = String(a)
+  const e = text.indexOf('e')
+  const mantissa = e < 0 ? text : text.slice(0, e)
+  const dot = mantissa.indexOf('.')
+  let digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1)
+  // Where the point falls in `digits` (0: before the first); negative or past the end pads with zeros.
+  let point = (dot < 0 ? mantissa.length : dot) + (e < 0 ? 0 : Number(text.slice(e + 1)))
+  if (point <= 0) {
+    digits = '0'.repeat(1 - point) + digits
+    point = 1
+  } else if (point > digits.length) digits += '0'.repeat(point - digits.length)
+  const kept = point + maxDecimals
+  if (digits.length > kept) {
+    const up = digits.charCodeAt(kept) >= 53 // '5'
+    digits = digits.slice(0, kept)
+    if (up) {
+      let i = kept - 1
+      while (i >= 0 && digits[i] === '9') i--
+      digits = (i < 0 ? '1' : digits.slice(0, i) + String(Number(digits[i]) + 1)) + '0'.repeat(kept - 1 - i)
+      if (i < 0) point++
+    }
+  }
+  let whole = digits.slice(0, point).replace(/^0+(?=\d)/, '')
+  let fraction = digits.slice(point).replace(/0+$/, '')
+  if (fraction.length < minDecimals) fraction += '0'.repeat(minDecimals - fraction.length)
+  whole = whole.replace(/\B(?=(\d{3})+$)/g, ',')
+  return fraction === '' ? whole : `${whole}.${fraction}`
 }
 
 /** Decimal places that show `sig` significant figures of `v` (0 for large numbers). */
@@ -97,6 +141,7 @@ export function tickLabels(splits: readonly number[], incr: number, scale: numbe
 /** The functions above as browser source text, for the dashboard page and the report. */
 export const BROWSER_FORMAT_JS = [
   grouped,
+  roundedDigits,
   decimalsFor,
   sig3,
   percent,

@@ -3,8 +3,9 @@
  * known secret string is scrubbed from each serialized line before it reaches the destination, so a
  * secret that slips into a message or an error's text is still never written.
  */
+import { createRequire } from 'node:module'
 import pino, { type DestinationStream, type Logger } from 'pino'
-import pretty from 'pino-pretty'
+import type PinoPretty from 'pino-pretty'
 
 export type { Logger }
 
@@ -56,7 +57,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const base: DestinationStream =
     options.destination ??
     (usePretty
-      ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
+      ? loadPretty()({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
       : pino.destination({ dest: 1, sync: false }))
   const bag = options.secrets instanceof SecretBag ? options.secrets : new SecretBag(options.secrets ?? [])
   const dest = scrubbingStream(base, bag)
@@ -73,6 +74,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   )
   roots.set(root, root)
   return root
+}
+
+/**
+ * pino-pretty, loaded only when a terminal reads the log: a service's log (a pipe, a file, the image)
+ * is JSON, and pretty's modules (colorette, dateformat, fast-copy, …) cost ~1 MB of heap in every run.
+ */
+function loadPretty(): typeof PinoPretty {
+  const load: (id: string) => typeof PinoPretty = createRequire(import.meta.url)
+  return load('pino-pretty')
 }
 
 /**

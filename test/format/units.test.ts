@@ -1,8 +1,10 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   amount,
   BROWSER_FORMAT_JS,
   fillSide,
+  grouped,
   percent,
   price,
   quantity,
@@ -62,5 +64,65 @@ describe('units', () => {
     expect(browser.percent(1.083)).toBe('108.3%')
     expect(browser.amount(0.00123, 'USDC')).toBe('0.00123 USDC')
     expect(browser.tickLabels([-0.005, 0], 0.005, 1, '')).toEqual(['-0.005', '0.000'])
+  })
+})
+
+describe('grouped without ICU', () => {
+  const viaIcu = (v: number, min: number, max: number): string => {
+    const s = v.toLocaleString('en-US', { minimumFractionDigits: min, maximumFractionDigits: max })
+    return /^-[0.,]+$/.test(s) ? s.slice(1) : s
+  }
+
+  it('writes what toLocaleString("en-US") writes, for any number and digit counts', () => {
+    const digitCounts = fc
+      .integer({ min: 0, max: 14 })
+      .chain((min) => fc.tuple(fc.constant(min), fc.integer({ min, max: 20 })))
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), digitCounts, (v, [min, max]) => {
+        expect(grouped(v, min, max)).toBe(viaIcu(v, min, max))
+      }),
+      { numRuns: 20_000 },
+    )
+  })
+
+  it('agrees on ties: decimals cut one digit short of what they have', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -2e12, max: 2e12 }), fc.integer({ min: 1, max: 9 }), (n, k) => {
+        const v = n / 10 ** k
+        expect(grouped(v, 0, k - 1)).toBe(viaIcu(v, 0, k - 1))
+        expect(grouped(v, k - 1, k - 1)).toBe(viaIcu(v, k - 1, k - 1))
+      }),
+      { numRuns: 20_000 },
+    )
+  })
+
+  it('rounds the shortest decimal half away from zero, carries, and pads', () => {
+    const cases: [number, number, number][] = [
+      [1.005, 0, 2],
+      [2.675, 2, 2],
+      [-2.675, 0, 2],
+      [0.995, 0, 2],
+      [999.9996, 2, 3],
+      [999_999.5, 0, 0],
+      [-0.0001, 0, 2],
+      [-0, 2, 2],
+      [0, 0, 0],
+      [1e-7, 0, 8],
+      [1.5e-7, 0, 7],
+      [123_456_789.125, 2, 2],
+      [9.999999999999999e20, 0, 2],
+      [0.1 + 0.2, 0, 20],
+      [5e-324, 0, 20],
+      [Number.MAX_SAFE_INTEGER, 0, 2],
+    ]
+    for (const [v, min, max] of cases)
+      expect(grouped(v, min, max), `${v} ${min} ${max}`).toBe(viaIcu(v, min, max))
+  })
+
+  it('leaves to ICU what it does not handle', () => {
+    expect(grouped(Number.POSITIVE_INFINITY, 0, 2)).toBe('∞')
+    expect(grouped(Number.NaN, 0, 2)).toBe('NaN')
+    expect(grouped(1e21, 0, 0)).toBe('1,000,000,000,000,000,000,000')
+    expect(() => grouped(1, 3, 2)).toThrow(RangeError)
   })
 })

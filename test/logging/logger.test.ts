@@ -7,6 +7,12 @@ function collector(): { lines: string[]; write: (s: string) => void } {
 }
 
 describe('createLogger', () => {
+  it('loads pino-pretty only for a pretty log (a terminal), and then builds it', () => {
+    // pino-pretty is required at this call (logger.ts loads it lazily): a broken load throws here.
+    const log = createLogger({ pretty: 'always', level: 'silent' })
+    expect(log.level).toBe('silent')
+  })
+
   const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'
 
   it('redacts secret key paths', () => {
