@@ -179,9 +179,15 @@ export function addDecimal(a: string, b: string): string {
   return fromTicks(rescale(fa, scale) + rescale(fb, scale), scale)
 }
 
-/** Exact difference of decimal strings. */
+/**
+ * Exact difference of decimal strings. Not `a + (-b)`: the negated spelling is a new string, parsed
+ * and cached once per call (issue 36: the pnl ledger's differences filled the parse cache).
+ */
 export function subDecimal(a: string, b: string): string {
-  return addDecimal(a, negateDecimal(b))
+  const fa = parseDecimal(a)
+  const fb = parseDecimal(b)
+  const scale = Math.max(fa.scale, fb.scale)
+  return fromTicks(rescale(fa, scale) - rescale(fb, scale), scale)
 }
 
 export function negateDecimal(a: string): string {

@@ -7,6 +7,7 @@ import {
   divRound,
   fromTicks,
   mulDecimal,
+  negateDecimal,
   normalizeDecimal,
   roundTicksToSigFigs,
   significantFigures,
@@ -81,6 +82,28 @@ describe('decimal', () => {
     expect(divDecimal('2', '3', 4, 'half-even')).toBe('0.6667')
     expect(compareDecimal('1.10', '1.1')).toBe(0)
     expect(compareDecimal('-2', '1')).toBe(-1)
+  })
+
+  it('subtracts as the sum with the negated spelling did, and refuses what is not a decimal', () => {
+    const spellings = [
+      '0',
+      '0.00',
+      '-0',
+      '-0.0',
+      '1',
+      '1.25',
+      '-1.250',
+      '0.001',
+      '123456789.123456789',
+      '-7',
+      '10',
+    ]
+    for (const a of spellings)
+      for (const b of spellings) expect(subDecimal(a, b)).toBe(addDecimal(a, negateDecimal(b)))
+    expect(subDecimal('-0.10', '0.1')).toBe('-0.2')
+    expect(() => subDecimal('1', '--1')).toThrow(InputValidationError)
+    expect(() => subDecimal('1', 'x')).toThrow(InputValidationError)
+    expect(() => subDecimal('x', '1')).toThrow(InputValidationError)
   })
 
   it('rounds integer division in every mode', () => {

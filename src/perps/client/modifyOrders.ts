@@ -12,6 +12,7 @@ import { OrderId } from '../schemas/common.ts'
 import { type ModifyResult, ModifyResults } from '../schemas/orders.ts'
 import { buildModifyOrders, type ModifyOrdersInput } from '../signing/ops.ts'
 import type { PerpsClientContext } from './context.ts'
+import { plainModifyOrders } from './orderInputs.ts'
 import {
   type AdmittedCommand,
   admitCommand,
@@ -63,7 +64,8 @@ export async function admitModifyOrders(
   mods: readonly ModifyOrderParams[],
   options: PerpsCommandOptions = {},
 ): Promise<AdmittedCommand<ModifyResult[]>> {
-  const valid = parseInput('modifyOrders', ModifyOrdersParams, mods)
+  // Plainly valid items skip the schema's parse (orderInputs.ts: the same output, every refusal the schema's).
+  const valid = plainModifyOrders(mods) ?? parseInput('modifyOrders', ModifyOrdersParams, mods)
   validateCommandOptions(ctx, 'modifyOrders', options)
   const signer = requireSigner(ctx, 'modifyOrders')
   const built = buildModifyOrders({ orders: valid })

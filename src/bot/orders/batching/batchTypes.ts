@@ -100,7 +100,7 @@ export interface SettledItem<T extends BatchType> {
   result?: BatchResult<BatchType> | undefined
 }
 
-interface BatchSettledOf<T extends BatchType> {
+export interface BatchSettledOf<T extends BatchType> {
   type: T
   size: number
   outcome: 'ok' | 'unknown' | 'error'
