@@ -1,11 +1,13 @@
 /**
  * Which channels are fresh: a channel is fresh from its first push until it has been silent for its
  * staleness bound (freshness.ts), or its socket goes down; event channels, silent when nothing
- * happens, are marked fresh while subscribed on a live socket. The caller emits both edges.
+ * happens, are marked fresh while subscribed on a live socket. The caller emits both edges. A
+ * channel's bound is a function of its name (the client's `staleAfterMs`), asked once per channel.
  */
 export class ChannelFreshness {
   readonly #fresh = new Set<string>()
-  readonly #lastPushAt = new Map<string, number>()
+  /** Per channel: its last push, and its staleness bound (asked once: `expire` reads it every second). */
+  readonly #pushes = new Map<string, { at: number; bound: number }>()
   readonly #staleAfter: (channel: string) => number
 
   constructor(staleAfter: (channel: string) => number) {
@@ -19,7 +21,9 @@ export class ChannelFreshness {
 
   /** A push arrived; true when the channel just turned fresh. */
   pushed(channel: string, now: number): boolean {
-    this.#lastPushAt.set(channel, now)
+    const seen = this.#pushes.get(channel)
+    if (seen === undefined) this.#pushes.set(channel, { at: now, bound: this.#staleAfter(channel) })
+    else seen.at = now
     return this.mark(channel)
   }
 
@@ -35,20 +39,20 @@ export class ChannelFreshness {
   }
 
   lastPushAt(channel: string): number | undefined {
-    return this.#lastPushAt.get(channel)
+    return this.#pushes.get(channel)?.at
   }
 
   /** The channel is no longer wanted. */
   forget(channel: string): void {
     this.#fresh.delete(channel)
-    this.#lastPushAt.delete(channel)
+    this.#pushes.delete(channel)
   }
 
   /** Each fresh channel silent beyond its bound turns stale (`onStale`, as it is found). */
   expire(now: number, onStale: (channel: string) => void): void {
     for (const channel of this.#fresh) {
-      const last = this.#lastPushAt.get(channel) ?? 0
-      if (now - last > this.#staleAfter(channel)) {
+      const seen = this.#pushes.get(channel)
+      if (now - (seen?.at ?? 0) > (seen?.bound ?? this.#staleAfter(channel))) {
         this.#fresh.delete(channel)
         onStale(channel)
       }

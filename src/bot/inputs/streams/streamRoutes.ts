@@ -8,6 +8,7 @@ import type { Fill, Portfolio } from '../../../perps/schemas/account.ts'
 import type { Order } from '../../../perps/schemas/orders.ts'
 import type { ChannelKind } from '../../../perps/stream/channels.ts'
 import type {
+  BboPush,
   StatisticsPush,
   TickerPush,
   VenueNotification,
@@ -105,12 +106,33 @@ function marginShares(accountValue: string, ...totals: string[]): string {
   return totals.map((t) => (unit > 0 ? String(Math.round(Number(t) / unit)) : t)).join('|')
 }
 
+const indexValue = (d: TickerPush): string => `${d.idx}|${d.mark}`
+const bboValue = (d: BboPush): string => `${d.bp}|${d.bq}|${d.ap}|${d.aq}`
+/** The change filter's value of each push's data, by the data object (see `filterValue`). */
+const FILTER_VALUES = new WeakMap<object, string>()
+
+/**
+ * The change filter's value of a ticker's or BBO's data, made once per data object: a push that
+ * repeats its key's last one carries the very data object accepted then (pushIntake.ts reuses it, no
+ * parse), so at 1,000 instruments nearly every frame of a tick finds its value here, and the filter's
+ * comparison with the value it kept is the same string (no string built, flattened and compared per
+ * frame). The data is never written after it is read, so its value cannot change.
+ */
+function filterValue<D extends object>(d: D, value: (d: D) => string): string {
+  let v = FILTER_VALUES.get(d)
+  if (v === undefined) {
+    v = value(d)
+    FILTER_VALUES.set(d, v)
+  }
+  return v
+}
+
 /** The bot's routes (public `book`, `klines`, `trades` and private `funding`, `balances`, `deposits` are not taken). */
 export const STREAM_ROUTES: StreamRouteTable = {
   tickers: (p, t) => {
     const d = p.data
     if (!t.traded.has(d.iid)) return
-    const verdict = verdictOf(t, filterKey('index', d.iid), `${d.idx}|${d.mark}`, 'index')
+    const verdict = verdictOf(t, filterKey('index', d.iid), filterValue(d, indexValue), 'index')
     if (verdict === 'hold') return
     routeBy(t, verdict, d.iid, { type: 'INDEX', index: indexFromTickerPush(d, p.ts), receivedAt: t.now() })
   },
@@ -118,7 +140,7 @@ export const STREAM_ROUTES: StreamRouteTable = {
   bbo: (p, t) => {
     const d = p.data
     if (!t.traded.has(d.iid)) return
-    const verdict = verdictOf(t, filterKey('bbo', d.iid), `${d.bp}|${d.bq}|${d.ap}|${d.aq}`, 'bbo')
+    const verdict = verdictOf(t, filterKey('bbo', d.iid), filterValue(d, bboValue), 'bbo')
     if (verdict === 'hold') return t.touchRenewed?.(d.iid)
     routeBy(t, verdict, d.iid, { type: 'BBO', bbo: bboForStrategy(d), receivedAt: t.now() })
   },
