@@ -40,7 +40,7 @@ import { loadStrategies } from '../src/strategy/registry.ts'
 import { instrumentForStrategy } from '../src/strategy/snapshot.ts'
 import type { StrategyInstrument, StrategyStatistics } from '../src/strategy/strategy.ts'
 
-/** Public Hardhat/Anvil dev key #1 (protocol-notes a.4): a proxy key for tests only; never fund it. */
+/** The public development key of Hardhat's and Anvil's test account #1, known to everyone: a proxy key for tests only; never fund it. */
 export const DEV_PROXY_PK = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'
 
 const ORIGIN = 'http://venue.bench'

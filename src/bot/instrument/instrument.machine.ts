@@ -33,9 +33,7 @@ import {
   setup,
   type UnknownAction,
 } from 'xstate'
-import type { PlanOutcome } from '../quoting/orderPlan.ts'
 import type { RiskMode } from './assessRisk.ts'
-import { bboStep } from './bbo.ts'
 import {
   assess,
   hasAllInputs,
@@ -49,9 +47,9 @@ import {
 import { type ContextActionArgs, type ContextDecision, contextAction } from './contextAction.ts'
 import type { HealthChange } from './health.ts'
 import { type PlanAnswer, type PlanRequest, submitterNotProvided } from './planSubmission.ts'
-import { applyOutcome, resultsStep, submitFailedStep } from './results.ts'
-import type { LogEntry, Step } from './step.ts'
-import { type InputEvent, inputStep, inputsStep, planStep, wakeStep } from './steps.ts'
+import type { LogEntry } from './step.ts'
+import { computeStep, PLAN, type StepParams } from './stepParams.ts'
+import type { InputEvent } from './steps.ts'
 import { nextTimeDue } from './timeDue.ts'
 
 export type {
@@ -66,6 +64,7 @@ export type {
 export { buildSnapshot, currentBbo, type InputAges } from './context.ts'
 export { type DegradeCause, degradations } from './health.ts'
 export type { PlanAnswer, PlanRequest } from './planSubmission.ts'
+export { instrumentStateValue } from './stateValue.ts'
 
 // ---------------------------------------------------------------------------------------------------
 // Machine
@@ -80,59 +79,6 @@ const notProvided = <TOutput, TInput>(name: string) =>
 /** Id of the delayed `WAKE` for a deferred plan (one at most per actor). */
 const WAKE_ID = 'wake'
 
-type StepParams =
-  | { kind: 'input'; event: InputEvent }
-  | { kind: 'inputs'; events: readonly InputEvent[] }
-  | { kind: 'wake' }
-  | { kind: 'bbo'; event: Extract<InstrumentEvent, { type: 'BBO' }> }
-  | { kind: 'plan' }
-  | { kind: 'results'; seq: number; outcome: PlanOutcome }
-  | { kind: 'failed'; seq: number; error: unknown }
-
-/** The plan on entering `active`, and after a submit's answer. */
-const PLAN: StepParams = { kind: 'plan' }
-
-function computeStep(ctx: InstrumentContext, p: StepParams, now: number): Step {
-  switch (p.kind) {
-    case 'input':
-      return inputStep(ctx, p.event, now)
-    case 'inputs':
-      return inputsStep(ctx, p.events, now)
-    case 'wake':
-      return wakeStep(ctx, now)
-    case 'bbo':
-      return bboStep(ctx, p.event, now)
-    case 'plan':
-      return planStep(ctx, now, false)
-    case 'results': {
-      const plan = ctx.pendingPlan
-      if (!plan || p.seq !== ctx.planInFlight) return notInFlight(ctx, p.seq)
-      return resultsStep(ctx, applyOutcome(ctx.openOrders, plan, p.outcome, ctx.instrument.id, now), now)
-    }
-    case 'failed':
-      if (p.seq !== ctx.planInFlight) return notInFlight(ctx, p.seq)
-      return submitFailedStep(ctx, p.error, now)
-  }
-}
-
-/**
- * An answer to a plan that is not the one in flight: none is superseded (a halt keeps the plan in
- * flight and applies its answer when it comes), and the one submitter answers in order, so this is
- * a fault in the submitter; the answer is logged and dropped.
- */
-const notInFlight = (ctx: InstrumentContext, seq: number): Step => ({
-  update: undefined,
-  logs: [
-    {
-      level: 'error',
-      fields: { seq, inFlight: ctx.planInFlight },
-      msg: `an answer to plan ${seq}, which is not the plan in flight: dropped`,
-    },
-  ],
-  changes: [],
-  due: ctx.deferredAt,
-})
-
 /** The plan in flight as the submitter gets it (`PLAN`, with its number). */
 const planRequest = (ctx: InstrumentContext): PlanRequest => ({
   type: 'PLAN',
@@ -145,26 +91,6 @@ const planRequest = (ctx: InstrumentContext): PlanRequest => ({
     openOrders: ctx.openOrders,
   },
 })
-
-/** A state value as xstate gives it (a string, or nested objects for compound and parallel states). */
-type StateValueOf = string | { readonly [key: string]: StateValueOf | undefined }
-
-/**
- * The state value with the work of `active`: `repricing` while a plan is in flight, else `quoting`
- * (it is context: see the header), as `/status`, the metrics, the timeline and the journal name it
- * (`active.normal.repricing`). Every reader of an instrument's state path reads it through this.
- */
-export function instrumentStateValue(snapshot: {
-  value: StateValueOf
-  context: Pick<InstrumentContext, 'planInFlight'>
-}): StateValueOf {
-  const { value } = snapshot
-  if (typeof value === 'string') return value
-  const active = value.active
-  if (active === undefined || typeof active === 'string') return value
-  const work = snapshot.context.planInFlight !== undefined ? 'repricing' : (active.work ?? 'quoting')
-  return { ...value, active: { ...active, work } }
-}
 
 const toEmitted = (ctx: InstrumentContext, c: HealthChange): InstrumentEmitted => {
   const who = { instrumentId: ctx.instrument.id, symbol: ctx.instrument.symbol }
