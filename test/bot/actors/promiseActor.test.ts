@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { assign, createActor, fromPromise, setup, waitFor } from 'xstate'
 import { fromUnabortablePromise } from '../../../src/bot/actors/promiseActor.ts'
-
-/** A promise the test settles by hand. */
-function deferred<T>() {
-  let resolve!: (v: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
+import { deferred } from '../../helpers/deferred.ts'
 
 /** A parent invoking `work` in `busy`, leaving it on done, error or LEAVE; records what it heard. */
 function parentOf(work: ReturnType<typeof fromUnabortablePromise<number, { n: number }>>) {

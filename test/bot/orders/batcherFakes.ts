@@ -111,19 +111,7 @@ export function passThroughLimiter(): { limiter: Pick<WeightLimiter, 'schedule'>
   }
 }
 
-export function deferred<T = void>(): {
-  promise: Promise<T>
-  resolve: (v: T) => void
-  reject: (e: unknown) => void
-} {
-  let resolve!: (v: T) => void
-  let reject!: (e: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
+export { deferred } from '../../helpers/deferred.ts'
 
 export const modify = (oid: number, p = '100', iid = 1, priority?: 'risk' | 'quote') =>
   ({ type: 'modifyOrders', iid, order: { oid, p, qty: '1' }, ...(priority ? { priority } : {}) }) as const

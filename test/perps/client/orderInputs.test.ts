@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { CreateOrdersParams } from '../../../src/perps/client/createOrders.ts'
 import { ModifyOrdersParams } from '../../../src/perps/client/modifyOrders.ts'
 import { plainCreateOrders, plainModifyOrders } from '../../../src/perps/client/orderInputs.ts'
+import { seededRandom } from '../../../src/random.ts'
 
 const ABSENT = Symbol('absent')
 type Choice = unknown
@@ -78,18 +79,6 @@ const FIELDS_MODIFY: Record<string, Choice[]> = {
   extra: [ABSENT, 'x', undefined],
 }
 
-/** A seeded generator (mulberry32), so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
 function generate(fields: Record<string, Choice[]>, random: () => number): Record<string, unknown> {
   // Keys in a shuffled order: the schema's output order must not depend on the input's.
   const keys = Object.keys(fields).sort(() => random() - 0.5)
@@ -114,7 +103,9 @@ function holdsToSchema(
   fields: Record<string, Choice[]>,
   seed: number,
 ): { taken: number; refused: number } {
-  const random = rng(seed)
+  // Seeded, so a failure reproduces.
+  const seeded = seededRandom(seed)
+  const random = (): number => seeded.next()
   let taken = 0
   let refused = 0
   for (let n = 0; n < 20_000; n += 1) {
