@@ -5,7 +5,7 @@
  * the parse. Only reads listed here, each because the parse of the core's answer returns an equal
  * value (same keys in the same order, same values): the core builds these answers fresh on every call
  * with the schemas' output types, every decimal written by `fromTicks` (canonical, so no spelling is
- * rewritten), no row dropped (test/sim/simulate/typedReads.test.ts parses both ways on every answer of
+ * rewritten), no row dropped (test/sim/simulate/typedReads.integration.test.ts parses both ways on every answer of
  * seeded runs in several scenarios and compares). Everything else on the read's path is unchanged:
  * the gate, the mock's limiter and faults (a fault's answer carries no typed value), the delivery
  * order, the deadline, the body text written for its size and the body cap.
