@@ -12,7 +12,7 @@ import { defaultStaleAfterMs } from './freshness.ts'
 import type { StreamPush } from './schemas.ts'
 import type { InboxGroup } from './socket/inbox.ts'
 import { type BackoffPolicy, DEFAULT_BACKOFF } from './socket/reconnectBackoff.ts'
-import { type SocketFactory, undiciSocketFactory } from './socket/socket.ts'
+import { type SocketFactory, wsSocketFactory } from './socket/socket.ts'
 import {
   DEFAULT_STREAM_LIMITS,
   type StreamClientOptions,
@@ -59,7 +59,7 @@ export function streamSettings(options: StreamClientOptions): StreamSettings {
     credentials: options.credentials,
     clock: options.clock,
     random: options.random,
-    factory: options.socketFactory ?? undiciSocketFactory(),
+    factory: options.socketFactory ?? wsSocketFactory(),
     heartbeatMs: options.heartbeatMs ?? 25_000,
     idleTimeoutMs: options.idleTimeoutMs ?? 65_000,
     watchdogMs: options.watchdogMs ?? 1_000,
