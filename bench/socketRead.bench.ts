@@ -8,13 +8,22 @@
  * is the bot's socket before session 10 (undici's `WebSocket`), kept here as the baseline; `ws` is the
  * bot's (src/perps/stream/socket/socket.ts).
  *
- *   node --import tsx bench/socketRead.bench.ts [--instruments 1000] [--ticks 300] [--factory undici|ws]...
+ * With `--client` the frames go on through the bot's stream client and routes (`STREAM_ROUTES`,
+ * `botChangeFilter`, the route queue drained at once), as bench/tickRead.bench.ts has them over a
+ * fake socket: a tick's whole read over loopback (the portfolio frame is on a channel not subscribed).
+ *
+ *   node --import tsx bench/socketRead.bench.ts [--instruments 1000] [--ticks 300] [--factory undici|ws]... [--client]
  */
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { WebSocket as UndiciWebSocket } from 'undici'
 import { WebSocketServer } from 'ws'
-import { type SocketFactory, wsSocketFactory } from '../src/perps/stream/socket/socket.ts'
+import { createRouteQueue } from '../src/bot/inputs/streams/routeQueue.ts'
+import { botChangeFilter, routePush, STREAM_ROUTES } from '../src/bot/inputs/streams/streamRoutes.ts'
+import { systemClock } from '../src/clock.ts'
+import { type SocketFactory, type StreamSocket, wsSocketFactory } from '../src/perps/stream/socket/socket.ts'
+import { StreamClient } from '../src/perps/stream/streamClient.ts'
+import { seededRandom } from '../src/random.ts'
 import { numberFlag } from './stats.ts'
 
 const argv = process.argv.slice(2)
@@ -75,7 +84,14 @@ if (argv.includes('--serve')) {
   wss.on('connection', (ws, req) => {
     const raw = req.socket
     ws.on('message', (m) => {
-      const frames = tickFrames(Number(m.toString()))
+      const text = m.toString()
+      if (text.startsWith('{')) {
+        // The stream client's requests (subscriptions): acknowledged, one item per channel.
+        const req = JSON.parse(text) as { id: number; chs?: string[] }
+        ws.send(JSON.stringify({ id: req.id, data: (req.chs ?? ['']).map(() => ({ status: 'ok' })) }))
+        return
+      }
+      const frames = tickFrames(Number(text))
       raw.cork()
       for (const f of frames) ws.send(f)
       raw.uncork()
@@ -91,6 +107,9 @@ if (argv.includes('--serve')) {
   if (names.length === 0) names.push('undici', 'ws')
   const factories = { undici: undiciSocketFactory, ws: wsSocketFactory() }
   const expected = 2 * instruments + 1
+  const withClient = argv.includes('--client')
+  const ids = Array.from({ length: instruments }, (_, i) => i + 1)
+  const traded = new Set(ids)
   interface Conn {
     name: string
     send(t: string): void
@@ -119,17 +138,65 @@ if (argv.includes('--serve')) {
           done = r
         }),
     }
-    const s = factory(`ws://127.0.0.1:${port}/`, {
-      onOpen: () => opened(),
-      onMessage: (text) => {
-        conn.bytes += text.length
-        if (++seen === expected) done?.()
-      },
-      onClose: () => {},
-      onError: (m) => console.error(name, m),
-    })
-    conn.send = (t) => s.send(t)
+    const counted: SocketFactory = (url, handlers) =>
+      factory(url, {
+        ...handlers,
+        onOpen: () => {
+          handlers.onOpen()
+          opened()
+        },
+        onMessage: (text) => {
+          conn.bytes += text.length
+          handlers.onMessage(text)
+          if (text.startsWith('{"ch"') && ++seen === expected) done?.()
+        },
+      })
+    let socket: StreamSocket | undefined
+    const capture: SocketFactory = (url, handlers) => {
+      socket = counted(url, handlers)
+      return socket
+    }
+    if (withClient) {
+      const clock = systemClock
+      const later: (() => void)[] = []
+      const queue = createRouteQueue({ route: () => {}, schedule: (fn: () => void) => later.push(fn) })
+      const targets = {
+        now: () => clock.now(),
+        traded,
+        route: () => {},
+        defer: queue.later,
+        klinesKept: 0,
+        changed: botChangeFilter(() => clock.now(), { staleIndexMs: 15_000, staleMarginMs: 30_000 }),
+        touchRenewed: () => {},
+        orders: { observe: () => {} },
+        account: { observePortfolio: () => {}, observeFill: () => {}, observeWithdrawal: () => {} },
+      }
+      const c = new StreamClient({
+        url: `ws://127.0.0.1:${port}/v1/ws`,
+        clock,
+        random: seededRandom(1),
+        socketFactory: capture,
+        limits: { maxSubscriptions: 10_000, maxMessagesPerMinute: 100_000 },
+        acceptInstrument: (iid: number) => traded.has(iid),
+      })
+      c.onPush((push) => {
+        routePush(STREAM_ROUTES, push, targets)
+        for (let i = 0; i < 100_000 && later.length > 0; i++) later.shift()?.()
+      })
+      c.subscribe(['tickers::all', ...ids.map((i) => `bbo::${i}`)])
+      c.start()
+    } else {
+      capture(`ws://127.0.0.1:${port}/`, {
+        onOpen: () => {},
+        onMessage: () => {},
+        onClose: () => {},
+        onError: (m) => console.error(name, m),
+      })
+    }
     await open
+    // The client's subscriptions acknowledged before the first tick.
+    await new Promise((r) => setTimeout(r, 500))
+    conn.send = (t) => socket?.send(t)
     conns.push(conn)
   }
   for (let t = 0; t < warmTicks + ticks; t++) {
@@ -149,7 +216,7 @@ if (argv.includes('--serve')) {
     const q = (p: number): number => s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? Number.NaN
     const mean = s.reduce((a, b) => a + b, 0) / s.length
     console.log(
-      `socketRead ${c.name}: ${instruments} instruments, ${ticks} ticks (${expected} frames each): CPU per tick mean ${mean.toFixed(3)} / p50 ${q(0.5).toFixed(3)} / p90 ${q(0.9).toFixed(3)} / max ${q(1).toFixed(3)} ms`,
+      `socketRead ${c.name}${withClient ? ' + stream client and routes' : ''}: ${instruments} instruments, ${ticks} ticks (${expected} frames each): CPU per tick mean ${mean.toFixed(3)} / p50 ${q(0.5).toFixed(3)} / p90 ${q(0.9).toFixed(3)} / max ${q(1).toFixed(3)} ms`,
     )
   }
   child.disconnect()
