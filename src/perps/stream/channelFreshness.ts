@@ -6,8 +6,11 @@
  */
 export class ChannelFreshness {
   readonly #fresh = new Set<string>()
-  /** Per channel: its last push, and its staleness bound (asked once: `expire` reads it every second). */
-  readonly #pushes = new Map<string, { at: number; bound: number }>()
+  /**
+   * Per channel: its last push, its staleness bound (asked once: `expire` reads it every second), and
+   * whether it is in `#fresh` (kept with every change of the set: a push asks one map, not two).
+   */
+  readonly #pushes = new Map<string, { at: number; bound: number; fresh: boolean }>()
   readonly #staleAfter: (channel: string) => number
 
   constructor(staleAfter: (channel: string) => number) {
@@ -22,8 +25,13 @@ export class ChannelFreshness {
   /** A push arrived; true when the channel just turned fresh. */
   pushed(channel: string, now: number): boolean {
     const seen = this.#pushes.get(channel)
-    if (seen === undefined) this.#pushes.set(channel, { at: now, bound: this.#staleAfter(channel) })
-    else seen.at = now
+    if (seen === undefined) {
+      const fresh = this.#fresh.has(channel)
+      this.#pushes.set(channel, { at: now, bound: this.#staleAfter(channel), fresh })
+    } else {
+      seen.at = now
+      if (seen.fresh) return false
+    }
     return this.mark(channel)
   }
 
@@ -31,6 +39,8 @@ export class ChannelFreshness {
   mark(channel: string): boolean {
     if (this.#fresh.has(channel)) return false
     this.#fresh.add(channel)
+    const seen = this.#pushes.get(channel)
+    if (seen !== undefined) seen.fresh = true
     return true
   }
 
@@ -54,6 +64,7 @@ export class ChannelFreshness {
       const seen = this.#pushes.get(channel)
       if (now - (seen?.at ?? 0) > (seen?.bound ?? this.#staleAfter(channel))) {
         this.#fresh.delete(channel)
+        if (seen !== undefined) seen.fresh = false
         onStale(channel)
       }
     }
@@ -63,6 +74,10 @@ export class ChannelFreshness {
   clear(): string[] {
     const wasFresh = [...this.#fresh]
     this.#fresh.clear()
+    for (const channel of wasFresh) {
+      const seen = this.#pushes.get(channel)
+      if (seen !== undefined) seen.fresh = false
+    }
     return wasFresh
   }
 }

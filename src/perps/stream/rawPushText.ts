@@ -24,8 +24,14 @@ const IID = '"iid":'
 /** A non-negative integer of at most 15 digits is a safe integer. */
 const MAX_DIGITS = 15
 
-/** The digits at `from` as a number and where they end, or undefined when there are none (or too many). */
-function digitsAt(text: string, from: number): { value: number; end: number } | undefined {
+/** Where the digits read last by `digitsAt` end (a module slot, not an object per number: ~3 per frame). */
+let digitsEnd = 0
+
+/**
+ * The digits at `from` as a number (their end in `digitsEnd`), or -1 when there are none (or too
+ * many). Synchronous and pure but for that slot: read it before the next call.
+ */
+function digitsAt(text: string, from: number): number {
   let value = 0
   let i = from
   for (; i < text.length && i - from <= MAX_DIGITS; i++) {
@@ -33,7 +39,9 @@ function digitsAt(text: string, from: number): { value: number; end: number } | 
     if (c < 0 || c > 9) break
     value = value * 10 + c
   }
-  return i === from || i - from > MAX_DIGITS ? undefined : { value, end: i }
+  if (i === from || i - from > MAX_DIGITS) return -1
+  digitsEnd = i
+  return value
 }
 
 /** The envelope of a push written in the venue's order, else undefined. */
@@ -44,10 +52,10 @@ export function pushText(text: string): PushText | undefined {
   const ch = text.slice(HEAD.length, chEnd)
   if (ch.includes('\\')) return undefined
   const ts = digitsAt(text, chEnd + TS.length)
-  if (ts === undefined || !text.startsWith(SQ, ts.end)) return undefined
-  const sq = digitsAt(text, ts.end + SQ.length)
-  if (sq === undefined || !text.startsWith(DATA, sq.end)) return undefined
-  return { ch, ts: ts.value, sq: sq.value, data: text.slice(sq.end + DATA.length, text.length - 1) }
+  if (ts < 0 || !text.startsWith(SQ, digitsEnd)) return undefined
+  const sq = digitsAt(text, digitsEnd + SQ.length)
+  if (sq < 0 || !text.startsWith(DATA, digitsEnd)) return undefined
+  return { ch, ts, sq, data: text.slice(digitsEnd + DATA.length, text.length - 1) }
 }
 
 /**
@@ -58,7 +66,7 @@ export function pushText(text: string): PushText | undefined {
 export function textKey(ch: string, data: string): number {
   if (!ch.endsWith('::all')) return -1
   const at = data.indexOf(IID)
-  return at < 0 ? -1 : (digitsAt(data, at + IID.length)?.value ?? -1)
+  return at < 0 ? -1 : digitsAt(data, at + IID.length)
 }
 
 /** Longest data text kept for comparison (a ticker or BBO is ~200 characters; statistics with klines are not kept). */
