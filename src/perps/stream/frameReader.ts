@@ -28,7 +28,6 @@ export interface FrameReaderParts {
   intake: PushIntake
   freshness: ChannelFreshness
   logs: RateLimitedLog<StreamLogKind>
-  now(): number
   /** Settles the request `id` waits for (the outbox) with the answer's items. */
   resolveAck(id: number, items: ReturnType<typeof ackItems>): void
   /** A gap, reported once per episode (gapHolds.ts): the caller resyncs over REST. */
@@ -46,7 +45,8 @@ export class FrameReader {
     this.#p = parts
   }
 
-  read(text: string): void {
+  /** `receivedAt`: the clock's time when the frame was handled (the client's last inbound time). */
+  read(text: string, receivedAt: number): void {
     const p = this.#p
     // Most frames repeat their key's last push: compared as text, not parsed (rawPushText.ts).
     const envelope = pushText(text)
@@ -54,7 +54,7 @@ export class FrameReader {
       if (!p.wanted.has(envelope.ch)) return // an unsubscribed channel's last frames
       const r = p.intake.readText(envelope)
       if (r !== undefined) {
-        this.#apply(envelope.ch, r)
+        this.#apply(envelope.ch, r, receivedAt)
         return
       }
     }
@@ -73,7 +73,7 @@ export class FrameReader {
         return
       }
       case 'push':
-        this.#onPush(frame.frame, envelope?.data)
+        this.#onPush(frame.frame, envelope?.data, receivedAt)
         return
       case 'resync': {
         // The venue dropped notifications (backpressure); `sq` is the newest dropped, the new baseline.
@@ -102,14 +102,14 @@ export class FrameReader {
   }
 
   /** One push on a channel: read (pushIntake.ts), then logged and emitted in the reading's order. */
-  #onPush(env: PushEnvelope, dataText: string | undefined): void {
+  #onPush(env: PushEnvelope, dataText: string | undefined, receivedAt: number): void {
     const { ch } = env
     if (!this.#p.wanted.has(ch)) return // an unsubscribed channel's last frames
-    this.#apply(ch, this.#p.intake.read(env, dataText))
+    this.#apply(ch, this.#p.intake.read(env, dataText), receivedAt)
   }
 
   /** A push's reading applied: gaps, drops and bad rows logged, then the push emitted. */
-  #apply(ch: string, r: PushReading): void {
+  #apply(ch: string, r: PushReading, receivedAt: number): void {
     const p = this.#p
     if (r.sequenceGap !== undefined) p.gap(r.sequenceGap)
     if (r.foreign !== undefined) {
@@ -126,7 +126,7 @@ export class FrameReader {
       p.gap(r.invalid.gap)
     }
     if (r.push === undefined) return
-    if (p.freshness.pushed(ch, p.now())) p.emit('fresh', ch)
+    if (p.freshness.pushed(ch, receivedAt)) p.emit('fresh', ch)
     p.emit('push', r.push)
     if (r.changed && p.yieldAfter?.(r.push)) p.yieldNow()
   }

@@ -123,7 +123,6 @@ export class StreamClient {
       intake: this.#intake,
       freshness: this.#freshness,
       logs: this.#logs,
-      now: () => this.#clock.now(),
       resolveAck: (id, items) => this.#outbox.resolve(id, items),
       gap: (gap) => this.#gap(gap),
       emit: (event, value) => this.#emit(event, value),
@@ -131,8 +130,10 @@ export class StreamClient {
       yieldNow: () => this.#inbox.yieldNow(),
     })
     this.#inbox = new Inbox((text) => {
-      this.#lastInboundAt = this.#clock.now()
-      this.#reader.read(text)
+      // One clock read a frame: its inbound time is also its push time (freshness).
+      const now = this.#clock.now()
+      this.#lastInboundAt = now
+      this.#reader.read(text, now)
     }, o.schedule)
     // A listener's bug must not break the socket's bookkeeping.
     this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))

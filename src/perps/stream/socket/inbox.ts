@@ -80,10 +80,26 @@ export class Inbox<T> {
 
   /** Handles `item` now, or queues it behind the frames a yield (of this inbox or its group) deferred. */
   push(item: T): void {
-    this.#queue.push(item)
-    if (this.#deferred || this.#draining) return
-    if (this.#group.held && this.#group.turn !== this.#ignoredTurn && !this.#catchingUp) this.#defer()
-    else this.#drain()
+    if (this.#deferred || this.#draining) {
+      this.#queue.push(item)
+      return
+    }
+    const held = this.#group.held && this.#group.turn !== this.#ignoredTurn && !this.#catchingUp
+    if (held || this.#head < this.#queue.length) {
+      this.#queue.push(item)
+      if (held) this.#defer()
+      else this.#drain()
+      return
+    }
+    // Nothing waits (nearly every frame): handled at once, without a trip through the queue.
+    this.#draining = true
+    try {
+      this.#handle(item)
+    } finally {
+      this.#draining = false
+      if (this.#head >= this.#queue.length) this.#catchingUp = false
+    }
+    if (!this.#deferred && this.#head < this.#queue.length) this.#drain()
   }
 
   /** The frames after the one being handled wait for a later turn of the event loop (and the group's). */
