@@ -44,12 +44,30 @@ function digitsAt(text: string, from: number): number {
   return value
 }
 
+/** The channel read last: consecutive frames on a shared channel (`tickers::all`) reuse its string. */
+let lastChannel = ''
+
+/**
+ * The channel at HEAD..`end`: the last one read when the text spells it (no new string, and its hash,
+ * which every map keyed by channel asks for, is already computed), else a new one.
+ */
+function channelAt(text: string, end: number): string {
+  const last = lastChannel
+  if (end - HEAD.length === last.length) {
+    let i = 0
+    while (i < last.length && text.charCodeAt(HEAD.length + i) === last.charCodeAt(i)) i++
+    if (i === last.length) return last
+  }
+  lastChannel = text.slice(HEAD.length, end)
+  return lastChannel
+}
+
 /** The envelope of a push written in the venue's order, else undefined. */
 export function pushText(text: string): PushText | undefined {
   if (!text.startsWith(HEAD) || text.charCodeAt(text.length - 1) !== 125 /* } */) return undefined
   const chEnd = text.indexOf('"', HEAD.length)
   if (chEnd < 0 || !text.startsWith(TS, chEnd)) return undefined
-  const ch = text.slice(HEAD.length, chEnd)
+  const ch = channelAt(text, chEnd)
   if (ch.includes('\\')) return undefined
   const ts = digitsAt(text, chEnd + TS.length)
   if (ts < 0 || !text.startsWith(SQ, digitsEnd)) return undefined
