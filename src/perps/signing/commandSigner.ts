@@ -17,7 +17,7 @@ import { defaultExp, validateExp } from './timing.ts'
 import {
   type CreateProxyMessage,
   createProxyDigest,
-  opDigest,
+  opDigestBytes,
   type SignedOp,
   type Stamp,
 } from './typedData.ts'
@@ -135,7 +135,7 @@ export class CommandSigner {
   async signOp(signedOp: SignedOp, stamp: Stamp): Promise<Hex> {
     // The digest of the fixed Op struct, signed as a hash: the same bytes as viem's `signTypedData`
     // (tested), without its generic typed-data encoder on the tick-to-trade path.
-    return this.#key.sign(opDigest(this.domain, signedOp, stamp))
+    return this.#key.sign(opDigestBytes(this.domain, signedOp, stamp))
   }
 
   /**
