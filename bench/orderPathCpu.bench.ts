@@ -47,11 +47,14 @@ async function rig(tree: string): Promise<Rig> {
   if (!existsSync(file)) throw new Error(`${file} is missing (copy this tree's bench/inProcessBot.ts there)`)
   const mod: { createInProcessBot: typeof CreateInProcessBot } = await import(pathToFileURL(file).href)
   let handedAt: number | undefined
+  let handed: () => void = () => undefined
   const bot = await mod.createInProcessBot({
     instruments: N,
     limiter: 'large',
     onHandoff: () => {
-      handedAt ??= cpuUs()
+      if (handedAt !== undefined) return
+      handedAt = cpuUs()
+      handed()
     },
   })
   await bot.feedInitial()
@@ -65,11 +68,18 @@ async function rig(tree: string): Promise<Rig> {
       // Keep the account and statistics inputs fresh (they go stale after a while).
       if (k % 500 === 0) bot.refreshSlowInputs()
       handedAt = undefined
+      // The bench's own idle check (a scan of every actor) must not run inside the window: the
+      // move waits for the hand-off itself, then for the answer.
+      const handoff = new Promise<void>((resolve, reject) => {
+        handed = resolve
+        setTimeout(() => reject(new Error(`${tree}: move ${k} (${i.symbol}) sent nothing`)), 10_000).unref()
+      })
       const t0 = cpuUs()
       bot.moveIndex(i)
+      await handoff
+      const used = (handedAt ?? Number.NaN) - t0
       await bot.waitIdle()
-      if (handedAt === undefined) throw new Error(`${tree}: move ${k} (${i.symbol}) sent nothing`)
-      return handedAt - t0
+      return used
     },
     async stop() {
       bot.takeHandoffs()
