@@ -283,11 +283,12 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     if (signal?.aborted) throw new LimiterAbortedError('admission', { cause: signal.reason })
     const priority = job.priority
     const w = weightsOf(job)
-    guard({ ...job, priority }, w)
+    const typed = { ...job, priority }
+    guard(typed, w)
     queued[priority] += 1
     let taken: Admission[]
     try {
-      taken = await admit({ ...job, priority }, w, signal)
+      taken = await admit(typed, w, signal)
     } finally {
       queued[priority] -= 1
     }
