@@ -147,7 +147,8 @@ export class CommandSigner {
     options: SignCommandOptions = {},
   ): Promise<SignedCommand<TOp>> {
     const stamped = this.stampCommand(built, options)
-    const sig = await this.signOp(built.signedOp, stamped)
+    // The digest signer is synchronous: signed in this turn, not after `signOp`'s promise.
+    const sig = this.#key.sign(opDigestBytes(this.domain, built.signedOp, stamped))
     const command: SignedCommand<TOp> = { op: stamped.op, sig, salt: stamped.salt, ts: stamped.ts }
     if (stamped.exp !== undefined) command.exp = stamped.exp
     return command

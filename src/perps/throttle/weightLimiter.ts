@@ -150,7 +150,8 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     const aborted = (): LimiterAbortedError =>
       new LimiterAbortedError('the breaker to close', { cause: signal?.reason })
     for (;;) {
-      if (job.priority === 'quote') await quoteGate.wait(signal, aborted)
+      // Awaited only while the breaker holds quotes: an open gate admits in this turn.
+      if (job.priority === 'quote' && !quoteGate.isOpen) await quoteGate.wait(signal, aborted)
       const taken: Admission[] = []
       try {
         // Action weight first, so a job waiting for it does not sit on request weight others need.
