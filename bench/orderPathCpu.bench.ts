@@ -15,9 +15,12 @@
  * process, and the trees take turns move by move, each going first in turn: the load hits them alike
  * (separate runs at load 4-5 spread ±10 %, more than a cut's gain).
  *
+ * `--windows FILE` writes each measured move's window (CLOCK_MONOTONIC ms, a CPU profile's time base) so
+ * a `--cpu-prof` of the run can be cut to the moves.
+ *
  * Prints each tree's CPU per move (p50, p90, mean, in µs) and a `BENCH_RESULT` line.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { createInProcessBot as CreateInProcessBot } from './inProcessBot.ts'
@@ -34,6 +37,12 @@ const cpuUs = (): number => {
   const u = process.cpuUsage()
   return u.user + u.system
 }
+
+/** CLOCK_MONOTONIC in ms, the base of a CPU profile's timestamps. */
+const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6
+/** Each measured move's window, for `--windows FILE` (the shape /work-style path summarizers read). */
+const windows: { at: number; readWait: number; ms: number }[] = []
+const windowsFile = argv.flatMap((a, i) => (a === '--windows' ? [argv[i + 1] ?? ''] : []))[0]
 
 interface Rig {
   tree: string
@@ -75,9 +84,11 @@ async function rig(tree: string): Promise<Rig> {
         setTimeout(() => reject(new Error(`${tree}: move ${k} (${i.symbol}) sent nothing`)), 10_000).unref()
       })
       const t0 = cpuUs()
+      const w0 = monotonicMs()
       bot.moveIndex(i)
       await handoff
       const used = (handedAt ?? Number.NaN) - t0
+      if (k > WARMUP) windows.push({ at: w0, readWait: 0, ms: monotonicMs() - w0 })
       await bot.waitIdle()
       return used
     },
@@ -111,4 +122,6 @@ for (const [i, r] of rigs.entries()) {
   )
   results.push({ tree: name, p50Us: d.p50, p90Us: d.p90, meanUs: mean })
 }
+if (windowsFile !== undefined)
+  writeFileSync(windowsFile, JSON.stringify({ monotonicToWallMs: 0, moves: windows }))
 emitResult({ bench: 'order-path-cpu', instruments: N, moves: MOVES, trees: results })
