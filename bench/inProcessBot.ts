@@ -60,6 +60,8 @@ export interface InProcessBotOptions {
   /** The actors' `minRepriceIntervalMs`. Default 0 (no throttle, so each input is a repricing). */
   minRepriceIntervalMs?: number | undefined
   clock?: Clock | undefined
+  /** Called synchronously as each signed batch is handed to the transport (a bench's CPU reading). */
+  onHandoff?: (() => void) | undefined
 }
 
 /** A signed batch as it was handed to the transport. */
@@ -200,6 +202,7 @@ export async function createInProcessBot(o: InProcessBotOptions): Promise<InProc
     request(req: HttpRequest) {
       const at = performance.now()
       if (req.body !== undefined) handoffs.push({ at, body: req.body as Handoff['body'] })
+      o.onHandoff?.()
       return inner.request(req)
     },
     close: () => inner.close(),

@@ -178,9 +178,10 @@ export function createOrderGateway(deps: {
       // Quoting again: the actor manages its orders itself; nothing of a past halt is owed.
       deps.owed?.paid(instrumentId)
       const fallback = deps.modify?.mode === 'cancel+create'
-      const byOid = new Map(openOrders.map((o) => [o.oid, o]))
+      // The open orders by id only for the cancel+create fallback, the one reader.
+      const byOid = fallback ? new Map(openOrders.map((o) => [o.oid, o])) : undefined
       const [modify, create, cancel] = await Promise.all([
-        fallback
+        byOid !== undefined
           ? Promise.all(plan.modify.map((m) => replace(instrumentId, m, byOid.get(m.oid), priority)))
           : Promise.all(
               plan.modify.map((order) =>

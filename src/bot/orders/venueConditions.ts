@@ -95,7 +95,8 @@ export function withVenueConditions(
     retryItem: (r: ItemOutcome<R>) => boolean,
   ) {
     for (let attempt = 1; ; attempt++) {
-      await held()
+      // Awaited only while a 425 holds: a command not held reaches the batcher in this turn.
+      if (s.heldUntil > o.clock.now()) await held()
       const r = await send()
       if (attempt >= maxTries) return r
       const failed = failedError(r)

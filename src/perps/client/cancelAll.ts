@@ -40,10 +40,11 @@ export async function cancelAll(
   validateCommandOptions(ctx, 'cancelAll', options)
   const signer = requireSigner(ctx, 'cancelAll')
   const built = buildCancelAll(valid)
+  const exp = expOptions(ctx, options)
   return perpsCommand(ctx, {
     endpoint: 'cancelAll',
-    body: () => signer.signCommand(built, expOptions(ctx, options)),
-    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
+    body: () => signer.signCommand(built, exp),
+    typed: typedCommand(ctx, signer, built, exp),
     schema: OkAck,
     signal: options.signal,
     priority: options.priority,

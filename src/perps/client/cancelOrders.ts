@@ -53,11 +53,12 @@ export async function admitCancelOrders(
   validateCommandOptions(ctx, 'cancelOrders', options)
   const signer = requireSigner(ctx, 'cancelOrders')
   const built = buildCancelOrders({ oids: valid })
+  const exp = expOptions(ctx, options)
   const admitted = await admitCommand(ctx, {
     endpoint: 'cancelOrders',
     weight: { n: valid.length },
-    body: () => signer.signCommand(built, expOptions(ctx, options)),
-    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
+    body: () => signer.signCommand(built, exp),
+    typed: typedCommand(ctx, signer, built, exp),
     schema: CancelResults,
     signal: options.signal,
     priority: options.priority,

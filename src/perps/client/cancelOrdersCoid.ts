@@ -39,11 +39,12 @@ export async function cancelOrdersCoid(
   validateCommandOptions(ctx, 'cancelOrdersCoid', options)
   const signer = requireSigner(ctx, 'cancelOrdersCoid')
   const built = buildCancelOrdersCoid({ coids: valid })
+  const exp = expOptions(ctx, options)
   const results = await perpsCommand(ctx, {
     endpoint: 'cancelOrdersCoid',
     weight: { n: valid.length },
-    body: () => signer.signCommand(built, expOptions(ctx, options)),
-    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
+    body: () => signer.signCommand(built, exp),
+    typed: typedCommand(ctx, signer, built, exp),
     schema: CancelResults,
     signal: options.signal,
     priority: options.priority,

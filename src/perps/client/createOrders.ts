@@ -92,11 +92,12 @@ export async function admitCreateOrders(
   validateCommandOptions(ctx, 'createOrders', options)
   const signer = requireSigner(ctx, 'createOrders')
   const built = buildCreateOrders({ orders: valid, grp: options.grp })
+  const exp = expOptions(ctx, options)
   const admitted = await admitCommand(ctx, {
     endpoint: 'createOrders',
     weight: { n: valid.length },
-    body: () => signer.signCommand(built, expOptions(ctx, options)),
-    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
+    body: () => signer.signCommand(built, exp),
+    typed: typedCommand(ctx, signer, built, exp),
     schema: CreateOrderAcks,
     signal: options.signal,
     priority: options.priority,

@@ -69,11 +69,12 @@ export async function admitModifyOrders(
   validateCommandOptions(ctx, 'modifyOrders', options)
   const signer = requireSigner(ctx, 'modifyOrders')
   const built = buildModifyOrders({ orders: valid })
+  const exp = expOptions(ctx, options)
   const admitted = await admitCommand(ctx, {
     endpoint: 'modifyOrders',
     weight: { n: valid.length },
-    body: () => signer.signCommand(built, expOptions(ctx, options)),
-    typed: typedCommand(ctx, signer, built, expOptions(ctx, options)),
+    body: () => signer.signCommand(built, exp),
+    typed: typedCommand(ctx, signer, built, exp),
     schema: ModifyResults,
     signal: options.signal,
     priority: options.priority,

@@ -142,11 +142,14 @@ export function validateCommandOptions(
 
 /** The signer's options for a command: exp (the call's, else the context default) and its clock. */
 export function expOptions(ctx: PerpsClientContext, opts: PerpsCommandOptions): SignCommandOptions {
-  const clock = opts.localClockIfUntrusted === true ? { localClockIfUntrusted: true } : {}
-  if (opts.exp !== undefined) return { exp: opts.exp, ...clock }
-  if (opts.expAfterMs !== undefined) return { expAfterMs: opts.expAfterMs, ...clock }
-  if (ctx.defaultExpAfterMs !== undefined) return { expAfterMs: ctx.defaultExpAfterMs, ...clock }
-  return clock
+  // Literals, not a spread of an optional part: this runs for every command on the order path.
+  const local = opts.localClockIfUntrusted === true
+  if (opts.exp !== undefined)
+    return local ? { exp: opts.exp, localClockIfUntrusted: true } : { exp: opts.exp }
+  const after = opts.expAfterMs ?? ctx.defaultExpAfterMs
+  if (after !== undefined)
+    return local ? { expAfterMs: after, localClockIfUntrusted: true } : { expAfterMs: after }
+  return local ? { localClockIfUntrusted: true } : {}
 }
 
 // ---- calls ------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import { defaultExp, validateExp } from './timing.ts'
 import {
   type CreateProxyMessage,
   createProxyDigest,
-  opDigest,
+  opDigestBytes,
   type SignedOp,
   type Stamp,
 } from './typedData.ts'
@@ -135,7 +135,7 @@ export class CommandSigner {
   async signOp(signedOp: SignedOp, stamp: Stamp): Promise<Hex> {
     // The digest of the fixed Op struct, signed as a hash: the same bytes as viem's `signTypedData`
     // (tested), without its generic typed-data encoder on the tick-to-trade path.
-    return this.#key.sign(opDigest(this.domain, signedOp, stamp))
+    return this.#key.sign(opDigestBytes(this.domain, signedOp, stamp))
   }
 
   /**
@@ -147,7 +147,8 @@ export class CommandSigner {
     options: SignCommandOptions = {},
   ): Promise<SignedCommand<TOp>> {
     const stamped = this.stampCommand(built, options)
-    const sig = await this.signOp(built.signedOp, stamped)
+    // The digest signer is synchronous: signed in this turn, not after `signOp`'s promise.
+    const sig = this.#key.sign(opDigestBytes(this.domain, built.signedOp, stamped))
     const command: SignedCommand<TOp> = { op: stamped.op, sig, salt: stamped.salt, ts: stamped.ts }
     if (stamped.exp !== undefined) command.exp = stamped.exp
     return command

@@ -11,14 +11,14 @@
 import { signRecoverable } from 'tiny-secp256k1'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
-import { bytesToHex, hexToBytes } from 'viem/utils'
+import { hexToBytes } from 'viem/utils'
 import { SigningError } from '../../errors.ts'
 import { parsePrivateKey } from './privateKey.ts'
 
 export interface DigestSigner {
   readonly address: Address
-  /** `r ‖ s ‖ v` (65 bytes, v = 27 | 28) over a 32-byte digest. @throws {@link SigningError} */
-  sign(digest: Hex): Hex
+  /** `r ‖ s ‖ v` (65 bytes, v = 27 | 28) over a 32-byte digest (hex or its bytes). @throws {@link SigningError} */
+  sign(digest: Hex | Uint8Array): Hex
 }
 
 /** @throws {@link SigningError} for missing or invalid key material (the message never contains it). */
@@ -37,7 +37,7 @@ export function createDigestSigner(privateKey: unknown): DigestSigner {
     sign(digest) {
       let signed: { signature: Uint8Array; recoveryId: number }
       try {
-        signed = signRecoverable(hexToBytes(digest), key)
+        signed = signRecoverable(typeof digest === 'string' ? hexToBytes(digest) : digest, key)
       } catch (e) {
         throw new SigningError('could not sign perps command', {
           details: [e instanceof Error ? e.name : 'non-error thrown'],
@@ -45,7 +45,13 @@ export function createDigestSigner(privateKey: unknown): DigestSigner {
       }
       // 2 and 3 mean r ≥ n, which no 65-byte Ethereum signature can carry (probability ~2⁻¹²⁸).
       if (signed.recoveryId > 1) throw new SigningError('could not sign perps command: r overflowed n')
-      return `${bytesToHex(signed.signature)}${signed.recoveryId === 0 ? '1b' : '1c'}`
+      // Node's hex writer spells what viem's `bytesToHex` does (lower case), natively.
+      const sig = Buffer.from(
+        signed.signature.buffer,
+        signed.signature.byteOffset,
+        signed.signature.byteLength,
+      )
+      return `0x${sig.toString('hex')}${signed.recoveryId === 0 ? '1b' : '1c'}`
     },
   }
 }

@@ -5,7 +5,7 @@
  * - `CreateProxy(address addr,uint64 exp,uint64 salt,uint64 ts)`, signed by the owner.
  * Everything here is pure: hashing only, no keys.
  */
-import { encode } from '@msgpack/msgpack'
+import { Encoder } from '@msgpack/msgpack'
 import type { Address, Hex } from 'viem'
 import { hashStruct, hashTypedData, hexToBytes, keccak256, toHex } from 'viem/utils'
 import { InputValidationError } from '../../errors.ts'
@@ -63,13 +63,20 @@ export function compactSignableValue(value: SignableValue): SignableValue {
 }
 
 /**
+ * One encoder with `encode`'s default options, reused: `encode()` builds an `Encoder` and its 2 KiB
+ * buffer per call (a command's digest is on the tick-to-trade path). `Encoder.encode` returns a copy
+ * of its buffer and clones itself if re-entered, so sharing it is safe; the bytes are `encode`'s.
+ */
+const encoder = new Encoder()
+
+/**
  * The exact bytes that are hashed: default `@msgpack/msgpack` encoding of the compacted op.
  * @throws {@link InputValidationError} for numbers that would not encode as msgpack integers.
  */
 export function encodeSignedOp(signedOp: SignedOp): Uint8Array {
   const compact = compactSignableValue(signedOp)
   assertIntegersOnly(compact, 'signedOp')
-  return encode(compact)
+  return encoder.encode(compact)
 }
 
 /** `keccak256(msgpack(compact(signedOp)))`, the `data` field of the Op struct. */
@@ -99,6 +106,16 @@ export function opTypedData(domain: PerpsDomain, signedOp: SignedOp, stamp: Stam
  * tick-to-trade path, and viem's generic encoder took about 0.2 ms of it.
  */
 export function opDigest(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp): Hex {
+  return keccak256Hex(opDigestInput(domain, signedOp, stamp))
+}
+
+/** `opDigest` as its 32 bytes, as a signer takes it (no hex spelling and parsing in between). */
+export function opDigestBytes(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp): Uint8Array {
+  return keccak256Bytes(opDigestInput(domain, signedOp, stamp))
+}
+
+/** `0x1901 ‖ domainSeparator ‖ structHash`: what the digest hashes. */
+function opDigestInput(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp): Uint8Array {
   const struct = new Uint8Array(128)
   struct.set(OP_TYPEHASH_BYTES, 0)
   struct.set(keccak256Bytes(encodeSignedOp(signedOp)), 32)
@@ -111,7 +128,7 @@ export function opDigest(domain: PerpsDomain, signedOp: SignedOp, stamp: Stamp):
   outer[1] = 0x01
   outer.set(domainSeparatorBytes(domain), 2)
   outer.set(keccak256Bytes(struct), 34)
-  return keccak256Hex(outer)
+  return outer
 }
 
 const OP_TYPEHASH_BYTES = hexToBytes(OP_TYPEHASH)
@@ -191,14 +208,19 @@ export function toUint64(value: number, field: string): bigint {
 }
 
 function assertIntegersOnly(value: SignableValue, path: string): void {
-  if (typeof value === 'number') {
-    // A non-integer or unsafe number would encode as float64, which the venue would hash differently.
-    if (!Number.isSafeInteger(value)) throw new InputValidationError(`${path} must be a safe integer`)
-    return
+  // The path is spelled only for a refusal: building it for every element cost more than the check.
+  const bad = firstUnsafeNumber(value)
+  if (bad !== undefined) throw new InputValidationError(`${path}${bad} must be a safe integer`)
+}
+
+/** Where the first non-integer or unsafe number sits (`""`, `"[1][0]"`), undefined if none. */
+function firstUnsafeNumber(value: SignableValue): string | undefined {
+  // A non-integer or unsafe number would encode as float64, which the venue would hash differently.
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? undefined : ''
+  if (!isSignableList(value)) return undefined
+  for (let i = 0; i < value.length; i++) {
+    const inner = firstUnsafeNumber(value[i])
+    if (inner !== undefined) return `[${i}]${inner}`
   }
-  if (isSignableList(value)) {
-    value.forEach((item, i) => {
-      assertIntegersOnly(item, `${path}[${i}]`)
-    })
-  }
+  return undefined
 }

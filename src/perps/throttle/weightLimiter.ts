@@ -150,7 +150,8 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     const aborted = (): LimiterAbortedError =>
       new LimiterAbortedError('the breaker to close', { cause: signal?.reason })
     for (;;) {
-      if (job.priority === 'quote') await quoteGate.wait(signal, aborted)
+      // Awaited only while the breaker holds quotes: an open gate admits in this turn.
+      if (job.priority === 'quote' && !quoteGate.isOpen) await quoteGate.wait(signal, aborted)
       const taken: Admission[] = []
       try {
         // Action weight first, so a job waiting for it does not sit on request weight others need.
@@ -283,11 +284,12 @@ export function createWeightLimiter(options: WeightLimiterOptions = {}): WeightL
     if (signal?.aborted) throw new LimiterAbortedError('admission', { cause: signal.reason })
     const priority = job.priority
     const w = weightsOf(job)
-    guard({ ...job, priority }, w)
+    const typed = { ...job, priority }
+    guard(typed, w)
     queued[priority] += 1
     let taken: Admission[]
     try {
-      taken = await admit({ ...job, priority }, w, signal)
+      taken = await admit(typed, w, signal)
     } finally {
       queued[priority] -= 1
     }

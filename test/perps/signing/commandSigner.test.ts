@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import fc from 'fast-check'
-import { hashTypedData, recoverTypedDataAddress } from 'viem'
+import { bytesToHex, hashTypedData, recoverTypedDataAddress } from 'viem'
 import { privateKeyToAccount, sign } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import type { Clock } from '../../../src/clock.ts'
@@ -12,7 +12,9 @@ import { buildCancelOrders, buildCreateOrders } from '../../../src/perps/signing
 import { SECP256K1_N } from '../../../src/perps/signing/privateKey.ts'
 import { SaltSource } from '../../../src/perps/signing/salt.ts'
 import {
+  encodeSignedOp,
   opDigest,
+  opDigestBytes,
   opTypedData,
   type SignableValue,
   type SignedOp,
@@ -93,6 +95,35 @@ describe('opDigest and signOp against viem typed data', () => {
       }),
       { numRuns: 300 },
     )
+  })
+
+  it('opDigestBytes is opDigest as bytes, and the signer signs them as it signs the hex', () => {
+    const signer = createDigestSigner(PROXY_PK)
+    fc.assert(
+      fc.property(anyOp, anyStamp, (op, stamp) => {
+        const bytes = opDigestBytes(DEFAULT_PERPS_DOMAIN, op, stamp)
+        const hex = opDigest(DEFAULT_PERPS_DOMAIN, op, stamp)
+        expect(bytesToHex(bytes)).toBe(hex)
+        expect(signer.sign(bytes)).toBe(signer.sign(hex))
+      }),
+      { numRuns: 100 },
+    )
+  })
+
+  it('encodeSignedOp names the first number that is not a safe integer, and encodes again after it', () => {
+    const op: SignedOp = [
+      'modifyOrders',
+      [
+        [1, '2', '3'],
+        [4, 5.5, '6'],
+      ],
+      [7, 2 ** 60],
+    ]
+    expect(() => encodeSignedOp(op)).toThrow(
+      new InputValidationError('signedOp[1][1][1] must be a safe integer'),
+    )
+    expect(() => encodeSignedOp(['x', [Number.NaN]])).toThrow('signedOp[1][0] must be a safe integer')
+    expect(bytesToHex(encodeSignedOp(['x', [1]]))).toBe('0x92a1789101')
   })
 
   it('the digest signer (libsecp256k1) gives the bytes of viem sign for generated keys and digests', async () => {
