@@ -3,7 +3,7 @@
  * input event, for this tree's machine beside a baseline tree's in the same run.
  *
  *   npm run bench:machine -- [--events 200000] [--instruments 10] [--rounds 3] [--baseline 6e1c930]
- *                            [--mix stream|backtest]
+ *                            [--mix stream|backtest] [--pretenuring on|off]
  *
  * Each variant runs in its own child process (rounds alternate baseline, current), so neither shares
  * a JIT or heap with the other. The baseline is `git archive <ref> src` unpacked under .scratch/
@@ -52,6 +52,11 @@ const CHILD = flag('child')
  * index every 2 s and the account every 3 s (its pollers' cadence), mostly a new value each time.
  */
 const MIX = flag('mix') === 'backtest' ? 'backtest' : 'stream'
+/**
+ * V8's allocation-site pretenuring in both variants' processes: `on` (V8's default, as the live
+ * actors run) or `off` (as the fast engine runs its machines, research/backtest/pretenuring.ts).
+ */
+const PRETENURING = flag('pretenuring') === 'off' ? 'off' : 'on'
 
 /** The part of `MachineDriver` both trees share. */
 interface Driver {
@@ -335,6 +340,7 @@ else {
         process.execPath,
         [
           '--allow-natives-syntax',
+          ...(PRETENURING === 'off' ? ['--no-allocation-site-pretenuring'] : []),
           '--import',
           'tsx',
           'bench/machineStep.bench.ts',
@@ -358,7 +364,7 @@ else {
     }
   const best = (fs: Figures[], k: 'cpuUsPerEvent' | 'bytesPerEvent') => Math.min(...fs.map((f) => f[k]))
   console.log(
-    `\nInstrument machine step, ${MIX} mix, ${INSTRUMENTS} instruments, ${EVENTS} events (a fifth warm-up), best of ${ROUNDS} rounds, load ${load0.toFixed(1)}–${(loadavg()[0] ?? 0).toFixed(1)}:`,
+    `\nInstrument machine step, ${MIX} mix, ${INSTRUMENTS} instruments, ${EVENTS} events (a fifth warm-up), best of ${ROUNDS} rounds, V8's allocation-site pretenuring ${PRETENURING}, load ${load0.toFixed(1)}–${(loadavg()[0] ?? 0).toFixed(1)}:`,
   )
   console.log('| variant | µs CPU/event | KB allocated/event |\n|---|---|---|')
   for (const [label, fs] of results)
