@@ -15,16 +15,24 @@ const FLAG = 'allocation-site-pretenuring'
 
 let running = 0
 
+/** Where the flag is read and set: node's own by default (a test passes its own). */
+export interface PretenuringHost {
+  execArgv: readonly string[]
+  setFlags(flags: string): void
+}
+
+const NODE: PretenuringHost = { execArgv: process.execArgv, setFlags: setFlagsFromString }
+
 /** Runs `body` with pretenuring off (see above). */
 export async function withoutPretenuring<T>(
   body: () => Promise<T>,
-  execArgv: readonly string[] = process.execArgv,
+  host: PretenuringHost = NODE,
 ): Promise<T> {
-  if (execArgv.some((a) => a === `--${FLAG}` || a === `--no-${FLAG}`)) return body()
-  if (running++ === 0) setFlagsFromString(`--no-${FLAG}`)
+  if (host.execArgv.some((a) => a === `--${FLAG}` || a === `--no-${FLAG}`)) return body()
+  if (running++ === 0) host.setFlags(`--no-${FLAG}`)
   try {
     return await body()
   } finally {
-    if (--running === 0) setFlagsFromString(`--${FLAG}`)
+    if (--running === 0) host.setFlags(`--${FLAG}`)
   }
 }
