@@ -8,6 +8,7 @@ import { createBatcher } from '../../src/bot/orders/batcher.ts'
 import type { BatchSettled } from '../../src/bot/orders/batching/batchTypes.ts'
 import { createOpenOrderBook } from '../../src/bot/orders/openOrderBook.ts'
 import { createSignal } from '../../src/bot/shared/signal.ts'
+import { SLICE } from '../../src/bot/shared/slices.ts'
 import {
   journalAccountRecords,
   journalAlertSink,
@@ -138,6 +139,67 @@ describe('the bot side of the journal', () => {
         { key: 'margin', severity: 'critical', resolved: 0 },
       ])
       await journal.close('done')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("many instruments: the minute's rows are written a slice at a time, and the stop writes what is left first", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perpbot-botjournal-'))
+    try {
+      const clock = new SimulatedClock()
+      clock.set(Date.UTC(2026, 10, 20, 12, 0, 30))
+      const db = await openJournalDb({ kind: 'sqlite', path: join(dir, 'j.sqlite') })
+      const real = createJournal({
+        db,
+        clock,
+        settings: JournalSettings.parse({}),
+        run: { version: 't', mode: 'live', configHash: 'h' },
+      })
+      const written: { minute: number; iid: number; spanMs: number }[] = []
+      const journal: Journal = {
+        ...real,
+        snapshot: (rec) => void written.push({ minute: rec.minute, iid: rec.iid, spanMs: rec.spanMs ?? 0 }),
+      }
+      const n = 2 * SLICE + 50
+      const instruments = Array.from({ length: n }, (_, k) => ({ id: k + 1, symbol: `I${k + 1}-USDC` }))
+      const snaps = startPnlSnapshots({
+        journal,
+        clock,
+        instruments,
+        pnl: () => ({
+          instruments: {},
+          account: {
+            fills: 0,
+            makerFills: 0,
+            liquidationFills: 0,
+            volume: '0',
+            realizedPnl: '0',
+            fees: '0',
+            funding: '0',
+            unrealizedPnl: '0',
+            netPnl: '0',
+            makerShare: undefined,
+            openingUnrealizedPnl: '0',
+            inventoryPnl: '0',
+          },
+        }),
+        states: () => instruments.map((i) => ({ id: i.id, state: 'active.normal.quoting' })),
+      })
+      clock.increment(30_000) // the minute turns
+      expect(written).toHaveLength(SLICE) // the first slice in the timer's turn
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      expect(written).toHaveLength(2 * SLICE)
+      clock.increment(10_000)
+      snaps.stop() // the boundary's last 50 rows, then the stop's
+      const m0 = Date.UTC(2026, 10, 20, 12, 1)
+      const ids = instruments.map((i) => i.id)
+      expect(written.map((r) => r.iid)).toEqual([...ids, ...ids])
+      expect(written.slice(0, n).every((r) => r.minute === m0 && r.spanMs === 60_000)).toBe(true)
+      expect(written.slice(n).every((r) => r.minute === m0 && r.spanMs === 10_000)).toBe(true)
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      expect(written).toHaveLength(2 * n) // the slice still scheduled wrote nothing twice
+      await real.close('done')
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -16,7 +16,11 @@ import type { StreamTap } from '../../src/perps/stream/frameTap.ts'
 import type { DatasetInstrument } from '../../src/research/dataset/format.ts'
 import { instrumentOfSpec } from '../../src/research/download/mockSource.ts'
 import { clockImage } from '../../src/research/record/recorderProcess.ts'
-import { recordedChannels, startRecordingTap } from '../../src/research/record/recordingTap.ts'
+import {
+  FRAMES_PER_MESSAGE,
+  recordedChannels,
+  startRecordingTap,
+} from '../../src/research/record/recordingTap.ts'
 import { startBotAgainst, startBotOnMock, startLoopbackMock } from '../../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../../src/sim/generatedInstruments.ts'
 import { datasetRows } from './datasetRows.ts'
@@ -162,6 +166,9 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       // Frames reach the tap before its process is up; they are handed over once it is.
       await vi.waitFor(() => expect(tap.received).toBeGreaterThan(0), { timeout: 10_000 })
       expect(tap.frames).toBe(0)
+      // More than one message's worth held: they go over in several messages, in order.
+      await vi.waitFor(() => expect(tap.received).toBeGreaterThan(FRAMES_PER_MESSAGE), { timeout: 60_000 })
+      expect(tap.frames).toBe(0)
       give(specs.map(instrumentOfSpec))
       await tap.ready
       // Counted, not timed: every recorded channel's pushes reached the tap (the mock's minute
@@ -185,6 +192,8 @@ describe('recording through the bot’s own sockets (run --record)', { timeout: 
       const result = await tap.stop()
       expect(result?.rows).toBeGreaterThan(0)
       expect(tap.frames).toBeGreaterThan(0)
+      // Every frame kept was handed over, those held at the start in several messages.
+      expect(tap.frames).toBe(tap.received)
     } finally {
       await run.stop()
     }

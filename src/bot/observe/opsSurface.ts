@@ -16,10 +16,11 @@ import type { WatchdogCheck } from '../../ops/watchdog.ts'
 import type { Settings } from '../../settings/schema.ts'
 import type { LedgerFill } from '../account/pnlLedger.ts'
 import { type Poller, startPoller } from '../shared/poller.ts'
+import { inSlices } from '../shared/slices.ts'
 import type { BotViews } from './botViews.ts'
 import { instrumentState } from './statusView.ts'
 import { startTimeline, type Timeline, timelineCapacity } from './timeline.ts'
-import { boardOf, sampleTimeline } from './timelineSample.ts'
+import { boardOf, sampleTimelineInSlices } from './timelineSample.ts'
 
 /** How often the gauges read the parts (bot clock). */
 export const GAUGE_INTERVAL_MS = 1_000
@@ -71,12 +72,13 @@ export async function startOpsSurface(o: {
     intervalMs: () => GAUGE_INTERVAL_MS,
     // Only what the gauges show: the whole status (PnL, limiter, inputs) took 2 ms a second at 100
     // instruments and 20 ms at 1,000, a block a price move arriving then had to wait out.
+    // Each instrument's gauges are its own: set a slice at a time (slices.ts).
     run: async () => {
-      for (const i of actors.instruments) {
+      await inSlices(actors.instruments, (i) => {
         const actor = actors.snapshotOf(i.id)
         metrics.setInstrumentState(i.symbol, instrumentState(actor))
         metrics.setLastQuoteAt(i.symbol, actor?.context.stats.lastSubmitAt)
-      }
+      })
       const a = account.snapshot()
       metrics.setAccount({ marginRatio: a.marginRatio, inLiquidation: a.inLiquidation })
     },
@@ -86,9 +88,11 @@ export async function startOpsSurface(o: {
   const timeline: Timeline = startTimeline({
     clock,
     capacity: timelineCapacity(actors.instruments.length),
-    read: () => {
+    // The inputs are read at once (immutable snapshots), then sampled a slice at a time (slices.ts).
+    read: async () => {
       const s = o.views.timelineInputs()
-      return { sample: sampleTimeline(s), board: boardOf(s, account.recentFills()) }
+      const board = boardOf(s, account.recentFills())
+      return { sample: await sampleTimelineInSlices(s), board }
     },
     onError: (e) => log.warn({ err: describeError(e) }, 'timeline sample failed'),
   })

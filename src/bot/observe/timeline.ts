@@ -32,10 +32,18 @@ export interface Timeline extends TimelineSource {
   stop(): Promise<void>
 }
 
+export interface TimelineReading {
+  sample: TimelineSample
+  board: TimelineBoard
+}
+
 export interface TimelineOptions {
   clock: Clock
-  /** One sample and the current board, from the parts' snapshots. */
-  read: () => { sample: TimelineSample; board: TimelineBoard }
+  /**
+   * One sample and the current board, from the parts' snapshots; a promise when the sample is made a
+   * slice at a time (many instruments: opsSurface.ts).
+   */
+  read: () => TimelineReading | Promise<TimelineReading>
   intervalMs?: number | undefined
   capacity?: number | undefined
   /** A failed read (a bug in a snapshot): reported, the next tick tries again. */
@@ -74,8 +82,7 @@ export function startTimeline(o: TimelineOptions): Timeline {
   let board: TimelineBoard = { botMode: '', fills: [], openAlerts: [], recentAlerts: [] }
   let boardJson = JSON.stringify(board)
 
-  const tick = (): void => {
-    const next = o.read()
+  const took = (next: TimelineReading): void => {
     ring.push(packer.pack(next.sample))
     const json = JSON.stringify(next.board)
     const changed = json !== boardJson
@@ -96,7 +103,11 @@ export function startTimeline(o: TimelineOptions): Timeline {
     name: 'timeline',
     clock: o.clock,
     intervalMs: () => intervalMs,
-    run: async () => tick(),
+    // A reading given at once is taken in the same turn (as before: a stepped clock's tests see it).
+    run: async () => {
+      const r = o.read()
+      took(r instanceof Promise ? await r : r)
+    },
     onError: (e) => o.onError?.(e),
   })
   return {

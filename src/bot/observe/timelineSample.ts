@@ -15,6 +15,7 @@ import type {
 import type { WindowBudgetState } from '../../perps/throttle/windowBudget.ts'
 import type { AccountWatchSnapshot } from '../account/accountWatch.ts'
 import type { LedgerFill, PnlSnapshot } from '../account/pnlLedger.ts'
+import { inSlices } from '../shared/slices.ts'
 import { currencyOf, type InstrumentView, instrumentBasics, type StatusInputs } from './statusView.ts'
 
 /** The part of the status inputs a sample reads (`StatusInputs` is one). */
@@ -83,11 +84,29 @@ function instrumentSample(view: InstrumentView, s: TimelineInputs): TimelineInst
 }
 
 export function sampleTimeline(s: TimelineInputs): TimelineSample {
+  return sampleOf(
+    s,
+    s.instruments.map((i) => instrumentSample(i, s)),
+  )
+}
+
+/**
+ * The same sample, its instruments sampled a slice at a time with a turn of the event loop between
+ * (slices.ts). The inputs are snapshots taken at once (each actor's immutable snapshot, the ledger's
+ * snapshot), so the sample is the one `sampleTimeline` makes of them, only not in one stretch.
+ */
+export async function sampleTimelineInSlices(s: TimelineInputs): Promise<TimelineSample> {
+  const instruments: TimelineInstrument[] = []
+  await inSlices(s.instruments, (i) => void instruments.push(instrumentSample(i, s)))
+  return sampleOf(s, instruments)
+}
+
+function sampleOf(s: TimelineInputs, instruments: TimelineInstrument[]): TimelineSample {
   const a = s.pnl.account
   const marginRatio = s.account.marginRatio
   return {
     at: s.now,
-    instruments: s.instruments.map((i) => instrumentSample(i, s)),
+    instruments,
     account: {
       realizedPnl: num(a.realizedPnl) ?? 0,
       unrealizedPnl: num(a.unrealizedPnl) ?? 0,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { type LedgerFill, PnlLedger, positionAfter } from '../../../src/bot/account/pnlLedger.ts'
+import {
+  type LedgerFill,
+  type LedgerPosition,
+  PnlLedger,
+  positionAfter,
+} from '../../../src/bot/account/pnlLedger.ts'
+import { addDecimal, subDecimal } from '../../../src/decimal.ts'
+import { seededRandom } from '../../../src/random.ts'
 
 const fill = (over: Partial<LedgerFill>): LedgerFill => ({
   tid: 1,
@@ -187,5 +194,58 @@ describe('PnL since start: the opening inventory', () => {
     const l = new PnlLedger()
     l.observePositions([pos('0.1', '53000', '500')], [1])
     expect(l.snapshot().account).toMatchObject({ netPnl: '500', unrealizedPnl: '500' })
+  })
+
+  it('keeps its snapshot between reads: the account is always the exact sum of the lines, read often or once', () => {
+    const r = seededRandom(36)
+    const often = new PnlLedger({ sinceStart: true, now: () => 1 })
+    const once = new PnlLedger({ sinceStart: true, now: () => 1 })
+    const held = new Map<number, LedgerPosition>()
+    const amount = (): string => `${r.int(-300, 300) / 100}`
+    for (let step = 0; step < 600; step++) {
+      const iid = r.int(1, 12)
+      const roll = r.next()
+      const f = fill({ tid: step, iid, p: `${r.int(90, 110)}.5`, fee: amount(), pnl: amount(), ts: step })
+      const funding = { instrument_id: iid, funding: amount(), timestamp: step }
+      for (const l of [often, once]) {
+        if (roll < 0.4) l.applyFill(f)
+        else if (roll < 0.5) l.applyFunding(funding)
+      }
+      if (roll >= 0.5) {
+        if (r.next() < 0.2) held.delete(iid)
+        else
+          held.set(iid, {
+            instrument_id: iid,
+            size: `${r.int(-3, 3)}`,
+            entry_price: `${r.int(90, 110)}`,
+            unrealized_pnl: amount(),
+          })
+        const positions = [...held.values()]
+        often.observePositions(positions, [1, 2, 3])
+        once.observePositions(positions, [1, 2, 3])
+      }
+      const s = often.snapshot()
+      const lines = Object.values(s.instruments)
+      for (const k of [
+        'volume',
+        'realizedPnl',
+        'fees',
+        'funding',
+        'unrealizedPnl',
+        'inventoryPnl',
+        'netPnl',
+      ] as const)
+        expect(s.account[k]).toBe(lines.reduce((sum, line) => addDecimal(sum, line[k]), '0'))
+      expect(s.account.fills).toBe(lines.reduce((n, line) => n + line.fills, 0))
+      for (const line of lines) {
+        const closed = line.position === '0' ? line.openingUnrealizedPnl : '0'
+        const net = [line.inventoryPnl, line.fees, line.funding, closed].reduce(
+          (x, y) => subDecimal(x, y),
+          addDecimal(line.realizedPnl, line.unrealizedPnl),
+        )
+        expect(line.netPnl).toBe(net)
+      }
+    }
+    expect(once.snapshot()).toEqual(often.snapshot())
   })
 })

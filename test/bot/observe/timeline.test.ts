@@ -18,8 +18,10 @@ import {
   boardOf,
   openAlerts,
   sampleTimeline,
+  sampleTimelineInSlices,
   type TimelineInputs,
 } from '../../../src/bot/observe/timelineSample.ts'
+import { SLICE } from '../../../src/bot/shared/slices.ts'
 import { createLogger } from '../../../src/logging/logger.ts'
 import type {
   TimelineBoard,
@@ -251,6 +253,34 @@ describe('timeline sampling (pure)', () => {
       marginRatio: 0.125,
     })
     expect(s.limiter).toEqual({ request: { used: 120, capacity: 900 }, action: { used: 8, capacity: 4500 } })
+  })
+
+  it('many instruments are sampled a slice at a time, with turns between, into the same sample', async () => {
+    const base = inputs()
+    const many = Array.from({ length: 2 * SLICE + 7 }, (_, k) => ({
+      ...(base.instruments[k % base.instruments.length] as InstrumentView),
+      id: k + 1,
+      symbol: `I${k + 1}-USDC`,
+    }))
+    const s = { ...base, instruments: many }
+    let turns = 0
+    const ticker = (): void => {
+      turns++
+      if (turns < 50) setImmediate(ticker)
+    }
+    setImmediate(ticker)
+    const sliced = await sampleTimelineInSlices(s)
+    expect(sliced).toEqual(sampleTimeline(s))
+    expect(sliced.instruments).toHaveLength(2 * SLICE + 7)
+    // Two turns between the three slices: other ready work ran while the sample was made.
+    expect(turns).toBeGreaterThanOrEqual(2)
+    // One slice's worth is made in the same turn.
+    let ran = false
+    setImmediate(() => {
+      ran = true
+    })
+    await sampleTimelineInSlices(base)
+    expect(ran).toBe(false)
   })
 
   it('position falls back to the actor when the ledger has none; an infinite margin ratio is null', () => {
