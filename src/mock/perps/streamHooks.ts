@@ -6,6 +6,7 @@
 import type { Order } from '../../perps/schemas/orders.ts'
 import type { Ticker } from '../../perps/schemas/tickers.ts'
 import type { BboPush, FillItem } from '../../perps/stream/pushSchemas.ts'
+import type { Market } from './market/market.ts'
 import { maxBig } from './money.ts'
 import { type ExchangeState, nowOf, type OrderState } from './state.ts'
 import { bboToWire, tickerToWire } from './tickerWire.ts'
@@ -14,18 +15,22 @@ import { orderWire } from './wire.ts'
 /** `GET /v1/info/tickers`; open interest is the sum of the accounts' long sizes. */
 export function tickers(s: ExchangeState, instrumentId: number | undefined): Ticker[] {
   const now = nowOf(s)
-  return s.markets
-    .filter((m) => instrumentId === undefined || m.spec.id === instrumentId)
-    .map((m) => {
-      let oi = 0n
-      for (const a of s.accounts.values()) oi += maxBig(0n, a.positions.get(m.spec.id)?.size ?? 0n)
-      return tickerToWire(m, now, oi)
-    })
+  return marketsOf(s, instrumentId).map((m) => {
+    let oi = 0n
+    for (const a of s.accounts.values()) oi += maxBig(0n, a.positions.get(m.spec.id)?.size ?? 0n)
+    return tickerToWire(m, now, oi)
+  })
 }
 
 export function bbo(s: ExchangeState, instrumentId: number | undefined): BboPush[] {
-  if (instrumentId === undefined) return s.markets.map(bboToWire)
-  return s.markets.filter((m) => m.spec.id === instrumentId).map(bboToWire)
+  return marketsOf(s, instrumentId).map(bboToWire)
+}
+
+/** Every market, or the one of `instrumentId` by the id map (ids are unique): a move's push asks for one of 1,000. */
+function marketsOf(s: ExchangeState, instrumentId: number | undefined): readonly Market[] {
+  if (instrumentId === undefined) return s.markets
+  const m = s.byId.get(instrumentId)
+  return m === undefined ? [] : [m]
 }
 
 /** Each fill of an order, as the `fills` push item. */

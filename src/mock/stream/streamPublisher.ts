@@ -146,7 +146,10 @@ export class StreamPublisher {
   /** Tickers, then BBOs and books, of one instrument or (undefined) all of them. */
   #quotes(wanted: ReadonlySet<string>, iid: number | undefined): StreamOut[] {
     const out: StreamOut[] = []
-    const has = (prefix: string): boolean => [...wanted].some((ch) => ch.startsWith(prefix))
+    const has = (prefix: string): boolean => {
+      for (const ch of wanted) if (ch.startsWith(prefix)) return true
+      return false
+    }
     if (has('tickers::'))
       for (const t of this.#ex.tickers(iid)) {
         const data: TickerPush = {

@@ -115,6 +115,9 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
   /** Pushes owed to the flood's rate not yet sent (the rate times the time since the last burst). */
   let floodOwed = 0
   let activityScheduled = false
+  /** Every session's subscribers by channel and the channels (subscribersOf), until onChanged. */
+  let allSubscribers: Map<string, StreamSession[]> | undefined
+  let allWanted: Set<string> | undefined
   let closed = false
 
   const flushActivity = (): void => {
@@ -153,10 +156,52 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
   }
 
   const onChanged = (): void => {
+    allSubscribers = undefined
+    allWanted = undefined
     publisher.watch(owners())
     const wanted = new Set<string>()
     for (const s of sessions) for (const ch of s.subscriptions) wanted.add(ch)
     publisher.followTrades(wanted, serverClock.now())
+  }
+
+  /**
+   * The sessions of `live` subscribed to each channel, in session order (a push goes to its
+   * subscribers only), and those channels: kept while every session is live and nothing changed
+   * subscriptions (onChanged), so a change push or tick does not re-walk 1,000 subscriptions.
+   */
+  function subscribersOf(live: readonly StreamSession[]): Map<string, StreamSession[]> {
+    const all = live.length === sessions.size
+    if (all && allSubscribers !== undefined) return allSubscribers
+    const out = new Map<string, StreamSession[]>()
+    for (const s of live)
+      for (const ch of s.subscriptions) {
+        const list = out.get(ch)
+        if (list === undefined) out.set(ch, [s])
+        else list.push(s)
+      }
+    if (all) {
+      allSubscribers = out
+      allWanted = new Set(out.keys())
+    }
+    return out
+  }
+
+  /** The channels of `subscribers` (kept with the index of every session). */
+  function wantedOf(subscribers: Map<string, StreamSession[]>): Set<string> {
+    if (subscribers === allSubscribers && allWanted !== undefined) return allWanted
+    return new Set(subscribers.keys())
+  }
+
+  /** One market push to its channel's subscribers, its data serialized once for all of them. */
+  function fanOut(
+    subscribers: ReadonlyMap<string, readonly StreamSession[]>,
+    p: StreamOut,
+    ts: number,
+  ): void {
+    const to = subscribers.get(p.ch)
+    if (to === undefined) return
+    const json = JSON.stringify(p.data)
+    for (const s of to) s.push(p.ch, json, ts)
   }
 
   function rollFaults(s: StreamSession, faults: StreamFaultConfig | undefined, now: number): boolean {
@@ -228,15 +273,13 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
   }
 
   function publishTick(live: readonly StreamSession[], now: number, flush: () => void): void {
-    const wanted = new Set<string>()
-    for (const s of live) for (const ch of s.subscriptions) wanted.add(ch)
+    const subscribers = subscribersOf(live)
     let kind = ''
-    for (const p of publisher.market(wanted, now)) {
+    for (const p of publisher.market(wantedOf(subscribers), now)) {
       const k = p.ch.slice(0, p.ch.indexOf(':'))
       if (k !== kind && kind !== '') flush()
       kind = k
-      const json = JSON.stringify(p.data)
-      for (const s of live) s.push(p.ch, json, now)
+      fanOut(subscribers, p, now)
     }
     flushActivity()
     for (const owner of owners()) {
@@ -253,15 +296,14 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     if (closed) return
     const now = serverClock.now()
     const live = [...sessions].filter((s) => !s.stalled(now))
-    const wanted = new Set<string>()
-    for (const s of live) for (const ch of s.subscriptions) wanted.add(ch)
+    const subscribers = subscribersOf(live)
     const corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
     for (const d of corked) d.cork()
     try {
       // Each channel kind goes out as soon as it is written, as in the tick: the moved ticker does
       // not wait for the books and best bid/offers of other subscribers.
       let kind = ''
-      for (const p of publisher.changed(wanted, instrumentIds)) {
+      for (const p of publisher.changed(wantedOf(subscribers), instrumentIds)) {
         const k = p.ch.slice(0, p.ch.indexOf(':'))
         if (k !== kind && kind !== '')
           for (const d of corked) {
@@ -269,8 +311,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
             d.cork()
           }
         kind = k
-        const json = JSON.stringify(p.data)
-        for (const s of live) s.push(p.ch, json, now)
+        fanOut(subscribers, p, now)
       }
     } finally {
       for (const d of corked) d.uncork()
@@ -371,6 +412,8 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       clock.now(),
     )
     sessions.add(session)
+    allSubscribers = undefined
+    allWanted = undefined
     lastInboundWall.set(session, wallNow())
     sockets.set(session, ws)
     raw.set(session, socket)
