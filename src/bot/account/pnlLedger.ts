@@ -71,19 +71,11 @@ const SUMMED = [
   'inventoryPnl',
   'netPnl',
 ] as const
-const noSums = (): Sums => ({
-  fills: 0,
-  makerFills: 0,
-  liquidationFills: 0,
-  volume: '0',
-  realizedPnl: '0',
-  fees: '0',
-  funding: '0',
-  unrealizedPnl: '0',
-  openingUnrealizedPnl: '0',
-  inventoryPnl: '0',
-  netPnl: '0',
-})
+/** No sums: an empty line without its position fields (the account's key order). */
+function noSums(): Sums {
+  const { position, entryPrice, lastFillAt, openingPosition, ...sums } = empty()
+  return sums
+}
 
 /** An instrument's line as the snapshot shows it: its figures and its net. */
 function lineOf(e: InstrumentPnl): InstrumentPnl {
