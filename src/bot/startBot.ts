@@ -29,7 +29,7 @@ import { startBotStreams } from './inputs/streams/botStreams.ts'
 import { botChangeFilter } from './inputs/streams/streamRoutes.ts'
 import { createBotLimiter } from './limiter/botLimiter.ts'
 import { createBotAlertHub } from './observe/alertHub.ts'
-import { createBotViews } from './observe/botViews.ts'
+import { type BotSummary, createBotViews } from './observe/botViews.ts'
 import { startOpsSurface } from './observe/opsSurface.ts'
 import { createRepeatedLog } from './observe/repeatedLog.ts'
 import type { InstrumentState } from './observe/statusView.ts'
@@ -93,6 +93,8 @@ export interface BotOptions {
 
 export interface RunningBot {
   status(): BotStatus
+  /** Each instrument's state, the open orders and the account's margin and PnL: the status line's (botViews.ts). */
+  summary(): BotSummary
   /** Each instrument's state and reason only: the cheap part of `status()` (the simulator samples it). */
   instrumentStates(): readonly InstrumentState[]
   /** The limiter's budgets only, as `status().limiter.budgets` (the simulator charts them). */
@@ -236,6 +238,7 @@ export async function startBot(o: BotOptions): Promise<RunningBot> {
 
   return {
     status: views.status,
+    summary: views.summary,
     instrumentStates: views.instrumentStates,
     limiterBudgets: views.limiterBudgets,
     ready: views.ready,

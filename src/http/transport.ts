@@ -8,6 +8,7 @@
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici'
 import { BotError, InputValidationError, ResponseTooLargeError, TransportError } from '../errors.ts'
 import { errorMessage, fieldOf } from '../guards.ts'
+import { pendingWrites } from './writeFirst.ts'
 
 export interface HttpRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -35,6 +36,11 @@ export interface HttpTransport {
   readonly origin: string
   request(req: HttpRequest): Promise<HttpResponse>
   close(): Promise<void>
+  /**
+   * True from a request handed to the HTTP client until the check phase that writes it (writeFirst.ts):
+   * work deferred to a later turn waits for it. Absent: requests are delivered at once (in process).
+   */
+  readonly writing?: (() => boolean) | undefined
 }
 
 /** Default cap on a response body. The largest legitimate perps answer is `/v1/info/statistics` (every
@@ -92,6 +98,7 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
   let dispatcher: Dispatcher = options.dispatcher ?? newPool()
   const retired: Dispatcher[] = []
   const userAgent = options.userAgent ?? 'perpbot/0.1'
+  const writes = pendingWrites()
 
   /**
    * undici's Pool marks a client "needs drain" when dispatch throws synchronously (an invalid argument)
@@ -111,6 +118,7 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
 
   return {
     origin,
+    writing: writes.writing,
     async request(req: HttpRequest): Promise<HttpResponse> {
       const qs = req.query?.toString()
       const path = `${basePath}${req.path}${qs ? `?${qs}` : ''}`
@@ -136,20 +144,20 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
       req.signal?.addEventListener('abort', onCallerAbort, { once: true })
       let sent = false
       try {
+        const answer = dispatcher.request({
+          origin,
+          method: req.method,
+          path,
+          headers,
+          body: body ?? null,
+          signal: controller.signal,
+          headersTimeout,
+          bodyTimeout,
+        })
+        // Dispatched (undici books the write on a kept-alive socket): later turns wait for it.
+        writes.made()
         // Raced as well: a request stuck in a pool queue does not see undici's signal until dispatched.
-        const res = await raceAbort(
-          dispatcher.request({
-            origin,
-            method: req.method,
-            path,
-            headers,
-            body: body ?? null,
-            signal: controller.signal,
-            headersTimeout,
-            bodyTimeout,
-          }),
-          controller.signal,
-        )
+        const res = await raceAbort(answer, controller.signal)
         sent = true
         const text = await raceAbort(readCapped(req.path, res, maxBodyBytes), controller.signal)
         return { status: res.statusCode, headers: res.headers, text }

@@ -38,7 +38,13 @@ import {
   withRequestLimit,
 } from './requestLimiter.ts'
 import type { StreamTape } from './stream/streamPublisher.ts'
-import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from './stream/streamServer.ts'
+import {
+  createMockStreamServer,
+  type MockStreamOptions,
+  type MockStreamServer,
+  STREAM_PATH,
+  tickSlicesFor,
+} from './stream/streamServer.ts'
 import { type ClockInfo, type ClockMode, VirtualClock } from './virtualClock.ts'
 
 // ---------------------------------------------------------------------------------------------------
@@ -73,6 +79,8 @@ export interface MockServerOptions {
   streamPushIntervalMs?: number | undefined
   /** The market's flow on `trades::`: one print per closed minute (default) or per push tick. */
   streamTape?: StreamTape | undefined
+  /** A push tick's market pushes per turn of the event loop (streamServer.ts). Default: sliced on the real clock only. */
+  streamTickSlices?: MockStreamOptions['tickSlices'] | undefined
   /** The stream's wall time for its idle bound (tests); default `performance.now`. */
   streamWallNow?: (() => number) | undefined
 }
@@ -400,6 +408,7 @@ export function createMockServerHandler(options: MockServerOptions = {}): MockSe
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMock> {
   const instance = createMockServerHandler(options)
   const stream = createMockStreamServer({
+    tickSlices: tickSlicesFor(instance.clock.info().mode, options.streamTickSlices),
     exchange: instance.exchange,
     clock: instance.clock,
     serverClock: instance.serverClock,

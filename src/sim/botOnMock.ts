@@ -23,7 +23,12 @@ import { FAULT_HEADER } from '../mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.ts'
 import type { MockRequest, MockResponse } from '../mock/mockHttp.ts'
 import { createMockServerHandler, type MockServer, type MockServerOptions } from '../mock/server.ts'
-import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from '../mock/stream/streamServer.ts'
+import {
+  createMockStreamServer,
+  type MockStreamServer,
+  STREAM_PATH,
+  tickSlicesFor,
+} from '../mock/stream/streamServer.ts'
 import type { StreamTap } from '../perps/stream/frameTap.ts'
 import { seededRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'
@@ -101,6 +106,7 @@ export async function startLoopbackMock(o: LoopbackMockOptions): Promise<Loopbac
     o.streams === false
       ? undefined
       : createMockStreamServer({
+          tickSlices: tickSlicesFor(mock.clock.info().mode, o.mock.streamTickSlices),
           exchange: mock.exchange,
           clock: mock.clock,
           serverClock: mock.serverClock,

@@ -12,6 +12,7 @@
 import type { SnapshotFrom } from 'xstate'
 import type { AlertSink } from '../../alerts/alert.ts'
 import { type Clock, systemClock } from '../../clock.ts'
+import type { LaterTurn } from '../../http/writeFirst.ts'
 import { componentLogger, type Logger } from '../../logging/logger.ts'
 import type { Instrument } from '../../perps/schemas/info.ts'
 import type { Order } from '../../perps/schemas/orders.ts'
@@ -294,16 +295,16 @@ export function createInstrumentActors(o: {
 /** The bot's instrument actors, from the parts before them: plans go to the order desk's gateway. */
 export function createBotInstrumentActors(
   o: Omit<Parameters<typeof createInstrumentActors>[0], 'listed' | 'gateway' | 'breaker'> & {
-    conn: { readonly instruments: ReadonlyMap<string, Instrument> }
+    conn: { readonly instruments: ReadonlyMap<string, Instrument>; readonly laterTurn: LaterTurn }
     orders: { readonly gateway: PlanSink }
     limits: { readonly breaker: Pick<Signal<BreakerState>, 'subscribe'> }
   },
 ): InstrumentActors {
   return createInstrumentActors({
     ...o,
-    // On the wall clock the actors' timers are paced behind the socket reads (pacedTimers.ts); a
-    // virtual or stepped clock keeps running them as its driver steps it.
-    clock: o.clock === systemClock ? pacedTimers(o.clock) : o.clock,
+    // On the wall clock the actors' timers are paced behind the socket reads and the requests already
+    // made (pacedTimers.ts, writeFirst.ts); a virtual or stepped clock keeps running them as its driver steps it.
+    clock: o.clock === systemClock ? pacedTimers(o.clock, { schedule: o.conn.laterTurn }) : o.clock,
     listed: o.conn.instruments,
     gateway: o.orders.gateway,
     breaker: o.limits.breaker,

@@ -16,6 +16,7 @@ import type { ModifyCapabilityState } from '../orders/modifyCapability.ts'
 import {
   buildReadiness,
   buildStatus,
+  currencyOf,
   type InstrumentState,
   type InstrumentView,
   instrumentBasics,
@@ -47,8 +48,21 @@ export interface ObservedParts {
   alerts: { recent(): readonly Alert[]; open(): readonly OpenEpisode[] }
 }
 
+/** What the run's status line reads: each instrument's state, counts and the account, no whole status. */
+export interface BotSummary {
+  instruments: readonly InstrumentState[]
+  /** Orders in the open-order book (ours and foreign). */
+  openOrders: number
+  marginRatio: number | undefined
+  /** The unit of the PnL (the instruments' quote asset). */
+  currency: string | undefined
+  pnl: PnlSnapshot['account']
+}
+
 export interface BotViews {
   status(): BotStatus
+  /** The cheap part of the status for the run's status line (at 1,000 instruments `status()` held the thread 14-18 ms). */
+  summary(): BotSummary
   ready(): { ok: boolean; reasons: string[] }
   /** Each instrument's state and reason only: the cheap part of `status()` (the simulator samples it). */
   instrumentStates(): readonly InstrumentState[]
@@ -91,14 +105,22 @@ export function createBotViews(p: ObservedParts): BotViews {
       alerts: p.alerts.recent(),
     }
   }
+  const instrumentStates = (): InstrumentState[] =>
+    p.actors.instruments.map((i) => {
+      const b = instrumentBasics({ ...i, actor: p.actors.snapshotOf(i.id) })
+      return { id: i.id, symbol: i.symbol, state: b.state, reason: b.reason }
+    })
   return {
     status: () => buildStatus(inputs()),
+    summary: () => ({
+      instruments: instrumentStates(),
+      openOrders: p.openOrders.snapshot().orders.length,
+      marginRatio: p.account.snapshot().marginRatio,
+      currency: currencyOf(p.actors.instruments),
+      pnl: p.account.pnl().account,
+    }),
     ready: () => buildReadiness(inputs()),
-    instrumentStates: () =>
-      p.actors.instruments.map((i) => {
-        const b = instrumentBasics({ ...i, actor: p.actors.snapshotOf(i.id) })
-        return { id: i.id, symbol: i.symbol, state: b.state, reason: b.reason }
-      }),
+    instrumentStates,
     limiterBudgets: () => limiterBudgets(p.limiter.state()),
     timelineInputs: () => ({
       mode: p.mode,

@@ -30,7 +30,7 @@ export interface InstrumentView {
 }
 
 /** The unit of the account's amounts: the instruments' quote asset (they share one on this venue). */
-export const currencyOf = (instruments: readonly InstrumentView[]): string | undefined =>
+export const currencyOf = (instruments: readonly { quoteAsset?: string | undefined }[]): string | undefined =>
   instruments.find((i) => i.quoteAsset !== undefined)?.quoteAsset
 
 export interface StatusInputs {

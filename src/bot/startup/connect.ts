@@ -14,6 +14,7 @@ import {
 } from '../../errors.ts'
 import { retryTransient } from '../../http/retryTransient.ts'
 import { createHttpTransport, type HttpTransport } from '../../http/transport.ts'
+import { type LaterTurn, laterTurn } from '../../http/writeFirst.ts'
 import type { Logger, SecretBag } from '../../logging/logger.ts'
 import { type PerpsResponseObserver, ProxyCredentials, type RequestGate } from '../../perps/client/context.ts'
 import { createPerpsClient, type PerpsClient } from '../../perps/client/createPerpsClient.ts'
@@ -60,6 +61,8 @@ export interface ConnectOptions {
 
 export interface Connections {
   perps: PerpsClient
+  /** A later turn of the event loop that lets the perps requests already made be written first (writeFirst.ts). */
+  laterTurn: LaterTurn
   catalogueTransport: HttpTransport
   /** The base clock corrected by the venue's time. */
   venueClock: OffsetClock
@@ -281,6 +284,7 @@ export async function connect(o: ConnectOptions): Promise<Connections> {
       proxyExpiry,
       domain,
       instruments,
+      laterTurn: laterTurn(() => perpsTransport.writing?.() ?? false),
       close: () => venue.close(),
     }
   } catch (e) {

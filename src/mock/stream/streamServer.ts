@@ -12,13 +12,15 @@
 import type { IncomingMessage } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { Duplex } from 'node:stream'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type WebSocket, WebSocketServer } from 'ws'
 import type { Clock, TimerId } from '../../clock.ts'
-import { isOneOf } from '../../guards.ts'
+import { fieldOf, isOneOf } from '../../guards.ts'
 import { PRIVATE_CHANNELS, type PrivateChannel } from '../../perps/stream/channels.ts'
 import { MessageWindow } from '../../perps/stream/socket/messageWindow.ts'
 import type { Random } from '../../random.ts'
 import type { PerpsExchange } from '../perps/exchange.ts'
+import type { ClockMode } from '../virtualClock.ts'
 import {
   FOREIGN_FLOOD_FIRST_OID,
   foreignFloodCoid,
@@ -69,6 +71,30 @@ export interface MockStreamOptions {
    */
   wallNow?: (() => number) | undefined
   limits?: Partial<MockStreamLimits> | undefined
+  /**
+   * Market pushes a tick writes per turn of the event loop, with `nextTurn` between (a venue's order
+   * entry does not wait for its market-data fan-out: on one thread, a tick of 2,000 pushes held every
+   * command that arrived meanwhile for 5-10 ms). Default: the whole tick in one turn, as a stepped
+   * clock's tests need (a push is delivered by the step that made it).
+   */
+  tickSlices?: { pushes: number; nextTurn: () => Promise<void> } | undefined
+}
+
+/**
+ * The slices of a tick on the real clock: 250 pushes (about an eighth of a 1,000-instrument tick's
+ * tickers and BBOs, ~1 ms of the mock's thread), then a turn in which commands are read.
+ */
+const REAL_CLOCK_TICK_SLICES: NonNullable<MockStreamOptions['tickSlices']> = {
+  pushes: 250,
+  nextTurn: () => nextTurn(),
+}
+
+/** A mock's tick slices: those given, else sliced on the real clock and whole on the others. */
+export function tickSlicesFor(
+  mode: ClockMode,
+  given: MockStreamOptions['tickSlices'],
+): MockStreamOptions['tickSlices'] {
+  return given ?? (mode === 'real' ? REAL_CLOCK_TICK_SLICES : undefined)
 }
 
 export interface MockStreamServer {
@@ -109,6 +135,11 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     foreignOrders: 0,
   }
   let tickTimer: TimerId | undefined
+  /**
+   * While a sliced tick is being written: the instruments a change push served meanwhile. The rest of
+   * the tick skips their quote pushes, built before the change (the change push carried them, newer).
+   */
+  let changedInTick: Set<number> | undefined
   let floodTimer: TimerId | undefined
   /** The flood's pushes so far (each a new order id; every third a cancel of the one before). */
   let floodSeq = 0
@@ -236,7 +267,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
 
   function tick(): void {
     tickTimer = undefined
-    if (closed) return
+    if (closed || changedInTick !== undefined) return
     const now = serverClock.now()
     const faults = options.faults?.()
     const live: StreamSession[] = []
@@ -253,6 +284,25 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
         continue
       }
       if (rollFaults(s, faults, now) && !s.stalled(now)) live.push(s)
+    }
+    const slices = options.tickSlices
+    if (slices !== undefined) {
+      changedInTick = new Set()
+      void publishTickSliced(live, now, slices).then(
+        () => {
+          changedInTick = undefined
+          schedule()
+          scheduleFlood()
+        },
+        (error: unknown) => {
+          changedInTick = undefined
+          // As a synchronous tick's error would: out of the timer, not swallowed.
+          queueMicrotask(() => {
+            throw error
+          })
+        },
+      )
+      return
     }
     const corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
     for (const d of corked) d.cork()
@@ -282,13 +332,65 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       fanOut(subscribers, p, now)
     }
     flushActivity()
-    for (const owner of owners()) {
-      const want = new Set<PrivateChannel>()
-      for (const s of live)
-        if (s.owner === owner)
-          for (const ch of s.privateChannels()) if (isOneOf(PRIVATE_CHANNELS, ch)) want.add(ch)
-      publishPrivate(owner, publisher.account(owner, want, now), now)
+    for (const owner of owners()) publishPrivate(owner, accountPushes(live, owner, now), now)
+  }
+
+  /**
+   * A tick written `slices.pushes` market pushes per turn of the event loop (the sockets uncorked
+   * between), then the account pushes, read when they are written.
+   */
+  async function publishTickSliced(
+    live: readonly StreamSession[],
+    now: number,
+    slices: NonNullable<MockStreamOptions['tickSlices']>,
+  ): Promise<void> {
+    const subscribers = subscribersOf(live)
+    const pushes = publisher.market(wantedOf(subscribers), now)
+    let corked: Duplex[] = []
+    const cork = (): void => {
+      corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
+      for (const d of corked) d.cork()
     }
+    const uncork = (): void => {
+      for (const d of corked) d.uncork()
+      corked = []
+    }
+    cork()
+    try {
+      let kind = ''
+      for (let k = 0; k < pushes.length; k++) {
+        if (k > 0 && k % slices.pushes === 0) {
+          uncork()
+          await slices.nextTurn()
+          if (closed) return
+          cork()
+        }
+        const p = pushes[k]
+        if (p === undefined) continue
+        const at = p.ch.indexOf(':')
+        const ch = p.ch.slice(0, at)
+        if (ch !== kind && kind !== '') {
+          uncork()
+          cork()
+        }
+        kind = ch
+        if (QUOTE_KINDS.has(ch) && changedInTick?.has(quoteIid(p)) === true) continue
+        fanOut(subscribers, p, now)
+      }
+      flushActivity()
+      for (const owner of owners()) publishPrivate(owner, accountPushes(live, owner, now), now)
+    } finally {
+      uncork()
+    }
+  }
+
+  /** The private pushes of one tick for `owner`, on the channels its live sessions take. */
+  function accountPushes(live: readonly StreamSession[], owner: string, now: number): StreamOut[] {
+    const want = new Set<PrivateChannel>()
+    for (const s of live)
+      if (s.owner === owner)
+        for (const ch of s.privateChannels()) if (isOneOf(PRIVATE_CHANNELS, ch)) want.add(ch)
+    return publisher.account(owner, want, now)
   }
 
   /** A change push: no fault rolls (their draws follow the tick count), stalled sessions skip it. */
@@ -297,6 +399,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     const now = serverClock.now()
     const live = [...sessions].filter((s) => !s.stalled(now))
     const subscribers = subscribersOf(live)
+    for (const iid of instrumentIds) changedInTick?.add(iid)
     const corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
     for (const d of corked) d.cork()
     try {
@@ -481,6 +584,15 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       return new Promise<void>((resolve) => wss.close(() => resolve()))
     },
   }
+}
+
+/** Channel kinds of a change push (`StreamPublisher.changed`): a sliced tick skips theirs once changed. */
+const QUOTE_KINDS: ReadonlySet<string> = new Set(['tickers', 'bbo', 'book'])
+
+/** The instrument of a ticker's, BBO's or book's push (a book's is in its channel name). */
+function quoteIid(p: StreamOut): number {
+  const iid = fieldOf(p.data, 'iid')
+  return typeof iid === 'number' ? iid : Number(p.ch.split('::')[1])
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {

@@ -56,6 +56,13 @@ export * from './streamTypes.ts'
 
 type TimerKey = 'open' | 'heartbeat' | 'watchdog' | 'reconnect'
 
+/**
+ * Frames a catch-up handles before a changed price among them may yield again (inbox.ts): ~0.5 ms of
+ * a 1,000-instrument tick's frames, so a move inside a deferred tick waits for at most about that
+ * before its order is sent, and a tick's changes still go out in a few batches, not one per frame.
+ */
+export const CATCH_UP_FRAMES = 256
+
 export class StreamClient {
   readonly #o: StreamSettings
   readonly #clock: Clock
@@ -129,12 +136,16 @@ export class StreamClient {
       yieldAfter: o.yieldAfter,
       yieldNow: () => this.#inbox.yieldNow(),
     })
-    this.#inbox = new Inbox((text) => {
-      // One clock read a frame: its inbound time is also its push time (freshness).
-      const now = this.#clock.now()
-      this.#lastInboundAt = now
-      this.#reader.read(text, now)
-    }, o.schedule)
+    this.#inbox = new Inbox(
+      (text) => {
+        // One clock read a frame: its inbound time is also its push time (freshness).
+        const now = this.#clock.now()
+        this.#lastInboundAt = now
+        this.#reader.read(text, now)
+      },
+      o.schedule,
+      { catchUpFrames: CATCH_UP_FRAMES },
+    )
     // A listener's bug must not break the socket's bookkeeping.
     this.#events = new TypedEvents((err, event) => this.#log?.error({ err, event }, 'stream listener threw'))
   }

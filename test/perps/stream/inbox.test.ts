@@ -63,6 +63,31 @@ describe('the stream inbox', () => {
     expect(seen.at(-1)).toBe('c')
   })
 
+  it('with a catch-up budget, a catch-up yields again after a change once it has handled that many frames', () => {
+    const s = manual()
+    const seen: string[] = []
+    const inbox: Inbox<string> = new Inbox<string>(
+      (x) => {
+        seen.push(x)
+        if (x.startsWith('moved')) inbox.yieldNow()
+      },
+      s.schedule,
+      { catchUpFrames: 2 },
+    )
+    for (const x of ['moved1', 'a', 'moved2', 'b', 'c', 'moved3', 'd']) inbox.push(x)
+    expect(seen).toEqual(['moved1'])
+    // The catch-up: 'a' (1 frame) and 'moved2' (2 frames, the budget) handled, then it yields.
+    s.turn()
+    expect(seen).toEqual(['moved1', 'a', 'moved2'])
+    expect(s.booked).toBe(1)
+    s.turn()
+    expect(seen).toEqual(['moved1', 'a', 'moved2', 'b', 'c', 'moved3'])
+    s.turn()
+    expect(seen.at(-1)).toBe('d')
+    expect(inbox.pending).toBe(0)
+    expect(s.booked).toBe(0)
+  })
+
   it('clear drops the frames waiting, and a turn booked before it does nothing', () => {
     const s = manual()
     const seen: string[] = []

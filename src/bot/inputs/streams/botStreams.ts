@@ -22,6 +22,7 @@ import {
 } from '../../../alerts/venueAlerts.ts'
 import type { Clock } from '../../../clock.ts'
 import { describeError } from '../../../errors.ts'
+import type { LaterTurn } from '../../../http/writeFirst.ts'
 import { componentLogger, type Logger } from '../../../logging/logger.ts'
 import type { RateLimitedLog } from '../../../logging/rateLimitedLog.ts'
 import { channel, parseChannel } from '../../../perps/stream/channels.ts'
@@ -103,7 +104,7 @@ export interface StreamsOptions {
   socketFactory?: SocketFactory | undefined
   /** Where a refused private `auth` and the venue's notifications are raised. Default: logged only. */
   alerts?: VenueAlertSink | undefined
-  /** Runs deferred routes and frames on a later turn (routeQueue.ts, inbox.ts). Default: setImmediate, `afterNextWrite` for frames. */
+  /** Runs deferred routes and frames on a later turn (routeQueue.ts, inbox.ts; the bot's `laterTurn`). Default: setImmediate, `afterNextWrite` for frames. */
   schedule?: ((fn: () => void) => void) | undefined
   /** Reads the public frames as they arrive (`run --record`); its own channels ride extra public sockets. */
   tap?: StreamTap | undefined
@@ -342,8 +343,11 @@ export function startBotStreams(o: {
   url: string | undefined
   /** An in-process source in place of the sockets (streamSource.ts); `url` is then its label. */
   open?: OpenStreamSource | undefined
-  /** The connection: the proxy's credentials for the private sockets' `auth`. */
-  conn: { readonly credentials: StreamCredentials }
+  /**
+   * The connection: the proxy's credentials for the private sockets' `auth`; the later turn that lets
+   * the requests already made be written first (writeFirst.ts), for the sockets' deferred frames and routes.
+   */
+  conn: { readonly credentials: StreamCredentials; readonly laterTurn?: LaterTurn | undefined }
   settings: Pick<Settings, 'streams' | 'quoting'>
   clock: Clock
   random: Random
@@ -390,6 +394,9 @@ export function startBotStreams(o: {
     inputGates: o.gates,
     alerts: o.alerts,
     tap: o.streamTap,
+    // The sockets' deferred frames and routes wait for the orders already made (an in-process source,
+    // simulate's and paper's, keeps its own turns: no socket writes there).
+    schedule: o.open === undefined ? o.conn.laterTurn : undefined,
     targets: {
       now: () => clock.now(),
       traded,
