@@ -11,7 +11,9 @@
  * (also when it is due and still queued). Only for the wall clock: a stepped or virtual clock's
  * driver decides when timers run, and a turn of the event loop between them would change that.
  */
+import { performance } from 'node:perf_hooks'
 import type { Clock, TimerId } from '../../clock.ts'
+import { TURN_BUDGET_MS } from '../shared/chunks.ts'
 
 /** Timer callbacks per turn: each is an actor step (about 0.1 ms idle), so a turn stays ~1 ms. */
 export const TIMERS_PER_TURN = 8
@@ -24,9 +26,18 @@ interface Paced {
 
 export function pacedTimers(
   base: Clock,
-  o: { perTurn?: number | undefined; schedule?: ((fn: () => void) => void) | undefined } = {},
+  o: {
+    perTurn?: number | undefined
+    schedule?: ((fn: () => void) => void) | undefined
+    /** A turn also ends once it has run this long (ms of `elapsed`; at least one timer). Default `TURN_BUDGET_MS`. */
+    budgetMs?: number | undefined
+    /** Monotonic ms (default `performance.now`). */
+    elapsed?: (() => number) | undefined
+  } = {},
 ): Clock {
   const perTurn = Math.max(1, o.perTurn ?? TIMERS_PER_TURN)
+  const budgetMs = o.budgetMs ?? TURN_BUDGET_MS
+  const elapsed = o.elapsed ?? (() => performance.now())
   const schedule = o.schedule ?? ((fn: () => void) => void setImmediate(fn))
   /** Timers not yet run nor cleared, by the id handed out. */
   const live = new Map<TimerId, Paced>()
@@ -38,7 +49,8 @@ export function pacedTimers(
   const drain = (): void => {
     scheduled = false
     let ran = 0
-    while (ran < perTurn && head < queue.length) {
+    const until = elapsed() + budgetMs
+    while (head < queue.length && (ran === 0 || (ran < perTurn && elapsed() < until))) {
       const id = queue[head]
       head++
       const timer = live.get(id)

@@ -10,6 +10,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
  */
 export const ROUTE_CHUNK = 9
 
+/**
+ * The longest a turn of deferred actor work runs (ms) before the socket reads come again: the route
+ * queue's chunk and the paced timers end a turn once past it (at least one step a turn).
+ */
+export const TURN_BUDGET_MS = 0.5
+
 /** `each` over `items` in order, `size` at a time with a turn between. */
 export async function eachInChunks<T>(
   items: readonly T[],

@@ -4,7 +4,8 @@ import { pacedTimers } from '../../../src/bot/actors/pacedTimers.ts'
 import type { Clock } from '../../../src/clock.ts'
 
 /** A base clock stepped by hand, and a schedule whose turns run by hand. */
-function harness(perTurn: number) {
+/** `stepMs`: how long each timer callback takes on the pacer's monotonic clock (0: never past the budget). */
+function harness(perTurn: number, stepMs = 0) {
   const sim = new SimulatedClock()
   const base: Clock = {
     now: () => sim.now(),
@@ -14,16 +15,42 @@ function harness(perTurn: number) {
     },
   }
   const turns: (() => void)[] = []
-  const clock = pacedTimers(base, { perTurn, schedule: (fn) => void turns.push(fn) })
+  let t = 0
+  const clock = pacedTimers(base, {
+    perTurn,
+    schedule: (fn) => void turns.push(fn),
+    budgetMs: 0.5,
+    elapsed: () => t,
+  })
+  const spend = (): void => {
+    t += stepMs
+  }
   const turn = (): void => {
     const fn = turns.shift()
     if (fn === undefined) throw new Error('no turn booked')
     fn()
   }
-  return { sim, clock, turns, turn }
+  return { sim, clock, turns, turn, spend }
 }
 
 describe('paced timers (the actors on the wall clock)', () => {
+  it('ends a turn once it has run past its budget, at least one timer a turn', () => {
+    const h = harness(8, 0.3)
+    const ran: string[] = []
+    for (const name of ['a', 'b', 'c']) {
+      h.clock.setTimeout(() => {
+        h.spend()
+        ran.push(name)
+      }, 10)
+    }
+    h.sim.increment(10)
+    h.turn()
+    expect(ran).toEqual(['a', 'b'])
+    h.turn()
+    expect(ran).toEqual(['a', 'b', 'c'])
+    expect(h.turns).toHaveLength(0)
+  })
+
   it('runs timers that came due in their order, a few per turn, the rest on the next turns', () => {
     const h = harness(2)
     const ran: string[] = []

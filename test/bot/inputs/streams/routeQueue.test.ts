@@ -3,13 +3,20 @@ import { createRouteQueue } from '../../../../src/bot/inputs/streams/routeQueue.
 
 type Ev = { type: 'INDEX' | 'BBO' | 'ACCOUNT'; v: number }
 
-function setup(chunk = 2) {
+/** `stepMs`: how long each routed event takes on the queue's monotonic clock (0: never past the budget). */
+function setup(chunk = 2, stepMs = 0) {
   const due: (() => void)[] = []
   const routed: string[] = []
+  let t = 0
   const queue = createRouteQueue<Ev>({
-    route: (ids, e) => void routed.push(`${e.type}:${ids.join(',')}=${e.v}`),
+    route: (ids, e) => {
+      t += stepMs
+      routed.push(`${e.type}:${ids.join(',')}=${e.v}`)
+    },
     schedule: (fn) => void due.push(fn),
     chunk,
+    budgetMs: 0.5,
+    elapsed: () => t,
   })
   const turn = (): void => {
     for (const fn of due.splice(0)) fn()
@@ -18,6 +25,22 @@ function setup(chunk = 2) {
 }
 
 describe('the route queue', () => {
+  it('ends a turn once it has run past its budget, at least one event a turn', () => {
+    const { queue, routed, turn } = setup(9, 0.3)
+    for (const id of [1, 2, 3, 4, 5]) queue.later([id], { type: 'BBO', v: 1 })
+    turn()
+    // 0.3 ms, then 0.6 ms: past the 0.5 ms budget after the second.
+    expect(routed).toEqual(['BBO:1=1', 'BBO:2=1'])
+    turn()
+    expect(routed).toHaveLength(4)
+    turn()
+    expect(routed).toHaveLength(5)
+    const slow = setup(9, 2)
+    for (const id of [1, 2]) slow.queue.later([id], { type: 'BBO', v: 1 })
+    slow.turn()
+    expect(slow.routed).toEqual(['BBO:1=1'])
+  })
+
   it('routes now at once and later after, a chunk per turn, oldest first', () => {
     const { queue, routed, turn } = setup(2)
     queue.later([1], { type: 'BBO', v: 1 })
