@@ -43,8 +43,8 @@ import {
   type MockStreamOptions,
   type MockStreamServer,
   STREAM_PATH,
-  tickSlicesFor,
 } from './stream/streamServer.ts'
+import { tickSlicesFor } from './stream/tickSlices.ts'
 import { type ClockInfo, type ClockMode, VirtualClock } from './virtualClock.ts'
 
 // ---------------------------------------------------------------------------------------------------

@@ -23,12 +23,8 @@ import { FAULT_HEADER } from '../mock/faults.ts'
 import { type RunningMockServer, startMockHttpServer } from '../mock/httpServer.ts'
 import type { MockRequest, MockResponse } from '../mock/mockHttp.ts'
 import { createMockServerHandler, type MockServer, type MockServerOptions } from '../mock/server.ts'
-import {
-  createMockStreamServer,
-  type MockStreamServer,
-  STREAM_PATH,
-  tickSlicesFor,
-} from '../mock/stream/streamServer.ts'
+import { createMockStreamServer, type MockStreamServer, STREAM_PATH } from '../mock/stream/streamServer.ts'
+import { tickSlicesFor } from '../mock/stream/tickSlices.ts'
 import type { StreamTap } from '../perps/stream/frameTap.ts'
 import { seededRandom } from '../random.ts'
 import { loadSettings } from '../settings/load.ts'

@@ -12,23 +12,19 @@
 import type { IncomingMessage } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { Duplex } from 'node:stream'
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type WebSocket, WebSocketServer } from 'ws'
 import type { Clock, TimerId } from '../../clock.ts'
-import { fieldOf, isOneOf } from '../../guards.ts'
+import { isOneOf } from '../../guards.ts'
 import { PRIVATE_CHANNELS, type PrivateChannel } from '../../perps/stream/channels.ts'
 import { MessageWindow } from '../../perps/stream/socket/messageWindow.ts'
 import type { Random } from '../../random.ts'
 import type { PerpsExchange } from '../perps/exchange.ts'
-import type { ClockMode } from '../virtualClock.ts'
-import {
-  FOREIGN_FLOOD_FIRST_OID,
-  foreignFloodCoid,
-  type StreamFaultConfig,
-  type StreamFaultKind,
-} from './streamFaults.ts'
+import { type CorkedSockets, corkSockets } from './corkedSockets.ts'
+import { createForeignFlood } from './foreignFlood.ts'
+import type { StreamFaultConfig, StreamFaultKind } from './streamFaults.ts'
 import { type StreamOut, StreamPublisher, type StreamTape } from './streamPublisher.ts'
 import { StreamSession } from './streamSession.ts'
+import { supersededQuote, type TickSlices } from './tickSlices.ts'
 
 export const STREAM_PATH = '/v1/ws'
 
@@ -71,30 +67,8 @@ export interface MockStreamOptions {
    */
   wallNow?: (() => number) | undefined
   limits?: Partial<MockStreamLimits> | undefined
-  /**
-   * Market pushes a tick writes per turn of the event loop, with `nextTurn` between (a venue's order
-   * entry does not wait for its market-data fan-out: on one thread, a tick of 2,000 pushes held every
-   * command that arrived meanwhile for 5-10 ms). Default: the whole tick in one turn, as a stepped
-   * clock's tests need (a push is delivered by the step that made it).
-   */
-  tickSlices?: { pushes: number; nextTurn: () => Promise<void> } | undefined
-}
-
-/**
- * The slices of a tick on the real clock: 250 pushes (about an eighth of a 1,000-instrument tick's
- * tickers and BBOs, ~1 ms of the mock's thread), then a turn in which commands are read.
- */
-const REAL_CLOCK_TICK_SLICES: NonNullable<MockStreamOptions['tickSlices']> = {
-  pushes: 250,
-  nextTurn: () => nextTurn(),
-}
-
-/** A mock's tick slices: those given, else sliced on the real clock and whole on the others. */
-export function tickSlicesFor(
-  mode: ClockMode,
-  given: MockStreamOptions['tickSlices'],
-): MockStreamOptions['tickSlices'] {
-  return given ?? (mode === 'real' ? REAL_CLOCK_TICK_SLICES : undefined)
+  /** A push tick's market pushes a turn of the event loop (tickSlices.ts). Default: the whole tick in one turn. */
+  tickSlices?: TickSlices | undefined
 }
 
 export interface MockStreamServer {
@@ -140,11 +114,6 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
    * the tick skips their quote pushes, built before the change (the change push carried them, newer).
    */
   let changedInTick: Set<number> | undefined
-  let floodTimer: TimerId | undefined
-  /** The flood's pushes so far (each a new order id; every third a cancel of the one before). */
-  let floodSeq = 0
-  /** Pushes owed to the flood's rate not yet sent (the rate times the time since the last burst). */
-  let floodOwed = 0
   let activityScheduled = false
   /** Every session's subscribers by channel and the channels (subscribersOf), until onChanged. */
   let allSubscribers: Map<string, StreamSession[]> | undefined
@@ -170,6 +139,18 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     },
     options.tape,
   )
+  const flood = createForeignFlood({
+    clock,
+    serverClock,
+    exchange,
+    config: () => options.faults?.()?.foreignOrders,
+    running: () => !closed,
+    sessions: () => sessions,
+    socketOf: (s) => raw.get(s),
+    pushed: () => {
+      counts.foreignOrders += 1
+    },
+  })
 
   function owners(): Set<string> {
     const out = new Set<string>()
@@ -286,111 +267,105 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       if (rollFaults(s, faults, now) && !s.stalled(now)) live.push(s)
     }
     const slices = options.tickSlices
-    if (slices !== undefined) {
-      changedInTick = new Set()
-      void publishTickSliced(live, now, slices).then(
-        () => {
-          changedInTick = undefined
-          schedule()
-          scheduleFlood()
-        },
-        (error: unknown) => {
-          changedInTick = undefined
-          // As a synchronous tick's error would: out of the timer, not swallowed.
-          queueMicrotask(() => {
-            throw error
-          })
-        },
-      )
+    if (slices === undefined) {
+      publishTick(live, now)
+      schedule()
+      flood.schedule()
       return
     }
-    const corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
-    for (const d of corked) d.cork()
-    // Each channel kind goes out as soon as it is written (the tickers do not wait for the rest).
-    const flush = (): void => {
-      for (const d of corked) {
-        d.uncork()
-        d.cork()
-      }
-    }
-    try {
-      publishTick(live, now, flush)
-    } finally {
-      for (const d of corked) d.uncork()
-    }
-    schedule()
-    scheduleFlood()
+    changedInTick = new Set()
+    void publishTickSliced(live, now, slices).then(
+      () => {
+        changedInTick = undefined
+        schedule()
+        flood.schedule()
+      },
+      (error: unknown) => {
+        changedInTick = undefined
+        // As a synchronous tick's error would: out of the timer, not swallowed.
+        queueMicrotask(() => {
+          throw error
+        })
+      },
+    )
   }
 
-  function publishTick(live: readonly StreamSession[], now: number, flush: () => void): void {
-    const subscribers = subscribersOf(live)
-    let kind = ''
-    for (const p of publisher.market(wantedOf(subscribers), now)) {
-      const k = p.ch.slice(0, p.ch.indexOf(':'))
-      if (k !== kind && kind !== '') flush()
-      kind = k
-      fanOut(subscribers, p, now)
-    }
-    flushActivity()
-    for (const owner of owners()) publishPrivate(owner, accountPushes(live, owner, now), now)
-  }
+  const corkLive = (live: readonly StreamSession[]): CorkedSockets => corkSockets(live.map((s) => raw.get(s)))
 
   /**
-   * A tick written `slices.pushes` market pushes per turn of the event loop (the sockets uncorked
-   * between), then the account pushes, read when they are written.
+   * Market pushes `from` to `to` to their subscribers, the corked sockets flushed at each change of
+   * channel kind (the tickers do not wait for the rest); a quote a change push has since carried
+   * (sliced ticks, `changedInTick`) is skipped.
    */
+  function writeMarket(
+    pushes: readonly StreamOut[],
+    subscribers: ReadonlyMap<string, readonly StreamSession[]>,
+    now: number,
+    corked: CorkedSockets,
+    from = 0,
+    to = pushes.length,
+  ): void {
+    let kind = ''
+    for (let k = from; k < to; k++) {
+      const p = pushes[k]
+      if (p === undefined) continue
+      const ch = p.ch.slice(0, p.ch.indexOf(':'))
+      if (ch !== kind && kind !== '') corked.flush()
+      kind = ch
+      if (changedInTick !== undefined && supersededQuote(p, ch, changedInTick)) continue
+      fanOut(subscribers, p, now)
+    }
+  }
+
+  /** The orders and fills in hand, then each owner's account pushes of the tick. */
+  function writeAccounts(live: readonly StreamSession[], now: number): void {
+    flushActivity()
+    for (const owner of owners()) {
+      const want = new Set<PrivateChannel>()
+      for (const s of live)
+        if (s.owner === owner)
+          for (const ch of s.privateChannels()) if (isOneOf(PRIVATE_CHANNELS, ch)) want.add(ch)
+      publishPrivate(owner, publisher.account(owner, want, now), now)
+    }
+  }
+
+  function publishTick(live: readonly StreamSession[], now: number): void {
+    const subscribers = subscribersOf(live)
+    const corked = corkLive(live)
+    try {
+      writeMarket(publisher.market(wantedOf(subscribers), now), subscribers, now, corked)
+      writeAccounts(live, now)
+    } finally {
+      corked.release()
+    }
+  }
+
+  /** A tick written `slices.pushes` market pushes a turn of the event loop, then the account pushes. */
   async function publishTickSliced(
     live: readonly StreamSession[],
     now: number,
-    slices: NonNullable<MockStreamOptions['tickSlices']>,
+    slices: TickSlices,
   ): Promise<void> {
     const subscribers = subscribersOf(live)
     const pushes = publisher.market(wantedOf(subscribers), now)
-    let corked: Duplex[] = []
-    const cork = (): void => {
-      corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
-      for (const d of corked) d.cork()
-    }
-    const uncork = (): void => {
-      for (const d of corked) d.uncork()
-      corked = []
-    }
-    cork()
-    try {
-      let kind = ''
-      for (let k = 0; k < pushes.length; k++) {
-        if (k > 0 && k % slices.pushes === 0) {
-          uncork()
-          await slices.nextTurn()
-          if (closed) return
-          cork()
-        }
-        const p = pushes[k]
-        if (p === undefined) continue
-        const at = p.ch.indexOf(':')
-        const ch = p.ch.slice(0, at)
-        if (ch !== kind && kind !== '') {
-          uncork()
-          cork()
-        }
-        kind = ch
-        if (QUOTE_KINDS.has(ch) && changedInTick?.has(quoteIid(p)) === true) continue
-        fanOut(subscribers, p, now)
+    for (let from = 0; from < pushes.length; from += slices.pushes) {
+      if (from > 0) {
+        await slices.nextTurn()
+        if (closed) return
       }
-      flushActivity()
-      for (const owner of owners()) publishPrivate(owner, accountPushes(live, owner, now), now)
-    } finally {
-      uncork()
+      const corked = corkLive(live)
+      try {
+        writeMarket(pushes, subscribers, now, corked, from, Math.min(pushes.length, from + slices.pushes))
+      } finally {
+        corked.release()
+      }
     }
-  }
-
-  /** The private pushes of one tick for `owner`, on the channels its live sessions take. */
-  function accountPushes(live: readonly StreamSession[], owner: string, now: number): StreamOut[] {
-    const want = new Set<PrivateChannel>()
-    for (const s of live)
-      if (s.owner === owner)
-        for (const ch of s.privateChannels()) if (isOneOf(PRIVATE_CHANNELS, ch)) want.add(ch)
-    return publisher.account(owner, want, now)
+    const corked = corkLive(live)
+    try {
+      writeAccounts(live, now)
+    } finally {
+      corked.release()
+    }
   }
 
   /** A change push: no fault rolls (their draws follow the tick count), stalled sessions skip it. */
@@ -399,84 +374,16 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
     const now = serverClock.now()
     const live = [...sessions].filter((s) => !s.stalled(now))
     const subscribers = subscribersOf(live)
-    for (const iid of instrumentIds) changedInTick?.add(iid)
-    const corked = live.map((s) => raw.get(s)).filter((d) => d !== undefined)
-    for (const d of corked) d.cork()
+    const corked = corkLive(live)
     try {
       // Each channel kind goes out as soon as it is written, as in the tick: the moved ticker does
       // not wait for the books and best bid/offers of other subscribers.
-      let kind = ''
-      for (const p of publisher.changed(wantedOf(subscribers), instrumentIds)) {
-        const k = p.ch.slice(0, p.ch.indexOf(':'))
-        if (k !== kind && kind !== '')
-          for (const d of corked) {
-            d.uncork()
-            d.cork()
-          }
-        kind = k
-        fanOut(subscribers, p, now)
-      }
+      writeMarket(publisher.changed(wantedOf(subscribers), instrumentIds), subscribers, now, corked)
     } finally {
-      for (const d of corked) d.uncork()
+      corked.release()
     }
-  }
-
-  /**
-   * The `foreignOrders` fault: another client's order changes on every account's `orders` channel,
-   * `perSecond` a second of the mock's clock in bursts every `everyMs` (stopped when the fault is
-   * cleared). Pushed as the venue pushes orders (the sessions' sequence numbers), not rolled.
-   */
-  function flood(): void {
-    floodTimer = undefined
-    const config = options.faults?.()?.foreignOrders
-    if (closed || config === undefined || sessions.size === 0) return
-    const everyMs = config.everyMs ?? 10
-    floodOwed += (config.perSecond * everyMs) / 1_000
-    const n = Math.floor(floodOwed)
-    floodOwed -= n
-    const now = serverClock.now()
-    const quotes = exchange.bbo(undefined)
-    const targets = [...sessions].filter((s) => s.owner !== undefined && s.subscriptions.has('orders'))
-    const corked = targets.map((s) => raw.get(s)).filter((d) => d !== undefined)
-    for (const d of corked) d.cork()
-    try {
-      for (let i = 0; i < n && quotes.length > 0; i++) {
-        floodSeq += 1
-        const q = quotes[floodSeq % quotes.length]
-        if (q === undefined) continue
-        const gone = floodSeq % 3 === 0
-        const oid = FOREIGN_FLOOD_FIRST_OID + (gone ? floodSeq - 1 : floodSeq)
-        const buy = oid % 2 === 0
-        const json = JSON.stringify({
-          oid,
-          iid: q.iid,
-          buy,
-          // At the touch on its own side: it rests, never crosses.
-          p: buy ? q.bp : q.ap,
-          qty: '0.01',
-          tif: 'gtc',
-          po: true,
-          ro: false,
-          rest: gone ? '0' : '0.01',
-          fill: '0',
-          cts: now,
-          uts: now,
-          status: gone ? 'cancelled' : 'open',
-          coid: foreignFloodCoid(oid - FOREIGN_FLOOD_FIRST_OID),
-        })
-        for (const s of targets) s.push('orders', json, now)
-        counts.foreignOrders += 1
-      }
-    } finally {
-      for (const d of corked) d.uncork()
-    }
-    floodTimer = clock.setTimeout(flood, everyMs)
-  }
-
-  /** Starts the flood when its fault is set (checked on every tick and connection). */
-  function scheduleFlood(): void {
-    if (closed || floodTimer !== undefined || options.faults?.()?.foreignOrders === undefined) return
-    floodTimer = clock.setTimeout(flood, options.faults?.()?.foreignOrders?.everyMs ?? 10)
+    // A sliced tick in progress skips these instruments' older quotes from now on.
+    for (const iid of instrumentIds) changedInTick?.add(iid)
   }
 
   /** Ticks on the exchange's step boundaries, so a push follows a price change at once. */
@@ -536,10 +443,7 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
         clock.clearTimeout(tickTimer)
         tickTimer = undefined
       }
-      if (sessions.size === 0 && floodTimer !== undefined) {
-        clock.clearTimeout(floodTimer)
-        floodTimer = undefined
-      }
+      if (sessions.size === 0) flood.stop()
     })
     ws.on('error', () => ws.terminate())
     schedule()
@@ -577,22 +481,12 @@ export function createMockStreamServer(options: MockStreamOptions): MockStreamSe
       closed = true
       if (tickTimer !== undefined) clock.clearTimeout(tickTimer)
       tickTimer = undefined
-      if (floodTimer !== undefined) clock.clearTimeout(floodTimer)
-      floodTimer = undefined
+      flood.stop()
       publisher.dispose()
       for (const ws of sockets.values()) ws.terminate()
       return new Promise<void>((resolve) => wss.close(() => resolve()))
     },
   }
-}
-
-/** Channel kinds of a change push (`StreamPublisher.changed`): a sliced tick skips theirs once changed. */
-const QUOTE_KINDS: ReadonlySet<string> = new Set(['tickers', 'bbo', 'book'])
-
-/** The instrument of a ticker's, BBO's or book's push (a book's is in its channel name). */
-function quoteIid(p: StreamOut): number {
-  const iid = fieldOf(p.data, 'iid')
-  return typeof iid === 'number' ? iid : Number(p.ch.split('::')[1])
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {
