@@ -174,6 +174,18 @@ const JOBS: Job[] = [
       timeoutMs: 330_000,
     }),
   ),
+  // Issue 36: the 1,000-instrument journal case again with every thread where the kernel puts it
+  // (`--placement shared`; the cases above run apart: bench/placement.ts), the placement's baseline.
+  {
+    name: 'tick-to-trade, stream, 1,000 instruments, journal on, placement shared (baseline)',
+    script: 'bench/tickToTrade.bench.ts',
+    args: [
+      ...['--transport', 'stream', '--instruments', '1000', '--journal', '--placement', 'shared'],
+      ...[...MOVE_ARGS, '--warmup', '75', '--warmup-max', '180'],
+    ],
+    nodeFlags: BOT_FLAGS,
+    timeoutMs: 330_000,
+  },
   // Issue 36: tick-to-trade as a venue measures it: `perpbot run --live` (the compiled build, every
   // part `run` brings, its journal on unless said) in its own process against the mock in another,
   // from the venue's price change to the order command arriving there.
@@ -400,6 +412,8 @@ interface TickToTradeResult {
   journal?: boolean | undefined
   /** The bot's process recorded the public stream (`--record`). */
   record?: boolean | undefined
+  /** bench/placement.ts: `apart` or `shared`. */
+  placement?: string | undefined
   virtualMinutes: number
 }
 const ttt = outcomes
@@ -416,7 +430,7 @@ if (ttt.length > 0) {
       : `${r.virtualMinutes.toFixed(1)} virtual min, stale halts ${r.staleHalts}${r.transport === 'stream' ? (r.staleHalts === 0 ? ' ✓' : ' ✗') : ''}`
     const share = (100 * r.marketWeightPerMinute) / 1000
     console.log(
-      `tick-to-trade ${r.transport.padEnd(6)} ${String(r.instruments).padStart(5)} instruments${r.journal ? ' journal on ' : r.record ? ' recording  ' : '            '}  ${latency}  index age p99 ${(r.indexAgeMs.p99 / 1000).toFixed(2)} s  market data ${share.toFixed(1)} %${r.transport === 'stream' ? (share < 10 ? ' ✓' : ' ✗') : ''}  rss ${mb(r.rss)}, peak ${r.peakRss === undefined ? '?' : mb(r.peakRss)}${r.instruments === 1000 && r.transport === 'stream' && r.peakRss !== undefined ? (r.peakRss < 300e6 ? ' ✓' : ' ✗') : ''}${r.heapAfterGc === undefined ? '' : `, live heap ${mb(r.heapAfterGc)}`}${r.layout === 'process' ? ' (bot; mock in its own process)' : ' (bot + mock)'}`,
+      `tick-to-trade ${r.transport.padEnd(6)} ${String(r.instruments).padStart(5)} instruments${r.journal ? ' journal on ' : r.record ? ' recording  ' : '            '}  ${latency}  index age p99 ${(r.indexAgeMs.p99 / 1000).toFixed(2)} s  market data ${share.toFixed(1)} %${r.transport === 'stream' ? (share < 10 ? ' ✓' : ' ✗') : ''}  rss ${mb(r.rss)}, peak ${r.peakRss === undefined ? '?' : mb(r.peakRss)}${r.instruments === 1000 && r.transport === 'stream' && r.peakRss !== undefined ? (r.peakRss < 300e6 ? ' ✓' : ' ✗') : ''}${r.heapAfterGc === undefined ? '' : `, live heap ${mb(r.heapAfterGc)}`}${r.layout === 'process' ? ` (bot; mock in its own process, placement ${r.placement ?? 'shared'})` : ' (bot + mock)'}`,
     )
   }
 }
@@ -512,6 +526,7 @@ const venueView = outcomes
   latency: Distribution
   rss: number
   peakRss: number
+  placement?: string | undefined
 }[]
 if (venueView.length > 0) {
   console.log(
@@ -521,7 +536,7 @@ if (venueView.length > 0) {
     const ok = r.instruments >= 1000 ? (r.latency.p99 <= 5 ? ' ✓' : ' ✗') : ''
     const rssOk = r.instruments >= 1000 ? (r.peakRss <= 200e6 ? ' ✓' : ' ✗') : ''
     console.log(
-      `venue view ${String(r.instruments).padStart(5)} instruments, journal ${r.journal ? 'on ' : 'off'}${r.record ? ', recording on' : '              '}  p50 ${ms(r.latency.p50)} p90 ${ms(r.latency.p90)} p99 ${ms(r.latency.p99)} max ${ms(r.latency.max)} ms${ok}  rss ${mb(r.rss)}, peak ${mb(r.peakRss)}${rssOk}`,
+      `venue view ${String(r.instruments).padStart(5)} instruments, journal ${r.journal ? 'on ' : 'off'}${r.record ? ', recording on' : '              '}  p50 ${ms(r.latency.p50)} p90 ${ms(r.latency.p90)} p99 ${ms(r.latency.p99)} max ${ms(r.latency.max)} ms${ok}  rss ${mb(r.rss)}, peak ${mb(r.peakRss)}${rssOk}  placement ${r.placement ?? 'shared'}`,
     )
   }
 }
@@ -531,20 +546,26 @@ if (venueView.length > 0) {
 const issue36: string[] = []
 {
   const at1000 = ttt.filter((r) => r.instruments === 1000 && r.latency !== undefined)
-  const pick = (transport: string, journal: boolean, record: boolean) =>
+  const pick = (transport: string, journal: boolean, record: boolean, placement = 'apart') =>
     at1000.find(
-      (r) => r.transport === transport && (r.journal === true) === journal && (r.record === true) === record,
+      (r) =>
+        r.transport === transport &&
+        (r.journal === true) === journal &&
+        (r.record === true) === record &&
+        (r.placement ?? 'shared') === placement,
     )
   const cases: [string, TickToTradeResult | undefined][] = [
     ['streams', pick('stream', false, false)],
     ['streams, journal on', pick('stream', true, false)],
     ['streams, journal on, recording on', pick('stream', true, true)],
+    ['streams, journal on, placement shared', pick('stream', true, false, 'shared')],
     ['polling (baseline)', pick('poll', false, false)],
   ]
   const line = (name: string, lat: Distribution, peak: number | undefined, target: boolean): string =>
     `${name.padEnd(42)} p50 ${ms(lat.p50)} p99 ${ms(lat.p99)} max ${ms(lat.max)} ms (n ${lat.n}: ${lat.n < 100 ? 'p99 is the slowest move' : 'p99 of the moves'})${target ? (lat.p99 <= 5 ? ' ✓' : ' ✗') : ''}  peak rss ${peak === undefined ? '?' : mb(peak)}${target && peak !== undefined ? (peak <= 200e6 ? ' ✓' : ' ✗') : ''}`
   for (const [name, r] of cases)
-    if (r?.latency) issue36.push(line(name, r.latency, r.peakRss, r.transport === 'stream'))
+    if (r?.latency)
+      issue36.push(line(name, r.latency, r.peakRss, r.transport === 'stream' && r.placement === 'apart'))
   for (const r of venueView.filter((v) => v.instruments >= 1000))
     issue36.push(
       line(

@@ -15,6 +15,7 @@
  *        [--seconds 30 | --moves N] [--speed 1] [--moves-per-second 4] [--warmup 8] [--seed 3]
  *        [--layout process|inline] [--open-order-cap 3000] [--heap-growth 25] [--journal]
  *        [--record] [--record-flush-s 5] [--record-received-only] [--ages-every-s 5]
+ *        [--placement apart|shared]
  *
  * With streams the summary also splits the moves by when they were made: while the bot was reading
  * a venue tick (a light tap on its public sockets times the first and last `tickers::all` frame of
@@ -36,7 +37,10 @@
  * arrival are both timed there, on one clock. The summary also gives the mock's own share: how long
  * the push tick of each move took to write (inside the measured time). `inline` runs both in this
  * process (the mock's publishing and serving then compete with the bot for one thread); rss is then
- * bot and mock together, with `process` the bot alone.
+ * bot and mock together, with `process` the bot alone. `--placement` (bench/placement.ts, with
+ * `process` only): `apart` (the default where it applies) puts the mock on the last CPU and, after the
+ * warm-up, the bot's event loop on the others with its other threads at idle priority; `shared` leaves
+ * them where the kernel puts them.
  *
  * Warm-up: at least `--warmup` seconds, then (streams) until every instrument quotes and the bot's
  * request limiter has nothing queued and at most half its action budget spent (start-up places two
@@ -74,6 +78,7 @@ import { type RecordingTap, startRecordingTap } from '../src/research/record/rec
 import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/heapDefault.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
+import { type Placement, placeEventLoop, placementFlag, placementText, placeVenue } from './placement.ts'
 import { distribution, emitResult, exitWithHelpOnRequest, flag, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
 import { latencyText, moveSchedule, overTarget, TARGET_P99_MS } from './tickToTradeMoves.ts'
@@ -112,6 +117,8 @@ const CAP = numberFlag('open-order-cap', openOrderCap(N))
 const LAYOUT = flag('layout') ?? (SPEED === 1 ? 'process' : 'inline')
 if (LAYOUT !== 'process' && LAYOUT !== 'inline') throw new Error('--layout must be process or inline')
 if (LAYOUT === 'process' && SPEED !== 1) throw new Error('--layout process runs at --speed 1 only')
+// Apart needs the mock in its own process (bench/placement.ts).
+const PLACEMENT: Placement = LAYOUT === 'process' ? placementFlag() : 'shared'
 
 const specs = generateInstruments(N)
 const streams = TRANSPORT === 'stream'
@@ -317,6 +324,7 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   )
+  if (PLACEMENT === 'apart' && child.pid !== undefined) placeVenue(child.pid)
   const waiters: ((m: MockReplyMessage) => boolean)[] = []
   child.on('message', (m: MockReplyMessage) => {
     const i = waiters.findIndex((w) => w(m))
@@ -419,6 +427,8 @@ while (
   await sleepMs(250)
 }
 const warmedS = (performance.now() - warmStart) / 1000
+// The bot's threads are all started now: its event loop gets its CPUs, the rest idle priority.
+const idleThreads = PLACEMENT === 'apart' ? placeEventLoop(process.pid) : undefined
 const quotingAtStart = quoting()
 const budgetsAtStart = bot.status().limiter.budgets
 const queuedAtStart = (budgetsAtStart.request?.queued ?? 0) + (budgetsAtStart.action?.queued ?? 0)
@@ -562,17 +572,6 @@ const gcMsIn = (at: number, ms: number): number =>
   gcPauses.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, at + ms) - Math.max(from, at)), 0)
 const slowGc = slow.map((m) => gcMsIn(m.at, m.ms))
 const gcText = ` · of the ${slow.length} moves over ${TARGET_P99_MS} ms, ${slowGc.filter((g) => g > 0).length} overlapped a collection (${slowGc.reduce((a, b) => a + b, 0).toFixed(1)} of their ${slow.reduce((a, m) => a + m.ms, 0).toFixed(1)} ms in GC pauses)`
-if (profileDir !== undefined)
-  writeFileSync(
-    join(profileDir, `ttt-${TRANSPORT}-${N}-moves.json`),
-    JSON.stringify({
-      // wall ms since the epoch − the monotonic clock's ms (a CPU profile's timestamps, in µs)
-      monotonicToWallMs: performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6,
-      moves: measured.map((m, i) => ({ ...m, ms: latencies[i], readWait: readWait[i] })),
-      gcPauses,
-      bursts,
-    }),
-  )
 const d2 = (d: { p50: number; p99: number; max: number }): string =>
   `p50 ${d.p50.toFixed(2)} / p99 ${d.p99.toFixed(2)} / max ${d.max.toFixed(2)} ms`
 // The read → command time in three parts (see commandMade): the bot's path, undici's wait, the wire.
@@ -582,8 +581,33 @@ const phases = measured.map(({ iid, at }, i) => {
   const written = made === undefined ? undefined : firstFrom(commandWritten, made)
   const arrived = at + (latencies[i] ?? Number.NaN)
   if (read === undefined || made === undefined || written === undefined || written > arrived) return undefined
-  return { bot: made - read, undici: written - made, wire: arrived - written }
+  return { bot: made - read, undici: written - made, wire: arrived - written, read, made, written }
 })
+// The moves with their wall times (the read, the request made and written, as in `phases`), for
+// bench/slowMoves.ts to cut the profiles at: into the profile directory, or `TICK_TO_TRADE_MOVES=<file>`
+// without profiling (the profilers' threads take CPU the moves would have had).
+const movesFile =
+  profileDir === undefined
+    ? process.env.TICK_TO_TRADE_MOVES
+    : join(profileDir, `ttt-${TRANSPORT}-${N}-moves.json`)
+if (movesFile !== undefined)
+  writeFileSync(
+    movesFile,
+    JSON.stringify({
+      // wall ms since the epoch − the monotonic clock's ms (a CPU profile's timestamps, in µs)
+      monotonicToWallMs: performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6,
+      moves: measured.map((m, i) => ({
+        ...m,
+        ms: latencies[i],
+        readWait: readWait[i],
+        read: phases[i]?.read,
+        made: phases[i]?.made,
+        written: phases[i]?.written,
+      })),
+      gcPauses,
+      bursts,
+    }),
+  )
 const phaseText = (k: 'bot' | 'undici' | 'wire'): string =>
   d2(distribution(phases.flatMap((p) => (p === undefined ? [] : [p[k]]))))
 const phaseSplit = phases.some((p) => p !== undefined)
@@ -613,7 +637,7 @@ console.log(
     ` · rss ${mb(rss)} (peak ${mb(peakRss)}; heap growth ${HEAP.growthPercent === undefined ? "V8's default" : `${HEAP.growthPercent} %`}), heap ${mb(heapUsed)}` +
     (afterGc ? ` (after a full GC: rss ${mb(afterGc.rss)}, heap ${mb(afterGc.heapUsed)})` : '') +
     ` · ${rssParts}` +
-    ` (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'})` +
+    ` (${LAYOUT === 'process' ? 'bot alone; mock in its own process' : 'bot and mock in one process'}; ${placementText(PLACEMENT, idleThreads)})` +
     (journalStats
       ? ` · journal ${journalStats.written} rows in ${journalStats.batches} batches (${journalStats.droppedTotal} dropped)`
       : '') +
@@ -629,6 +653,7 @@ emitResult({
   instruments: N,
   heapGrowthPercent: HEAP.growthPercent ?? null,
   layout: LAYOUT,
+  placement: PLACEMENT,
   journal: JOURNAL,
   journalRows: journalStats?.written,
   record: RECORD,

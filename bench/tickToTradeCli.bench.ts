@@ -10,6 +10,7 @@
  *
  *   node --import tsx bench/tickToTradeCli.bench.ts [--instruments 2] [--seconds 30 | --moves N]
  *        [--moves-per-second 4] [--warmup 8] [--no-journal] [--record] [--seed 3]
+ *        [--placement apart|shared]   (bench/placement.ts; apart by default where it applies)
  *
  * The bot runs with the image's node options (src/cli/productionNodeOptions.ts); more node flags for
  * it in `TICK_TO_TRADE_BOT_FLAGS` (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
@@ -33,6 +34,7 @@ import { perpsDomainFromExchangeInfo } from '../src/perps/signing/domain.ts'
 import { SaltSource } from '../src/perps/signing/salt.ts'
 import { seededRandom } from '../src/random.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
+import { placeEventLoop, placementFlag, placementText, placeVenue } from './placement.ts'
 import { distribution, emitResult, exitWithHelpOnRequest, mb, numberFlag, sleepMs } from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
 import { latencyText, moveSchedule, overTarget, TARGET_P99_MS } from './tickToTradeMoves.ts'
@@ -60,6 +62,8 @@ const mockChild: ChildProcess = fork(
   ['--instruments', String(N), '--seed', String(SEED), '--streams', '1', '--cap', String(CAP)],
   { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
 )
+const PLACEMENT = placementFlag()
+if (PLACEMENT === 'apart' && mockChild.pid !== undefined) placeVenue(mockChild.pid)
 const waiters: ((m: MockReplyMessage) => boolean)[] = []
 mockChild.on('message', (m: MockReplyMessage) => {
   const i = waiters.findIndex((w) => w(m))
@@ -203,6 +207,8 @@ try {
     if ((quoting(s) >= N && rested(s)) || elapsed > WARMUP_MAX_S) break
   }
   const warmedS = (performance.now() - warmStart) / 1000
+  // The bot's threads are all started now: its event loop gets its CPUs, the rest idle priority.
+  const idle = PLACEMENT === 'apart' && bot.pid !== undefined ? placeEventLoop(bot.pid) : undefined
   const quotingAtStart = quoting(s)
   await ask('latencies', { type: 'take' })
   const cpu0 = botProc().cpuS
@@ -232,11 +238,12 @@ try {
     `tick-to-trade venue-view ${String(N).padStart(5)} instruments${JOURNAL ? ', journal on' : ', journal off'}${RECORD ? ', recording on' : ''}: ` +
       `${latencyText(lat, moves)}, ${overTarget(latencies)} over ${TARGET_P99_MS} ms (price change at the venue → order command there)` +
       ` · bot process ${cpuPerS.toFixed(2)} CPU-s per s while measured · rss ${mb(proc.rss)} (peak ${mb(proc.peakRss)})` +
-      ` · quoting ${quotingAtStart}→${quotingAtEnd}/${N} · warm-up ${warmedS.toFixed(0)} s`,
+      ` · quoting ${quotingAtStart}→${quotingAtEnd}/${N} · warm-up ${warmedS.toFixed(0)} s · ${placementText(PLACEMENT, idle)}`,
   )
   emitResult({
     bench: 'tickToTradeCli',
     instruments: N,
+    placement: PLACEMENT,
     journal: JOURNAL,
     record: RECORD,
     latency: lat,
