@@ -20,10 +20,17 @@ import { availableParallelism } from 'node:os'
 
 export type Placement = 'apart' | 'shared'
 
+/**
+ * The CPUs this process may use, read once at load: before `placeEventLoop` pins this very process's
+ * main thread (availableParallelism() reads the calling thread's affinity).
+ */
+const CPUS = availableParallelism()
+const lastCpu = (): number => CPUS - 1
+
 /** Why `apart` cannot be applied here, or undefined when it can. */
 function apartUnavailable(): string | undefined {
   if (process.platform !== 'linux') return `not on Linux (${process.platform})`
-  if (availableParallelism() < 2) return 'one CPU'
+  if (CPUS < 2) return 'one CPU'
   for (const tool of ['taskset', 'chrt'])
     try {
       execFileSync(tool, ['--version'], { stdio: 'ignore' })
@@ -45,8 +52,6 @@ export function placementFlag(argv: readonly string[] = process.argv): Placement
   console.error(`placement: shared (apart needs Linux, 2 CPUs, taskset and chrt: ${why})`)
   return 'shared'
 }
-
-const lastCpu = (): number => availableParallelism() - 1
 
 /** Every thread of `pid` (the venue's process) on the last CPU. */
 export function placeVenue(pid: number): void {
@@ -93,6 +98,6 @@ export function placeEventLoop(pid: number): number {
 /** The summary line's words for a placement (`idleThreads`: from `placeEventLoop`). */
 export function placementText(placement: Placement, idleThreads?: number): string {
   if (placement === 'shared') return 'placement shared (every thread where the kernel puts it)'
-  const cpus = availableParallelism()
+  const cpus = CPUS
   return `placement apart (the venue on CPU ${cpus - 1}, the bot's event loop on CPU ${cpus === 2 ? '0' : `0-${cpus - 2}`}, its other ${idleThreads ?? '?'} threads and processes at idle priority)`
 }

@@ -35,6 +35,8 @@ interface MovesFile {
   monotonicToWallMs: number
   moves: MoveRow[]
   gcPauses: [number, number][]
+  /** The mock's own collections (its own process only). */
+  venueGcPauses?: [number, number][]
 }
 
 /** A profile as sample times (wall ms) and each sample's frame name. */
@@ -129,11 +131,13 @@ for (const m of slow) {
     ['undici', m.written],
     ['wire', arrived],
   ]
-  const gc = moves.gcPauses.reduce(
-    (s, [a, b]) => s + Math.max(0, Math.min(b, arrived) - Math.max(a, m.at)),
-    0,
+  const inGc = (pauses: readonly [number, number][]): number =>
+    pauses.reduce((s, [a, b]) => s + Math.max(0, Math.min(b, arrived) - Math.max(a, m.at)), 0)
+  const gc = inGc(moves.gcPauses)
+  const venueGc = inGc(moves.venueGcPauses ?? [])
+  console.log(
+    `\nmove iid ${m.iid}: ${m.ms.toFixed(2)} ms${gc > 0 ? ` (${gc.toFixed(2)} ms in the bot's GC)` : ''}${venueGc > 0 ? ` (${venueGc.toFixed(2)} ms in the venue's GC)` : ''}`,
   )
-  console.log(`\nmove iid ${m.iid}: ${m.ms.toFixed(2)} ms${gc > 0 ? ` (${gc.toFixed(2)} ms in GC)` : ''}`)
   let from = m.at
   for (const [label, to] of points) {
     if (to === undefined) {

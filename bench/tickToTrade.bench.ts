@@ -266,7 +266,12 @@ interface MockSide {
   streamUrl: string | undefined
   move(iid: number, asset: string, up: boolean): void
   /** Latencies so far and each one's move (instrument, wall ms since the epoch), taken and cleared. */
-  take(): Promise<{ latencies: number[]; moves: { iid: number; at: number }[] }>
+  /** `venueGcPauses`: the mock's collections (its own process only), wall ms since the epoch. */
+  take(): Promise<{
+    latencies: number[]
+    moves: { iid: number; at: number }[]
+    venueGcPauses?: [number, number][]
+  }>
   totals(): Promise<ProbeTotals>
   stop(): Promise<void>
 }
@@ -365,8 +370,8 @@ async function separate(): Promise<{ bot: RunningBot; mock: MockSide }> {
         move: (iid, asset, up) =>
           void child.send({ type: 'move', iid, asset, up } satisfies MockRequestMessage),
         take: async () => {
-          const { latencies, moves } = await ask('latencies', { type: 'take' })
-          return { latencies, moves }
+          const { latencies, moves, gcPauses } = await ask('latencies', { type: 'take' })
+          return { latencies, moves, venueGcPauses: gcPauses }
         },
         totals: async () => {
           const { type: _, ...totals } = await ask('totals', { type: 'totals' })
@@ -528,7 +533,7 @@ function allocatedBytes(
 await sleepMs(50) // the last collections' entries arrive on a later turn
 gcObserver.disconnect()
 const endTotals = await mock.totals()
-const { latencies, moves: measured } = await mock.take()
+const { latencies, moves: measured, venueGcPauses = [] } = await mock.take()
 const virtualMin = (endTotals.now - startTotals.now) / 60_000
 const marketPerMin = (endTotals.marketWeight - startTotals.marketWeight) / virtualMin
 const budget = 1000
@@ -568,10 +573,15 @@ const otherMoves = latencies.filter((_, i) => inTick[i] !== true)
 const burstMs = distribution(bursts.map(([first, last]) => last - first))
 // The slow moves (over the target) during which the bot's thread was paused by a collection, and those pauses' share of them.
 const slow = measured.map((m, i) => ({ ...m, ms: latencies[i] ?? 0 })).filter((m) => m.ms > TARGET_P99_MS)
-const gcMsIn = (at: number, ms: number): number =>
-  gcPauses.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, at + ms) - Math.max(from, at)), 0)
-const slowGc = slow.map((m) => gcMsIn(m.at, m.ms))
-const gcText = ` · of the ${slow.length} moves over ${TARGET_P99_MS} ms, ${slowGc.filter((g) => g > 0).length} overlapped a collection (${slowGc.reduce((a, b) => a + b, 0).toFixed(1)} of their ${slow.reduce((a, m) => a + m.ms, 0).toFixed(1)} ms in GC pauses)`
+const gcMsIn = (pauses: readonly [number, number][], at: number, ms: number): number =>
+  pauses.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, at + ms) - Math.max(from, at)), 0)
+const slowGc = slow.map((m) => gcMsIn(gcPauses, m.at, m.ms))
+const slowVenueGc = slow.map((m) => gcMsIn(venueGcPauses, m.at, m.ms))
+const gcText =
+  ` · of the ${slow.length} moves over ${TARGET_P99_MS} ms, ${slowGc.filter((g) => g > 0).length} overlapped a collection (${slowGc.reduce((a, b) => a + b, 0).toFixed(1)} of their ${slow.reduce((a, m) => a + m.ms, 0).toFixed(1)} ms in GC pauses)` +
+  (LAYOUT === 'process'
+    ? `, ${slowVenueGc.filter((g) => g > 0).length} one of the venue's (${slowVenueGc.reduce((a, b) => a + b, 0).toFixed(1)} ms)`
+    : '')
 const d2 = (d: { p50: number; p99: number; max: number }): string =>
   `p50 ${d.p50.toFixed(2)} / p99 ${d.p99.toFixed(2)} / max ${d.max.toFixed(2)} ms`
 // The read → command time in three parts (see commandMade): the bot's path, undici's wait, the wire.
@@ -605,6 +615,7 @@ if (movesFile !== undefined)
         written: phases[i]?.written,
       })),
       gcPauses,
+      venueGcPauses,
       bursts,
     }),
   )

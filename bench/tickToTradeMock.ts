@@ -6,6 +6,7 @@
  *
  *   forked by bench/tickToTrade.bench.ts: tickToTradeMock.ts --instruments N --seed S
  */
+import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { generateInstruments } from '../src/mock/perps/instruments.ts'
 import { COMMAND_PATHS, startLoopbackMock } from '../src/sim/botOnMock.ts'
 import { numberFlag } from './stats.ts'
@@ -19,7 +20,13 @@ export type MockRequestMessage =
 
 export type MockReplyMessage =
   | { type: 'ready'; url: string; streamUrl: string | undefined }
-  | { type: 'latencies'; latencies: number[]; moves: { iid: number; at: number }[] }
+  | {
+      type: 'latencies'
+      latencies: number[]
+      moves: { iid: number; at: number }[]
+      /** The mock's own collections since the last take, [from, to] in wall ms since the epoch. */
+      gcPauses: [number, number][]
+    }
   | ({ type: 'totals' } & ProbeTotals)
   | { type: 'stopped' }
 
@@ -30,6 +37,15 @@ const N = numberFlag('instruments', 100)
 const SEED = numberFlag('seed', 3)
 const STREAMS = numberFlag('streams', 1) === 1
 const specs = generateInstruments(N)
+
+// The venue's own collections: a command that arrives during one waits it out (kept bounded).
+let gcPauses: [number, number][] = []
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const from = performance.timeOrigin + e.startTime
+    if (gcPauses.length < 100_000) gcPauses.push([from, from + e.duration])
+  }
+}).observe({ entryTypes: ['gc'] })
 
 let probe: ReturnType<typeof createTickToTradeProbe> | undefined
 const loop = await startLoopbackMock({
@@ -60,7 +76,8 @@ process.on('message', (m: MockRequestMessage) => {
       p.move(m.iid, m.asset, m.up)
       return
     case 'take':
-      send({ type: 'latencies', latencies: p.take(), moves: p.takeMoves() })
+      send({ type: 'latencies', latencies: p.take(), moves: p.takeMoves(), gcPauses })
+      gcPauses = []
       return
     case 'totals':
       send({ type: 'totals', ...p.totals() })
