@@ -17,6 +17,7 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
+import { flag } from './stats.ts'
 
 export type Placement = 'apart' | 'shared'
 
@@ -41,9 +42,8 @@ function apartUnavailable(): string | undefined {
 }
 
 /** `--placement apart|shared` (default `apart` where it can be applied); warns when it cannot. */
-export function placementFlag(argv: readonly string[] = process.argv): Placement {
-  const at = argv.indexOf('--placement')
-  const given = at >= 0 ? argv[at + 1] : undefined
+export function placementFlag(argv: readonly string[] = process.argv.slice(2)): Placement {
+  const given = flag('placement', argv)
   if (given !== undefined && given !== 'apart' && given !== 'shared')
     throw new Error(`--placement takes apart or shared, not ${given}`)
   if (given === 'shared') return 'shared'

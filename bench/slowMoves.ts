@@ -14,7 +14,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { numberFlag } from './stats.ts'
+import { numberFlag, pausedMs } from './stats.ts'
 
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]
@@ -131,10 +131,8 @@ for (const m of slow) {
     ['undici', m.written],
     ['wire', arrived],
   ]
-  const inGc = (pauses: readonly [number, number][]): number =>
-    pauses.reduce((s, [a, b]) => s + Math.max(0, Math.min(b, arrived) - Math.max(a, m.at)), 0)
-  const gc = inGc(moves.gcPauses)
-  const venueGc = inGc(moves.venueGcPauses ?? [])
+  const gc = pausedMs(moves.gcPauses, m.at, arrived)
+  const venueGc = pausedMs(moves.venueGcPauses ?? [], m.at, arrived)
   console.log(
     `\nmove iid ${m.iid}: ${m.ms.toFixed(2)} ms${gc > 0 ? ` (${gc.toFixed(2)} ms in the bot's GC)` : ''}${venueGc > 0 ? ` (${venueGc.toFixed(2)} ms in the venue's GC)` : ''}`,
   )

@@ -56,6 +56,11 @@ export function numberFlag(name: string, fallback: number): number {
   return n
 }
 
+/** Milliseconds of `pauses` ([from, to] each) inside [from, to]: a slow move's time in collections. */
+export function pausedMs(pauses: readonly (readonly [number, number])[], from: number, to: number): number {
+  return pauses.reduce((sum, [a, b]) => sum + Math.max(0, Math.min(b, to) - Math.max(a, from)), 0)
+}
+
 /** Prefix of the one line a bench prints for `bench/run.ts` to collect. */
 export const RESULT_PREFIX = 'BENCH_RESULT '
 

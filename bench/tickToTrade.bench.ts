@@ -79,7 +79,16 @@ import { DEFAULT_HEAP_GROWTH_PERCENT } from '../src/settings/heapDefault.ts'
 import { COMMAND_PATHS, startBotAgainst, startBotOnMock } from '../src/sim/botOnMock.ts'
 import { indexPegInstruments } from '../src/sim/generatedInstruments.ts'
 import { type Placement, placeEventLoop, placementFlag, placementText, placeVenue } from './placement.ts'
-import { distribution, emitResult, exitWithHelpOnRequest, flag, mb, numberFlag, sleepMs } from './stats.ts'
+import {
+  distribution,
+  emitResult,
+  exitWithHelpOnRequest,
+  flag,
+  mb,
+  numberFlag,
+  pausedMs,
+  sleepMs,
+} from './stats.ts'
 import type { MockReplyMessage, MockRequestMessage } from './tickToTradeMock.ts'
 import { latencyText, moveSchedule, overTarget, TARGET_P99_MS } from './tickToTradeMoves.ts'
 import { createTickToTradeProbe, openOrderCap, type ProbeTotals } from './tickToTradeProbe.ts'
@@ -573,10 +582,8 @@ const otherMoves = latencies.filter((_, i) => inTick[i] !== true)
 const burstMs = distribution(bursts.map(([first, last]) => last - first))
 // The slow moves (over the target) during which the bot's thread was paused by a collection, and those pauses' share of them.
 const slow = measured.map((m, i) => ({ ...m, ms: latencies[i] ?? 0 })).filter((m) => m.ms > TARGET_P99_MS)
-const gcMsIn = (pauses: readonly [number, number][], at: number, ms: number): number =>
-  pauses.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, at + ms) - Math.max(from, at)), 0)
-const slowGc = slow.map((m) => gcMsIn(gcPauses, m.at, m.ms))
-const slowVenueGc = slow.map((m) => gcMsIn(venueGcPauses, m.at, m.ms))
+const slowGc = slow.map((m) => pausedMs(gcPauses, m.at, m.at + m.ms))
+const slowVenueGc = slow.map((m) => pausedMs(venueGcPauses, m.at, m.at + m.ms))
 const gcText =
   ` · of the ${slow.length} moves over ${TARGET_P99_MS} ms, ${slowGc.filter((g) => g > 0).length} overlapped a collection (${slowGc.reduce((a, b) => a + b, 0).toFixed(1)} of their ${slow.reduce((a, m) => a + m.ms, 0).toFixed(1)} ms in GC pauses)` +
   (LAYOUT === 'process'

@@ -56,13 +56,14 @@ const TICK_S = 100 // USER_HZ: /proc's CPU ticks
 const specs = generateInstruments(N)
 const dir = mkdtempSync(join(tmpdir(), 'perpbot-ttt-cli-'))
 
+const PLACEMENT = placementFlag()
+
 // ---- the venue: the mock in its own process, steered over IPC ----
 const mockChild: ChildProcess = fork(
   fileURLToPath(new URL('./tickToTradeMock.ts', import.meta.url)),
   ['--instruments', String(N), '--seed', String(SEED), '--streams', '1', '--cap', String(CAP)],
   { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
 )
-const PLACEMENT = placementFlag()
 if (PLACEMENT === 'apart' && mockChild.pid !== undefined) placeVenue(mockChild.pid)
 const waiters: ((m: MockReplyMessage) => boolean)[] = []
 mockChild.on('message', (m: MockReplyMessage) => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { AlertEpisodes, countsSince } from '../../bench/alertEpisodes.ts'
 import { replaceRegion } from '../../bench/docRegions.ts'
 import { soakSteps } from '../../bench/soakPhases.ts'
+import { pausedMs } from '../../bench/stats.ts'
 import type { Alert } from '../../src/alerts/alert.ts'
 
 const alert = (
@@ -101,5 +102,18 @@ describe('doc regions', () => {
     expect(replaceRegion(once, 'chaos', 'run 2')).toBe(
       '# Title\n\n<!-- chaos:begin -->\nrun 2\n<!-- chaos:end -->\n',
     )
+  })
+})
+
+describe('pausedMs', () => {
+  it('sums only the parts of the pauses inside the window', () => {
+    const pauses: [number, number][] = [
+      [0, 2],
+      [5, 8],
+      [9, 20],
+    ]
+    expect(pausedMs(pauses, 1, 10)).toBe(1 + 3 + 1)
+    expect(pausedMs(pauses, 2, 5)).toBe(0)
+    expect(pausedMs([], 0, 100)).toBe(0)
   })
 })
